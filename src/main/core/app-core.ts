@@ -1,0 +1,66 @@
+import { homedir } from 'node:os';
+import type { AppInfo } from '../../shared/contract/app';
+import { registerShellService } from '../terminal/shell-service';
+import { PtyHost } from '../terminal/pty-host';
+import { StoreService } from '../store/store-service';
+import { EventBus } from './event-bus';
+import { DisposableStore, type Disposable } from './lifecycle';
+import { Router } from './router';
+
+export interface CoreOptions {
+  dataDir: string;
+  transport: AppInfo['transport'];
+  version: string;
+  /** Opens a link in the system browser; the Electron glue passes shell.openExternal. */
+  openExternal?: (url: string) => Promise<boolean>;
+}
+
+/**
+ * The main process below the Electron glue: services, the store and the request router.
+ * Plain Node; the Electron glue and the WebSocket server are two ways to reach it.
+ */
+export class AppCore implements Disposable {
+  readonly router = new Router();
+  readonly bus = new EventBus();
+  readonly store: StoreService;
+  readonly ptys: PtyHost;
+  private readonly disposables = new DisposableStore();
+
+  constructor(readonly options: CoreOptions) {
+    this.store = this.disposables.add(new StoreService(options.dataDir));
+    this.ptys = this.disposables.add(new PtyHost());
+    this.registerAppRequests();
+    registerShellService(this.router, this.bus, this.ptys);
+  }
+
+  private registerAppRequests(): void {
+    const { router, store, options } = this;
+    router.handle('app.info', () => ({
+      version: options.version,
+      transport: options.transport,
+      platform: process.platform,
+      dataDir: options.dataDir,
+      homeDir: homedir(),
+      store: store.status,
+    }));
+    router.handle('app.resetStore', () => {
+      if (store.status.ok) throw new Error('the store is healthy; nothing to reset');
+      return store.reset();
+    });
+    router.handle('settings.get', ({ key }) => ({ value: store.getSetting(key) }));
+    router.handle('settings.set', ({ key, value }) => {
+      store.setSetting(key, value);
+      return {};
+    });
+    router.handle('app.openExternal', async ({ url }) => ({ opened: options.openExternal ? await options.openExternal(url) : false }));
+  }
+
+  /** Registers a resource to be released when the app quits. */
+  own<T extends Disposable>(d: T): T {
+    return this.disposables.add(d);
+  }
+
+  dispose(): Promise<void> {
+    return this.disposables.dispose();
+  }
+}

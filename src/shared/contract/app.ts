@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { event, request } from './define';
+
+export const storeStatusSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), path: z.string() }),
+  z.object({
+    ok: z.literal(false),
+    path: z.string(),
+    /** What SQLite said, e.g. "file is not a database". */
+    message: z.string(),
+    kind: z.enum(['corrupt', 'unreadable', 'locked', 'newer_schema']),
+  }),
+]);
+export type StoreStatus = z.infer<typeof storeStatusSchema>;
+
+export const appInfoSchema = z.object({
+  version: z.string(),
+  transport: z.enum(['electron', 'browser']),
+  platform: z.string(),
+  dataDir: z.string(),
+  homeDir: z.string(),
+  store: storeStatusSchema,
+});
+export type AppInfo = z.infer<typeof appInfoSchema>;
+
+export const settingKeySchema = z.string().min(1).max(200).regex(/^[a-zA-Z0-9_.-]+$/);
+
+export const appRequests = {
+  'app.info': request(z.object({}).strict(), appInfoSchema),
+  /** Recovery from a corrupt or unreadable store: the old file is renamed aside (kept), a fresh one created. */
+  'app.resetStore': request(z.object({}).strict(), z.object({ movedTo: z.string(), store: storeStatusSchema })),
+  'settings.get': request(z.object({ key: settingKeySchema }).strict(), z.object({ value: z.unknown() })),
+  'settings.set': request(z.object({ key: settingKeySchema, value: z.unknown() }).strict(), z.object({})),
+  /** Opens an http(s) link in the system browser (never inside the app). */
+  'app.openExternal': request(
+    z.object({ url: z.string().url().max(8192).refine((u) => /^https?:\/\//i.test(u), 'only http(s) links') }).strict(),
+    z.object({ opened: z.boolean() }),
+  ),
+} as const;
+
+export const appEvents = {
+  'app.notice': event(z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() })),
+} as const;

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/** A request of the contract: params checked by the main process, result typed for the renderer. */
+export interface RequestDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  readonly params: P;
+  readonly result: R;
+}
+
+/** An event the main process pushes to every connected renderer. */
+export interface EventDef<P extends z.ZodType = z.ZodType> {
+  readonly payload: P;
+}
+
+export const request = <P extends z.ZodType, R extends z.ZodType>(params: P, result: R): RequestDef<P, R> => ({
+  params,
+  result,
+});
+
+export const event = <P extends z.ZodType>(payload: P): EventDef<P> => ({ payload });
+
+export const ipcErrorCodes = [
+  'invalid_params',
+  'unknown_method',
+  'not_found',
+  'conflict',
+  'forbidden',
+  'unavailable',
+  'agent_error',
+  'internal',
+] as const;
+export type IpcErrorCode = (typeof ipcErrorCodes)[number];
+
+export const ipcErrorSchema = z.object({
+  code: z.enum(ipcErrorCodes),
+  message: z.string(),
+  /** For invalid_params: where the params were wrong. */
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type IpcError = z.infer<typeof ipcErrorSchema>;
+
+/** Errors are values at the boundary: every request resolves to one of these, never a thrown string. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export const err = (code: IpcErrorCode, message: string, issues?: IpcError['issues']): Result<never> => ({
+  ok: false,
+  error: issues ? { code, message, issues } : { code, message },
+});
+
+/** Thrown inside the main process to end a request with a specific typed error. */
+export class IpcFailure extends Error {
+  constructor(
+    readonly code: IpcErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'IpcFailure';
+  }
+}

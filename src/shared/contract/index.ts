@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import { appEvents, appRequests } from './app';
+import type { EventDef, RequestDef, Result } from './define';
+import { ptyEvents, ptyRequests } from './pty';
+
+export * from './define';
+
+/**
+ * The whole IPC contract: every request and event between renderer and main, for both transports.
+ * Each domain keeps its own file; this index only merges them.
+ */
+export const requests = {
+  ...appRequests,
+  ...ptyRequests,
+} as const satisfies Record<string, RequestDef>;
+
+export const events = {
+  ...appEvents,
+  ...ptyEvents,
+} as const satisfies Record<string, EventDef>;
+
+export type Requests = typeof requests;
+export type Events = typeof events;
+export type RequestName = keyof Requests;
+export type EventName = keyof Events;
+export type ParamsOf<N extends RequestName> = z.input<Requests[N]['params']>;
+export type ParsedParamsOf<N extends RequestName> = z.output<Requests[N]['params']>;
+export type ResultOf<N extends RequestName> = z.output<Requests[N]['result']>;
+export type PayloadOf<N extends EventName> = z.output<Events[N]['payload']>;
+
+export const isRequestName = (name: unknown): name is RequestName =>
+  typeof name === 'string' && Object.prototype.hasOwnProperty.call(requests, name);
+export const isEventName = (name: unknown): name is EventName =>
+  typeof name === 'string' && Object.prototype.hasOwnProperty.call(events, name);
+
+/** What a transport carries; the renderer's typed client is built on it and does not know which one it has. */
+export interface Transport {
+  invoke(method: string, params: unknown): Promise<Result<unknown>>;
+  subscribe(listener: (name: string, payload: unknown) => void): () => void;
+}
+
+/** Wire frames of the WebSocket transport. */
+export type ClientFrame = { type: 'invoke'; id: number; method: string; params: unknown };
+export type ServerFrame =
+  | { type: 'result'; id: number; result: Result<unknown> }
+  | { type: 'event'; name: string; payload: unknown }
+  | { type: 'hello'; transport: 'browser' };
