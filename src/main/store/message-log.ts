@@ -1,0 +1,126 @@
+import type { Disposable } from '../core/lifecycle';
+import { toDisposable } from '../core/lifecycle';
+import type { Db } from './database';
+
+export type Direction = 'c2a' | 'a2c';
+
+export interface LogEntry {
+  sessionId: string;
+  direction: Direction;
+  /** JSON-RPC method for requests and notifications; null for responses. */
+  method: string | null;
+  /** The message as it went over the wire (one JSON line, no newline). */
+  body: string;
+  ts?: number;
+}
+
+export interface PersistedMessage extends Required<LogEntry> {
+  id: number;
+  seq: number;
+}
+
+/** Runs inside the write transaction of each batch, so derived tables (search index…) never lag the log. */
+export type BatchIndexer = (db: Db, batch: readonly PersistedMessage[]) => void;
+
+/**
+ * The ordered log of every ACP message of every session. Appends are grouped into one transaction per
+ * tick (tens of thousands of messages a second), and a promise resolves only once its message is committed:
+ * callers tell the renderer after that, so what the user saw is always in the store.
+ */
+export class MessageLog implements Disposable {
+  private readonly pending: Array<{ entry: LogEntry; resolve: (m: PersistedMessage) => void; reject: (e: unknown) => void }> = [];
+  private readonly lastSeq = new Map<string, number>();
+  private readonly indexers = new Set<BatchIndexer>();
+  private scheduled = false;
+  private readonly insert;
+  private readonly maxSeq;
+
+  constructor(private readonly db: Db) {
+    this.insert = db.prepare(
+      'INSERT INTO acp_messages (session_id, seq, ts, direction, method, body) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.maxSeq = db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM acp_messages WHERE session_id = ?');
+  }
+
+  addIndexer(indexer: BatchIndexer): Disposable {
+    this.indexers.add(indexer);
+    return toDisposable(() => void this.indexers.delete(indexer));
+  }
+
+  append(entry: LogEntry): Promise<PersistedMessage> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ entry, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Writes everything queued now, in one transaction. */
+  flush(): void {
+    this.scheduled = false;
+    const items = this.pending.splice(0);
+    if (items.length === 0) return;
+    try {
+      const persisted = this.writeBatch(items.map((i) => i.entry));
+      items.forEach((item, i) => item.resolve(persisted[i]!));
+    } catch (e) {
+      for (const item of items) item.reject(e);
+    }
+  }
+
+  /** Synchronous append of a batch (tests, imports). */
+  appendMany(entries: readonly LogEntry[]): PersistedMessage[] {
+    this.flush();
+    return this.writeBatch(entries);
+  }
+
+  private nextSeq(sessionId: string): number {
+    let seq = this.lastSeq.get(sessionId);
+    if (seq === undefined) seq = (this.maxSeq.get(sessionId) as { seq: number }).seq;
+    seq += 1;
+    this.lastSeq.set(sessionId, seq);
+    return seq;
+  }
+
+  private writeBatch(entries: readonly LogEntry[]): PersistedMessage[] {
+    const seqBefore = new Map(this.lastSeq);
+    try {
+      return this.db.transaction(() => {
+        const out: PersistedMessage[] = [];
+        for (const e of entries) {
+          const seq = this.nextSeq(e.sessionId);
+          const ts = e.ts ?? Date.now();
+          const info = this.insert.run(e.sessionId, seq, ts, e.direction, e.method, e.body);
+          out.push({ ...e, ts, seq, id: Number(info.lastInsertRowid) });
+        }
+        for (const indexer of this.indexers) indexer(this.db, out);
+        return out;
+      })();
+    } catch (e) {
+      // The transaction rolled back: so must our sequence counters.
+      this.lastSeq.clear();
+      for (const [k, v] of seqBefore) this.lastSeq.set(k, v);
+      throw e;
+    }
+  }
+
+  read(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): PersistedMessage[] {
+    const rows = this.db
+      .prepare(
+        'SELECT id, session_id AS sessionId, seq, ts, direction, method, body FROM acp_messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      )
+      .all(sessionId, options.afterSeq ?? 0, options.limit ?? -1) as PersistedMessage[];
+    return rows;
+  }
+
+  /** Forget cached sequence numbers of a session (after it was deleted). */
+  forget(sessionId: string): void {
+    this.lastSeq.delete(sessionId);
+  }
+
+  dispose(): void {
+    this.flush();
+  }
+}
