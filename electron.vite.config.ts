@@ -21,9 +21,12 @@ export default defineConfig({
   },
   preload: {
     build: {
+      // A sandboxed preload cannot require() packages: bundle everything but electron.
+      externalizeDeps: false,
       outDir: 'out/preload',
       rollupOptions: {
         input: { index: resolve(__dirname, 'src/preload/index.ts') },
+        external: ['electron'],
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
     },

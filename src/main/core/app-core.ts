@@ -3,6 +3,8 @@ import type { AppInfo } from '../../shared/contract/app';
 import { registerShellService } from '../terminal/shell-service';
 import { PtyHost } from '../terminal/pty-host';
 import { StoreService } from '../store/store-service';
+import { BackupService } from '../store/backup';
+import { HistoryService } from '../history/history-service';
 import { EventBus } from './event-bus';
 import { DisposableStore, type Disposable } from './lifecycle';
 import { Router } from './router';
@@ -24,6 +26,9 @@ export class AppCore implements Disposable {
   readonly bus = new EventBus();
   readonly store: StoreService;
   readonly ptys: PtyHost;
+  /** Session history; a MessageLog is indexed once passed to history.attach(log). */
+  readonly history: HistoryService;
+  readonly backups: BackupService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -31,6 +36,12 @@ export class AppCore implements Disposable {
     this.ptys = this.disposables.add(new PtyHost());
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
+    this.history = this.disposables.add(new HistoryService(this.store, this.bus));
+    this.history.register(this.router);
+    this.history.start();
+    this.backups = this.disposables.add(new BackupService(this.store, options.dataDir));
+    this.backups.register(this.router);
+    void this.backups.maybeBackup().catch((e: unknown) => console.error('store backup failed:', e));
   }
 
   private registerAppRequests(): void {

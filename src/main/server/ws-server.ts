@@ -131,10 +131,21 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
   });
 
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolveListen());
-  });
+  const listen = (wanted: number) =>
+    new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(wanted, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolveListen();
+      });
+    });
+  try {
+    await listen(options.port ?? 0);
+  } catch (e) {
+    // The preferred port is taken (another Switchboard?): any free port will do.
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || !options.port) throw e;
+    await listen(0);
+  }
   port = (server.address() as AddressInfo).port;
 
   return {

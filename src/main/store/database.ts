@@ -1,7 +1,8 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StoreStatus } from '../../shared/contract/app';
+import { connect } from './connection';
 import { latestSchemaVersion, migrations, type Migration } from './migrations';
 
 export type Db = Database.Database;
@@ -31,21 +32,13 @@ export interface OpenOptions {
   migrations?: readonly Migration[];
 }
 
-/**
- * Opens (creating if needed) the store file: WAL journal, foreign keys on, migrations applied.
- * WAL with synchronous=NORMAL keeps every committed transaction across a process crash (SIGKILL);
- * only a power loss may roll back the last few.
- */
+/** Opens (creating if needed) the store file with `connect`'s settings and applies pending migrations. */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const list = options.migrations ?? migrations;
   mkdirSync(dirname(path), { recursive: true });
   let db: Db | undefined;
   try {
-    db = new Database(path, { timeout: 5000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
+    db = connect(path);
     const current = db.pragma('user_version', { simple: true }) as number;
     const latest = list.at(-1)?.version ?? 0;
     if (current > latest) {

@@ -52,6 +52,18 @@ export class StoreService implements Disposable {
     return { movedTo, store: this.currentStatus };
   }
 
+  /** Closes the file, lets `replace` swap it (restoring a backup: see backup.ts), then opens it again. */
+  replaceFile(replace: (path: string) => void): StoreStatus {
+    this.database?.close();
+    this.database = null;
+    try {
+      replace(this.path);
+    } finally {
+      this.currentStatus = this.open();
+    }
+    return this.currentStatus;
+  }
+
   getSetting(key: string): unknown {
     const row = this.db.prepare('SELECT value_json FROM settings WHERE key = ?').get(key) as { value_json: string } | undefined;
     return row ? (JSON.parse(row.value_json) as unknown) : null;

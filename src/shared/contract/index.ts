@@ -1,7 +1,10 @@
 import type { z } from 'zod';
 import { appEvents, appRequests } from './app';
+import { historyEvents, historyRequests } from './history';
 import type { EventDef, RequestDef, Result } from './define';
 import { ptyEvents, ptyRequests } from './pty';
+import { registryEvents, registryRequests } from './registry';
+import { sessionEvents, sessionRequests } from './sessions';
 
 export * from './define';
 
@@ -11,12 +14,18 @@ export * from './define';
  */
 export const requests = {
   ...appRequests,
+  ...historyRequests,
   ...ptyRequests,
+  ...registryRequests,
+  ...sessionRequests,
 } as const satisfies Record<string, RequestDef>;
 
 export const events = {
   ...appEvents,
+  ...historyEvents,
   ...ptyEvents,
+  ...registryEvents,
+  ...sessionEvents,
 } as const satisfies Record<string, EventDef>;
 
 export type Requests = typeof requests;

@@ -1,0 +1,310 @@
+import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
+import type { WarningKind } from './warnings';
+import type { AgentLog } from './agent-log';
+import { LineSplitter, type SplitItem } from './line-splitter';
+import type { LogEntry, MessageLog, PersistedMessage } from '../store/message-log';
+
+type JsonRpcId = string | number;
+
+export interface WireHooks {
+  /** The live Switchboard session bound to an ACP session id. */
+  sessionOf(acpSessionId: string): string | undefined;
+  /** An ACP session id answered to session/new (or load/resume) for a Switchboard session. */
+  bindSession(acpSessionId: string, sessionId: string): void;
+  /** A run of consecutive `session/update` notifications of one session, persisted, in wire order. */
+  onUpdates(sessionId: string, items: UpdateItem[]): void;
+  onWarning(sessionId: string | null, kind: WarningKind, message: string): void;
+}
+
+export interface UpdateItem {
+  params: Record<string, unknown>;
+  seq: number | null;
+}
+
+export interface WireTransport {
+  write(data: string): Promise<void>;
+  pause(): void;
+  resume(): void;
+}
+
+interface Pending {
+  method: string;
+  sessionId: string | null;
+}
+
+/** What a line turned into, waiting for its batch to be persisted. */
+type Prepared = (
+  | { kind: 'update'; sessionId: string; params: Record<string, unknown> }
+  | { kind: 'sdk'; message: AnyMessage }
+  | { kind: 'warning'; sessionId: string | null; warning: WarningKind; message: string }
+) & { persist?: Promise<PersistedMessage | null> | null };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is JsonRpcId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+/** Map key keeping 1 and "1" apart (JSON-RPC ids of both types are valid and distinct). */
+const idKey = (id: JsonRpcId): string => (typeof id === 'string' ? `s${id}` : `n${id}`);
+
+const HIGH_WATER = 20_000;
+const LOW_WATER = 2_000;
+
+/**
+ * The stdio tap between an agent process and the SDK connection. Every message, both directions, is
+ * appended to the MessageLog in wire order (session messages) or to the agent log (sessionless ones:
+ * initialize, authenticate…). Incoming messages are handed on only after their batch is committed:
+ * `session/update` notifications go straight to the session (validated there, not by the SDK), the rest
+ * to the SDK connection. Lines are split with a bounded buffer; malformed and oversized lines are
+ * reported as warnings and skipped.
+ */
+export class AcpWire {
+  readonly stream: Stream;
+  private controller: ReadableStreamDefaultController<AnyMessage> | null = null;
+  private readonly splitter: LineSplitter;
+  private readonly decoder = new TextDecoder('utf-8');
+  private chain: Promise<void> = Promise.resolve();
+  private backlog = 0;
+  private readonly c2a = new Map<string, Pending>();
+  private readonly a2c = new Map<string, Pending>();
+  /** Switchboard session ids of session/new requests about to be written, in call order. */
+  private readonly newSessionQueue: string[] = [];
+  private ended = false;
+  private closed = false;
+
+  constructor(
+    private readonly transport: WireTransport,
+    private readonly messageLog: () => MessageLog | null,
+    private readonly agentLog: AgentLog,
+    private readonly hooks: WireHooks,
+    maxLineBytes: number,
+  ) {
+    this.splitter = new LineSplitter(maxLineBytes);
+    const readable = new ReadableStream<AnyMessage>({
+      start: (controller) => {
+        this.controller = controller;
+      },
+    });
+    const writable = new WritableStream<AnyMessage>({
+      write: (message) => this.send(message),
+    });
+    this.stream = { readable, writable };
+  }
+
+  /** Call right before `session/new` is requested for `sessionId`: its response binds the ACP id. */
+  expectNewSession(sessionId: string): void {
+    this.newSessionQueue.push(sessionId);
+  }
+
+  // ───────────── client → agent ─────────────
+
+  private send(message: AnyMessage): Promise<void> {
+    const line = JSON.stringify(message);
+    const m = message as Record<string, unknown>;
+    let sessionId: string | null = null;
+    let method: string | null = null;
+    if (typeof m.method === 'string') {
+      method = m.method;
+      sessionId = this.sessionFromParams(m.params);
+      if (method === 'session/new') sessionId = this.newSessionQueue.shift() ?? null;
+      if (isId(m.id)) this.c2a.set(idKey(m.id), { method, sessionId });
+    } else if (isId(m.id)) {
+      const key = idKey(m.id);
+      sessionId = this.a2c.get(key)?.sessionId ?? null;
+      this.a2c.delete(key);
+    }
+    this.persist(sessionId, 'c2a', method, line);
+    return this.transport.write(`${line}\n`);
+  }
+
+  // ───────────── agent → client ─────────────
+
+  /** Raw stdout bytes. */
+  receive(chunk: Buffer): void {
+    const items: SplitItem[] = [];
+    this.splitter.push(chunk, items);
+    this.enqueue(items);
+  }
+
+  /** stdout ended: deliver what is left, then close the SDK side. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const items: SplitItem[] = [];
+    this.splitter.end(items);
+    this.enqueue(items);
+    this.chain = this.chain.then(() => this.closeReadable());
+  }
+
+  /** Resolves once everything received so far has been handed on. */
+  drained(): Promise<void> {
+    return this.chain;
+  }
+
+  private enqueue(items: SplitItem[]): void {
+    if (items.length === 0) return;
+    const prepared = items.map((item) => this.prepare(item));
+    const persists = prepared.map((p) => p.persist ?? null);
+    this.backlog += prepared.length;
+    if (this.backlog > HIGH_WATER) this.transport.pause();
+    // MessageLog commits a tick's appends in one transaction: this resolves once the batch is stored.
+    const committed = persists.some((p) => p !== null) ? Promise.all(persists) : null;
+    this.chain = this.chain.then(async () => {
+      let stored: Array<PersistedMessage | null> | null = null;
+      if (committed) {
+        try {
+          stored = await committed;
+        } catch (e) {
+          // Not stored; the session still sees the messages, and the user is told.
+          this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(e)}`);
+        }
+      }
+      this.dispatch(prepared, stored);
+      this.backlog -= prepared.length;
+      if (this.backlog < LOW_WATER) this.transport.resume();
+    });
+  }
+
+  private prepare(item: SplitItem): Prepared {
+    if (item.kind === 'oversized') return this.oversized(item.size, item.head);
+    const text = this.decoder.decode(item.bytes).trim();
+    if (!text) return { kind: 'warning', sessionId: null, warning: 'malformed_line', message: 'empty line' };
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch (e) {
+      this.agentLog.write('a2c-malformed', text);
+      return { kind: 'warning', sessionId: null, warning: 'malformed_line', message: `not JSON (${(e as Error).message}): ${text.slice(0, 200)}` };
+    }
+    if (!isRecord(msg) || msg.jsonrpc !== '2.0') {
+      this.agentLog.write('a2c-malformed', text);
+      return { kind: 'warning', sessionId: null, warning: 'malformed_line', message: `not a JSON-RPC 2.0 message: ${text.slice(0, 200)}` };
+    }
+    const method = typeof msg.method === 'string' ? msg.method : null;
+    if (method === 'session/update' && !('id' in msg)) return this.prepareUpdate(msg, text);
+    const persist = this.routeIncoming(msg, method, text);
+    return { kind: 'sdk', message: msg as AnyMessage, persist };
+  }
+
+  private routeIncoming(msg: Record<string, unknown>, method: string | null, text: string): Promise<PersistedMessage | null> | null {
+    let sessionId: string | null = null;
+    if (method !== null) {
+      sessionId = this.sessionFromParams(msg.params);
+      if (isId(msg.id)) this.a2c.set(idKey(msg.id), { method, sessionId });
+    } else if (isId(msg.id)) {
+      const key = idKey(msg.id);
+      const pending = this.c2a.get(key);
+      this.c2a.delete(key);
+      sessionId = pending?.sessionId ?? null;
+      // Bind the new ACP session id now, before the lines after this one are routed.
+      if (pending && sessionId && pending.method === 'session/new' && isRecord(msg.result) && typeof msg.result.sessionId === 'string') {
+        this.hooks.bindSession(msg.result.sessionId, sessionId);
+      }
+    }
+    return this.persist(sessionId, 'a2c', method, text);
+  }
+
+  private prepareUpdate(msg: Record<string, unknown>, text: string): Prepared {
+    const params = msg.params;
+    const acpId = isRecord(params) && typeof params.sessionId === 'string' ? params.sessionId : null;
+    const sessionId = acpId !== null ? this.hooks.sessionOf(acpId) : undefined;
+    if (!isRecord(params) || sessionId === undefined) {
+      this.agentLog.write('a2c', text);
+      return {
+        kind: 'warning',
+        sessionId: null,
+        warning: 'unknown_session',
+        message: acpId === null ? 'session/update without a sessionId' : `session/update for unknown session ${acpId.slice(0, 100)}`,
+      };
+    }
+    return { kind: 'update', sessionId, params, persist: this.persist(sessionId, 'a2c', 'session/update', text) };
+  }
+
+  /**
+   * A line over the size limit was skipped. Its head tells what it was: a request gets an error answer
+   * (so the agent is not left waiting), a response fails the pending request.
+   */
+  private oversized(size: number, head: Buffer): Prepared {
+    const headText = head.toString('utf8');
+    this.agentLog.write('a2c-oversized', `${size} bytes, starting: ${headText.slice(0, 1000)}`);
+    const acpId = /"sessionId"\s*:\s*"([^"]{1,200})"/.exec(headText)?.[1];
+    const sessionId = acpId ? (this.hooks.sessionOf(acpId) ?? null) : null;
+    const method = /"method"\s*:\s*"([^"]{1,200})"/.exec(headText)?.[1] ?? null;
+    const idMatch = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")/.exec(headText)?.[1];
+    const message = `dropped a ${(size / 1e6).toFixed(1)} MB message${method ? ` (${method})` : ''}: over the ${(this.splitter.maxLineBytes / 1e6).toFixed(0)} MB limit`;
+    if (idMatch !== undefined) {
+      let id: unknown;
+      try {
+        id = JSON.parse(idMatch);
+      } catch {
+        id = undefined;
+      }
+      if (isId(id)) {
+        if (method) {
+          // The agent's request: answer it so it does not wait forever.
+          this.a2c.set(idKey(id), { method, sessionId });
+          void this.send({ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request: message too large' } } as AnyMessage).catch(() => {});
+        } else if (this.c2a.has(idKey(id))) {
+          // A response to our request: fail that request.
+          const pending = this.c2a.get(idKey(id))!;
+          this.c2a.delete(idKey(id));
+          this.controller?.enqueue({ jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: the agent's ${pending.method} response was too large` } } as AnyMessage);
+        }
+      }
+    }
+    return { kind: 'warning', sessionId, warning: 'oversized_line', message };
+  }
+
+  private dispatch(prepared: Prepared[], stored: Array<PersistedMessage | null> | null): void {
+    let run: UpdateItem[] = [];
+    let runSession: string | null = null;
+    const flushRun = () => {
+      if (run.length > 0 && runSession !== null) this.hooks.onUpdates(runSession, run);
+      run = [];
+      runSession = null;
+    };
+    for (let i = 0; i < prepared.length; i++) {
+      const p = prepared[i]!;
+      if (p.kind === 'update') {
+        if (runSession !== null && runSession !== p.sessionId) flushRun();
+        runSession = p.sessionId;
+        run.push({ params: p.params, seq: stored?.[i]?.seq ?? null });
+        continue;
+      }
+      flushRun();
+      if (p.kind === 'sdk') {
+        if (!this.closed) this.controller?.enqueue(p.message);
+      } else {
+        this.hooks.onWarning(p.sessionId, p.warning, p.message);
+      }
+    }
+    flushRun();
+  }
+
+  private closeReadable(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.controller?.close();
+    } catch {
+      /* already closed */
+    }
+    this.newSessionQueue.length = 0;
+  }
+
+  private sessionFromParams(params: unknown): string | null {
+    if (!isRecord(params) || typeof params.sessionId !== 'string') return null;
+    return this.hooks.sessionOf(params.sessionId) ?? null;
+  }
+
+  /** Session messages go to the MessageLog (awaitable), the rest to the agent log. */
+  private persist(sessionId: string | null, direction: 'c2a' | 'a2c', method: string | null, body: string): Promise<PersistedMessage | null> | null {
+    const log = sessionId !== null ? this.messageLog() : null;
+    if (sessionId === null || log === null) {
+      this.agentLog.write(direction, body);
+      return null;
+    }
+    const entry: LogEntry = { sessionId, direction, method, body };
+    const p = log.append(entry);
+    // The rejection is handled where the batch is awaited; never leave it unhandled here.
+    p.catch(() => {});
+    return p;
+  }
+}

@@ -1,0 +1,45 @@
+import { BrowserWindow, shell, type WebContents } from 'electron';
+import { join } from 'node:path';
+import { APP_ORIGIN } from './protocol';
+
+/** The app window: sandboxed renderer, context isolation, no Node, no navigation, no popups. */
+export function createMainWindow(preloadDir: string): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 1400,
+    height: 900,
+    minWidth: 720,
+    minHeight: 480,
+    show: false,
+    title: 'Switchboard',
+    backgroundColor: '#1e1f22',
+    webPreferences: {
+      preload: join(preloadDir, 'index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      webviewTag: false,
+      spellcheck: false,
+    },
+  });
+  hardenContents(win.webContents);
+  win.once('ready-to-show', () => win.show());
+  void win.loadURL(`${APP_ORIGIN}/index.html`);
+  return win;
+}
+
+export function hardenContents(contents: WebContents): void {
+  contents.on('will-navigate', (e, url) => {
+    if (!url.startsWith(`${APP_ORIGIN}/`)) e.preventDefault();
+  });
+  contents.on('will-redirect', (e) => e.preventDefault());
+  contents.on('will-attach-webview', (e) => e.preventDefault());
+  // Links (agent output included) never open in the app: http(s) go to the system browser, the rest nowhere.
+  contents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+}

@@ -1,0 +1,429 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database';
+import type { PersistedMessage } from '../store/message-log';
+import { indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
+import { HistoryReducer, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
+
+interface EntryRow {
+  id: number;
+  session_id: string;
+  seq: number;
+  last_seq: number;
+  ts: number;
+  turn: number;
+  kind: StoredKind;
+  failed: number;
+  ref: string | null;
+  detail: string | null;
+  body: string;
+}
+
+interface StateRow {
+  session_id: string;
+  custom_title: string | null;
+  info_title: string | null;
+  prompt_title: string | null;
+  first_ts: number | null;
+  last_ts: number | null;
+  message_count: number;
+  entry_count: number;
+  turn_count: number;
+  tool_call_count: number;
+  failed_tool_calls: number;
+  files_touched: number;
+  files_edited: number;
+  failed_turns: number;
+  last_stop_reason: string | null;
+  turn: number;
+  turn_start_seq: number;
+  open_entry_id: number | null;
+  open_kind: string | null;
+  open_message_id: string | null;
+  replay: number;
+}
+
+const stateFromRow = (r: StateRow): SessionState => ({
+  sessionId: r.session_id,
+  customTitle: r.custom_title,
+  infoTitle: r.info_title,
+  promptTitle: r.prompt_title,
+  firstTs: r.first_ts,
+  lastTs: r.last_ts,
+  messageCount: r.message_count,
+  entryCount: r.entry_count,
+  turnCount: r.turn_count,
+  toolCallCount: r.tool_call_count,
+  failedToolCalls: r.failed_tool_calls,
+  filesTouched: r.files_touched,
+  filesEdited: r.files_edited,
+  failedTurns: r.failed_turns,
+  lastStopReason: r.last_stop_reason,
+  turn: r.turn,
+  turnStartSeq: r.turn_start_seq,
+  openEntryId: r.open_entry_id,
+  openKind: r.open_kind,
+  openMessageId: r.open_message_id,
+  replay: r.replay === 1 ? 1 : r.replay === 2 ? 2 : 0,
+});
+
+export const draftFromRow = (r: EntryRow): Draft => {
+  const text = r.detail === null ? r.body : '';
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    seq: r.seq,
+    lastSeq: r.last_seq,
+    ts: r.ts,
+    turn: r.turn,
+    kind: r.kind,
+    failed: r.failed === 1,
+    ref: r.ref,
+    parts: [text],
+    textLength: text.length,
+    detail: r.detail === null ? null : (JSON.parse(r.detail) as Detail),
+  };
+};
+
+interface Tracked {
+  draft: Draft;
+  isNew: boolean;
+  /** Indexed columns as stored (null for new drafts). */
+  stored: { body: string; paths: string } | null;
+  dirty: boolean;
+}
+
+/** One transaction's worth of reducer state over the SQLite tables; written back by flush(). */
+class DbBatch implements HistoryBackend {
+  readonly caps: Caps;
+  private readonly states = new Map<string, SessionState>();
+  private readonly drafts = new Map<number, Tracked>();
+  private readonly byRef = new Map<string, number>();
+  private readonly files = new Map<string, boolean>();
+  private nextId: number;
+
+  constructor(private readonly s: Statements, caps: Caps) {
+    this.caps = caps;
+    this.nextId = (s.maxEntryId.get() as { id: number }).id + 1;
+  }
+
+  state(sessionId: string): SessionState {
+    let st = this.states.get(sessionId);
+    if (!st) {
+      const row = this.s.selState.get(sessionId) as StateRow | undefined;
+      st = row ? stateFromRow(row) : newSessionState(sessionId);
+      this.states.set(sessionId, st);
+    }
+    return st;
+  }
+
+  private track(row: EntryRow): Tracked {
+    const existing = this.drafts.get(row.id);
+    if (existing) return existing;
+    const draft = draftFromRow(row);
+    const t: Tracked = { draft, isNew: false, stored: null, dirty: false };
+    this.drafts.set(row.id, t);
+    return t;
+  }
+
+  entry(id: number): Draft | undefined {
+    const t = this.drafts.get(id);
+    if (t) return t.draft;
+    const row = this.s.selEntry.get(id) as (EntryRow & { paths: string }) | undefined;
+    if (!row) return undefined;
+    const tracked = this.track(row);
+    tracked.stored = { body: row.body, paths: row.paths };
+    return tracked.draft;
+  }
+
+  find(sessionId: string, kind: StoredKind, ref: string): Draft | undefined {
+    const key = `${sessionId}\0${kind}\0${ref}`;
+    const id = this.byRef.get(key);
+    if (id !== undefined) return this.drafts.get(id)?.draft;
+    const row = this.s.findEntry.get(sessionId, ref, kind) as (EntryRow & { paths: string }) | undefined;
+    if (!row) return undefined;
+    const tracked = this.track(row);
+    tracked.stored ??= { body: row.body, paths: row.paths };
+    this.byRef.set(key, row.id);
+    return tracked.draft;
+  }
+
+  create(init: NewDraft): Draft {
+    const text = init.text ?? '';
+    const draft: Draft = {
+      id: this.nextId++,
+      sessionId: init.sessionId,
+      seq: init.seq,
+      lastSeq: init.seq,
+      ts: init.ts,
+      turn: init.turn,
+      kind: init.kind,
+      failed: init.failed ?? false,
+      ref: init.ref,
+      parts: [text],
+      textLength: text.length,
+      detail: init.detail ?? null,
+    };
+    this.drafts.set(draft.id, { draft, isNew: true, stored: null, dirty: true });
+    if (init.ref !== null) this.byRef.set(`${init.sessionId}\0${init.kind}\0${init.ref}`, draft.id);
+    return draft;
+  }
+
+  changed(d: Draft): void {
+    const t = this.drafts.get(d.id);
+    if (t) t.dirty = true;
+  }
+
+  markFailed(sessionId: string, fromSeq: number): void {
+    this.s.markFailed.run(sessionId, fromSeq);
+    for (const t of this.drafts.values()) {
+      if (t.draft.sessionId === sessionId && t.draft.seq >= fromSeq && !t.draft.failed && t.draft.kind !== 'title') {
+        t.draft.failed = true;
+        t.dirty = true;
+      }
+    }
+  }
+
+  rpcTrack(sessionId: string, dir: 'c2a' | 'a2c', rpcId: string, method: string, data: string | null): void {
+    this.s.rpcPut.run(sessionId, dir, rpcId, method, data);
+  }
+
+  rpcTake(sessionId: string, dir: 'c2a' | 'a2c', rpcId: string): { method: string; data: string | null } | undefined {
+    const row = this.s.rpcGet.get(sessionId, dir, rpcId) as { method: string; data: string | null } | undefined;
+    if (row) this.s.rpcDel.run(sessionId, dir, rpcId);
+    return row;
+  }
+
+  terminalLink(sessionId: string, terminalId: string, entryId: number): void {
+    this.s.termPut.run(sessionId, terminalId, entryId);
+  }
+
+  terminalEntry(sessionId: string, terminalId: string): number | undefined {
+    return (this.s.termGet.get(sessionId, terminalId) as { entry_id: number } | undefined)?.entry_id;
+  }
+
+  addFile(sessionId: string, path: string, edited: boolean, seq: number): { added: boolean; nowEdited: boolean } {
+    const key = `${sessionId}\0${path}`;
+    const known = this.files.get(key);
+    if (known === true || (known === false && !edited)) return { added: false, nowEdited: false };
+    const added = this.s.fileIns.run(sessionId, path, edited ? 1 : 0, seq).changes > 0;
+    let nowEdited = added && edited;
+    if (!added && edited) nowEdited = this.s.fileEdit.run(sessionId, path).changes > 0;
+    this.files.set(key, edited);
+    return { added, nowEdited };
+  }
+
+  /** Writes new and changed entries (in id order, so rowid order stays chronological) and session states. */
+  flush(): void {
+    const s = this.s;
+    const list = [...this.drafts.values()].filter((t) => t.dirty).sort((a, b) => a.draft.id - b.draft.id);
+    for (const t of list) {
+      const d = t.draft;
+      const cols = indexedColumns(d, this.caps);
+      const detail = d.detail === null ? null : JSON.stringify(d.detail);
+      if (t.isNew) {
+        s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, detail, cols.body, cols.paths);
+      } else {
+        const stored = t.stored ?? (s.selIndexed.get(d.id) as { body: string; paths: string });
+        if (stored.body === cols.body && stored.paths === cols.paths) s.updMeta.run(d.lastSeq, d.failed ? 1 : 0, detail, d.id);
+        else s.updFull.run(d.lastSeq, d.failed ? 1 : 0, detail, cols.body, cols.paths, d.id);
+      }
+    }
+    for (const st of this.states.values()) {
+      s.putState.run({
+        session_id: st.sessionId,
+        custom_title: st.customTitle,
+        info_title: st.infoTitle,
+        prompt_title: st.promptTitle,
+        first_ts: st.firstTs,
+        last_ts: st.lastTs,
+        message_count: st.messageCount,
+        entry_count: st.entryCount,
+        turn_count: st.turnCount,
+        tool_call_count: st.toolCallCount,
+        failed_tool_calls: st.failedToolCalls,
+        files_touched: st.filesTouched,
+        files_edited: st.filesEdited,
+        failed_turns: st.failedTurns,
+        last_stop_reason: st.lastStopReason,
+        turn: st.turn,
+        turn_start_seq: st.turnStartSeq,
+        open_entry_id: st.openEntryId,
+        open_kind: st.openKind,
+        open_message_id: st.openMessageId,
+        replay: st.replay,
+      });
+    }
+  }
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+function prepare(db: Db) {
+  const stateCols = [
+    'session_id', 'custom_title', 'info_title', 'prompt_title', 'first_ts', 'last_ts', 'message_count', 'entry_count',
+    'turn_count', 'tool_call_count', 'failed_tool_calls', 'files_touched', 'files_edited', 'failed_turns',
+    'last_stop_reason', 'turn', 'turn_start_seq', 'open_entry_id', 'open_kind', 'open_message_id', 'replay',
+  ];
+  const st = (sql: string): Statement => db.prepare(sql);
+  return {
+    maxEntryId: st('SELECT coalesce(max(id), 0) AS id FROM history_entries'),
+    selState: st('SELECT * FROM history_sessions WHERE session_id = ?'),
+    putState: st(
+      `INSERT INTO history_sessions (${stateCols.join(', ')}) VALUES (${stateCols.map((c) => `@${c}`).join(', ')})
+       ON CONFLICT (session_id) DO UPDATE SET ${stateCols.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    ),
+    selEntry: st('SELECT * FROM history_entries WHERE id = ?'),
+    selIndexed: st('SELECT body, paths FROM history_entries WHERE id = ?'),
+    findEntry: st('SELECT * FROM history_entries WHERE session_id = ? AND ref = ? AND kind = ? ORDER BY id DESC LIMIT 1'),
+    insEntry: st(
+      'INSERT INTO history_entries (id, session_id, seq, last_seq, ts, turn, kind, failed, ref, detail, body, paths) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    updMeta: st('UPDATE history_entries SET last_seq = ?, failed = ?, detail = ? WHERE id = ?'),
+    updFull: st('UPDATE history_entries SET last_seq = ?, failed = ?, detail = ?, body = ?, paths = ? WHERE id = ?'),
+    markFailed: st("UPDATE history_entries SET failed = 1 WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind <> 'title'"),
+    rpcPut: st('INSERT OR REPLACE INTO history_rpc (session_id, dir, rpc_id, method, data) VALUES (?, ?, ?, ?, ?)'),
+    rpcGet: st('SELECT method, data FROM history_rpc WHERE session_id = ? AND dir = ? AND rpc_id = ?'),
+    rpcDel: st('DELETE FROM history_rpc WHERE session_id = ? AND dir = ? AND rpc_id = ?'),
+    termPut: st('INSERT OR REPLACE INTO history_terminals (session_id, terminal_id, entry_id) VALUES (?, ?, ?)'),
+    termGet: st('SELECT entry_id FROM history_terminals WHERE session_id = ? AND terminal_id = ?'),
+    fileIns: st('INSERT OR IGNORE INTO history_files (session_id, path, edited, seq) VALUES (?, ?, ?, ?)'),
+    fileEdit: st('UPDATE history_files SET edited = 1 WHERE session_id = ? AND path = ? AND edited = 0'),
+    watermark: st("SELECT value FROM history_meta WHERE key = 'indexed_through'"),
+    setWatermark: st("UPDATE history_meta SET value = max(value, ?) WHERE key = 'indexed_through'"),
+    resetWatermark: st("UPDATE history_meta SET value = ? WHERE key = 'indexed_through'"),
+    messagesAfter: st('SELECT id, session_id AS sessionId, seq, ts, direction, body FROM acp_messages WHERE id > ? ORDER BY id LIMIT ?'),
+    messagesBetween: st('SELECT id, session_id AS sessionId, seq, ts, direction, body FROM acp_messages WHERE id > ? AND id < ? ORDER BY id'),
+    countAfter: st('SELECT count(*) AS n FROM acp_messages WHERE id > ?'),
+  };
+}
+
+type IndexedMessage = LoggedMessage & { id: number };
+
+/**
+ * The search index over the message log. `indexBatch` runs inside the log's write transaction (through
+ * MessageLog.addIndexer), so entries, FTS rows and session summaries commit with the messages they come from.
+ * Messages written before the index existed (or while it was off) are indexed by `catchUp`, in order, before
+ * live indexing resumes; the watermark in history_meta says how far it got.
+ */
+export class HistoryIndex {
+  private readonly s: Statements;
+  private liveMode = false;
+
+  constructor(
+    readonly db: Db,
+    private readonly caps: Caps = INDEX_CAPS,
+  ) {
+    this.s = prepare(db);
+  }
+
+  /** True once every message in the log is indexed and new batches are indexed as they are written. */
+  get live(): boolean {
+    return this.liveMode;
+  }
+
+  get watermark(): number {
+    return (this.s.watermark.get() as { value: number } | undefined)?.value ?? 0;
+  }
+
+  status(): { done: boolean; pendingMessages: number } {
+    const pending = (this.s.countAfter.get(this.watermark) as { n: number }).n;
+    return { done: pending === 0, pendingMessages: pending };
+  }
+
+  /** Applies messages (in log order) to the index. Call inside a transaction. */
+  private apply(messages: readonly IndexedMessage[]): void {
+    if (messages.length === 0) return;
+    const batch = new DbBatch(this.s, this.caps);
+    const reducer = new HistoryReducer(batch);
+    let max = 0;
+    for (const m of messages) {
+      reducer.apply(m);
+      if (m.id > max) max = m.id;
+    }
+    batch.flush();
+    this.s.setWatermark.run(max);
+  }
+
+  /**
+   * The MessageLog indexer. A failure here must never lose the messages: indexing runs in a savepoint, and
+   * on error the index falls back to catch-up mode (retried later) while the messages still commit.
+   */
+  readonly indexer = (_db: Db, batch: readonly PersistedMessage[]): void => {
+    if (!this.liveMode || batch.length === 0) return;
+    try {
+      this.db.transaction(() => {
+        const first = batch[0]!.id;
+        const wm = this.watermark;
+        // Rows written by another writer since the last batch come first.
+        const gap = wm < first - 1 ? (this.s.messagesBetween.all(wm, first) as IndexedMessage[]) : [];
+        this.apply(gap.length ? [...gap, ...batch] : batch);
+      })();
+    } catch (e) {
+      this.liveMode = false;
+      console.error('history index: a batch could not be indexed; will catch up later:', e);
+    }
+  };
+
+  /**
+   * Indexes messages the index has not seen, `chunk` per transaction, up to `maxChunks` transactions.
+   * Returns true when the index is complete (and live from then on).
+   */
+  catchUp(chunk = 2000, maxChunks = Number.POSITIVE_INFINITY): boolean {
+    for (let i = 0; i < maxChunks; i++) {
+      const done = this.db.transaction(() => {
+        const rows = this.s.messagesAfter.all(this.watermark, chunk) as IndexedMessage[];
+        if (rows.length === 0) {
+          this.liveMode = true;
+          return true;
+        }
+        try {
+          this.db.transaction(() => this.apply(rows))();
+        } catch (e) {
+          // One bad message must not stall the index forever: index one by one, skipping what fails.
+          console.error('history index: a chunk failed; indexing it message by message:', e);
+          for (const row of rows) {
+            try {
+              this.db.transaction(() => this.apply([row]))();
+            } catch (inner) {
+              console.error(`history index: skipping message ${row.id}:`, inner);
+              this.s.setWatermark.run(row.id);
+            }
+          }
+        }
+        return false;
+      })();
+      if (done) return true;
+    }
+    return false;
+  }
+
+  /** Drops every derived row and indexes the whole log again (recovery; also checks the FTS index). */
+  rebuild(): void {
+    this.liveMode = false;
+    this.db.transaction(() => {
+      for (const t of ['history_entries', 'history_files', 'history_rpc', 'history_terminals']) this.db.exec(`DELETE FROM ${t}`);
+      // Keep the user's titles; recompute everything else.
+      this.db.exec(
+        'DELETE FROM history_sessions WHERE custom_title IS NULL; UPDATE history_sessions SET info_title = NULL, prompt_title = NULL, first_ts = NULL, last_ts = NULL, message_count = 0, entry_count = 0, turn_count = 0, tool_call_count = 0, failed_tool_calls = 0, files_touched = 0, files_edited = 0, failed_turns = 0, last_stop_reason = NULL, turn = 0, turn_start_seq = 0, open_entry_id = NULL, open_kind = NULL, open_message_id = NULL, replay = 0',
+      );
+      this.db.exec("INSERT INTO history_fts (history_fts) VALUES ('rebuild')");
+      this.s.resetWatermark.run(0);
+    })();
+    this.catchUp();
+  }
+
+  /** Applies a change to a session's state (rename) through the same backend, keeping the title entry in step. */
+  updateSession(sessionId: string, change: (st: SessionState, reducer: HistoryReducer) => void): void {
+    this.db.transaction(() => {
+      const batch = new DbBatch(this.s, this.caps);
+      const reducer = new HistoryReducer(batch);
+      change(batch.state(sessionId), reducer);
+      batch.flush();
+    })();
+  }
+
+  /** FTS5's own consistency check of the index against history_entries; throws if they disagree. */
+  checkIntegrity(): void {
+    this.db.exec("INSERT INTO history_fts (history_fts, rank) VALUES ('integrity-check', 1)");
+  }
+}

@@ -1,0 +1,103 @@
+-- Session history: transcript entries derived from acp_messages, their full-text index, and per-session
+-- summaries. Written by src/main/history/ inside the message log's write transactions, so they never lag the
+-- log. Messages already in the log are indexed by the history service at start-up (history_meta watermark).
+
+-- One entry per prompt, per coalesced run of message chunks, per tool call (updated as it progresses), per
+-- file write, per plan (one per turn), per failed turn end and one per session title.
+CREATE TABLE history_entries (
+  id         INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,            -- seq of the entry's first message
+  last_seq   INTEGER NOT NULL,            -- seq of the last message that changed it
+  ts         INTEGER NOT NULL,
+  turn       INTEGER NOT NULL,            -- 0 before the first prompt
+  kind       TEXT NOT NULL,               -- prompt | user | agent | thought | tool | write | terminal | plan | stop | title
+  failed     INTEGER NOT NULL DEFAULT 0,  -- the entry's turn failed
+  ref        TEXT,                        -- tool call id, terminal id, plan:<turn>, 'title'
+  detail     TEXT,                        -- JSON for structured kinds (tool call, prompt blocks, plan…)
+  body       TEXT NOT NULL DEFAULT '',    -- indexed text
+  paths      TEXT NOT NULL DEFAULT ''     -- indexed file paths, one a line
+);
+CREATE INDEX history_entries_by_session ON history_entries (session_id, seq);
+CREATE INDEX history_entries_by_ref ON history_entries (session_id, ref) WHERE ref IS NOT NULL;
+
+-- External-content FTS5 index over history_entries, kept in step by triggers.
+CREATE VIRTUAL TABLE history_fts USING fts5 (
+  body,
+  paths,
+  content = 'history_entries',
+  content_rowid = 'id',
+  tokenize = 'unicode61 remove_diacritics 2',
+  prefix = '2 3'
+);
+CREATE TRIGGER history_entries_ai AFTER INSERT ON history_entries BEGIN
+  INSERT INTO history_fts (rowid, body, paths) VALUES (new.id, new.body, new.paths);
+END;
+CREATE TRIGGER history_entries_ad AFTER DELETE ON history_entries BEGIN
+  INSERT INTO history_fts (history_fts, rowid, body, paths) VALUES ('delete', old.id, old.body, old.paths);
+END;
+CREATE TRIGGER history_entries_au AFTER UPDATE OF body, paths ON history_entries BEGIN
+  INSERT INTO history_fts (history_fts, rowid, body, paths) VALUES ('delete', old.id, old.body, old.paths);
+  INSERT INTO history_fts (rowid, body, paths) VALUES (new.id, new.body, new.paths);
+END;
+
+-- Per-session summary (for the history list and its filters) and the indexer's running state.
+CREATE TABLE history_sessions (
+  session_id        TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+  custom_title      TEXT,               -- set by the user (history.rename)
+  info_title        TEXT,               -- from the agent's session_info_update
+  prompt_title      TEXT,               -- first line of the first prompt
+  first_ts          INTEGER,
+  last_ts           INTEGER,
+  message_count     INTEGER NOT NULL DEFAULT 0,
+  entry_count       INTEGER NOT NULL DEFAULT 0,
+  turn_count        INTEGER NOT NULL DEFAULT 0,
+  tool_call_count   INTEGER NOT NULL DEFAULT 0,
+  failed_tool_calls INTEGER NOT NULL DEFAULT 0,
+  files_touched     INTEGER NOT NULL DEFAULT 0,
+  files_edited      INTEGER NOT NULL DEFAULT 0,
+  failed_turns      INTEGER NOT NULL DEFAULT 0,
+  last_stop_reason  TEXT,
+  -- indexer state
+  turn              INTEGER NOT NULL DEFAULT 0,
+  turn_start_seq    INTEGER NOT NULL DEFAULT 0,
+  open_entry_id     INTEGER,            -- the message entry that the next chunk of the same kind extends
+  open_kind         TEXT,
+  open_message_id   TEXT,
+  replay            INTEGER NOT NULL DEFAULT 0  -- during session/load: 1 index the replay, 2 skip it
+) WITHOUT ROWID;
+CREATE INDEX history_sessions_failed ON history_sessions (failed_turns) WHERE failed_turns > 0;
+
+-- Files a session read or changed (tool call locations, diffs, fs/write_text_file).
+CREATE TABLE history_files (
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  path       TEXT NOT NULL,
+  edited     INTEGER NOT NULL DEFAULT 0,
+  seq        INTEGER NOT NULL,
+  PRIMARY KEY (session_id, path)
+) WITHOUT ROWID;
+
+-- JSON-RPC requests awaiting their response (session/prompt, session/load, terminal/output), to read responses.
+CREATE TABLE history_rpc (
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  dir        TEXT NOT NULL,
+  rpc_id     TEXT NOT NULL,
+  method     TEXT NOT NULL,
+  data       TEXT,
+  PRIMARY KEY (session_id, dir, rpc_id)
+) WITHOUT ROWID;
+
+-- Terminals embedded in tool calls, so their output is shown with (and found through) the tool call.
+CREATE TABLE history_terminals (
+  session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  terminal_id TEXT NOT NULL,
+  entry_id    INTEGER NOT NULL,
+  PRIMARY KEY (session_id, terminal_id)
+) WITHOUT ROWID;
+
+CREATE TABLE history_meta (
+  key   TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+-- Every acp_messages row with id <= indexed_through has been indexed (0: backfill everything at start-up).
+INSERT INTO history_meta (key, value) VALUES ('indexed_through', 0);

@@ -1,0 +1,65 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { AppInfo } from '../../../shared/contract/app';
+import type { Api } from '../ipc/client';
+import { useTabs } from '../state/tabs';
+import { ApiContext } from './api-context';
+import { Launcher } from './Launcher';
+import { useNotices } from './notices';
+import { PaneView } from './PaneView';
+import { registerTabKind } from './registry';
+import { useShortcuts } from './shortcuts';
+import { Sidebar } from './Sidebar';
+import { StoreErrorScreen } from './StoreErrorScreen';
+
+registerTabKind('launcher', { view: Launcher, icon: '+' });
+
+export const AppInfoContext = { current: null as AppInfo | null };
+
+function Workspace({ api, info }: { api: Api; info: AppInfo }) {
+  const panes = useTabs((s) => s.panes);
+  const notices = useNotices((s) => s.notices);
+  const dismiss = useNotices((s) => s.dismiss);
+  useShortcuts(api);
+  useEffect(() => api.on('app.notice', (n) => useNotices.getState().push(n.level, n.message)), [api]);
+  return (
+    <div className="app" data-transport={info.transport}>
+      <Sidebar />
+      <main className="workspace">
+        {panes.map((p) => (
+          <PaneView key={p.id} pane={p} />
+        ))}
+      </main>
+      <div className="notices" aria-live="polite">
+        {notices.map((n) => (
+          <div key={n.id} className={`notice ${n.level}`} role={n.level === 'error' ? 'alert' : 'status'}>
+            <span>{n.message}</span>
+            <button aria-label="Dismiss" onClick={() => dismiss(n.id)}>
+              ×
+            </button>
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+export function App({ api }: { api: Api }) {
+  const [info, setInfo] = useState<AppInfo | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    const r = await api.call('app.info', {});
+    if (r.ok) {
+      AppInfoContext.current = r.value;
+      setInfo(r.value);
+    } else setError(r.error.message);
+  }, [api]);
+  useEffect(() => void load(), [load]);
+
+  return (
+    <ApiContext.Provider value={api}>
+      {error && <div className="fatal">Switchboard could not start: {error}</div>}
+      {info && !info.store.ok && <StoreErrorScreen status={info.store} onRecovered={() => void load()} />}
+      {info && info.store.ok && <Workspace api={api} info={info} />}
+    </ApiContext.Provider>
+  );
+}

@@ -1,0 +1,57 @@
+import type { ComponentType, ReactNode } from 'react';
+import type { Api } from '../ipc/client';
+import type { Tab } from '../state/tabs';
+
+/**
+ * Extension points of the shell: each feature registers its tab views, sidebar sections and launcher
+ * actions here (from its own module), so the shell does not import features one by one.
+ */
+export interface TabViewProps {
+  tab: Tab;
+  active: boolean;
+}
+
+export interface TabKind {
+  view: ComponentType<TabViewProps>;
+  /** Called when the tab is closed (release its resources). */
+  onClose?(tab: Tab, api: Api): void | Promise<void>;
+  icon?: string;
+}
+
+export interface SidebarSection {
+  id: string;
+  title: string;
+  order: number;
+  view: ComponentType;
+}
+
+export interface LauncherAction {
+  id: string;
+  label: string;
+  description: string;
+  order: number;
+  run(api: Api): void | Promise<void>;
+  render?(): ReactNode;
+}
+
+export const tabKinds = new Map<string, TabKind>();
+export const sidebarSections: SidebarSection[] = [];
+export const launcherActions: LauncherAction[] = [];
+/** Extra content of the launcher (new tab page), e.g. the agent list to start a session with. */
+export const launcherPanels: Array<{ id: string; order: number; view: ComponentType }> = [];
+
+export function registerTabKind(kind: string, def: TabKind): void {
+  tabKinds.set(kind, def);
+}
+export function registerSidebarSection(section: SidebarSection): void {
+  sidebarSections.push(section);
+  sidebarSections.sort((a, b) => a.order - b.order);
+}
+export function registerLauncherAction(action: LauncherAction): void {
+  launcherActions.push(action);
+  launcherActions.sort((a, b) => a.order - b.order);
+}
+export function registerLauncherPanel(panel: { id: string; order: number; view: ComponentType }): void {
+  launcherPanels.push(panel);
+  launcherPanels.sort((a, b) => a.order - b.order);
+}

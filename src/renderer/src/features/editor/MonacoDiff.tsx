@@ -1,0 +1,62 @@
+import { useEffect, useRef, useState } from 'react';
+import type * as Monaco from 'monaco-editor/editor/editor.api';
+import { monacoTheme, useColorScheme } from '../../app/theme';
+import { languageForPath, loadMonaco } from './monaco';
+
+export interface MonacoDiffProps {
+  path: string;
+  oldText: string | null;
+  newText: string;
+  /** Side by side (default) or inline. */
+  inline?: boolean;
+  height?: number;
+}
+
+/** A read-only Monaco diff of one file's change. */
+export function MonacoDiff({ path, oldText, newText, inline = false, height = 320 }: MonacoDiffProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const editor = useRef<Monaco.editor.IStandaloneDiffEditor | null>(null);
+  const scheme = useColorScheme();
+  const [ready, setReady] = useState(false);
+
+  useEffect(() => {
+    let disposed = false;
+    let models: Monaco.editor.ITextModel[] = [];
+    void loadMonaco().then((monaco) => {
+      if (disposed || !host.current) return;
+      monaco.editor.setTheme(monacoTheme(scheme));
+      const lang = languageForPath(path);
+      const original = monaco.editor.createModel(oldText ?? '', lang);
+      const modified = monaco.editor.createModel(newText, lang);
+      models = [original, modified];
+      const e = monaco.editor.createDiffEditor(host.current, {
+        readOnly: true,
+        originalEditable: false,
+        renderSideBySide: !inline,
+        automaticLayout: true,
+        minimap: { enabled: false },
+        scrollBeyondLastLine: false,
+      });
+      e.setModel({ original, modified });
+      editor.current = e;
+      setReady(true);
+    });
+    return () => {
+      disposed = true;
+      editor.current?.dispose();
+      editor.current = null;
+      for (const m of models) m.dispose();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [path, oldText, newText]);
+
+  useEffect(() => {
+    editor.current?.updateOptions({ renderSideBySide: !inline });
+  }, [inline]);
+
+  useEffect(() => {
+    if (ready) void loadMonaco().then((m) => m.editor.setTheme(monacoTheme(scheme)));
+  }, [scheme, ready]);
+
+  return <div className="monaco-host" data-testid="monaco-diff" data-ready={ready} ref={host} style={{ height }} />;
+}

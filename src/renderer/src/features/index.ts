@@ -1,0 +1,3 @@
+// Each feature registers its tab kinds, sidebar sections, launcher actions and shortcuts on import.
+import './shell';
+import './welcome';

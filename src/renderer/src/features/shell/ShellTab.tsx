@@ -1,0 +1,115 @@
+import { FitAddon } from '@xterm/addon-fit';
+import { Terminal } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
+import { useEffect, useRef, useState } from 'react';
+import { useApi } from '../../app/api-context';
+import type { TabViewProps } from '../../app/registry';
+import { xtermTheme, useColorScheme } from '../../app/theme';
+import { useTabs } from '../../state/tabs';
+
+/** A login shell in a real pseudo-terminal, rendered by xterm. */
+export function ShellTab({ tab, active }: TabViewProps) {
+  const api = useApi();
+  const host = useRef<HTMLDivElement>(null);
+  const term = useRef<Terminal | null>(null);
+  const fit = useRef<FitAddon | null>(null);
+  const scheme = useColorScheme();
+  const [error, setError] = useState<string | null>(null);
+  const [exited, setExited] = useState<string | null>(null);
+
+  useEffect(() => {
+    const el = host.current!;
+    const t = new Terminal({ fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace', fontSize: 13, cursorBlink: true, scrollback: 10_000, theme: xtermTheme(scheme) });
+    const f = new FitAddon();
+    t.loadAddon(f);
+    t.open(el);
+    term.current = t;
+    fit.current = f;
+    try {
+      f.fit();
+    } catch {
+      /* not laid out yet */
+    }
+    let ptyId = typeof tab.props.ptyId === 'string' ? tab.props.ptyId : null;
+    let disposed = false;
+    const offData = api.on('pty.data', (p) => p.id === ptyId && t.write(p.data));
+    const offExit = api.on('pty.exit', (p) => {
+      if (p.id !== ptyId) return;
+      const how = p.signal ? `signal ${p.signal}` : `code ${p.exitCode}`;
+      setExited(how);
+      t.write(`\r\n\x1b[2m[process exited with ${how}]\x1b[0m\r\n`);
+    });
+    // Keys typed before the shell exists are kept and sent once it does.
+    let early = '';
+    const input = t.onData((data) => {
+      if (ptyId) void api.call('pty.write', { id: ptyId, data });
+      else early += data;
+    });
+    const resize = t.onResize(({ cols, rows }) => ptyId && void api.call('pty.resize', { id: ptyId, cols, rows }));
+
+    (async () => {
+      if (ptyId) {
+        const snap = await api.call('pty.snapshot', { id: ptyId });
+        if (snap.ok) t.write(snap.value.data);
+        return;
+      }
+      const { cols, rows } = t;
+      const r = await api.call('pty.createShell', { cols, rows, ...(typeof tab.props.cwd === 'string' ? { cwd: tab.props.cwd } : {}) });
+      if (disposed) {
+        if (r.ok) void api.call('pty.kill', { id: r.value.id });
+        return;
+      }
+      if (!r.ok) return setError(r.error.message);
+      ptyId = r.value.id;
+      if (early) void api.call('pty.write', { id: ptyId, data: early });
+      if (t.cols !== cols || t.rows !== rows) void api.call('pty.resize', { id: ptyId, cols: t.cols, rows: t.rows });
+      useTabs.getState().update(tab.id, { title: r.value.shell.split('/').pop() ?? 'shell', props: { ...tab.props, ptyId } });
+    })();
+
+    const ro = new ResizeObserver(() => {
+      if (el.offsetParent !== null) {
+        try {
+          f.fit();
+        } catch {
+          /* hidden */
+        }
+      }
+    });
+    ro.observe(el);
+    return () => {
+      disposed = true;
+      ro.disconnect();
+      offData();
+      offExit();
+      input.dispose();
+      resize.dispose();
+      t.dispose();
+    };
+    // The terminal lives as long as the tab; theme changes are applied below.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  useEffect(() => {
+    if (term.current) term.current.options.theme = xtermTheme(scheme);
+  }, [scheme]);
+
+  useEffect(() => {
+    if (active) {
+      requestAnimationFrame(() => {
+        try {
+          fit.current?.fit();
+        } catch {
+          /* hidden */
+        }
+        term.current?.focus();
+      });
+    }
+  }, [active]);
+
+  return (
+    <div className="shell-tab" data-testid="shell-tab" data-exited={exited ?? undefined}>
+      {error && <div className="banner error">Could not start a shell: {error}</div>}
+      <div className="xterm-host" ref={host} />
+    </div>
+  );
+}

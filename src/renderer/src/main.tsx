@@ -1,0 +1,19 @@
+import { createRoot } from 'react-dom/client';
+import './styles.css';
+import './features';
+import { App } from './app/App';
+import { connect } from './ipc/client';
+
+const root = createRoot(document.getElementById('root')!);
+
+connect()
+  .then((api) => root.render(<App api={api} />))
+  .catch((e: unknown) => {
+    root.render(
+      <div className="fatal" role="alert">
+        <h1>Switchboard is not reachable</h1>
+        <p>{e instanceof Error ? e.message : String(e)}</p>
+        <p>Start it with <code>npm start</code> and open the address it prints.</p>
+      </div>,
+    );
+  });

@@ -1,0 +1,23 @@
+import type { PlanEntry } from '@agentclientprotocol/sdk';
+import type { Draft } from './draft';
+import { isRecord } from './messages';
+import type { PlanThreadEntry } from './types';
+
+/**
+ * Each plan update carries the complete plan and replaces the previous one. Within a turn the plan entry
+ * is updated in place; a new turn's first plan starts a new entry.
+ */
+export function applyPlan(d: Draft, rawEntries: unknown): void {
+  if (!Array.isArray(rawEntries)) return;
+  const entries = rawEntries.filter((e): e is PlanEntry => isRecord(e) && typeof e.content === 'string');
+  d.state.plan = entries;
+  for (let i = d.length - 1; i >= d.state.turn.startIndex && i >= 0; i--) {
+    const entry = d.at(i);
+    if (entry?.kind === 'plan') {
+      d.mutable<PlanThreadEntry>(i).entries = entries;
+      return;
+    }
+    if (entry?.kind === 'user_message') break;
+  }
+  d.push({ kind: 'plan', id: d.nextEntryId(), entries });
+}

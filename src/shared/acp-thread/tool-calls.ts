@@ -1,0 +1,113 @@
+import type { PermissionOption, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
+import type { Draft } from './draft';
+import { isRecord } from './messages';
+import type { MetaTerminal, ToolCallEntry, ToolEntryStatus } from './types';
+
+const TOOL_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']);
+const STATUSES: ReadonlySet<string> = new Set(['pending', 'in_progress', 'completed', 'failed']);
+/** Keep at most this many characters of a `_meta` terminal's output (its tail). */
+const META_TERMINAL_MAX_CHARS = 1_000_000;
+
+export const isFinished = (status: ToolEntryStatus): boolean => status === 'completed' || status === 'failed' || status === 'cancelled';
+
+/** Index of the entry for `toolCallId`, creating a placeholder entry for an id never announced (trap 1). */
+function upsertIndex(d: Draft, toolCallId: string): number {
+  let index = d.toolIndexOf(toolCallId);
+  if (index === undefined) {
+    const entry: ToolCallEntry = {
+      kind: 'tool_call',
+      id: d.nextEntryId(),
+      toolCallId,
+      title: 'Tool call',
+      name: null,
+      toolKind: 'other',
+      status: 'pending',
+      content: [],
+      locations: [],
+      permission: null,
+      metaTerminals: null,
+    };
+    index = d.push(entry);
+    d.setToolIndex(toolCallId, index);
+  }
+  return index;
+}
+
+/**
+ * `tool_call` and `tool_call_update` are both upserts: an update for an unknown id creates the entry, a
+ * repeated `tool_call` merges into the existing one. Only fields present (and well-formed) change.
+ */
+export function applyToolCall(d: Draft, u: Record<string, unknown>): void {
+  if (typeof u.toolCallId !== 'string') return;
+  const e = d.mutable<ToolCallEntry>(upsertIndex(d, u.toolCallId));
+  mergeToolFields(e, u);
+}
+
+function mergeToolFields(e: ToolCallEntry, u: Record<string, unknown>): void {
+  if (typeof u.title === 'string') e.title = u.title;
+  if (typeof u.name === 'string') e.name = u.name;
+  if (typeof u.kind === 'string' && TOOL_KINDS.has(u.kind)) e.toolKind = u.kind as ToolKind;
+  if (typeof u.status === 'string' && STATUSES.has(u.status)) e.status = u.status as ToolEntryStatus;
+  if (Array.isArray(u.content)) e.content = u.content.filter((c): c is ToolCallContent => isRecord(c) && typeof c.type === 'string');
+  if (Array.isArray(u.locations)) e.locations = u.locations.filter((l): l is ToolCallLocation => isRecord(l) && typeof l.path === 'string');
+  if ('rawInput' in u) e.rawInput = u.rawInput;
+  if ('rawOutput' in u) e.rawOutput = u.rawOutput;
+  if (isRecord(u._meta)) applyTerminalMeta(e, u._meta);
+}
+
+/**
+ * Trap 7: an agent that runs commands itself (Claude with `terminal_output`) puts a terminal into the tool
+ * call that the client never created and streams its output in `_meta`.
+ */
+function applyTerminalMeta(e: ToolCallEntry, meta: Record<string, unknown>): void {
+  const info = meta.terminal_info;
+  const out = meta.terminal_output;
+  const exit = meta.terminal_exit;
+  if (!isRecord(info) && !isRecord(out) && !isRecord(exit)) return;
+  const terminals = (e.metaTerminals = e.metaTerminals ? e.metaTerminals : {});
+  const get = (id: string): MetaTerminal => {
+    const current = terminals[id] ?? { output: '', exit: null };
+    const copy = { ...current };
+    terminals[id] = copy;
+    return copy;
+  };
+  if (isRecord(info) && typeof info.terminal_id === 'string') get(info.terminal_id);
+  if (isRecord(out) && typeof out.terminal_id === 'string' && typeof out.data === 'string') {
+    const t = get(out.terminal_id);
+    t.output += out.data;
+    if (t.output.length > META_TERMINAL_MAX_CHARS * 2) t.output = t.output.slice(-META_TERMINAL_MAX_CHARS);
+  }
+  if (isRecord(exit) && typeof exit.terminal_id === 'string') {
+    get(exit.terminal_id).exit = {
+      exitCode: typeof exit.exit_code === 'number' ? exit.exit_code : null,
+      signal: typeof exit.signal === 'string' ? exit.signal : null,
+    };
+  }
+}
+
+export function applyPermission(d: Draft, requestId: string, toolCall: unknown, options: PermissionOption[]): void {
+  if (!isRecord(toolCall) || typeof toolCall.toolCallId !== 'string') return;
+  const e = d.mutable<ToolCallEntry>(upsertIndex(d, toolCall.toolCallId));
+  mergeToolFields(e, toolCall);
+  e.permission = { requestId, options: Array.isArray(options) ? options : [] };
+}
+
+export function applyPermissionResolved(d: Draft, requestId: string, toolCallId: string): void {
+  const index = d.toolIndexOf(toolCallId);
+  if (index === undefined) return;
+  const entry = d.at(index);
+  if (entry?.kind !== 'tool_call' || entry.permission?.requestId !== requestId) return;
+  d.mutable<ToolCallEntry>(index).permission = null;
+}
+
+/** Marks the unfinished tool calls of the current turn (cancel → cancelled, failed turn → failed). */
+export function markUnfinishedToolCalls(d: Draft, from: number, status: 'failed' | 'cancelled'): void {
+  for (let i = Math.max(0, from); i < d.length; i++) {
+    const entry = d.at(i);
+    if (entry?.kind !== 'tool_call') continue;
+    if (isFinished(entry.status) && !entry.permission) continue;
+    const e = d.mutable<ToolCallEntry>(i);
+    if (!isFinished(e.status)) e.status = status;
+    e.permission = null;
+  }
+}

@@ -1,0 +1,168 @@
+import type {
+  AvailableCommand,
+  ContentBlock,
+  Cost,
+  NoticeSeverity,
+  PermissionOption,
+  PlanEntry,
+  SessionConfigOption,
+  SessionModeState,
+  SessionUpdate,
+  StopReason,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallStatus,
+  ToolCallUpdate,
+  ToolKind,
+} from '@agentclientprotocol/sdk';
+
+/**
+ * A UI-agnostic model of one ACP session's conversation: a list of entries folded from `session/update`
+ * notifications and the client's own actions (prompts, cancel, permission answers), plus session-level
+ * state. Plain JSON data: it crosses the IPC boundary as is.
+ */
+
+/** A piece of a message: adjacent text chunks are merged into one text part; other blocks are kept as they came. */
+export type MessagePart = { type: 'text'; text: string } | { type: 'block'; block: ContentBlock };
+
+export interface UserMessageEntry {
+  kind: 'user_message';
+  id: string;
+  /** Set for prompts this client sent (from the `prompt` event); null for messages replayed by the agent. */
+  promptId: string | null;
+  messageId: string | null;
+  parts: MessagePart[];
+}
+
+export interface AgentMessageEntry {
+  kind: 'agent_message';
+  id: string;
+  messageId: string | null;
+  parts: MessagePart[];
+}
+
+export interface ThoughtEntry {
+  kind: 'thought';
+  id: string;
+  messageId: string | null;
+  parts: MessagePart[];
+}
+
+/** A tool call's status as the client shows it: ACP's four, plus `cancelled` (the client cancelled the turn). */
+export type ToolEntryStatus = ToolCallStatus | 'cancelled';
+
+/** Output of a terminal the agent runs itself and reports through `_meta` (Claude's `terminal_output`). */
+export interface MetaTerminal {
+  output: string;
+  exit: { exitCode: number | null; signal: string | null } | null;
+}
+
+export interface PendingPermission {
+  requestId: string;
+  options: PermissionOption[];
+}
+
+export interface ToolCallEntry {
+  kind: 'tool_call';
+  id: string;
+  toolCallId: string;
+  title: string;
+  name: string | null;
+  toolKind: ToolKind;
+  status: ToolEntryStatus;
+  content: ToolCallContent[];
+  locations: ToolCallLocation[];
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  /** A permission request waiting for the user's answer. */
+  permission: PendingPermission | null;
+  /** Terminals reported through `_meta.terminal_output` / `_meta.terminal_exit`, by terminal id. */
+  metaTerminals: Record<string, MetaTerminal> | null;
+}
+
+export interface PlanThreadEntry {
+  kind: 'plan';
+  id: string;
+  entries: PlanEntry[];
+}
+
+export interface NoticeEntry {
+  kind: 'notice';
+  id: string;
+  severity: NoticeSeverity;
+  title: string;
+  description: string | null;
+}
+
+/** A turn that ended with an error (the agent failed the request, crashed, or asked for authentication). */
+export interface TurnErrorEntry {
+  kind: 'turn_error';
+  id: string;
+  code: number | string;
+  message: string;
+}
+
+export type ThreadEntry =
+  | UserMessageEntry
+  | AgentMessageEntry
+  | ThoughtEntry
+  | ToolCallEntry
+  | PlanThreadEntry
+  | NoticeEntry
+  | TurnErrorEntry;
+
+export interface TurnError {
+  code: number | string;
+  message: string;
+}
+
+export interface TurnState {
+  running: boolean;
+  promptId: string | null;
+  /** Index in `entries` where the current (or last) turn began. */
+  startIndex: number;
+  cancelRequested: boolean;
+  lastStopReason: StopReason | null;
+  lastError: TurnError | null;
+}
+
+export interface UsageState {
+  used: number;
+  size: number;
+  cost: Cost | null;
+}
+
+export interface ThreadState {
+  entries: readonly ThreadEntry[];
+  /** toolCallId → index in `entries`. */
+  toolIndex: Readonly<Record<string, number>>;
+  modes: SessionModeState | null;
+  /** In the agent's order (its preferred priority). */
+  configOptions: readonly SessionConfigOption[];
+  commands: readonly AvailableCommand[];
+  usage: UsageState | null;
+  title: string | null;
+  updatedAt: string | null;
+  /** The latest plan (also shown as a plan entry in the thread). */
+  plan: readonly PlanEntry[] | null;
+  turn: TurnState;
+  /** Next entry id number. */
+  nextId: number;
+  /** Bumped on every applied event: cheap change detection for views. */
+  version: number;
+}
+
+/** What the thread folds: the agent's updates and the client's own actions, in arrival order. */
+export type ThreadEvent =
+  | { type: 'update'; update: SessionUpdate }
+  | { type: 'prompt'; promptId: string; content: ContentBlock[] }
+  | { type: 'cancel' }
+  | { type: 'turn_end'; promptId: string | null; stopReason: StopReason | null; error: TurnError | null }
+  /** Modes and config options from session/new, session/load or session/resume. */
+  | { type: 'setup'; modes: SessionModeState | null; configOptions: SessionConfigOption[] | null }
+  /** The client changed the mode (session/set_mode succeeded). */
+  | { type: 'mode'; modeId: string }
+  /** The complete config options from a session/set_config_option response. */
+  | { type: 'config_options'; configOptions: SessionConfigOption[] }
+  | { type: 'permission'; requestId: string; toolCall: ToolCallUpdate; options: PermissionOption[] }
+  | { type: 'permission_resolved'; requestId: string; toolCallId: string; outcome: 'selected' | 'cancelled'; optionId: string | null };

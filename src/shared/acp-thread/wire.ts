@@ -1,0 +1,131 @@
+import type { ContentBlock, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
+import { isRecord } from './messages';
+import { applyEvents, createThread } from './reducer';
+import type { ThreadEvent, ThreadState } from './types';
+
+/** One persisted ACP message (a row of `acp_messages`). */
+export interface WireMessage {
+  direction: 'c2a' | 'a2c';
+  /** The JSON line, or the already parsed message. */
+  body: string | unknown;
+}
+
+interface PendingRequest {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+const idKey = (id: unknown): string | null => (typeof id === 'string' ? `s:${id}` : typeof id === 'number' ? `n:${id}` : null);
+
+/**
+ * Turns a session's persisted wire messages (both directions, in order) into thread events: the same
+ * events the live client emits, so a stored session renders like a live one.
+ */
+export class WireReplayer {
+  private readonly c2a = new Map<string, PendingRequest>();
+  private readonly a2c = new Map<string, PendingRequest>();
+
+  push(message: WireMessage): ThreadEvent[] {
+    let msg: unknown = message.body;
+    if (typeof msg === 'string') {
+      try {
+        msg = JSON.parse(msg);
+      } catch {
+        return [];
+      }
+    }
+    if (!isRecord(msg)) return [];
+    const key = idKey(msg.id);
+    const params = isRecord(msg.params) ? msg.params : {};
+    const outgoing = message.direction === 'c2a';
+    if (typeof msg.method === 'string') {
+      if (key !== null) (outgoing ? this.c2a : this.a2c).set(key, { method: msg.method, params });
+      return outgoing ? this.fromClient(msg.method, params, key) : this.fromAgent(msg.method, params, key);
+    }
+    if (key === null) return [];
+    const pending = (outgoing ? this.a2c : this.c2a).get(key);
+    if (!pending) return [];
+    (outgoing ? this.a2c : this.c2a).delete(key);
+    return outgoing ? this.clientResponse(pending, key, msg) : this.agentResponse(pending, key, msg);
+  }
+
+  private fromClient(method: string, params: Record<string, unknown>, key: string | null): ThreadEvent[] {
+    if (method === 'session/prompt' && key) {
+      return [{ type: 'prompt', promptId: `rpc-${key}`, content: (Array.isArray(params.prompt) ? params.prompt : []) as ContentBlock[] }];
+    }
+    if (method === 'session/cancel') return [{ type: 'cancel' }];
+    return [];
+  }
+
+  private fromAgent(method: string, params: Record<string, unknown>, key: string | null): ThreadEvent[] {
+    if (method === 'session/update' && isRecord(params.update)) return [{ type: 'update', update: params.update as unknown as SessionUpdate }];
+    if (method === 'session/request_permission' && key && isRecord(params.toolCall)) {
+      return [
+        {
+          type: 'permission',
+          requestId: `rpc-${key}`,
+          toolCall: params.toolCall as never,
+          options: (Array.isArray(params.options) ? params.options : []) as never,
+        },
+      ];
+    }
+    return [];
+  }
+
+  /** The agent answered one of the client's requests. */
+  private agentResponse(req: PendingRequest, key: string, msg: Record<string, unknown>): ThreadEvent[] {
+    const result = isRecord(msg.result) ? msg.result : null;
+    const error = isRecord(msg.error) ? msg.error : null;
+    switch (req.method) {
+      case 'session/prompt':
+        return [
+          {
+            type: 'turn_end',
+            promptId: `rpc-${key}`,
+            stopReason: result && typeof result.stopReason === 'string' ? (result.stopReason as StopReason) : null,
+            error: error
+              ? { code: typeof error.code === 'number' ? error.code : 'error', message: typeof error.message === 'string' ? error.message : 'error' }
+              : result
+                ? null
+                : { code: 'invalid_response', message: 'the agent answered the prompt without a stop reason' },
+          },
+        ];
+      case 'session/new':
+      case 'session/load':
+      case 'session/resume':
+        return result ? [{ type: 'setup', modes: (result.modes ?? null) as never, configOptions: (result.configOptions ?? null) as never }] : [];
+      case 'session/set_mode':
+        return result && typeof req.params.modeId === 'string' ? [{ type: 'mode', modeId: req.params.modeId }] : [];
+      case 'session/set_config_option':
+        return result && Array.isArray(result.configOptions) ? [{ type: 'config_options', configOptions: result.configOptions as never }] : [];
+      default:
+        return [];
+    }
+  }
+
+  /** The client answered one of the agent's requests. */
+  private clientResponse(req: PendingRequest, key: string, msg: Record<string, unknown>): ThreadEvent[] {
+    if (req.method !== 'session/request_permission' || !isRecord(req.params.toolCall)) return [];
+    const toolCallId = req.params.toolCall.toolCallId;
+    if (typeof toolCallId !== 'string') return [];
+    const outcome = isRecord(msg.result) && isRecord(msg.result.outcome) ? msg.result.outcome : null;
+    const selected = outcome?.outcome === 'selected' && typeof outcome.optionId === 'string';
+    return [
+      {
+        type: 'permission_resolved',
+        requestId: `rpc-${key}`,
+        toolCallId,
+        outcome: selected ? 'selected' : 'cancelled',
+        optionId: selected ? (outcome!.optionId as string) : null,
+      },
+    ];
+  }
+}
+
+/** Rebuilds a thread from persisted messages. */
+export function threadFromWire(messages: Iterable<WireMessage>, initial: ThreadState = createThread()): ThreadState {
+  const replay = new WireReplayer();
+  const events: ThreadEvent[] = [];
+  for (const m of messages) for (const e of replay.push(m)) events.push(e);
+  return applyEvents(initial, events);
+}

@@ -1,0 +1,265 @@
+import { z } from 'zod';
+import { storeStatusSchema } from './app';
+import { event, request } from './define';
+
+/**
+ * Session history: the list of past sessions (grouped by project and agent), full-text search over
+ * everything that was said and done in them, per-session operations and store backups.
+ */
+
+const sessionId = z.string().min(1).max(200);
+const agentId = z.string().min(1).max(200);
+const project = z.string().min(1).max(4096);
+const timestamp = z.number().int().min(0);
+
+/** What one transcript entry is. Consecutive chunks of a message form one entry. */
+export const historyEntryKinds = ['prompt', 'user', 'agent', 'thought', 'tool', 'write', 'terminal', 'plan', 'stop'] as const;
+export const historyEntryKindSchema = z.enum(historyEntryKinds);
+export type HistoryEntryKind = z.infer<typeof historyEntryKindSchema>;
+
+export const historySessionSchema = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  /** The project: the session's working directory. */
+  cwd: z.string(),
+  /** What to show: the user's name for it, else the agent's title, else the first line of the first prompt. */
+  title: z.string(),
+  titleSource: z.enum(['custom', 'client', 'agent', 'prompt', 'none']),
+  status: z.string(),
+  pinned: z.boolean(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** Time of the last message of the session (or updatedAt when it has none). */
+  lastActivityAt: z.number(),
+  deletedAt: z.number().nullable(),
+  messageCount: z.number().int(),
+  turnCount: z.number().int(),
+  toolCallCount: z.number().int(),
+  failedToolCalls: z.number().int(),
+  filesTouched: z.number().int(),
+  filesEdited: z.number().int(),
+  /** Turns that ended in an error, a refusal or a token/turn limit. */
+  failedTurns: z.number().int(),
+  lastStopReason: z.string().nullable(),
+});
+export type HistorySession = z.infer<typeof historySessionSchema>;
+
+export const historyGroupSchema = z.object({
+  cwd: z.string(),
+  agentId: z.string(),
+  sessionCount: z.number().int(),
+  pinnedCount: z.number().int(),
+  lastActivityAt: z.number(),
+});
+export type HistoryGroup = z.infer<typeof historyGroupSchema>;
+
+export const indexingStatusSchema = z.object({
+  /** False while messages written before the index existed are still being indexed. */
+  done: z.boolean(),
+  /** Messages of the log not indexed yet. */
+  pendingMessages: z.number().int(),
+});
+
+const filters = {
+  agentIds: z.array(agentId).max(100).optional(),
+  projects: z.array(project).max(100).optional(),
+  /** Inclusive lower / exclusive upper bound, ms since the epoch. */
+  from: timestamp.optional(),
+  to: timestamp.optional(),
+  /** Only sessions (list) or entries (search) of turns that failed. */
+  failedOnly: z.boolean().optional(),
+};
+
+export const highlightedTextSchema = z.object({
+  /** Plain text, never HTML: render it as text. */
+  text: z.string(),
+  /** UTF-16 offsets into text of the matched terms, [start, end). */
+  highlights: z.array(z.object({ start: z.number().int(), end: z.number().int() })),
+});
+export type HighlightedText = z.infer<typeof highlightedTextSchema>;
+
+export const searchHitSchema = z.object({
+  sessionId: z.string(),
+  entryId: z.number().int(),
+  /** Sequence number of the entry's first message: open the session scrolled to it (history.entries aroundSeq). */
+  seq: z.number().int(),
+  kind: z.union([historyEntryKindSchema, z.literal('title')]),
+  ts: z.number(),
+  turn: z.number().int(),
+  failed: z.boolean(),
+  snippet: highlightedTextSchema,
+  toolTitle: z.string().nullable(),
+  session: z.object({ title: z.string(), agentId: z.string(), cwd: z.string() }),
+  score: z.number(),
+});
+export type SearchHit = z.infer<typeof searchHitSchema>;
+
+export const promptBlockSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('resource_link'), uri: z.string(), name: z.string() }),
+  z.object({ type: z.literal('resource'), uri: z.string(), text: z.string().nullable(), truncated: z.boolean() }),
+  z.object({ type: z.literal('image'), mimeType: z.string(), uri: z.string().nullable() }),
+  z.object({ type: z.literal('other'), blockType: z.string() }),
+]);
+export type PromptBlock = z.infer<typeof promptBlockSchema>;
+
+export const toolDiffSchema = z.object({
+  path: z.string(),
+  oldText: z.string().nullable(),
+  newText: z.string(),
+  /** Texts were cut to keep the store small (the full message stays in the log and in exports). */
+  truncated: z.boolean(),
+});
+export const toolTerminalSchema = z.object({
+  terminalId: z.string(),
+  output: z.string(),
+  exitCode: z.number().nullable(),
+  signal: z.string().nullable(),
+  truncated: z.boolean(),
+});
+export const toolCallInfoSchema = z.object({
+  toolCallId: z.string(),
+  title: z.string(),
+  kind: z.string(),
+  status: z.string(),
+  paths: z.array(z.string()),
+  /** Text content blocks of the tool call, joined. */
+  text: z.string(),
+  diffs: z.array(toolDiffSchema),
+  terminals: z.array(toolTerminalSchema),
+  rawInput: z.string().nullable(),
+  rawOutput: z.string().nullable(),
+});
+export type ToolCallInfo = z.infer<typeof toolCallInfoSchema>;
+
+export const planEntrySchema = z.object({ content: z.string(), status: z.string(), priority: z.string() });
+
+export const historyEntrySchema = z.object({
+  id: z.number().int(),
+  seq: z.number().int(),
+  lastSeq: z.number().int(),
+  ts: z.number(),
+  /** 0 before the first prompt, then 1, 2, … */
+  turn: z.number().int(),
+  kind: historyEntryKindSchema,
+  failed: z.boolean(),
+  /** The message text (prompt, user/agent message, thought), or a plain summary for other kinds. */
+  text: z.string(),
+  prompt: z.array(promptBlockSchema).optional(),
+  tool: toolCallInfoSchema.optional(),
+  plan: z.array(planEntrySchema).optional(),
+  write: z.object({ path: z.string(), content: z.string(), truncated: z.boolean() }).optional(),
+  terminal: toolTerminalSchema.optional(),
+  stop: z.object({ stopReason: z.string().nullable(), error: z.object({ code: z.number().nullable(), message: z.string() }).nullable() }).optional(),
+});
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+
+export const backupInfoSchema = z.object({
+  /** File name inside the backups folder. */
+  id: z.string(),
+  createdAt: z.number(),
+  bytes: z.number().int(),
+});
+export type BackupInfo = z.infer<typeof backupInfoSchema>;
+
+const backupId = z.string().regex(/^switchboard-\d{8}T\d{9}Z\.db$/, 'not a backup name');
+const sessionIds = z.array(sessionId).min(1).max(1000);
+
+export const historyRequests = {
+  /** Sessions, pinned first then by last activity, plus every (project, agent) group with counts. */
+  'history.list': request(
+    z
+      .object({
+        ...filters,
+        pinnedOnly: z.boolean().optional(),
+        /** List the soft-deleted sessions instead (the trash, for undo). */
+        deleted: z.boolean().optional(),
+        limit: z.number().int().min(1).max(1000).default(200),
+        offset: z.number().int().min(0).default(0),
+      })
+      .strict(),
+    z.object({
+      groups: z.array(historyGroupSchema),
+      sessions: z.array(historySessionSchema),
+      total: z.number().int(),
+      indexing: indexingStatusSchema,
+    }),
+  ),
+  /**
+   * Full-text search. Every word is matched as a prefix (`auth fi` finds "authentication fixed"); any text is a
+   * valid query. Best matches first (relevance and recency); at most `perSession` hits per session.
+   */
+  'history.search': request(
+    z
+      .object({
+        query: z.string().max(1000),
+        ...filters,
+        sessionId: sessionId.optional(),
+        kinds: z.array(z.union([historyEntryKindSchema, z.literal('title')])).max(20).optional(),
+        limit: z.number().int().min(1).max(200).default(50),
+        perSession: z.number().int().min(1).max(50).default(3),
+      })
+      .strict(),
+    z.object({
+      hits: z.array(searchHitSchema),
+      /** Only the most recent matches were ranked (a very common query); narrow it to see older ones. */
+      truncated: z.boolean(),
+      indexing: indexingStatusSchema,
+    }),
+  ),
+  /** null resets to the automatic title. */
+  'history.rename': request(
+    z.object({ sessionId, title: z.string().max(500).nullable() }).strict(),
+    z.object({ session: historySessionSchema }),
+  ),
+  'history.pin': request(z.object({ sessionId, pinned: z.boolean() }).strict(), z.object({ session: historySessionSchema })),
+  /** Soft delete: hidden at once, purged for good after the retention period unless undone. */
+  'history.delete': request(
+    z.object({ sessionIds }).strict(),
+    z.object({ deleted: z.array(z.string()), purgeAfter: z.number() }),
+  ),
+  'history.undoDelete': request(z.object({ sessionIds }).strict(), z.object({ restored: z.array(z.string()) })),
+  /** A whole session from its message log, as Markdown or JSON, with a suggested file name. */
+  'history.export': request(
+    z.object({ sessionId, format: z.enum(['markdown', 'json']) }).strict(),
+    z.object({ text: z.string(), fileName: z.string(), mimeType: z.string() }),
+  ),
+  /**
+   * A page of a session's transcript entries for a virtualized view. With aroundSeq the page is the one
+   * holding the entry of that message (e.g. a search hit) and targetIndex is that entry's index.
+   */
+  'history.entries': request(
+    z
+      .object({
+        sessionId,
+        offset: z.number().int().min(0).default(0),
+        limit: z.number().int().min(1).max(500).default(100),
+        aroundSeq: z.number().int().min(0).optional(),
+      })
+      .strict(),
+    z.object({
+      total: z.number().int(),
+      offset: z.number().int(),
+      entries: z.array(historyEntrySchema),
+      targetIndex: z.number().int().nullable(),
+    }),
+  ),
+  /** Automatic daily backups of the store (newest first); available while the store is broken. */
+  'store.backups.list': request(z.object({}).strict(), z.object({ dir: z.string(), backups: z.array(backupInfoSchema) })),
+  'store.backups.create': request(z.object({}).strict(), z.object({ backup: backupInfoSchema })),
+  /**
+   * Replaces the store with a backup. The current file is kept beside it (movedTo). Other services hold the
+   * old connection: the app should restart when restartRequired.
+   */
+  'store.backups.restore': request(
+    z.object({ id: backupId }).strict(),
+    z.object({ store: storeStatusSchema, movedTo: z.string().nullable(), restartRequired: z.boolean() }),
+  ),
+} as const;
+
+export const historyEvents = {
+  /** Sessions were renamed, pinned, deleted, restored or purged (refresh the list). */
+  'history.changed': event(
+    z.object({ sessionIds: z.array(z.string()), reason: z.enum(['rename', 'pin', 'delete', 'undo', 'purge']) }),
+  ),
+} as const;

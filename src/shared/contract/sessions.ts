@@ -1,0 +1,402 @@
+import type {
+  AgentCapabilities,
+  ContentBlock,
+  Implementation,
+  PermissionOption,
+  SessionConfigOption,
+  ToolCallUpdate,
+} from '@agentclientprotocol/sdk';
+import { z } from 'zod';
+import type { ThreadEvent, ThreadState } from '../acp-thread/types';
+import { event, request } from './define';
+
+/**
+ * Agents (processes speaking ACP) and their sessions: the ACP client in the main process.
+ * ACP payloads are the SDK's types; they come from untrusted agents and are passed on as received
+ * (after schema validation of session updates), so event payloads use z.custom rather than re-validating.
+ */
+
+export const agentIdSchema = z.string().min(1).max(200);
+export const sessionIdSchema = z.string().min(1).max(100);
+const absolutePath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path');
+const envName = z.string().min(1).max(500).regex(/^[^=\0]+$/, 'not a valid environment variable name');
+const envSchema = z.record(envName, z.string().max(100_000));
+const argsSchema = z.array(z.string().max(100_000)).max(1000);
+
+// ───────────────────────────── agents ─────────────────────────────
+
+/** Per-agent compatibility choices for known agent bugs. */
+export const agentCompatSchema = z
+  .object({
+    /**
+     * Answer `fs/read_text_file` of a missing file inside the session roots with empty content instead of
+     * the -32002 error (Gemini CLI 0.61 cannot create new files otherwise).
+     */
+    missingFileAsEmpty: z.boolean(),
+  })
+  .strict();
+export type AgentCompat = z.infer<typeof agentCompatSchema>;
+
+export const authMethodInfoSchema = z.discriminatedUnion('type', [
+  /** The agent authenticates itself when asked (`authenticate`). */
+  z.object({ type: z.literal('agent'), id: z.string(), name: z.string(), description: z.string().nullable() }),
+  /** The user provides values the agent reads from its environment; stored encrypted, agent restarted. */
+  z.object({
+    type: z.literal('env_var'),
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    link: z.string().nullable(),
+    vars: z.array(
+      z.object({ name: z.string(), label: z.string().nullable(), secret: z.boolean(), optional: z.boolean(), stored: z.boolean() }),
+    ),
+  }),
+  /** The agent's own command with extra args, run interactively in a terminal. */
+  z.object({ type: z.literal('terminal'), id: z.string(), name: z.string(), description: z.string().nullable(), args: z.array(z.string()) }),
+]);
+export type AuthMethodInfo = z.infer<typeof authMethodInfoSchema>;
+
+export const agentRuntimeStateSchema = z.enum(['stopped', 'starting', 'running', 'exited', 'failed']);
+export type AgentRuntimeState = z.infer<typeof agentRuntimeStateSchema>;
+
+export const agentStatusSchema = z.object({
+  agentId: z.string(),
+  state: agentRuntimeStateSchema,
+  pid: z.number().int().nullable(),
+  /** Why it failed or exited, in words. */
+  error: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  protocolVersion: z.number().nullable(),
+  agentInfo: z.custom<Implementation>().nullable(),
+  capabilities: z.custom<AgentCapabilities>().nullable(),
+  authMethods: z.array(authMethodInfoSchema),
+  /** The agent advertised `logout`. */
+  canLogout: z.boolean(),
+  startedAt: z.number().nullable(),
+});
+export type AgentStatus = z.infer<typeof agentStatusSchema>;
+
+export const agentSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  source: z.enum(['registry', 'custom', 'builtin']),
+  command: z.string(),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  cwd: z.string().nullable(),
+  version: z.string().nullable(),
+  registryId: z.string().nullable(),
+  /** User overrides on top of the installed command: args replace, env merges. */
+  overrides: z.object({ args: z.array(z.string()).nullable(), env: z.record(z.string(), z.string()) }),
+  compat: agentCompatSchema,
+  /** Names of environment variables stored (encrypted) from env-var authentication. */
+  storedSecrets: z.array(z.string()),
+  status: agentStatusSchema,
+});
+export type AgentSummary = z.infer<typeof agentSummarySchema>;
+
+// ───────────────────────────── sessions ─────────────────────────────
+
+export const sessionStatusSchema = z.enum(['starting', 'idle', 'working', 'awaiting_permission', 'auth_required', 'failed', 'closed']);
+export type SessionStatus = z.infer<typeof sessionStatusSchema>;
+
+export const sessionInfoSchema = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  acpSessionId: z.string().nullable(),
+  cwd: z.string(),
+  /** Extra roots, only when the agent advertised additionalDirectories. */
+  additionalDirectories: z.array(z.string()),
+  title: z.string().nullable(),
+  status: sessionStatusSchema,
+  /** Why the session failed or needs authentication. */
+  error: z.string().nullable(),
+  /** What the prompt may contain (the agent's promptCapabilities). */
+  prompt: z.object({ image: z.boolean(), audio: z.boolean(), embeddedContext: z.boolean() }),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+
+/** What the user puts in a prompt; converted to ACP content blocks per the agent's prompt capabilities. */
+export const promptBlockSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string().max(2_000_000) }).strict(),
+  /** An @-mention of a file inside the session roots: embedded (embeddedContext) or linked. */
+  z.object({ type: z.literal('mention'), path: absolutePath }).strict(),
+  /** Base64 image; only when the agent advertised promptCapabilities.image. */
+  z
+    .object({
+      type: z.literal('image'),
+      mimeType: z.string().regex(/^image\/[\w.+-]+$/),
+      data: z.string().max(30_000_000),
+      uri: z.string().max(4096).optional(),
+    })
+    .strict(),
+]);
+export type PromptBlock = z.infer<typeof promptBlockSchema>;
+const promptSchema = z.array(promptBlockSchema).min(1).max(200);
+
+export const queueItemSchema = z.object({ id: z.string(), prompt: z.array(promptBlockSchema), createdAt: z.number() });
+export type QueueItem = z.infer<typeof queueItemSchema>;
+
+export const permissionRequestSchema = z.object({
+  sessionId: z.string(),
+  agentId: z.string(),
+  requestId: z.string(),
+  toolCall: z.custom<ToolCallUpdate>(),
+  options: z.array(z.custom<PermissionOption>()),
+  createdAt: z.number(),
+});
+export type PermissionRequestInfo = z.infer<typeof permissionRequestSchema>;
+
+export const sessionSnapshotSchema = z.object({
+  session: sessionInfoSchema,
+  thread: z.custom<ThreadState>(),
+  /** `n` of the last event folded into `thread`: drop `session.update` events with n ≤ this. */
+  n: z.number().int(),
+  queue: z.array(queueItemSchema),
+  permissions: z.array(permissionRequestSchema),
+});
+export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;
+
+export const fileWriteSchema = z.object({
+  id: z.number().int(),
+  sessionId: z.string(),
+  path: z.string(),
+  /** The file did not exist before the write. */
+  created: z.boolean(),
+  previousSize: z.number().int().nullable(),
+  newSize: z.number().int(),
+  ts: z.number(),
+  revertedAt: z.number().nullable(),
+});
+export type FileWriteInfo = z.infer<typeof fileWriteSchema>;
+
+export const permissionRuleSchema = z.object({
+  id: z.number().int(),
+  agentId: z.string(),
+  toolKind: z.string(),
+  decision: z.enum(['allow', 'reject']),
+  createdAt: z.number(),
+});
+export type PermissionRule = z.infer<typeof permissionRuleSchema>;
+
+/** Settings key `mcp.servers`: MCP servers offered to every new session (http/sse only to agents that support them). */
+export const MCP_SERVERS_SETTING = 'mcp.servers';
+export const mcpServerSettingSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('stdio'),
+    name: z.string().min(1),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    enabled: z.boolean().default(true),
+  }),
+  z.object({
+    type: z.enum(['http', 'sse']),
+    name: z.string().min(1),
+    url: z.string().url(),
+    headers: z.record(z.string(), z.string()).default({}),
+    enabled: z.boolean().default(true),
+  }),
+]);
+export type McpServerSetting = z.infer<typeof mcpServerSettingSchema>;
+
+const sid = z.object({ sessionId: sessionIdSchema }).strict();
+const aid = z.object({ agentId: agentIdSchema }).strict();
+const empty = z.object({});
+const queueResult = z.object({ items: z.array(queueItemSchema) });
+const dim = z.number().int().min(1).max(1000);
+
+export const sessionRequests = {
+  'agents.list': request(z.object({}).strict(), z.object({ agents: z.array(agentSummarySchema) })),
+  'agents.addCustom': request(
+    z
+      .object({
+        name: z.string().min(1).max(200),
+        command: z.string().min(1).max(4096),
+        args: argsSchema.default([]),
+        env: envSchema.default({}),
+        cwd: absolutePath.nullable().default(null),
+      })
+      .strict(),
+    agentSummarySchema,
+  ),
+  /**
+   * Custom agents: any field. Registry/builtin agents: `args` (null = use the installed ones), `env`
+   * (merged over the installed env) and `compat`. Takes effect at the next start.
+   */
+  'agents.update': request(
+    z
+      .object({
+        agentId: agentIdSchema,
+        name: z.string().min(1).max(200).optional(),
+        command: z.string().min(1).max(4096).optional(),
+        cwd: absolutePath.nullable().optional(),
+        args: argsSchema.nullable().optional(),
+        env: envSchema.optional(),
+        compat: agentCompatSchema.partial().strict().optional(),
+      })
+      .strict(),
+    agentSummarySchema,
+  ),
+  'agents.remove': request(aid, empty),
+  'agents.start': request(aid, agentStatusSchema),
+  'agents.stop': request(aid, empty),
+  /** Stops (if running) and starts the agent; sessions it can resume come back. */
+  'agents.restart': request(aid, z.object({ status: agentStatusSchema, resumedSessions: z.array(z.string()) })),
+  /** The tail of the agent's log: its stderr, sessionless ACP messages, warnings. */
+  'agents.log': request(
+    z.object({ agentId: agentIdSchema, maxBytes: z.number().int().min(1).max(10_000_000).optional() }).strict(),
+    z.object({ text: z.string(), truncated: z.boolean(), path: z.string() }),
+  ),
+  /**
+   * agent methods: `authenticate`. env_var methods: `values` stored encrypted, agent restarted with them,
+   * then `authenticate`. terminal methods: the agent's command with the method's args runs in a pty
+   * (stream it with agentTerminal.* events, type into it with agentTerminal.write); when it exits with
+   * status 0 the agent is restarted. Sessions waiting for authentication are retried afterwards.
+   */
+  'agents.authenticate': request(
+    z
+      .object({
+        agentId: agentIdSchema,
+        methodId: z.string().min(1).max(500),
+        values: z.record(envName, z.string().max(100_000)).optional(),
+        cols: dim.optional(),
+        rows: dim.optional(),
+      })
+      .strict(),
+    z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('authenticated') }),
+      z.object({ kind: z.literal('terminal'), terminalId: z.string(), command: z.string(), args: z.array(z.string()) }),
+    ]),
+  ),
+  /** `logout` when advertised; forgets stored env-var secrets (restarting the agent if there were any). */
+  'agents.logout': request(aid, empty),
+
+  'sessions.create': request(
+    z
+      .object({
+        agentId: agentIdSchema,
+        cwd: absolutePath,
+        additionalDirectories: z.array(absolutePath).max(64).default([]),
+      })
+      .strict(),
+    sessionInfoSchema,
+  ),
+  /** Sent now when the session is idle, else queued (sent when the current turn ends). */
+  'sessions.prompt': request(
+    z.object({ sessionId: sessionIdSchema, prompt: promptSchema }).strict(),
+    z.object({ promptId: z.string(), queued: z.boolean() }),
+  ),
+  'sessions.cancel': request(z.object({ sessionId: sessionIdSchema, clearQueue: z.boolean().default(false) }).strict(), empty),
+  'sessions.setMode': request(z.object({ sessionId: sessionIdSchema, modeId: z.string().min(1).max(500) }).strict(), empty),
+  'sessions.setConfigOption': request(
+    z.object({ sessionId: sessionIdSchema, configId: z.string().min(1).max(500), value: z.union([z.string().max(500), z.boolean()]) }).strict(),
+    z.object({ configOptions: z.array(z.custom<SessionConfigOption>()) }),
+  ),
+  'sessions.respondPermission': request(
+    z.discriminatedUnion('outcome', [
+      z.object({ sessionId: sessionIdSchema, requestId: z.string().min(1).max(100), outcome: z.literal('selected'), optionId: z.string().min(1).max(500) }).strict(),
+      z.object({ sessionId: sessionIdSchema, requestId: z.string().min(1).max(100), outcome: z.literal('cancelled') }).strict(),
+    ]),
+    empty,
+  ),
+  'sessions.queue.list': request(sid, queueResult),
+  'sessions.queue.update': request(z.object({ sessionId: sessionIdSchema, itemId: z.string().min(1).max(100), prompt: promptSchema }).strict(), queueResult),
+  'sessions.queue.remove': request(z.object({ sessionId: sessionIdSchema, itemId: z.string().min(1).max(100) }).strict(), queueResult),
+  'sessions.queue.move': request(
+    z.object({ sessionId: sessionIdSchema, itemId: z.string().min(1).max(100), toIndex: z.number().int().min(0) }).strict(),
+    queueResult,
+  ),
+  'sessions.queue.clear': request(sid, queueResult),
+  'sessions.close': request(sid, empty),
+  /** Full current state of a live session, for a view that attaches. */
+  'sessions.state': request(sid, sessionSnapshotSchema),
+  /** Live (not closed) sessions of this run. */
+  'sessions.live': request(z.object({}).strict(), z.object({ sessions: z.array(sessionInfoSchema) })),
+  /** Fuzzy file search inside the session's roots, for @-mentions. */
+  'sessions.mentionSearch': request(
+    z.object({ sessionId: sessionIdSchema, query: z.string().max(500), limit: z.number().int().min(1).max(200).default(50) }).strict(),
+    z.object({ results: z.array(z.object({ path: z.string(), relativePath: z.string(), root: z.string() })), truncated: z.boolean() }),
+  ),
+  /** Files the agent wrote through fs/write_text_file in this session (live or not). */
+  'sessions.fileWrites': request(sid, z.object({ writes: z.array(fileWriteSchema) })),
+  'sessions.fileWriteContent': request(
+    z.object({ writeId: z.number().int().min(1) }).strict(),
+    z.object({ path: z.string(), previousContent: z.string().nullable(), newContent: z.string() }),
+  ),
+  /** Puts the file back as it was before the write (deletes it if the write created it). */
+  'sessions.revertWrite': request(
+    z.object({ writeId: z.number().int().min(1), force: z.boolean().default(false) }).strict(),
+    z.object({ path: z.string(), deleted: z.boolean() }),
+  ),
+  'permissionRules.list': request(z.object({ agentId: agentIdSchema.optional() }).strict(), z.object({ rules: z.array(permissionRuleSchema) })),
+  'permissionRules.remove': request(z.object({ id: z.number().int() }).strict(), empty),
+  /** Output of an agent terminal (also after release), for a view that attaches late. */
+  'agentTerminal.snapshot': request(
+    z.object({ terminalId: z.string().min(1).max(100) }).strict(),
+    z.object({
+      sessionId: z.string().nullable(),
+      output: z.string(),
+      truncated: z.boolean(),
+      exit: z.object({ exitCode: z.number().int().nullable(), signal: z.string().nullable() }).nullable(),
+      released: z.boolean(),
+    }),
+  ),
+  /** Typing into an authentication terminal (agent-created terminals take no input). */
+  'agentTerminal.write': request(z.object({ terminalId: z.string().min(1).max(100), data: z.string().max(1_000_000) }).strict(), empty),
+  'agentTerminal.resize': request(z.object({ terminalId: z.string().min(1).max(100), cols: dim, rows: dim }).strict(), empty),
+  'agentTerminal.kill': request(z.object({ terminalId: z.string().min(1).max(100) }).strict(), empty),
+} as const;
+
+export const warningKindSchema = z.enum([
+  'malformed_line',
+  'oversized_line',
+  'unknown_update',
+  'invalid_update',
+  'unknown_session',
+  'unknown_request',
+  'store_error',
+  'suppressed',
+]);
+
+export const sessionEvents = {
+  /**
+   * Everything that changes a session's thread, in order, after it is persisted: the agent's ACP update
+   * (`event.type === 'update'`) or the client's own actions. Fold `event` with acp-thread's applyEvents.
+   * `n` counts events per session (see sessions.state); `seq` is the stored message's sequence number.
+   */
+  'session.update': event(
+    z.object({ sessionId: z.string(), n: z.number().int(), seq: z.number().int().nullable(), event: z.custom<ThreadEvent>() }),
+  ),
+  'session.state': event(sessionInfoSchema),
+  /** The agent asks for permission: answer with sessions.respondPermission. */
+  'session.permission': event(permissionRequestSchema),
+  'session.permissionResolved': event(
+    z.object({
+      sessionId: z.string(),
+      requestId: z.string(),
+      outcome: z.enum(['selected', 'cancelled']),
+      optionId: z.string().nullable(),
+      /** Answered by a stored rule, not by the user. */
+      byRule: z.boolean(),
+    }),
+  ),
+  'session.queue': event(z.object({ sessionId: z.string(), items: z.array(queueItemSchema) })),
+  /** Something the agent sent was dropped or ignored; the session goes on. sessionId null: agent-wide. */
+  'session.warning': event(
+    z.object({ sessionId: z.string().nullable(), agentId: z.string(), kind: warningKindSchema, message: z.string(), ts: z.number() }),
+  ),
+  'agent.status': event(agentStatusSchema),
+  'agentTerminal.data': event(z.object({ terminalId: z.string(), sessionId: z.string().nullable(), data: z.string() })),
+  'agentTerminal.exit': event(
+    z.object({ terminalId: z.string(), sessionId: z.string().nullable(), exitCode: z.number().int().nullable(), signal: z.string().nullable() }),
+  ),
+} as const;
+

@@ -1,0 +1,127 @@
+import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAppServer, tempDir, type AppServer } from '../support/app-server';
+import { launchBrowser, openApp } from '../support/browser';
+
+let app: AppServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+const terminalText = (page: Page) => page.locator('.tab-panel:not([hidden]) .xterm-rows').innerText();
+
+async function waitForTerminal(page: Page, pattern: RegExp): Promise<string> {
+  let text = '';
+  for (let i = 0; i < 300; i++) {
+    text = await terminalText(page).catch(() => '');
+    if (pattern.test(text)) return text;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`terminal never showed ${pattern}; it shows:\n${text}`);
+}
+
+async function openShell(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'New tab' }).first().click();
+  await page.getByTestId('launch-shell').click();
+  await page.locator('.tab-panel:not([hidden]) .xterm-rows').waitFor();
+  await page.locator('.tab-panel:not([hidden]) .xterm').click();
+}
+
+describe('app shell in Chromium (browser transport)', () => {
+  it('loads with no console errors and says what to do next', async () => {
+    const { page, errors, context } = await openApp(browser, app.url);
+    await expect(page.getByTestId('empty-state').innerText()).resolves.toMatch(/Ctrl.*T/);
+    await expect(page.getByTestId('sidebar-agents').innerText()).resolves.toMatch(/Agents/i);
+    await expect(page.getByTestId('sidebar-history').innerText()).resolves.toMatch(/History/i);
+    // The token is taken out of the address bar once read.
+    expect(page.url()).not.toContain('token=');
+    await page.waitForTimeout(300);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('runs a real login shell in a tab: echo shows its output, and resizing reaches the shell', async () => {
+    const { page, errors, context } = await openApp(browser, app.url);
+    await openShell(page);
+    await page.keyboard.type('echo "sum=$((6*7))"\n');
+    await waitForTerminal(page, /sum=42/);
+    await page.keyboard.type('stty size\n');
+    const before = await waitForTerminal(page, /^\d+ \d+$/m);
+    const [rows1, cols1] = /^(\d+) (\d+)$/m.exec(before)!.slice(1).map(Number) as [number, number];
+    await page.setViewportSize({ width: 900, height: 500 });
+    await page.waitForTimeout(300);
+    await page.keyboard.type('clear; stty size\n');
+    const after = await waitForTerminal(page, new RegExp(`^(?!${rows1} ${cols1}$)\\d+ \\d+$`, 'm'));
+    const [rows2, cols2] = /^(\d+) (\d+)$/m.exec(after)!.slice(1).map(Number) as [number, number];
+    expect(cols2).toBeLessThan(cols1);
+    expect(rows2).toBeLessThan(rows1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('keyboard shortcuts open, cycle and close tabs', async () => {
+    const { page, context } = await openApp(browser, app.url);
+    await page.getByTestId('empty-state').waitFor();
+    await page.keyboard.press('Control+t');
+    await page.getByTestId('launcher').waitFor();
+    await page.getByTestId('launch-shell').click();
+    await page.locator('.xterm-rows').waitFor();
+    await page.keyboard.press('Control+Shift+t'); // works while the terminal has focus
+    await expect(page.getByTestId('tab').count()).resolves.toBe(2);
+    const selected = () => page.locator('[role=tab][aria-selected=true] .tab-title').innerText();
+    expect(await selected()).toBe('New tab');
+    await page.keyboard.press('Control+Tab');
+    expect(await selected()).not.toBe('New tab');
+    await page.keyboard.press('Control+Shift+Tab');
+    expect(await selected()).toBe('New tab');
+    await page.keyboard.press('Control+w');
+    await expect(page.getByTestId('tab').count()).resolves.toBe(1);
+    await page.keyboard.press('Control+Shift+w');
+    await page.getByTestId('empty-state').waitFor();
+    await context.close();
+  });
+
+  it('follows the OS dark theme, terminal included', async () => {
+    const { page, context } = await openApp(browser, app.url, { colorScheme: 'dark' });
+    await openShell(page);
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(bg).toBe('rgb(30, 31, 34)');
+    const termBg = await page.locator('.xterm-scrollable-element').evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(termBg).toBe('rgb(30, 31, 34)');
+    await context.close();
+    const light = await openApp(browser, app.url, { colorScheme: 'light' });
+    expect(await light.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
+    await light.context.close();
+  });
+});
+
+describe('a corrupt store', () => {
+  it('shows the file and a way out, keeps the old file, and then works', async () => {
+    const dataDir = tempDir('sb-corrupt-');
+    mkdirSync(dataDir, { recursive: true });
+    const dbPath = join(dataDir, 'switchboard.db');
+    writeFileSync(dbPath, 'definitely not a sqlite database\n'.repeat(300));
+    const server = await startAppServer({ dataDir });
+    try {
+      const { page, context } = await openApp(browser, server.url);
+      await page.getByTestId('store-error').waitFor();
+      expect(await page.getByTestId('store-path').innerText()).toBe(dbPath);
+      await page.getByRole('button', { name: /move it aside/i }).click();
+      await page.getByTestId('empty-state').waitFor();
+      const kept = readdirSync(dataDir).filter((f) => f.startsWith('switchboard.db.broken-'));
+      expect(kept.length).toBe(1);
+      expect(existsSync(dbPath)).toBe(true);
+      await context.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});

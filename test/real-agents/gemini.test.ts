@@ -1,0 +1,88 @@
+// Gemini CLI 0.61.0 driven for real against the fake LLM. Skipped unless installed:
+// `node scripts/install-test-agents.mjs gemini`.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAgentInstalled, notInstalledMessage } from '../support/real-agents/index.js';
+import { startHarness, type Harness } from './harness.js';
+
+const installed = isAgentInstalled('gemini');
+if (!installed) console.warn(`[skip] ${notInstalledMessage('gemini')}`);
+
+describe.skipIf(!installed)('Gemini CLI 0.61 (real agent, fake LLM)', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('gemini');
+  }, 120_000);
+
+  afterAll(async () => {
+    await h?.close();
+  }, 60_000);
+
+  it('writes a new file through client fs after permission and runs a shell command', async () => {
+    const file = join(h.workspace, 'gemini-hello.txt');
+    h.llm.when('make hello', [
+      { kind: 'write', path: file, content: 'Hello from Gemini' },
+      { kind: 'shell', command: `cat ${file} && echo SHELL-OK` },
+    ]);
+    // Compatibility: Gemini 0.61 reads a file before writing it and cannot tell "missing" from any failure.
+    const s = await h.newSession({ missingFileAsEmpty: true });
+    const res = await s.prompt('please make hello');
+    const diag = h.diagnostics();
+
+    expect(res.stopReason, diag).toBe('end_turn');
+    const write = s.client.toolCalls().find((t) => t['kind'] === 'edit');
+    expect(write?.['content'], diag).toEqual([
+      expect.objectContaining({ type: 'diff', path: file, oldText: '', newText: 'Hello from Gemini' }),
+    ]);
+    expect(write?.['status']).toBe('completed');
+    // The missing file was read (answered empty), then written through fs/write_text_file.
+    expect(s.client.events.some((e) => e.type === 'fs_read' && e.path === file && e.result === 'missing-as-empty')).toBe(true);
+    expect(s.client.events.some((e) => e.type === 'fs_write' && e.path === file)).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe('Hello from Gemini');
+    // Both tools asked permission; Gemini's option ids differ from Claude's, we answered by kind.
+    const answers = s.client.events.flatMap((e) => (e.type === 'permission' ? [e.answer] : []));
+    expect(answers, diag).toEqual(['proceed_once', 'proceed_once']);
+    // Gemini runs shell commands itself (no client terminal); the output went back to the model.
+    expect(s.client.events.some((e) => e.type === 'terminal_create')).toBe(false);
+    expect(s.client.agentText(), diag).toContain('Hello from GeminiSHELL-OK');
+  }, 120_000);
+
+  it('fails a new-file write when the read of the missing file is answered with an error (0.61 quirk)', async () => {
+    const file = join(h.workspace, 'strict.txt');
+    h.llm.when('strict write', [{ kind: 'write', path: file, content: 'never written' }]);
+    const s = await h.newSession({ missingFileAsEmpty: false });
+    const res = await s.prompt('strict write');
+
+    expect(res.stopReason, h.diagnostics()).toBe('end_turn');
+    expect(s.client.events.some((e) => e.type === 'fs_read' && e.path === file && e.result === 'error')).toBe(true);
+    expect(s.client.events.some((e) => e.type === 'fs_write')).toBe(false);
+    expect(existsSync(file)).toBe(false);
+  }, 120_000);
+
+  it('stops a streaming turn on session/cancel with stopReason cancelled', async () => {
+    h.llm.when('take your time', [{ kind: 'slow', chunks: 600, chunkDelayMs: 100 }]);
+    const s = await h.newSession();
+    const turn = s.prompt('take your time');
+    await s.client.waitFor(
+      (events) =>
+        events.some(
+          (e) =>
+            e.type === 'update' &&
+            e.update.sessionUpdate === 'agent_message_chunk' &&
+            e.update.content.type === 'text' &&
+            e.update.content.text.includes('quick'),
+        ),
+      60_000,
+      'streamed text',
+    );
+    await s.cancel();
+    const res = await turn;
+
+    expect(res.stopReason, h.diagnostics()).toBe('cancelled');
+    const slow = await h.llm.waitForRequest((r) => r.reply.includes('slow') && r.done, { timeoutMs: 30_000 });
+    expect(slow.aborted).toBe(true);
+  }, 120_000);
+});

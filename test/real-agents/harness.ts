@@ -1,0 +1,102 @@
+// Shared set-up for the real-agent tests: a fake LLM, an isolated HOME and workspace, one agent process, and
+// an ACP connection whose requests are routed to a MinimalClient per session. `close()` tears it all down.
+
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClientConnection, InitializeResponse, NewSessionResponse, PromptResponse } from '@agentclientprotocol/sdk';
+import { startFakeLlm, type FakeLlm } from '../support/fake-llm/index.js';
+import {
+  agentLaunch,
+  createAgentHome,
+  spawnAgentProcess,
+  type AgentProcess,
+  type RealAgentId,
+} from '../support/real-agents/index.js';
+import { MinimalClient, routingClientApp, type MinimalClientOptions } from './minimal-client.js';
+
+export interface Session {
+  id: string;
+  response: NewSessionResponse;
+  client: MinimalClient;
+  prompt(text: string): Promise<PromptResponse>;
+  cancel(): Promise<void>;
+}
+
+export interface Harness {
+  llm: FakeLlm;
+  workspace: string;
+  agent: AgentProcess;
+  connection: ClientConnection;
+  initialize: InitializeResponse;
+  newSession(clientOpts?: Omit<MinimalClientOptions, 'roots'>): Promise<Session>;
+  /** For failure messages: the fake LLM's request log and the agent's stderr tail. */
+  diagnostics(): string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(id: RealAgentId): Promise<Harness> {
+  const llm = await startFakeLlm();
+  const home = createAgentHome(id);
+  // realpath: agents canonicalise their cwd, and paths in the assertions must match theirs.
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), `sb-ws-${id}-`)));
+  const agent = spawnAgentProcess(agentLaunch(id, { llmUrl: llm.url, home: home.home }), {
+    cwd: workspace,
+    onStderr: process.env['REAL_AGENT_DEBUG'] ? (t) => process.stderr.write(`[${id}] ${t}`) : undefined,
+  });
+
+  const sessions = new Map<string, MinimalClient>();
+  // Updates may arrive for a session before session/new has answered with its id.
+  let creating: MinimalClient | undefined;
+  const connection = routingClientApp((sid) => sessions.get(sid) ?? creating).connect(agent.stream);
+
+  const close = async () => {
+    for (const c of sessions.values()) c.dispose();
+    connection.close();
+    await agent.stop();
+    await llm.close();
+    home.dispose();
+    rmSync(workspace, { recursive: true, force: true });
+  };
+
+  try {
+    const initialize = await connection.agent.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+      clientInfo: { name: 'switchboard-tests', title: 'Switchboard tests', version: '0.0.0' },
+    });
+    return {
+      llm,
+      workspace,
+      agent,
+      connection,
+      initialize,
+      async newSession(clientOpts = {}) {
+        const client = new MinimalClient({ ...clientOpts, roots: [workspace] });
+        creating = client;
+        let response: NewSessionResponse;
+        try {
+          response = await connection.agent.request('session/new', { cwd: workspace, mcpServers: [] });
+        } finally {
+          creating = undefined;
+        }
+        sessions.set(response.sessionId, client);
+        const sessionId = response.sessionId;
+        return {
+          id: sessionId,
+          response,
+          client,
+          prompt: (text) => connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] }),
+          cancel: () => connection.agent.notify('session/cancel', { sessionId }),
+        };
+      },
+      diagnostics: () =>
+        `--- fake LLM requests ---\n${llm.describeLog()}\n--- agent stderr (tail) ---\n${agent.stderr().slice(-4000)}`,
+      close,
+    };
+  } catch (err) {
+    const diag = `--- agent stderr ---\n${agent.stderr().slice(-4000)}\n--- fake LLM ---\n${llm.describeLog()}`;
+    await close();
+    throw new Error(`${id}: start-up failed: ${String(err)}\n${diag}`);
+  }
+}

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface AppServer {
+  url: string;
+  origin: string;
+  port: number;
+  token: string;
+  dataDir: string;
+  proc: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = 'sb-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Starts the built main-process core in browser mode (`out/main/server.js`), as `npm start` does. */
+export async function startAppServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<AppServer> {
+  const ownDir = !options.dataDir;
+  const dataDir = options.dataDir ?? tempDir('sb-data-');
+  const proc = spawn(process.execPath, [join(repoRoot, 'out/main/server.js'), '--port', '0', '--data-dir', dataDir], {
+    cwd: repoRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const listening = await new Promise<{ url: string; port: number }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const onData = () => {
+      const line = out.split('\n').find((l) => l.startsWith('{"event":"listening"'));
+      if (line) {
+        clearTimeout(timer);
+        proc.stdout!.off('data', onData);
+        resolve(JSON.parse(line) as { url: string; port: number });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.on('exit', (code) => reject(new Error(`server exited (${code}):\n${out}`)));
+  });
+  const token = /token=([0-9a-f]+)/.exec(listening.url)![1]!;
+  return {
+    url: listening.url,
+    origin: `http://127.0.0.1:${listening.port}`,
+    port: listening.port,
+    token,
+    dataDir,
+    proc,
+    output: () => out,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

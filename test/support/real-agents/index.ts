@@ -1,0 +1,16 @@
+export {
+  INSTALL_MARKER,
+  REAL_AGENTS,
+  agentCacheRoot,
+  agentEntryPath,
+  agentInstallDir,
+  agentLaunch,
+  claudeCodeLaunch,
+  createAgentHome,
+  geminiLaunch,
+  isAgentInstalled,
+  notInstalledMessage,
+} from './agents.js';
+export type { AgentHome, AgentLaunch, AgentLaunchOptions, RealAgentId, RealAgentSpec } from './agents.js';
+export { spawnAgentProcess } from './process.js';
+export type { AgentProcess, SpawnAgentOptions } from './process.js';
