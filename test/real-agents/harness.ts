@@ -21,6 +21,7 @@ export interface Session {
   client: MinimalClient;
   prompt(text: string): Promise<PromptResponse>;
   cancel(): Promise<void>;
+  setMode(modeId: string): Promise<void>;
 }
 
 export interface Harness {
@@ -88,6 +89,9 @@ export async function startHarness(id: RealAgentId): Promise<Harness> {
           client,
           prompt: (text) => connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] }),
           cancel: () => connection.agent.notify('session/cancel', { sessionId }),
+          setMode: async (modeId) => {
+            await connection.agent.request('session/set_mode', { sessionId, modeId });
+          },
         };
       },
       diagnostics: () =>

@@ -5,6 +5,7 @@ import { PtyHost } from '../terminal/pty-host';
 import { StoreService } from '../store/store-service';
 import { BackupService } from '../store/backup';
 import { HistoryService } from '../history/history-service';
+import { RegistryService } from '../registry/service';
 import { EventBus } from './event-bus';
 import { DisposableStore, type Disposable } from './lifecycle';
 import { Router } from './router';
@@ -29,6 +30,8 @@ export class AppCore implements Disposable {
   /** Session history; a MessageLog is indexed once passed to history.attach(log). */
   readonly history: HistoryService;
   readonly backups: BackupService;
+  /** The ACP Registry: installed agents become rows of the agents table. */
+  readonly registry: RegistryService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -41,6 +44,9 @@ export class AppCore implements Disposable {
     this.history.start();
     this.backups = this.disposables.add(new BackupService(this.store, options.dataDir));
     this.backups.register(this.router);
+    this.registry = this.disposables.add(
+      new RegistryService({ dataDir: options.dataDir, store: this.store, router: this.router, bus: this.bus }),
+    );
     void this.backups.maybeBackup().catch((e: unknown) => console.error('store backup failed:', e));
   }
 

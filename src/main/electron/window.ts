@@ -23,6 +23,7 @@ export function createMainWindow(preloadDir: string): BrowserWindow {
       experimentalFeatures: false,
       webviewTag: false,
       spellcheck: false,
+      disableBlinkFeatures: 'Auxclick',
     },
   });
   hardenContents(win.webContents);

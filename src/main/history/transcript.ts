@@ -176,8 +176,8 @@ export function unifiedDiff(oldText: string | null, newText: string, path: strin
         ops.push([' ', midA[i]!]);
         i++;
         j++;
-      } else if (j < m && (i >= n || t[i * (m + 1) + j + 1]! >= t[(i + 1) * (m + 1) + j]!)) ops.push(['+', midB[j++]!]);
-      else ops.push(['-', midA[i++]!]);
+      } else if (i < n && (j >= m || t[(i + 1) * (m + 1) + j]! >= t[i * (m + 1) + j + 1]!)) ops.push(['-', midA[i++]!]);
+      else ops.push(['+', midB[j++]!]);
     }
   }
   const ctx = 3;

@@ -75,6 +75,13 @@ function readLoginShellEnv(timeoutMs: number): Promise<Record<string, string>> {
 function mergePath(...parts: Array<string | undefined>): string {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const p of parts) for (const dir of (p ?? '').split(':')) if (dir && !seen.has(dir)) (seen.add(dir), out.push(dir));
+  for (const p of parts) {
+    for (const dir of (p ?? '').split(':')) {
+      if (dir && !seen.has(dir)) {
+        seen.add(dir);
+        out.push(dir);
+      }
+    }
+  }
   return out.join(':');
 }

@@ -205,7 +205,7 @@ export const registryEvents = {
   /** Something changed (registry refreshed, agent installed/removed…): list again. The agents table changed too when registryId is set. */
   'registry.changed': event(
     z.object({
-      reason: z.enum(['refreshed', 'installed', 'updated', 'rolledBack', 'uninstalled', 'overrides']),
+      reason: z.enum(['refreshed', 'installed', 'updated', 'rolledBack', 'uninstalled', 'overrides', 'relinked']),
       registryId: registryIdSchema.nullable(),
     }),
   ),

@@ -1,4 +1,4 @@
-export { startFakeLlm } from './server.js';
+export { isKnownSideCall, startFakeLlm } from './server.js';
 export type { FakeLlm, FakeLlmOptions, WaitOptions } from './server.js';
 export {
   SHELL_TOOL_NAMES,

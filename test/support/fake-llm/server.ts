@@ -99,6 +99,16 @@ function promptAndResults(messages: LlmRequest['messages']): Pick<LlmRequest, 'p
   return { promptText, toolResults };
 }
 
+/**
+ * Agents' own background calls that carry tools but are not the user's turn (they must not play the script):
+ * Qwen Code's next-prompt suggestion and managed-memory extraction subagent, both sent after a turn ends.
+ */
+const SIDE_CALL_MARKERS: RegExp[] = [/^\s*\[SUGGESTION MODE/, /managed memory extraction subagent/];
+
+export function isKnownSideCall(req: Pick<LlmRequest, 'promptText' | 'system'>): boolean {
+  return SIDE_CALL_MARKERS.some((re) => re.test(req.promptText) || re.test(req.system.slice(0, 500)));
+}
+
 function describeReply(reply: LlmReply): string {
   switch (reply.type) {
     case 'text':
@@ -137,7 +147,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const sockets = new Set<import('node:net').Socket>();
 
   function decide(req: LlmRequest): { reply: LlmReply; kind: RequestKind; problem?: string } {
-    const kind: RequestKind = req.tools.length > 0 ? 'turn' : 'side';
+    const kind: RequestKind = req.tools.length > 0 && !isKnownSideCall(req) ? 'turn' : 'side';
     for (const rule of rules) {
       const reply = rule(req);
       if (reply) return { reply, kind };

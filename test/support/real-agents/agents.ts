@@ -6,7 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pinned from './pinned-agents.json';
 
-export type RealAgentId = 'claude-code' | 'gemini';
+export type RealAgentId = 'claude-code' | 'gemini' | 'qwen';
 
 export interface RealAgentSpec {
   id: RealAgentId;
@@ -181,11 +181,42 @@ export function geminiLaunch(opts: AgentLaunchOptions): AgentLaunch {
   return { command: opts.node ?? process.execPath, args: [agentEntryPath('gemini'), ...REAL_AGENTS['gemini'].args], env };
 }
 
+/**
+ * Qwen Code: OpenAI Chat Completions against `llmUrl`/v1. Starts in mode `auto` (no permission requests):
+ * set mode `default` to see them. Writes ~/.qwen/settings.json turning off auto-update and usage statistics.
+ */
+export function qwenLaunch(opts: AgentLaunchOptions): AgentLaunch {
+  const settingsDir = join(opts.home, '.qwen');
+  mkdirSync(settingsDir, { recursive: true });
+  writeFileSync(
+    join(settingsDir, 'settings.json'),
+    JSON.stringify(
+      { general: { enableAutoUpdate: false }, privacy: { usageStatisticsEnabled: false } },
+      null,
+      2,
+    ),
+  );
+  const env: Record<string, string> = {
+    ...baseEnv(opts.home),
+    OPENAI_API_KEY: 'sk-fake-key-for-tests',
+    OPENAI_BASE_URL: `${opts.llmUrl}/v1`,
+    OPENAI_MODEL: 'fake-model',
+    // Stay one process (it would re-spawn itself with other node flags), no stats, no pre-connect probe.
+    QWEN_CODE_NO_RELAUNCH: 'true',
+    QWEN_USAGE_STATISTICS_ENABLED: 'false',
+    QWEN_CODE_DISABLE_PRECONNECT: '1',
+    ...opts.env,
+  };
+  return { command: opts.node ?? process.execPath, args: [agentEntryPath('qwen'), ...REAL_AGENTS['qwen'].args], env };
+}
+
 export function agentLaunch(id: RealAgentId, opts: AgentLaunchOptions): AgentLaunch {
   switch (id) {
     case 'claude-code':
       return claudeCodeLaunch(opts);
     case 'gemini':
       return geminiLaunch(opts);
+    case 'qwen':
+      return qwenLaunch(opts);
   }
 }

@@ -10,6 +10,7 @@ export {
   geminiLaunch,
   isAgentInstalled,
   notInstalledMessage,
+  qwenLaunch,
 } from './agents.js';
 export type { AgentHome, AgentLaunch, AgentLaunchOptions, RealAgentId, RealAgentSpec } from './agents.js';
 export { spawnAgentProcess } from './process.js';

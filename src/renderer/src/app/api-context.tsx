@@ -13,6 +13,5 @@ export function useApi(): Api {
 /** Subscribes to a contract event for the component's lifetime. */
 export function useEvent<N extends EventName>(name: N, listener: (payload: PayloadOf<N>) => void, deps: unknown[] = []): void {
   const api = useApi();
-  // eslint-disable-next-line react-hooks/exhaustive-deps
   useEffect(() => api.on(name, listener), [api, name, ...deps]);
 }

@@ -47,7 +47,6 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
       editor.current = null;
       for (const m of models) m.dispose();
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [path, oldText, newText]);
 
   useEffect(() => {

@@ -31,7 +31,6 @@ export function MonacoViewer({ path, text, line, height = '100%' }: { path: stri
       editor.current = null;
       model?.dispose();
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [path, text, line]);
 
   useEffect(() => {

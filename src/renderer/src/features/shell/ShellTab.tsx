@@ -86,7 +86,6 @@ export function ShellTab({ tab, active }: TabViewProps) {
       t.dispose();
     };
     // The terminal lives as long as the tab; theme changes are applied below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   useEffect(() => {

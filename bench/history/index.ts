@@ -1,0 +1,240 @@
+// History benchmark: a store of 10,000 sessions / 1,000,000 ACP messages indexed through the real indexer,
+// the same transcripts as JSONL files (one per session, as agents keep their own histories), and 50 mixed
+// queries timed against the index and against grep (or ripgrep) over the JSONL files.
+//
+//   runHistoryBench()                  full scale (takes a few minutes and ~2 GB of temp disk)
+//   runHistoryBench({ scale: 0.02 })   200 sessions / 20,000 messages, for a quick run
+//
+// Plain Node + better-sqlite3 (no Vite): migrations are read from src/main/store/migrations.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HistoryIndex } from '../../src/main/history/history-index';
+import { searchHistory } from '../../src/main/history/search';
+import { connect } from '../../src/main/store/connection';
+import type { Db } from '../../src/main/store/database';
+import { MessageLog, type LogEntry } from '../../src/main/store/message-log';
+import { benchQueries, Corpus, generateSession, rng } from './corpus';
+
+export interface HistoryBenchOptions {
+  /** Fraction of the full size (10,000 sessions, 1,000,000 messages). Default 1. */
+  scale?: number;
+  sessions?: number;
+  events?: number;
+  /** Work directory (kept if given); a temp dir (removed afterwards) otherwise. */
+  dir?: string;
+  /** Keep the generated store and JSONL files. */
+  keep?: boolean;
+  /** Timed rounds over the 50 queries. */
+  rounds?: number;
+  log?: (line: string) => void;
+}
+
+export interface HistoryBenchResult {
+  'search.p50': number;
+  'search.p95': number;
+  'search.speedup_vs_grep': number;
+  'store.bytes_per_million_events': number;
+  details: {
+    sessions: number;
+    events: number;
+    entries: number;
+    generateSeconds: number;
+    storeBytes: number;
+    jsonlBytes: number;
+    grepTool: string;
+    grepQueries: number;
+    grepMeanMs: number;
+    searchMeanMsSameQueries: number;
+    slowest: Array<{ query: string; ms: number }>;
+  };
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const migrationsDir = join(here, '../../src/main/store/migrations');
+
+/** openDatabase without Vite's import.meta.glob: the same connection settings and migration files. */
+function openStore(path: string): Db {
+  const db = connect(path);
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const files = readdirSync(migrationsDir)
+    .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
+    .sort();
+  for (const f of files) {
+    const version = Number(f.slice(0, 4));
+    if (version <= current) continue;
+    const sql = readFileSync(join(migrationsDir, f), 'utf8');
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+  return db;
+}
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
+
+function fileSize(p: string): number {
+  try {
+    return statSync(p).size;
+  } catch {
+    return 0;
+  }
+}
+
+function hasCommand(cmd: string): boolean {
+  return spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+export async function runHistoryBench(options: HistoryBenchOptions = {}): Promise<HistoryBenchResult> {
+  const log = options.log ?? ((l: string) => console.log(l));
+  const scale = options.scale ?? 1;
+  const sessions = options.sessions ?? Math.max(10, Math.round(10_000 * scale));
+  const events = options.events ?? Math.max(1000, Math.round(1_000_000 * scale));
+  const ownDir = !options.dir;
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sb-bench-history-'));
+  const jsonlDir = join(dir, 'jsonl');
+  mkdirSync(jsonlDir, { recursive: true });
+  const dbPath = join(dir, 'history.db');
+  for (const s of ['', '-wal', '-shm']) rmSync(dbPath + s, { force: true });
+
+  const db = openStore(dbPath);
+  const index = new HistoryIndex(db);
+  index.catchUp();
+  const messageLog = new MessageLog(db);
+  messageLog.addIndexer(index.indexer);
+
+  try {
+    // ---- generate -------------------------------------------------------------------------------
+    const started = performance.now();
+    const corpus = new Corpus(42);
+    const r = rng(7);
+    const now = Date.now();
+    const year = 365 * 86_400_000;
+    // Session sizes: log-normal around the mean, at least 8 messages.
+    const weights = Array.from({ length: sessions }, () => {
+      const g = Math.sqrt(-2 * Math.log(r() || 1e-9)) * Math.cos(2 * Math.PI * r());
+      return Math.exp(0.8 * g);
+    });
+    const wsum = weights.reduce((a, b) => a + b, 0);
+    const starts = Array.from({ length: sessions }, () => now - Math.floor(r() * year)).sort((a, b) => a - b);
+    const insertSession = db.prepare('INSERT INTO sessions (id, agent_id, cwd, title, status, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?)');
+    let pending: LogEntry[] = [];
+    let total = 0;
+    const flush = (): void => {
+      if (pending.length) messageLog.appendMany(pending);
+      pending = [];
+    };
+    for (let i = 0; i < sessions && total < events; i++) {
+      const remainingSessions = sessions - i;
+      const budget = i === sessions - 1 ? events - total : Math.max(8, Math.min(events - total - (remainingSessions - 1) * 8, Math.round((weights[i]! / wsum) * events)));
+      const id = `s${String(i).padStart(5, '0')}`;
+      const spec = generateSession(corpus, id, starts[i]!, budget);
+      const msgs = spec.messages.slice(0, Math.max(1, Math.min(spec.messages.length, events - total)));
+      insertSession.run(id, spec.agentId, spec.cwd, 'idle', spec.createdAt, msgs.at(-1)!.ts);
+      let jsonl = '';
+      for (const m of msgs) {
+        pending.push({ sessionId: id, direction: m.direction, method: m.method, body: m.body, ts: m.ts });
+        jsonl += `{"t":${m.ts},"dir":"${m.direction}","msg":${m.body}}\n`;
+      }
+      writeFileSync(join(jsonlDir, `${id}.jsonl`), jsonl);
+      total += msgs.length;
+      if (pending.length >= 5000) flush();
+      if (i % 1000 === 999) log(`# generated ${i + 1} sessions, ${total} messages (${round((performance.now() - started) / 1000, 1)} s)`);
+    }
+    flush();
+    const generateSeconds = (performance.now() - started) / 1000;
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const storeBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
+    const jsonlBytes = readdirSync(jsonlDir).reduce((a, f) => a + fileSize(join(jsonlDir, f)), 0);
+    const entries = (db.prepare('SELECT count(*) AS n FROM history_entries').get() as { n: number }).n;
+    const realSessions = (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+    log(`# ${realSessions} sessions, ${total} messages, ${entries} entries in ${round(generateSeconds, 1)} s; store ${storeBytes} bytes, JSONL ${jsonlBytes} bytes`);
+
+    // ---- search ---------------------------------------------------------------------------------
+    const queries = benchQueries(corpus, now);
+    const run = (q: (typeof queries)[number]): number => {
+      const t0 = performance.now();
+      const res = searchHistory(db, { query: q.query, ...(q.filters ?? {}), limit: 50, perSession: 3, now });
+      index.status();
+      const ms = performance.now() - t0;
+      if (res.hits.length > 50) throw new Error('limit not applied');
+      return ms;
+    };
+    for (const q of queries) run(q); // warm-up (page cache, statement compilation)
+    const rounds = options.rounds ?? 3;
+    const perQuery = queries.map(() => [] as number[]);
+    for (let k = 0; k < rounds; k++) queries.forEach((q, i) => perQuery[i]!.push(run(q)));
+    const all = perQuery.flat().sort((a, b) => a - b);
+    const p50 = percentile(all, 50);
+    const p95 = percentile(all, 95);
+    const medianOf = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const slowest = queries
+      .map((q, i) => ({ query: q.query + (q.filters ? ` ${JSON.stringify(q.filters)}` : ''), ms: round(medianOf(perQuery[i]!)) }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5);
+
+    // ---- grep -----------------------------------------------------------------------------------
+    const rg = hasCommand('rg');
+    const grepTool = rg ? 'rg -l -i -F' : 'grep -r -l -i -F';
+    const grep = (term: string): number => {
+      const t0 = performance.now();
+      const res = rg
+        ? spawnSync('rg', ['-l', '-i', '-F', '-e', term, jsonlDir], { stdio: ['ignore', 'ignore', 'ignore'] })
+        : spawnSync('grep', ['-r', '-l', '-i', '-F', '-e', term, jsonlDir], { stdio: ['ignore', 'ignore', 'ignore'] });
+      if (res.error) throw res.error;
+      return performance.now() - t0;
+    };
+    // grep reads every byte for every query: over a large corpus time a sample (every 5th query).
+    const sampled = jsonlBytes > 50_000_000 ? queries.map((_, i) => i).filter((i) => i % 5 === 0) : queries.map((_, i) => i);
+    grep(queries[0]!.grep); // warm the page cache
+    let grepSum = 0;
+    let searchSum = 0;
+    for (const i of sampled) {
+      grepSum += grep(queries[i]!.grep);
+      searchSum += medianOf(perQuery[i]!);
+    }
+    const speedup = grepSum / searchSum;
+    const grepNote =
+      sampled.length < queries.length
+        ? `# grep timed on ${sampled.length} of ${queries.length} queries (every 5th: it reads all ${jsonlBytes} bytes each time)`
+        : `# grep timed on all ${queries.length} queries`;
+    log(grepNote);
+    log(`# grep (${grepTool}) mean ${round(grepSum / sampled.length)} ms, index mean ${round(searchSum / sampled.length)} ms on the same queries`);
+    log(`# slowest queries (median ms): ${slowest.map((s) => `${s.query} ${s.ms}`).join('; ')}`);
+
+    const bytesPerMillion = Math.round((storeBytes / total) * 1_000_000);
+    log(`search.p50: ${round(p50)} ms`);
+    log(`search.p95: ${round(p95)} ms`);
+    log(`search.speedup_vs_grep: ${round(speedup, 1)} ratio`);
+    log(`store.bytes_per_million_events: ${bytesPerMillion} bytes`);
+    return {
+      'search.p50': round(p50),
+      'search.p95': round(p95),
+      'search.speedup_vs_grep': round(speedup, 1),
+      'store.bytes_per_million_events': bytesPerMillion,
+      details: {
+        sessions: realSessions,
+        events: total,
+        entries,
+        generateSeconds: round(generateSeconds, 1),
+        storeBytes,
+        jsonlBytes,
+        grepTool,
+        grepQueries: sampled.length,
+        grepMeanMs: round(grepSum / sampled.length),
+        searchMeanMsSameQueries: round(searchSum / sampled.length),
+        slowest,
+      },
+    };
+  } finally {
+    messageLog.dispose();
+    db.close();
+    if (ownDir && !options.keep) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export default runHistoryBench;

@@ -1,0 +1,15 @@
+// node --import tsx bench/history/run.ts [--scale 0.02] [--dir DIR] [--keep]
+import { runHistoryBench } from './index';
+
+const args = process.argv.slice(2);
+const value = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const scale = value('--scale');
+const dir = value('--dir');
+await runHistoryBench({
+  ...(scale ? { scale: Number(scale) } : {}),
+  ...(dir ? { dir } : {}),
+  keep: args.includes('--keep'),
+});

@@ -1,0 +1,73 @@
+// Qwen Code 0.24.4 driven for real against the fake LLM (OpenAI Chat Completions). Skipped unless installed:
+// `node scripts/install-test-agents.mjs qwen`.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAgentInstalled, notInstalledMessage } from '../support/real-agents/index.js';
+import { startHarness, type Harness } from './harness.js';
+
+const installed = isAgentInstalled('qwen');
+if (!installed) console.warn(`[skip] ${notInstalledMessage('qwen')}`);
+
+describe.skipIf(!installed)('Qwen Code 0.24 (real agent, fake LLM)', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('qwen');
+  }, 120_000);
+
+  afterAll(async () => {
+    await h?.close();
+  }, 60_000);
+
+  it('asks permission in mode default, writes through client fs and runs a shell command', async () => {
+    const file = join(h.workspace, 'qwen-hello.txt');
+    h.llm.when('make hello', [
+      { kind: 'write', path: file, content: 'Hello from Qwen' },
+      { kind: 'shell', command: `cat ${file} && echo SHELL-OK` },
+    ]);
+    const s = await h.newSession();
+    // Qwen starts in `auto` (edits and commands without asking).
+    expect(s.response.modes?.currentModeId).toBe('auto');
+    await s.setMode('default');
+    const res = await s.prompt('please make hello');
+    const diag = h.diagnostics();
+
+    expect(res.stopReason, diag).toBe('end_turn');
+    const write = s.client.toolCalls().find((t) => t['kind'] === 'edit');
+    expect(write?.['content'], diag).toEqual([
+      expect.objectContaining({ type: 'diff', path: file, newText: 'Hello from Qwen' }),
+    ]);
+    // Only the write asks: Qwen runs read-only commands (cat, echo) without asking, even in mode default.
+    const permissions = s.client.events.flatMap((e) => (e.type === 'permission' ? [e] : []));
+    expect(permissions.map((p) => [p.request.toolCall.kind, p.answer]), diag).toEqual([['edit', 'proceed_once']]);
+    expect(readFileSync(file, 'utf8')).toBe('Hello from Qwen');
+    expect(s.client.events.some((e) => e.type === 'fs_write' && e.path === file)).toBe(true);
+    expect(s.client.agentText(), diag).toContain('Output: Hello from QwenSHELL-OK');
+  }, 120_000);
+
+  it('stops a streaming turn on session/cancel with stopReason cancelled', async () => {
+    h.llm.when('take your time', [{ kind: 'slow', chunks: 600, chunkDelayMs: 100 }]);
+    const s = await h.newSession();
+    const turn = s.prompt('take your time');
+    await s.client.waitFor(
+      (events) =>
+        events.some(
+          (e) =>
+            e.type === 'update' &&
+            e.update.sessionUpdate === 'agent_message_chunk' &&
+            e.update.content.type === 'text' &&
+            e.update.content.text.includes('quick'),
+        ),
+      60_000,
+      'streamed text',
+    );
+    await s.cancel();
+    const res = await turn;
+
+    expect(res.stopReason, h.diagnostics()).toBe('cancelled');
+    const slow = await h.llm.waitForRequest((r) => r.reply.includes('slow') && r.done, { timeoutMs: 30_000 });
+    expect(slow.aborted).toBe(true);
+  }, 120_000);
+});
