@@ -2,13 +2,15 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 
-// Native modules and the ACP SDK stay external: they are loaded from node_modules at run time
-// (native .node files cannot be bundled, and the right ABI build is chosen by scripts/native.mjs).
-const external = ['better-sqlite3', 'node-pty', 'ws', 'electron', 'bufferutil', 'utf-8-validate'];
+// Only native modules (and electron) stay external: .node files cannot be bundled, and the right ABI
+// build is chosen by scripts/native.mjs. Pure-JS dependencies are bundled, which spares the ESM output
+// Node's strict resolution of CommonJS packages' subpaths.
+const external = ['better-sqlite3', 'node-pty', 'electron', 'bufferutil', 'utf-8-validate'];
 
 export default defineConfig({
   main: {
     build: {
+      externalizeDeps: false,
       outDir: 'out/main',
       rollupOptions: {
         external,

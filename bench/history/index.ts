@@ -133,7 +133,8 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
       const budget = i === sessions - 1 ? events - total : Math.max(8, Math.min(events - total - (remainingSessions - 1) * 8, Math.round((weights[i]! / wsum) * events)));
       const id = `s${String(i).padStart(5, '0')}`;
       const spec = generateSession(corpus, id, starts[i]!, budget);
-      const msgs = spec.messages.slice(0, Math.max(1, Math.min(spec.messages.length, events - total)));
+      // The last turn may be cut short (as when the app closes mid-turn) to keep the totals exact.
+      const msgs = spec.messages.slice(0, Math.max(1, Math.min(budget, events - total)));
       insertSession.run(id, spec.agentId, spec.cwd, 'idle', spec.createdAt, msgs.at(-1)!.ts);
       let jsonl = '';
       for (const m of msgs) {

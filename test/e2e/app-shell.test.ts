@@ -1,19 +1,25 @@
 import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
 
 let app: AppServer;
 let browser: Browser;
 
+// A fresh data dir (store, saved layout) per test.
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+  browser = await launchBrowser();
+});
+beforeEach(async () => {
+  app = await startAppServer();
+});
+afterEach(async () => {
+  await app?.stop();
 });
 afterAll(async () => {
   await browser?.close();
-  await app?.stop();
 });
 
 const terminalText = (page: Page) => page.locator('.tab-panel:not([hidden]) .xterm-rows').innerText();

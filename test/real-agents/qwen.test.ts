@@ -45,6 +45,8 @@ describe.skipIf(!installed)('Qwen Code 0.24 (real agent, fake LLM)', () => {
     expect(readFileSync(file, 'utf8')).toBe('Hello from Qwen');
     expect(s.client.events.some((e) => e.type === 'fs_write' && e.path === file)).toBe(true);
     expect(s.client.agentText(), diag).toContain('Output: Hello from QwenSHELL-OK');
+    // Mid-turn Qwen sends a custom request (not `_`-prefixed); answered -32601, the turn carried on.
+    expect(s.client.events.some((e) => e.type === 'unknown_request' && e.method === 'craft/drainMidTurnQueue')).toBe(true);
   }, 120_000);
 
   it('stops a streaming turn on session/cancel with stopReason cancelled', async () => {

@@ -86,6 +86,11 @@ export class LiveSession {
     private readonly requestedDirectories: string[],
   ) {}
 
+  /** (A method, so TypeScript does not narrow it across awaits.) */
+  currentStatus(): SessionStatus {
+    return this.status;
+  }
+
   get agentId(): string {
     return this.runtime.agentId;
   }
@@ -191,11 +196,11 @@ export class LiveSession {
     if (this.status === 'closed') return false;
     if (this.acpSessionId === null) {
       await this.open('new').catch(() => {});
-      return this.status === 'idle';
+      return this.currentStatus() === 'idle';
     }
     if (!this.runtime.capabilities?.sessionCapabilities?.resume) return false;
     await this.open('resume').catch(() => {});
-    return this.status === 'idle';
+    return this.currentStatus() === 'idle';
   }
 
   /** The agent was authenticated: create the session or send the refused prompt again. */
@@ -206,7 +211,7 @@ export class LiveSession {
     } else {
       this.setStatus('idle');
     }
-    if (this.status === 'idle' && this.authRetry) {
+    if (this.currentStatus() === 'idle' && this.authRetry) {
       this.queue.unshift(this.authRetry);
       this.authRetry = null;
       this.emitQueue();

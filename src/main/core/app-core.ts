@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import type { AppInfo } from '../../shared/contract/app';
+import { registerAcpService } from '../acp/acp-service';
 import { registerShellService } from '../terminal/shell-service';
 import { PtyHost } from '../terminal/pty-host';
 import { StoreService } from '../store/store-service';
@@ -39,6 +40,7 @@ export class AppCore implements Disposable {
     this.ptys = this.disposables.add(new PtyHost());
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
+    this.own(registerAcpService(this));
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
     this.history.start();

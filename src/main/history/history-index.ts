@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database';
 import type { PersistedMessage } from '../store/message-log';
-import { indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
+import { draftText, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
 import { HistoryReducer, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
 
 interface EntryRow {
@@ -14,8 +14,8 @@ interface EntryRow {
   kind: StoredKind;
   failed: number;
   ref: string | null;
+  text: string | null;
   detail: string | null;
-  body: string;
 }
 
 interface StateRow {
@@ -66,8 +66,10 @@ const stateFromRow = (r: StateRow): SessionState => ({
   replay: r.replay === 1 ? 1 : r.replay === 2 ? 2 : 0,
 });
 
+export type { EntryRow };
+
 export const draftFromRow = (r: EntryRow): Draft => {
-  const text = r.detail === null ? r.body : '';
+  const text = r.text ?? '';
   return {
     id: r.id,
     sessionId: r.session_id,
@@ -87,7 +89,7 @@ export const draftFromRow = (r: EntryRow): Draft => {
 interface Tracked {
   draft: Draft;
   isNew: boolean;
-  /** Indexed columns as stored (null for new drafts). */
+  /** Indexed columns as they are in the FTS index (null for new drafts). */
   stored: { body: string; paths: string } | null;
   dirty: boolean;
 }
@@ -120,7 +122,7 @@ class DbBatch implements HistoryBackend {
     const existing = this.drafts.get(row.id);
     if (existing) return existing;
     const draft = draftFromRow(row);
-    const t: Tracked = { draft, isNew: false, stored: null, dirty: false };
+    const t: Tracked = { draft, isNew: false, stored: indexedColumns(draft, this.caps), dirty: false };
     this.drafts.set(row.id, t);
     return t;
   }
@@ -128,23 +130,18 @@ class DbBatch implements HistoryBackend {
   entry(id: number): Draft | undefined {
     const t = this.drafts.get(id);
     if (t) return t.draft;
-    const row = this.s.selEntry.get(id) as (EntryRow & { paths: string }) | undefined;
-    if (!row) return undefined;
-    const tracked = this.track(row);
-    tracked.stored = { body: row.body, paths: row.paths };
-    return tracked.draft;
+    const row = this.s.selEntry.get(id) as EntryRow | undefined;
+    return row ? this.track(row).draft : undefined;
   }
 
   find(sessionId: string, kind: StoredKind, ref: string): Draft | undefined {
     const key = `${sessionId}\0${kind}\0${ref}`;
     const id = this.byRef.get(key);
     if (id !== undefined) return this.drafts.get(id)?.draft;
-    const row = this.s.findEntry.get(sessionId, ref, kind) as (EntryRow & { paths: string }) | undefined;
+    const row = this.s.findEntry.get(sessionId, ref, kind) as EntryRow | undefined;
     if (!row) return undefined;
-    const tracked = this.track(row);
-    tracked.stored ??= { body: row.body, paths: row.paths };
     this.byRef.set(key, row.id);
-    return tracked.draft;
+    return this.track(row).draft;
   }
 
   create(init: NewDraft): Draft {
@@ -219,14 +216,21 @@ class DbBatch implements HistoryBackend {
     for (const t of list) {
       const d = t.draft;
       const cols = indexedColumns(d, this.caps);
+      const text = d.detail === null ? draftText(d) : null;
       const detail = d.detail === null ? null : JSON.stringify(d.detail);
       if (t.isNew) {
-        s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, detail, cols.body, cols.paths);
+        s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
+        s.ftsIns.run(d.id, cols.body, cols.paths);
       } else {
-        const stored = t.stored ?? (s.selIndexed.get(d.id) as { body: string; paths: string });
-        if (stored.body === cols.body && stored.paths === cols.paths) s.updMeta.run(d.lastSeq, d.failed ? 1 : 0, detail, d.id);
-        else s.updFull.run(d.lastSeq, d.failed ? 1 : 0, detail, cols.body, cols.paths, d.id);
+        s.updEntry.run(d.lastSeq, d.failed ? 1 : 0, text, detail, d.id);
+        if (t.stored?.body !== cols.body || t.stored.paths !== cols.paths) {
+          s.ftsDel.run(d.id);
+          s.ftsIns.run(d.id, cols.body, cols.paths);
+        }
       }
+      t.stored = cols;
+      t.isNew = false;
+      t.dirty = false;
     }
     for (const st of this.states.values()) {
       s.putState.run({
@@ -273,13 +277,13 @@ function prepare(db: Db) {
        ON CONFLICT (session_id) DO UPDATE SET ${stateCols.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`,
     ),
     selEntry: st('SELECT * FROM history_entries WHERE id = ?'),
-    selIndexed: st('SELECT body, paths FROM history_entries WHERE id = ?'),
     findEntry: st('SELECT * FROM history_entries WHERE session_id = ? AND ref = ? AND kind = ? ORDER BY id DESC LIMIT 1'),
     insEntry: st(
-      'INSERT INTO history_entries (id, session_id, seq, last_seq, ts, turn, kind, failed, ref, detail, body, paths) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO history_entries (id, session_id, seq, last_seq, ts, turn, kind, failed, ref, text, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    updMeta: st('UPDATE history_entries SET last_seq = ?, failed = ?, detail = ? WHERE id = ?'),
-    updFull: st('UPDATE history_entries SET last_seq = ?, failed = ?, detail = ?, body = ?, paths = ? WHERE id = ?'),
+    updEntry: st('UPDATE history_entries SET last_seq = ?, failed = ?, text = ?, detail = ? WHERE id = ?'),
+    ftsIns: st('INSERT INTO history_fts (rowid, body, paths) VALUES (?, ?, ?)'),
+    ftsDel: st('DELETE FROM history_fts WHERE rowid = ?'),
     markFailed: st("UPDATE history_entries SET failed = 1 WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind <> 'title'"),
     rpcPut: st('INSERT OR REPLACE INTO history_rpc (session_id, dir, rpc_id, method, data) VALUES (?, ?, ?, ?, ?)'),
     rpcGet: st('SELECT method, data FROM history_rpc WHERE session_id = ? AND dir = ? AND rpc_id = ?'),
@@ -406,7 +410,7 @@ export class HistoryIndex {
       this.db.exec(
         'DELETE FROM history_sessions WHERE custom_title IS NULL; UPDATE history_sessions SET info_title = NULL, prompt_title = NULL, first_ts = NULL, last_ts = NULL, message_count = 0, entry_count = 0, turn_count = 0, tool_call_count = 0, failed_tool_calls = 0, files_touched = 0, files_edited = 0, failed_turns = 0, last_stop_reason = NULL, turn = 0, turn_start_seq = 0, open_entry_id = NULL, open_kind = NULL, open_message_id = NULL, replay = 0',
       );
-      this.db.exec("INSERT INTO history_fts (history_fts) VALUES ('rebuild')");
+      this.db.exec("INSERT INTO history_fts (history_fts) VALUES ('delete-all')");
       this.s.resetWatermark.run(0);
     })();
     this.catchUp();
@@ -422,8 +426,8 @@ export class HistoryIndex {
     })();
   }
 
-  /** FTS5's own consistency check of the index against history_entries; throws if they disagree. */
+  /** FTS5's own consistency check of the index; throws if it is damaged. */
   checkIntegrity(): void {
-    this.db.exec("INSERT INTO history_fts (history_fts, rank) VALUES ('integrity-check', 1)");
+    this.db.exec("INSERT INTO history_fts (history_fts) VALUES ('integrity-check')");
   }
 }

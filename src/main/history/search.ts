@@ -1,57 +1,193 @@
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../shared/contract/history';
 import type { Db } from '../store/database';
+import { draftFromRow, type EntryRow } from './history-index';
+import { head, indexedColumns, INDEX_CAPS } from './model';
 
 /** Characters FTS5's unicode61 tokenizer keeps in tokens (letters, numbers, private use); the rest separate. */
 const SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
+const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
 const MAX_TERMS = 16;
 const MAX_TOKEN = 64;
 
-const quote = (tokens: string[]): string => `"${tokens.join(' ').replace(/"/g, '""')}"`;
+/** One term of a query: consecutive tokens, the last one matched as a prefix unless `exact`. */
+export interface Phrase {
+  tokens: string[];
+  prefix: boolean;
+}
+
+/** Case and diacritics folded the way `unicode61 remove_diacritics 2` folds them (close enough to highlight). */
+export const fold = (s: string): string => s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
 
 /**
- * Turns what the user typed into an FTS5 query that can never be a syntax error: every word becomes a
- * quoted phrase of its tokens (so `login.ts` or `refresh_token` match as written), each word matches as a
- * prefix (`auth fi` → `"auth"* AND "fi"*`), and "double-quoted text" is an exact phrase. Single-letter
- * words match whole tokens only (a one-letter prefix would scan the whole vocabulary). Null: nothing to search.
+ * What the user typed, as phrases: every word becomes a phrase of its tokens (so `login.ts` or
+ * `refresh_token` match as written) matched as a prefix (`auth fi` finds "authentication fixed");
+ * "double-quoted text" is an exact phrase. Single-letter words match whole tokens only (a one-letter prefix
+ * would scan the whole vocabulary).
  */
-export function toFtsQuery(input: string): string | null {
-  const parts: string[] = [];
+export function parseQuery(input: string): Phrase[] {
+  const out: Phrase[] = [];
   const text = input.normalize('NFC').slice(0, 1000);
   // "closed phrase" | "phrase still being typed | word
   const re = /"([^"]*)(")?|([^\s"]+)/g;
   for (const m of text.matchAll(re)) {
-    if (parts.length >= MAX_TERMS) break;
-    const phrase = m[2] !== undefined;
+    if (out.length >= MAX_TERMS) break;
+    const exact = m[2] !== undefined;
     const tokens = (m[1] ?? m[3] ?? '')
       .split(SEPARATORS)
       .filter((t) => t.length > 0)
       .map((t) => t.slice(0, MAX_TOKEN));
     if (tokens.length === 0) continue;
-    const last = tokens[tokens.length - 1]!;
-    parts.push(phrase || last.length < 2 ? quote(tokens) : `${quote(tokens)}*`);
+    out.push({ tokens, prefix: !exact && tokens[tokens.length - 1]!.length >= 2 });
   }
-  return parts.length ? parts.join(' AND ') : null;
+  return out;
 }
 
-/** snippet() output with \x01…\x02 around matches → plain text plus highlight ranges. */
-export function parseSnippet(marked: string): HighlightedText {
-  let text = '';
-  const highlights: HighlightedText['highlights'] = [];
-  let start = -1;
-  let last = 0;
-  for (let i = 0; i < marked.length; i++) {
-    const c = marked.charCodeAt(i);
-    if (c !== 1 && c !== 2) continue;
-    text += marked.slice(last, i);
-    last = i + 1;
-    if (c === 1) start = text.length;
-    else if (start >= 0) {
-      if (text.length > start) highlights.push({ start, end: text.length });
-      start = -1;
+/**
+ * The FTS5 query for what the user typed; it can never be a syntax error, since every token is inside a
+ * quoted string (`auth fi` → `"auth"* AND "fi"*`). Null: nothing to search for.
+ */
+export function toFtsQuery(input: string | Phrase[]): string | null {
+  const phrases = typeof input === 'string' ? parseQuery(input) : input;
+  if (phrases.length === 0) return null;
+  return phrases.map((p) => `"${p.tokens.join(' ').replace(/"/g, '""')}"${p.prefix ? '*' : ''}`).join(' AND ');
+}
+
+interface Token {
+  start: number;
+  end: number;
+  folded: string;
+}
+
+function tokenize(text: string, limit = 200_000): Token[] {
+  const out: Token[] = [];
+  TOKEN.lastIndex = 0;
+  const s = text.length > limit ? text.slice(0, limit) : text;
+  for (let m = TOKEN.exec(s); m; m = TOKEN.exec(s)) {
+    const t = m[0];
+    out.push({ start: m.index, end: m.index + t.length, folded: ASCII.test(t) ? t.toLowerCase() : fold(t) });
+  }
+  return out;
+}
+
+type Match = { start: number; end: number; phrase: number };
+
+/** Where the phrases occur in the text, by tokenizing all of it (any script, diacritics folded). */
+function matchesSlow(text: string, phrases: Phrase[]): Match[] {
+  const tokens = tokenize(text);
+  const folded = phrases.map((p) => p.tokens.map(fold));
+  const out: Match[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    for (let p = 0; p < folded.length; p++) {
+      const want = folded[p]!;
+      let ok = i + want.length <= tokens.length;
+      for (let k = 0; ok && k < want.length; k++) {
+        const got = tokens[i + k]!.folded;
+        const last = k === want.length - 1;
+        ok = last && phrases[p]!.prefix ? got.startsWith(want[k]!) : got === want[k];
+      }
+      if (ok) {
+        out.push({ start: tokens[i]!.start, end: tokens[i + want.length - 1]!.end, phrase: p });
+        break;
+      }
     }
   }
-  text += marked.slice(last);
-  return { text, highlights };
+  return out;
+}
+
+const TOKEN_AT = /[\p{L}\p{N}\p{Co}]+/uy;
+const SEPARATORS_AT = /[^\p{L}\p{N}\p{Co}]*/uy;
+const TOKEN_BEFORE = /[\p{L}\p{N}\p{Co}]$/u;
+
+/**
+ * The same, fast: finds each phrase's first token with indexOf in the lower-cased text and checks the
+ * token boundaries there. Only for ASCII query tokens and texts whose lower case keeps their length.
+ */
+function matchesFast(text: string, lower: string, phrases: Phrase[], limit = 64): Match[] {
+  const out: Match[] = [];
+  phrases.forEach((p, index) => {
+    const want = p.tokens.map((t) => t.toLowerCase());
+    let found = 0;
+    for (let pos = lower.indexOf(want[0]!); pos >= 0 && found < limit; pos = lower.indexOf(want[0]!, pos + 1)) {
+      if (pos > 0 && TOKEN_BEFORE.test(lower.slice(Math.max(0, pos - 2), pos))) continue;
+      let at = pos;
+      let ok = true;
+      for (let k = 0; ok && k < want.length; k++) {
+        if (k > 0) {
+          SEPARATORS_AT.lastIndex = at;
+          SEPARATORS_AT.exec(lower);
+          at = SEPARATORS_AT.lastIndex;
+        }
+        TOKEN_AT.lastIndex = at;
+        const m = TOKEN_AT.exec(lower);
+        if (!m) {
+          ok = false;
+          break;
+        }
+        const last = k === want.length - 1;
+        ok = last && p.prefix ? m[0].startsWith(want[k]!) : m[0] === want[k];
+        at = m.index + m[0].length;
+      }
+      if (ok) {
+        out.push({ start: pos, end: at, phrase: index });
+        found++;
+      }
+    }
+  });
+  return out.sort((a, b) => a.start - b.start);
+}
+
+function matches(text: string, phrases: Phrase[]): Match[] {
+  if (phrases.every((p) => p.tokens.every((t) => ASCII.test(t)))) {
+    const lower = text.toLowerCase();
+    if (lower.length === text.length) {
+      const fast = matchesFast(text, lower, phrases);
+      if (fast.length > 0 || ASCII.test(text)) return fast;
+    }
+  }
+  return matchesSlow(text, phrases);
+}
+
+const SNIPPET = 180;
+
+/**
+ * A window of the text around the densest cluster of matches, with the matches marked: plain text plus
+ * UTF-16 ranges (never HTML). Null when no phrase occurs in the text.
+ */
+export function highlight(text: string, phrases: Phrase[], width = SNIPPET): HighlightedText | null {
+  const found = matches(text, phrases);
+  if (found.length === 0) return null;
+  // The window starting shortly before a match that covers the most distinct phrases.
+  let best = 0;
+  let bestScore = -1;
+  for (let i = 0; i < found.length; i++) {
+    const seen = new Set<number>();
+    for (let j = i; j < found.length && found[j]!.end - found[i]!.start <= width; j++) seen.add(found[j]!.phrase);
+    if (seen.size > bestScore) {
+      bestScore = seen.size;
+      best = i;
+    }
+    if (bestScore === phrases.length) break;
+  }
+  let start = Math.max(0, found[best]!.start - Math.floor(width / 4));
+  let end = Math.min(text.length, start + width);
+  if (end - start < width) start = Math.max(0, end - width);
+  // Whole words at the edges.
+  if (start > 0) {
+    const ws = text.slice(start, start + 20).search(/\s/);
+    if (ws >= 0 && start + ws < found[best]!.start) start += ws + 1;
+  }
+  if (end < text.length) {
+    const ws = text.slice(Math.max(start, end - 20), end).search(/\s\S*$/);
+    if (ws >= 0) end = Math.max(start, end - 20) + ws;
+  }
+  const lead = start > 0 ? '…' : '';
+  const snippet = lead + text.slice(start, end).replace(/\s/g, ' ') + (end < text.length ? '…' : '');
+  const highlights = found
+    .filter((m) => m.start >= start && m.end <= end)
+    .map((m) => ({ start: m.start - start + lead.length, end: m.end - start + lead.length }));
+  return { text: snippet, highlights };
 }
 
 export interface SearchOptions {
@@ -95,7 +231,8 @@ const ranked = (bm25: number, ts: number, now: number): number => -bm25 * (0.5 +
  * filters) are ranked, which bounds the cost of very common words on a large history.
  */
 export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; truncated: boolean } {
-  const match = toFtsQuery(o.query);
+  const phrases = parseQuery(o.query);
+  const match = toFtsQuery(phrases);
   if (!match) return { hits: [], truncated: false };
   const now = o.now ?? Date.now();
   const cap = o.candidates ?? DEFAULT_CANDIDATES;
@@ -144,10 +281,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     if (chosen.length >= o.limit) break;
   }
 
-  const snippet = db.prepare(
-    "SELECT snippet(history_fts, -1, char(1), char(2), '…', 24) AS s FROM history_fts WHERE history_fts MATCH ? AND rowid = ?",
-  );
-  const detail = db.prepare("SELECT json_extract(detail, '$.tool.title') AS t FROM history_entries WHERE id = ?");
+  const entry = db.prepare('SELECT * FROM history_entries WHERE id = ?');
   const sessionInfo = db.prepare(
     `SELECT s.agent_id, s.cwd, coalesce(h.custom_title, s.title, h.info_title, h.prompt_title, '') AS title
      FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id = ?`,
@@ -160,7 +294,10 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       session = { title: row.title, agentId: row.agent_id, cwd: row.cwd };
       sessions.set(r.session_id, session);
     }
-    const marked = (snippet.get(match, r.id) as { s: string | null } | undefined)?.s ?? '';
+    const row = entry.get(r.id) as EntryRow;
+    const draft = draftFromRow(row);
+    const cols = indexedColumns(draft, INDEX_CAPS);
+    const snippet = highlight(cols.body, phrases) ?? highlight(cols.paths, phrases) ?? { text: head(cols.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
     return {
       sessionId: r.session_id,
       entryId: r.id,
@@ -169,8 +306,8 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       ts: r.ts,
       turn: r.turn,
       failed: r.failed === 1,
-      snippet: parseSnippet(marked),
-      toolTitle: r.kind === 'tool' ? ((detail.get(r.id) as { t: string | null }).t ?? null) : null,
+      snippet,
+      toolTitle: draft.detail?.kind === 'tool' ? draft.detail.tool.title : null,
       session,
       score: ranked(r.score, r.ts, now),
     };

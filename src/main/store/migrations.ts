@@ -1,8 +1,23 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 /**
- * Numbered SQL migrations, bundled at build time. `NNNN_name.sql` is applied once, in order, and
- * PRAGMA user_version records the last one applied.
+ * Numbered SQL migrations. `NNNN_name.sql` is applied once, in order, and PRAGMA user_version records the
+ * last one applied. Vite bundles them into the build (import.meta.env exists only there and under vitest);
+ * run from source by plain Node (tsx: benchmarks, test child processes) they are read from the folder.
  */
-const files = import.meta.glob('./migrations/*.sql', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
+function readFromFolder(): Record<string, string> {
+  const dir = fileURLToPath(new URL('./migrations/', import.meta.url));
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => [`./migrations/${f}`, readFileSync(dir + f, 'utf8')]),
+  );
+}
+
+const files: Record<string, string> = import.meta.env
+  ? (import.meta.glob('./migrations/*.sql', { query: '?raw', import: 'default', eager: true }) as Record<string, string>)
+  : readFromFolder();
 
 export interface Migration {
   version: number;

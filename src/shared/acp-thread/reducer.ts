@@ -68,7 +68,8 @@ function applyUpdate(d: Draft, update: SessionUpdate): void {
     case 'available_commands_update':
       return applyCommands(d, u.availableCommands);
     case 'current_mode_update':
-      return applyCurrentMode(d, u.modeId);
+      // The schema's field is currentModeId; the prose docs show modeId.
+      return applyCurrentMode(d, typeof u.currentModeId === 'string' ? u.currentModeId : u.modeId);
     case 'config_option_update':
       return applyConfigOptions(d, u.configOptions);
     case 'session_info_update':

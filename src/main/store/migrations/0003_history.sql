@@ -14,31 +14,25 @@ CREATE TABLE history_entries (
   kind       TEXT NOT NULL,               -- prompt | user | agent | thought | tool | write | terminal | plan | stop | title
   failed     INTEGER NOT NULL DEFAULT 0,  -- the entry's turn failed
   ref        TEXT,                        -- tool call id, terminal id, plan:<turn>, 'title'
-  detail     TEXT,                        -- JSON for structured kinds (tool call, prompt blocks, plan…)
-  body       TEXT NOT NULL DEFAULT '',    -- indexed text
-  paths      TEXT NOT NULL DEFAULT ''     -- indexed file paths, one a line
+  text       TEXT,                        -- message text of user / agent / thought entries
+  detail     TEXT                         -- JSON of the other kinds (tool call, prompt blocks, plan…)
 );
 CREATE INDEX history_entries_by_session ON history_entries (session_id, seq);
 CREATE INDEX history_entries_by_ref ON history_entries (session_id, ref) WHERE ref IS NOT NULL;
 
--- External-content FTS5 index over history_entries, kept in step by triggers.
+-- Contentless FTS5 index (rowid = history_entries.id) of the text derived from each entry (message text; tool
+-- title, output, diffs; prompt text and attachments…) in `body`, and the file paths it names in `paths`. The
+-- indexer writes it in the same transaction as the entry; deleting an entry (or its session) deletes its row.
 CREATE VIRTUAL TABLE history_fts USING fts5 (
   body,
   paths,
-  content = 'history_entries',
-  content_rowid = 'id',
+  content = '',
+  contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2',
   prefix = '2 3'
 );
-CREATE TRIGGER history_entries_ai AFTER INSERT ON history_entries BEGIN
-  INSERT INTO history_fts (rowid, body, paths) VALUES (new.id, new.body, new.paths);
-END;
 CREATE TRIGGER history_entries_ad AFTER DELETE ON history_entries BEGIN
-  INSERT INTO history_fts (history_fts, rowid, body, paths) VALUES ('delete', old.id, old.body, old.paths);
-END;
-CREATE TRIGGER history_entries_au AFTER UPDATE OF body, paths ON history_entries BEGIN
-  INSERT INTO history_fts (history_fts, rowid, body, paths) VALUES ('delete', old.id, old.body, old.paths);
-  INSERT INTO history_fts (rowid, body, paths) VALUES (new.id, new.body, new.paths);
+  DELETE FROM history_fts WHERE rowid = old.id;
 END;
 
 -- Per-session summary (for the history list and its filters) and the indexer's running state.

@@ -2,6 +2,8 @@ import { useCallback, useEffect, useState } from 'react';
 import type { AppInfo } from '../../../shared/contract/app';
 import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
+import { useTitleCount } from '../features/workspace/attention';
+import { restoreAndTrackLayout } from '../features/workspace/layout';
 import { ApiContext } from './api-context';
 import { Launcher } from './Launcher';
 import { useNotices } from './notices';
@@ -17,14 +19,31 @@ export const AppInfoContext = { current: null as AppInfo | null };
 
 function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   const panes = useTabs((s) => s.panes);
+  const direction = useTabs((s) => s.direction);
   const notices = useNotices((s) => s.notices);
   const dismiss = useNotices((s) => s.dismiss);
+  const [restored, setRestored] = useState(false);
   useShortcuts(api);
+  useTitleCount();
   useEffect(() => api.on('app.notice', (n) => useNotices.getState().push(n.level, n.message)), [api]);
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let cancelled = false;
+    void restoreAndTrackLayout(api).then((s) => {
+      if (cancelled) s();
+      else stop = s;
+      setRestored(true);
+    });
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
+  }, [api]);
+  if (!restored) return null;
   return (
     <div className="app" data-transport={info.transport}>
       <Sidebar />
-      <main className="workspace">
+      <main className={`workspace dir-${direction}`} data-testid="workspace">
         {panes.map((p) => (
           <PaneView key={p.id} pane={p} />
         ))}

@@ -1,6 +1,7 @@
 import { useApi } from './api-context';
 import { tabKinds } from './registry';
-import { useTabs, type Pane } from '../state/tabs';
+import { useState, type DragEvent } from 'react';
+import { MAX_PANES, useTabs, type Pane } from '../state/tabs';
 
 export function closeTab(tabId: string, api: ReturnType<typeof useApi>): void {
   const tab = useTabs.getState().tabs[tabId];
@@ -14,16 +15,38 @@ export function openLauncher(): void {
 }
 
 /** One pane: its tab strip and its tabs (all kept mounted, only the active one shown). */
+const TAB_MIME = 'application/x-switchboard-tab';
+
 export function PaneView({ pane }: { pane: Pane }) {
   const api = useApi();
   const tabs = useTabs((s) => s.tabs);
   const focused = useTabs((s) => s.focusedPaneId === pane.id);
-  const activate = useTabs((s) => s.activate);
+  const paneCount = useTabs((s) => s.panes.length);
+  const { activate, moveTab, focusPane, closePane, split } = useTabs.getState();
+  const [dropping, setDropping] = useState(false);
+
+  const dropProps = (index?: number) => ({
+    onDragOver: (e: DragEvent) => {
+      if (!e.dataTransfer.types.includes(TAB_MIME)) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = 'move';
+      setDropping(true);
+    },
+    onDragLeave: () => setDropping(false),
+    onDrop: (e: DragEvent) => {
+      const tabId = e.dataTransfer.getData(TAB_MIME);
+      setDropping(false);
+      if (!tabId) return;
+      e.preventDefault();
+      e.stopPropagation();
+      moveTab(tabId, pane.id, index);
+    },
+  });
 
   return (
-    <div className={`pane${focused ? ' focused' : ''}`} data-testid="pane">
-      <div className="tab-strip" role="tablist">
-        {pane.tabIds.map((id) => {
+    <div className={`pane${focused ? ' focused' : ''}${dropping ? ' dropping' : ''}`} data-testid="pane" data-pane-id={pane.id} onMouseDownCapture={() => focusPane(pane.id)}>
+      <div className="tab-strip" role="tablist" {...dropProps()}>
+        {pane.tabIds.map((id, index) => {
           const tab = tabs[id];
           if (!tab) return null;
           const active = pane.activeTabId === id;
@@ -33,6 +56,12 @@ export function PaneView({ pane }: { pane: Pane }) {
               role="tab"
               aria-selected={active}
               className={`tab${active ? ' active' : ''}${tab.status ? ` status-${tab.status}` : ''}`}
+              draggable
+              onDragStart={(e) => {
+                e.dataTransfer.setData(TAB_MIME, id);
+                e.dataTransfer.effectAllowed = 'move';
+              }}
+              {...dropProps(index)}
               onMouseDown={(e) => e.button === 1 && closeTab(id, api)}
               onClick={() => activate(id)}
               title={tab.title}
@@ -59,8 +88,22 @@ export function PaneView({ pane }: { pane: Pane }) {
         <button className="tab-new" aria-label="New tab" title="New tab (Ctrl+T)" onClick={openLauncher}>
           +
         </button>
+        <span className="tab-strip-fill" />
+        <div className="pane-actions">
+          <button aria-label="Split right" title="Split right (Ctrl+\\)" disabled={paneCount >= MAX_PANES} onClick={() => split('row')}>
+            ◫
+          </button>
+          <button aria-label="Split down" title="Split down (Ctrl+Shift+\\)" disabled={paneCount >= MAX_PANES} onClick={() => split('column')}>
+            ⬒
+          </button>
+          {paneCount > 1 && (
+            <button aria-label="Close pane" title="Close pane (its tabs move to the neighbour)" onClick={() => closePane(pane.id)}>
+              ×
+            </button>
+          )}
+        </div>
       </div>
-      <div className="tab-content">
+      <div className="tab-content" {...dropProps()}>
         {pane.tabIds.length === 0 && (
           <div className="empty-state" data-testid="empty-state">
             <h1>No tabs open</h1>

@@ -16,6 +16,11 @@ export interface TabKind {
   /** Called when the tab is closed (release its resources). */
   onClose?(tab: Tab, api: Api): void | Promise<void>;
   icon?: string;
+  /**
+   * What to keep of the tab for the next start (layout restore): the props to reopen it with, or null
+   * to not reopen it. Without this the tab is not restored.
+   */
+  persist?(tab: Tab): Record<string, unknown> | null;
 }
 
 export interface SidebarSection {

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
+import { focusNextNeedingYou } from '../features/workspace/attention';
 import { closeTab, openLauncher } from './PaneView';
 
 export interface Shortcut {
@@ -27,6 +28,18 @@ export const shortcuts: Shortcut[] = [
   { keys: 'Ctrl+Shift+Tab', description: 'Previous tab', inTerminal: true, run: () => useTabs.getState().cycle(-1) },
   { keys: 'Ctrl+PageDown', description: 'Next tab', inTerminal: true, run: () => useTabs.getState().cycle(1) },
   { keys: 'Ctrl+PageUp', description: 'Previous tab', inTerminal: true, run: () => useTabs.getState().cycle(-1) },
+  { keys: 'Mod+\\', description: 'Split right', inTerminal: true, run: () => void useTabs.getState().split('row') },
+  { keys: 'Mod+Shift+|', description: 'Split down', inTerminal: true, run: () => void useTabs.getState().split('column') },
+  { keys: 'Mod+J', description: 'Next session that needs you', inTerminal: true, run: () => void focusNextNeedingYou() },
+  ...[1, 2, 3, 4].map((n) => ({
+    keys: `Mod+${n}`,
+    description: `Focus pane ${n}`,
+    inTerminal: true,
+    run: () => {
+      const pane = useTabs.getState().panes[n - 1];
+      if (pane) useTabs.getState().focusPane(pane.id);
+    },
+  })),
 ];
 
 function closeActive(api: Api): void {

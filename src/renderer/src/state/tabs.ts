@@ -18,10 +18,24 @@ export interface Pane {
   activeTabId: string | null;
 }
 
+/** How panes are arranged: side by side, stacked, or a 2×2 grid (with 3–4 panes). */
+export type SplitDirection = 'row' | 'column' | 'grid';
+export const MAX_PANES = 4;
+
 interface TabsState {
   tabs: Record<string, Tab>;
   panes: Pane[];
   focusedPaneId: string;
+  direction: SplitDirection;
+  /** Splits the focused pane: a new empty pane next to it (at most MAX_PANES). Returns its id or null. */
+  split(direction: SplitDirection): string | null;
+  /** Removes a pane; its tabs move to a neighbour. */
+  closePane(paneId: string): void;
+  focusPane(paneId: string): void;
+  /** Moves a tab into another pane (or another place of the same pane). */
+  moveTab(tabId: string, toPaneId: string, index?: number): void;
+  /** Replaces everything (layout restore). */
+  restore(state: Pick<TabsState, 'tabs' | 'panes' | 'focusedPaneId' | 'direction'>): void;
   open(tab: Omit<Tab, 'id'> & { id?: string }, paneId?: string): string;
   close(tabId: string): void;
   activate(tabId: string): void;
@@ -38,6 +52,63 @@ export const useTabs = create<TabsState>((set, get) => ({
   tabs: {},
   panes: [{ id: 'pane-1', tabIds: [], activeTabId: null }],
   focusedPaneId: 'pane-1',
+  direction: 'row',
+
+  split(direction) {
+    const { panes, focusedPaneId } = get();
+    if (panes.length >= MAX_PANES) return null;
+    const id = newId('pane');
+    const at = panes.findIndex((p) => p.id === focusedPaneId) + 1;
+    const next = [...panes.slice(0, at), { id, tabIds: [], activeTabId: null }, ...panes.slice(at)];
+    set({ panes: next, focusedPaneId: id, direction: next.length >= 3 && direction !== get().direction ? 'grid' : direction });
+    return id;
+  },
+
+  closePane(paneId) {
+    const { panes } = get();
+    if (panes.length <= 1) return;
+    const idx = panes.findIndex((p) => p.id === paneId);
+    if (idx < 0) return;
+    const closing = panes[idx]!;
+    const rest = panes.filter((p) => p.id !== paneId);
+    const heir = rest[Math.max(0, idx - 1)]!;
+    const merged = { ...heir, tabIds: [...heir.tabIds, ...closing.tabIds], activeTabId: heir.activeTabId ?? closing.activeTabId };
+    set({
+      panes: rest.map((p) => (p.id === heir.id ? merged : p)),
+      focusedPaneId: heir.id,
+      direction: rest.length < 3 && get().direction === 'grid' ? 'row' : get().direction,
+    });
+  },
+
+  focusPane(paneId) {
+    if (get().panes.some((p) => p.id === paneId)) set({ focusedPaneId: paneId });
+  },
+
+  moveTab(tabId, toPaneId, index) {
+    const { panes } = get();
+    const from = paneOf(panes, tabId);
+    const to = panes.find((p) => p.id === toPaneId);
+    if (!from || !to) return;
+    const without = panes.map((p) => {
+      if (p.id !== from.id) return p;
+      const tabIds = p.tabIds.filter((t) => t !== tabId);
+      const i = p.tabIds.indexOf(tabId);
+      return { ...p, tabIds, activeTabId: p.activeTabId === tabId ? (tabIds[Math.min(i, tabIds.length - 1)] ?? null) : p.activeTabId };
+    });
+    set({
+      panes: without.map((p) => {
+        if (p.id !== toPaneId) return p;
+        const tabIds = [...p.tabIds];
+        tabIds.splice(index === undefined ? tabIds.length : Math.max(0, Math.min(index, tabIds.length)), 0, tabId);
+        return { ...p, tabIds, activeTabId: tabId };
+      }),
+      focusedPaneId: toPaneId,
+    });
+  },
+
+  restore(state) {
+    set(state);
+  },
 
   open(input, paneId) {
     const id = input.id ?? newId('tab');
@@ -74,9 +145,12 @@ export const useTabs = create<TabsState>((set, get) => ({
   activate(tabId) {
     const pane = paneOf(get().panes, tabId);
     if (!pane) return;
+    const tab = get().tabs[tabId]!;
     set({
       panes: get().panes.map((p) => (p.id === pane.id ? { ...p, activeTabId: tabId } : p)),
       focusedPaneId: pane.id,
+      // A finished turn has been seen once its tab is shown.
+      ...(tab.status === 'done' ? { tabs: { ...get().tabs, [tabId]: { ...tab, status: 'idle' as const } } } : {}),
     });
   },
 

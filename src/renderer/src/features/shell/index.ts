@@ -9,6 +9,8 @@ export function openShellTab(cwd?: string): string {
 registerTabKind('shell', {
   view: ShellTab,
   icon: '❯',
+  // A restored shell tab starts a fresh shell in the same folder.
+  persist: (tab) => ({ ...(typeof tab.props.cwd === 'string' ? { cwd: tab.props.cwd } : {}) }),
   onClose: async (tab, api) => {
     if (typeof tab.props.ptyId === 'string') await api.call('pty.kill', { id: tab.props.ptyId });
   },

@@ -1,0 +1,70 @@
+import { create } from 'zustand';
+import type { AgentStatus, AgentSummary, SessionInfo } from '../../../../shared/contract/sessions';
+import type { Api } from '../../ipc/client';
+
+/** Agents (from agents.list, kept live by agent.status) and this run's live sessions, shared by the sidebar and session tabs. */
+interface AgentsState {
+  agents: AgentSummary[];
+  loaded: boolean;
+  error: string | null;
+  /** Live sessions by id (sessions.live, then session.state events). */
+  sessions: Record<string, SessionInfo>;
+}
+
+export const useAgents = create<AgentsState>(() => ({ agents: [], loaded: false, error: null, sessions: {} }));
+
+export const agentName = (agents: readonly AgentSummary[], agentId: string): string =>
+  agents.find((a) => a.id === agentId)?.status.agentInfo?.title ?? agents.find((a) => a.id === agentId)?.name ?? agentId;
+
+export async function refreshAgents(api: Api): Promise<void> {
+  const r = await api.call('agents.list', {});
+  if (r.ok) useAgents.setState({ agents: r.value.agents, loaded: true, error: null });
+  else useAgents.setState({ loaded: true, error: r.error.message });
+}
+
+function applyStatus(status: AgentStatus, api: Api): void {
+  const { agents } = useAgents.getState();
+  const i = agents.findIndex((a) => a.id === status.agentId);
+  if (i < 0) {
+    void refreshAgents(api);
+    return;
+  }
+  const next = agents.slice();
+  next[i] = { ...agents[i]!, status };
+  useAgents.setState({ agents: next });
+}
+
+const synced = new WeakSet<Api>();
+
+/** Starts keeping the store in step with the core (once per connection). */
+export function syncAgents(api: Api): void {
+  if (synced.has(api)) return;
+  synced.add(api);
+  api.on('agent.status', (s) => applyStatus(s, api));
+  api.on('registry.changed', (c) => {
+    if (c.registryId !== null) void refreshAgents(api);
+  });
+  api.on('session.state', (s) => {
+    const sessions = { ...useAgents.getState().sessions };
+    if (s.status === 'closed') delete sessions[s.id];
+    else sessions[s.id] = s;
+    useAgents.setState({ sessions });
+  });
+  void refreshAgents(api);
+  void api.call('sessions.live', {}).then((r) => {
+    if (!r.ok) return;
+    const sessions = { ...useAgents.getState().sessions };
+    for (const s of r.value.sessions) sessions[s.id] ??= s;
+    useAgents.setState({ sessions });
+  });
+}
+
+export function upsertAgent(agent: AgentSummary): void {
+  const { agents } = useAgents.getState();
+  const i = agents.findIndex((a) => a.id === agent.id);
+  useAgents.setState({ agents: i < 0 ? [...agents, agent] : agents.map((a, j) => (j === i ? agent : a)) });
+}
+
+export function dropAgent(agentId: string): void {
+  useAgents.setState({ agents: useAgents.getState().agents.filter((a) => a.id !== agentId) });
+}

@@ -1,0 +1,137 @@
+import { memo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import ReactMarkdown, { type Components } from 'react-markdown';
+import rehypeHighlight from 'rehype-highlight';
+import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
+import remarkGfm from 'remark-gfm';
+import { useApi } from '../../app/api-context';
+import { externalHref, inlineImageSrc, transformUrl } from './safe-url';
+import './markdown.css';
+
+/**
+ * Markdown written by an agent (untrusted). Raw HTML is shown as text, never parsed; the tree is
+ * sanitized (GitHub's schema); links never navigate the app; images are inline data only; code is
+ * highlighted after sanitizing (so highlight classes survive and nothing else does).
+ */
+
+interface HastNode {
+  type: string;
+  value?: string;
+  children?: HastNode[];
+}
+
+/** Raw HTML in the markdown becomes visible text (before sanitizing, which would drop it silently). */
+function rehypeRawAsText() {
+  const walk = (node: HastNode): void => {
+    if (!node.children) return;
+    for (const child of node.children) {
+      if (child.type === 'raw') child.type = 'text';
+      else walk(child);
+    }
+  };
+  return (tree: HastNode) => walk(tree);
+}
+
+const schema = {
+  ...defaultSchema,
+  protocols: { ...defaultSchema.protocols, src: ['http', 'https', 'data'] },
+};
+
+const remarkPlugins = [remarkGfm];
+const rehypePlugins = [rehypeRawAsText, [rehypeSanitize, schema], [rehypeHighlight, { detect: false }]] as never;
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function Link({ href, children }: { href?: string; children?: ReactNode }) {
+  const api = useApi();
+  const url = externalHref(href);
+  if (!url) {
+    return (
+      <span className="md-link-disabled" title={href ? `Not opened: ${href.slice(0, 200)}` : undefined}>
+        {children}
+      </span>
+    );
+  }
+  const open = (e: MouseEvent) => {
+    e.preventDefault();
+    e.stopPropagation();
+    void api.call('app.openExternal', { url });
+  };
+  return (
+    <a
+      href={url}
+      title={url}
+      rel="noreferrer noopener"
+      onClick={open}
+      onAuxClick={(e) => {
+        e.preventDefault();
+        if (e.button === 1) open(e);
+      }}
+      data-external="true"
+    >
+      {children}
+    </a>
+  );
+}
+
+function Image({ src, alt }: { src?: string | Blob; alt?: string }) {
+  const source = typeof src === 'string' ? src : undefined;
+  const inline = inlineImageSrc(source);
+  if (inline) return <img className="md-image" src={inline} alt={alt ?? ''} />;
+  const url = externalHref(source);
+  if (url) {
+    return (
+      <Link href={url}>
+        <span className="md-image-link" title={url}>
+          🖼 {alt || 'image'} <span className="muted">({hostOf(url)})</span>
+        </span>
+      </Link>
+    );
+  }
+  return <span className="md-image-link muted">🖼 {alt || 'image'}</span>;
+}
+
+function CodeBlock({ children }: { children?: ReactNode }) {
+  const ref = useRef<HTMLPreElement>(null);
+  const [copied, setCopied] = useState(false);
+  const copy = () => {
+    const text = ref.current?.innerText ?? '';
+    void navigator.clipboard?.writeText(text).then(
+      () => {
+        setCopied(true);
+        setTimeout(() => setCopied(false), 1200);
+      },
+      () => {},
+    );
+  };
+  return (
+    <div className="md-pre">
+      <button className="md-copy" onClick={copy} aria-label="Copy code" tabIndex={-1}>
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+      <pre ref={ref}>{children}</pre>
+    </div>
+  );
+}
+
+const components: Components = {
+  a: ({ href, children }) => <Link href={href}>{children}</Link>,
+  img: ({ src, alt }) => <Image src={src} alt={alt} />,
+  pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
+  input: ({ type, checked, disabled }) => <input type={type} checked={checked} disabled={disabled ?? true} readOnly />,
+};
+
+export const Markdown = memo(function Markdown({ text, className }: { text: string; className?: string }) {
+  return (
+    <div className={`markdown${className ? ` ${className}` : ''}`}>
+      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={transformUrl}>
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+});

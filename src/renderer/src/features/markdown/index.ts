@@ -1,0 +1,2 @@
+export { Markdown } from './Markdown';
+export { externalHref, inlineImageSrc } from './safe-url';

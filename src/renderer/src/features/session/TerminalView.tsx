@@ -1,0 +1,179 @@
+import { FitAddon } from '@xterm/addon-fit';
+import { Terminal } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
+import { useEffect, useRef, useState } from 'react';
+import { useApi } from '../../app/api-context';
+import { useColorScheme, xtermTheme } from '../../app/theme';
+
+const FONT = 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace';
+const LINE_PX = 17;
+
+function makeTerminal(scheme: 'light' | 'dark', rows: number, interactive: boolean, convertEol: boolean): { t: Terminal; fit: FitAddon } {
+  const t = new Terminal({
+    fontFamily: FONT,
+    fontSize: 12,
+    rows,
+    cols: 100,
+    scrollback: 5000,
+    disableStdin: !interactive,
+    cursorBlink: interactive,
+    cursorStyle: interactive ? 'block' : 'underline',
+    convertEol,
+    theme: xtermTheme(scheme),
+  });
+  const fit = new FitAddon();
+  t.loadAddon(fit);
+  return { t, fit };
+}
+
+function useFit(host: React.RefObject<HTMLDivElement | null>, fit: React.RefObject<FitAddon | null>): void {
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => {
+      if (el.offsetParent === null) return;
+      try {
+        fit.current?.fit();
+      } catch {
+        /* not laid out */
+      }
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [host, fit]);
+}
+
+export type ExitInfo = { exitCode: number | null; signal: string | null };
+
+export const describeExit = (e: ExitInfo): string => (e.signal ? `killed by ${e.signal}` : `exited with code ${e.exitCode ?? '?'}`);
+
+/**
+ * A terminal the core runs (an agent's terminal/create, or an authentication command): its output so far
+ * (agentTerminal.snapshot), then live agentTerminal.data. Interactive terminals send keys with
+ * agentTerminal.write (only authentication terminals take input).
+ */
+export function AgentTerminalView({ terminalId, rows = 12, interactive = false, onExit }: { terminalId: string; rows?: number; interactive?: boolean; onExit?: (e: ExitInfo) => void }) {
+  const api = useApi();
+  const scheme = useColorScheme();
+  const host = useRef<HTMLDivElement>(null);
+  const term = useRef<Terminal | null>(null);
+  const fit = useRef<FitAddon | null>(null);
+  const [exit, setExit] = useState<ExitInfo | null>(null);
+  const [missing, setMissing] = useState<string | null>(null);
+  const onExitRef = useRef(onExit);
+  onExitRef.current = onExit;
+  useFit(host, fit);
+
+  useEffect(() => {
+    const { t, fit: f } = makeTerminal(scheme, rows, interactive, false);
+    t.open(host.current!);
+    term.current = t;
+    fit.current = f;
+    try {
+      f.fit();
+    } catch {
+      /* hidden */
+    }
+    let attached = false;
+    let disposed = false;
+    // Data that arrives before the snapshot answer is part of the snapshot (same ordered channel): dropped.
+    const offData = api.on('agentTerminal.data', (p) => {
+      if (p.terminalId === terminalId && attached) t.write(p.data);
+    });
+    const offExit = api.on('agentTerminal.exit', (p) => {
+      if (p.terminalId !== terminalId) return;
+      const e = { exitCode: p.exitCode, signal: p.signal };
+      setExit(e);
+      onExitRef.current?.(e);
+    });
+    const input = interactive ? t.onData((data) => void api.call('agentTerminal.write', { terminalId, data })) : null;
+    const resize = interactive ? t.onResize(({ cols, rows: r }) => void api.call('agentTerminal.resize', { terminalId, cols, rows: r })) : null;
+    void api.call('agentTerminal.snapshot', { terminalId }).then((r) => {
+      if (disposed) return;
+      attached = true;
+      if (!r.ok) {
+        setMissing(r.error.message);
+        return;
+      }
+      if (r.value.truncated) t.write('\x1b[2m[earlier output was cut]\x1b[0m\r\n');
+      t.write(r.value.output);
+      if (r.value.exit) setExit(r.value.exit);
+      if (interactive) {
+        void api.call('agentTerminal.resize', { terminalId, cols: t.cols, rows: t.rows });
+        t.focus();
+      }
+    });
+    return () => {
+      disposed = true;
+      offData();
+      offExit();
+      input?.dispose();
+      resize?.dispose();
+      t.dispose();
+      term.current = null;
+      fit.current = null;
+    };
+    // The terminal lives as long as the view; theme changes are applied below.
+  }, [api, terminalId, interactive]);
+
+  useEffect(() => {
+    if (term.current) term.current.options.theme = xtermTheme(scheme);
+  }, [scheme]);
+
+  return (
+    <div className="agent-terminal" data-testid="agent-terminal" data-terminal-id={terminalId} data-exited={exit ? 'true' : undefined}>
+      <div className="agent-terminal-host" ref={host} style={{ height: rows * LINE_PX + 8 }} />
+      {missing && <div className="muted small">Output not available: {missing}</div>}
+      {exit && <div className={`terminal-exit ${exit.exitCode === 0 ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
+    </div>
+  );
+}
+
+/** Output of a terminal the agent ran itself and reported in the tool call's `_meta` (the client never created it). */
+export function MetaTerminalView({ id, output, exit, rows = 10 }: { id: string; output: string; exit: ExitInfo | null; rows?: number }) {
+  const scheme = useColorScheme();
+  const host = useRef<HTMLDivElement>(null);
+  const term = useRef<Terminal | null>(null);
+  const fit = useRef<FitAddon | null>(null);
+  const written = useRef('');
+  useFit(host, fit);
+
+  useEffect(() => {
+    const { t, fit: f } = makeTerminal(scheme, rows, false, true);
+    t.open(host.current!);
+    term.current = t;
+    fit.current = f;
+    try {
+      f.fit();
+    } catch {
+      /* hidden */
+    }
+    written.current = '';
+    return () => {
+      t.dispose();
+      term.current = null;
+    };
+  }, []);
+
+  useEffect(() => {
+    const t = term.current;
+    if (!t) return;
+    if (output.startsWith(written.current)) t.write(output.slice(written.current.length));
+    else {
+      t.reset();
+      t.write(output);
+    }
+    written.current = output;
+  }, [output]);
+
+  useEffect(() => {
+    if (term.current) term.current.options.theme = xtermTheme(scheme);
+  }, [scheme]);
+
+  return (
+    <div className="agent-terminal" data-testid="meta-terminal" data-terminal-id={id}>
+      <div className="agent-terminal-host" ref={host} style={{ height: rows * LINE_PX + 8 }} />
+      {exit && <div className={`terminal-exit ${exit.exitCode === 0 ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
+    </div>
+  );
+}

@@ -1,0 +1,184 @@
+import type { StopReason } from '@agentclientprotocol/sdk';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { forwardRef, useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { ThreadEntry, ThreadState } from '../../../../shared/acp-thread';
+import type { TurnEndMark } from './controller';
+import { AgentMessageView, NoticeView, PlanView, StopMark, ThoughtView, TurnErrorView, UserMessageView, WorkingRow } from './entries';
+import { ToolCallView } from './ToolCall';
+
+type Row =
+  | { key: string; type: 'entry'; entry: ThreadEntry; index: number }
+  | { key: string; type: 'stop'; reason: StopReason }
+  | { key: string; type: 'working'; cancelling: boolean };
+
+function buildRows(thread: ThreadState, turnEnds: readonly TurnEndMark[]): Row[] {
+  const rows: Row[] = [];
+  const marks = turnEnds.filter((m) => m.stopReason !== 'end_turn');
+  let m = 0;
+  const entries = thread.entries;
+  for (let i = 0; i < entries.length; i++) {
+    while (m < marks.length && marks[m]!.afterEntries <= i) {
+      rows.push({ key: `stop-${m}`, type: 'stop', reason: marks[m]!.stopReason });
+      m++;
+    }
+    const entry = entries[i]!;
+    rows.push({ key: entry.id, type: 'entry', entry, index: i });
+  }
+  while (m < marks.length) {
+    rows.push({ key: `stop-${m}`, type: 'stop', reason: marks[m]!.stopReason });
+    m++;
+  }
+  if (thread.turn.running) rows.push({ key: 'working', type: 'working', cancelling: thread.turn.cancelRequested });
+  return rows;
+}
+
+const ESTIMATE: Record<ThreadEntry['kind'], number> = {
+  user_message: 56,
+  agent_message: 90,
+  thought: 34,
+  tool_call: 46,
+  plan: 110,
+  notice: 44,
+  turn_error: 70,
+};
+
+function estimate(row: Row | undefined): number {
+  if (!row) return 40;
+  if (row.type !== 'entry') return 32;
+  if (row.entry.kind === 'tool_call' && row.entry.content.some((c) => c.type === 'diff' || c.type === 'terminal')) return 360;
+  return ESTIMATE[row.entry.kind];
+}
+
+export interface ThreadHandle {
+  scrollToBottom(): void;
+  scrollToEntry(index: number): void;
+}
+
+interface ThreadProps {
+  thread: ThreadState;
+  turnEnds: readonly TurnEndMark[];
+  sessionId: string;
+  cwd: string | null;
+  active: boolean;
+  onRestart: (() => void) | null;
+}
+
+/**
+ * The conversation, virtualized (only the rows in view are mounted, so a 10,000-entry session opens at
+ * once). While the view is at the bottom it stays there as the agent writes.
+ */
+export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, turnEnds, sessionId, cwd, active, onRestart }, ref) {
+  const rows = useMemo(() => buildRows(thread, turnEnds), [thread, turnEnds]);
+  const scroller = useRef<HTMLDivElement>(null);
+  const stuck = useRef(true);
+  const [atBottom, setAtBottom] = useState(true);
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: (i) => estimate(rows[i]),
+    getItemKey: (i) => rows[i]?.key ?? i,
+    overscan: 6,
+    paddingStart: 12,
+    paddingEnd: 16,
+  });
+
+  const stick = useCallback(() => {
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, []);
+
+  useImperativeHandle(
+    ref,
+    () => ({
+      scrollToBottom() {
+        stuck.current = true;
+        setAtBottom(true);
+        stick();
+      },
+      scrollToEntry(index: number) {
+        const row = rows.findIndex((r) => r.type === 'entry' && r.index === index);
+        if (row >= 0) virtualizer.scrollToIndex(row, { align: 'center' });
+      },
+    }),
+    [rows, virtualizer, stick],
+  );
+
+  // After every render (new rows, rows measured taller): keep to the bottom if we were there.
+  useLayoutEffect(() => {
+    if (stuck.current) stick();
+  });
+  useLayoutEffect(() => {
+    if (active && stuck.current) requestAnimationFrame(stick);
+  }, [active, stick]);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (!el || el.clientHeight === 0) return;
+    const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    stuck.current = bottom;
+    if (bottom !== atBottom) setAtBottom(bottom);
+  };
+  const onWheel = (e: React.WheelEvent) => {
+    // Scrolling up by hand leaves the bottom at once (before the next chunk pulls the view down again).
+    if (e.deltaY < 0) stuck.current = false;
+  };
+
+  const items = virtualizer.getVirtualItems();
+  const lastEntryIndex = thread.entries.length - 1;
+
+  return (
+    <div className="thread-wrap">
+      <div className="thread" ref={scroller} onScroll={onScroll} onWheel={onWheel} data-testid="thread" role="log" aria-live="off">
+        {rows.length === 0 && <div className="thread-empty muted">Say what you want done. Type @ to mention a file, / for the agent’s commands.</div>}
+        <div className="thread-inner" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const row = rows[item.index]!;
+            return (
+              <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
+                {row.type === 'entry' ? (
+                  <EntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
+                ) : row.type === 'stop' ? (
+                  <StopMark reason={row.reason} />
+                ) : (
+                  <WorkingRow cancelling={row.cancelling} />
+                )}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      {!atBottom && (
+        <button
+          className="jump-bottom"
+          onClick={() => {
+            stuck.current = true;
+            setAtBottom(true);
+            stick();
+          }}
+        >
+          ↓ Latest
+        </button>
+      )}
+    </div>
+  );
+});
+
+function EntryView({ entry, sessionId, cwd, live, onRestart }: { entry: ThreadEntry; sessionId: string; cwd: string | null; live: boolean; onRestart: (() => void) | null }) {
+  switch (entry.kind) {
+    case 'user_message':
+      return <UserMessageView entry={entry} />;
+    case 'agent_message':
+      return <AgentMessageView entry={entry} />;
+    case 'thought':
+      return <ThoughtView entry={entry} sessionId={sessionId} live={live} />;
+    case 'tool_call':
+      return <ToolCallView entry={entry} sessionId={sessionId} cwd={cwd} />;
+    case 'plan':
+      return <PlanView entry={entry} />;
+    case 'notice':
+      return <NoticeView entry={entry} />;
+    case 'turn_error':
+      return <TurnErrorView entry={entry} onRestart={onRestart} />;
+  }
+}

@@ -1,0 +1,130 @@
+import type { ToolCallContent } from '@agentclientprotocol/sdk';
+import { memo } from 'react';
+import type { ToolCallEntry } from '../../../../shared/acp-thread';
+import { isFinished } from '../../../../shared/acp-thread';
+import { MonacoDiff } from '../editor/MonacoDiff';
+import { Markdown } from '../markdown';
+import { openFileTab } from './files';
+import { ContentBlockView } from './Blocks';
+import { PermissionCard } from './PermissionCard';
+import { AgentTerminalView, MetaTerminalView } from './TerminalView';
+import { useDiffMode, useToggle } from './ui-state';
+import { prettyJson, relativeTo, TOOL_ICON, TOOL_STATUS_TEXT } from './util';
+
+function diffHeight(oldText: string | null | undefined, newText: string, inline: boolean): number {
+  const count = (s: string | null | undefined) => (s ? s.split('\n').length : 0);
+  const lines = inline ? count(oldText) + count(newText) : Math.max(count(oldText), count(newText));
+  return Math.min(520, Math.max(90, lines * 19 + 16));
+}
+
+export function DiffBlock({ path, oldText, newText, cwd }: { path: string; oldText: string | null; newText: string; cwd: string | null }) {
+  const inline = useDiffMode((s) => s.inline);
+  const setInline = useDiffMode((s) => s.setInline);
+  return (
+    <div className="diff-block" data-testid="tool-diff">
+      <div className="diff-head">
+        <span className="diff-path" title={path}>
+          {oldText === null ? <span className="tag new">new</span> : null} {relativeTo(path, cwd)}
+        </span>
+        <span className="seg" role="group" aria-label="Diff layout">
+          <button className={!inline ? 'on' : ''} aria-pressed={!inline} onClick={() => setInline(false)}>
+            Side by side
+          </button>
+          <button className={inline ? 'on' : ''} aria-pressed={inline} onClick={() => setInline(true)}>
+            Inline
+          </button>
+        </span>
+      </div>
+      <MonacoDiff path={path} oldText={oldText} newText={newText} inline={inline} height={diffHeight(oldText, newText, inline)} />
+    </div>
+  );
+}
+
+function ToolContent({ content, cwd }: { content: ToolCallContent; cwd: string | null }) {
+  switch (content.type) {
+    case 'diff':
+      return <DiffBlock path={content.path} oldText={content.oldText ?? null} newText={content.newText} cwd={cwd} />;
+    case 'terminal':
+      return <AgentTerminalView terminalId={content.terminalId} />;
+    case 'content':
+      return content.content.type === 'text' ? (
+        <Markdown className="tool-text" text={content.content.text} />
+      ) : (
+        <ContentBlockView block={content.content} />
+      );
+    default:
+      return null;
+  }
+}
+
+export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }: { entry: ToolCallEntry; sessionId: string; cwd: string | null }) {
+  const hasRich = entry.content.some((c) => c.type === 'diff' || c.type === 'terminal') || entry.metaTerminals !== null;
+  const [open, toggle] = useToggle(`tool:${sessionId}:${entry.id}`, hasRich || entry.status === 'failed');
+  const [raw, toggleRaw] = useToggle(`raw:${sessionId}:${entry.id}`, false);
+  const showBody = open || entry.permission !== null;
+  const running = !isFinished(entry.status);
+  const status = entry.permission ? 'Waiting for you' : TOOL_STATUS_TEXT[entry.status];
+  return (
+    <div className={`tool-call status-${entry.status}${entry.permission ? ' needs-permission' : ''}`} data-testid="tool-call" data-tool-call-id={entry.toolCallId} data-status={entry.status} data-kind={entry.toolKind}>
+      <button className="tool-head" onClick={() => toggle()} aria-expanded={showBody}>
+        <span className="tool-icon" aria-hidden>
+          {TOOL_ICON[entry.toolKind] ?? TOOL_ICON.other}
+        </span>
+        <span className="tool-title">{entry.title || entry.name || 'Tool call'}</span>
+        <span className={`tool-status ${entry.permission ? 'attention' : entry.status}`} data-testid="tool-status">
+          {running && !entry.permission && <span className="spinner" aria-hidden />}
+          {status}
+        </span>
+        <span className="chevron" aria-hidden>
+          {showBody ? '▾' : '▸'}
+        </span>
+      </button>
+      {entry.locations.length > 0 && (
+        <div className="tool-locations">
+          {entry.locations.map((l, i) => (
+            <button key={`${l.path}:${l.line ?? ''}:${i}`} className="location" onClick={() => openFileTab(sessionId, l.path, l.line ?? null)} title={`Open ${l.path}`} data-testid="tool-location">
+              {relativeTo(l.path, cwd)}
+              {l.line ? `:${l.line}` : ''}
+            </button>
+          ))}
+        </div>
+      )}
+      {showBody && (
+        <div className="tool-body">
+          {entry.content.map((c, i) => (
+            <ToolContent key={i} content={c} cwd={cwd} />
+          ))}
+          {entry.metaTerminals &&
+            Object.entries(entry.metaTerminals).map(([id, t]) => <MetaTerminalView key={id} id={id} output={t.output} exit={t.exit} />)}
+          {(entry.rawInput !== undefined || entry.rawOutput !== undefined) && (
+            <div className="tool-raw">
+              <button className="link-button" onClick={() => toggleRaw()} aria-expanded={raw}>
+                {raw ? '▾' : '▸'} Raw input and output
+              </button>
+              {raw && (
+                <>
+                  {entry.rawInput !== undefined && (
+                    <>
+                      <div className="raw-label">Input</div>
+                      <pre className="raw-json" data-testid="tool-raw-input">{prettyJson(entry.rawInput)}</pre>
+                    </>
+                  )}
+                  {entry.rawOutput !== undefined && (
+                    <>
+                      <div className="raw-label">Output</div>
+                      <pre className="raw-json" data-testid="tool-raw-output">{prettyJson(entry.rawOutput)}</pre>
+                    </>
+                  )}
+                </>
+              )}
+            </div>
+          )}
+          {entry.content.length === 0 && !entry.metaTerminals && entry.rawInput === undefined && entry.rawOutput === undefined && !entry.permission && (
+            <div className="muted small">No details.</div>
+          )}
+        </div>
+      )}
+      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} />}
+    </div>
+  );
+});

@@ -1,0 +1,256 @@
+import type { StopReason } from '@agentclientprotocol/sdk';
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { applyEvents, createThread, type ThreadEvent, type ThreadState } from '../../../../shared/acp-thread';
+import type { PayloadOf } from '../../../../shared/contract';
+import type { PermissionRequestInfo, QueueItem, SessionInfo } from '../../../../shared/contract/sessions';
+import type { Api } from '../../ipc/client';
+
+export type SessionWarning = PayloadOf<'session.warning'>;
+
+/** Where a turn ended with a stop reason: after `afterEntries` entries of the thread. */
+export interface TurnEndMark {
+  afterEntries: number;
+  stopReason: StopReason;
+}
+
+export interface SessionView {
+  loading: boolean;
+  loadError: string | null;
+  session: SessionInfo | null;
+  thread: ThreadState;
+  queue: readonly QueueItem[];
+  /** Pending permission requests, oldest first. */
+  permissions: readonly PermissionRequestInfo[];
+  warnings: readonly SessionWarning[];
+  turnEnds: readonly TurnEndMark[];
+  /** A turn ended while the tab was not active (cleared when it becomes active). */
+  unseenDone: boolean;
+}
+
+type UpdatePayload = PayloadOf<'session.update'>;
+
+const MAX_WARNINGS = 50;
+/** When the page is hidden, animation frames stop: fold on a timer instead. */
+const FALLBACK_FLUSH_MS = 250;
+
+/**
+ * The renderer's side of one live session: attaches with sessions.state, then folds session.update
+ * events (n > snapshot.n) into the acp-thread model in batches, once per animation frame. Other events
+ * (status, permissions, queue, warnings) are small and applied at once.
+ */
+export class SessionController {
+  private view: SessionView;
+  private readonly listeners = new Set<() => void>();
+  private readonly offs: Array<() => void> = [];
+  /** `n` of the last folded update; null until the snapshot arrived. */
+  private n: number | null = null;
+  private pending: UpdatePayload[] = [];
+  private frame: number | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private active = false;
+  private loadSeq = 0;
+  refs = 0;
+  /** Called for a new permission request and for a finished turn (desktop notifications). */
+  onAttention: ((what: { kind: 'permission'; info: PermissionRequestInfo } | { kind: 'done' | 'failed'; session: SessionInfo }) => void) | null = null;
+
+  constructor(
+    private readonly api: Api,
+    readonly sessionId: string,
+  ) {
+    this.view = {
+      loading: true,
+      loadError: null,
+      session: null,
+      thread: createThread(),
+      queue: [],
+      permissions: [],
+      warnings: [],
+      turnEnds: [],
+      unseenDone: false,
+    };
+    const id = sessionId;
+    this.offs.push(
+      api.on('session.update', (p) => {
+        if (p.sessionId !== id) return;
+        this.pending.push(p);
+        this.schedule();
+      }),
+      api.on('session.state', (s) => {
+        if (s.id !== id) return;
+        const prev = this.view.session;
+        const wasBusy = prev?.status === 'working' || prev?.status === 'awaiting_permission';
+        let unseenDone = this.view.unseenDone;
+        if (wasBusy && s.status === 'idle') {
+          if (!this.active) unseenDone = true;
+          this.onAttention?.({ kind: 'done', session: s });
+        }
+        if (prev && prev.status !== 'failed' && s.status === 'failed') this.onAttention?.({ kind: 'failed', session: s });
+        this.set({ session: s, unseenDone });
+      }),
+      api.on('session.permission', (info) => {
+        if (info.sessionId !== id) return;
+        if (this.view.permissions.some((p) => p.requestId === info.requestId)) return;
+        this.set({ permissions: [...this.view.permissions, info] });
+        this.onAttention?.({ kind: 'permission', info });
+      }),
+      api.on('session.permissionResolved', (r) => {
+        if (r.sessionId !== id) return;
+        this.set({ permissions: this.view.permissions.filter((p) => p.requestId !== r.requestId) });
+      }),
+      api.on('session.queue', (q) => {
+        if (q.sessionId === id) this.set({ queue: q.items });
+      }),
+      api.on('session.warning', (w) => {
+        const mine = w.sessionId === id || (w.sessionId === null && w.agentId === this.view.session?.agentId);
+        if (mine) this.set({ warnings: [...this.view.warnings, w].slice(-MAX_WARNINGS) });
+      }),
+    );
+    void this.load();
+  }
+
+  getView = (): SessionView => this.view;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private set(patch: Partial<SessionView>): void {
+    this.view = { ...this.view, ...patch };
+    for (const l of this.listeners) l();
+  }
+
+  setActive(active: boolean): void {
+    this.active = active;
+    if (active && this.view.unseenDone) this.set({ unseenDone: false });
+  }
+
+  dismissWarnings(): void {
+    this.set({ warnings: [] });
+  }
+
+  /** (Re)attaches: the snapshot replaces the thread; buffered updates newer than it are folded on top. */
+  async load(): Promise<void> {
+    const seq = ++this.loadSeq;
+    const r = await this.api.call('sessions.state', { sessionId: this.sessionId });
+    if (seq !== this.loadSeq) return;
+    if (!r.ok) {
+      this.n = null;
+      this.set({ loading: false, loadError: r.error.message });
+      return;
+    }
+    const snap = r.value;
+    this.n = snap.n;
+    const turn = snap.thread.turn;
+    const turnEnds: TurnEndMark[] =
+      !turn.running && turn.lastStopReason ? [{ afterEntries: snap.thread.entries.length, stopReason: turn.lastStopReason }] : [];
+    this.set({
+      loading: false,
+      loadError: null,
+      session: snap.session,
+      thread: snap.thread,
+      queue: snap.queue,
+      permissions: snap.permissions,
+      turnEnds,
+    });
+    this.flush();
+  }
+
+  private schedule(): void {
+    if (this.frame !== null || this.n === null) return;
+    this.frame = requestAnimationFrame(() => this.flush());
+    this.timer = setTimeout(() => this.flush(), FALLBACK_FLUSH_MS);
+  }
+
+  /** Folds the buffered updates in one go (one React render for the whole frame). */
+  flush(): void {
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.frame = null;
+    this.timer = null;
+    if (this.n === null || this.pending.length === 0) return;
+    const base = this.n;
+    const batch = this.pending.filter((p) => p.n > base).sort((a, b) => a.n - b.n);
+    this.pending = [];
+    if (batch.length === 0) return;
+    if (batch[0]!.n !== base + 1) {
+      // Missed events (a reconnect, a dropped frame): attach again from a fresh snapshot.
+      this.pending = batch;
+      this.n = null;
+      void this.load();
+      return;
+    }
+    let thread = this.view.thread;
+    let turnEnds = this.view.turnEnds;
+    let segment: ThreadEvent[] = [];
+    let last = base;
+    for (const p of batch) {
+      if (p.n !== last + 1) break;
+      last = p.n;
+      segment.push(p.event);
+      if (p.event.type === 'turn_end') {
+        thread = applyEvents(thread, segment);
+        segment = [];
+        if (p.event.stopReason && !p.event.error) turnEnds = [...turnEnds, { afterEntries: thread.entries.length, stopReason: p.event.stopReason }];
+      }
+    }
+    thread = applyEvents(thread, segment);
+    this.n = last;
+    const rest = batch.filter((p) => p.n > last);
+    if (rest.length > 0) {
+      this.pending = rest;
+      this.n = null;
+      void this.load();
+    }
+    this.set({ thread, turnEnds });
+  }
+
+  dispose(): void {
+    for (const off of this.offs) off();
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.listeners.clear();
+  }
+}
+
+const controllers = new Map<string, SessionController>();
+
+function controllerFor(api: Api, sessionId: string): SessionController {
+  let c = controllers.get(sessionId);
+  if (!c) {
+    c = new SessionController(api, sessionId);
+    controllers.set(sessionId, c);
+  }
+  return c;
+}
+
+export function acquireController(api: Api, sessionId: string): SessionController {
+  const c = controllerFor(api, sessionId);
+  c.refs++;
+  return c;
+}
+
+export function releaseController(c: SessionController): void {
+  if (--c.refs > 0) return;
+  if (controllers.get(c.sessionId) === c) controllers.delete(c.sessionId);
+  c.dispose();
+}
+
+export function peekController(sessionId: string): SessionController | undefined {
+  return controllers.get(sessionId);
+}
+
+export function useSessionView(c: SessionController): SessionView {
+  return useSyncExternalStore(c.subscribe, c.getView);
+}
+
+/** The controller of a session, held for the component's lifetime (shared by every view of the session). */
+export function useController(api: Api, sessionId: string): SessionController {
+  const [c, setC] = useState(() => controllerFor(api, sessionId));
+  useEffect(() => {
+    const held = acquireController(api, sessionId);
+    setC(held);
+    return () => releaseController(held);
+  }, [api, sessionId]);
+  return c;
+}

@@ -1,0 +1,105 @@
+import type { StopReason } from '@agentclientprotocol/sdk';
+import { memo } from 'react';
+import type { AgentMessageEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, TurnErrorEntry, UserMessageEntry } from '../../../../shared/acp-thread';
+import { messageText } from '../../../../shared/acp-thread';
+import { Markdown } from '../markdown';
+import { Parts } from './Blocks';
+import { useToggle } from './ui-state';
+import { STOP_REASON_TEXT } from './util';
+
+export const UserMessageView = memo(function UserMessageView({ entry }: { entry: UserMessageEntry }) {
+  return (
+    <div className="msg user-msg" data-testid="user-message">
+      <Parts parts={entry.parts} markdown={false} />
+    </div>
+  );
+});
+
+export const AgentMessageView = memo(function AgentMessageView({ entry }: { entry: AgentMessageEntry }) {
+  return (
+    <div className="msg agent-msg" data-testid="agent-message">
+      <Parts parts={entry.parts} markdown />
+    </div>
+  );
+});
+
+export const ThoughtView = memo(function ThoughtView({ entry, sessionId, live }: { entry: ThoughtEntry; sessionId: string; live: boolean }) {
+  const [open, toggle] = useToggle(`thought:${sessionId}:${entry.id}`, false);
+  const text = messageText(entry.parts);
+  const preview = text.trim().split('\n').filter(Boolean).pop() ?? '';
+  return (
+    <div className="thought" data-testid="thought">
+      <button className="thought-head" onClick={() => toggle()} aria-expanded={open}>
+        <span aria-hidden>{open ? '▾' : '▸'}</span> {live ? 'Thinking…' : 'Thought'}
+        {!open && <span className="thought-preview">{preview.slice(0, 160)}</span>}
+      </button>
+      {open && <Markdown className="thought-body" text={text} />}
+    </div>
+  );
+});
+
+const PLAN_ICON = { pending: '○', in_progress: '◐', completed: '●' } as const;
+
+export const PlanView = memo(function PlanView({ entry }: { entry: PlanThreadEntry }) {
+  const done = entry.entries.filter((e) => e.status === 'completed').length;
+  return (
+    <div className="plan" data-testid="plan">
+      <div className="plan-head">
+        Plan <span className="muted">{done}/{entry.entries.length} done</span>
+      </div>
+      <ol className="plan-list">
+        {entry.entries.map((e, i) => (
+          <li key={i} className={`plan-item ${e.status}`} data-status={e.status}>
+            <span className="plan-icon" aria-label={e.status}>
+              {PLAN_ICON[e.status] ?? '○'}
+            </span>
+            <span className="plan-text">{e.content}</span>
+            {e.priority !== 'medium' && <span className={`tag priority-${e.priority}`}>{e.priority}</span>}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+});
+
+export const NoticeView = memo(function NoticeView({ entry }: { entry: NoticeEntry }) {
+  return (
+    <div className={`thread-notice ${entry.severity}`} data-testid="thread-notice" role={entry.severity === 'error' ? 'alert' : undefined}>
+      <strong>{entry.title}</strong>
+      {entry.description && <div className="notice-desc">{entry.description}</div>}
+    </div>
+  );
+});
+
+export function TurnErrorView({ entry, onRestart }: { entry: TurnErrorEntry; onRestart: (() => void) | null }) {
+  const exited = entry.code === 'agent_exited';
+  return (
+    <div className="turn-error" data-testid="turn-error" role="alert">
+      <strong>{exited ? 'The agent stopped during this turn' : 'The turn failed'}</strong>
+      <div className="turn-error-msg">
+        {entry.message} <span className="muted">({String(entry.code)})</span>
+      </div>
+      {exited && onRestart && (
+        <button className="primary" onClick={onRestart}>
+          Restart agent
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function StopMark({ reason }: { reason: StopReason }) {
+  return (
+    <div className={`stop-mark reason-${reason}`} data-testid="stop-reason" data-reason={reason}>
+      {STOP_REASON_TEXT[reason] ?? `Stopped: ${reason}`}
+    </div>
+  );
+}
+
+export function WorkingRow({ cancelling }: { cancelling: boolean }) {
+  return (
+    <div className="working-row" data-testid="working">
+      <span className="spinner" aria-hidden /> {cancelling ? 'Stopping…' : 'Working…'} <span className="muted">Esc to stop</span>
+    </div>
+  );
+}

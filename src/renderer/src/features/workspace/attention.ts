@@ -1,0 +1,28 @@
+import { useEffect } from 'react';
+import { useTabs, type Tab } from '../../state/tabs';
+
+/** Tabs that need the user: a permission is waiting, or a turn finished while the tab was not looked at. */
+export const needsYou = (tabs: Record<string, Tab>): Tab[] => Object.values(tabs).filter((t) => t.status === 'attention' || t.status === 'done');
+
+export function useNeedsYouCount(): number {
+  return useTabs((s) => needsYou(s.tabs).length);
+}
+
+/** Shows the count in the window title (the title bar in Electron, the browser tab in browser mode). */
+export function useTitleCount(): void {
+  const count = useNeedsYouCount();
+  useEffect(() => {
+    document.title = count > 0 ? `(${count}) Switchboard` : 'Switchboard';
+  }, [count]);
+}
+
+let cursor = -1;
+/** Activates the next tab that needs the user, cycling. Permission requests come before finished turns. */
+export function focusNextNeedingYou(): boolean {
+  const { tabs, activate } = useTabs.getState();
+  const list = needsYou(tabs).sort((a, b) => Number(b.status === 'attention') - Number(a.status === 'attention'));
+  if (list.length === 0) return false;
+  cursor = (cursor + 1) % list.length;
+  activate(list[cursor]!.id);
+  return true;
+}

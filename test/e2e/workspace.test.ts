@@ -1,0 +1,78 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startAppServer, type AppServer } from '../support/app-server';
+import { launchBrowser, openApp } from '../support/browser';
+
+let app: AppServer;
+let browser: Browser;
+// A fresh data dir (store, saved layout) per test.
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+beforeEach(async () => {
+  app = await startAppServer();
+});
+afterEach(async () => {
+  await app?.stop();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const paneTabs = (page: Page) =>
+  page.getByTestId('pane').evaluateAll((panes) => panes.map((p) => [...p.querySelectorAll('[role=tab] .tab-title')].map((t) => t.textContent)));
+
+async function newShell(page: Page): Promise<void> {
+  await page.locator('.pane.focused').locator('.tab-new').click();
+  await page.locator('.pane.focused').getByTestId('launch-shell').click();
+  await page.locator('.pane.focused [role=tab][aria-selected=true] .tab-title').filter({ hasNotText: 'Shell' }).waitFor();
+}
+
+describe('workspace: split panes, drag tabs, layout restored', () => {
+  it('splits into panes, moves a tab by dragging it, and restores the layout after a restart of the page', async () => {
+    const { page, context, errors } = await openApp(browser, app.url);
+    await page.getByTestId('empty-state').waitFor();
+    await newShell(page);
+    await newShell(page);
+    expect((await paneTabs(page))[0]).toHaveLength(2);
+
+    await page.getByRole('button', { name: 'Split right' }).first().click();
+    await expect(page.getByTestId('pane').count()).resolves.toBe(2);
+    await page.getByRole('button', { name: 'Split down' }).first().click();
+    await expect(page.getByTestId('pane').count()).resolves.toBe(3);
+    expect(await page.getByTestId('workspace').getAttribute('class')).toContain('dir-grid');
+    await page.locator('.pane').nth(2).getByRole('button', { name: 'Close pane' }).click();
+    await expect(page.getByTestId('pane').count()).resolves.toBe(2);
+
+    // Drag the second shell tab from the first pane into the second.
+    const tab = page.getByTestId('pane').nth(0).getByTestId('tab').nth(1);
+    await tab.dragTo(page.getByTestId('pane').nth(1).locator('.tab-content'));
+    const after = await paneTabs(page);
+    expect(after.map((t) => t.length)).toEqual([1, 1]);
+    // The moved shell still works in its new pane.
+    await page.getByTestId('pane').nth(1).locator('.xterm').click();
+    await page.keyboard.type('echo "moved=$((40+2))"\n');
+    await page.getByTestId('pane').nth(1).locator('.xterm-rows', { hasText: 'moved=42' }).waitFor();
+
+    await page.waitForTimeout(600); // the layout is saved 300 ms after the last change
+    await page.reload();
+    await page.getByTestId('workspace').waitFor();
+    await expect(page.getByTestId('pane').count()).resolves.toBe(2);
+    expect((await paneTabs(page)).map((t) => t.length)).toEqual([1, 1]);
+    // Restored shell tabs start fresh shells.
+    await page.getByTestId('pane').nth(1).locator('.xterm').click();
+    await page.keyboard.type('echo "again=$((1+1))"\n');
+    await page.getByTestId('pane').nth(1).locator('.xterm-rows', { hasText: 'again=2' }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('cannot split beyond four panes', async () => {
+    const { page, context } = await openApp(browser, app.url);
+    await page.getByTestId('workspace').waitFor();
+    for (let i = (await page.getByTestId('pane').count()); i < 4; i++) await page.getByRole('button', { name: 'Split right' }).first().click();
+    await expect(page.getByTestId('pane').count()).resolves.toBe(4);
+    expect(await page.getByRole('button', { name: 'Split right' }).first().isDisabled()).toBe(true);
+    await context.close();
+  });
+});
