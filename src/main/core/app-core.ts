@@ -5,6 +5,7 @@ import { registerShellService } from '../terminal/shell-service';
 import { PtyHost } from '../terminal/pty-host';
 import { StoreService } from '../store/store-service';
 import { BackupService } from '../store/backup';
+import { CompareService } from '../compare/compare-service';
 import { HistoryService } from '../history/history-service';
 import { RegistryService } from '../registry/service';
 import { EventBus } from './event-bus';
@@ -49,6 +50,7 @@ export class AppCore implements Disposable {
     this.registry = this.disposables.add(
       new RegistryService({ dataDir: options.dataDir, store: this.store, router: this.router, bus: this.bus }),
     );
+    this.disposables.add(new CompareService(this.store, this.bus, options.dataDir)).register(this.router);
     void this.backups.maybeBackup().catch((e: unknown) => console.error('store backup failed:', e));
   }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { appEvents, appRequests } from './app';
+import { compareEvents, compareRequests } from './compare';
 import { historyEvents, historyRequests } from './history';
 import type { EventDef, RequestDef, Result } from './define';
 import { ptyEvents, ptyRequests } from './pty';
@@ -14,6 +15,7 @@ export * from './define';
  */
 export const requests = {
   ...appRequests,
+  ...compareRequests,
   ...historyRequests,
   ...ptyRequests,
   ...registryRequests,
@@ -22,6 +24,7 @@ export const requests = {
 
 export const events = {
   ...appEvents,
+  ...compareEvents,
   ...historyEvents,
   ...ptyEvents,
   ...registryEvents,

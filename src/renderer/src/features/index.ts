@@ -1,3 +1,5 @@
 // Each feature registers its tab kinds, sidebar sections, launcher actions and shortcuts on import.
 import './shell';
+import './agents';
+import './session';
 import './welcome';

@@ -1,0 +1,43 @@
+// `npm run bench [-- scenario …]`: runs the benchmarks and prints their figures, one per line
+// (`name: value unit`). Each scenario compares against a baseline measured in the same run.
+// Scenarios: stream (ACP ingest + paint), history (search, restore, store size), agents10 (ten agents).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureNodeNative } from './native.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const all = ['stream', 'history', 'agents10'];
+const args = process.argv.slice(2);
+const flags = args.filter((a) => a.startsWith('--'));
+const chosen = args.filter((a) => !a.startsWith('--'));
+const scenarios = chosen.length ? chosen : all;
+
+for (const s of scenarios) {
+  if (!all.includes(s)) {
+    console.error(`unknown scenario "${s}"; choose from: ${all.join(', ')}`);
+    process.exit(2);
+  }
+}
+
+ensureNodeNative();
+if (scenarios.some((s) => s !== 'history') || scenarios.includes('history')) {
+  // Paint latencies are measured in Chromium against the built app.
+  const r = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) process.exit(1);
+}
+
+let failed = false;
+for (const s of scenarios) {
+  const file = join(root, 'bench', `${s}.ts`);
+  if (!existsSync(file)) {
+    console.error(`${s}: not implemented yet (${file} missing)`);
+    failed = true;
+    continue;
+  }
+  console.error(`── bench ${s}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', file, ...flags], { cwd: root, stdio: 'inherit', env: { ...process.env, SWITCHBOARD_BENCH: '1' } });
+  if (r.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

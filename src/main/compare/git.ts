@@ -1,0 +1,36 @@
+import { execFile } from 'node:child_process';
+
+export class GitError extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(message);
+    this.name = 'GitError';
+  }
+}
+
+/** Runs git with arguments (never through a shell) and returns stdout. */
+export function git(cwd: string, args: string[], options: { input?: string; maxBuffer?: number } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'git',
+      args,
+      {
+        cwd,
+        maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        if (error) reject(new GitError(`git ${args[0]} failed: ${(stderr || error.message).trim().split('\n').slice(-3).join(' ')}`, stderr));
+        else resolve(stdout);
+      },
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+export async function repoRoot(path: string): Promise<string> {
+  return (await git(path, ['rev-parse', '--show-toplevel'])).trim();
+}

@@ -1,0 +1,151 @@
+import { useState } from 'react';
+import type { AgentSummary } from '../../../../shared/contract/sessions';
+import { useApi } from '../../app/api-context';
+import { upsertAgent } from './store';
+
+const ENV_NAME = /^[^=\0\s]+$/;
+
+/** `KEY=value` lines (blank lines and # comments skipped). */
+export function parseEnv(text: string): { env: Record<string, string>; errors: string[] } {
+  const env: Record<string, string> = {};
+  const errors: string[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    if (!line.trim() || line.trim().startsWith('#')) return;
+    const eq = line.indexOf('=');
+    const name = eq > 0 ? line.slice(0, eq).trim() : '';
+    if (!ENV_NAME.test(name)) errors.push(`line ${i + 1}: expected NAME=value`);
+    else env[name] = line.slice(eq + 1);
+  });
+  return { env, errors };
+}
+
+export const formatEnv = (env: Record<string, string>): string =>
+  Object.entries(env)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n');
+
+/** One argument per line, so spaces and quotes need no escaping. */
+export const parseArgs = (text: string): string[] => text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+
+type Props = { mode: 'add'; onDone(agent: AgentSummary | null): void } | { mode: 'edit'; agent: AgentSummary; onDone(agent: AgentSummary | null): void };
+
+/** Add a custom agent (any command speaking ACP on stdio), or edit an agent's command, overrides and compatibility flags. */
+export function AgentForm(props: Props) {
+  const api = useApi();
+  const agent = props.mode === 'edit' ? props.agent : null;
+  const custom = !agent || agent.source === 'custom';
+  const [name, setName] = useState(agent?.name ?? '');
+  const [command, setCommand] = useState(agent?.command ?? '');
+  const [cwd, setCwd] = useState(agent?.cwd ?? '');
+  const [overrideArgs, setOverrideArgs] = useState(agent ? agent.overrides.args !== null : false);
+  const [args, setArgs] = useState(() => (agent ? (custom ? agent.args : (agent.overrides.args ?? agent.args)).join('\n') : ''));
+  const [env, setEnv] = useState(() => (agent ? formatEnv(custom ? agent.env : agent.overrides.env) : ''));
+  const [missingFileAsEmpty, setMissingFileAsEmpty] = useState(agent?.compat.missingFileAsEmpty ?? false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async () => {
+    const parsedEnv = parseEnv(env);
+    if (parsedEnv.errors.length > 0) return setError(`Environment: ${parsedEnv.errors.join('; ')}`);
+    if (custom && (!name.trim() || !command.trim())) return setError('A name and a command are needed.');
+    const dir = cwd.trim();
+    if (custom && dir && !(dir.startsWith('/') || /^[A-Za-z]:[\\/]/.test(dir))) return setError('The working folder must be a full path.');
+    setBusy(true);
+    setError(null);
+    let r;
+    if (!agent) {
+      r = await api.call('agents.addCustom', { name: name.trim(), command: command.trim(), args: parseArgs(args), env: parsedEnv.env, cwd: dir || null });
+      if (r.ok && missingFileAsEmpty) r = await api.call('agents.update', { agentId: r.value.id, compat: { missingFileAsEmpty } });
+    } else if (custom) {
+      r = await api.call('agents.update', {
+        agentId: agent.id,
+        name: name.trim(),
+        command: command.trim(),
+        args: parseArgs(args),
+        env: parsedEnv.env,
+        cwd: dir || null,
+        compat: { missingFileAsEmpty },
+      });
+    } else {
+      r = await api.call('agents.update', { agentId: agent.id, args: overrideArgs ? parseArgs(args) : null, env: parsedEnv.env, compat: { missingFileAsEmpty } });
+    }
+    setBusy(false);
+    if (!r.ok) return setError(r.error.message);
+    upsertAgent(r.value);
+    props.onDone(r.value);
+  };
+
+  return (
+    <form
+      className="agent-form"
+      data-testid="agent-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <h2>{agent ? `Edit ${agent.name}` : 'Add a custom agent'}</h2>
+      {!agent && <p className="muted small">Any program that speaks the Agent Client Protocol on its standard input and output.</p>}
+      {custom ? (
+        <>
+          <label className="field">
+            <span>Name</span>
+            <input value={name} onChange={(e) => setName(e.target.value)} autoFocus data-testid="agent-name" />
+          </label>
+          <label className="field">
+            <span>Command</span>
+            <input value={command} onChange={(e) => setCommand(e.target.value)} spellCheck={false} placeholder="/usr/local/bin/my-agent or npx" data-testid="agent-command" />
+          </label>
+          <label className="field">
+            <span>Arguments, one per line</span>
+            <textarea value={args} onChange={(e) => setArgs(e.target.value)} rows={3} spellCheck={false} placeholder="--acp" data-testid="agent-args" />
+          </label>
+        </>
+      ) : (
+        <>
+          <p className="muted small">
+            Installed command: <code>{[agent!.command, ...agent!.args].join(' ')}</code>
+          </p>
+          <label className="checkbox">
+            <input type="checkbox" checked={overrideArgs} onChange={(e) => setOverrideArgs(e.target.checked)} /> Replace the installed arguments
+          </label>
+          {overrideArgs && (
+            <label className="field">
+              <span>Arguments, one per line</span>
+              <textarea value={args} onChange={(e) => setArgs(e.target.value)} rows={3} spellCheck={false} />
+            </label>
+          )}
+        </>
+      )}
+      <label className="field">
+        <span>{custom ? 'Environment' : 'Extra environment'}, NAME=value per line</span>
+        <textarea value={env} onChange={(e) => setEnv(e.target.value)} rows={3} spellCheck={false} placeholder="API_BASE=https://…" data-testid="agent-env" />
+      </label>
+      {custom && (
+        <label className="field">
+          <span>Working folder of the process (optional)</span>
+          <input value={cwd} onChange={(e) => setCwd(e.target.value)} spellCheck={false} placeholder="your home folder" />
+        </label>
+      )}
+      <label className="checkbox" title="For agents that cannot create new files otherwise (Gemini CLI 0.61)">
+        <input type="checkbox" checked={missingFileAsEmpty} onChange={(e) => setMissingFileAsEmpty(e.target.checked)} data-testid="agent-compat-missing-file" /> Compatibility: answer
+        reads of missing files with empty content
+      </label>
+      {agent && <p className="muted small">Changes apply the next time the agent starts.</p>}
+      {error && (
+        <div className="error small" role="alert">
+          {error}
+        </div>
+      )}
+      <div className="form-actions">
+        <button className="primary" type="submit" disabled={busy} data-testid="agent-save">
+          {agent ? 'Save' : 'Add agent'}
+        </button>
+        <button type="button" onClick={() => props.onDone(null)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

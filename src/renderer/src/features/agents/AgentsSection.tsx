@@ -1,0 +1,189 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { AgentSummary, SessionInfo } from '../../../../shared/contract/sessions';
+import { useApi } from '../../app/api-context';
+import { useTabs } from '../../state/tabs';
+import { NewSessionForm } from '../session/NewSession';
+import { basename } from '../session/util';
+import { AgentForm } from './AgentForm';
+import { AuthPanel } from './AuthPanel';
+import { openAgentLog } from './log';
+import { Modal } from './Modal';
+import { dropAgent, syncAgents, useAgents } from './store';
+
+const STATE_TEXT: Record<AgentSummary['status']['state'], string> = {
+  stopped: 'not running',
+  starting: 'starting…',
+  running: 'running',
+  exited: 'exited',
+  failed: 'failed',
+};
+
+export function openSessionTab(s: SessionInfo, name: string): void {
+  const existing = Object.values(useTabs.getState().tabs).find((t) => t.kind === 'session' && t.props.sessionId === s.id);
+  if (existing) useTabs.getState().activate(existing.id);
+  else useTabs.getState().open({ kind: 'session', title: s.title ?? `${name} · ${basename(s.cwd)}`, props: { sessionId: s.id } });
+}
+
+type Dialog = { kind: 'add' } | { kind: 'edit'; agent: AgentSummary } | { kind: 'session'; agentId?: string };
+
+function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions: SessionInfo[]; onDialog(d: Dialog): void }) {
+  const api = useApi();
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [confirmRemove, setConfirmRemove] = useState(false);
+  const s = agent.status;
+  const title = s.agentInfo?.title ?? agent.name;
+  const needsAuth = s.authMethods.length > 0 && s.state === 'running';
+
+  const run = async (what: string, fn: () => Promise<{ ok: boolean; error?: { message: string } }>) => {
+    setBusy(what);
+    setError(null);
+    const r = await fn();
+    setBusy(null);
+    if (!r.ok) setError(r.error?.message ?? 'failed');
+  };
+
+  return (
+    <li className={`agent-row${open ? ' open' : ''}`} data-testid="agent-row" data-agent-id={agent.id} data-state={s.state}>
+      <div className="agent-line">
+        <button className="agent-name" onClick={() => setOpen(!open)} aria-expanded={open} title={s.error ?? `${title}: ${STATE_TEXT[s.state]}`}>
+          <span className={`agent-dot ${s.state}`} aria-label={STATE_TEXT[s.state]} />
+          <span className="agent-title">{title}</span>
+          {sessions.length > 0 && <span className="agent-count">{sessions.length}</span>}
+        </button>
+        <button className="icon" title={`New session with ${title}`} aria-label={`New session with ${title}`} onClick={() => onDialog({ kind: 'session', agentId: agent.id })} data-testid="agent-new-session">
+          ＋
+        </button>
+      </div>
+      {open && (
+        <div className="agent-details" data-testid="agent-details">
+          <div className="muted small agent-state" data-testid="agent-state">
+            {STATE_TEXT[s.state]}
+            {s.pid ? ` · pid ${s.pid}` : ''}
+            {agent.version ? ` · ${agent.version}` : s.agentInfo?.version ? ` · ${s.agentInfo.version}` : ''}
+            {agent.source !== 'custom' ? ` · ${agent.source}` : ''}
+          </div>
+          {s.error && <div className="error small">{s.error}</div>}
+          <code className="agent-command small" title="Command">
+            {[agent.command, ...(agent.overrides.args ?? agent.args)].join(' ')}
+          </code>
+          <div className="agent-actions">
+            {s.state === 'running' || s.state === 'starting' ? (
+              <button disabled={busy !== null} onClick={() => void run('stop', () => api.call('agents.stop', { agentId: agent.id }))}>
+                Stop
+              </button>
+            ) : (
+              <button disabled={busy !== null} onClick={() => void run('start', () => api.call('agents.start', { agentId: agent.id }))}>
+                {busy === 'start' ? 'Starting…' : 'Start'}
+              </button>
+            )}
+            <button disabled={busy !== null} onClick={() => void run('restart', () => api.call('agents.restart', { agentId: agent.id }))} data-testid="agent-restart">
+              {busy === 'restart' ? 'Restarting…' : 'Restart'}
+            </button>
+            <button onClick={() => openAgentLog(agent.id, title)} data-testid="agent-log-button">
+              Log
+            </button>
+            <button onClick={() => onDialog({ kind: 'edit', agent })} data-testid="agent-edit">
+              Edit
+            </button>
+            {agent.source === 'custom' &&
+              (confirmRemove ? (
+                <span className="confirm">
+                  Remove?{' '}
+                  <button
+                    className="danger"
+                    onClick={() =>
+                      void run('remove', async () => {
+                        const r = await api.call('agents.remove', { agentId: agent.id });
+                        if (r.ok) dropAgent(agent.id);
+                        return r;
+                      })
+                    }
+                  >
+                    Yes
+                  </button>{' '}
+                  <button onClick={() => setConfirmRemove(false)}>No</button>
+                </span>
+              ) : (
+                <button onClick={() => setConfirmRemove(true)} data-testid="agent-remove">
+                  Remove
+                </button>
+              ))}
+          </div>
+          {error && (
+            <div className="error small" role="alert">
+              {error}
+            </div>
+          )}
+          {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AuthPanel agent={agent} />}
+          {sessions.length > 0 && (
+            <ul className="agent-sessions">
+              {sessions.map((x) => (
+                <li key={x.id}>
+                  <button className="link-button" onClick={() => openSessionTab(x, title)} title={x.cwd}>
+                    {x.title ?? basename(x.cwd)} <span className="muted small">{x.status}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** Sidebar: the agents you can start sessions with, live. */
+export function AgentsSection() {
+  const api = useApi();
+  const agents = useAgents((s) => s.agents);
+  const loaded = useAgents((s) => s.loaded);
+  const error = useAgents((s) => s.error);
+  const sessions = useAgents((s) => s.sessions);
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const close = useCallback(() => setDialog(null), []);
+  useEffect(() => syncAgents(api), [api]);
+
+  return (
+    <div className="agents-section">
+      {error && <p className="error small">{error}</p>}
+      {loaded && agents.length === 0 && (
+        <p className="muted" data-testid="agents-empty">
+          No agents yet. Install one from the ACP Registry, or add your own command.
+        </p>
+      )}
+      <ul className="agent-list">
+        {agents.map((a) => (
+          <AgentRow key={a.id} agent={a} sessions={Object.values(sessions).filter((s) => s.agentId === a.id)} onDialog={setDialog} />
+        ))}
+      </ul>
+      <div className="agents-actions">
+        {agents.length > 0 && (
+          <button className="link-button" onClick={() => setDialog({ kind: 'session' })} data-testid="sidebar-new-session">
+            New session…
+          </button>
+        )}
+        <button className="link-button" onClick={() => setDialog({ kind: 'add' })} data-testid="add-custom-agent">
+          Add custom agent…
+        </button>
+      </div>
+      {dialog?.kind === 'add' && (
+        <Modal label="Add a custom agent" onClose={close}>
+          <AgentForm mode="add" onDone={close} />
+        </Modal>
+      )}
+      {dialog?.kind === 'edit' && (
+        <Modal label={`Edit ${dialog.agent.name}`} onClose={close}>
+          <AgentForm mode="edit" agent={dialog.agent} onDone={close} />
+        </Modal>
+      )}
+      {dialog?.kind === 'session' && (
+        <Modal label="New session" onClose={close}>
+          <h2>New session</h2>
+          <NewSessionForm initialAgentId={dialog.agentId} onStarted={close} autoFocus />
+        </Modal>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,15 @@
+import { registerSidebarSection, registerTabKind } from '../../app/registry';
+import { AgentsSection } from './AgentsSection';
+import { AuthTerminalTab } from './AuthTerminalTab';
+import { AgentLogTab } from './log';
+import './agents.css';
+
+registerSidebarSection({ id: 'agents', title: 'Agents', order: 10, view: AgentsSection });
+registerTabKind('agent-log', { view: AgentLogTab, icon: '≡' });
+registerTabKind('agent-auth', {
+  view: AuthTerminalTab,
+  icon: '🔑',
+  onClose: async (tab, api) => {
+    if (typeof tab.props.terminalId === 'string') await api.call('agentTerminal.kill', { terminalId: tab.props.terminalId });
+  },
+});

@@ -1,0 +1,48 @@
+import { useEffect, useState } from 'react';
+import { useApi } from '../../app/api-context';
+import type { TabViewProps } from '../../app/registry';
+import { MonacoViewer } from '../editor/MonacoViewer';
+import { peekController } from './controller';
+import { readSessionFile, type FileContent } from './files';
+
+/** A file a tool call pointed at, opened at the line. */
+export function FileViewTab({ tab }: TabViewProps) {
+  const api = useApi();
+  const sessionId = String(tab.props.sessionId);
+  const path = String(tab.props.path);
+  const line = typeof tab.props.line === 'number' ? tab.props.line : undefined;
+  const [content, setContent] = useState<FileContent | { error: string } | null>(null);
+
+  useEffect(() => {
+    let stale = false;
+    void readSessionFile(api, sessionId, path, peekController(sessionId)?.getView().thread ?? null).then((c) => !stale && setContent(c));
+    return () => {
+      stale = true;
+    };
+  }, [api, sessionId, path]);
+
+  return (
+    <div className="file-view-tab" data-testid="file-view">
+      <div className="file-view-bar">
+        <code title={path}>
+          {path}
+          {line ? `:${line}` : ''}
+        </code>
+      </div>
+      {content === null && <div className="muted file-view-msg">Loading…</div>}
+      {content && 'error' in content && (
+        <div className="file-view-msg" role="alert">
+          <p>{content.error}</p>
+        </div>
+      )}
+      {content && 'text' in content && (
+        <>
+          {content.note && <div className="muted small file-view-note">{content.note}</div>}
+          <div className="file-view-editor">
+            <MonacoViewer path={path} text={content.text} line={line} />
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,164 @@
+import type { SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption } from '@agentclientprotocol/sdk';
+import { useState } from 'react';
+import type { ThreadState } from '../../../../shared/acp-thread';
+import type { SessionInfo } from '../../../../shared/contract/sessions';
+import { useApi } from '../../app/api-context';
+import { useNotices } from '../../app/notices';
+import { formatCost, formatTokens, STATUS_TEXT } from './util';
+
+const PROMINENT = new Set(['model', 'mode', 'thought_level']);
+
+function isGrouped(options: SessionConfigSelectOption[] | SessionConfigSelectGroup[]): options is SessionConfigSelectGroup[] {
+  return options.length > 0 && 'group' in options[0]!;
+}
+
+function ConfigSelect({ sessionId, option, disabled }: { sessionId: string; option: SessionConfigOption; disabled: boolean }) {
+  const api = useApi();
+  const [busy, setBusy] = useState(false);
+  const set = async (value: string | boolean) => {
+    setBusy(true);
+    const r = await api.call('sessions.setConfigOption', { sessionId, configId: option.id, value });
+    setBusy(false);
+    if (!r.ok) useNotices.getState().push('error', `Could not change ${option.name}: ${r.error.message}`);
+  };
+  const prominent = option.category ? PROMINENT.has(option.category) : false;
+  const label = (
+    <span className="config-label" title={option.description ?? undefined}>
+      {option.name}
+    </span>
+  );
+  if (option.type === 'boolean') {
+    return (
+      <label className={`config-option boolean${prominent ? ' prominent' : ''}`} data-testid="config-option" data-config-id={option.id}>
+        <input type="checkbox" checked={option.currentValue} disabled={disabled || busy} onChange={(e) => void set(e.target.checked)} />
+        {label}
+      </label>
+    );
+  }
+  if (option.type !== 'select') return null;
+  const opts = option.options;
+  return (
+    <label className={`config-option${prominent ? ' prominent' : ''}`} data-testid="config-option" data-config-id={option.id} data-category={option.category ?? undefined}>
+      {label}
+      <select value={option.currentValue} disabled={disabled || busy} onChange={(e) => void set(e.target.value)} aria-label={option.name}>
+        {isGrouped(opts)
+          ? opts.map((g) => (
+              <optgroup key={g.group} label={g.name}>
+                {g.options.map((o) => (
+                  <option key={o.value} value={o.value} title={o.description ?? undefined}>
+                    {o.name}
+                  </option>
+                ))}
+              </optgroup>
+            ))
+          : (opts as SessionConfigSelectOption[]).map((o) => (
+              <option key={o.value} value={o.value} title={o.description ?? undefined}>
+                {o.name}
+              </option>
+            ))}
+      </select>
+    </label>
+  );
+}
+
+function ModePicker({ sessionId, thread, disabled }: { sessionId: string; thread: ThreadState; disabled: boolean }) {
+  const api = useApi();
+  const [busy, setBusy] = useState(false);
+  const modes = thread.modes;
+  if (!modes || modes.availableModes.length === 0) return null;
+  const set = async (modeId: string) => {
+    setBusy(true);
+    const r = await api.call('sessions.setMode', { sessionId, modeId });
+    setBusy(false);
+    if (!r.ok) useNotices.getState().push('error', `Could not change the mode: ${r.error.message}`);
+  };
+  const current = modes.availableModes.find((m) => m.id === modes.currentModeId);
+  return (
+    <label className="config-option prominent" data-testid="mode-picker">
+      <span className="config-label" title={current?.description ?? undefined}>
+        Mode
+      </span>
+      <select value={modes.currentModeId} disabled={disabled || busy} onChange={(e) => void set(e.target.value)} aria-label="Mode">
+        {!current && <option value={modes.currentModeId}>{modes.currentModeId}</option>}
+        {modes.availableModes.map((m) => (
+          <option key={m.id} value={m.id} title={m.description ?? undefined}>
+            {m.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Usage({ thread }: { thread: ThreadState }) {
+  const u = thread.usage;
+  if (!u) return null;
+  const pct = u.size > 0 ? Math.min(100, Math.round((u.used / u.size) * 100)) : 0;
+  return (
+    <span className="usage" data-testid="usage" title={`${u.used.toLocaleString()} of ${u.size.toLocaleString()} tokens of context used`}>
+      <span className="usage-bar" aria-hidden>
+        <span style={{ width: `${pct}%` }} className={pct > 85 ? 'high' : ''} />
+      </span>
+      {formatTokens(u.used)} / {formatTokens(u.size)}
+      {u.cost && <span className="usage-cost"> · {formatCost(u.cost.amount, u.cost.currency)}</span>}
+    </span>
+  );
+}
+
+export function SessionHeader({
+  session,
+  thread,
+  agentName,
+  title,
+  filesCount,
+  filesOpen,
+  onToggleFiles,
+}: {
+  session: SessionInfo | null;
+  thread: ThreadState;
+  agentName: string;
+  title: string;
+  filesCount: number;
+  filesOpen: boolean;
+  onToggleFiles(): void;
+}) {
+  const disabled = !session || session.status === 'failed' || session.status === 'closed' || session.status === 'starting';
+  const hasModeOption = thread.configOptions.some((o) => o.category === 'mode');
+  const status = session?.status ?? 'starting';
+  return (
+    <header className="session-header" data-testid="session-header">
+      <div className="session-title-row">
+        <span className={`status-dot ${status}`} aria-hidden />
+        <h1 className="session-title" data-testid="session-title" title={title}>
+          {title}
+        </h1>
+        <span className="session-status" data-testid="session-status" data-status={status}>
+          {STATUS_TEXT[status]}
+        </span>
+        <span className="spacer" />
+        <Usage thread={thread} />
+        <button className={`files-button${filesOpen ? ' on' : ''}`} onClick={onToggleFiles} aria-pressed={filesOpen} data-testid="files-button">
+          Files changed{filesCount > 0 ? ` (${filesCount})` : ''}
+        </button>
+      </div>
+      <div className="session-meta-row">
+        <span className="session-agent" data-testid="session-agent">
+          {agentName}
+        </span>
+        {session && (
+          <span className="session-cwd muted" title={session.cwd}>
+            {session.cwd}
+          </span>
+        )}
+        {session && (
+          <span className="config-options">
+            {!hasModeOption && <ModePicker sessionId={session.id} thread={thread} disabled={disabled} />}
+            {thread.configOptions.map((o) => (
+              <ConfigSelect key={o.id} sessionId={session.id} option={o} disabled={disabled} />
+            ))}
+          </span>
+        )}
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,325 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { FileWriteInfo } from '../../../../shared/contract/sessions';
+import { useApi } from '../../app/api-context';
+import { useNotices } from '../../app/notices';
+import type { TabViewProps } from '../../app/registry';
+import type { Api } from '../../ipc/client';
+import { useTabs, type TabStatus } from '../../state/tabs';
+import { AuthPanel } from '../agents/AuthPanel';
+import { openAgentLog } from '../agents/log';
+import { agentName as nameOf, useAgents } from '../agents/store';
+import { Composer, type ComposerHandle } from './Composer';
+import { useController, useSessionView, type SessionController, type SessionView } from './controller';
+import { FilesPanel } from './FilesPanel';
+import { SessionHeader } from './Header';
+import { desktopNotify } from './notify';
+import { answerPermission } from './PermissionCard';
+import { QueuePanel } from './QueuePanel';
+import { rememberFolder } from './recent';
+import { Thread, type ThreadHandle } from './Thread';
+import { basename, isEditable, quickOption } from './util';
+
+interface CreateRequest {
+  agentId: string;
+  cwd: string;
+}
+
+const creating = new Map<string, Promise<void>>();
+
+/** A session tab: created from the new-session form (props.create) or attached to a live session (props.sessionId). */
+export function SessionTab({ tab, active }: TabViewProps) {
+  const api = useApi();
+  const sessionId = typeof tab.props.sessionId === 'string' ? tab.props.sessionId : null;
+  const create = (tab.props.create ?? null) as CreateRequest | null;
+  const [error, setError] = useState<string | null>(null);
+  const agents = useAgents((s) => s.agents);
+
+  const start = useCallback(() => {
+    if (!create || creating.has(tab.id)) return;
+    setError(null);
+    useTabs.getState().update(tab.id, { status: 'working' });
+    const p = (async () => {
+      const r = await api.call('sessions.create', { agentId: create.agentId, cwd: create.cwd });
+      if (!r.ok) {
+        setError(r.error.message);
+        useTabs.getState().update(tab.id, { status: 'failed' });
+        return;
+      }
+      void rememberFolder(api, create.cwd);
+      const current = useTabs.getState().tabs[tab.id];
+      if (!current) {
+        // The tab was closed while the agent started.
+        void api.call('sessions.close', { sessionId: r.value.id });
+        return;
+      }
+      useTabs.getState().update(tab.id, { props: { ...(current?.props ?? {}), sessionId: r.value.id, create: undefined }, status: 'idle' });
+    })().finally(() => creating.delete(tab.id));
+    creating.set(tab.id, p);
+  }, [api, create, tab.id]);
+
+  useEffect(() => {
+    if (!sessionId && create) start();
+    // Creation starts once per tab; Retry calls start again.
+  }, []);
+
+  if (sessionId) return <LiveSession key={sessionId} tabId={tab.id} sessionId={sessionId} active={active} />;
+  const name = create ? nameOf(agents, create.agentId) : 'agent';
+  return (
+    <div className="session-tab session-starting" data-testid="session-starting">
+      {error ? (
+        <div className="start-error" role="alert">
+          <h2>Could not start a session with {name}</h2>
+          <p className="error">{error}</p>
+          <div className="form-actions">
+            <button className="primary" onClick={start}>
+              Retry
+            </button>
+            {create && <button onClick={() => openAgentLog(create.agentId, name)}>Open the agent’s log</button>}
+          </div>
+          {create && agents.find((a) => a.id === create.agentId) && <AuthPanel agent={agents.find((a) => a.id === create.agentId)!} />}
+        </div>
+      ) : (
+        <div className="starting">
+          <span className="spinner" aria-hidden /> Starting {name} in <code>{create?.cwd}</code>…
+        </div>
+      )}
+    </div>
+  );
+}
+
+function tabStatusOf(view: SessionView): TabStatus {
+  const status = view.session?.status;
+  if (view.loadError || status === 'failed') return 'failed';
+  if (view.permissions.length > 0 || status === 'awaiting_permission' || status === 'auth_required') return 'attention';
+  if (status === 'working' || status === 'starting' || view.loading) return 'working';
+  if (view.unseenDone) return 'done';
+  return 'idle';
+}
+
+function useFileWrites(api: Api, sessionId: string, view: SessionView): [FileWriteInfo[], () => void] {
+  const [writes, setWrites] = useState<FileWriteInfo[]>([]);
+  const refresh = useCallback(() => {
+    void api.call('sessions.fileWrites', { sessionId }).then((r) => r.ok && setWrites(r.value.writes));
+  }, [api, sessionId]);
+  // Writes happen inside turns: look again when a turn starts or ends, and as tool calls finish.
+  const finishedTools = useMemo(() => view.thread.entries.filter((e) => e.kind === 'tool_call' && e.status === 'completed').length, [view.thread.entries]);
+  useEffect(refresh, [refresh, view.thread.turn.running, finishedTools]);
+  return [writes, refresh];
+}
+
+function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: string; active: boolean }) {
+  const api = useApi();
+  const controller = useController(api, sessionId);
+  const view = useSessionView(controller);
+  const agents = useAgents((s) => s.agents);
+  const root = useRef<HTMLDivElement>(null);
+  const composer = useRef<ComposerHandle>(null);
+  const thread = useRef<ThreadHandle>(null);
+  const [filesOpen, setFilesOpen] = useState(false);
+  const [warningsOpen, setWarningsOpen] = useState(false);
+  const [restart, setRestart] = useState<{ state: 'working' | 'not_resumed' | 'error'; message?: string } | null>(null);
+  const [writes, refreshWrites] = useFileWrites(api, sessionId, view);
+  const session = view.session;
+  const agent = session ? agents.find((a) => a.id === session.agentId) : undefined;
+  const agentName = session ? nameOf(agents, session.agentId) : 'Agent';
+  const running = view.thread.turn.running || session?.status === 'working' || session?.status === 'awaiting_permission';
+  const title = view.thread.title ?? session?.title ?? (session ? `${agentName} · ${basename(session.cwd)}` : 'Session');
+
+  // Tab title and badge.
+  useEffect(() => {
+    const t = useTabs.getState().tabs[tabId];
+    const status = tabStatusOf(view);
+    if (t && (t.title !== title || t.status !== status)) useTabs.getState().update(tabId, { title, status });
+  }, [tabId, title, view]);
+
+  useEffect(() => {
+    controller.setActive(active);
+    if (active) requestAnimationFrame(() => composer.current?.focus());
+  }, [controller, active]);
+
+  // Desktop notifications while the window is in the background.
+  useEffect(() => {
+    controller.onAttention = (what) => {
+      const who = nameOf(useAgents.getState().agents, what.kind === 'permission' ? what.info.agentId : what.session.agentId);
+      if (what.kind === 'permission') desktopNotify(`${who} asks for permission`, String(what.info.toolCall.title ?? 'A tool call'), tabId);
+      else if (what.kind === 'done') desktopNotify(`${who} is done`, title, tabId);
+      else desktopNotify(`${who} stopped`, what.session.error ?? 'The session failed.', tabId);
+    };
+    return () => {
+      controller.onAttention = null;
+    };
+  }, [controller, tabId, title]);
+
+  const cancel = useCallback(() => {
+    void api.call('sessions.cancel', { sessionId }).then((r) => !r.ok && useNotices.getState().push('error', `Could not stop the turn: ${r.error.message}`));
+  }, [api, sessionId]);
+
+  // Keyboard: answer the oldest permission request with 1–9 / Y / N; Esc stops the turn.
+  const pending = view.permissions[0] ?? null;
+  useEffect(() => {
+    if (!active) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+      const target = e.target as Node | null;
+      const inTab = target === document.body || (root.current !== null && target !== null && root.current.contains(target));
+      if (!inTab || isEditable(e.target) || (e.target instanceof Element && e.target.closest('.xterm'))) return;
+      if (pending) {
+        let option = null;
+        if (/^[1-9]$/.test(e.key)) option = pending.options[Number(e.key) - 1] ?? null;
+        else if (e.key === 'y' || e.key === 'Y') option = quickOption(pending.options, true) ?? null;
+        else if (e.key === 'n' || e.key === 'N') option = quickOption(pending.options, false) ?? null;
+        if (option) {
+          e.preventDefault();
+          void answerPermission(api, sessionId, pending.requestId, option.optionId);
+          return;
+        }
+      }
+      if (e.key === 'Escape' && running) {
+        e.preventDefault();
+        cancel();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [active, pending, running, api, sessionId, cancel]);
+
+  // A permission request takes the keyboard from an empty composer; answering gives it back.
+  const hadPending = useRef(false);
+  useEffect(() => {
+    const has = pending !== null;
+    if (has && !hadPending.current && active) {
+      const c = composer.current;
+      if (!document.activeElement || document.activeElement === document.body || (c?.hasFocus() && c.isEmpty())) root.current?.focus();
+    } else if (!has && hadPending.current && active && document.activeElement === root.current) {
+      composer.current?.focus();
+    }
+    hadPending.current = has;
+  }, [pending, active]);
+
+  const doRestart = useCallback(async () => {
+    if (!session) return;
+    setRestart({ state: 'working' });
+    const r = await api.call('agents.restart', { agentId: session.agentId });
+    if (!r.ok) {
+      setRestart({ state: 'error', message: r.error.message });
+      return;
+    }
+    if (r.value.resumedSessions.includes(sessionId)) {
+      setRestart(null);
+      void controller.load();
+    } else setRestart({ state: 'not_resumed' });
+  }, [api, session, sessionId, controller]);
+
+  const newSessionHere = async () => {
+    if (!session) return;
+    useTabs.getState().open({ kind: 'session', title: agentName, props: { create: { agentId: session.agentId, cwd: session.cwd } } });
+  };
+
+  const sessionWarnings = view.warnings;
+  const status = session?.status;
+
+  return (
+    <div className="session-tab" ref={root} tabIndex={-1} data-testid="session-tab" data-session-id={sessionId} data-status={status ?? 'loading'}>
+      <SessionHeader
+        session={session}
+        thread={view.thread}
+        agentName={agentName}
+        title={title}
+        filesCount={writes.filter((w) => !w.revertedAt).length}
+        filesOpen={filesOpen}
+        onToggleFiles={() => {
+          setFilesOpen(!filesOpen);
+          refreshWrites();
+        }}
+      />
+      {view.loadError && (
+        <div className="banner error" role="alert" data-testid="session-banner">
+          This session is not live any more ({view.loadError}).{' '}
+          <button onClick={() => void controller.load()}>Try again</button>
+        </div>
+      )}
+      {status === 'failed' && (
+        <div className="banner error" role="alert" data-testid="session-failed">
+          <strong>The agent stopped.</strong> {session?.error}
+          <div className="banner-actions">
+            <button className="primary" onClick={() => void doRestart()} disabled={restart?.state === 'working'} data-testid="restart-agent">
+              {restart?.state === 'working' ? 'Restarting…' : 'Restart agent'}
+            </button>
+            {session && <button onClick={() => openAgentLog(session.agentId, agentName)}>Open log</button>}
+            {restart?.state === 'not_resumed' && (
+              <span>
+                The agent restarted but cannot resume this session. <button onClick={() => void newSessionHere()}>New session in this folder</button>
+              </span>
+            )}
+            {restart?.state === 'error' && <span className="error">Restart failed: {restart.message}</span>}
+          </div>
+        </div>
+      )}
+      {status === 'auth_required' && (
+        <div className="banner warning" data-testid="session-auth">
+          <strong>{agentName} needs you to sign in.</strong> {session?.error}
+          {agent ? <AuthPanel agent={agent} /> : null}
+        </div>
+      )}
+      {status === 'closed' && <div className="banner">This session is closed.</div>}
+      {sessionWarnings.length > 0 && (
+        <div className="warnings" data-testid="session-warnings">
+          <button className="link-button" onClick={() => setWarningsOpen(!warningsOpen)} aria-expanded={warningsOpen}>
+            ⚠ {sessionWarnings.length} warning{sessionWarnings.length === 1 ? '' : 's'} from the agent
+          </button>
+          <button className="link-button" onClick={() => controller.dismissWarnings()}>
+            Dismiss
+          </button>
+          {session && (
+            <button className="link-button" onClick={() => openAgentLog(session.agentId, agentName)}>
+              Log
+            </button>
+          )}
+          {warningsOpen && (
+            <ul className="warning-list">
+              {sessionWarnings.map((w, i) => (
+                <li key={i}>
+                  <span className="tag">{w.kind.replace(/_/g, ' ')}</span> {w.message} <span className="muted small">{new Date(w.ts).toLocaleTimeString()}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      <div className="session-body">
+        {view.loading ? (
+          <div className="thread-loading muted">
+            <span className="spinner" aria-hidden /> Loading the conversation…
+          </div>
+        ) : (
+          <Thread
+            ref={thread}
+            thread={view.thread}
+            turnEnds={view.turnEnds}
+            sessionId={sessionId}
+            cwd={session?.cwd ?? null}
+            active={active}
+            onRestart={status === 'failed' ? () => void doRestart() : null}
+          />
+        )}
+        {filesOpen && <FilesPanel sessionId={sessionId} cwd={session?.cwd ?? null} writes={writes} onChanged={refreshWrites} onClose={() => setFilesOpen(false)} />}
+      </div>
+      {pending && (
+        <button className="permission-jump" onClick={() => thread.current?.scrollToEntry(view.thread.toolIndex[String(pending.toolCall.toolCallId)] ?? view.thread.entries.length - 1)} data-testid="permission-pending">
+          The agent is waiting for your permission — press 1–{Math.min(9, pending.options.length)}, Y or N
+        </button>
+      )}
+      <QueuePanel sessionId={sessionId} items={view.queue} />
+      <Composer
+        ref={composer}
+        session={session}
+        commands={view.thread.commands}
+        running={running}
+        onCancel={cancel}
+        onSent={() => thread.current?.scrollToBottom()}
+      />
+    </div>
+  );
+}
+
+export type { SessionController };

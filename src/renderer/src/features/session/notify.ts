@@ -1,0 +1,26 @@
+import { useTabs } from '../../state/tabs';
+
+let asked = false;
+
+/** A desktop notification, only while Switchboard is not focused; asks the OS for permission once. */
+export function desktopNotify(title: string, body: string, tabId: string | null): void {
+  if (typeof document === 'undefined' || document.hasFocus()) return;
+  if (typeof Notification === 'undefined') return;
+  const show = () => {
+    try {
+      const n = new Notification(title, { body: body.slice(0, 300), tag: tabId ?? undefined });
+      n.onclick = () => {
+        window.focus();
+        if (tabId) useTabs.getState().activate(tabId);
+        n.close();
+      };
+    } catch {
+      /* notifications unavailable here */
+    }
+  };
+  if (Notification.permission === 'granted') show();
+  else if (Notification.permission === 'default' && !asked) {
+    asked = true;
+    void Notification.requestPermission().then((p) => p === 'granted' && show(), () => {});
+  }
+}

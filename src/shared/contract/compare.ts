@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { event, request } from './define';
+
+/**
+ * Compare mode: one prompt to several agents, each in its own git worktree of the same repository;
+ * then their changes side by side, and "apply this one" into the main checkout.
+ */
+
+const absolutePath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path');
+
+export const compareFileSchema = z.object({
+  path: z.string(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  /** null for binary or too large files */
+  oldText: z.string().nullable(),
+  newText: z.string().nullable(),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+});
+export type CompareFile = z.infer<typeof compareFileSchema>;
+
+export const compareRunSchema = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  worktree: z.string(),
+  branch: z.string(),
+  sessionId: z.string().nullable(),
+  /** Set once the run's turn ended. */
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+  stopReason: z.string().nullable(),
+  error: z.string().nullable(),
+  appliedAt: z.number().nullable(),
+});
+export type CompareRun = z.infer<typeof compareRunSchema>;
+
+export const compareSchema = z.object({
+  id: z.string(),
+  repo: z.string(),
+  baseCommit: z.string(),
+  prompt: z.string(),
+  createdAt: z.number(),
+  runs: z.array(compareRunSchema),
+});
+export type Compare = z.infer<typeof compareSchema>;
+
+export const compareRequests = {
+  /** Creates one worktree per agent at the repository's HEAD (the repo must be a git checkout). */
+  'compare.create': request(
+    z.object({ repo: absolutePath, prompt: z.string().min(1).max(1_000_000), agentIds: z.array(z.string().min(1).max(200)).min(1).max(8) }).strict(),
+    compareSchema,
+  ),
+  /** Links a run to the session started in its worktree, and records its end. */
+  'compare.updateRun': request(
+    z
+      .object({
+        compareId: z.string().min(1).max(100),
+        runId: z.string().min(1).max(100),
+        sessionId: z.string().min(1).max(100).optional(),
+        ended: z.object({ stopReason: z.string().max(100).nullable(), error: z.string().max(10_000).nullable() }).optional(),
+      })
+      .strict(),
+    compareSchema,
+  ),
+  'compare.get': request(z.object({ compareId: z.string().min(1).max(100) }).strict(), compareSchema),
+  'compare.list': request(z.object({}).strict(), z.object({ compares: z.array(compareSchema) })),
+  /** What a run changed in its worktree relative to the base commit (committed, staged, unstaged and new files). */
+  'compare.diff': request(
+    z.object({ compareId: z.string().min(1).max(100), runId: z.string().min(1).max(100) }).strict(),
+    z.object({ files: z.array(compareFileSchema), truncated: z.boolean() }),
+  ),
+  /** Applies a run's changes to the main checkout (refused, with the reason, when they do not apply cleanly). */
+  'compare.apply': request(
+    z.object({ compareId: z.string().min(1).max(100), runId: z.string().min(1).max(100) }).strict(),
+    z.object({ files: z.array(z.string()) }),
+  ),
+  /** Removes every worktree and branch of the comparison. */
+  'compare.discard': request(z.object({ compareId: z.string().min(1).max(100) }).strict(), z.object({})),
+} as const;
+
+export const compareEvents = {
+  'compare.changed': event(compareSchema),
+} as const;

@@ -1,0 +1,118 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeCore, promptAndWait, type TestCore } from './helpers';
+
+let t: TestCore;
+let outside: string;
+beforeEach(async () => {
+  t = await makeCore();
+  // A folder next to the session's folder, holding a secret.
+  outside = join(t.work, '..', 'outside');
+  mkdirSync(outside, { recursive: true });
+  writeFileSync(join(outside, 'secret.txt'), 'TOP SECRET');
+  writeFileSync(join(t.work, 'notes.txt'), 'one\ntwo\nthree\nfour\n');
+  symlinkSync(outside, join(t.work, 'link-out'));
+  symlinkSync(join(outside, 'secret.txt'), join(t.work, 'secret-link.txt'));
+});
+afterEach(async () => {
+  await t.dispose();
+});
+
+/** The JSON the scenario agent replies with (its last message of the turn). */
+async function reply(sessionId: string, text: string): Promise<{ ok: boolean; result?: { content?: string }; code?: number; message?: string }> {
+  const before = t.rec.of('session.update').length;
+  await promptAndWait(t, sessionId, text);
+  const chunks = t.rec
+    .of('session.update')
+    .slice(before)
+    .filter((p) => p.sessionId === sessionId && p.event.type === 'update' && p.event.update.sessionUpdate === 'agent_message_chunk');
+  const last = chunks.at(-1)!.event;
+  if (last.type !== 'update' || last.update.sessionUpdate !== 'agent_message_chunk' || last.update.content.type !== 'text') throw new Error('no reply');
+  return JSON.parse(last.update.content.text);
+}
+
+describe('client file system', () => {
+  it('reads inside the roots (with line and limit) and refuses everything outside', async () => {
+    const agentId = await t.addAgent();
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    expect(await reply(s.id, `read ${t.work}/notes.txt`)).toEqual({ ok: true, result: { content: 'one\ntwo\nthree\nfour\n' } });
+    expect(await reply(s.id, `read ${t.work}/notes.txt 2 2`)).toEqual({ ok: true, result: { content: 'two\nthree\n' } });
+
+    for (const path of [join(outside, 'secret.txt'), `${t.work}/../outside/secret.txt`, `${t.work}/link-out/secret.txt`, `${t.work}/secret-link.txt`, 'relative.txt']) {
+      const r = await reply(s.id, `read ${path}`);
+      expect(r.ok, path).toBe(false);
+      expect(Number.isInteger(r.code)).toBe(true);
+      expect(JSON.stringify(r)).not.toContain('TOP SECRET');
+    }
+    // A missing file inside the roots: -32002 (resource not found).
+    const missing = await reply(s.id, `read ${t.work}/nope.txt`);
+    expect(missing).toMatchObject({ ok: false, code: -32002 });
+    // Trap 2: a request with a string id is answered under that id.
+    const stringId = (await reply(s.id, `string-id ${t.work}/notes.txt`)) as unknown as { id: string; result: { content: string } };
+    expect(stringId.id).toMatch(/^raw-/);
+    expect(stringId.result.content).toBe('one\ntwo\nthree\nfour\n');
+  });
+
+  it('answers a missing file with empty content for agents flagged for it (Gemini CLI 0.61)', async () => {
+    const agentId = await t.addAgent();
+    await t.call('agents.update', { agentId, compat: { missingFileAsEmpty: true } });
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    expect(await reply(s.id, `read ${t.work}/nope.txt`)).toEqual({ ok: true, result: { content: '' } });
+    // Only inside the roots: outside is still refused, missing or not.
+    expect((await reply(s.id, `read ${outside}/nope.txt`)).ok).toBe(false);
+    expect((await t.call('agents.list', {})).agents.find((a) => a.id === agentId)?.compat.missingFileAsEmpty).toBe(true);
+  });
+
+  it('writes inside the roots, records every write and reverts it; refuses escapes without writing', async () => {
+    const agentId = await t.addAgent();
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    expect((await reply(s.id, `write ${t.work}/notes.txt changed\\ncontent`)).ok).toBe(true);
+    expect(readFileSync(join(t.work, 'notes.txt'), 'utf8')).toBe('changed\ncontent');
+    expect((await reply(s.id, `write ${t.work}/sub/dir/new.txt brand new`)).ok).toBe(true);
+    expect(readFileSync(join(t.work, 'sub/dir/new.txt'), 'utf8')).toBe('brand new');
+
+    for (const path of [join(outside, 'evil.txt'), `${t.work}/../outside/evil.txt`, `${t.work}/link-out/evil.txt`, `${t.work}/secret-link.txt`]) {
+      const r = await reply(s.id, `write ${path} pwned`);
+      expect(r.ok, path).toBe(false);
+    }
+    expect(existsSync(join(outside, 'evil.txt'))).toBe(false);
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET');
+
+    const { writes } = await t.call('sessions.fileWrites', { sessionId: s.id });
+    expect(writes.map((w) => [w.path, w.created])).toEqual([
+      [join(t.work, 'notes.txt'), false],
+      [join(t.work, 'sub/dir/new.txt'), true],
+    ]);
+    const content = await t.call('sessions.fileWriteContent', { writeId: writes[0]!.id });
+    expect(content).toEqual({ path: join(t.work, 'notes.txt'), previousContent: 'one\ntwo\nthree\nfour\n', newContent: 'changed\ncontent' });
+
+    // Revert: the old content is back; a created file is removed.
+    await t.call('sessions.revertWrite', { writeId: writes[0]!.id });
+    expect(readFileSync(join(t.work, 'notes.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\n');
+    // The user changed the new file since: reverting needs force.
+    writeFileSync(join(t.work, 'sub/dir/new.txt'), 'edited by the user');
+    expect((await t.callError('sessions.revertWrite', { writeId: writes[1]!.id })).code).toBe('conflict');
+    expect(await t.call('sessions.revertWrite', { writeId: writes[1]!.id, force: true })).toEqual({ path: join(t.work, 'sub/dir/new.txt'), deleted: true });
+    expect(existsSync(join(t.work, 'sub/dir/new.txt'))).toBe(false);
+    expect((await t.callError('sessions.revertWrite', { writeId: writes[1]!.id })).code).toBe('conflict');
+    expect((await t.call('sessions.fileWrites', { sessionId: s.id })).writes.every((w) => w.revertedAt !== null)).toBe(true);
+  });
+
+  it('uses the additional directories as roots only when the agent advertises them', async () => {
+    const extra = join(t.work, '..', 'extra');
+    mkdirSync(extra);
+    writeFileSync(join(extra, 'x.txt'), 'extra file');
+    const plain = await t.addAgent();
+    const s1 = await t.call('sessions.create', { agentId: plain, cwd: t.work, additionalDirectories: [extra] });
+    expect(s1.additionalDirectories).toEqual([]);
+    expect((await reply(s1.id, `read ${extra}/x.txt`)).ok).toBe(false);
+
+    const capable = await t.addAgent({ SCENARIO_CAPS: 'additionalDirectories' });
+    const s2 = await t.call('sessions.create', { agentId: capable, cwd: t.work, additionalDirectories: [extra] });
+    expect(s2.additionalDirectories).toEqual([extra]);
+    expect(await reply(s2.id, `read ${extra}/x.txt`)).toEqual({ ok: true, result: { content: 'extra file' } });
+    const log = await t.call('agents.log', { agentId: capable });
+    expect(log.text).toContain(`additionalDirectories=${JSON.stringify([extra])}`);
+  });
+});
