@@ -12,10 +12,12 @@
 //   node scripts/install-test-agents.mjs --force    reinstall even when complete
 //
 // Install scripts: npm 11 blocks dependency lifecycle scripts unless allowed. None of these agents needs one:
-// claude-code-acp has no native dependency (the bundled `claude` CLI is plain JS), and gemini-cli's native
-// modules are optional (`@lydell/node-pty-linux-x64` ships a prebuilt binary; `node-pty` 1.0.0 and
-// `@github/keytar` would compile or download from GitHub, unreachable here, and the CLI falls back without
-// them). So we install with --ignore-scripts: deterministic, offline-safe, and nothing runs at install time.
+// - claude-code-acp: no dependency has an install script (the bundled `claude` CLI is plain JS);
+// - gemini-cli: its native modules are optional; it loads `@lydell/node-pty` (prebuilt binary in
+//   @lydell/node-pty-linux-x64) before `node-pty` 1.0.0 (whose postinstall would compile), and
+//   `@github/keytar` ships a prebuilt binary (its install script would only download/compile as a fallback);
+// - qwen-code: `sharp`'s install script only checks for / builds a binary; the prebuilt @img/sharp-linux-x64 loads.
+// So we install with --ignore-scripts: deterministic, offline-safe, and nothing runs at install time.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -104,8 +106,13 @@ async function install(agent, force) {
         2,
       ) + '\n',
     );
-    rmSync(dir, { recursive: true, force: true }); // an incomplete or forced-over previous install
-    renameSync(tmp, dir);
+    if (!force && isComplete(agent)) {
+      // A concurrent run finished first: keep its copy.
+      rmSync(tmp, { recursive: true, force: true });
+    } else {
+      rmSync(dir, { recursive: true, force: true }); // an incomplete or forced-over previous install
+      renameSync(tmp, dir);
+    }
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     throw err;

@@ -14,6 +14,7 @@ beforeEach(async () => {
   writeFileSync(join(t.work, 'notes.txt'), 'one\ntwo\nthree\nfour\n');
   symlinkSync(outside, join(t.work, 'link-out'));
   symlinkSync(join(outside, 'secret.txt'), join(t.work, 'secret-link.txt'));
+  symlinkSync(join(outside, 'not-yet.txt'), join(t.work, 'dangling.txt'));
 });
 afterEach(async () => {
   await t.dispose();
@@ -72,11 +73,20 @@ describe('client file system', () => {
     expect((await reply(s.id, `write ${t.work}/sub/dir/new.txt brand new`)).ok).toBe(true);
     expect(readFileSync(join(t.work, 'sub/dir/new.txt'), 'utf8')).toBe('brand new');
 
-    for (const path of [join(outside, 'evil.txt'), `${t.work}/../outside/evil.txt`, `${t.work}/link-out/evil.txt`, `${t.work}/secret-link.txt`]) {
+    for (const path of [
+      join(outside, 'evil.txt'),
+      `${t.work}/../outside/evil.txt`,
+      `${t.work}/link-out/evil.txt`,
+      `${t.work}/link-out/deeper/evil.txt`,
+      `${t.work}/secret-link.txt`,
+      `${t.work}/dangling.txt`,
+    ]) {
       const r = await reply(s.id, `write ${path} pwned`);
       expect(r.ok, path).toBe(false);
     }
     expect(existsSync(join(outside, 'evil.txt'))).toBe(false);
+    expect(existsSync(join(outside, 'deeper'))).toBe(false);
+    expect(existsSync(join(outside, 'not-yet.txt'))).toBe(false);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET');
 
     const { writes } = await t.call('sessions.fileWrites', { sessionId: s.id });

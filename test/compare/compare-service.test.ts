@@ -34,7 +34,7 @@ async function call<T>(method: string, params: unknown): Promise<T> {
 
 describe('compare mode worktrees', () => {
   it('gives each agent its own worktree, shows each one its own diff, applies the chosen one, and cleans up', async () => {
-    const cmp = await call<Compare>('compare.create', { repo: join(repo, 'src'), prompt: 'make it friendlier', agentIds: ['alpha', 'beta'] });
+    const cmp = await call<Compare>('compare.create', { repo: join(repo, 'src'), prompt: 'make it friendlier', agentIds: ['alpha', 'beta'], start: false });
     expect(cmp.repo).toBe(repo);
     expect(cmp.runs).toHaveLength(2);
     const [a, b] = cmp.runs as [Compare['runs'][number], Compare['runs'][number]];
@@ -71,7 +71,7 @@ describe('compare mode worktrees', () => {
   });
 
   it('refuses to apply over lines the main checkout changed since, touching nothing', async () => {
-    const cmp = await call<Compare>('compare.create', { repo, prompt: 'p', agentIds: ['alpha'] });
+    const cmp = await call<Compare>('compare.create', { repo, prompt: 'p', agentIds: ['alpha'], start: false });
     const run = cmp.runs[0]!;
     writeFileSync(join(run.worktree, 'src/app.ts'), 'export const greeting = "from the agent";\n');
     writeFileSync(join(repo, 'src/app.ts'), 'export const greeting = "edited by the user meanwhile";\n');

@@ -4,11 +4,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAgentInstalled, notInstalledMessage } from '../support/real-agents/index.js';
-import { startHarness, type Harness } from './harness.js';
+import { agentAvailable, startHarness, type Harness } from './harness.js';
 
-const installed = isAgentInstalled('gemini');
-if (!installed) console.warn(`[skip] ${notInstalledMessage('gemini')}`);
+const installed = agentAvailable('gemini');
 
 describe.skipIf(!installed)('Gemini CLI 0.61 (real agent, fake LLM)', () => {
   let h: Harness;

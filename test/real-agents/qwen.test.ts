@@ -4,11 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAgentInstalled, notInstalledMessage } from '../support/real-agents/index.js';
-import { startHarness, type Harness } from './harness.js';
+import { agentAvailable, startHarness, type Harness } from './harness.js';
 
-const installed = isAgentInstalled('qwen');
-if (!installed) console.warn(`[skip] ${notInstalledMessage('qwen')}`);
+const installed = agentAvailable('qwen');
 
 describe.skipIf(!installed)('Qwen Code 0.24 (real agent, fake LLM)', () => {
   let h: Harness;

@@ -20,6 +20,11 @@ export class LineSplitter {
 
   constructor(readonly maxLineBytes: number) {}
 
+  /** Bytes held for the current incomplete line (never more than maxLineBytes). */
+  get bufferedBytes(): number {
+    return this.partBytes;
+  }
+
   push(chunk: Buffer, out: SplitItem[]): void {
     let start = 0;
     while (start < chunk.length) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { IpcFailure } from '../../shared/contract';
+import type { PayloadOf } from '../../shared/contract';
 import type { Compare, CompareRun } from '../../shared/contract/compare';
 import { AgentRepository } from '../agents/agent-repository';
 import type { EventBus } from '../core/event-bus';
@@ -49,16 +50,33 @@ const toRun = (r: RunRow): CompareRun => ({
 export class CompareService implements Disposable {
   private readonly root: string;
 
+  private readonly busLink: Disposable;
+  private router: Router | null = null;
+
   constructor(
     private readonly store: StoreService,
     private readonly bus: EventBus,
     dataDir: string,
   ) {
     this.root = join(dataDir, 'worktrees');
+    // A run ends when its session's turn ends, whether or not a compare view is open.
+    this.busLink = bus.connect((name, payload) => {
+      if (name !== 'session.update') return;
+      const { sessionId, event } = payload as PayloadOf<'session.update'>;
+      if (event.type !== 'turn_end' || !this.store.available) return;
+      const run = this.store.db.prepare('SELECT id, compare_id FROM compare_runs WHERE session_id = ? AND ended_at IS NULL').get(sessionId) as
+        | { id: string; compare_id: string }
+        | undefined;
+      if (run) this.updateRun(run.compare_id, run.id, undefined, { stopReason: event.stopReason, error: event.error?.message ?? null });
+    });
   }
 
   register(router: Router): void {
-    router.handle('compare.create', (p) => this.create(p.repo, p.prompt, p.agentIds));
+    this.router = router;
+    router.handle('compare.create', async (p) => {
+      const compare = await this.create(p.repo, p.prompt, p.agentIds);
+      return p.start ? this.start(compare) : compare;
+    });
     router.handle('compare.updateRun', (p) => this.updateRun(p.compareId, p.runId, p.sessionId, p.ended));
     router.handle('compare.get', (p) => this.get(p.compareId));
     router.handle('compare.list', () => ({
@@ -129,6 +147,25 @@ export class CompareService implements Disposable {
     return this.changed(id);
   }
 
+  /** Starts each run's session in its worktree and sends the prompt; a run that cannot start records why. */
+  private async start(compare: Compare): Promise<Compare> {
+    const router = this.router!;
+    await Promise.all(
+      compare.runs.map(async (run) => {
+        const created = await router.invoke('sessions.create', { agentId: run.agentId, cwd: run.worktree });
+        if (!created.ok) {
+          this.updateRun(compare.id, run.id, undefined, { stopReason: null, error: created.error.message });
+          return;
+        }
+        const sessionId = (created.value as { id: string }).id;
+        this.updateRun(compare.id, run.id, sessionId);
+        const sent = await router.invoke('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: compare.prompt }] });
+        if (!sent.ok) this.updateRun(compare.id, run.id, undefined, { stopReason: null, error: sent.error.message });
+      }),
+    );
+    return this.get(compare.id);
+  }
+
   updateRun(compareId: string, runId: string, sessionId?: string, ended?: { stopReason: string | null; error: string | null }): Compare {
     this.run(compareId, runId);
     const db = this.store.db;
@@ -164,5 +201,7 @@ export class CompareService implements Disposable {
     return c;
   }
 
-  dispose(): void {}
+  dispose(): void {
+    this.busLink.dispose();
+  }
 }

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database';
 import type { PersistedMessage } from '../store/message-log';
-import { draftText, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
+import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
 import { HistoryReducer, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
 
 interface EntryRow {
@@ -90,7 +90,7 @@ interface Tracked {
   draft: Draft;
   isNew: boolean;
   /** Indexed columns as they are in the FTS index (null for new drafts). */
-  stored: { body: string; paths: string } | null;
+  stored: { body: string; paths: string; facets: string } | null;
   dirty: boolean;
 }
 
@@ -98,6 +98,7 @@ interface Tracked {
 class DbBatch implements HistoryBackend {
   readonly caps: Caps;
   private readonly states = new Map<string, SessionState>();
+  private readonly sessions = new Map<string, { agentId: string; cwd: string }>();
   private readonly drafts = new Map<number, Tracked>();
   private readonly byRef = new Map<string, number>();
   private readonly files = new Map<string, boolean>();
@@ -122,7 +123,7 @@ class DbBatch implements HistoryBackend {
     const existing = this.drafts.get(row.id);
     if (existing) return existing;
     const draft = draftFromRow(row);
-    const t: Tracked = { draft, isNew: false, stored: indexedColumns(draft, this.caps), dirty: false };
+    const t: Tracked = { draft, isNew: false, stored: this.columns(draft), dirty: false };
     this.drafts.set(row.id, t);
     return t;
   }
@@ -170,8 +171,22 @@ class DbBatch implements HistoryBackend {
     if (t) t.dirty = true;
   }
 
+  private session(sessionId: string): { agentId: string; cwd: string } {
+    let info = this.sessions.get(sessionId);
+    if (!info) {
+      info = (this.s.selSession.get(sessionId) as { agentId: string; cwd: string } | undefined) ?? { agentId: '', cwd: '' };
+      this.sessions.set(sessionId, info);
+    }
+    return info;
+  }
+
+  private columns(d: Draft): { body: string; paths: string; facets: string } {
+    return { ...indexedColumns(d, this.caps), facets: facetsOf(d, this.session(d.sessionId)) };
+  }
+
   markFailed(sessionId: string, fromSeq: number): void {
-    this.s.markFailed.run(sessionId, fromSeq);
+    // Re-indexed with the failed facet at flush.
+    for (const { id } of this.s.turnEntries.all(sessionId, fromSeq) as { id: number }[]) this.entry(id);
     for (const t of this.drafts.values()) {
       if (t.draft.sessionId === sessionId && t.draft.seq >= fromSeq && !t.draft.failed && t.draft.kind !== 'title') {
         t.draft.failed = true;
@@ -215,17 +230,17 @@ class DbBatch implements HistoryBackend {
     const list = [...this.drafts.values()].filter((t) => t.dirty).sort((a, b) => a.draft.id - b.draft.id);
     for (const t of list) {
       const d = t.draft;
-      const cols = indexedColumns(d, this.caps);
+      const cols = this.columns(d);
       const text = d.detail === null ? draftText(d) : null;
       const detail = d.detail === null ? null : JSON.stringify(d.detail);
       if (t.isNew) {
         s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
-        s.ftsIns.run(d.id, cols.body, cols.paths);
+        s.ftsIns.run(d.id, cols.body, cols.paths, cols.facets);
       } else {
         s.updEntry.run(d.lastSeq, d.failed ? 1 : 0, text, detail, d.id);
-        if (t.stored?.body !== cols.body || t.stored.paths !== cols.paths) {
+        if (t.stored?.body !== cols.body || t.stored.paths !== cols.paths || t.stored.facets !== cols.facets) {
           s.ftsDel.run(d.id);
-          s.ftsIns.run(d.id, cols.body, cols.paths);
+          s.ftsIns.run(d.id, cols.body, cols.paths, cols.facets);
         }
       }
       t.stored = cols;
@@ -282,9 +297,10 @@ function prepare(db: Db) {
       'INSERT INTO history_entries (id, session_id, seq, last_seq, ts, turn, kind, failed, ref, text, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     updEntry: st('UPDATE history_entries SET last_seq = ?, failed = ?, text = ?, detail = ? WHERE id = ?'),
-    ftsIns: st('INSERT INTO history_fts (rowid, body, paths) VALUES (?, ?, ?)'),
+    ftsIns: st('INSERT INTO history_fts (rowid, body, paths, facets) VALUES (?, ?, ?, ?)'),
     ftsDel: st('DELETE FROM history_fts WHERE rowid = ?'),
-    markFailed: st("UPDATE history_entries SET failed = 1 WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind <> 'title'"),
+    turnEntries: st("SELECT id FROM history_entries WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind <> 'title'"),
+    selSession: st('SELECT agent_id AS agentId, cwd FROM sessions WHERE id = ?'),
     rpcPut: st('INSERT OR REPLACE INTO history_rpc (session_id, dir, rpc_id, method, data) VALUES (?, ?, ?, ?, ?)'),
     rpcGet: st('SELECT method, data FROM history_rpc WHERE session_id = ? AND dir = ? AND rpc_id = ?'),
     rpcDel: st('DELETE FROM history_rpc WHERE session_id = ? AND dir = ? AND rpc_id = ?'),
@@ -370,7 +386,9 @@ export class HistoryIndex {
 
   /**
    * Indexes messages the index has not seen, `chunk` per transaction, up to `maxChunks` transactions.
-   * Returns true when the index is complete (and live from then on).
+   * Returns true when the index is complete (and live from then on). A message that cannot be indexed while
+   * others can (a poison message) is skipped; when nothing can be indexed (a broken store), it throws and
+   * the watermark stays, to be retried later.
    */
   catchUp(chunk = 2000, maxChunks = Number.POSITIVE_INFINITY): boolean {
     for (let i = 0; i < maxChunks; i++) {
@@ -382,18 +400,24 @@ export class HistoryIndex {
         }
         try {
           this.db.transaction(() => this.apply(rows))();
+          return false;
         } catch (e) {
-          // One bad message must not stall the index forever: index one by one, skipping what fails.
           console.error('history index: a chunk failed; indexing it message by message:', e);
-          for (const row of rows) {
-            try {
-              this.db.transaction(() => this.apply([row]))();
-            } catch (inner) {
-              console.error(`history index: skipping message ${row.id}:`, inner);
-              this.s.setWatermark.run(row.id);
-            }
+        }
+        let failures = 0;
+        let lastError: unknown;
+        for (const row of rows) {
+          try {
+            this.db.transaction(() => this.apply([row]))();
+          } catch (e) {
+            failures++;
+            lastError = e;
+            if (failures === rows.length) break;
+            console.error(`history index: skipping message ${row.id}:`, e);
+            this.s.setWatermark.run(row.id);
           }
         }
+        if (failures === rows.length) throw lastError;
         return false;
       })();
       if (done) return true;

@@ -192,7 +192,9 @@ export class HistoryService implements Disposable {
   }
 
   private indexing() {
-    return this.index().status();
+    const status = this.index().status();
+    if (!status.done) this.scheduleCatchUp();
+    return status;
   }
 
   session(sessionId: string): HistorySession {

@@ -165,8 +165,8 @@ export const draftText = (d: Draft): string => {
   return d.parts[0] ?? '';
 };
 
-/** The indexed columns of an entry. */
-export function indexedColumns(d: Draft, caps: Caps): { body: string; paths: string } {
+/** The searchable text of an entry and the file paths it names. */
+export function entryText(d: Draft, caps: Caps): { body: string; paths: string[] } {
   const detail = d.detail;
   const paths: string[] = [];
   let body: string;
@@ -218,8 +218,93 @@ export function indexedColumns(d: Draft, caps: Caps): { body: string; paths: str
         break;
     }
   }
-  return { body: clean(head(body, caps.body)), paths: clean(head([...new Set(paths)].join('\n'), caps.body)) };
+  return { body: clean(head(body, caps.body)), paths: [...new Set(paths)].map(clean) };
 }
+
+/**
+ * The indexed columns of an entry. Named paths are indexed as words and as path tokens; paths mentioned in
+ * the text as path tokens only.
+ */
+export function indexedColumns(d: Draft, caps: Caps): { body: string; paths: string } {
+  const text = entryText(d, caps);
+  // Our private-use markers must not come from the text itself.
+  const body = PRIVATE.test(text.body) ? text.body.replace(PRIVATE_ALL, '') : text.body;
+  const paths = text.paths.map((p) => (PRIVATE.test(p) ? p.replace(PRIVATE_ALL, '') : p));
+  const tokens = new Set<string>();
+  for (const p of paths) for (const t of pathTokens(p)) tokens.add(t);
+  for (const p of pathsIn(body)) for (const t of pathTokens(p)) tokens.add(t);
+  return { body, paths: head([...paths, ...tokens].join('\n'), caps.body) };
+}
+
+const PRIVATE = /[\uE000-\uE0FF]/;
+const PRIVATE_ALL = /[\uE000-\uE0FF]/g;
+
+/** Marker tokens of the search filters, in the `facets` column (see 0003_history.sql). */
+export const facet = {
+  agent: (id: string): string => `\uE021${encodeId(id)}`,
+  project: (cwd: string): string => `\uE022${encodeId(cwd)}`,
+  session: (id: string): string => `\uE023${encodeId(id)}`,
+  failed: '\uE024failed',
+};
+const encodeId = (s: string): string => head(s, 300).replace(/[^\p{L}\p{N}]/gu, (c) => PATH_SEP[c] ?? '\uE004');
+
+export const facetsOf = (d: Draft, session: { agentId: string; cwd: string }): string =>
+  [facet.agent(session.agentId), facet.project(session.cwd), facet.session(d.sessionId), ...(d.failed ? [facet.failed] : [])].join(' ');
+
+const PIECES = /[\s"'`()<>[\]{},;|*=]+/;
+const PATH_PIECE = /^(?:[~.]{0,2}\/)?[\p{L}\p{N}_.@+-]+(?:\/[\p{L}\p{N}_.@+-]+)*\/?$/u;
+
+/** Path-like words of a text: a/b/c (any depth, optionally rooted or ~), or name.ext with a known extension. */
+export function pathsIn(text: string, max = 64): string[] {
+  const out: string[] = [];
+  if (!text.includes('/') && !text.includes('.')) return out;
+  for (let piece of text.split(PIECES)) {
+    if (piece.length < 3 || piece.length > 400 || (!piece.includes('/') && !piece.includes('.'))) continue;
+    piece = piece.replace(/[.:!?]+$/, '');
+    if (!PATH_PIECE.test(piece) || piece.includes('//')) continue;
+    if (!isPathLike(piece)) continue;
+    out.push(piece);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+
+/** File name extensions that make a word look like a file name ("login.ts"). */
+export const FILE_EXTENSIONS = new Set(
+  (
+    'ts tsx mts cts js jsx mjs cjs json jsonc md mdx py pyi rs go java kt kts c h cc cpp hpp cs rb php swift m mm sql ' +
+    'yaml yml toml ini cfg conf env css scss sass less html htm vue svelte astro sh bash zsh fish ps1 bat txt lock xml ' +
+    'gradle proto graphql gql tf hcl dart lua r scala ex exs erl hs ml clj zig nim sol wasm svg png jpg jpeg gif ipynb'
+  ).split(' '),
+);
+
+const isPathLike = (m: string): boolean => m.includes('/') || FILE_EXTENSIONS.has(m.slice(m.lastIndexOf('.') + 1).toLowerCase());
+
+// Separators inside path tokens: private-use characters, which unicode61 treats as token characters.
+const PATH_MARK = '\uE00F';
+const PATH_SEP: Record<string, string> = { '/': '\uE000', '.': '\uE001', '-': '\uE002', '_': '\uE003' };
+export const PATH_DEPTH = 10;
+
+/** One token for a path fragment ("auth/login.ts"), as indexed and as searched. */
+export const encodePath = (fragment: string): string =>
+  PATH_MARK + head(fragment, 300).replace(/[^\p{L}\p{N}]/gu, (c) => PATH_SEP[c] ?? '\uE004');
+
+/** Path components, split on / and \ . */
+export const pathParts = (path: string): string[] => path.split(/[\\/]+/).filter((p) => p.length > 0);
+
+/** Tokens for the trailing parts of a path: login.ts, auth/login.ts, src/auth/login.ts … (up to PATH_DEPTH). */
+export function pathTokens(path: string): string[] {
+  if (!isPathLike(path) && !path.includes('\\')) return [];
+  const parts = pathParts(path);
+  const out: string[] = [];
+  for (let i = Math.max(0, parts.length - PATH_DEPTH); i < parts.length; i++) out.push(encodePath(parts.slice(i).join('/')));
+  return out;
+}
+
+/** Whether what the user typed is a path or file name ("src/auth", "login.ts"). */
+export const looksLikePath = (term: string): boolean =>
+  /[\\/]/.test(term) ? /[\p{L}\p{N}]/u.test(term) : /^[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)*\.[A-Za-z0-9]{1,8}$/u.test(term) && isPathLike(term);
 
 /** file:///a/b%20c → /a/b c; other URIs unchanged. */
 export function uriPath(uri: string): string {

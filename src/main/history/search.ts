@@ -1,7 +1,7 @@
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../shared/contract/history';
 import type { Db } from '../store/database';
 import { draftFromRow, type EntryRow } from './history-index';
-import { head, indexedColumns, INDEX_CAPS } from './model';
+import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './model';
 
 /** Characters FTS5's unicode61 tokenizer keeps in tokens (letters, numbers, private use); the rest separate. */
 const SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
@@ -15,6 +15,8 @@ const MAX_TOKEN = 64;
 export interface Phrase {
   tokens: string[];
   prefix: boolean;
+  /** A path or file name: searched as one path token (see model.ts), highlighted where this text occurs. */
+  path?: string;
 }
 
 /** Case and diacritics folded the way `unicode61 remove_diacritics 2` folds them (close enough to highlight). */
@@ -34,6 +36,11 @@ export function parseQuery(input: string): Phrase[] {
   for (const m of text.matchAll(re)) {
     if (out.length >= MAX_TERMS) break;
     const exact = m[2] !== undefined;
+    if (m[3] !== undefined && looksLikePath(m[3])) {
+      const parts = pathParts(m[3]).slice(-PATH_DEPTH);
+      out.push({ tokens: [encodePath(parts.join('/'))], prefix: true, path: parts.join('/').toLowerCase() });
+      continue;
+    }
     const tokens = (m[1] ?? m[3] ?? '')
       .split(SEPARATORS)
       .filter((t) => t.length > 0)
@@ -51,8 +58,29 @@ export function parseQuery(input: string): Phrase[] {
 export function toFtsQuery(input: string | Phrase[]): string | null {
   const phrases = typeof input === 'string' ? parseQuery(input) : input;
   if (phrases.length === 0) return null;
-  return phrases.map((p) => `"${p.tokens.join(' ').replace(/"/g, '""')}"${p.prefix ? '*' : ''}`).join(' AND ');
+  return phrases
+    .map((p) => {
+      // A prefix longer than the longest prefix index would merge the lists of every term it starts (slow for
+      // common words): look up its first PREFIX_INDEX characters, and check the hits for the whole prefix.
+      const tokens = p.prefix && !p.path ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
+      return `${quoted(tokens.join(' '))}${p.prefix ? '*' : ''}`;
+    })
+    .join(' AND ');
 }
+
+/**
+ * The longest prefix index of history_fts (prefix = '2 3 4 5 6'). Words of up to 9 characters are looked up
+ * by their first 6: for such words the shorter prefix is about as selective, and a common word ("refresh")
+ * can start hundreds of terms. Longer words (identifiers) start few terms, so their own prefix is cheap.
+ */
+const PREFIX_INDEX = 6;
+const TRUNCATE_UP_TO = 9;
+const truncated = (token: string): string => {
+  const chars = [...token];
+  return chars.length > PREFIX_INDEX && chars.length <= TRUNCATE_UP_TO ? chars.slice(0, PREFIX_INDEX).join('') : token;
+};
+const needsCheck = (p: Phrase): boolean => p.prefix && !p.path && truncated(p.tokens.at(-1)!) !== p.tokens.at(-1);
+const quoted = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 interface Token {
   start: number;
@@ -81,6 +109,7 @@ function matchesSlow(text: string, phrases: Phrase[]): Match[] {
   for (let i = 0; i < tokens.length; i++) {
     for (let p = 0; p < folded.length; p++) {
       const want = folded[p]!;
+      if (want.length === 0) continue;
       let ok = i + want.length <= tokens.length;
       for (let k = 0; ok && k < want.length; k++) {
         const got = tokens[i + k]!.folded;
@@ -108,6 +137,7 @@ function matchesFast(text: string, lower: string, phrases: Phrase[], limit = 64)
   const out: Match[] = [];
   phrases.forEach((p, index) => {
     const want = p.tokens.map((t) => t.toLowerCase());
+    if (want.length === 0) return;
     let found = 0;
     for (let pos = lower.indexOf(want[0]!); pos >= 0 && found < limit; pos = lower.indexOf(want[0]!, pos + 1)) {
       if (pos > 0 && TOKEN_BEFORE.test(lower.slice(Math.max(0, pos - 2), pos))) continue;
@@ -138,15 +168,34 @@ function matchesFast(text: string, lower: string, phrases: Phrase[], limit = 64)
   return out.sort((a, b) => a.start - b.start);
 }
 
+/** Occurrences of typed paths (case-insensitive, as written). */
+function pathMatches(text: string, phrases: Phrase[], limit = 64): Match[] {
+  const out: Match[] = [];
+  let lower: string | null = null;
+  phrases.forEach((p, index) => {
+    if (!p.path) return;
+    lower ??= text.toLowerCase();
+    if (lower.length !== text.length) return;
+    for (let pos = lower.indexOf(p.path), n = 0; pos >= 0 && n < limit; pos = lower.indexOf(p.path, pos + 1), n++) {
+      out.push({ start: pos, end: pos + p.path.length, phrase: index });
+    }
+  });
+  return out;
+}
+
 function matches(text: string, phrases: Phrase[]): Match[] {
-  if (phrases.every((p) => p.tokens.every((t) => ASCII.test(t)))) {
+  const words = phrases.map((p) => (p.path ? { tokens: [], prefix: false } : p));
+  let found: Match[] | null = null;
+  if (words.every((p) => p.tokens.every((t) => ASCII.test(t)))) {
     const lower = text.toLowerCase();
     if (lower.length === text.length) {
-      const fast = matchesFast(text, lower, phrases);
-      if (fast.length > 0 || ASCII.test(text)) return fast;
+      const fast = matchesFast(text, lower, words);
+      if (fast.length > 0 || ASCII.test(text)) found = fast;
     }
   }
-  return matchesSlow(text, phrases);
+  found ??= matchesSlow(text, words);
+  const paths = pathMatches(text, phrases);
+  return paths.length ? [...found, ...paths].sort((a, b) => a.start - b.start) : found;
 }
 
 const SNIPPET = 180;
@@ -218,7 +267,7 @@ interface Candidate {
 }
 
 const DAY = 86_400_000;
-export const DEFAULT_CANDIDATES = 1000;
+export const DEFAULT_CANDIDATES = 300;
 
 /**
  * Relevance with a recency boost: bm25 (body weighs 1, paths 2) scaled by 1 for today's entries down
@@ -236,16 +285,19 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   if (!match) return { hits: [], truncated: false };
   const now = o.now ?? Date.now();
   const cap = o.candidates ?? DEFAULT_CANDIDATES;
+  // Agent, project, session and failed-turn filters are facet tokens: part of the FTS match.
+  const facets: string[] = [];
+  const anyOf = (tokens: string[]): void => void (tokens.length && facets.push(`(${tokens.map(quoted).join(' OR ')})`));
+  anyOf((o.agentIds ?? []).map(facet.agent));
+  anyOf((o.projects ?? []).map(facet.project));
+  if (o.sessionId !== undefined) anyOf([facet.session(o.sessionId)]);
+  if (o.failedOnly) anyOf([facet.failed]);
   const where: string[] = ['history_fts MATCH @match', 's.deleted_at IS NULL'];
-  const args: Record<string, unknown> = { match, cap };
-  const inList = (name: string, column: string, values: readonly string[] | undefined): void => {
-    if (!values?.length) return;
-    where.push(`${column} IN (${values.map((_, i) => `@${name}${i}`).join(', ')})`);
-    values.forEach((v, i) => (args[`${name}${i}`] = v));
-  };
-  inList('agent', 's.agent_id', o.agentIds);
-  inList('project', 's.cwd', o.projects);
-  inList('kind', 'e.kind', o.kinds);
+  const args: Record<string, unknown> = { match: [match, ...facets].join(' AND '), cap };
+  if (o.kinds?.length) {
+    where.push(`e.kind IN (${o.kinds.map((_, i) => `@kind${i}`).join(', ')})`);
+    o.kinds.forEach((v, i) => (args[`kind${i}`] = v));
+  }
   if (o.from !== undefined) {
     where.push('e.ts >= @from');
     args.from = o.from;
@@ -254,16 +306,11 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     where.push('e.ts < @to');
     args.to = o.to;
   }
-  if (o.failedOnly) where.push('e.failed = 1');
-  if (o.sessionId !== undefined) {
-    where.push('e.session_id = @sessionId');
-    args.sessionId = o.sessionId;
-  }
   // CROSS JOIN keeps the FTS table as the outer loop, so rows come in rowid order from the index and
   // bm25() is computed only for the rows kept.
   const rows = db
     .prepare(
-      `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed, bm25(history_fts, 1.0, 2.0) AS score
+      `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed, bm25(history_fts, 1.0, 2.0, 0.0) AS score
        FROM history_fts CROSS JOIN history_entries e ON e.id = history_fts.rowid CROSS JOIN sessions s ON s.id = e.session_id
        WHERE ${where.join(' AND ')}
        ORDER BY history_fts.rowid DESC LIMIT @cap`,
@@ -271,15 +318,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     .all(args) as Candidate[];
 
   rows.sort((a, b) => ranked(b.score, b.ts, now) - ranked(a.score, a.ts, now));
-  const perSession = new Map<string, number>();
-  const chosen: Candidate[] = [];
-  for (const r of rows) {
-    const n = perSession.get(r.session_id) ?? 0;
-    if (n >= o.perSession) continue;
-    perSession.set(r.session_id, n + 1);
-    chosen.push(r);
-    if (chosen.length >= o.limit) break;
-  }
+  const check = phrases.filter(needsCheck);
 
   const entry = db.prepare('SELECT * FROM history_entries WHERE id = ?');
   const sessionInfo = db.prepare(
@@ -287,18 +326,27 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
      FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id = ?`,
   );
   const sessions = new Map<string, SearchHit['session']>();
-  const hits = chosen.map((r): SearchHit => {
+  const perSession = new Map<string, number>();
+  const hits: SearchHit[] = [];
+  for (const r of rows) {
+    if (hits.length >= o.limit) break;
+    const n = perSession.get(r.session_id) ?? 0;
+    if (n >= o.perSession) continue;
+    const row = entry.get(r.id) as EntryRow;
+    const draft = draftFromRow(row);
+    const text = entryText(draft, INDEX_CAPS);
+    // A long prefix was looked up by its start: keep the hit only if the whole prefix is there.
+    if (check.length && !check.every((p) => highlight(text.body, [p]) ?? highlight(text.paths.join('\n'), [p]))) continue;
+    perSession.set(r.session_id, n + 1);
     let session = sessions.get(r.session_id);
     if (!session) {
       const row = sessionInfo.get(r.session_id) as { agent_id: string; cwd: string; title: string };
       session = { title: row.title, agentId: row.agent_id, cwd: row.cwd };
       sessions.set(r.session_id, session);
     }
-    const row = entry.get(r.id) as EntryRow;
-    const draft = draftFromRow(row);
-    const cols = indexedColumns(draft, INDEX_CAPS);
-    const snippet = highlight(cols.body, phrases) ?? highlight(cols.paths, phrases) ?? { text: head(cols.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
-    return {
+    const snippet = highlight(text.body, phrases) ??
+      highlight(text.paths.join('\n'), phrases) ?? { text: head(text.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
+    hits.push({
       sessionId: r.session_id,
       entryId: r.id,
       seq: r.seq,
@@ -310,7 +358,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       toolTitle: draft.detail?.kind === 'tool' ? draft.detail.tool.title : null,
       session,
       score: ranked(r.score, r.ts, now),
-    };
-  });
+    });
+  }
   return { hits, truncated: rows.length >= cap };
 }

@@ -74,6 +74,7 @@ interface Running {
   controller: AbortController;
   progress: RegistryProgress;
   lastEmit: number;
+  trailing?: NodeJS.Timeout;
   done: Promise<unknown>;
 }
 
@@ -271,9 +272,19 @@ export class InstallManager implements Disposable {
     run.progress = p;
     const t = this.now();
     const complete = p.bytesDone !== null && p.bytesDone === p.bytesTotal;
+    // At most ~10 events a second; the latest state always goes out (trailing), so a stalled
+    // download still shows how far it got.
     if (force || stepChanged || complete || t - run.lastEmit >= 100) {
+      clearTimeout(run.trailing);
+      run.trailing = undefined;
       run.lastEmit = t;
       this.options.onProgress(p);
+    } else if (!run.trailing) {
+      run.trailing = setTimeout(() => {
+        run.trailing = undefined;
+        run.lastEmit = this.now();
+        this.options.onProgress(run.progress);
+      }, 100 - (t - run.lastEmit));
     }
   }
 
@@ -360,6 +371,7 @@ export class InstallManager implements Disposable {
       throw failure;
     } finally {
       await rm(stage, { recursive: true, force: true, maxRetries: 3 }).catch((err: unknown) => console.error('registry: cleanup failed:', err));
+      clearTimeout(run.trailing);
       this.running.delete(registryId);
       resolveDone();
     }

@@ -49,9 +49,19 @@ export const compareSchema = z.object({
 export type Compare = z.infer<typeof compareSchema>;
 
 export const compareRequests = {
-  /** Creates one worktree per agent at the repository's HEAD (the repo must be a git checkout). */
+  /**
+   * Creates one worktree per agent at the repository's HEAD (the repo must be a git checkout) and, with
+   * `start` (the default), a session of each agent in its worktree, sent the prompt.
+   */
   'compare.create': request(
-    z.object({ repo: absolutePath, prompt: z.string().min(1).max(1_000_000), agentIds: z.array(z.string().min(1).max(200)).min(1).max(8) }).strict(),
+    z
+      .object({
+        repo: absolutePath,
+        prompt: z.string().min(1).max(1_000_000),
+        agentIds: z.array(z.string().min(1).max(200)).min(1).max(8),
+        start: z.boolean().default(true),
+      })
+      .strict(),
     compareSchema,
   ),
   /** Links a run to the session started in its worktree, and records its end. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventName, ParamsOf, PayloadOf, RequestName, ResultOf } from '../../../src/shared/contract';
@@ -42,11 +42,8 @@ export function listTree(dir: string, prefix = ''): string[] {
   for (const n of names) {
     const rel = prefix ? `${prefix}/${n}` : n;
     out.push(rel);
-    try {
-      out = out.concat(listTree(join(dir, n), rel));
-    } catch {
-      /* file */
-    }
+    const full = join(dir, n);
+    if (lstatSync(full).isDirectory()) out = out.concat(listTree(full, rel));
   }
   return out;
 }
@@ -66,8 +63,8 @@ export async function createHarness(options: Partial<RegistryServiceOptions> = {
       router,
       bus,
       env: async () => processEnv(),
-      fetchTimeoutMs: 3000,
-      downloadIdleTimeoutMs: 3000,
+      fetchTimeoutMs: 15_000,
+      downloadIdleTimeoutMs: 15_000,
       ...options,
       ...extra,
     });

@@ -57,10 +57,6 @@ export function spawnAgentProcess(launch: AgentLaunch, opts: SpawnAgentOptions):
     if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
-  let leaderExited = false;
-  void exited.then(() => {
-    leaderExited = true;
-  });
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin!) as unknown as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
@@ -77,7 +73,7 @@ export function spawnAgentProcess(launch: AgentLaunch, opts: SpawnAgentOptions):
       await exited;
       clearTimeout(timer);
       // The leader is gone; make sure no grandchild of the group survives either.
-      if (leaderExited) killGroup(pid, 'SIGKILL');
+      killGroup(pid, 'SIGKILL');
     },
   };
 }

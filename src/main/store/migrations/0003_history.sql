@@ -21,15 +21,21 @@ CREATE INDEX history_entries_by_session ON history_entries (session_id, seq);
 CREATE INDEX history_entries_by_ref ON history_entries (session_id, ref) WHERE ref IS NOT NULL;
 
 -- Contentless FTS5 index (rowid = history_entries.id) of the text derived from each entry (message text; tool
--- title, output, diffs; prompt text and attachments…) in `body`, and the file paths it names in `paths`. The
--- indexer writes it in the same transaction as the entry; deleting an entry (or its session) deletes its row.
+-- title, output, diffs; prompt text and attachments…) in `body`, and the file paths it names in `paths`: each
+-- path as words plus one token per trailing part of it ("src/auth/login.ts", "auth/login.ts", "login.ts",
+-- with separators mapped to private-use characters, which unicode61 keeps inside tokens), so a typed path is
+-- one fast prefix lookup. `facets` holds marker tokens for the search filters (agent, project, session,
+-- failed turn), so filtering is an index intersection instead of a row-by-row check. Prefix indexes up to 6
+-- characters make prefix queries of typed words cheap (longer prefixes are looked up by their first 6).
+-- The indexer writes it in the same transaction as the entry; deleting an entry (or its session) deletes its row.
 CREATE VIRTUAL TABLE history_fts USING fts5 (
   body,
   paths,
+  facets,
   content = '',
   contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2',
-  prefix = '2 3'
+  prefix = '2 3 4 5 6'
 );
 CREATE TRIGGER history_entries_ad AFTER DELETE ON history_entries BEGIN
   DELETE FROM history_fts WHERE rowid = old.id;

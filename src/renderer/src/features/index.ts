@@ -3,3 +3,4 @@ import './shell';
 import './agents';
 import './session';
 import './welcome';
+import './compare';

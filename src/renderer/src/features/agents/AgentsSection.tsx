@@ -3,7 +3,7 @@ import type { AgentSummary, SessionInfo } from '../../../../shared/contract/sess
 import { useApi } from '../../app/api-context';
 import { useTabs } from '../../state/tabs';
 import { NewSessionForm } from '../session/NewSession';
-import { basename } from '../session/util';
+import { basename } from '../session/format';
 import { AgentForm } from './AgentForm';
 import { AuthPanel } from './AuthPanel';
 import { openAgentLog } from './log';
@@ -33,7 +33,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
   const [error, setError] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
   const s = agent.status;
-  const title = s.agentInfo?.title ?? agent.name;
+  const title = agent.name;
   const needsAuth = s.authMethods.length > 0 && s.state === 'running';
 
   const run = async (what: string, fn: () => Promise<{ ok: boolean; error?: { message: string } }>) => {
@@ -53,7 +53,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
           {sessions.length > 0 && <span className="agent-count">{sessions.length}</span>}
         </button>
         <button className="icon" title={`New session with ${title}`} aria-label={`New session with ${title}`} onClick={() => onDialog({ kind: 'session', agentId: agent.id })} data-testid="agent-new-session">
-          ＋
+          +
         </button>
       </div>
       {open && (
@@ -61,7 +61,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
           <div className="muted small agent-state" data-testid="agent-state">
             {STATE_TEXT[s.state]}
             {s.pid ? ` · pid ${s.pid}` : ''}
-            {agent.version ? ` · ${agent.version}` : s.agentInfo?.version ? ` · ${s.agentInfo.version}` : ''}
+            {s.agentInfo ? ` · ${s.agentInfo.title ?? s.agentInfo.name} ${s.agentInfo.version}` : agent.version ? ` · ${agent.version}` : ''}
             {agent.source !== 'custom' ? ` · ${agent.source}` : ''}
           </div>
           {s.error && <div className="error small">{s.error}</div>}

@@ -5,7 +5,7 @@ import { AgentLogTab } from './log';
 import './agents.css';
 
 registerSidebarSection({ id: 'agents', title: 'Agents', order: 10, view: AgentsSection });
-registerTabKind('agent-log', { view: AgentLogTab, icon: '≡' });
+registerTabKind('agent-log', { view: AgentLogTab, icon: '≡', persist: (tab) => ({ agentId: tab.props.agentId }) });
 registerTabKind('agent-auth', {
   view: AuthTerminalTab,
   icon: '🔑',

@@ -13,8 +13,8 @@ interface AgentsState {
 
 export const useAgents = create<AgentsState>(() => ({ agents: [], loaded: false, error: null, sessions: {} }));
 
-export const agentName = (agents: readonly AgentSummary[], agentId: string): string =>
-  agents.find((a) => a.id === agentId)?.status.agentInfo?.title ?? agents.find((a) => a.id === agentId)?.name ?? agentId;
+/** The name the user knows the agent by (the one it was added or installed under). */
+export const agentName = (agents: readonly AgentSummary[], agentId: string): string => agents.find((a) => a.id === agentId)?.name ?? agentId;
 
 export async function refreshAgents(api: Api): Promise<void> {
   const r = await api.call('agents.list', {});

@@ -1,7 +1,7 @@
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 import type { MessagePart } from '../../../../shared/acp-thread';
 import { inlineImageSrc, Markdown } from '../markdown';
-import { basename } from './util';
+import { basename } from './format';
 
 function uriName(uri: string): string {
   try {

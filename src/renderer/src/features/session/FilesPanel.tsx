@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { FileWriteInfo } from '../../../../shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { DiffBlock } from './ToolCall';
-import { relativeTo } from './util';
+import { relativeTo } from './format';
 
 function formatSize(n: number | null): string {
   if (n === null) return '—';

@@ -4,7 +4,7 @@ import type { ThreadState } from '../../../../shared/acp-thread';
 import type { SessionInfo } from '../../../../shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
-import { formatCost, formatTokens, STATUS_TEXT } from './util';
+import { formatCost, formatTokens, STATUS_TEXT } from './format';
 
 const PROMINENT = new Set(['model', 'mode', 'thought_level']);
 
@@ -14,11 +14,13 @@ function isGrouped(options: SessionConfigSelectOption[] | SessionConfigSelectGro
 
 function ConfigSelect({ sessionId, option, disabled }: { sessionId: string; option: SessionConfigOption; disabled: boolean }) {
   const api = useApi();
-  const [busy, setBusy] = useState(false);
+  // The choice shows at once; the agent's answer (the complete options) replaces it.
+  const [pending, setPending] = useState<string | boolean | null>(null);
+  const busy = pending !== null;
   const set = async (value: string | boolean) => {
-    setBusy(true);
+    setPending(value);
     const r = await api.call('sessions.setConfigOption', { sessionId, configId: option.id, value });
-    setBusy(false);
+    setPending(null);
     if (!r.ok) useNotices.getState().push('error', `Could not change ${option.name}: ${r.error.message}`);
   };
   const prominent = option.category ? PROMINENT.has(option.category) : false;
@@ -30,7 +32,7 @@ function ConfigSelect({ sessionId, option, disabled }: { sessionId: string; opti
   if (option.type === 'boolean') {
     return (
       <label className={`config-option boolean${prominent ? ' prominent' : ''}`} data-testid="config-option" data-config-id={option.id}>
-        <input type="checkbox" checked={option.currentValue} disabled={disabled || busy} onChange={(e) => void set(e.target.checked)} />
+        <input type="checkbox" checked={typeof pending === 'boolean' ? pending : option.currentValue} disabled={disabled || busy} onChange={(e) => void set(e.target.checked)} />
         {label}
       </label>
     );
@@ -40,7 +42,7 @@ function ConfigSelect({ sessionId, option, disabled }: { sessionId: string; opti
   return (
     <label className={`config-option${prominent ? ' prominent' : ''}`} data-testid="config-option" data-config-id={option.id} data-category={option.category ?? undefined}>
       {label}
-      <select value={option.currentValue} disabled={disabled || busy} onChange={(e) => void set(e.target.value)} aria-label={option.name}>
+      <select value={typeof pending === 'string' ? pending : option.currentValue} disabled={disabled || busy} onChange={(e) => void set(e.target.value)} aria-label={option.name}>
         {isGrouped(opts)
           ? opts.map((g) => (
               <optgroup key={g.group} label={g.name}>

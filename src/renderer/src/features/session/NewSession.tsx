@@ -4,7 +4,7 @@ import { AppInfoContext } from '../../app/App';
 import { useTabs } from '../../state/tabs';
 import { syncAgents, useAgents } from '../agents/store';
 import { forgetFolder, loadRecentFolders } from './recent';
-import { basename, isAbsolutePath } from './util';
+import { basename, isAbsolutePath } from './format';
 
 export function openNewSessionTab(agentId: string, agentName: string, cwd: string): string {
   return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd } } });
@@ -73,7 +73,7 @@ export function NewSessionForm({
     setTouched(true);
     if (problem || !agent) return;
     const before = onBeforeStart?.();
-    const tabId = openNewSessionTab(agent.id, agent.status.agentInfo?.title ?? agent.name, expanded);
+    const tabId = openNewSessionTab(agent.id, agent.name, expanded);
     onStarted?.(tabId, before ?? null);
   };
 
@@ -95,8 +95,7 @@ export function NewSessionForm({
         <select value={agentId} onChange={(e) => setAgentId(e.target.value)} data-testid="new-session-agent" aria-label="Agent">
           {agents.map((a) => (
             <option key={a.id} value={a.id}>
-              {a.status.agentInfo?.title ?? a.name}
-              {a.version ? ` ${a.version}` : ''}
+              {a.name}
             </option>
           ))}
         </select>

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import type { Api } from '../../ipc/client';
-import { OPTION_KIND_TEXT, quickOption } from './util';
+import { OPTION_KIND_TEXT, quickOption } from './format';
 
 export async function answerPermission(api: Api, sessionId: string, requestId: string, optionId: string | null): Promise<boolean> {
   const r = await api.call(

@@ -17,7 +17,7 @@ import { answerPermission } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
 import { rememberFolder } from './recent';
 import { Thread, type ThreadHandle } from './Thread';
-import { basename, isEditable, quickOption } from './util';
+import { basename, isEditable, quickOption } from './format';
 
 interface CreateRequest {
   agentId: string;

@@ -9,7 +9,7 @@ import { ContentBlockView } from './Blocks';
 import { PermissionCard } from './PermissionCard';
 import { AgentTerminalView, MetaTerminalView } from './TerminalView';
 import { useDiffMode, useToggle } from './ui-state';
-import { prettyJson, relativeTo, TOOL_ICON, TOOL_STATUS_TEXT } from './util';
+import { prettyJson, relativeTo, TOOL_ICON, TOOL_STATUS_TEXT } from './format';
 
 function diffHeight(oldText: string | null | undefined, newText: string, inline: boolean): number {
   const count = (s: string | null | undefined) => (s ? s.split('\n').length : 0);

@@ -5,7 +5,7 @@ import { messageText } from '../../../../shared/acp-thread';
 import { Markdown } from '../markdown';
 import { Parts } from './Blocks';
 import { useToggle } from './ui-state';
-import { STOP_REASON_TEXT } from './util';
+import { STOP_REASON_TEXT } from './format';
 
 export const UserMessageView = memo(function UserMessageView({ entry }: { entry: UserMessageEntry }) {
   return (

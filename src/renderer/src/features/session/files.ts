@@ -2,7 +2,7 @@ import { isRequestName, type Result } from '../../../../shared/contract';
 import type { ThreadState } from '../../../../shared/acp-thread';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
-import { basename } from './util';
+import { basename } from './format';
 
 export interface FileContent {
   text: string;

@@ -11,6 +11,8 @@ registerTabKind('session', {
   onClose: async (tab, api) => {
     if (typeof tab.props.sessionId === 'string') await api.call('sessions.close', { sessionId: tab.props.sessionId });
   },
+  // A reloaded page re-attaches to the live session; after a restart the tab says the session ended.
+  persist: (tab) => (typeof tab.props.sessionId === 'string' ? { sessionId: tab.props.sessionId } : null),
 });
 registerTabKind('session-file', { view: FileViewTab, icon: '📄' });
 registerLauncherPanel({ id: 'new-session', order: 10, view: NewSessionPanel });

@@ -1,0 +1,247 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { Compare, CompareFile, CompareRun } from '../../../../shared/contract/compare';
+import type { AgentSummary } from '../../../../shared/contract/sessions';
+import { useApi, useEvent } from '../../app/api-context';
+import { AppInfoContext } from '../../app/App';
+import { useNotices } from '../../app/notices';
+import type { TabViewProps } from '../../app/registry';
+import { MAX_PANES, useTabs } from '../../state/tabs';
+import { MonacoDiff } from '../editor/MonacoDiff';
+import './compare.css';
+
+interface RunStats {
+  used: number | null;
+  size: number | null;
+  cost: string | null;
+}
+
+/** Opens each run's session tab in its own pane, splitting the window as needed (up to four panes). */
+function openRunsInPanes(compare: Compare, agentName: (id: string) => string): void {
+  const tabs = useTabs.getState();
+  const runs = compare.runs.filter((r) => r.sessionId);
+  runs.forEach((run, i) => {
+    let pane = useTabs.getState().panes[i + 1];
+    if (!pane && useTabs.getState().panes.length < MAX_PANES) {
+      useTabs.getState().focusPane(useTabs.getState().panes.at(-1)!.id);
+      const id = tabs.split('row');
+      pane = id ? useTabs.getState().panes.find((p) => p.id === id) : undefined;
+    }
+    const target = pane ?? useTabs.getState().panes.at(-1)!;
+    useTabs.getState().open({ id: `session-${run.sessionId}`, kind: 'session', title: agentName(run.agentId), props: { sessionId: run.sessionId } }, target.id);
+  });
+}
+
+const elapsed = (run: CompareRun) => {
+  const ms = (run.endedAt ?? Date.now()) - run.startedAt;
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+};
+
+function NewCompare({ onCreated }: { onCreated(c: Compare): void }) {
+  const api = useApi();
+  const [agents, setAgents] = useState<AgentSummary[]>([]);
+  const [repo, setRepo] = useState(AppInfoContext.current?.homeDir ?? '');
+  const [prompt, setPrompt] = useState('');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void api.call('agents.list', {}).then((r) => r.ok && setAgents(r.value.agents));
+  }, [api]);
+  const toggle = (id: string) => setChosen((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id]));
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    const r = await api.call('compare.create', { repo, prompt, agentIds: chosen });
+    setBusy(false);
+    if (!r.ok) return setError(r.error.message);
+    onCreated(r.value);
+  };
+  return (
+    <form
+      className="compare-new"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <h1>Compare agents</h1>
+      <p className="muted">One prompt to several agents, each working in its own git worktree of the same repository. Then compare what they did and apply the one you like.</p>
+      <label>
+        Repository
+        <input value={repo} onChange={(e) => setRepo(e.target.value)} placeholder="/path/to/a/git/checkout" data-testid="compare-repo" />
+      </label>
+      <label>
+        Prompt
+        <textarea rows={4} value={prompt} onChange={(e) => setPrompt(e.target.value)} data-testid="compare-prompt" />
+      </label>
+      <fieldset>
+        <legend>Agents</legend>
+        {agents.length === 0 && <p className="muted">No agents yet: install one from the Registry or add a custom agent.</p>}
+        {agents.map((a) => (
+          <label key={a.id} className="compare-agent">
+            <input type="checkbox" checked={chosen.includes(a.id)} onChange={() => toggle(a.id)} /> {a.name}
+          </label>
+        ))}
+      </fieldset>
+      {error && <p className="error" role="alert">{error}</p>}
+      <button className="primary" type="submit" disabled={busy || !prompt.trim() || chosen.length === 0 || !repo} data-testid="compare-start">
+        {busy ? 'Starting…' : `Compare ${chosen.length || ''} agent${chosen.length === 1 ? '' : 's'}`}
+      </button>
+    </form>
+  );
+}
+
+function RunDiff({ compare, run, name }: { compare: Compare; run: CompareRun; name: string }) {
+  const api = useApi();
+  const [files, setFiles] = useState<CompareFile[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [inline, setInline] = useState(false);
+  const load = useCallback(async () => {
+    const r = await api.call('compare.diff', { compareId: compare.id, runId: run.id });
+    if (!r.ok) return setError(r.error.message);
+    setFiles(r.value.files);
+    setSelected((s) => s ?? r.value.files[0]?.path ?? null);
+  }, [api, compare.id, run.id]);
+  useEffect(() => void load(), [load, run.endedAt]);
+  const apply = async () => {
+    if (!window.confirm(`Apply ${name}'s changes to ${compare.repo}?`)) return;
+    const r = await api.call('compare.apply', { compareId: compare.id, runId: run.id });
+    if (r.ok) useNotices.getState().push('info', `Applied ${r.value.files.length} file(s) from ${name} to ${compare.repo}.`);
+    else useNotices.getState().push('error', r.error.message);
+  };
+  const file = files?.find((f) => f.path === selected);
+  return (
+    <div className="compare-run-diff" data-testid="compare-run-diff">
+      <div className="compare-run-head">
+        <strong>{name}</strong>
+        <span className="muted">{files ? `${files.length} file${files.length === 1 ? '' : 's'} changed` : '…'}</span>
+        <label className="muted">
+          <input type="checkbox" checked={inline} onChange={(e) => setInline(e.target.checked)} /> inline
+        </label>
+        <button className="primary" onClick={() => void apply()} disabled={!files?.length || run.appliedAt !== null} data-testid="compare-apply">
+          {run.appliedAt ? 'Applied' : 'Apply this one'}
+        </button>
+      </div>
+      {error && <p className="error">{error}</p>}
+      <ul className="compare-files">
+        {files?.map((f) => (
+          <li key={f.path}>
+            <button className={f.path === selected ? 'selected' : ''} onClick={() => setSelected(f.path)}>
+              <span className={`file-status ${f.status}`}>{f.status[0]!.toUpperCase()}</span> {f.path}{' '}
+              <span className="muted">
+                +{f.additions} −{f.deletions}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {file &&
+        (file.oldText === null || file.newText === null ? (
+          <p className="muted">Binary or large file: no text diff.</p>
+        ) : (
+          <MonacoDiff key={file.path} path={file.path} oldText={file.oldText} newText={file.newText} inline={inline} height={360} />
+        ))}
+    </div>
+  );
+}
+
+function CompareView({ compareId }: { compareId: string }) {
+  const api = useApi();
+  const [compare, setCompare] = useState<Compare | null>(null);
+  const [agents, setAgents] = useState<AgentSummary[]>([]);
+  const [stats, setStats] = useState<Record<string, RunStats>>({});
+  const [, tick] = useState(0);
+  const refresh = useCallback(async () => {
+    const r = await api.call('compare.get', { compareId });
+    if (r.ok) setCompare(r.value);
+  }, [api, compareId]);
+  useEffect(() => {
+    void refresh();
+    void api.call('agents.list', {}).then((r) => r.ok && setAgents(r.value.agents));
+  }, [api, refresh]);
+  useEvent('compare.changed', (c) => c.id === compareId && setCompare(c), [compareId]);
+  const running = compare?.runs.some((r) => !r.endedAt) ?? false;
+  useEffect(() => {
+    if (!running) return;
+    const t = setInterval(() => tick((n) => n + 1), 1000);
+    return () => clearInterval(t);
+  }, [running]);
+  const sessionIds = useMemo(() => compare?.runs.map((r) => r.sessionId).filter((s): s is string => !!s) ?? [], [compare]);
+  useEffect(() => {
+    for (const sessionId of sessionIds) {
+      void api.call('sessions.state', { sessionId }).then((r) => {
+        if (!r.ok) return;
+        const u = r.value.thread.usage;
+        setStats((s) => ({ ...s, [sessionId]: { used: u?.used ?? null, size: u?.size ?? null, cost: u?.cost ? `${u.cost.amount.toFixed(4)} ${u.cost.currency}` : null } }));
+      });
+    }
+  }, [api, sessionIds, compare?.runs.map((r) => r.endedAt).join()]);
+  if (!compare) return <p className="muted">Loading…</p>;
+  const name = (id: string) => agents.find((a) => a.id === id)?.name ?? id;
+  const done = compare.runs.every((r) => r.endedAt);
+  return (
+    <div className="compare-view" data-testid="compare-view">
+      <header>
+        <h1>Comparison</h1>
+        <p>
+          <code>{compare.repo}</code> at <code>{compare.baseCommit.slice(0, 10)}</code>
+        </p>
+        <blockquote>{compare.prompt}</blockquote>
+        <div className="compare-actions">
+          <button onClick={() => openRunsInPanes(compare, name)}>Show sessions side by side</button>
+          <button
+            onClick={() => {
+              if (window.confirm('Remove the worktrees and branches of this comparison? Changes not applied are lost.')) void api.call('compare.discard', { compareId });
+            }}
+          >
+            Discard worktrees
+          </button>
+        </div>
+      </header>
+      <table className="compare-table" data-testid="compare-table">
+        <thead>
+          <tr>
+            <th>Agent</th>
+            <th>Status</th>
+            <th>Time</th>
+            <th>Context tokens</th>
+            <th>Cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {compare.runs.map((run) => {
+            const st = run.sessionId ? stats[run.sessionId] : undefined;
+            return (
+              <tr key={run.id} data-testid="compare-row">
+                <td>{name(run.agentId)}</td>
+                <td>{run.error ? <span className="error">failed: {run.error}</span> : run.endedAt ? (run.stopReason ?? 'done') : 'working…'}</td>
+                <td>{elapsed(run)}</td>
+                <td>{st?.used != null ? `${st.used.toLocaleString()}${st.size ? ` / ${st.size.toLocaleString()}` : ''}` : '—'}</td>
+                <td>{st?.cost ?? '—'}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {!done && <p className="muted">The diffs below update when each agent finishes.</p>}
+      <div className="compare-diffs">
+        {compare.runs.map((run) => (
+          <RunDiff key={run.id} compare={compare} run={run} name={name(run.agentId)} />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+export function CompareTab({ tab }: TabViewProps) {
+  const compareId = typeof tab.props.compareId === 'string' ? tab.props.compareId : null;
+  if (compareId) return <CompareView compareId={compareId} />;
+  return (
+    <NewCompare
+      onCreated={(c) => {
+        useTabs.getState().update(tab.id, { title: `Compare: ${c.prompt.slice(0, 24)}`, props: { compareId: c.id } });
+      }}
+    />
+  );
+}

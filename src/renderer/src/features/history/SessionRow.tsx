@@ -1,0 +1,131 @@
+import { memo, useEffect, useRef, useState } from 'react';
+import type { HistorySession } from '../../../../shared/contract/history';
+import { useApi } from '../../app/api-context';
+import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
+import { plural, relativeTime, SESSION_STATUS_TEXT, STOP_TEXT } from './format';
+
+export const displayTitle = (s: HistorySession): string => s.title || 'Untitled session';
+
+/** The session's title, editable in place: Enter saves, Esc cancels, an empty title goes back to the automatic one. */
+export function InlineRename({ session, onDone }: { session: HistorySession; onDone(): void }) {
+  const api = useApi();
+  const input = useRef<HTMLInputElement>(null);
+  const done = useRef(false);
+  useEffect(() => {
+    input.current?.focus();
+    input.current?.select();
+  }, []);
+  const finish = (save: boolean) => {
+    if (done.current) return;
+    done.current = true;
+    const value = input.current?.value.trim() ?? '';
+    if (save && value !== session.title) void renameSession(api, session.id, value === '' ? null : value);
+    onDone();
+  };
+  return (
+    <input
+      ref={input}
+      className="history-rename"
+      defaultValue={session.titleSource === 'custom' ? session.title : session.title}
+      maxLength={500}
+      aria-label="Session name"
+      data-testid="history-rename-input"
+      placeholder="Empty: the automatic title"
+      onClick={(e) => e.stopPropagation()}
+      onKeyDown={(e) => {
+        e.stopPropagation();
+        if (e.key === 'Enter') finish(true);
+        else if (e.key === 'Escape') finish(false);
+      }}
+      onBlur={() => finish(true)}
+    />
+  );
+}
+
+function statusOf(s: HistorySession, live: boolean): { text: string; tone: string } {
+  if (live) return { text: 'Live', tone: 'live' };
+  if (s.status === 'failed') return { text: 'Failed', tone: 'failed' };
+  if (s.lastStopReason && s.lastStopReason !== 'end_turn' && STOP_TEXT[s.lastStopReason]) return { text: STOP_TEXT[s.lastStopReason]!, tone: 'warn' };
+  if (s.lastStopReason === 'error') return { text: 'Last turn failed', tone: 'failed' };
+  return { text: SESSION_STATUS_TEXT[s.status] ?? s.status, tone: s.status };
+}
+
+interface RowProps {
+  session: HistorySession;
+  agentName: string;
+  live: boolean;
+  /** The sidebar's one-line form. */
+  compact?: boolean;
+  showProject?: string | null;
+}
+
+/** One past session: open, rename, pin, export, delete. */
+export const SessionRow = memo(function SessionRow({ session: s, agentName, live, compact, showProject }: RowProps) {
+  const api = useApi();
+  const [renaming, setRenaming] = useState(false);
+  const title = displayTitle(s);
+  const status = statusOf(s, live);
+  const open = () => openTranscript(s.id, title);
+  const label = `“${title.length > 60 ? `${title.slice(0, 57)}…` : title}”`;
+
+  return (
+    <li className={`history-row${compact ? ' compact' : ''}${s.pinned ? ' pinned' : ''}`} data-testid="history-row" data-session-id={s.id} data-pinned={s.pinned || undefined}>
+      <div className="history-row-main">
+        {s.pinned && (
+          <span className="history-pin-mark" aria-label="Pinned" title="Pinned">
+            ★
+          </span>
+        )}
+        {renaming ? (
+          <InlineRename session={s} onDone={() => setRenaming(false)} />
+        ) : (
+          <button
+            className={`history-title${s.title ? '' : ' untitled'}`}
+            onClick={open}
+            onDoubleClick={(e) => {
+              if (compact) return;
+              e.preventDefault();
+              setRenaming(true);
+            }}
+            title={compact ? `${title}\n${agentName} · ${s.cwd}` : `Open “${title}”`}
+            data-testid="history-open"
+          >
+            {title}
+          </button>
+        )}
+        <span className="history-time" title={new Date(s.lastActivityAt).toLocaleString()}>
+          {relativeTime(s.lastActivityAt)}
+        </span>
+      </div>
+      {!compact && (
+        <div className="history-row-meta">
+          <span className={`history-status tone-${status.tone}`} data-testid="history-status">
+            {status.text}
+          </span>
+          {showProject && <span className="history-project-inline">{showProject}</span>}
+          <span>{plural(s.messageCount, 'message')}</span>
+          <span>{plural(s.toolCallCount, 'tool call')}</span>
+          <span title={s.filesEdited ? `${s.filesEdited} edited` : undefined}>{plural(s.filesTouched, 'file')} touched</span>
+          {s.failedTurns > 0 && <span className="history-failed">{plural(s.failedTurns, 'failed turn')}</span>}
+          <span className="history-actions">
+            <button onClick={() => setRenaming(true)} aria-label={`Rename ${label}`} title="Rename" data-testid="history-rename">
+              ✎
+            </button>
+            <button onClick={() => void pinSession(api, s.id, !s.pinned)} aria-label={`${s.pinned ? 'Unpin' : 'Pin'} ${label}`} aria-pressed={s.pinned} title={s.pinned ? 'Unpin' : 'Pin to the top'} data-testid="history-pin">
+              {s.pinned ? '★' : '☆'}
+            </button>
+            <button onClick={() => void exportSession(api, s.id, 'markdown')} aria-label={`Export ${label} as Markdown`} title="Export as Markdown" data-testid="history-export-md">
+              MD
+            </button>
+            <button onClick={() => void exportSession(api, s.id, 'json')} aria-label={`Export ${label} as JSON`} title="Export as JSON" data-testid="history-export-json">
+              JSON
+            </button>
+            <button className="danger" onClick={() => void deleteSessions(api, [s.id], label)} aria-label={`Delete ${label}`} title="Delete (you can undo)" data-testid="history-delete">
+              🗑
+            </button>
+          </span>
+        </div>
+      )}
+    </li>
+  );
+});

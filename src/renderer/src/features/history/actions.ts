@@ -1,0 +1,80 @@
+import { useNotices } from '../../app/notices';
+import type { Api } from '../../ipc/client';
+import { useTabs } from '../../state/tabs';
+import { pushUndo } from './store';
+
+export const HISTORY_TAB_ID = 'history';
+
+/** Opens (or focuses) the History tab. */
+export function openHistoryTab(): string {
+  return useTabs.getState().open({ id: HISTORY_TAB_ID, kind: 'history', title: 'History', props: {} });
+}
+
+let nonce = 0;
+
+/**
+ * Opens a stored session in a transcript tab (one per session), scrolled to the entry of message `seq`
+ * when given (a search hit), else to its end.
+ */
+export function openTranscript(sessionId: string, title: string, seq?: number): string {
+  const id = `transcript:${sessionId}`;
+  const tabs = useTabs.getState();
+  const props = { sessionId, ...(seq !== undefined ? { seq, nonce: ++nonce } : {}) };
+  if (tabs.tabs[id]) {
+    if (seq !== undefined) tabs.update(id, { props });
+    tabs.activate(id);
+    return id;
+  }
+  return tabs.open({ id, kind: 'transcript', title: title || 'Session', props });
+}
+
+const fail = (what: string, message: string): void => useNotices.getState().push('error', `${what}: ${message}`);
+
+export async function renameSession(api: Api, sessionId: string, title: string | null): Promise<boolean> {
+  const r = await api.call('history.rename', { sessionId, title });
+  if (!r.ok) fail('Could not rename the session', r.error.message);
+  else {
+    const tab = useTabs.getState().tabs[`transcript:${sessionId}`];
+    if (tab && r.value.session.title) useTabs.getState().update(tab.id, { title: r.value.session.title });
+  }
+  return r.ok;
+}
+
+export async function pinSession(api: Api, sessionId: string, pinned: boolean): Promise<void> {
+  const r = await api.call('history.pin', { sessionId, pinned });
+  if (!r.ok) fail(pinned ? 'Could not pin the session' : 'Could not unpin the session', r.error.message);
+}
+
+/** Soft delete with an Undo notice. */
+export async function deleteSessions(api: Api, sessionIds: string[], label: string): Promise<void> {
+  const r = await api.call('history.delete', { sessionIds });
+  if (!r.ok) return fail('Could not delete', r.error.message);
+  if (r.value.deleted.length === 0) return;
+  const days = Math.max(1, Math.round((r.value.purgeAfter - Date.now()) / 86_400_000));
+  pushUndo(r.value.deleted, `Deleted ${label}. It is kept ${days} day${days === 1 ? '' : 's'} before it is gone for good.`);
+}
+
+export async function undoDelete(api: Api, sessionIds: string[]): Promise<void> {
+  const r = await api.call('history.undoDelete', { sessionIds });
+  if (!r.ok) fail('Could not restore', r.error.message);
+}
+
+/** Saves text as a file through the browser's download (works in Electron and in a browser). */
+export function downloadText(text: string, fileName: string, mimeType: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: `${mimeType};charset=utf-8` }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.rel = 'noopener';
+  a.style.display = 'none';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+export async function exportSession(api: Api, sessionId: string, format: 'markdown' | 'json'): Promise<void> {
+  const r = await api.call('history.export', { sessionId, format });
+  if (!r.ok) return fail('Could not export the session', r.error.message);
+  downloadText(r.value.text, r.value.fileName, r.value.mimeType);
+}

@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentText, makeCore, promptAndWait, turnEnd, type TestCore } from './helpers';
+
+let t: TestCore;
+beforeEach(async () => {
+  t = await makeCore();
+});
+afterEach(async () => {
+  await t.dispose();
+});
+
+describe('agent process failures', () => {
+  it('an exit mid-turn fails the turn and its tool calls; restart brings the agent back', async () => {
+    const agentId = await t.addAgent();
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    const end = await promptAndWait(t, s.id, 'crash');
+    expect(end.stopReason).toBeNull();
+    expect(end.error).toMatchObject({ code: 'agent_exited' });
+    expect(end.error?.message).toContain('exit code 3');
+    // What it said before dying was delivered.
+    expect(agentText(t.rec, s.id)).toBe('crashing now');
+    const state = await t.call('sessions.state', { sessionId: s.id });
+    expect(state.session.status).toBe('failed');
+    const tool = state.thread.entries.find((e) => e.kind === 'tool_call');
+    expect(tool?.kind === 'tool_call' && tool.status).toBe('failed');
+    expect(state.thread.entries.at(-1)).toMatchObject({ kind: 'turn_error', code: 'agent_exited' });
+    await t.rec.until(() => t.rec.of('agent.status').find((st) => st.state === 'exited' && st.exitCode === 3), 'agent status exited');
+    expect(t.rec.of('session.state').at(-1)).toMatchObject({ id: s.id, status: 'failed' });
+    // A failed session takes no prompts.
+    expect((await t.callError('sessions.prompt', { sessionId: s.id, prompt: [{ type: 'text', text: 'hello' }] })).code).toBe('unavailable');
+
+    // This agent cannot resume: the old session stays failed, new sessions work.
+    const restarted = await t.call('agents.restart', { agentId });
+    expect(restarted.status.state).toBe('running');
+    expect(restarted.resumedSessions).toEqual([]);
+    const s2 = await t.call('sessions.create', { agentId, cwd: t.work });
+    expect((await promptAndWait(t, s2.id, 'hello')).stopReason).toBe('end_turn');
+  });
+
+  it('resumes its sessions after a restart when the agent supports session/resume', async () => {
+    const agentId = await t.addAgent({ SCENARIO_CAPS: 'resume' });
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    await promptAndWait(t, s.id, 'crash');
+    const restarted = await t.call('agents.restart', { agentId });
+    expect(restarted.resumedSessions).toEqual([s.id]);
+    const state = await t.call('sessions.state', { sessionId: s.id });
+    expect(state.session.status).toBe('idle');
+    expect((await promptAndWait(t, s.id, 'hello')).stopReason).toBe('end_turn');
+    expect(agentText(t.rec, s.id)).toContain('Hello from the scenario agent.');
+  });
+
+  it('reports a command that cannot be started', async () => {
+    const bad = await t.call('agents.addCustom', { name: 'Missing', command: '/no/such/agent-binary', args: [], env: {}, cwd: t.work });
+    const err = await t.callError('sessions.create', { agentId: bad.id, cwd: t.work });
+    expect(err.code).toBe('agent_error');
+    const status = (await t.call('agents.list', {})).agents.find((a) => a.id === bad.id)!.status;
+    expect(status.state).toBe('failed');
+    expect(status.error).toMatch(/ENOENT|exited during start-up/);
+  });
+
+  it('stops cleanly: the agent is told, its sessions fail, stop then start works', async () => {
+    const agentId = await t.addAgent();
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    const { promptId } = await t.call('sessions.prompt', { sessionId: s.id, prompt: [{ type: 'text', text: 'slow' }] });
+    await t.rec.until(() => agentText(t.rec, s.id).includes('tick 2'), 'a few ticks');
+    await t.call('agents.stop', { agentId });
+    const end = await turnEnd(t, s.id, promptId);
+    expect(end.error?.message).toBe('the agent was stopped');
+    expect((await t.call('agents.list', {})).agents[0]!.status.state).toBe('stopped');
+    const status = await t.call('agents.start', { agentId });
+    expect(status.state).toBe('running');
+  });
+});

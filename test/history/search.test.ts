@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseQuery, toFtsQuery } from '../../src/main/history/search';
+import { Acp, createStore, turn, type TestStore } from './acp';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2025, 5, 1);
+
+describe('query syntax', () => {
+  it('matches every word as a prefix, quoted text as an exact phrase, and never emits raw FTS syntax', () => {
+    expect(toFtsQuery('auth fi')).toBe('"auth"* AND "fi"*');
+    expect(toFtsQuery('  "token refresh"  handle ')).toBe('"token refresh" AND "handle"*');
+    // Longer prefixes are looked up by their first 6 characters (the longest prefix index); hits are checked.
+    expect(toFtsQuery('middlewar')).toBe('"middle"*');
+    expect(toFtsQuery('middlewares')).toBe('"middlewares"*');
+    expect(toFtsQuery('refresh_token')).toBe('"refresh token"*');
+    expect(toFtsQuery('a')).toBe('"a"'); // one letter: whole token only
+    expect(toFtsQuery('NOT OR AND NEAR(x)')).toBe('"NOT"* AND "OR"* AND "AND"* AND "NEAR x"');
+    expect(toFtsQuery('"unclosed phr')).toBe('"unclosed phr"*');
+    expect(toFtsQuery('*** ^^^ ::: ()')).toBeNull();
+    expect(toFtsQuery('')).toBeNull();
+    // Paths become one path token (prefix).
+    expect(parseQuery('src/auth/login.ts')[0]).toMatchObject({ path: 'src/auth/login.ts', prefix: true });
+    expect(parseQuery('login.ts')[0]).toMatchObject({ path: 'login.ts' });
+    expect(parseQuery('console.log')[0]).toMatchObject({ tokens: ['console', 'log'] });
+  });
+});
+
+describe('history search', () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await createStore(undefined, { now: () => NOW });
+    t.addSession('old', { agentId: 'claude', cwd: '/home/u/api', createdAt: NOW - 90 * DAY });
+    t.addSession('new', { agentId: 'gemini', cwd: '/home/u/web', createdAt: NOW - DAY });
+    t.addSession('many', { agentId: 'claude', cwd: '/home/u/web', createdAt: NOW - 2 * DAY });
+    t.addSession('gone', { agentId: 'claude', cwd: '/home/u/api', createdAt: NOW - 2 * DAY });
+    const acp = new Acp();
+    t.append('old', turn(acp, 'the authentication fixed itself?', 'Yes: the session token refresh was racing. See <img src=x onerror=alert(1)> in the log.'), NOW - 90 * DAY);
+    t.append('new', turn(acp, 'is the authentication fixed now', 'The token refresh race is gone. Café résumé naïve.'), NOW - DAY);
+    const long = `${'padding words here '.repeat(80)}the needle sentence is in the middle ${'more padding text '.repeat(80)}`;
+    t.append('new', turn(acp, 'find it', long), NOW - DAY + 1000);
+    for (let i = 0; i < 6; i++) t.append('many', turn(acp, `question ${i} about the websocket reconnect`, `Answer ${i}: websocket reconnect backoff.`), NOW - 2 * DAY + i * 1000);
+    t.append('gone', turn(acp, 'websocket token refresh in a deleted session', 'deleted content'), NOW - 2 * DAY);
+    t.history.delete(['gone']);
+  });
+  afterAll(() => t.close());
+
+  const search = (query: string, extra: Record<string, unknown> = {}) => t.history.search({ query, limit: 50, perSession: 10, ...extra }).hits;
+
+  it('finds words by prefix while the user types', () => {
+    const hits = search('auth fi');
+    expect(hits.map((h) => h.sessionId).sort()).toEqual(['new', 'old']);
+    expect(hits.every((h) => h.kind === 'prompt')).toBe(true);
+  });
+
+  it('ranks an equally good match higher when it is more recent', () => {
+    const hits = search('token refresh');
+    expect(hits.map((h) => h.sessionId)).toEqual(['new', 'old']);
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+  });
+
+  it('matches long prefixes exactly, although the index is asked for their first six characters', () => {
+    expect(search('authentic').map((h) => h.sessionId).sort()).toEqual(['new', 'old']);
+    expect(search('authentica')).toHaveLength(2);
+    expect(search('authenticator')).toEqual([]); // "authentication" shares "authentica", but not this prefix
+    expect(search('authenti')).toHaveLength(2);
+    expect(search('authento')).toEqual([]); // looked up as "authen", checked for "authento"
+  });
+
+  it('folds case and diacritics', () => {
+    expect(search('CAFE resume naive')).toHaveLength(1);
+    const { text, highlights } = search('cafe')[0]!.snippet;
+    expect(highlights.map((h) => text.slice(h.start, h.end))).toEqual(['Café']);
+  });
+
+  it('returns snippets as plain text with highlight ranges, markup left as text', () => {
+    const hit = search('onerror')[0]!;
+    expect(hit.snippet.text).toContain('<img src=x onerror=alert(1)>');
+    expect(hit.snippet.highlights.map((h) => hit.snippet.text.slice(h.start, h.end))).toEqual(['onerror']);
+  });
+
+  it('cuts a window around the match in a long message', () => {
+    const hit = search('needle')[0]!;
+    expect(hit.snippet.text.startsWith('…')).toBe(true);
+    expect(hit.snippet.text.endsWith('…')).toBe(true);
+    expect(hit.snippet.text.length).toBeLessThan(220);
+    const [h] = hit.snippet.highlights;
+    expect(hit.snippet.text.slice(h!.start, h!.end)).toBe('needle');
+  });
+
+  it('filters by agent, project, date range, session and kind; never shows deleted sessions', () => {
+    expect(new Set(search('websocket').map((h) => h.sessionId))).toEqual(new Set(['many']));
+    expect(search('token refresh', { agentIds: ['claude'] }).map((h) => h.sessionId)).toEqual(['old']);
+    expect(search('token refresh', { projects: ['/home/u/web'] }).map((h) => h.sessionId)).toEqual(['new']);
+    expect(search('token refresh', { from: NOW - 30 * DAY }).map((h) => h.sessionId)).toEqual(['new']);
+    expect(search('token refresh', { to: NOW - 30 * DAY }).map((h) => h.sessionId)).toEqual(['old']);
+    expect(search('websocket', { sessionId: 'many', kinds: ['agent'] })).toHaveLength(6);
+    expect(search('websocket', { sessionId: 'many', kinds: ['agent'] }).every((h) => h.kind === 'agent')).toBe(true);
+    t.history.undoDelete(['gone']);
+    expect(new Set(search('websocket').map((h) => h.sessionId))).toEqual(new Set(['many', 'gone']));
+    t.history.delete(['gone']);
+  });
+
+  it('caps hits per session and in total', () => {
+    expect(t.history.search({ query: 'websocket', limit: 50, perSession: 3 }).hits).toHaveLength(3);
+    expect(t.history.search({ query: 'websocket', limit: 2, perSession: 10 }).hits).toHaveLength(2);
+  });
+
+  it('carries what the UI needs to open the session at the hit', () => {
+    const hit = search('needle')[0]!;
+    expect(hit).toMatchObject({ sessionId: 'new', kind: 'agent', session: { agentId: 'gemini', cwd: '/home/u/web', title: 'is the authentication fixed now' } });
+    const page = t.history.entries({ sessionId: 'new', aroundSeq: hit.seq, limit: 2, offset: 0 });
+    expect(page.entries[page.targetIndex! - page.offset]!.seq).toBe(hit.seq);
+  });
+
+  it('answers any input without an FTS syntax error', () => {
+    const specials = ['"', '*', '^', ':', '(', ')', '-', '+', 'NEAR', 'AND', 'OR', 'NOT', '{', '}', '\\', "'", '/', '.', 'é', '😀', '\u0000', 'a', 'x'];
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    for (let i = 0; i < 300; i++) {
+      let q = '';
+      const n = 1 + Math.floor(rand() * 8);
+      for (let k = 0; k < n; k++) q += specials[Math.floor(rand() * specials.length)]! + (rand() < 0.3 ? ' ' : '');
+      expect(() => t.history.search({ query: q, limit: 5, perSession: 3 }), q).not.toThrow();
+    }
+    expect(search('"')).toEqual([]);
+  });
+});
