@@ -157,15 +157,20 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
 
     // ---- search ---------------------------------------------------------------------------------
     const queries = benchQueries(corpus, now);
+    let searchCpuMs = 0;
     const run = (q: (typeof queries)[number]): number => {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const res = searchHistory(db, { query: q.query, ...(q.filters ?? {}), limit: 50, perSession: 3, now });
       index.status();
       const ms = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      searchCpuMs += (c.user + c.system) / 1000;
       if (res.hits.length > 50) throw new Error('limit not applied');
       return ms;
     };
     for (const q of queries) run(q); // warm-up (page cache, statement compilation)
+    searchCpuMs = 0;
     // Each query is timed `rounds` times; its time is the best of them (the least disturbed by other processes
     // on a shared machine). p50/p95 are over the 50 queries; the medians are reported too.
     const rounds = options.rounds ?? 5;
@@ -186,6 +191,15 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     // ---- grep -----------------------------------------------------------------------------------
     const rg = hasCommand('rg');
     const grepTool = rg ? 'rg -l -i -F' : 'grep -r -l -i -F';
+    // CPU time of finished children (/proc/self/stat cutime + cstime, in clock ticks of 10 ms).
+    const childCpuMs = (): number => {
+      try {
+        const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+        return (Number(f[13]) + Number(f[14])) * 10;
+      } catch {
+        return Number.NaN;
+      }
+    };
     const grep = (term: string): number => {
       const t0 = performance.now();
       const res = rg
@@ -199,10 +213,13 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     grep(queries[0]!.grep); // warm the page cache
     let grepSum = 0;
     let searchSum = 0;
+    const cpu0 = childCpuMs();
     for (const i of sampled) {
       grepSum += grep(queries[i]!.grep);
       searchSum += best[i]!;
     }
+    const grepCpuMean = (childCpuMs() - cpu0) / sampled.length;
+    const searchCpuMean = searchCpuMs / (rounds * queries.length);
     const speedup = grepSum / searchSum;
     const grepNote =
       sampled.length < queries.length
@@ -210,6 +227,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
         : `# grep timed on all ${queries.length} queries`;
     log(grepNote);
     log(`# grep (${grepTool}) mean ${round(grepSum / sampled.length)} ms, index mean ${round(searchSum / sampled.length)} ms on the same queries`);
+    log(`# CPU time per query (insensitive to other load on the machine): index ${round(searchCpuMean)} ms (all queries, all rounds), grep ${round(grepCpuMean)} ms`);
     log(`# slowest queries (best ms): ${slowest.map((s) => `${s.query} ${s.ms}`).join('; ')}`);
 
     const bytesPerMillion = Math.round((storeBytes / total) * 1_000_000);

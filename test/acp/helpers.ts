@@ -123,3 +123,14 @@ export async function promptAndWait(t: TestCore, sessionId: string, text: string
   const { promptId } = await t.call('sessions.prompt', { sessionId, prompt: [{ type: 'text', text }] });
   return turnEnd(t, sessionId, promptId, timeoutMs);
 }
+
+/** Polls `fn` until it returns a truthy value (for state outside the event stream, e.g. log files). */
+export async function eventually<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,4 +1,5 @@
 // Builders of ACP wire messages (JSON-RPC lines as the message log stores them) and a store for history tests.
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HistoryService, type HistoryOptions } from '../../src/main/history/history-service';
 import type { Db } from '../../src/main/store/database';
@@ -137,6 +138,7 @@ export async function createStore(dir = tempDir('sb-history-'), options: History
       history.dispose();
       log.dispose();
       store.dispose();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

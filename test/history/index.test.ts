@@ -237,4 +237,18 @@ describe('history index', () => {
     expect(entries(t).map((e) => e.kind)).toEqual(['prompt', 'agent']);
     ftsOk(t);
   });
+
+  it('rebuilds the whole index from the log with the same result (recovery)', async () => {
+    const t = await store();
+    t.addSession('s1');
+    const acp = new Acp();
+    t.append('s1', [...turn(acp, 'profile the slow query', 'The planner picked a full scan.'), acp.title('Slow query')]);
+    await t.history.rename('s1', 'Query planner');
+    const before = t.db.prepare("SELECT kind, seq, text, detail FROM history_entries WHERE kind <> 'title' ORDER BY id").all();
+    t.history.index().rebuild();
+    expect(t.db.prepare("SELECT kind, seq, text, detail FROM history_entries WHERE kind <> 'title' ORDER BY id").all()).toEqual(before);
+    expect(search(t, 'planner full scan')).toHaveLength(1);
+    expect(t.history.list({ limit: 5, offset: 0 }).sessions[0]).toMatchObject({ title: 'Query planner', titleSource: 'custom', turnCount: 1 });
+    ftsOk(t);
+  });
 });

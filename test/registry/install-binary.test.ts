@@ -129,6 +129,15 @@ describe('binary installs from the registry', () => {
     expect((await h.fail('registry.rollback', { registryId: 'toy-agent' })).code).toBe('not_found');
   });
 
+  it('finds the command inside an archive wrapped in a single folder', async () => {
+    server.serve('/wrapped.zip', makeZip(script('1.0.0').map((m) => ({ ...m, name: `toy-1.0.0/${m.name}` }))));
+    publish(binaryEntry(server, '1.0.0', '/wrapped.zip'));
+    await h.call('registry.install', { registryId: 'toy-agent' });
+    const row = h.agents().get(registryAgentId('toy-agent'))!;
+    expect(row.command).toBe(join(h.dataDir, 'agents', 'toy-agent', '1.0.0', 'toy-1.0.0', 'bin', 'agent'));
+    expect(run(row.command, row.args, row.env)).toBe('agent 1.0.0 args=--acp v greeting=hi');
+  });
+
   it('keeps only the current and the previous version', async () => {
     for (const v of ['1.0.0', '2.0.0', '3.0.0']) server.serve(`/toy-${v}.tgz`, makeTarGz(script(v)));
     publish(binaryEntry(server, '1.0.0', '/toy-1.0.0.tgz'));

@@ -21,8 +21,8 @@ describe('registry validation (the registry JSON schema, draft-07)', () => {
   });
 
   it('lists an invalid entry with its reasons and keeps the others', () => {
-    const doc = JSON.parse(read('registry.offline.json')) as { agents: Array<Record<string, unknown>> };
-    const good = doc.agents[0]!;
+    const doc = JSON.parse(read('registry.offline.json')) as { agents: unknown[] };
+    const good = doc.agents[0] as Record<string, unknown>;
     doc.agents = [
       good,
       { ...good, id: 'Bad_Id', distribution: { npx: {} } },

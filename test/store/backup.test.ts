@@ -1,10 +1,20 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Router } from '../../src/main/core/router';
 import { BackupService, backupName } from '../../src/main/store/backup';
 import { StoreService } from '../../src/main/store/store-service';
 import { tempDir } from '../support/app-server';
+
+const dirs: string[] = [];
+const scratch = (prefix: string): string => {
+  const d = tempDir(prefix);
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 const DAY = 86_400_000;
 const open: Array<{ dispose(): unknown }> = [];
@@ -13,7 +23,7 @@ afterEach(async () => {
 });
 
 function setup(options: { keep?: number } = {}) {
-  const dir = tempDir('sb-backup-');
+  const dir = scratch('sb-backup-');
   let now = Date.UTC(2025, 0, 1, 9);
   const store = new StoreService(dir);
   const backups = new BackupService(store, dir, { keep: options.keep ?? 3, now: () => now });
@@ -95,7 +105,7 @@ describe('store backups', () => {
   });
 
   it('is the way out of a corrupt store: list and restore through the contract while the store is broken', async () => {
-    const dir = tempDir('sb-backup-');
+    const dir = scratch('sb-backup-');
     const store = new StoreService(dir);
     const backups = new BackupService(store, dir);
     store.setSetting('precious', 42);

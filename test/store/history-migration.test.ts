@@ -1,11 +1,22 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HistoryService } from '../../src/main/history/history-service';
 import { openDatabase } from '../../src/main/store/database';
 import { migrations } from '../../src/main/store/migrations';
 import { StoreService } from '../../src/main/store/store-service';
 import { Acp, turn } from '../history/acp';
 import { tempDir } from '../support/app-server';
+
+const dirs: string[] = [];
+const scratch = (prefix: string): string => {
+  const d = tempDir(prefix);
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 const HISTORY = migrations.findIndex((m) => m.name === 'history');
 const closers: Array<() => void> = [];
@@ -21,7 +32,7 @@ describe('history migration (0003)', () => {
   // A store at every schema version before the history index: data survives and the index is backfilled.
   for (let k = 1; k <= Math.max(1, HISTORY); k++) {
     it(`upgrades a store at schema version ${migrations[k - 1]!.version}: data kept, old messages indexed`, async () => {
-      const dir = tempDir('sb-migrate-');
+      const dir = scratch('sb-migrate-');
       const path = join(dir, 'switchboard.db');
       const old = openDatabase(path, { migrations: migrations.slice(0, k) });
       expect(old.pragma('user_version', { simple: true })).toBe(migrations[k - 1]!.version);
@@ -71,7 +82,7 @@ describe('history migration (0003)', () => {
   }
 
   it('re-opening an up-to-date store changes nothing and keeps the index', async () => {
-    const dir = tempDir('sb-migrate-');
+    const dir = scratch('sb-migrate-');
     const first = new StoreService(dir);
     first.db.prepare("INSERT INTO sessions (id, agent_id, cwd, created_at, updated_at) VALUES ('s', 'a', '/p', 1, 1)").run();
     const h1 = new HistoryService(first);

@@ -30,7 +30,6 @@ export class AgentProcess {
   private readonly child: ChildProcessWithoutNullStreams;
   private exitInfo: AgentExit | null = null;
   private readonly exitWaiters: Array<(e: AgentExit) => void> = [];
-  private paused = false;
 
   constructor(
     launch: AgentLaunch,
@@ -113,21 +112,6 @@ export class AgentProcess {
       this.child.stdin.once('drain', done);
       this.child.stdin.once('close', done);
     });
-  }
-
-  /** Flow control: stop reading stdout while the client is behind. */
-  pause(): void {
-    if (!this.paused) {
-      this.paused = true;
-      this.child.stdout.pause();
-    }
-  }
-
-  resume(): void {
-    if (this.paused) {
-      this.paused = false;
-      this.child.stdout.resume();
-    }
   }
 
   waitForExit(): Promise<AgentExit> {

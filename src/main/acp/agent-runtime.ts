@@ -166,11 +166,7 @@ export class AgentRuntime {
     }
     this.launch = launch;
     const wire = new AcpWire(
-      {
-        write: (data) => this.proc?.write(data) ?? Promise.reject(new Error('not running')),
-        pause: () => this.proc?.pause(),
-        resume: () => this.proc?.resume(),
-      },
+      { write: (data) => this.proc?.write(data) ?? Promise.reject(new Error('not running')) },
       () => this.host.messageLog(),
       this.log,
       {

@@ -23,8 +23,6 @@ export interface UpdateItem {
 
 export interface WireTransport {
   write(data: string): Promise<void>;
-  pause(): void;
-  resume(): void;
 }
 
 interface Pending {
@@ -32,20 +30,17 @@ interface Pending {
   sessionId: string | null;
 }
 
-/** What a line turned into, waiting for its batch to be persisted. */
+/** What a line turned into, before its chunk is stored and handed on. */
 type Prepared = (
   | { kind: 'update'; sessionId: string; params: Record<string, unknown> }
   | { kind: 'sdk'; message: AnyMessage }
   | { kind: 'warning'; sessionId: string | null; warning: WarningKind; message: string }
-) & { persist?: Promise<PersistedMessage | null> | null };
+) & { entry?: LogEntry | null };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is JsonRpcId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 /** Map key keeping 1 and "1" apart (JSON-RPC ids of both types are valid and distinct). */
 const idKey = (id: JsonRpcId): string => (typeof id === 'string' ? `s${id}` : `n${id}`);
-
-const HIGH_WATER = 20_000;
-const LOW_WATER = 2_000;
 
 /**
  * The stdio tap between an agent process and the SDK connection. Every message, both directions, is
@@ -60,8 +55,6 @@ export class AcpWire {
   private controller: ReadableStreamDefaultController<AnyMessage> | null = null;
   private readonly splitter: LineSplitter;
   private readonly decoder = new TextDecoder('utf-8');
-  private chain: Promise<void> = Promise.resolve();
-  private backlog = 0;
   private readonly c2a = new Map<string, Pending>();
   private readonly a2c = new Map<string, Pending>();
   /** Switchboard session ids of session/new requests about to be written, in call order. */
@@ -110,17 +103,17 @@ export class AcpWire {
       sessionId = this.a2c.get(key)?.sessionId ?? null;
       this.a2c.delete(key);
     }
-    this.persist(sessionId, 'c2a', method, line);
+    this.persistOutgoing(sessionId, method, line);
     return this.transport.write(`${line}\n`);
   }
 
   // ───────────── agent → client ─────────────
 
-  /** Raw stdout bytes. */
+  /** Raw stdout bytes. Handled synchronously: stored (one transaction per chunk), then handed on. */
   receive(chunk: Buffer): void {
     const items: SplitItem[] = [];
     this.splitter.push(chunk, items);
-    this.enqueue(items);
+    this.handle(items);
   }
 
   /** stdout ended: deliver what is left, then close the SDK side. */
@@ -129,43 +122,52 @@ export class AcpWire {
     this.ended = true;
     const items: SplitItem[] = [];
     this.splitter.end(items);
-    this.enqueue(items);
-    this.chain = this.chain.then(() => this.closeReadable());
+    this.handle(items);
+    this.closeReadable();
   }
 
-  /** Resolves once everything received so far has been handed on. */
+  /** Everything received so far has been handed on (incoming lines are handled synchronously). */
   drained(): Promise<void> {
-    return this.chain;
+    return Promise.resolve();
   }
 
-  private enqueue(items: SplitItem[]): void {
+  private handle(items: SplitItem[]): void {
     if (items.length === 0) return;
-    const prepared = items.map((item) => this.prepare(item));
-    const persists = prepared.map((p) => p.persist ?? null);
-    this.backlog += prepared.length;
-    if (this.backlog > HIGH_WATER) this.transport.pause();
-    // MessageLog commits a tick's appends in one transaction: this resolves once the batch is stored.
-    const committed = persists.some((p) => p !== null) ? Promise.all(persists) : null;
-    this.chain = this.chain.then(async () => {
-      let stored: Array<PersistedMessage | null> | null = null;
-      if (committed) {
-        try {
-          stored = await committed;
-        } catch (e) {
-          // Not stored; the session still sees the messages, and the user is told.
-          this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(e)}`);
-        }
+    const prepared: Prepared[] = [];
+    const entries: LogEntry[] = [];
+    const entryIndex: number[] = [];
+    for (const item of items) {
+      const p = this.prepare(item);
+      if (!p) continue;
+      if (p.entry) {
+        entryIndex[prepared.length] = entries.length;
+        entries.push(p.entry);
       }
-      this.dispatch(prepared, stored);
-      this.backlog -= prepared.length;
-      if (this.backlog < LOW_WATER) this.transport.resume();
+      prepared.push(p);
+    }
+    let stored: PersistedMessage[] | null = null;
+    const log = entries.length > 0 ? this.messageLog() : null;
+    if (log) {
+      try {
+        // One transaction for the chunk, committed before anyone is told (pending c2a appends go first).
+        stored = log.appendMany(entries);
+      } catch (e) {
+        this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(e)}`);
+        for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
+      }
+    } else {
+      for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
+    }
+    this.dispatch(prepared, (i) => {
+      const at = entryIndex[i];
+      return at === undefined || stored === null ? null : (stored[at]?.seq ?? null);
     });
   }
 
-  private prepare(item: SplitItem): Prepared {
+  private prepare(item: SplitItem): Prepared | null {
     if (item.kind === 'oversized') return this.oversized(item.size, item.head);
     const text = this.decoder.decode(item.bytes).trim();
-    if (!text) return { kind: 'warning', sessionId: null, warning: 'malformed_line', message: 'empty line' };
+    if (!text) return null;
     let msg: unknown;
     try {
       msg = JSON.parse(text);
@@ -179,11 +181,12 @@ export class AcpWire {
     }
     const method = typeof msg.method === 'string' ? msg.method : null;
     if (method === 'session/update' && !('id' in msg)) return this.prepareUpdate(msg, text);
-    const persist = this.routeIncoming(msg, method, text);
-    return { kind: 'sdk', message: msg as AnyMessage, persist };
+    const sessionId = this.routeIncoming(msg, method);
+    return { kind: 'sdk', message: msg as AnyMessage, entry: this.entryFor(sessionId, 'a2c', method, text) };
   }
 
-  private routeIncoming(msg: Record<string, unknown>, method: string | null, text: string): Promise<PersistedMessage | null> | null {
+  /** Which session an incoming request or response belongs to (binding new ACP session ids on the way). */
+  private routeIncoming(msg: Record<string, unknown>, method: string | null): string | null {
     let sessionId: string | null = null;
     if (method !== null) {
       sessionId = this.sessionFromParams(msg.params);
@@ -198,7 +201,7 @@ export class AcpWire {
         this.hooks.bindSession(msg.result.sessionId, sessionId);
       }
     }
-    return this.persist(sessionId, 'a2c', method, text);
+    return sessionId;
   }
 
   private prepareUpdate(msg: Record<string, unknown>, text: string): Prepared {
@@ -214,7 +217,7 @@ export class AcpWire {
         message: acpId === null ? 'session/update without a sessionId' : `session/update for unknown session ${acpId.slice(0, 100)}`,
       };
     }
-    return { kind: 'update', sessionId, params, persist: this.persist(sessionId, 'a2c', 'session/update', text) };
+    return { kind: 'update', sessionId, params, entry: this.entryFor(sessionId, 'a2c', 'session/update', text) };
   }
 
   /**
@@ -228,7 +231,7 @@ export class AcpWire {
     const sessionId = acpId ? (this.hooks.sessionOf(acpId) ?? null) : null;
     const method = /"method"\s*:\s*"([^"]{1,200})"/.exec(headText)?.[1] ?? null;
     const idMatch = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")/.exec(headText)?.[1];
-    const message = `dropped a ${(size / 1e6).toFixed(1)} MB message${method ? ` (${method})` : ''}: over the ${(this.splitter.maxLineBytes / 1e6).toFixed(0)} MB limit`;
+    const message = `dropped a ${(size / 1e6).toFixed(1)} MB message${method ? ` (${method})` : ''}: over the ${(this.splitter.maxLineBytes / 1048576).toFixed(0)} MiB limit`;
     if (idMatch !== undefined) {
       let id: unknown;
       try {
@@ -252,7 +255,7 @@ export class AcpWire {
     return { kind: 'warning', sessionId, warning: 'oversized_line', message };
   }
 
-  private dispatch(prepared: Prepared[], stored: Array<PersistedMessage | null> | null): void {
+  private dispatch(prepared: Prepared[], seqOf: (index: number) => number | null): void {
     let run: UpdateItem[] = [];
     let runSession: string | null = null;
     const flushRun = () => {
@@ -265,7 +268,7 @@ export class AcpWire {
       if (p.kind === 'update') {
         if (runSession !== null && runSession !== p.sessionId) flushRun();
         runSession = p.sessionId;
-        run.push({ params: p.params, seq: stored?.[i]?.seq ?? null });
+        run.push({ params: p.params, seq: seqOf(i) });
         continue;
       }
       flushRun();
@@ -294,17 +297,27 @@ export class AcpWire {
     return this.hooks.sessionOf(params.sessionId) ?? null;
   }
 
-  /** Session messages go to the MessageLog (awaitable), the rest to the agent log. */
-  private persist(sessionId: string | null, direction: 'c2a' | 'a2c', method: string | null, body: string): Promise<PersistedMessage | null> | null {
-    const log = sessionId !== null ? this.messageLog() : null;
-    if (sessionId === null || log === null) {
+  /** The log entry of a session message; a sessionless one goes to the agent log right away. */
+  private entryFor(sessionId: string | null, direction: 'c2a' | 'a2c', method: string | null, body: string): LogEntry | null {
+    if (sessionId === null) {
       this.agentLog.write(direction, body);
       return null;
     }
-    const entry: LogEntry = { sessionId, direction, method, body };
-    const p = log.append(entry);
-    // The rejection is handled where the batch is awaited; never leave it unhandled here.
-    p.catch(() => {});
-    return p;
+    return { sessionId, direction, method, body };
+  }
+
+  /** Outgoing messages are appended in send order (MessageLog batches them per tick). */
+  private persistOutgoing(sessionId: string | null, method: string | null, body: string): void {
+    const entry = this.entryFor(sessionId, 'c2a', method, body);
+    const log = entry ? this.messageLog() : null;
+    if (!entry) return;
+    if (!log) {
+      this.agentLog.write('c2a', body);
+      return;
+    }
+    log.append(entry).catch((e: unknown) => {
+      this.agentLog.write('c2a', body);
+      this.hooks.onWarning(sessionId, 'store_error', `could not store a message: ${String(e)}`);
+    });
   }
 }

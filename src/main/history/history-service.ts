@@ -123,6 +123,18 @@ export class HistoryService implements Disposable {
   }
 
   private get db(): Db {
+    const status = this.store.status;
+    if (!status.ok) {
+      const why =
+        status.kind === 'locked'
+          ? 'is locked by another process (another Switchboard or a database tool); close it and restart'
+          : status.kind === 'corrupt'
+            ? 'is damaged; restore a backup'
+            : status.kind === 'newer_schema'
+              ? 'was written by a newer Switchboard'
+              : 'cannot be read';
+      throw new IpcFailure('unavailable', `history is unavailable: the store ${status.path} ${why} (${status.message})`);
+    }
     return this.store.db;
   }
 
@@ -165,7 +177,7 @@ export class HistoryService implements Disposable {
       if (this.disposed || !this.store.available) return;
       let done = false;
       try {
-        done = this.index().catchUp(2000, 5);
+        done = this.index().catchUp(1000, 1);
       } catch (e) {
         console.error('history: indexing failed:', e);
         return;
@@ -279,6 +291,8 @@ export class HistoryService implements Disposable {
       const stmt = this.db.prepare('UPDATE sessions SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL');
       const deleted = this.db.transaction(() => sessionIds.filter((id) => stmt.run(now, id).changes > 0))();
       if (deleted.length) this.bus?.emit('history.changed', { sessionIds: deleted, reason: 'delete' });
+      // Also the moment to let go of what was deleted long enough ago.
+      if (this.index().live) this.purge();
       return { deleted, purgeAfter: now + this.retentionMs };
     });
   }

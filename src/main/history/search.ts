@@ -1,4 +1,5 @@
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../shared/contract/history';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database';
 import { draftFromRow, type EntryRow } from './history-index';
 import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './model';
@@ -269,6 +270,19 @@ interface Candidate {
 const DAY = 86_400_000;
 export const DEFAULT_CANDIDATES = 300;
 
+/** Prepared statements per connection (preparing costs more than running these queries). */
+const statements = new WeakMap<Db, Map<string, Statement>>();
+function cached(db: Db, sql: string): Statement {
+  let map = statements.get(db);
+  if (!map) statements.set(db, (map = new Map()));
+  let st = map.get(sql);
+  if (!st) {
+    if (map.size > 200) map.clear();
+    map.set(sql, (st = db.prepare(sql)));
+  }
+  return st;
+}
+
 /**
  * Relevance with a recency boost: bm25 (body weighs 1, paths 2) scaled by 1 for today's entries down
  * towards 0.5 for old ones (half-life 30 days).
@@ -308,20 +322,20 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   }
   // CROSS JOIN keeps the FTS table as the outer loop, so rows come in rowid order from the index and
   // bm25() is computed only for the rows kept.
-  const rows = db
-    .prepare(
-      `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed, bm25(history_fts, 1.0, 2.0, 0.0) AS score
+  const rows = cached(
+    db,
+    `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed, bm25(history_fts, 1.0, 2.0, 0.0) AS score
        FROM history_fts CROSS JOIN history_entries e ON e.id = history_fts.rowid CROSS JOIN sessions s ON s.id = e.session_id
        WHERE ${where.join(' AND ')}
        ORDER BY history_fts.rowid DESC LIMIT @cap`,
-    )
-    .all(args) as Candidate[];
+  ).all(args) as Candidate[];
 
   rows.sort((a, b) => ranked(b.score, b.ts, now) - ranked(a.score, a.ts, now));
   const check = phrases.filter(needsCheck);
 
-  const entry = db.prepare('SELECT * FROM history_entries WHERE id = ?');
-  const sessionInfo = db.prepare(
+  const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
+  const sessionInfo = cached(
+    db,
     `SELECT s.agent_id, s.cwd, coalesce(h.custom_title, s.title, h.info_title, h.prompt_title, '') AS title
      FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id = ?`,
   );

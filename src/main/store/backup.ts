@@ -53,7 +53,7 @@ export class BackupService implements Disposable {
     options: BackupOptions = {},
   ) {
     this.dir = options.dir ?? join(dataDir, 'backups');
-    this.keep = Math.max(1, options.keep ?? 7);
+    this.keep = Math.max(1, options.keep ?? 5);
     this.minIntervalMs = options.minIntervalMs ?? DAY;
     this.now = options.now ?? Date.now;
   }

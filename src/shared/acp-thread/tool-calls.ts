@@ -64,10 +64,9 @@ function applyTerminalMeta(e: ToolCallEntry, meta: Record<string, unknown>): voi
   const out = meta.terminal_output;
   const exit = meta.terminal_exit;
   if (!isRecord(info) && !isRecord(out) && !isRecord(exit)) return;
-  const terminals = (e.metaTerminals = e.metaTerminals ? e.metaTerminals : {});
   const get = (id: string): MetaTerminal => {
-    const current = terminals[id] ?? { output: '', exit: null };
-    const copy = { ...current };
+    const terminals = (e.metaTerminals ??= {});
+    const copy = { ...(terminals[id] ?? { output: '', exit: null }) };
     terminals[id] = copy;
     return copy;
   };

@@ -3,4 +3,6 @@ import './shell';
 import './agents';
 import './session';
 import './welcome';
+import './history';
 import './compare';
+import './registry';

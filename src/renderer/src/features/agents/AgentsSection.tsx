@@ -7,6 +7,7 @@ import { basename } from '../session/format';
 import { AgentForm } from './AgentForm';
 import { AuthPanel } from './AuthPanel';
 import { openAgentLog } from './log';
+import { PermissionRules } from './PermissionRules';
 import { Modal } from './Modal';
 import { dropAgent, syncAgents, useAgents } from './store';
 
@@ -117,6 +118,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             </div>
           )}
           {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AuthPanel agent={agent} />}
+          <PermissionRules agentId={agent.id} />
           {sessions.length > 0 && (
             <ul className="agent-sessions">
               {sessions.map((x) => (

@@ -26,7 +26,7 @@ export function InlineRename({ session, onDone }: { session: HistorySession; onD
     <input
       ref={input}
       className="history-rename"
-      defaultValue={session.titleSource === 'custom' ? session.title : session.title}
+      defaultValue={session.title}
       maxLength={500}
       aria-label="Session name"
       data-testid="history-rename-input"
@@ -65,7 +65,7 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
   const [renaming, setRenaming] = useState(false);
   const title = displayTitle(s);
   const status = statusOf(s, live);
-  const open = () => openTranscript(s.id, title);
+  const open = () => openTranscript({ id: s.id, title, agentId: s.agentId, cwd: s.cwd });
   const label = `“${title.length > 60 ? `${title.slice(0, 57)}…` : title}”`;
 
   return (
@@ -82,11 +82,6 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           <button
             className={`history-title${s.title ? '' : ' untitled'}`}
             onClick={open}
-            onDoubleClick={(e) => {
-              if (compact) return;
-              e.preventDefault();
-              setRenaming(true);
-            }}
             title={compact ? `${title}\n${agentName} · ${s.cwd}` : `Open “${title}”`}
             data-testid="history-open"
           >

@@ -16,10 +16,11 @@ let nonce = 0;
  * Opens a stored session in a transcript tab (one per session), scrolled to the entry of message `seq`
  * when given (a search hit), else to its end.
  */
-export function openTranscript(sessionId: string, title: string, seq?: number): string {
-  const id = `transcript:${sessionId}`;
+export function openTranscript(session: { id: string; title: string; agentId: string; cwd: string }, seq?: number): string {
+  const id = `transcript:${session.id}`;
   const tabs = useTabs.getState();
-  const props = { sessionId, ...(seq !== undefined ? { seq, nonce: ++nonce } : {}) };
+  const title = session.title;
+  const props = { sessionId: session.id, agentId: session.agentId, cwd: session.cwd, ...(seq !== undefined ? { seq, nonce: ++nonce } : {}) };
   if (tabs.tabs[id]) {
     if (seq !== undefined) tabs.update(id, { props });
     tabs.activate(id);

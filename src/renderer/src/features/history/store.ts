@@ -7,8 +7,10 @@ import type { Api } from '../../ipc/client';
  */
 
 interface HistoryState {
-  /** Bumped when sessions change (renamed, pinned, deleted, new activity). */
+  /** Bumped when sessions are renamed, pinned, deleted or restored. */
   version: number;
+  /** Bumped (at most every second) when live sessions change: lists show new sessions and activity. */
+  activity: number;
   searchOpen: boolean;
   undo: UndoNotice[];
 }
@@ -19,7 +21,7 @@ export interface UndoNotice {
   message: string;
 }
 
-export const useHistory = create<HistoryState>(() => ({ version: 0, searchOpen: false, undo: [] }));
+export const useHistory = create<HistoryState>(() => ({ version: 0, activity: 0, searchOpen: false, undo: [] }));
 
 export const bumpHistory = (): void => useHistory.setState((s) => ({ version: s.version + 1 }));
 
@@ -42,6 +44,17 @@ export function dismissUndo(id: number): void {
   useHistory.setState((s) => ({ undo: s.undo.filter((u) => u.id !== id) }));
 }
 
+let poll: ReturnType<typeof setTimeout> | null = null;
+
+/** Looks again in a moment (while old messages are still being indexed); one timer for all views. */
+export function pollSoon(ms = 1500): void {
+  if (poll) return;
+  poll = setTimeout(() => {
+    poll = null;
+    useHistory.setState((s) => ({ activity: s.activity + 1 }));
+  }, ms);
+}
+
 const synced = new WeakSet<Api>();
 
 /** Keeps `version` moving with the core's events (once per connection). */
@@ -55,7 +68,7 @@ export function syncHistory(api: Api): void {
     if (timer) return;
     timer = setTimeout(() => {
       timer = null;
-      bumpHistory();
+      useHistory.setState((s) => ({ activity: s.activity + 1 }));
     }, 1000);
   });
 }

@@ -14,12 +14,19 @@ export function svgToMaskUrl(svg: string): string | null {
   const clean = DOMPurify.sanitize(svg, {
     USE_PROFILES: { svg: true },
     FORBID_TAGS: ['style', 'image', 'foreignObject', 'a', 'script'],
-    FORBID_ATTR: ['style', 'href', 'xlink:href'],
+    FORBID_ATTR: ['style'],
   });
   const doc = new DOMParser().parseFromString(clean, 'image/svg+xml');
   const root = doc.documentElement;
   if (root.nodeName !== 'svg' || doc.getElementsByTagName('parsererror').length > 0) return null;
   if (root.namespaceURI !== SVG_NS) root.setAttribute('xmlns', SVG_NS);
+  // Only references inside the icon itself (<use href="#a">).
+  for (const el of Array.from(root.querySelectorAll('*'))) {
+    for (const attr of ['href', 'xlink:href']) {
+      const v = el.getAttribute(attr);
+      if (v !== null && !v.startsWith('#')) el.removeAttribute(attr);
+    }
+  }
   const text = new XMLSerializer().serializeToString(root);
   return `url("data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}")`;
 }

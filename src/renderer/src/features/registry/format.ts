@@ -85,7 +85,12 @@ export function describeSource(source: RegistrySource, now: number): { level: 'o
       text: source.error ? `The registry could not be loaded: ${source.error}` : 'The registry has not been loaded yet.',
     };
   }
-  if (source.error) return { level: 'warning', text: `Offline: showing the copy from ${from}. The last refresh failed: ${source.error}` };
+  if (source.error) {
+    // The server answered, but not with a usable registry: not "offline".
+    const answered = /answered \d{3}|not valid JSON|not a registry|must be http|not a URL/i.test(source.error);
+    const lead = answered ? `The registry could not be refreshed: showing the copy from ${from}.` : `Offline: showing the copy from ${from}.`;
+    return { level: 'warning', text: `${lead} The last refresh failed: ${source.error}` };
+  }
   if (source.origin === 'cache') return { level: 'warning', text: `Showing the saved copy from ${from}.` };
   const checked = source.checkedAt && source.notModified ? `, checked ${formatAge(source.checkedAt, now)} (unchanged)` : '';
   return { level: 'ok', text: `Downloaded ${formatAge(source.fetchedAt!, now)}${checked}.` };

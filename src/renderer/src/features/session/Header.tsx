@@ -1,5 +1,5 @@
 import type { SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption } from '@agentclientprotocol/sdk';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ThreadState } from '../../../../shared/acp-thread';
 import type { SessionInfo } from '../../../../shared/contract/sessions';
 import { useApi } from '../../app/api-context';
@@ -16,12 +16,21 @@ function ConfigSelect({ sessionId, option, disabled }: { sessionId: string; opti
   const api = useApi();
   // The choice shows at once; the agent's answer (the complete options) replaces it.
   const [pending, setPending] = useState<string | boolean | null>(null);
-  const busy = pending !== null;
+  const [busy, setBusy] = useState(false);
+  // The thread catches up with the agent's answer a frame later: until then the answer is shown.
+  useEffect(() => setPending(null), [option.currentValue]);
   const set = async (value: string | boolean) => {
     setPending(value);
+    setBusy(true);
     const r = await api.call('sessions.setConfigOption', { sessionId, configId: option.id, value });
-    setPending(null);
-    if (!r.ok) useNotices.getState().push('error', `Could not change ${option.name}: ${r.error.message}`);
+    setBusy(false);
+    if (!r.ok) {
+      setPending(null);
+      useNotices.getState().push('error', `Could not change ${option.name}: ${r.error.message}`);
+      return;
+    }
+    const answered = r.value.configOptions.find((o) => o.id === option.id)?.currentValue;
+    setPending(answered === undefined || answered === option.currentValue ? null : answered);
   };
   const prominent = option.category ? PROMINENT.has(option.category) : false;
   const label = (
@@ -65,13 +74,14 @@ function ConfigSelect({ sessionId, option, disabled }: { sessionId: string; opti
 
 function ModePicker({ sessionId, thread, disabled }: { sessionId: string; thread: ThreadState; disabled: boolean }) {
   const api = useApi();
-  const [busy, setBusy] = useState(false);
+  const [pending, setPending] = useState<string | null>(null);
+  const busy = pending !== null;
   const modes = thread.modes;
   if (!modes || modes.availableModes.length === 0) return null;
   const set = async (modeId: string) => {
-    setBusy(true);
+    setPending(modeId);
     const r = await api.call('sessions.setMode', { sessionId, modeId });
-    setBusy(false);
+    setPending(null);
     if (!r.ok) useNotices.getState().push('error', `Could not change the mode: ${r.error.message}`);
   };
   const current = modes.availableModes.find((m) => m.id === modes.currentModeId);
@@ -80,7 +90,7 @@ function ModePicker({ sessionId, thread, disabled }: { sessionId: string; thread
       <span className="config-label" title={current?.description ?? undefined}>
         Mode
       </span>
-      <select value={modes.currentModeId} disabled={disabled || busy} onChange={(e) => void set(e.target.value)} aria-label="Mode">
+      <select value={pending ?? modes.currentModeId} disabled={disabled || busy} onChange={(e) => void set(e.target.value)} aria-label="Mode">
         {!current && <option value={modes.currentModeId}>{modes.currentModeId}</option>}
         {modes.availableModes.map((m) => (
           <option key={m.id} value={m.id} title={m.description ?? undefined}>

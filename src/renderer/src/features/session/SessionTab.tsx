@@ -233,9 +233,12 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         }}
       />
       {view.loadError && (
-        <div className="banner error" role="alert" data-testid="session-banner">
-          This session is not live any more ({view.loadError}).{' '}
-          <button onClick={() => void controller.load()}>Try again</button>
+        <div className="banner warning" role="alert" data-testid="session-banner">
+          This session is not running any more (it was closed, or Switchboard restarted); its conversation is kept in History.
+          <div className="banner-actions">
+            <button onClick={() => void controller.load()}>Try again</button>
+            <button onClick={() => useTabs.getState().close(tabId)}>Close tab</button>
+          </div>
         </div>
       )}
       {status === 'failed' && (

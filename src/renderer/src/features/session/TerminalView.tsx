@@ -6,13 +6,12 @@ import { useApi } from '../../app/api-context';
 import { useColorScheme, xtermTheme } from '../../app/theme';
 
 const FONT = 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace';
-const LINE_PX = 17;
 
 function makeTerminal(scheme: 'light' | 'dark', rows: number, interactive: boolean, convertEol: boolean): { t: Terminal; fit: FitAddon } {
   const t = new Terminal({
     fontFamily: FONT,
     fontSize: 12,
-    rows,
+    rows: interactive ? rows : 2,
     cols: 100,
     scrollback: 5000,
     disableStdin: !interactive,
@@ -26,21 +25,35 @@ function makeTerminal(scheme: 'light' | 'dark', rows: number, interactive: boole
   return { t, fit };
 }
 
-function useFit(host: React.RefObject<HTMLDivElement | null>, fit: React.RefObject<FitAddon | null>): void {
+/** Columns follow the width of the view; rows are set by the caller (grown to the output, or fixed). */
+function fitCols(t: Terminal, fit: FitAddon): void {
+  try {
+    const dims = fit.proposeDimensions();
+    if (dims && Number.isFinite(dims.cols) && dims.cols > 0 && dims.cols !== t.cols) t.resize(dims.cols, t.rows);
+  } catch {
+    /* not laid out */
+  }
+}
+
+/** Grows a read-only terminal to the lines its output uses (between 2 and `max`). */
+function growRows(t: Terminal, max: number): void {
+  const buf = t.buffer.active;
+  const used = buf.baseY + buf.cursorY + (buf.cursorX > 0 ? 1 : 0);
+  const want = Math.max(2, Math.min(max, used));
+  if (want > t.rows) t.resize(t.cols, want);
+}
+
+function useFit(host: React.RefObject<HTMLDivElement | null>, term: React.RefObject<Terminal | null>, fit: React.RefObject<FitAddon | null>): void {
   useEffect(() => {
     const el = host.current;
     if (!el) return;
     const ro = new ResizeObserver(() => {
-      if (el.offsetParent === null) return;
-      try {
-        fit.current?.fit();
-      } catch {
-        /* not laid out */
-      }
+      if (el.offsetParent === null || !term.current || !fit.current) return;
+      fitCols(term.current, fit.current);
     });
     ro.observe(el);
     return () => ro.disconnect();
-  }, [host, fit]);
+  }, [host, term, fit]);
 }
 
 export type ExitInfo = { exitCode: number | null; signal: string | null };
@@ -52,7 +65,7 @@ export const describeExit = (e: ExitInfo): string => (e.signal ? `killed by ${e.
  * (agentTerminal.snapshot), then live agentTerminal.data. Interactive terminals send keys with
  * agentTerminal.write (only authentication terminals take input).
  */
-export function AgentTerminalView({ terminalId, rows = 12, interactive = false, onExit }: { terminalId: string; rows?: number; interactive?: boolean; onExit?: (e: ExitInfo) => void }) {
+export function AgentTerminalView({ terminalId, rows = 16, interactive = false, onExit }: { terminalId: string; rows?: number; interactive?: boolean; onExit?: (e: ExitInfo) => void }) {
   const api = useApi();
   const scheme = useColorScheme();
   const host = useRef<HTMLDivElement>(null);
@@ -62,23 +75,20 @@ export function AgentTerminalView({ terminalId, rows = 12, interactive = false, 
   const [missing, setMissing] = useState<string | null>(null);
   const onExitRef = useRef(onExit);
   onExitRef.current = onExit;
-  useFit(host, fit);
+  useFit(host, term, fit);
 
   useEffect(() => {
     const { t, fit: f } = makeTerminal(scheme, rows, interactive, false);
     t.open(host.current!);
     term.current = t;
     fit.current = f;
-    try {
-      f.fit();
-    } catch {
-      /* hidden */
-    }
+    fitCols(t, f);
+    const write = (data: string) => t.write(data, () => !interactive && growRows(t, rows));
     let attached = false;
     let disposed = false;
     // Data that arrives before the snapshot answer is part of the snapshot (same ordered channel): dropped.
     const offData = api.on('agentTerminal.data', (p) => {
-      if (p.terminalId === terminalId && attached) t.write(p.data);
+      if (p.terminalId === terminalId && attached) write(p.data);
     });
     const offExit = api.on('agentTerminal.exit', (p) => {
       if (p.terminalId !== terminalId) return;
@@ -95,8 +105,8 @@ export function AgentTerminalView({ terminalId, rows = 12, interactive = false, 
         setMissing(r.error.message);
         return;
       }
-      if (r.value.truncated) t.write('\x1b[2m[earlier output was cut]\x1b[0m\r\n');
-      t.write(r.value.output);
+      if (r.value.truncated) write('\x1b[2m[earlier output was cut]\x1b[0m\r\n');
+      write(r.value.output);
       if (r.value.exit) setExit(r.value.exit);
       if (interactive) {
         void api.call('agentTerminal.resize', { terminalId, cols: t.cols, rows: t.rows });
@@ -122,7 +132,7 @@ export function AgentTerminalView({ terminalId, rows = 12, interactive = false, 
 
   return (
     <div className="agent-terminal" data-testid="agent-terminal" data-terminal-id={terminalId} data-exited={exit ? 'true' : undefined}>
-      <div className="agent-terminal-host" ref={host} style={{ height: rows * LINE_PX + 8 }} />
+      <div className="agent-terminal-host" ref={host} />
       {missing && <div className="muted small">Output not available: {missing}</div>}
       {exit && <div className={`terminal-exit ${exit.exitCode === 0 ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
     </div>
@@ -130,24 +140,20 @@ export function AgentTerminalView({ terminalId, rows = 12, interactive = false, 
 }
 
 /** Output of a terminal the agent ran itself and reported in the tool call's `_meta` (the client never created it). */
-export function MetaTerminalView({ id, output, exit, rows = 10 }: { id: string; output: string; exit: ExitInfo | null; rows?: number }) {
+export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; output: string; exit: ExitInfo | null; rows?: number }) {
   const scheme = useColorScheme();
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   const fit = useRef<FitAddon | null>(null);
   const written = useRef('');
-  useFit(host, fit);
+  useFit(host, term, fit);
 
   useEffect(() => {
     const { t, fit: f } = makeTerminal(scheme, rows, false, true);
     t.open(host.current!);
     term.current = t;
     fit.current = f;
-    try {
-      f.fit();
-    } catch {
-      /* hidden */
-    }
+    fitCols(t, f);
     written.current = '';
     return () => {
       t.dispose();
@@ -158,10 +164,11 @@ export function MetaTerminalView({ id, output, exit, rows = 10 }: { id: string; 
   useEffect(() => {
     const t = term.current;
     if (!t) return;
-    if (output.startsWith(written.current)) t.write(output.slice(written.current.length));
+    const grow = () => growRows(t, rows);
+    if (output.startsWith(written.current)) t.write(output.slice(written.current.length), grow);
     else {
       t.reset();
-      t.write(output);
+      t.write(output, grow);
     }
     written.current = output;
   }, [output]);
@@ -172,7 +179,7 @@ export function MetaTerminalView({ id, output, exit, rows = 10 }: { id: string; 
 
   return (
     <div className="agent-terminal" data-testid="meta-terminal" data-terminal-id={id}>
-      <div className="agent-terminal-host" ref={host} style={{ height: rows * LINE_PX + 8 }} />
+      <div className="agent-terminal-host" ref={host} />
       {exit && <div className={`terminal-exit ${exit.exitCode === 0 ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
     </div>
   );

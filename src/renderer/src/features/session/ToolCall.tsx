@@ -40,12 +40,13 @@ export function DiffBlock({ path, oldText, newText, cwd }: { path: string; oldTe
   );
 }
 
-function ToolContent({ content, cwd }: { content: ToolCallContent; cwd: string | null }) {
+function ToolContent({ content, cwd, metaIds }: { content: ToolCallContent; cwd: string | null; metaIds: ReadonlySet<string> }) {
   switch (content.type) {
     case 'diff':
       return <DiffBlock path={content.path} oldText={content.oldText ?? null} newText={content.newText} cwd={cwd} />;
     case 'terminal':
-      return <AgentTerminalView terminalId={content.terminalId} />;
+      // A terminal the agent runs itself is shown from its _meta output below, not from the client's terminals.
+      return metaIds.has(content.terminalId) ? null : <AgentTerminalView terminalId={content.terminalId} />;
     case 'content':
       return content.content.type === 'text' ? (
         <Markdown className="tool-text" text={content.content.text} />
@@ -62,6 +63,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
   const [open, toggle] = useToggle(`tool:${sessionId}:${entry.id}`, hasRich || entry.status === 'failed');
   const [raw, toggleRaw] = useToggle(`raw:${sessionId}:${entry.id}`, false);
   const showBody = open || entry.permission !== null;
+  const metaIds = new Set(entry.metaTerminals ? Object.keys(entry.metaTerminals) : []);
   const running = !isFinished(entry.status);
   const status = entry.permission ? 'Waiting for you' : TOOL_STATUS_TEXT[entry.status];
   return (
@@ -92,7 +94,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
       {showBody && (
         <div className="tool-body">
           {entry.content.map((c, i) => (
-            <ToolContent key={i} content={c} cwd={cwd} />
+            <ToolContent key={i} content={c} cwd={cwd} metaIds={metaIds} />
           ))}
           {entry.metaTerminals &&
             Object.entries(entry.metaTerminals).map(([id, t]) => <MetaTerminalView key={id} id={id} output={t.output} exit={t.exit} />)}

@@ -1,8 +1,2 @@
-import { registerSidebarSection } from '../../app/registry';
-
-// Placeholder until the history feature registers its own section (the agents feature has its own).
-function HistoryEmpty() {
-  return <p className="muted">No sessions yet. Start one from a new tab (Ctrl+T); every session is kept here.</p>;
-}
-
-registerSidebarSection({ id: 'history', title: 'History', order: 20, view: HistoryEmpty });
+// The History sidebar section that stood here is now the history feature's own (features/history).
+export {};

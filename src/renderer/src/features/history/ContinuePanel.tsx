@@ -1,0 +1,143 @@
+import { useState } from 'react';
+import type { HistorySession } from '../../../../shared/contract/history';
+import { useApi } from '../../app/api-context';
+import { useNotices } from '../../app/notices';
+import { useTabs } from '../../state/tabs';
+import { loadAllEntries, openLiveSessionTab, restoreRequest, restoreSession, summarize } from './continue';
+import { basename } from './format';
+
+interface Props {
+  sessionId: string;
+  session: HistorySession | null;
+  agentId: string | null;
+  cwd: string | null;
+  agentName: string;
+  live: boolean;
+  title: string;
+}
+
+type Stage = { kind: 'idle' } | { kind: 'summarizing' } | { kind: 'editing'; text: string } | { kind: 'starting'; text: string } | { kind: 'restoring' };
+
+/**
+ * The bottom of a transcript: go back to the live session (when it still runs), reopen it (when the core
+ * can), or continue in a new session with the same agent and folder, primed with an editable summary.
+ */
+export function ContinuePanel({ sessionId, session, agentId, cwd, agentName, live, title }: Props) {
+  const api = useApi();
+  const [stage, setStage] = useState<Stage>({ kind: 'idle' });
+  const [error, setError] = useState<string | null>(null);
+  const canRestore = restoreRequest() !== null;
+
+  const prepare = async () => {
+    setError(null);
+    setStage({ kind: 'summarizing' });
+    try {
+      const entries = await loadAllEntries(api, sessionId);
+      const text = summarize(session ?? { title, cwd: cwd ?? '', lastActivityAt: Date.now() }, agentName, entries);
+      setStage({ kind: 'editing', text });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      setStage({ kind: 'idle' });
+    }
+  };
+
+  const start = async (text: string) => {
+    if (!agentId || !cwd) return;
+    setError(null);
+    setStage({ kind: 'starting', text });
+    const created = await api.call('sessions.create', { agentId, cwd });
+    if (!created.ok) {
+      setError(`Could not start ${agentName}: ${created.error.message}`);
+      setStage({ kind: 'editing', text });
+      return;
+    }
+    const newId = created.value.id;
+    useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { sessionId: newId } });
+    setStage({ kind: 'idle' });
+    if (text.trim()) {
+      const sent = await api.call('sessions.prompt', { sessionId: newId, prompt: [{ type: 'text', text }] });
+      if (!sent.ok) useNotices.getState().push('error', `The summary was not sent: ${sent.error.message}`);
+    }
+  };
+
+  const restore = async () => {
+    setError(null);
+    setStage({ kind: 'restoring' });
+    const r = await restoreSession(api, sessionId);
+    setStage({ kind: 'idle' });
+    if ('error' in r) setError(`Could not reopen this session: ${r.error}. You can continue it in a new session instead.`);
+    else openLiveSessionTab(r.sessionId, title);
+  };
+
+  if (live) {
+    return (
+      <div className="transcript-continue" data-testid="transcript-continue">
+        <span>This session is still running.</span>
+        <button className="primary" onClick={() => openLiveSessionTab(sessionId, title)} data-testid="transcript-open-live">
+          Go to the live session
+        </button>
+      </div>
+    );
+  }
+
+  if (stage.kind === 'editing' || stage.kind === 'starting') {
+    const busy = stage.kind === 'starting';
+    return (
+      <div className="transcript-continue editing" data-testid="transcript-continue">
+        <label className="transcript-continue-label" htmlFor={`continue-${sessionId}`}>
+          A new session with <strong>{agentName}</strong> in <code>{cwd}</code> starts with this summary as its first message. Edit it as you like:
+        </label>
+        <textarea
+          id={`continue-${sessionId}`}
+          className="transcript-continue-text"
+          value={stage.text}
+          onChange={(e) => setStage({ kind: 'editing', text: e.target.value })}
+          readOnly={busy}
+          rows={8}
+          data-testid="continue-summary"
+        />
+        {error && (
+          <div className="error small" role="alert">
+            {error}
+          </div>
+        )}
+        <div className="form-actions">
+          <button className="primary" disabled={busy || !agentId || !cwd} onClick={() => void start(stage.text)} data-testid="continue-start">
+            {busy ? 'Starting…' : 'Start the new session'}
+          </button>
+          <button disabled={busy} onClick={() => void start('')} title="Start it with an empty conversation">
+            Start without the summary
+          </button>
+          <button disabled={busy} onClick={() => setStage({ kind: 'idle' })}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className="transcript-continue" data-testid="transcript-continue">
+      <span className="muted">This session has ended.</span>
+      {canRestore && (
+        <button className="primary" onClick={() => void restore()} disabled={stage.kind === 'restoring'} data-testid="transcript-restore">
+          {stage.kind === 'restoring' ? 'Reopening…' : 'Continue this session'}
+        </button>
+      )}
+      <button
+        className={canRestore ? '' : 'primary'}
+        onClick={() => void prepare()}
+        disabled={!agentId || !cwd || stage.kind === 'summarizing'}
+        title={agentId && cwd ? `A new session with ${agentName} in ${cwd}, primed with a summary of this one` : 'Loading…'}
+        data-testid="transcript-continue-new"
+      >
+        {stage.kind === 'summarizing' ? 'Summarizing…' : 'Continue in a new session'}
+      </button>
+      {error && (
+        <span className="error small" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,177 @@
+import { useMemo, useState } from 'react';
+import type { ParamsOf } from '../../../../shared/contract';
+import type { HistorySession } from '../../../../shared/contract/history';
+import { useApi } from '../../app/api-context';
+import type { TabViewProps } from '../../app/registry';
+import { undoDelete } from './actions';
+import { plural, relativeTime, shortPath } from './format';
+import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
+import { modKey } from './keys';
+import { displayTitle, SessionRow } from './SessionRow';
+import { openSearch } from './store';
+
+const PAGE = 200;
+
+interface Group {
+  cwd: string;
+  agents: Array<{ agentId: string; sessions: HistorySession[] }>;
+}
+
+/** Sessions grouped by project, then agent, in the list's order (pinned first, then most recent). */
+export function groupSessions(sessions: readonly HistorySession[]): Group[] {
+  const byCwd = new Map<string, Map<string, HistorySession[]>>();
+  for (const s of sessions) {
+    let agents = byCwd.get(s.cwd);
+    if (!agents) byCwd.set(s.cwd, (agents = new Map()));
+    let list = agents.get(s.agentId);
+    if (!list) agents.set(s.agentId, (list = []));
+    list.push(s);
+  }
+  return [...byCwd].map(([cwd, agents]) => ({ cwd, agents: [...agents].map(([agentId, list]) => ({ agentId, sessions: list })) }));
+}
+
+/** Every past session, grouped by project and agent, with filters; and the recently deleted ones. */
+export function HistoryTab(_props: TabViewProps) {
+  const names = useAgentNames();
+  const live = useLiveSessions();
+  const [agentId, setAgentId] = useState('');
+  const [project, setProject] = useState('');
+  const [pinnedOnly, setPinnedOnly] = useState(false);
+  const [failedOnly, setFailedOnly] = useState(false);
+  const [trash, setTrash] = useState(false);
+  const [limit, setLimit] = useState(PAGE);
+
+  const params: ParamsOf<'history.list'> = {
+    limit,
+    ...(agentId ? { agentIds: [agentId] } : {}),
+    ...(project ? { projects: [project] } : {}),
+    ...(pinnedOnly ? { pinnedOnly } : {}),
+    ...(failedOnly ? { failedOnly } : {}),
+    ...(trash ? { deleted: true } : {}),
+  };
+  const { data, error } = useHistoryList(params);
+  const all = useHistoryList({ limit: 1 }).data;
+  const groups = useMemo(() => groupSessions(data?.sessions ?? []), [data]);
+  const agents = useMemo(() => [...new Set((all?.groups ?? []).map((g) => g.agentId))].sort((a, b) => names(a).localeCompare(names(b))), [all, names]);
+  const projects = useMemo(() => [...new Set((all?.groups ?? []).map((g) => g.cwd))].sort(), [all]);
+  const filtered = Boolean(agentId || project || pinnedOnly || failedOnly);
+
+  return (
+    <div className="history-tab" data-testid="history-tab">
+      <header className="history-tab-head">
+        <h1>{trash ? 'Recently deleted' : 'History'}</h1>
+        <button className="history-search-button wide" onClick={openSearch} title={`${modKey}+Shift+F or ${modKey}+K`} data-testid="history-tab-search">
+          <span aria-hidden>⌕</span> Search everything… <kbd>{modKey}+K</kbd>
+        </button>
+        <div className="history-filters">
+          <select value={agentId} onChange={(e) => setAgentId(e.target.value)} aria-label="Agent" data-testid="history-tab-agent">
+            <option value="">All agents</option>
+            {agents.map((a) => (
+              <option key={a} value={a}>
+                {names(a)}
+              </option>
+            ))}
+          </select>
+          <select value={project} onChange={(e) => setProject(e.target.value)} aria-label="Project" data-testid="history-tab-project">
+            <option value="">All projects</option>
+            {projects.map((p) => (
+              <option key={p} value={p}>
+                {shortPath(p)}
+              </option>
+            ))}
+          </select>
+          <label className="history-check">
+            <input type="checkbox" checked={pinnedOnly} onChange={(e) => setPinnedOnly(e.target.checked)} /> Pinned
+          </label>
+          <label className="history-check">
+            <input type="checkbox" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} /> With failed turns
+          </label>
+          <button className="link-button" onClick={() => setTrash(!trash)} data-testid="history-trash-toggle">
+            {trash ? '← All sessions' : 'Recently deleted'}
+          </button>
+        </div>
+        {data && (
+          <div className="muted small" data-testid="history-count">
+            {plural(data.total, 'session')}
+            {!data.indexing.done && ` · indexing older sessions (${data.indexing.pendingMessages.toLocaleString()} messages to go)`}
+          </div>
+        )}
+      </header>
+      <div className="history-tab-body">
+        {error && <div className="banner error">History is not available: {error}</div>}
+        {data && data.total === 0 && (
+          <div className="empty-state" data-testid="history-tab-empty">
+            {trash ? (
+              <p>Nothing was deleted recently. Deleted sessions stay here for a while, so you can restore them.</p>
+            ) : filtered ? (
+              <p>No session matches these filters.</p>
+            ) : (
+              <>
+                <h1>No sessions yet</h1>
+                <p>
+                  Start an agent session from a new tab (<kbd>{modKey}</kbd>+<kbd>T</kbd>). Every conversation is kept here, grouped by project and agent, and
+                  you can search all of it with <kbd>{modKey}</kbd>+<kbd>Shift</kbd>+<kbd>F</kbd>.
+                </p>
+              </>
+            )}
+          </div>
+        )}
+        {trash ? (
+          <TrashList sessions={data?.sessions ?? []} names={names} />
+        ) : (
+          groups.map((g) => (
+            <section key={g.cwd} className="history-project" data-testid="history-project" data-cwd={g.cwd}>
+              <h2 title={g.cwd}>
+                <span className="history-project-name">{shortPath(g.cwd)}</span>
+              </h2>
+              {g.agents.map((a) => (
+                <div key={a.agentId} className="history-agent-group" data-testid="history-agent-group" data-agent-id={a.agentId}>
+                  <h3>
+                    {names(a.agentId)} <span className="muted">· {plural(a.sessions.length, 'session')}</span>
+                  </h3>
+                  <ul className="history-list">
+                    {a.sessions.map((s) => (
+                      <SessionRow key={s.id} session={s} agentName={names(s.agentId)} live={s.id in live} />
+                    ))}
+                  </ul>
+                </div>
+              ))}
+            </section>
+          ))
+        )}
+        {data && data.sessions.length < data.total && (
+          <button className="history-more" onClick={() => setLimit(Math.min(1000, limit + PAGE))} disabled={limit >= 1000}>
+            {limit >= 1000 ? 'Use the filters or search to find older sessions' : `Show more (${(data.total - data.sessions.length).toLocaleString()} older)`}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function TrashList({ sessions, names }: { sessions: HistorySession[]; names: (id: string) => string }) {
+  const api = useApi();
+  if (sessions.length === 0) return null;
+  return (
+    <ul className="history-list">
+      {sessions.map((s) => (
+        <li key={s.id} className="history-row" data-testid="history-deleted-row" data-session-id={s.id}>
+          <div className="history-row-main">
+            <span className="history-title static">{displayTitle(s)}</span>
+            <span className="history-time">deleted {s.deletedAt ? relativeTime(s.deletedAt) : ''}</span>
+          </div>
+          <div className="history-row-meta">
+            <span>{names(s.agentId)}</span>
+            <span>{shortPath(s.cwd)}</span>
+            <span>{plural(s.messageCount, 'message')}</span>
+            <span className="history-actions visible">
+              <button onClick={() => void undoDelete(api, [s.id])} data-testid="history-restore">
+                Restore
+              </button>
+            </span>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,146 @@
+import { isRequestName, type Result } from '../../../../shared/contract';
+import type { HistoryEntry, HistorySession } from '../../../../shared/contract/history';
+import type { Api } from '../../ipc/client';
+import { useTabs } from '../../state/tabs';
+import { basename, formatDateTime } from './format';
+
+/**
+ * Continuing a past session. The sessions contract has no request to reopen a stored session yet; when the
+ * core offers one (any of RESTORE_REQUESTS, params {sessionId}, result a session info or {session} or
+ * {sessionId}), it is used and the live session tab opens. Otherwise a new session is started with the same
+ * agent in the same folder, and its first prompt is a summary of the old transcript, which the user can
+ * edit before it is sent.
+ */
+export const RESTORE_REQUESTS = ['sessions.restore', 'sessions.resume', 'sessions.load'] as const;
+
+export function restoreRequest(): string | null {
+  return RESTORE_REQUESTS.find((n) => isRequestName(n)) ?? null;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function liveIdOf(value: unknown): string | null {
+  if (!isRecord(value)) return null;
+  if (typeof value.id === 'string') return value.id;
+  if (typeof value.sessionId === 'string') return value.sessionId;
+  if (isRecord(value.session) && typeof value.session.id === 'string') return value.session.id;
+  return null;
+}
+
+/** Reopens the stored session itself (when the core can): the id of the live session, or an error. */
+export async function restoreSession(api: Api, sessionId: string): Promise<{ sessionId: string } | { error: string }> {
+  const name = restoreRequest();
+  if (!name) return { error: 'this version cannot reopen stored sessions' };
+  const call = api.call as unknown as (n: string, p: unknown) => Promise<Result<unknown>>;
+  const r = await call(name, { sessionId });
+  if (!r.ok) return { error: r.error.message };
+  const id = liveIdOf(r.value);
+  return id ? { sessionId: id } : { error: 'the core did not say which session it opened' };
+}
+
+export function openLiveSessionTab(sessionId: string, title: string): string {
+  const tabs = useTabs.getState();
+  const existing = Object.values(tabs.tabs).find((t) => t.kind === 'session' && t.props.sessionId === sessionId);
+  if (existing) {
+    tabs.activate(existing.id);
+    return existing.id;
+  }
+  return tabs.open({ kind: 'session', title, props: { sessionId } });
+}
+
+/** Every entry of a session (pages of 500), at most `max`. */
+export async function loadAllEntries(api: Api, sessionId: string, max = 20_000): Promise<HistoryEntry[]> {
+  const out: HistoryEntry[] = [];
+  for (let offset = 0; offset < max; ) {
+    const r = await api.call('history.entries', { sessionId, offset, limit: 500 });
+    if (!r.ok) throw new Error(r.error.message);
+    out.push(...r.value.entries);
+    offset += r.value.entries.length;
+    if (r.value.entries.length === 0 || offset >= r.value.total) break;
+  }
+  return out;
+}
+
+const SUMMARY_MAX = 12_000;
+
+function shorten(text: string, max: number): string {
+  const t = text.replace(/\n{3,}/g, '\n\n').trim();
+  return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
+}
+
+function relative(path: string, cwd: string): string {
+  const base = cwd.replace(/[\\/]+$/, '');
+  return path.startsWith(`${base}/`) ? path.slice(base.length + 1) : path;
+}
+
+interface TurnSummary {
+  lines: string[];
+}
+
+/**
+ * A plain-text summary of a transcript to start a new session with: each turn's request, the agent's last
+ * answer, the tools it used, then the files touched. Long sessions keep the first turn and the latest ones.
+ */
+export function summarize(session: Pick<HistorySession, 'title' | 'cwd' | 'lastActivityAt'>, agentName: string, entries: readonly HistoryEntry[]): string {
+  const turns = new Map<number, { prompt: string[]; answer: string; tools: string[]; failed: string | null }>();
+  const files = new Set<string>();
+  for (const e of entries) {
+    let t = turns.get(e.turn);
+    if (!t) turns.set(e.turn, (t = { prompt: [], answer: '', tools: [], failed: null }));
+    switch (e.kind) {
+      case 'prompt':
+        t.prompt.push(e.text || (e.prompt ?? []).map((b) => (b.type === 'resource_link' ? `@${b.name}` : b.type === 'resource' ? `@${basename(b.uri)}` : '')).join(' '));
+        for (const b of e.prompt ?? []) if (b.type === 'resource_link' || b.type === 'resource') t.prompt.push(`(attached ${b.uri})`);
+        break;
+      case 'agent':
+        t.answer = e.text;
+        break;
+      case 'tool':
+        if (e.tool) {
+          t.tools.push(`${e.tool.title || e.tool.kind}${e.tool.status === 'failed' ? ' (failed)' : ''}`);
+          for (const p of e.tool.paths) files.add(relative(p, session.cwd));
+          for (const d of e.tool.diffs) files.add(relative(d.path, session.cwd));
+        }
+        break;
+      case 'write':
+        if (e.write) files.add(relative(e.write.path, session.cwd));
+        break;
+      case 'stop':
+        t.failed = e.stop?.error?.message ?? e.stop?.stopReason ?? 'failed';
+        break;
+    }
+  }
+  const blocks: TurnSummary[] = [];
+  for (const [n, t] of [...turns].sort((a, b) => a[0] - b[0])) {
+    const lines: string[] = [];
+    if (n > 0) lines.push(`Turn ${n}`);
+    const prompt = t.prompt.join('\n').trim();
+    if (prompt) lines.push(`Me: ${shorten(prompt, 1200)}`);
+    if (t.tools.length) lines.push(`Tools: ${shorten(t.tools.slice(0, 12).join('; ') + (t.tools.length > 12 ? `; and ${t.tools.length - 12} more` : ''), 800)}`);
+    if (t.answer.trim()) lines.push(`You: ${shorten(t.answer, 1500)}`);
+    if (t.failed) lines.push(`(This turn failed: ${shorten(t.failed, 300)})`);
+    if (lines.length > (n > 0 ? 1 : 0)) blocks.push({ lines });
+  }
+  const head = `I am continuing an earlier session${session.title ? ` (“${session.title}”)` : ''} that I had with ${agentName} in ${session.cwd}, last active ${formatDateTime(
+    session.lastActivityAt,
+  )}. Here is what happened there, oldest first:`;
+  const fileList = [...files].slice(0, 60);
+  const tail = [
+    ...(fileList.length ? [`Files touched: ${fileList.join(', ')}${files.size > fileList.length ? `, and ${files.size - fileList.length} more` : ''}`] : []),
+    'Please pick up from where that session ended: check the current state of these files before changing anything.',
+  ].join('\n\n');
+  // Keep the first turn and as many of the latest turns as fit.
+  const texts = blocks.map((b) => b.lines.join('\n'));
+  const first = texts.slice(0, 1);
+  let budget = SUMMARY_MAX - head.length - tail.length - (first[0]?.length ?? 0) - 40;
+  const latest: string[] = [];
+  for (let i = texts.length - 1; i >= 1; i--) {
+    const t = texts[i]!;
+    if (t.length + 2 > budget && latest.length > 0) break;
+    latest.unshift(t);
+    budget -= t.length + 2;
+  }
+  const skipped = Math.max(0, texts.length - first.length - latest.length);
+  const text = [head, ...first, ...(skipped ? [`(${skipped} turn${skipped === 1 ? '' : 's'} left out)`] : []), ...latest, tail].join('\n\n');
+  return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1)}…` : text;
+}

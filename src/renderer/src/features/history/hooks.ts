@@ -1,0 +1,54 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { ParamsOf, ResultOf } from '../../../../shared/contract';
+import { useApi } from '../../app/api-context';
+import { agentName, syncAgents, useAgents } from '../agents/store';
+import { pollSoon, syncHistory, useHistory } from './store';
+
+export type HistoryList = ResultOf<'history.list'>;
+
+/** history.list with these params, fetched again whenever the history changes. */
+export function useHistoryList(params: ParamsOf<'history.list'>): { data: HistoryList | null; error: string | null; loading: boolean } {
+  const api = useApi();
+  const version = useHistory((s) => s.version + s.activity);
+  const key = JSON.stringify(params);
+  const [state, setState] = useState<{ data: HistoryList | null; error: string | null; loading: boolean }>({ data: null, error: null, loading: true });
+  useEffect(() => {
+    syncHistory(api);
+    syncAgents(api);
+  }, [api]);
+  useEffect(() => {
+    let stale = false;
+    setState((s) => ({ ...s, loading: true }));
+    void api.call('history.list', JSON.parse(key) as ParamsOf<'history.list'>).then((r) => {
+      if (stale) return;
+      setState(r.ok ? { data: r.value, error: null, loading: false } : (s) => ({ ...s, error: r.error.message, loading: false }));
+    });
+    return () => {
+      stale = true;
+    };
+  }, [api, key, version]);
+  // While old messages are still being indexed, look again in a moment.
+  const indexing = state.data && !state.data.indexing.done;
+  useEffect(() => {
+    if (indexing) pollSoon();
+  }, [indexing, state.data]);
+  return state;
+}
+
+/** Agent display names by id (falls back to the id for agents that were removed). */
+export function useAgentNames(): (agentId: string) => string {
+  const agents = useAgents((s) => s.agents);
+  return useMemo(() => {
+    const cache = new Map<string, string>();
+    return (id: string) => {
+      let n = cache.get(id);
+      if (n === undefined) cache.set(id, (n = agentName(agents, id)));
+      return n;
+    };
+  }, [agents]);
+}
+
+/** Ids of this run's live sessions. */
+export function useLiveSessions(): Record<string, unknown> {
+  return useAgents((s) => s.sessions);
+}

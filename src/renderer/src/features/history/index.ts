@@ -1,0 +1,35 @@
+import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/registry';
+import { registerShortcut } from '../../app/shortcuts';
+import { openHistoryTab } from './actions';
+import { HistorySection } from './HistorySection';
+import { HistoryTab } from './HistoryTab';
+import { openSearch } from './store';
+import { TranscriptTab, transcriptProps } from './TranscriptTab';
+import './history.css';
+
+registerSidebarSection({ id: 'history', title: 'History', order: 20, view: HistorySection });
+
+registerTabKind('history', { view: HistoryTab, icon: '≡', persist: () => ({}) });
+registerTabKind('transcript', {
+  view: TranscriptTab,
+  icon: '¶',
+  // Reopens the same session (at its end: a search hit's position is not kept).
+  persist: (tab) => {
+    const p = transcriptProps(tab.props);
+    return p ? { sessionId: p.sessionId, ...(p.agentId ? { agentId: p.agentId } : {}), ...(p.cwd ? { cwd: p.cwd } : {}) } : null;
+  },
+});
+
+registerLauncherAction({
+  id: 'history',
+  label: 'History',
+  description: 'Past sessions by project and agent; search all of them',
+  order: 200,
+  run: () => void openHistoryTab(),
+});
+
+for (const keys of ['Mod+Shift+F', 'Mod+K']) {
+  registerShortcut({ keys, description: 'Search history', inTerminal: true, run: () => openSearch() });
+}
+
+export { openHistoryTab, openTranscript } from './actions';

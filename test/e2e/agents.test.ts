@@ -1,0 +1,146 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+import { startAppServer, tempDir, type AppServer } from '../support/app-server';
+import { launchBrowser, openApp } from '../support/browser';
+
+/** The Agents sidebar in Chromium: adding, editing, restarting, logs, signing in (three ways), removing. */
+
+let app: AppServer;
+let browser: Browser;
+let work: string;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  work = realpathSync(tempDir('sb-agents-work-'));
+  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+}, 90_000);
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.close().catch(() => {});
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+async function open(): Promise<Page> {
+  const { page, context } = await openApp(browser, app.url);
+  contexts.push(context);
+  await page.getByTestId('workspace').waitFor();
+  return page;
+}
+
+const sidebar = (page: Page) => page.getByTestId('sidebar-agents');
+const row = (page: Page, name: string) => sidebar(page).getByTestId('agent-row').filter({ hasText: name });
+
+async function addAgent(page: Page, name: string, env: string): Promise<Locator> {
+  const { command, args } = scenarioAgentCommand();
+  await sidebar(page).getByTestId('add-custom-agent').click();
+  const form = page.getByTestId('agent-form');
+  await form.getByTestId('agent-name').fill(name);
+  await form.getByTestId('agent-command').fill(command);
+  await form.getByTestId('agent-args').fill(args.join('\n'));
+  await form.getByTestId('agent-env').fill(env);
+  await form.getByTestId('agent-save').click();
+  await form.waitFor({ state: 'detached' });
+  const r = row(page, name);
+  await r.waitFor();
+  return r;
+}
+
+/** Starts a session with the agent from its sidebar row (the + button opens the new-session dialog). */
+async function startFromSidebar(page: Page, r: Locator): Promise<Locator> {
+  await r.getByTestId('agent-new-session').click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByTestId('new-session-folder').fill(work);
+  await dialog.getByTestId('new-session-start').click();
+  await dialog.waitFor({ state: 'detached' });
+  const tab = page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
+  await tab.waitFor({ timeout: 30_000 });
+  return tab;
+}
+
+describe('agents sidebar', () => {
+  it('edits overrides and the compat flag, restarts, shows the log, removes', async () => {
+    const page = await open();
+    const r = await addAgent(page, 'Editable', 'FOO=bar');
+    await r.locator('.agent-name').click();
+    await r.getByTestId('agent-details').waitFor();
+
+    await r.getByRole('button', { name: 'Start', exact: true }).click();
+    await r.and(page.locator('[data-state=running]')).waitFor({ timeout: 30_000 });
+    const pid = async () => /pid (\d+)/.exec(await r.getByTestId('agent-state').innerText())?.[1];
+    const first = await pid();
+    expect(first).toBeTruthy();
+    await r.getByTestId('agent-restart').click();
+    await expect.poll(pid, { timeout: 30_000 }).not.toBe(first);
+    await r.and(page.locator('[data-state=running]')).waitFor();
+
+    await r.getByTestId('agent-edit').click();
+    const form = page.getByTestId('agent-form');
+    await expect(form.getByTestId('agent-env').inputValue()).resolves.toBe('FOO=bar');
+    await form.getByTestId('agent-env').fill('FOO=baz\nEXTRA=1');
+    await form.getByTestId('agent-compat-missing-file').check();
+    await form.getByTestId('agent-save').click();
+    await form.waitFor({ state: 'detached' });
+    // Reopened, the form shows what was saved (it came back from the core).
+    await r.getByTestId('agent-edit').click();
+    await expect(form.getByTestId('agent-env').inputValue()).resolves.toBe('FOO=baz\nEXTRA=1');
+    await expect(form.getByTestId('agent-compat-missing-file').isChecked()).resolves.toBe(true);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+
+    await r.getByTestId('agent-log-button').click();
+    const log = page.locator('.tab-panel:not([hidden]) [data-testid=agent-log]');
+    await log.getByTestId('agent-log-text').filter({ hasText: 'spawn' }).waitFor();
+
+    await r.getByTestId('agent-remove').click();
+    await r.getByRole('button', { name: 'Yes' }).click();
+    await r.waitFor({ state: 'detached' });
+  });
+
+  it('env-var sign-in: a password field, the session waiting for it continues', async () => {
+    const page = await open();
+    const r = await addAgent(page, 'Keyed', 'SCENARIO_AUTH=env_var');
+    const tab = await startFromSidebar(page, r);
+    const banner = tab.getByTestId('session-auth');
+    await banner.waitFor({ timeout: 30_000 });
+    await page.locator('[role=tab][aria-selected=true].status-attention').waitFor();
+    const field = banner.locator('input[name=SCENARIO_API_KEY]');
+    await expect(field.getAttribute('type')).resolves.toBe('password');
+    await field.fill('good-key');
+    await banner.getByRole('button', { name: 'Save and sign in' }).click();
+    await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
+    const input = tab.getByTestId('prompt-input');
+    await input.fill('hello');
+    await input.press('Enter');
+    await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
+  });
+
+  it('agent sign-in: one button', async () => {
+    const page = await open();
+    const r = await addAgent(page, 'Agent login', 'SCENARIO_AUTH=agent');
+    const tab = await startFromSidebar(page, r);
+    const banner = tab.getByTestId('session-auth');
+    await banner.waitFor({ timeout: 30_000 });
+    await banner.getByRole('button', { name: 'Log in' }).click();
+    await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
+  });
+
+  it('terminal sign-in: runs in a terminal tab you can see; the agent restarts signed in', async () => {
+    const page = await open();
+    const marker = join(tempDir('sb-auth-'), 'logged-in');
+    const r = await addAgent(page, 'Terminal login', `SCENARIO_AUTH=terminal\nSCENARIO_AUTH_FILE=${marker}`);
+    const tab = await startFromSidebar(page, r);
+    const banner = tab.getByTestId('session-auth');
+    await banner.waitFor({ timeout: 30_000 });
+    await banner.getByRole('button', { name: /Log in in a terminal/ }).click();
+    const auth = page.locator('.tab-panel:not([hidden]) [data-testid=auth-terminal]');
+    await auth.locator('.xterm-rows', { hasText: 'Logged in to the scenario agent.' }).waitFor({ timeout: 30_000 });
+    await auth.getByText('Process exited with code 0').waitFor();
+    expect(existsSync(marker)).toBe(true);
+    await page.locator('[role=tab]', { hasText: 'Terminal login' }).first().click();
+    await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
+  });
+});
