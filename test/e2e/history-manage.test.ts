@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
@@ -12,6 +13,7 @@ const now = Date.now();
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 const servers: AppServer[] = [];
+const dirs: string[] = [];
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -19,6 +21,7 @@ beforeAll(async () => {
 afterEach(async () => {
   for (const c of contexts.splice(0)) await c.close().catch(() => {});
   for (const s of servers.splice(0)) await s.stop();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 afterAll(async () => {
   await browser?.close();
@@ -28,6 +31,7 @@ async function start(seed: boolean): Promise<Page> {
   let dataDir: string | undefined;
   if (seed) {
     dataDir = tempDir('sb-history-manage-');
+    dirs.push(dataDir);
     const mk = (acp: string, at: number, prompt: string) => new AcpScript(acp, at).start('/work/app').turn(prompt, `Done: ${prompt}`).messages;
     seedHistory(dataDir, {
       agents: [{ id: 'claude', name: 'Claude Code', command: 'false' }],

@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
@@ -19,6 +19,7 @@ const now = Date.now();
 let app: AppServer;
 let browser: Browser;
 let work: string;
+let dataDir: string;
 const contexts: BrowserContext[] = [];
 
 function sessions(): SeedSession[] {
@@ -64,7 +65,7 @@ function sessions(): SeedSession[] {
 
 beforeAll(async () => {
   work = realpathSync(tempDir('sb-history-work-'));
-  const dataDir = tempDir('sb-history-data-');
+  dataDir = tempDir('sb-history-data-');
   const { command, args } = scenarioAgentCommand();
   // A past session with the scripted agent in a real folder, to continue it.
   const old = new AcpScript('acp-old', now - 4 * DAY).start(work);
@@ -87,6 +88,7 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.stop();
+  for (const dir of [dataDir, work]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A fresh page with no tabs open (the saved layout of an earlier test is closed). */

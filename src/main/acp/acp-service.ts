@@ -2,6 +2,8 @@ import { randomUUID, createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
+import { createThread, threadFromWire } from '../../shared/acp-thread';
 import { IpcFailure } from '../../shared/contract';
 import type { AgentSummary } from '../../shared/contract/sessions';
 import { AgentRepository, type AgentRecord } from '../agents/agent-repository';
@@ -409,9 +411,54 @@ export class AcpService implements Disposable, AcpHost {
     return { path: row.path, deleted };
   }
 
+  /** A stored session back on its agent: resumed when the agent can, else loaded (replayed). */
+  async reopenSession(sessionId: string) {
+    const live = this.sessions.get(sessionId);
+    if (live && live.status !== 'failed') return live.info();
+    const row = this.db().prepare('SELECT agent_id, acp_session_id, cwd, title FROM sessions WHERE id = ? AND deleted_at IS NULL').get(sessionId) as
+      | { agent_id: string; acp_session_id: string | null; cwd: string; title: string | null }
+      | undefined;
+    if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
+    if (!row.acp_session_id) throw new IpcFailure('unavailable', 'the agent never created this session');
+    this.record(row.agent_id);
+    const rt = this.runtime(row.agent_id);
+    await rt.ensureStarted();
+    const caps = rt.capabilities;
+    const mode = caps?.sessionCapabilities?.resume ? 'resume' : caps?.loadSession ? 'load' : null;
+    if (!mode) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
+    if (!existsSync(row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
+    const session = new LiveSession(sessionId, rt, this, row.cwd, []);
+    session.acpSessionId = row.acp_session_id;
+    // Resumed: the agent does not replay, so the thread starts from the stored messages.
+    const log = this.messageLog();
+    session.seed(mode === 'resume' && log ? threadFromWire(log.read(sessionId)) : createThread(), row.title);
+    this.sessions.set(sessionId, session);
+    try {
+      await session.open(mode);
+    } catch (e) {
+      this.sessions.delete(sessionId);
+      throw e;
+    }
+    return session.info();
+  }
+
+  /** session/list of the agent (when advertised). */
+  async listAgentSessions(agentId: string, cwd?: string, cursor?: string) {
+    this.record(agentId);
+    const rt = this.runtime(agentId);
+    await rt.ensureStarted();
+    if (!rt.capabilities?.sessionCapabilities?.list) throw new IpcFailure('unavailable', 'this agent does not list its sessions');
+    const res = await rt
+      .request<ListSessionsResponse>('session/list', { ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) })
+      .catch((e: Error) => {
+        throw new IpcFailure('agent_error', e.message);
+      });
+    return { sessions: Array.isArray(res?.sessions) ? res.sessions : [], nextCursor: typeof res?.nextCursor === 'string' ? res.nextCursor : null };
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
-    for (const s of [...this.sessions.values()]) await s.close().catch(() => {});
+    for (const s of [...this.sessions.values()]) await s.close(false).catch(() => {});
     await Promise.all([...this.runtimes.values()].map((rt) => rt.stop().catch(() => {})));
     await this.terminals.dispose();
     this.ownLog?.log.flush();
@@ -474,6 +521,8 @@ function registerHandlers(router: Router, acp: AcpService): void {
     return {};
   });
   router.handle('sessions.state', ({ sessionId }) => acp.live(sessionId).snapshot());
+  router.handle('sessions.reopen', ({ sessionId }) => acp.reopenSession(sessionId));
+  router.handle('agents.listSessions', ({ agentId, cwd, cursor }) => acp.listAgentSessions(agentId, cwd, cursor));
   router.handle('sessions.live', () => ({ sessions: acp.listLive() }));
   router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => acp.live(sessionId).mentionSearch(query, limit));
   router.handle('sessions.fileWrites', ({ sessionId }) => ({ writes: acp.fileWrites().list(sessionId) }));

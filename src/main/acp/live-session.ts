@@ -2,6 +2,7 @@ import {
   RequestError,
   type CreateTerminalRequest,
   type CreateTerminalResponse,
+  type LoadSessionResponse,
   type NewSessionResponse,
   type PromptResponse,
   type ReadTextFileRequest,
@@ -112,6 +113,12 @@ export class LiveSession {
     };
   }
 
+  /** Starts the thread from what is already stored (a reopened session). */
+  seed(thread: ThreadState, title: string | null): void {
+    this.thread = thread;
+    this.title = title;
+  }
+
   snapshot(): SessionSnapshot {
     return { session: this.info(), thread: this.thread, n: this.n, queue: this.queue, permissions: [...this.permissions.values()].map((p) => p.info) };
   }
@@ -151,8 +158,11 @@ export class LiveSession {
 
   // ───────────── setup ─────────────
 
-  /** session/new (or session/resume after the agent restarted). Auth errors leave it in auth_required. */
-  async open(mode: 'new' | 'resume'): Promise<void> {
+  /**
+   * session/new; session/resume (after an agent restart, or reopening a stored session); session/load
+   * (the agent replays the conversation as updates). Auth errors leave the session in auth_required.
+   */
+  async open(mode: 'new' | 'resume' | 'load'): Promise<void> {
     const caps = this.runtime.capabilities;
     const dirs = caps?.sessionCapabilities?.additionalDirectories ? this.requestedDirectories : [];
     this.additionalDirectories = dirs;
@@ -163,7 +173,7 @@ export class LiveSession {
     const params = { cwd: this.cwd, mcpServers: servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
     this.gone = false;
     this.setStatus('starting');
-    let result: NewSessionResponse | ResumeSessionResponse;
+    let result: NewSessionResponse | ResumeSessionResponse | LoadSessionResponse;
     try {
       if (mode === 'new') {
         this.runtime.expectNewSession(this.id);
@@ -174,8 +184,10 @@ export class LiveSession {
         this.db(() => this.host.rows().setAcpSessionId(this.id, res.sessionId));
         result = res;
       } else {
+        // Bound first: session/load replays the conversation before it answers.
         this.runtime.bind(this.acpSessionId!, this.id);
-        result = await this.runtime.request<ResumeSessionResponse>('session/resume', { sessionId: this.acpSessionId, ...params });
+        const method = mode === 'resume' ? 'session/resume' : 'session/load';
+        result = await this.runtime.request<ResumeSessionResponse>(method, { sessionId: this.acpSessionId, ...params });
       }
     } catch (e) {
       if (e instanceof RequestError && e.code === AUTH_REQUIRED) {
@@ -524,12 +536,13 @@ export class LiveSession {
     void this.host.terminals.releaseSession(this.id);
   }
 
-  async close(): Promise<void> {
+  /** `tellAgent: false` on app shutdown (the agent is about to be stopped anyway). */
+  async close(tellAgent = true): Promise<void> {
     if (this.status === 'closed') return;
     if (this.turn) this.cancel(false);
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
     const canClose = Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
-    if (canClose && this.acpSessionId && this.runtime.connected) {
+    if (tellAgent && canClose && this.acpSessionId && this.runtime.connected) {
       await Promise.race([this.runtime.request('session/close', { sessionId: this.acpSessionId }).catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
     }
     this.setStatus('closed');

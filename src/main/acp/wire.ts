@@ -204,10 +204,26 @@ export class AcpWire {
     return sessionId;
   }
 
+  /** Switchboard sessions whose session/new is in flight. */
+  private pendingNewSessions(): string[] {
+    const out: string[] = [];
+    for (const p of this.c2a.values()) if (p.method === 'session/new' && p.sessionId !== null) out.push(p.sessionId);
+    return out;
+  }
+
   private prepareUpdate(msg: Record<string, unknown>, text: string): Prepared {
     const params = msg.params;
     const acpId = isRecord(params) && typeof params.sessionId === 'string' ? params.sessionId : null;
-    const sessionId = acpId !== null ? this.hooks.sessionOf(acpId) : undefined;
+    let sessionId = acpId !== null ? this.hooks.sessionOf(acpId) : undefined;
+    if (sessionId === undefined && acpId !== null) {
+      // An update for a session whose session/new has not been answered yet (some agents announce
+      // commands first): with one session/new in flight, it can only be that one.
+      const pending = this.pendingNewSessions();
+      if (pending.length === 1) {
+        sessionId = pending[0]!;
+        this.hooks.bindSession(acpId, sessionId);
+      }
+    }
     if (!isRecord(params) || sessionId === undefined) {
       this.agentLog.write('a2c', text);
       return {

@@ -41,7 +41,8 @@ export class AppCore implements Disposable {
     this.ptys = this.disposables.add(new PtyHost());
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
-    this.own(registerAcpService(this));
+    // One MessageLog for the store; the history index is attached to it when it is first used.
+    this.own(registerAcpService(this, { onMessageLog: (log) => this.history.attach(log) }));
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
     this.history.start();

@@ -126,39 +126,44 @@ function matchesSlow(text: string, phrases: Phrase[]): Match[] {
   return out;
 }
 
-const TOKEN_AT = /[\p{L}\p{N}\p{Co}]+/uy;
-const SEPARATORS_AT = /[^\p{L}\p{N}\p{Co}]*/uy;
-const TOKEN_BEFORE = /[\p{L}\p{N}\p{Co}]$/u;
+const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
+
+/** Whether the character at i is a token character (cheap for ASCII). */
+function tokenCharAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
+  if (c >= 0xdc00 && c <= 0xdfff && i > 0) return TOKEN_CHAR.test(String.fromCodePoint(s.codePointAt(i - 1)!));
+  return TOKEN_CHAR.test(String.fromCodePoint(s.codePointAt(i)!));
+}
 
 /**
  * The same, fast: finds each phrase's first token with indexOf in the lower-cased text and checks the
  * token boundaries there. Only for ASCII query tokens and texts whose lower case keeps their length.
  */
-function matchesFast(text: string, lower: string, phrases: Phrase[], limit = 64): Match[] {
+function matchesFast(lower: string, phrases: Phrase[], limit = 16): Match[] {
   const out: Match[] = [];
+  const n = lower.length;
   phrases.forEach((p, index) => {
     const want = p.tokens.map((t) => t.toLowerCase());
     if (want.length === 0) return;
     let found = 0;
     for (let pos = lower.indexOf(want[0]!); pos >= 0 && found < limit; pos = lower.indexOf(want[0]!, pos + 1)) {
-      if (pos > 0 && TOKEN_BEFORE.test(lower.slice(Math.max(0, pos - 2), pos))) continue;
+      if (pos > 0 && tokenCharAt(lower, pos - 1)) continue;
       let at = pos;
       let ok = true;
       for (let k = 0; ok && k < want.length; k++) {
-        if (k > 0) {
-          SEPARATORS_AT.lastIndex = at;
-          SEPARATORS_AT.exec(lower);
-          at = SEPARATORS_AT.lastIndex;
-        }
-        TOKEN_AT.lastIndex = at;
-        const m = TOKEN_AT.exec(lower);
-        if (!m) {
+        if (k > 0) while (at < n && !tokenCharAt(lower, at)) at++;
+        const w = want[k]!;
+        if (!lower.startsWith(w, at)) {
           ok = false;
           break;
         }
+        let end = at + w.length;
+        const whole = end >= n || !tokenCharAt(lower, end);
         const last = k === want.length - 1;
-        ok = last && p.prefix ? m[0].startsWith(want[k]!) : m[0] === want[k];
-        at = m.index + m[0].length;
+        if (!whole && !(last && p.prefix)) ok = false;
+        while (end < n && tokenCharAt(lower, end)) end++;
+        at = end;
       }
       if (ok) {
         out.push({ start: pos, end: at, phrase: index });
@@ -190,7 +195,7 @@ function matches(text: string, phrases: Phrase[]): Match[] {
   if (words.every((p) => p.tokens.every((t) => ASCII.test(t)))) {
     const lower = text.toLowerCase();
     if (lower.length === text.length) {
-      const fast = matchesFast(text, lower, words);
+      const fast = matchesFast(lower, words);
       if (fast.length > 0 || ASCII.test(text)) found = fast;
     }
   }
@@ -207,7 +212,10 @@ const SNIPPET = 180;
  */
 export function highlight(text: string, phrases: Phrase[], width = SNIPPET): HighlightedText | null {
   const found = matches(text, phrases);
-  if (found.length === 0) return null;
+  return found.length === 0 ? null : snippetAround(text, found, phrases.length, width);
+}
+
+function snippetAround(text: string, found: Match[], phraseCount: number, width = SNIPPET): HighlightedText {
   // The window starting shortly before a match that covers the most distinct phrases.
   let best = 0;
   let bestScore = -1;
@@ -218,7 +226,7 @@ export function highlight(text: string, phrases: Phrase[], width = SNIPPET): Hig
       bestScore = seen.size;
       best = i;
     }
-    if (bestScore === phrases.length) break;
+    if (bestScore === phraseCount) break;
   }
   let start = Math.max(0, found[best]!.start - Math.floor(width / 4));
   let end = Math.min(text.length, start + width);
@@ -349,8 +357,18 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     const row = entry.get(r.id) as EntryRow;
     const draft = draftFromRow(row);
     const text = entryText(draft, INDEX_CAPS);
+    const inBody = matches(text.body, phrases);
+    let inPaths: Match[] | null = null;
+    const pathText = (): string => text.paths.join('\n');
     // A long prefix was looked up by its start: keep the hit only if the whole prefix is there.
-    if (check.length && !check.every((p) => highlight(text.body, [p]) ?? highlight(text.paths.join('\n'), [p]))) continue;
+    if (check.length) {
+      const seen = new Set(inBody.map((m) => m.phrase));
+      if (!check.every((p) => seen.has(phrases.indexOf(p)))) {
+        inPaths = matches(pathText(), phrases);
+        for (const m of inPaths) seen.add(m.phrase);
+        if (!check.every((p) => seen.has(phrases.indexOf(p)))) continue;
+      }
+    }
     perSession.set(r.session_id, n + 1);
     let session = sessions.get(r.session_id);
     if (!session) {
@@ -358,8 +376,12 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       session = { title: row.title, agentId: row.agent_id, cwd: row.cwd };
       sessions.set(r.session_id, session);
     }
-    const snippet = highlight(text.body, phrases) ??
-      highlight(text.paths.join('\n'), phrases) ?? { text: head(text.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
+    if (!inBody.length) inPaths ??= matches(pathText(), phrases);
+    const snippet = inBody.length
+      ? snippetAround(text.body, inBody, phrases.length)
+      : inPaths?.length
+        ? snippetAround(pathText(), inPaths, phrases.length)
+        : { text: head(text.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
     hits.push({
       sessionId: r.session_id,
       entryId: r.id,

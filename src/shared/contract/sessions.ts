@@ -4,6 +4,7 @@ import type {
   Implementation,
   PermissionOption,
   SessionConfigOption,
+  SessionInfo as AcpSessionInfo,
   ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
 import { z } from 'zod';
@@ -278,6 +279,11 @@ export const sessionRequests = {
   ),
   /** `logout` when advertised; forgets stored env-var secrets (restarting the agent if there were any). */
   'agents.logout': request(aid, empty),
+  /** The agent's own session list (session/list, when advertised). */
+  'agents.listSessions': request(
+    z.object({ agentId: agentIdSchema, cwd: absolutePath.optional(), cursor: z.string().max(10_000).optional() }).strict(),
+    z.object({ sessions: z.array(z.custom<AcpSessionInfo>()), nextCursor: z.string().nullable() }),
+  ),
 
   'sessions.create': request(
     z
@@ -316,6 +322,11 @@ export const sessionRequests = {
   ),
   'sessions.queue.clear': request(sid, queueResult),
   'sessions.close': request(sid, empty),
+  /**
+   * A stored (closed, or failed after an agent exit) session live again: session/resume when the agent
+   * advertises it (the thread starts from the stored messages), else session/load (the agent replays it).
+   */
+  'sessions.reopen': request(sid, sessionInfoSchema),
   /** Full current state of a live session, for a view that attaches. */
   'sessions.state': request(sid, sessionSnapshotSchema),
   /** Live (not closed) sessions of this run. */

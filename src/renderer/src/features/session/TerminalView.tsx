@@ -11,7 +11,7 @@ function makeTerminal(scheme: 'light' | 'dark', rows: number, interactive: boole
   const t = new Terminal({
     fontFamily: FONT,
     fontSize: 12,
-    rows: interactive ? rows : 2,
+    rows: interactive ? rows : 3,
     cols: 100,
     scrollback: 5000,
     disableStdin: !interactive,
@@ -35,11 +35,12 @@ function fitCols(t: Terminal, fit: FitAddon): void {
   }
 }
 
-/** Grows a read-only terminal to the lines its output uses (between 2 and `max`). */
+/** Grows a read-only terminal to the lines its output uses (between 3 and `max`). */
 function growRows(t: Terminal, max: number): void {
   const buf = t.buffer.active;
-  const used = buf.baseY + buf.cursorY + (buf.cursorX > 0 ? 1 : 0);
-  const want = Math.max(2, Math.min(max, used));
+  // Every line written so far, the cursor's included.
+  const used = buf.baseY + buf.cursorY + 1;
+  const want = Math.max(3, Math.min(max, used));
   if (want > t.rows) t.resize(t.cols, want);
 }
 

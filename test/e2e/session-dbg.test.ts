@@ -1,0 +1,541 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+import { startAppServer, tempDir, type AppServer } from '../support/app-server';
+import { launchBrowser, openApp } from '../support/browser';
+
+/**
+ * The session UI end to end in Chromium: the built app in browser mode, the scripted scenario agent
+ * (a real ACP process) added as a custom agent through the sidebar, and what a user sees in the tab.
+ */
+
+let app: AppServer;
+let browser: Browser;
+let work: string;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  work = realpathSync(tempDir('sb-session-work-'));
+  mkdirSync(join(work, 'src'), { recursive: true });
+  writeFileSync(join(work, 'README.md'), '# Demo project\n');
+  writeFileSync(join(work, 'src', 'alpha-target.ts'), 'export const alpha = 1;\n');
+  uiAgentPath = join(tempDir('sb-ui-agent-'), 'ui-agent.mjs');
+  writeFileSync(uiAgentPath, UI_AGENT);
+  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+}, 90_000);
+
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.close().catch(() => {});
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+const AGENT = 'Scenario';
+const UI_AGENT_NAME = 'UI agent';
+let uiAgentPath = '';
+
+/**
+ * A second, tiny ACP agent (plain JSON-RPC lines, no SDK) for what the scenario agent does not script:
+ * multi-line markdown streamed in chunks, a tool call carrying a diff, and an agent that accepts images.
+ */
+const UI_AGENT = String.raw`
+import { createInterface } from 'node:readline';
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+let cwd = '/';
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const update = (sessionId, u) => send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: u } });
+const say = (sessionId, text) => update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+const MARKDOWN = [
+  '## Plan of ', 'attack\n\n', '- first **item**\n', '- second item\n\n',
+  '~~~ts\nconst answer: number = 42;\n~~~\n\n',
+  '| a | b |\n|---|---|\n| 1 | 2 |\n\n',
+  '<img src=x onerror="window.__pwned=1">\n\n',
+  '<script>window.__pwned=2</script>\n\n',
+  'A [bad link](javascript:window.__pwned=3) and a [good link](https://example.com/page).\n\n',
+  'Inline data image: ![dot](data:image/png;base64,' + PNG + ') and an svg one: ![svg](data:image/svg+xml;base64,PHN2Zy8+)\n\n',
+  'The end.',
+];
+createInterface({ input: process.stdin }).on('line', async (line) => {
+  let m;
+  try { m = JSON.parse(line); } catch { return; }
+  if (m.method === 'initialize') {
+    send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, agentInfo: { name: 'ui-agent', version: '0.0.1' }, authMethods: [], agentCapabilities: { promptCapabilities: { image: true } } } });
+  } else if (m.method === 'session/new') {
+    cwd = m.params.cwd;
+    send({ jsonrpc: '2.0', id: m.id, result: { sessionId: 'ui-' + Date.now() } });
+  } else if (m.method === 'session/prompt') {
+    const sid = m.params.sessionId;
+    const blocks = m.params.prompt;
+    const text = blocks.filter((b) => b.type === 'text').map((b) => b.text).join(' ').trim();
+    if (text.startsWith('markdown')) {
+      for (const chunk of MARKDOWN) { say(sid, chunk); await new Promise((r) => setTimeout(r, 15)); }
+    } else if (text.startsWith('many')) {
+      // many <N>: N entries (alternating messages and finished tool calls) as fast as possible.
+      const n = Number(text.split(/\s+/)[1] || '1000');
+      let out = '';
+      for (let i = 0; i < n; i++) {
+        const u = i % 2 === 0
+          ? { sessionUpdate: 'agent_message_chunk', messageId: 'm' + i, content: { type: 'text', text: 'entry number ' + i } }
+          : { sessionUpdate: 'tool_call', toolCallId: 'tc' + i, title: 'tool number ' + i, kind: 'read', status: 'completed' };
+        out += JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: sid, update: u } }) + '\n';
+        if (out.length > 65536) { process.stdout.write(out); out = ''; }
+      }
+      process.stdout.write(out);
+      say(sid, 'last entry of many');
+    } else if (text.startsWith('wait')) {
+      await new Promise((r) => setTimeout(r, Number(text.split(/\s+/)[1] || '1000')));
+      say(sid, 'waited');
+    } else if (text.startsWith('diff')) {
+      const path = cwd + '/src/alpha-target.ts';
+      update(sid, { sessionUpdate: 'tool_call', toolCallId: 'edit-1', title: 'Edit src/alpha-target.ts', kind: 'edit', status: 'in_progress',
+        locations: [{ path, line: 2 }],
+        content: [{ type: 'diff', path, oldText: 'export const alpha = 1;\n', newText: 'export const alpha = 1;\nexport const beta = 2;\n' }] });
+      update(sid, { sessionUpdate: 'tool_call_update', toolCallId: 'edit-1', status: 'completed' });
+      say(sid, 'Edited.');
+    } else {
+      say(sid, 'got ' + blocks.map((b) => b.type + (b.type === 'image' ? ':' + b.mimeType + ':' + b.data.length : '')).join(','));
+    }
+    send({ jsonrpc: '2.0', id: m.id, result: { stopReason: 'end_turn' } });
+  } else if (m.id !== undefined && m.method) {
+    send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
+  }
+});
+`;
+
+
+async function open(): Promise<{ page: Page; errors: string[] }> {
+  const { page, context, errors } = await openApp(browser, app.url);
+  contexts.push(context);
+  await page.getByTestId('workspace').waitFor();
+  return { page, errors };
+}
+
+/** The visible session tab. */
+const tabPanel = (page: Page): Locator => page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
+
+/** Adds an agent with the sidebar's form (once per app server). */
+async function ensureAgent(page: Page, name: string, command: string, args: string[], env: string): Promise<void> {
+  const sidebar = page.getByTestId('sidebar-agents');
+  // The list loads asynchronously: wait for either the empty note or a row.
+  await sidebar.locator('[data-testid=agent-row], [data-testid=agents-empty]').first().waitFor();
+  if ((await sidebar.getByTestId('agent-row').filter({ hasText: name }).count()) > 0) return;
+  await sidebar.getByTestId('add-custom-agent').click();
+  const form = page.getByTestId('agent-form');
+  await form.getByTestId('agent-name').fill(name);
+  await form.getByTestId('agent-command').fill(command);
+  await form.getByTestId('agent-args').fill(args.join('\n'));
+  await form.getByTestId('agent-env').fill(env);
+  await form.getByTestId('agent-save').click();
+  await form.waitFor({ state: 'detached' });
+  await sidebar.getByTestId('agent-row').filter({ hasText: name }).waitFor();
+}
+
+/** Starts a session from the launcher (new tab page) and waits until it is ready. */
+async function startSession(page: Page, agent: 'scenario' | 'ui' = 'scenario'): Promise<Locator> {
+  const name = agent === 'scenario' ? AGENT : UI_AGENT_NAME;
+  if (agent === 'scenario') {
+    const { command, args } = scenarioAgentCommand();
+    await ensureAgent(page, AGENT, command, args, 'SCENARIO_CAPS=resume');
+  } else {
+    await ensureAgent(page, UI_AGENT_NAME, process.execPath, [uiAgentPath], '');
+  }
+  await page.locator('.pane.focused .tab-new').click();
+  const panel = page.locator('.tab-panel:not([hidden])').getByTestId('launcher-new-session');
+  await panel.waitFor();
+  await panel.getByTestId('new-session-agent').selectOption({ label: name });
+  await panel.getByTestId('new-session-folder').fill(work);
+  await panel.getByTestId('new-session-start').click();
+  const tab = tabPanel(page);
+  await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
+  return tab;
+}
+
+async function send(tab: Locator, text: string): Promise<void> {
+  const input = tab.getByTestId('prompt-input');
+  await input.fill(text);
+  await input.press('Enter');
+  await expect.poll(() => input.inputValue()).toBe('');
+}
+
+const agentMessages = (tab: Locator) => tab.getByTestId('agent-message');
+
+describe('session tab', () => {
+  it('adds an agent through the sidebar, starts a session from the launcher and streams a markdown reply', async () => {
+    const { page, errors } = await open();
+    const tab = await startSession(page);
+    await expect(tab.getByTestId('session-agent').innerText()).resolves.toMatch(/Scenario/);
+    await expect(tab.getByTestId('session-header').innerText()).resolves.toContain(work);
+
+    await send(tab, 'hello');
+    await agentMessages(tab).filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
+
+    // echo answers with the prompt's blocks as JSON: markdown inside it is rendered.
+    await send(tab, 'echo **bold move** and `inline code`');
+    const reply = agentMessages(tab).filter({ hasText: 'bold move' });
+    await reply.waitFor();
+    await expect(reply.locator('strong').first().innerText()).resolves.toBe('bold move');
+    await expect(reply.locator('code').first().innerText()).resolves.toBe('inline code');
+
+    // Every kind of update: title → tab title, usage, plan, thought, tool call.
+    await send(tab, 'updates');
+    await page.locator('[role=tab][aria-selected=true] .tab-title', { hasText: 'Scenario title' }).waitFor();
+    await tab.getByTestId('usage').filter({ hasText: '1.2k / 200k' }).waitFor();
+    await expect(tab.getByTestId('usage').innerText()).resolves.toMatch(/\$0\.01/);
+    await tab.getByTestId('plan').filter({ hasText: 'Step one' }).waitFor();
+    await tab.getByTestId('thought').first().waitFor();
+    await tab.getByTestId('tool-call').filter({ hasText: 'Read file' }).locator('[data-testid=tool-status]', { hasText: 'Done' }).waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('renders hostile markdown inert: no HTML, no script, links never navigate the app', async () => {
+    const { page, errors } = await open();
+    const tab = await startSession(page);
+    const url = page.url();
+    await send(
+      tab,
+      'echo <img src=x onerror=window.__pwned=1> [click me](javascript:window.__pwned=2) <script>window.__pwned=3</script> [safe link](https://example.com/docs) ![pic](https://example.com/t.png)',
+    );
+    const reply = agentMessages(tab).filter({ hasText: 'click me' });
+    await reply.waitFor();
+    // Raw HTML is shown as text, never parsed.
+    await expect(reply.innerText()).resolves.toContain('<img src=x onerror=window.__pwned=1>');
+    await expect(reply.innerText()).resolves.toContain('<script>');
+    expect(await reply.locator('img').count()).toBe(0);
+    expect(await reply.locator('script').count()).toBe(0);
+    // The javascript: link is not a link.
+    expect(await reply.locator('a', { hasText: 'click me' }).count()).toBe(0);
+    await reply.getByText('click me').click();
+    // The http(s) link is opened by the core (system browser), not by the page.
+    const safe = reply.locator('a', { hasText: 'safe link' });
+    await expect(safe.getAttribute('href')).resolves.toBe('https://example.com/docs');
+    await safe.click();
+    await safe.click({ button: 'middle' });
+    // A remote image is not fetched: it becomes a link.
+    expect(await reply.locator('img').count()).toBe(0);
+    await expect(reply.innerText()).resolves.toContain('pic');
+    await page.waitForTimeout(300);
+    expect(page.url()).toBe(url);
+    expect(page.context().pages()).toHaveLength(1);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+
+  it('asks for permission in the thread; answered with the keyboard; an "always" answer is reused without asking', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    await send(tab, 'permission edit');
+    const card = tab.getByTestId('permission-card');
+    await card.waitFor();
+    // Every option the agent offered, and the tab asks for attention.
+    await expect(card.getByTestId('permission-option').allInnerTexts()).resolves.toEqual([
+      expect.stringContaining('Allow once'),
+      expect.stringContaining('Always allow'),
+      expect.stringContaining('Reject'),
+      expect.stringContaining('Always reject'),
+    ]);
+    await page.locator('[role=tab][aria-selected=true].status-attention').waitFor();
+    await page.keyboard.press('1');
+    await agentMessages(tab).filter({ hasText: 'permission: selected yes-just-once' }).waitFor();
+    await card.waitFor({ state: 'detached' });
+    await tab.getByTestId('tool-call').last().locator('[data-testid=tool-status]', { hasText: 'Done' }).waitFor();
+
+    await send(tab, 'permission edit');
+    await card.waitFor();
+    await page.keyboard.press('2'); // Always allow
+    await agentMessages(tab).filter({ hasText: 'permission: selected yes-forever' }).waitFor();
+
+    await send(tab, 'permission edit');
+    await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-forever' }).count(), { timeout: 20_000 }).toBe(2);
+    await expect(tab.getByTestId('permission-card').count()).resolves.toBe(0);
+    await expect(tab.getByTestId('tool-call').count()).resolves.toBe(3);
+    await tab.getByTestId('tool-call').last().locator('[data-testid=tool-status]', { hasText: 'Done' }).waitFor();
+
+    // The rule is listed with the agent; forgetting it makes the agent ask again.
+    const agentRow = page.getByTestId('sidebar-agents').getByTestId('agent-row').filter({ hasText: AGENT });
+    await agentRow.locator('.agent-name').click();
+    const rule = agentRow.getByTestId('permission-rule').filter({ hasText: 'edit' });
+    await rule.filter({ hasText: 'always allow' }).waitFor();
+    await rule.getByRole('button', { name: /Forget/ }).click();
+    await rule.waitFor({ state: 'detached' });
+    await send(tab, 'permission edit');
+    await card.waitFor();
+    await card.getByTestId('permission-option').first().focus();
+    await page.keyboard.press('1');
+    await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-just-once' }).count()).toBe(2);
+
+    // Y / N answer with the first allow / reject option.
+    await send(tab, 'permission read');
+    await card.waitFor();
+    await page.keyboard.press('n');
+    await agentMessages(tab).filter({ hasText: 'permission: selected nope' }).waitFor();
+    await tab.getByTestId('tool-call').last().locator('[data-testid=tool-status]', { hasText: 'Failed' }).waitFor();
+  });
+
+  it.only('shows a terminal the agent runs, live in the thread', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    await send(tab, 'terminal {"command":"sh","args":["-c","echo term-out-$((6*7)); echo second line"]}');
+    const terminal = tab.getByTestId('agent-terminal');
+    await terminal.locator('.xterm-rows', { hasText: 'term-out-42' }).waitFor();
+    await expect(terminal.locator('.xterm-rows').innerText()).resolves.toContain('second line');
+    await terminal.getByText('Process exited with code 0').waitFor();
+  });
+
+  it('Esc stops a running turn and the stop reason is shown', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    await send(tab, 'slow');
+    await agentMessages(tab).filter({ hasText: 'tick 3' }).waitFor();
+    await page.locator('[role=tab][aria-selected=true].status-working').waitFor();
+    await tab.getByTestId('prompt-input').press('Escape');
+    await tab.getByTestId('stop-reason').filter({ hasText: 'Cancelled' }).waitFor();
+    await tab.getByTestId('tool-call').filter({ hasText: 'Long job' }).locator('[data-testid=tool-status]', { hasText: 'Cancelled' }).waitFor();
+    await tab.and(page.locator('[data-status=idle]')).waitFor();
+  });
+
+  it('queues prompts sent while the agent works: shown, editable, removable, then sent in order', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    await send(tab, 'slow');
+    await agentMessages(tab).filter({ hasText: 'tick 1' }).waitFor();
+    await send(tab, 'echo first-queued');
+    await send(tab, 'echo second-queued');
+    const items = tab.getByTestId('queue-item');
+    await expect.poll(() => items.count()).toBe(2);
+    // Edit the first, remove the second.
+    await items.nth(0).getByRole('button', { name: 'Edit' }).click();
+    await items.nth(0).getByRole('textbox').fill('echo edited-queued');
+    await items.nth(0).getByRole('textbox').press('Enter');
+    await items.filter({ hasText: 'edited-queued' }).waitFor();
+    await items.nth(1).getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => items.count()).toBe(1);
+    await tab.getByTestId('stop-button').click();
+    await agentMessages(tab).filter({ hasText: 'edited-queued' }).waitFor();
+    await expect.poll(() => items.count()).toBe(0);
+    await expect(agentMessages(tab).filter({ hasText: 'second-queued' }).count()).resolves.toBe(0);
+  });
+
+  it('an agent crash fails the tab; Restart brings the session back', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    await send(tab, 'crash');
+    await tab.getByTestId('session-failed').waitFor();
+    await page.locator('[role=tab][aria-selected=true].status-failed').waitFor();
+    await tab.getByTestId('turn-error').filter({ hasText: 'The agent stopped during this turn' }).waitFor();
+    await tab.getByTestId('tool-call').filter({ hasText: 'About to crash' }).locator('[data-testid=tool-status]', { hasText: 'Failed' }).waitFor();
+    await tab.getByTestId('restart-agent').click();
+    await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
+    await expect(tab.getByTestId('session-failed').count()).resolves.toBe(0);
+    await send(tab, 'hello');
+    await agentMessages(tab).filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
+    await page.locator('[role=tab][aria-selected=true]:not(.status-failed)').waitFor();
+  });
+
+  it('@ opens a file picker; the chosen file goes to the agent as a mention', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    const input = tab.getByTestId('prompt-input');
+    await input.fill('echo look at ');
+    await input.press('End');
+    await input.pressSequentially('@alph');
+    const picker = tab.getByTestId('mention-picker');
+    await picker.getByTestId('picker-item').filter({ hasText: 'src/alpha-target.ts' }).waitFor();
+    await input.press('Enter');
+    await picker.waitFor({ state: 'detached' });
+    await expect(input.inputValue()).resolves.toBe('echo look at @src/alpha-target.ts ');
+    await tab.getByTestId('mention-chip').filter({ hasText: 'src/alpha-target.ts' }).waitFor();
+    await input.press('Enter');
+    const reply = agentMessages(tab).filter({ hasText: 'resource_link' });
+    await reply.waitFor();
+    await expect(reply.innerText()).resolves.toContain(`file://${join(work, 'src', 'alpha-target.ts')}`);
+    // The user's message shows the mention as a chip.
+    await tab.getByTestId('user-message').last().locator('.mention-chip', { hasText: 'alpha-target.ts' }).waitFor();
+  });
+
+  it('streams multi-line markdown: headings, lists, highlighted code, tables; inline data images only', async () => {
+    const { page, errors } = await open();
+    const tab = await startSession(page, 'ui');
+    await send(tab, 'markdown');
+    const reply = agentMessages(tab).filter({ hasText: 'The end.' });
+    await reply.waitFor();
+    await expect(reply.locator('h2').innerText()).resolves.toBe('Plan of attack');
+    await expect(reply.locator('li').allInnerTexts()).resolves.toEqual(['first item', 'second item']);
+    await expect(reply.locator('li strong').innerText()).resolves.toBe('item');
+    await expect(reply.locator('pre code').innerText()).resolves.toContain('const answer: number = 42;');
+    expect(await reply.locator('pre code .hljs-keyword').count()).toBeGreaterThan(0);
+    expect(await reply.locator('table td').allInnerTexts()).toEqual(['1', '2']);
+    // Raw HTML lines are text; the javascript: link is not a link; only the PNG data image is shown.
+    await expect(reply.innerText()).resolves.toContain('<img src=x onerror="window.__pwned=1">');
+    await expect(reply.innerText()).resolves.toContain('<script>window.__pwned=2</script>');
+    expect(await reply.locator('a', { hasText: 'bad link' }).count()).toBe(0);
+    await expect(reply.locator('a', { hasText: 'good link' }).getAttribute('href')).resolves.toBe('https://example.com/page');
+    const imgs = reply.locator('img');
+    await expect(imgs.count()).resolves.toBe(1);
+    await expect(imgs.getAttribute('src')).resolves.toMatch(/^data:image\/png;base64,/);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a tool call diff in Monaco, side by side or inline, and opens its location', async () => {
+    const { page } = await open();
+    const tab = await startSession(page, 'ui');
+    await send(tab, 'diff');
+    const tool = tab.getByTestId('tool-call').filter({ hasText: 'Edit src/alpha-target.ts' });
+    await tool.locator('[data-testid=tool-status]', { hasText: 'Done' }).waitFor();
+    const diff = tool.locator('[data-testid=monaco-diff][data-ready=true]');
+    await diff.waitFor();
+    await diff.locator('.view-lines', { hasText: 'export const beta = 2;' }).first().waitFor();
+    await diff.locator('.monaco-diff-editor.side-by-side').waitFor();
+    await tool.getByRole('button', { name: 'Inline' }).click();
+    await expect.poll(() => diff.locator('.monaco-diff-editor.side-by-side').count()).toBe(0);
+    await tool.getByRole('button', { name: 'Side by side' }).click();
+    await diff.locator('.monaco-diff-editor.side-by-side').waitFor();
+    // The location opens the file at the line.
+    await tool.getByTestId('tool-location').filter({ hasText: 'src/alpha-target.ts:2' }).click();
+    const viewer = page.locator('.tab-panel:not([hidden]) [data-testid=file-view]');
+    await viewer.locator('[data-testid=monaco-viewer][data-ready=true] .view-lines', { hasText: 'export const beta = 2;' }).waitFor();
+    await expect(page.locator('[role=tab][aria-selected=true] .tab-title').innerText()).resolves.toBe('alpha-target.ts:2');
+  });
+
+  it('images: pasted into the prompt when the agent takes them, explained when it does not', async () => {
+    const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const paste = (input: Locator) =>
+      input.evaluate((el, b64) => {
+        const bin = atob(b64);
+        const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], 'dot.png', { type: 'image/png' }));
+        el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+      }, PNG);
+    const { page } = await open();
+    const plain = await startSession(page);
+    await paste(plain.getByTestId('prompt-input'));
+    await plain.getByTestId('composer-hint').filter({ hasText: 'does not accept images' }).waitFor();
+    expect(await plain.getByTestId('image-chip').count()).toBe(0);
+
+    const tab = await startSession(page, 'ui');
+    const input = tab.getByTestId('prompt-input');
+    await paste(input);
+    await tab.getByTestId('image-chip').waitFor();
+    await input.fill('look');
+    await input.press('Enter');
+    await agentMessages(tab).filter({ hasText: `got text,image:image/png:${PNG.length}` }).waitFor();
+    await tab.getByTestId('user-message').last().locator('img').waitFor();
+  });
+
+  it.only('files the agent wrote: listed, the change shown, reverted', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    const target = join(work, 'notes.txt');
+    writeFileSync(target, 'original text\n');
+    console.log('step', 'await send(tab, `write ${target} rewritten by the agent`);', Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    await send(tab, `write ${target} rewritten by the agent`);
+    console.log('step', 'await agentMessages(tab).filter({ hasText: \'"ok":true\' }).waitFor();', Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    await agentMessages(tab).filter({ hasText: '"ok":true' }).waitFor();
+    console.log('step', "expect(readFileSync(target, 'utf8')).toBe('rewritten by the agent');", Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    expect(readFileSync(target, 'utf8')).toBe('rewritten by the agent');
+    console.log('step', "await tab.getByTestId('files-button').filter({ hasText: 'Files changed", Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    await tab.getByTestId('files-button').filter({ hasText: 'Files changed (1)' }).click();
+    const panel = tab.getByTestId('files-panel');
+    const item = panel.getByTestId('file-write').filter({ hasText: 'notes.txt' });
+    console.log('step', "await item.getByRole('button', { name: 'notes.txt' }).click();", Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    await item.getByRole('button', { name: 'notes.txt' }).click();
+    console.log('step', "await item.locator('[data-testid=monaco-diff][data-ready=true] .view-l", Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    await item.locator('[data-testid=monaco-diff][data-ready=true] .view-lines', { hasText: 'rewritten by the agent' }).first().waitFor();
+    console.log('step', "await item.getByTestId('revert-write').click();", Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    await item.getByTestId('revert-write').click();
+    console.log('step', "await item.getByText('reverted').waitFor();", Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    await item.getByText('reverted').waitFor();
+    console.log('step', "expect(readFileSync(target, 'utf8')).toBe('original text\\n');", Date.now()); await page.screenshot({ path: '/tmp/sbdbg/files.png' });
+    expect(readFileSync(target, 'utf8')).toBe('original text\n');
+  });
+
+  it('/ opens the agent’s commands; warnings about bad agent output are shown without stopping the session', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    const input = tab.getByTestId('prompt-input');
+    await input.pressSequentially('/hel');
+    const palette = tab.getByTestId('command-palette');
+    await palette.getByTestId('picker-item').filter({ hasText: '/hello' }).waitFor();
+    await input.press('Tab');
+    await expect(input.inputValue()).resolves.toBe('/hello ');
+    await input.fill('malformed');
+    await input.press('Enter');
+    await agentMessages(tab).filter({ hasText: 'after malformed' }).waitFor();
+    await tab.getByTestId('session-warnings').filter({ hasText: /warning/ }).waitFor();
+    await tab.getByTestId('session-warnings').getByRole('button', { name: /warning/ }).click();
+    await tab.getByTestId('session-warnings').getByText('malformed line').first().waitFor();
+  });
+
+  it('a turn that ends in a background tab marks it done; a permission request notifies the desktop when unfocused', async () => {
+    const { page } = await open();
+    await page.context().grantPermissions(['notifications']);
+    const tab = await startSession(page, 'ui');
+    const sessionTab = page.locator('[role=tab]', { hasText: UI_AGENT_NAME }).last();
+    await send(tab, 'wait 1500');
+    await page.locator('.pane.focused .tab-new').click(); // the session tab goes to the background
+    await sessionTab.and(page.locator('.status-done')).waitFor();
+    await sessionTab.click();
+    await agentMessages(tab).filter({ hasText: 'waited' }).waitFor();
+    await expect.poll(() => sessionTab.getAttribute('class')).not.toContain('status-done');
+
+    const scenario = await startSession(page);
+    await page.evaluate(() => {
+      const w = window as unknown as { __notes: string[]; Notification: typeof Notification };
+      w.__notes = [];
+      const Base = w.Notification;
+      w.Notification = class extends Base {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          w.__notes.push(title);
+        }
+      };
+      document.hasFocus = () => false;
+    });
+    await send(scenario, 'permission execute');
+    await scenario.getByTestId('permission-card').waitFor();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes)).toEqual(['Scenario asks for permission']);
+    await page.keyboard.press('3'); // Reject
+    await agentMessages(scenario).filter({ hasText: 'permission: selected nope' }).waitFor();
+  });
+
+  it('a 10,000-entry thread stays virtualized and re-attaches after a reload', async () => {
+    const { page, errors } = await open();
+    const tab = await startSession(page, 'ui');
+    await send(tab, 'many 10000');
+    await agentMessages(tab).filter({ hasText: 'last entry of many' }).waitFor({ timeout: 60_000 });
+    const rows = tab.locator('.thread-row');
+    expect(await rows.count()).toBeLessThan(80);
+    // Scrolled to the top, the first entries are mounted instead.
+    await tab.getByTestId('thread').evaluate((el) => (el.scrollTop = 0));
+    await tab.getByTestId('agent-message').filter({ hasText: /^entry number 0$/ }).waitFor();
+    expect(await rows.count()).toBeLessThan(80);
+    // The tab survives a page reload: it attaches to the live session's snapshot.
+    await page.reload();
+    const again = tabPanel(page);
+    await agentMessages(again).filter({ hasText: 'last entry of many' }).waitFor({ timeout: 60_000 });
+    expect(await again.locator('.thread-row').count()).toBeLessThan(80);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('changes a config option; the header shows what the agent answered', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    const model = tab.locator('[data-testid=config-option][data-config-id=model] select');
+    await expect(model.inputValue()).resolves.toBe('fast');
+    await model.selectOption('smart');
+    await expect.poll(() => model.inputValue()).toBe('smart');
+    const think = tab.locator('[data-testid=config-option][data-config-id=think] input[type=checkbox]');
+    await think.check();
+    await expect.poll(() => think.isChecked()).toBe(true);
+    const mode = tab.locator('[data-testid=config-option][data-config-id=mode] select');
+    await mode.selectOption('code');
+    await expect.poll(() => mode.inputValue()).toBe('code');
+  });
+});
