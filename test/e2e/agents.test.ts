@@ -28,6 +28,7 @@ afterAll(async () => {
 async function open(): Promise<Page> {
   const { page, context } = await openApp(browser, app.url);
   contexts.push(context);
+  page.setDefaultTimeout(25_000);
   await page.getByTestId('workspace').waitFor();
   return page;
 }
@@ -62,7 +63,7 @@ async function startFromSidebar(page: Page, r: Locator): Promise<Locator> {
   return tab;
 }
 
-describe('agents sidebar', () => {
+describe('agents sidebar', { timeout: 90_000 }, () => {
   it('edits overrides and the compat flag, restarts, shows the log, removes', async () => {
     const page = await open();
     const r = await addAgent(page, 'Editable', 'FOO=bar');

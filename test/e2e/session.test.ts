@@ -112,6 +112,8 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
 async function open(): Promise<{ page: Page; errors: string[] }> {
   const { page, context, errors } = await openApp(browser, app.url);
   contexts.push(context);
+  // A step that never happens fails with its locator named, well before the test's own timeout.
+  page.setDefaultTimeout(25_000);
   await page.getByTestId('workspace').waitFor();
   return { page, errors };
 }
@@ -165,7 +167,7 @@ async function send(tab: Locator, text: string): Promise<void> {
 
 const agentMessages = (tab: Locator) => tab.getByTestId('agent-message');
 
-describe('session tab', () => {
+describe('session tab', { timeout: 90_000 }, () => {
   it('adds an agent through the sidebar, starts a session from the launcher and streams a markdown reply', async () => {
     const { page, errors } = await open();
     const tab = await startSession(page);

@@ -61,6 +61,8 @@ export class AcpWire {
   private readonly newSessionQueue: string[] = [];
   private ended = false;
   private closed = false;
+  private pendingItems: SplitItem[] = [];
+  private scheduled: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly transport: WireTransport,
@@ -109,25 +111,41 @@ export class AcpWire {
 
   // ───────────── agent → client ─────────────
 
-  /** Raw stdout bytes. Handled synchronously: stored (one transaction per chunk), then handed on. */
+  /**
+   * Raw stdout bytes. Lines of the chunks read in one event-loop turn are stored in one transaction,
+   * then handed on (so a flood costs a few commits, not one per chunk).
+   */
   receive(chunk: Buffer): void {
-    const items: SplitItem[] = [];
-    this.splitter.push(chunk, items);
-    this.handle(items);
+    this.splitter.push(chunk, this.pendingItems);
+    if (!this.scheduled && this.pendingItems.length > 0) {
+      this.scheduled = setImmediate(() => this.flush());
+    }
   }
 
   /** stdout ended: deliver what is left, then close the SDK side. */
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    const items: SplitItem[] = [];
-    this.splitter.end(items);
-    this.handle(items);
+    this.splitter.end(this.pendingItems);
+    this.flush();
     this.closeReadable();
   }
 
-  /** Everything received so far has been handed on (incoming lines are handled synchronously). */
+  /** Handles everything received so far, now. */
+  flush(): void {
+    if (this.scheduled) {
+      clearImmediate(this.scheduled);
+      this.scheduled = null;
+    }
+    const items = this.pendingItems;
+    if (items.length === 0) return;
+    this.pendingItems = [];
+    this.handle(items);
+  }
+
+  /** Resolves once everything received so far has been handed on. */
   drained(): Promise<void> {
+    this.flush();
     return Promise.resolve();
   }
 

@@ -136,33 +136,40 @@ function tokenCharAt(s: string, i: number): boolean {
   return TOKEN_CHAR.test(String.fromCodePoint(s.codePointAt(i)!));
 }
 
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const firstTokenRe = new WeakMap<Phrase, RegExp>();
+
 /**
- * The same, fast: finds each phrase's first token with indexOf in the lower-cased text and checks the
- * token boundaries there. Only for ASCII query tokens and texts whose lower case keeps their length.
+ * The same, fast: finds each phrase's first token with a case-insensitive search and checks the token
+ * boundaries there. Only for ASCII query tokens (no folding needed beyond case).
  */
-function matchesFast(lower: string, phrases: Phrase[], limit = 16): Match[] {
+function matchesFast(text: string, phrases: Phrase[], limit = 16): Match[] {
   const out: Match[] = [];
-  const n = lower.length;
+  const n = text.length;
   phrases.forEach((p, index) => {
+    if (p.tokens.length === 0) return;
     const want = p.tokens.map((t) => t.toLowerCase());
-    if (want.length === 0) return;
+    let re = firstTokenRe.get(p);
+    if (!re) firstTokenRe.set(p, (re = new RegExp(escapeRe(want[0]!), 'gi')));
+    re.lastIndex = 0;
     let found = 0;
-    for (let pos = lower.indexOf(want[0]!); pos >= 0 && found < limit; pos = lower.indexOf(want[0]!, pos + 1)) {
-      if (pos > 0 && tokenCharAt(lower, pos - 1)) continue;
+    for (let m = re.exec(text); m && found < limit; m = re.exec(text)) {
+      const pos = m.index;
+      re.lastIndex = pos + 1;
+      if (pos > 0 && tokenCharAt(text, pos - 1)) continue;
       let at = pos;
       let ok = true;
       for (let k = 0; ok && k < want.length; k++) {
-        if (k > 0) while (at < n && !tokenCharAt(lower, at)) at++;
+        if (k > 0) while (at < n && !tokenCharAt(text, at)) at++;
         const w = want[k]!;
-        if (!lower.startsWith(w, at)) {
+        if (text.slice(at, at + w.length).toLowerCase() !== w) {
           ok = false;
           break;
         }
         let end = at + w.length;
-        const whole = end >= n || !tokenCharAt(lower, end);
-        const last = k === want.length - 1;
-        if (!whole && !(last && p.prefix)) ok = false;
-        while (end < n && tokenCharAt(lower, end)) end++;
+        const whole = end >= n || !tokenCharAt(text, end);
+        if (!whole && !(k === want.length - 1 && p.prefix)) ok = false;
+        while (end < n && tokenCharAt(text, end)) end++;
         at = end;
       }
       if (ok) {
@@ -193,11 +200,8 @@ function matches(text: string, phrases: Phrase[]): Match[] {
   const words = phrases.map((p) => (p.path ? { tokens: [], prefix: false } : p));
   let found: Match[] | null = null;
   if (words.every((p) => p.tokens.every((t) => ASCII.test(t)))) {
-    const lower = text.toLowerCase();
-    if (lower.length === text.length) {
-      const fast = matchesFast(lower, words);
-      if (fast.length > 0 || ASCII.test(text)) found = fast;
-    }
+    const fast = matchesFast(text, words);
+    if (fast.length > 0 || ASCII.test(text)) found = fast;
   }
   found ??= matchesSlow(text, words);
   const paths = pathMatches(text, phrases);
@@ -342,11 +346,6 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   const check = phrases.filter(needsCheck);
 
   const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
-  const sessionInfo = cached(
-    db,
-    `SELECT s.agent_id, s.cwd, coalesce(h.custom_title, s.title, h.info_title, h.prompt_title, '') AS title
-     FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id = ?`,
-  );
   const sessions = new Map<string, SearchHit['session']>();
   const perSession = new Map<string, number>();
   const hits: SearchHit[] = [];
@@ -371,11 +370,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     }
     perSession.set(r.session_id, n + 1);
     let session = sessions.get(r.session_id);
-    if (!session) {
-      const row = sessionInfo.get(r.session_id) as { agent_id: string; cwd: string; title: string };
-      session = { title: row.title, agentId: row.agent_id, cwd: row.cwd };
-      sessions.set(r.session_id, session);
-    }
+    if (!session) sessions.set(r.session_id, (session = { title: '', agentId: '', cwd: '' }));
     if (!inBody.length) inPaths ??= matches(pathText(), phrases);
     const snippet = inBody.length
       ? snippetAround(text.body, inBody, phrases.length)
@@ -395,6 +390,15 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       session,
       score: ranked(r.score, r.ts, now),
     });
+  }
+  if (sessions.size) {
+    const ids = [...sessions.keys()];
+    const info = cached(
+      db,
+      `SELECT s.id, s.agent_id, s.cwd, coalesce(h.custom_title, s.title, h.info_title, h.prompt_title, '') AS title
+       FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as Array<{ id: string; agent_id: string; cwd: string; title: string }>;
+    for (const row of info) Object.assign(sessions.get(row.id)!, { title: row.title, agentId: row.agent_id, cwd: row.cwd });
   }
   return { hits, truncated: rows.length >= cap };
 }

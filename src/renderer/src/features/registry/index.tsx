@@ -41,5 +41,3 @@ registerLauncherAction({
   order: 80,
   run: () => void openRegistryTab(),
 });
-
-export { EntryCard } from './EntryCard';
