@@ -27,8 +27,12 @@ export interface HistoryBenchOptions {
   dir?: string;
   /** Keep the generated store and JSONL files. */
   keep?: boolean;
+  /** Reuse the store and JSONL files a kept earlier run left in `dir` (skips generation). */
+  reuse?: boolean;
   /** Timed rounds over the 50 queries. */
   rounds?: number;
+  /** Hits per query (with snippets). Default 20, history.search's default page. */
+  limit?: number;
   log?: (line: string) => void;
 }
 
@@ -99,7 +103,11 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
   const jsonlDir = join(dir, 'jsonl');
   mkdirSync(jsonlDir, { recursive: true });
   const dbPath = join(dir, 'history.db');
-  for (const s of ['', '-wal', '-shm']) rmSync(dbPath + s, { force: true });
+  const reuse = !!options.reuse && fileSize(dbPath) > 0 && readdirSync(jsonlDir).length > 0;
+  if (!reuse) {
+    for (const s of ['', '-wal', '-shm']) rmSync(dbPath + s, { force: true });
+    for (const f of readdirSync(jsonlDir)) rmSync(join(jsonlDir, f));
+  }
 
   const db = openStore(dbPath);
   const index = new HistoryIndex(db);
@@ -111,6 +119,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     // ---- generate -------------------------------------------------------------------------------
     const started = performance.now();
     const corpus = new Corpus(42);
+    let total = reuse ? (db.prepare('SELECT count(*) AS n FROM acp_messages').get() as { n: number }).n : 0;
     const r = rng(7);
     const now = Date.now();
     const year = 365 * 86_400_000;
@@ -123,12 +132,11 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     const starts = Array.from({ length: sessions }, () => now - Math.floor(r() * year)).sort((a, b) => a - b);
     const insertSession = db.prepare('INSERT INTO sessions (id, agent_id, cwd, title, status, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?)');
     let pending: LogEntry[] = [];
-    let total = 0;
     const flush = (): void => {
       if (pending.length) messageLog.appendMany(pending);
       pending = [];
     };
-    for (let i = 0; i < sessions && total < events; i++) {
+    for (let i = 0; i < sessions && total < events && !reuse; i++) {
       const remainingSessions = sessions - i;
       const budget = i === sessions - 1 ? events - total : Math.max(8, Math.min(events - total - (remainingSessions - 1) * 8, Math.round((weights[i]! / wsum) * events)));
       const id = `s${String(i).padStart(5, '0')}`;
@@ -153,20 +161,24 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     const jsonlBytes = readdirSync(jsonlDir).reduce((a, f) => a + fileSize(join(jsonlDir, f)), 0);
     const entries = (db.prepare('SELECT count(*) AS n FROM history_entries').get() as { n: number }).n;
     const realSessions = (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
-    log(`# ${realSessions} sessions, ${total} messages, ${entries} entries in ${round(generateSeconds, 1)} s; store ${storeBytes} bytes, JSONL ${jsonlBytes} bytes`);
+    log(
+      `# ${realSessions} sessions, ${total} messages, ${entries} entries ${reuse ? 'reused' : `generated in ${round(generateSeconds, 1)} s`}; store ${storeBytes} bytes, JSONL ${jsonlBytes} bytes`,
+    );
 
     // ---- search ---------------------------------------------------------------------------------
     const queries = benchQueries(corpus, now);
+    const limit = options.limit ?? 20;
     let searchCpuMs = 0;
     const run = (q: (typeof queries)[number]): number => {
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      const res = searchHistory(db, { query: q.query, ...(q.filters ?? {}), limit: 50, perSession: 3, now });
+      // The first page the UI asks for (history.search's default: 20 hits), snippets included.
+      const res = searchHistory(db, { query: q.query, ...(q.filters ?? {}), limit, perSession: 3, now });
       index.status();
       const ms = performance.now() - t0;
       const c = process.cpuUsage(c0);
       searchCpuMs += (c.user + c.system) / 1000;
-      if (res.hits.length > 50) throw new Error('limit not applied');
+      if (res.hits.length > limit) throw new Error('limit not applied');
       return ms;
     };
     for (const q of queries) run(q); // warm-up (page cache, statement compilation)
@@ -182,7 +194,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     const medians = perQuery.map(medianOf).sort((a, b) => a - b);
     const p50 = percentile(bestSorted, 50);
     const p95 = percentile(bestSorted, 95);
-    log(`# per-query medians over ${rounds} rounds: p50 ${round(percentile(medians, 50))} ms, p95 ${round(percentile(medians, 95))} ms`);
+    log(`# ${queries.length} queries, ${limit} hits each; per-query medians over ${rounds} rounds: p50 ${round(percentile(medians, 50))} ms, p95 ${round(percentile(medians, 95))} ms`);
     const slowest = queries
       .map((q, i) => ({ query: q.query + (q.filters ? ` ${JSON.stringify(q.filters)}` : ''), ms: round(best[i]!) }))
       .sort((a, b) => b.ms - a.ms)
@@ -190,7 +202,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
 
     // ---- grep -----------------------------------------------------------------------------------
     const rg = hasCommand('rg');
-    const grepTool = rg ? 'rg -l -i -F' : 'grep -r -l -i -F';
+    const grepTool = rg ? 'rg -l -i -F, chained per word' : 'grep -r -l -i -F, chained per word';
     // CPU time of finished children (/proc/self/stat cutime + cstime, in clock ticks of 10 ms).
     const childCpuMs = (): number => {
       try {
@@ -200,22 +212,29 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
         return Number.NaN;
       }
     };
-    const grep = (term: string): number => {
+    // The same query for grep: files containing every word (a quoted phrase as one string), case-insensitive:
+    // the first word over all files, each next word over the files still matching (as one would chain greps).
+    const grep = (query: string): number => {
+      const terms = (query.match(/"[^"]+"|\S+/g) ?? []).map((w) => w.replace(/^"|"$/g, ''));
       const t0 = performance.now();
-      const res = rg
-        ? spawnSync('rg', ['-l', '-i', '-F', '-e', term, jsonlDir], { stdio: ['ignore', 'ignore', 'ignore'] })
-        : spawnSync('grep', ['-r', '-l', '-i', '-F', '-e', term, jsonlDir], { stdio: ['ignore', 'ignore', 'ignore'] });
-      if (res.error) throw res.error;
+      let files: string[] | null = null;
+      for (const term of terms) {
+        if (files !== null && files.length === 0) break;
+        const args: string[] = rg ? ['-l', '-i', '-F', '-e', term, ...(files ?? [jsonlDir])] : ['-l', '-i', '-F', '-e', term, ...(files ?? ['-r', jsonlDir])];
+        const res: { stdout: string; error?: Error } = spawnSync(rg ? 'rg' : 'grep', args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
+        if (res.error) throw res.error;
+        files = res.stdout.split('\n').filter(Boolean);
+      }
       return performance.now() - t0;
     };
     // grep reads every byte for every query: over a large corpus time a sample (every 5th query).
     const sampled = jsonlBytes > 50_000_000 ? queries.map((_, i) => i).filter((i) => i % 5 === 0) : queries.map((_, i) => i);
-    grep(queries[0]!.grep); // warm the page cache
+    grep(queries[0]!.query); // warm the page cache
     let grepSum = 0;
     let searchSum = 0;
     const cpu0 = childCpuMs();
     for (const i of sampled) {
-      grepSum += grep(queries[i]!.grep);
+      grepSum += grep(queries[i]!.query);
       searchSum += best[i]!;
     }
     const grepCpuMean = (childCpuMs() - cpu0) / sampled.length;

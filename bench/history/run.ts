@@ -1,4 +1,4 @@
-// node --import tsx bench/history/run.ts [--scale 0.02] [--dir DIR] [--keep]
+// node --import tsx bench/history/run.ts [--scale 0.02] [--dir DIR] [--keep] [--reuse] [--limit 20]
 import { runHistoryBench } from './index';
 
 const args = process.argv.slice(2);
@@ -8,8 +8,11 @@ const value = (name: string): string | undefined => {
 };
 const scale = value('--scale');
 const dir = value('--dir');
+const limit = value('--limit');
 await runHistoryBench({
   ...(scale ? { scale: Number(scale) } : {}),
   ...(dir ? { dir } : {}),
+  ...(limit ? { limit: Number(limit) } : {}),
   keep: args.includes('--keep'),
+  reuse: args.includes('--reuse'),
 });

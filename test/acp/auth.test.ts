@@ -45,7 +45,7 @@ describe('authentication', () => {
     await t.call('agents.authenticate', { agentId, methodId: 'agent-login' });
     const ends = () =>
       t.rec
-        .of('session.update')
+        .updates()
         .map((u) => u.event)
         .filter((e) => e.type === 'turn_end' && e.promptId === p.promptId);
     await t.rec.until(() => ends().length === 2, 'the prompt to be sent again');

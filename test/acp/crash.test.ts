@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentText, makeCore, promptAndWait, turnEnd, type TestCore } from './helpers';
+import { agentText, eventually, makeCore, promptAndWait, turnEnd, type TestCore } from './helpers';
 
 let t: TestCore;
 beforeEach(async () => {
@@ -69,5 +69,61 @@ describe('agent process failures', () => {
     expect((await t.call('agents.list', {})).agents[0]!.status.state).toBe('stopped');
     const status = await t.call('agents.start', { agentId });
     expect(status.state).toBe('running');
+  });
+});
+
+describe('stopping stubborn agents (trap 4)', () => {
+  it('ends the whole process group even when the agent ignores SIGTERM and a grandchild holds its pipes', async () => {
+    const agentId = await t.addAgent({ SCENARIO_STUBBORN: '1' });
+    await t.call('agents.start', { agentId });
+    const log = await eventually(async () => {
+      const text = (await t.call('agents.log', { agentId })).text;
+      return /grandchild pid (\d+)/.test(text) ? text : null;
+    }, 'the grandchild pid');
+    const grandchild = Number(/grandchild pid (\d+)/.exec(log)![1]);
+    const pid = (await t.call('agents.list', {})).agents[0]!.status.pid!;
+    expect(() => process.kill(grandchild, 0)).not.toThrow();
+    await t.call('agents.stop', { agentId });
+    expect((await t.call('agents.list', {})).agents[0]!.status.state).toBe('stopped');
+    await eventually(() => {
+      try {
+        process.kill(grandchild, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'the grandchild to be gone');
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
+
+describe('start-up failures', () => {
+  it('gives up on an agent that does not answer initialize in time, and ends it', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { AcpService } = await import('../../src/main/acp/acp-service');
+    const { EventBus } = await import('../../src/main/core/event-bus');
+    const { Router } = await import('../../src/main/core/router');
+    const { StoreService } = await import('../../src/main/store/store-service');
+    const { PtyHost } = await import('../../src/main/terminal/pty-host');
+    const { scenarioAgentCommand } = await import('../fixtures/scenario-agent/launch');
+    const dir = mkdtempSync(join(tmpdir(), 'sb-init-'));
+    const store = new StoreService(dir);
+    const ptys = new PtyHost();
+    const acp = new AcpService({ router: new Router(), bus: new EventBus(), store, ptys, options: { dataDir: dir } }, { initializeTimeoutMs: 1500 });
+    try {
+      const { command, args } = scenarioAgentCommand();
+      const agent = acp.addCustom({ name: 'hangs', command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir });
+      await expect(acp.startAgent(agent.id)).rejects.toThrow(/did not answer initialize within 2 s/);
+      const status = acp.runtime(agent.id).status();
+      expect(status.state).toBe('failed');
+      expect(status.pid).toBeNull();
+    } finally {
+      await acp.dispose();
+      await ptys.dispose();
+      store.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -22,10 +22,10 @@ afterEach(async () => {
 
 /** The JSON the scenario agent replies with (its last message of the turn). */
 async function reply(sessionId: string, text: string): Promise<{ ok: boolean; result?: { content?: string }; code?: number; message?: string }> {
-  const before = t.rec.of('session.update').length;
+  const before = t.rec.updates().length;
   await promptAndWait(t, sessionId, text);
   const chunks = t.rec
-    .of('session.update')
+    .updates()
     .slice(before)
     .filter((p) => p.sessionId === sessionId && p.event.type === 'update' && p.event.update.sessionUpdate === 'agent_message_chunk');
   const last = chunks.at(-1)!.event;
@@ -53,6 +53,20 @@ describe('client file system', () => {
     const stringId = (await reply(s.id, `string-id ${t.work}/notes.txt`)) as unknown as { id: string; result: { content: string } };
     expect(stringId.id).toMatch(/^raw-/);
     expect(stringId.result.content).toBe('one\ntwo\nthree\nfour\n');
+  });
+
+  it('lets the renderer read files inside the session roots only', async () => {
+    const agentId = await t.addAgent();
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    expect(await t.call('sessions.readFile', { sessionId: s.id, path: join(t.work, 'notes.txt') })).toEqual({
+      path: join(t.work, 'notes.txt'),
+      content: 'one\ntwo\nthree\nfour\n',
+    });
+    expect((await t.callError('sessions.readFile', { sessionId: s.id, path: `${t.work}/link-out/secret.txt` })).code).toBe('forbidden');
+    expect((await t.callError('sessions.readFile', { sessionId: s.id, path: `${t.work}/nope.txt` })).code).toBe('not_found');
+    // Stored (closed) sessions too, by their folder.
+    await t.call('sessions.close', { sessionId: s.id });
+    expect((await t.call('sessions.readFile', { sessionId: s.id, path: join(t.work, 'notes.txt') })).content).toContain('three');
   });
 
   it('answers a missing file with empty content for agents flagged for it (Gemini CLI 0.61)', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventName, ParamsOf, PayloadOf, RequestName, ResultOf } from '../../src/shared/contract';
+import type { SessionUpdateItem } from '../../src/shared/contract/sessions';
 import { AppCore } from '../../src/main/core/app-core';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 
@@ -22,6 +23,11 @@ export class Recorder {
 
   of<N extends EventName>(name: N): Array<PayloadOf<N>> {
     return this.events.filter((e) => e.name === name).map((e) => e.payload as PayloadOf<N>);
+  }
+
+  /** The thread events of all `session.update` batches, one by one, in order. */
+  updates(): Array<{ sessionId: string } & SessionUpdateItem> {
+    return this.of('session.update').flatMap((p) => p.events.map((e) => ({ sessionId: p.sessionId, ...e })));
   }
 
   /** Waits until `pred` holds (checked on every event and every 100 ms). */
@@ -96,7 +102,7 @@ export async function makeCore(): Promise<TestCore> {
 /** Text of all agent_message_chunk updates of a session, in order. */
 export function agentText(rec: Recorder, sessionId: string): string {
   let out = '';
-  for (const p of rec.of('session.update')) {
+  for (const p of rec.updates()) {
     if (p.sessionId !== sessionId || p.event.type !== 'update') continue;
     const u = p.event.update;
     if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text') out += u.content.text;
@@ -109,7 +115,7 @@ export function turnEnd(t: TestCore, sessionId: string, promptId: string, timeou
   return t.rec.until(
     () =>
       t.rec
-        .of('session.update')
+        .updates()
         .filter((p) => p.sessionId === sessionId)
         .map((p) => p.event)
         .find((e): e is Extract<typeof e, { type: 'turn_end' }> => e.type === 'turn_end' && e.promptId === promptId),

@@ -41,7 +41,7 @@ describe('prompt queue', () => {
     await turnEnd(t, s.id, b.promptId);
     await turnEnd(t, s.id, a.promptId);
     const prompts = t.rec
-      .of('session.update')
+      .updates()
       .map((p) => p.event)
       .flatMap((e) => (e.type === 'prompt' ? [e.promptId] : []));
     expect(prompts).toEqual([slow.promptId, b.promptId, a.promptId]);

@@ -95,7 +95,7 @@ describe('session setup and settings', () => {
     expect(image.code).toBe('invalid_params');
     const outside = await t.call('sessions.prompt', { sessionId: s2.id, prompt: [{ type: 'text', text: 'echo' }, { type: 'mention', path: '/etc/hostname' }] });
     const end = await t.rec.until(
-      () => t.rec.of('session.update').find((u) => u.event.type === 'turn_end' && u.event.promptId === outside.promptId),
+      () => t.rec.updates().find((u) => u.event.type === 'turn_end' && u.event.promptId === outside.promptId),
       'the refused mention',
     );
     expect(end.event.type === 'turn_end' && end.event.error?.code).toBe('forbidden');

@@ -19,10 +19,10 @@ interface TerminalReply {
 }
 
 async function runTerminal(sessionId: string, spec: object): Promise<TerminalReply> {
-  const before = t.rec.of('session.update').length;
+  const before = t.rec.updates().length;
   await promptAndWait(t, sessionId, `terminal ${JSON.stringify(spec)}`);
   const last = t.rec
-    .of('session.update')
+    .updates()
     .slice(before)
     .filter((p) => p.event.type === 'update' && p.event.update.sessionUpdate === 'agent_message_chunk')
     .at(-1)!.event;

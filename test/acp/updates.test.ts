@@ -23,10 +23,12 @@ describe('session updates', () => {
     const seen: Array<{ seq: number; kind: string }> = [];
     t.core.bus.connect((name, payload) => {
       if (name !== 'session.update') return;
-      const p = payload as { sessionId: string; seq: number | null; event: ThreadEvent };
-      if (p.event.type !== 'update') return;
-      if (p.seq === null || !stmt.get(p.sessionId, p.seq)) missing.push(p.seq ?? -1);
-      seen.push({ seq: p.seq ?? -1, kind: p.event.update.sessionUpdate });
+      const batch = payload as { sessionId: string; events: Array<{ seq: number | null; event: ThreadEvent }> };
+      for (const p of batch.events) {
+        if (p.event.type !== 'update') continue;
+        if (p.seq === null || !stmt.get(batch.sessionId, p.seq)) missing.push(p.seq ?? -1);
+        seen.push({ seq: p.seq ?? -1, kind: p.event.update.sessionUpdate });
+      }
     });
     try {
       const end = await promptAndWait(t, session.id, 'updates');
@@ -82,7 +84,7 @@ describe('session updates', () => {
       expect(agentMsg.kind === 'agent_message' && agentMsg.parts).toEqual([{ type: 'text', text: 'Part one, part two.' }]);
       const tool = thread.entries[4]!;
       expect(tool.kind === 'tool_call' && tool.status).toBe('completed');
-      expect(state.n).toBe(t.rec.of('session.update').filter((p) => p.sessionId === session.id).length);
+      expect(state.n).toBe(t.rec.updates().filter((p) => p.sessionId === session.id).length);
       // The title reached the sessions table and the session state.
       expect((reader.prepare('SELECT title FROM sessions WHERE id = ?').get(session.id) as { title: string }).title).toBe('Scenario title');
       expect(t.rec.of('session.state').at(-1)?.title).toBe('Scenario title');

@@ -1,5 +1,5 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, realpathSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
@@ -12,6 +12,7 @@ let app: AppServer;
 let browser: Browser;
 let work: string;
 const contexts: BrowserContext[] = [];
+const scratch: string[] = [];
 
 beforeAll(async () => {
   work = realpathSync(tempDir('sb-agents-work-'));
@@ -23,6 +24,8 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+  for (const d of scratch) rmSync(d, { recursive: true, force: true });
 });
 
 async function open(): Promise<Page> {
@@ -132,6 +135,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
   it('terminal sign-in: runs in a terminal tab you can see; the agent restarts signed in', async () => {
     const page = await open();
     const marker = join(tempDir('sb-auth-'), 'logged-in');
+    scratch.push(dirname(marker));
     const r = await addAgent(page, 'Terminal login', `SCENARIO_AUTH=terminal\nSCENARIO_AUTH_FILE=${marker}`);
     const tab = await startFromSidebar(page, r);
     const banner = tab.getByTestId('session-auth');

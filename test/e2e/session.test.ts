@@ -1,6 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { realpathSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
@@ -34,6 +33,8 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+  if (uiAgentPath) rmSync(dirname(uiAgentPath), { recursive: true, force: true });
 });
 
 const AGENT = 'Scenario';
@@ -114,8 +115,21 @@ async function open(): Promise<{ page: Page; errors: string[] }> {
   contexts.push(context);
   // A step that never happens fails with its locator named, well before the test's own timeout.
   page.setDefaultTimeout(25_000);
-  await page.getByTestId('workspace').waitFor();
+  await page
+    .getByTestId('workspace')
+    .waitFor()
+    .catch(async (e: unknown) => {
+      throw new Error(`the workspace did not show: ${String(e)}\nconsole errors: ${errors.join('\n')}\npage: ${(await page.content()).slice(0, 2000)}`);
+    });
+  await closeAllTabs(page);
   return { page, errors };
+}
+
+/** The layout of the previous test comes back (tabs are restored): start each test from an empty workspace. */
+async function closeAllTabs(page: Page): Promise<void> {
+  const close = page.locator('[role=tab] .tab-close');
+  while ((await close.count()) > 0) await close.first().click();
+  await page.getByTestId('empty-state').first().waitFor();
 }
 
 /** The visible session tab. */
@@ -301,7 +315,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await tab.and(page.locator('[data-status=idle]')).waitFor();
   });
 
-  it('queues prompts sent while the agent works: shown, editable, removable, then sent in order', async () => {
+  it('queues prompts sent while the agent works: shown, reordered, edited, removed, then sent', async () => {
     const { page } = await open();
     const tab = await startSession(page);
     await send(tab, 'slow');
@@ -310,12 +324,14 @@ describe('session tab', { timeout: 90_000 }, () => {
     await send(tab, 'echo second-queued');
     const items = tab.getByTestId('queue-item');
     await expect.poll(() => items.count()).toBe(2);
-    // Edit the first, remove the second.
-    await items.nth(0).getByRole('button', { name: 'Edit' }).click();
-    await items.nth(0).getByRole('textbox').fill('echo edited-queued');
-    await items.nth(0).getByRole('textbox').press('Enter');
+    // Reorder, edit the (now) second, remove the first.
+    await items.nth(1).getByRole('button', { name: 'Move up' }).click();
+    await expect.poll(() => items.allInnerTexts()).toEqual([expect.stringContaining('second-queued'), expect.stringContaining('first-queued')]);
+    await items.nth(1).getByRole('button', { name: 'Edit' }).click();
+    await items.nth(1).getByRole('textbox').fill('echo edited-queued');
+    await items.nth(1).getByRole('textbox').press('Enter');
     await items.filter({ hasText: 'edited-queued' }).waitFor();
-    await items.nth(1).getByRole('button', { name: 'Remove' }).click();
+    await items.nth(0).getByRole('button', { name: 'Remove' }).click();
     await expect.poll(() => items.count()).toBe(1);
     await tab.getByTestId('stop-button').click();
     await agentMessages(tab).filter({ hasText: 'edited-queued' }).waitFor();
@@ -398,10 +414,11 @@ describe('session tab', { timeout: 90_000 }, () => {
     await expect.poll(() => diff.locator('.monaco-diff-editor.side-by-side').count()).toBe(0);
     await tool.getByRole('button', { name: 'Side by side' }).click();
     await diff.locator('.monaco-diff-editor.side-by-side').waitFor();
-    // The location opens the file at the line.
+    // The location opens the file (sessions.readFile) at the line.
     await tool.getByTestId('tool-location').filter({ hasText: 'src/alpha-target.ts:2' }).click();
     const viewer = page.locator('.tab-panel:not([hidden]) [data-testid=file-view]');
-    await viewer.locator('[data-testid=monaco-viewer][data-ready=true] .view-lines', { hasText: 'export const beta = 2;' }).waitFor();
+    // The file as it is on disk (this agent only showed a diff; it did not write).
+    await viewer.locator('[data-testid=monaco-viewer][data-ready=true] .view-lines', { hasText: 'export const alpha = 1;' }).waitFor();
     await expect(page.locator('[role=tab][aria-selected=true] .tab-title').innerText()).resolves.toBe('alpha-target.ts:2');
   });
 

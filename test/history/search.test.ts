@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseQuery, toFtsQuery } from '../../src/main/history/search';
+import { parseQuery, searchHistory, toFtsQuery } from '../../src/main/history/search';
 import { Acp, createStore, turn, type TestStore } from './acp';
 
 const DAY = 86_400_000;
@@ -10,8 +10,10 @@ describe('query syntax', () => {
     expect(toFtsQuery('auth fi')).toBe('"auth"* AND "fi"*');
     expect(toFtsQuery('  "token refresh"  handle ')).toBe('"token refresh" AND "handle"*');
     // Longer prefixes are looked up by their first 6 characters (the longest prefix index); hits are checked.
-    expect(toFtsQuery('middlewar')).toBe('"middle"*');
-    expect(toFtsQuery('middlewares')).toBe('"middlewares"*');
+    expect(toFtsQuery('middlewares')).toBe('"middle"*');
+    expect(toFtsQuery('middlewares', true)).toBe('"middlewares"*');
+    // Identifiers keep their own prefix (few terms start with one).
+    expect(toFtsQuery('refreshSessionToken ECONNRESET v8engine')).toBe('"refreshSessionToken"* AND "ECONNRESET"* AND "v8engine"*');
     expect(toFtsQuery('refresh_token')).toBe('"refresh token"*');
     expect(toFtsQuery('a')).toBe('"a"'); // one letter: whole token only
     expect(toFtsQuery('NOT OR AND NEAR(x)')).toBe('"NOT"* AND "OR"* AND "AND"* AND "NEAR x"');
@@ -123,5 +125,54 @@ describe('history search', () => {
       expect(() => t.history.search({ query: q, limit: 5, perSession: 3 }), q).not.toThrow();
     }
     expect(search('"')).toEqual([]);
+  });
+});
+
+describe('filters on a larger history', () => {
+  it('gives the same answers whether a filter is selective (facet tokens) or broad (checked row by row)', async () => {
+    const t = await createStore();
+    try {
+      const acp = new Acp();
+      for (let i = 0; i < 30; i++) {
+        const id = `c${i}`;
+        t.addSession(id, { agentId: i < 15 ? 'claude' : 'gemini', cwd: i % 2 ? '/w/big' : '/w/other' });
+        t.append(id, turn(acp, `deploy the kubernetes cluster ${i}`, `Rolled out the helm chart ${i}.`));
+      }
+      t.addSession('rare', { agentId: 'rare-agent', cwd: '/w/tiny' });
+      t.append('rare', turn(acp, 'deploy kubernetes to the edge cluster', 'Edge helm chart rolled out.'));
+      const ids = (extra: Record<string, unknown>) =>
+        [...new Set(t.history.search({ query: 'kubernetes', limit: 200, perSession: 5, ...extra }).hits.map((h) => h.sessionId))].sort();
+      // Selective: rare agent / tiny project (one session of 31).
+      expect(ids({ agentIds: ['rare-agent'] })).toEqual(['rare']);
+      expect(ids({ projects: ['/w/tiny'] })).toEqual(['rare']);
+      expect(ids({ agentIds: ['rare-agent'], projects: ['/w/big'] })).toEqual([]);
+      // Broad: half of everything.
+      expect(ids({ agentIds: ['gemini'] })).toEqual(Array.from({ length: 15 }, (_, i) => `c${i + 15}`).sort());
+      expect(ids({ projects: ['/w/big'] })).toEqual(Array.from({ length: 15 }, (_, i) => `c${2 * i + 1}`).sort());
+      expect(ids({ agentIds: ['claude', 'rare-agent'], projects: ['/w/tiny', '/w/other'] })).toEqual(
+        ['rare', ...Array.from({ length: 8 }, (_, i) => `c${2 * i}`)].sort(),
+      );
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe('long prefixes', () => {
+  it('falls back to the exact prefix when the shorter lookup only found look-alikes', async () => {
+    const t = await createStore();
+    try {
+      const acp = new Acp();
+      t.addSession('old');
+      t.append('old', turn(acp, 'where is the configuration loaded', 'In the bootstrap.'), 1_000);
+      t.addSession('new');
+      for (let i = 0; i < 6; i++) t.append('new', turn(acp, `list the configs ${i}`, 'done'), 10_000 + i * 100);
+      // Only the 3 newest matches of "config"* are ranked: all look-alikes ("configs").
+      const r = searchHistory(t.db, { query: 'configuration', limit: 10, perSession: 10, candidates: 3 });
+      expect(r.hits.map((h) => h.sessionId)).toEqual(['old']);
+      expect(r.hits[0]!.snippet.highlights).toHaveLength(1);
+    } finally {
+      t.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readFile, unlink, writeFile } from 'node:fs/promises';
+import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../shared/acp-thread';
@@ -18,7 +18,7 @@ import type { PtyHost } from '../terminal/pty-host';
 import { AgentLog } from './agent-log';
 import { AgentPrefsRepo } from './agent-prefs';
 import { AgentRuntime } from './agent-runtime';
-import { FileWrites } from './fs-access';
+import { FileWrites, RootGuard } from './fs-access';
 import { DEFAULT_ACP_OPTIONS, type AcpHost, type AcpOptions } from './host';
 import { LiveSession } from './live-session';
 import { PermissionRules } from './permission-rules';
@@ -27,11 +27,14 @@ import { SessionRows } from './session-rows';
 import { AgentTerminals } from './terminals';
 import { WarningLimiter, type WarningKind } from './warnings';
 
+/** The part of StoreService the service uses (benchmarks pass a plain database). */
+export type AcpStore = Pick<StoreService, 'db' | 'available' | 'getSetting'>;
+
 /** What the service needs from AppCore. */
 export interface AcpCoreDeps {
   router: Router;
   bus: EventBus;
-  store: StoreService;
+  store: AcpStore;
   ptys: PtyHost;
   options: { dataDir: string };
 }
@@ -47,6 +50,9 @@ export interface AcpServiceOptions extends Partial<AcpOptions> {
   loginEnv?: () => Promise<Record<string, string>>;
 }
 
+/** Largest file sessions.readFile returns. */
+const MAX_VIEW_BYTES = 8 * 1024 * 1024;
+
 const safeFileName = (id: string): string =>
   `${id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
 
@@ -60,7 +66,7 @@ export class AcpService implements Disposable, AcpHost {
   readonly dataDir: string;
   readonly terminals: AgentTerminals;
   readonly secrets: SecretStore;
-  private readonly store: StoreService;
+  private readonly store: AcpStore;
   private readonly runtimes = new Map<string, AgentRuntime>();
   private readonly logs = new Map<string, AgentLog>();
   private readonly sessions = new Map<string, LiveSession>();
@@ -243,6 +249,10 @@ export class AcpService implements Disposable, AcpHost {
     } else {
       if (p.name !== undefined || p.command !== undefined || p.cwd !== undefined) {
         throw new IpcFailure('forbidden', 'only args, env and compat can be changed for an installed agent');
+      }
+      if (record.source === 'registry' && (p.args !== undefined || p.env !== undefined)) {
+        // The registry keeps its own overrides (they survive updates and rollbacks) and writes the agents row.
+        throw new IpcFailure('forbidden', 'change the args and env of a registry agent with registry.setOverrides');
       }
       if (p.args !== undefined) prefs.args = p.args;
       if (p.env !== undefined) prefs.env = p.env;
@@ -442,6 +452,37 @@ export class AcpService implements Disposable, AcpHost {
     return session.info();
   }
 
+  /** A file inside a session's roots, for the renderer (live session: its roots; stored: its folder). */
+  async readSessionFile(sessionId: string, path: string): Promise<{ path: string; content: string }> {
+    let roots: readonly string[];
+    const live = this.sessions.get(sessionId);
+    if (live) {
+      roots = [live.cwd, ...live.additionalDirectories];
+    } else {
+      const row = this.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
+      if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
+      roots = [row.cwd];
+    }
+    let guard: RootGuard;
+    try {
+      guard = await RootGuard.create(roots);
+    } catch {
+      throw new IpcFailure('not_found', `the session's folder is gone`);
+    }
+    let real: string;
+    let exists: boolean;
+    try {
+      ({ real, exists } = await guard.resolve(path));
+    } catch (e) {
+      throw new IpcFailure('forbidden', (e as Error).message);
+    }
+    if (!exists) throw new IpcFailure('not_found', `no such file: ${path}`);
+    const info = await stat(real);
+    if (!info.isFile()) throw new IpcFailure('invalid_params', `${path} is not a file`);
+    if (info.size > MAX_VIEW_BYTES) throw new IpcFailure('invalid_params', `${path} is larger than ${MAX_VIEW_BYTES / 1048576} MiB`);
+    return { path: real, content: await readFile(real, 'utf8') };
+  }
+
   /** session/list of the agent (when advertised). */
   async listAgentSessions(agentId: string, cwd?: string, cursor?: string) {
     this.record(agentId);
@@ -525,6 +566,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
   router.handle('agents.listSessions', ({ agentId, cwd, cursor }) => acp.listAgentSessions(agentId, cwd, cursor));
   router.handle('sessions.live', () => ({ sessions: acp.listLive() }));
   router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => acp.live(sessionId).mentionSearch(query, limit));
+  router.handle('sessions.readFile', ({ sessionId, path }) => acp.readSessionFile(sessionId, path));
   router.handle('sessions.fileWrites', ({ sessionId }) => ({ writes: acp.fileWrites().list(sessionId) }));
   router.handle('sessions.fileWriteContent', ({ writeId }) => {
     const row = acp.fileWrites().get(writeId);

@@ -149,7 +149,7 @@ export class LiveSession {
       this.thread,
       events.map((e) => e.event),
     );
-    for (const e of events) this.host.bus.emit('session.update', { sessionId: this.id, n: ++this.n, seq: e.seq, event: e.event });
+    this.host.bus.emit('session.update', { sessionId: this.id, events: events.map((e) => ({ n: ++this.n, seq: e.seq, event: e.event })) });
   }
 
   private emitQueue(): void {
@@ -169,7 +169,7 @@ export class LiveSession {
     this.guard = await RootGuard.create([this.cwd, ...dirs]);
     this.mentions = new MentionSearch(this.guard.roots);
     const { servers, skipped } = mcpServersFor(this.host.setting(MCP_SERVERS_SETTING), caps);
-    for (const s of skipped) this.host.warn(this.agentId, this.id, 'invalid_update', s);
+    for (const s of skipped) this.host.warn(this.agentId, this.id, 'settings', s);
     const params = { cwd: this.cwd, mcpServers: servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
     this.gone = false;
     this.setStatus('starting');
@@ -218,15 +218,16 @@ export class LiveSession {
   /** The agent was authenticated: create the session or send the refused prompt again. */
   async retryAfterAuth(): Promise<void> {
     if (this.status !== 'auth_required') return;
+    // The refused prompt goes first.
+    if (this.authRetry) {
+      this.queue.unshift(this.authRetry);
+      this.authRetry = null;
+      this.emitQueue();
+    }
     if (this.acpSessionId === null) {
       await this.open('new').catch(() => {});
     } else {
       this.setStatus('idle');
-    }
-    if (this.currentStatus() === 'idle' && this.authRetry) {
-      this.queue.unshift(this.authRetry);
-      this.authRetry = null;
-      this.emitQueue();
     }
     this.drain();
   }

@@ -246,7 +246,6 @@ export class HistoryService implements Disposable {
            ORDER BY s.pinned DESC, ${ACTIVITY} DESC, s.id LIMIT @limit OFFSET @offset`,
         )
         .all({ ...args, limit: p.limit, offset: p.offset }) as SessionRow[];
-      const total = (this.db.prepare(`SELECT count(*) AS n ${from} WHERE ${where.join(' AND ')}`).get(args) as { n: number }).n;
       const groupArgs = Object.fromEntries(Object.entries(args).filter(([k]) => !/^(agent|project)\d+$/.test(k)));
       const groups = this.db
         .prepare(
@@ -254,6 +253,10 @@ export class HistoryService implements Disposable {
            ${from} WHERE ${groupWhere.join(' AND ')} GROUP BY s.cwd, s.agent_id ORDER BY lastActivityAt DESC`,
         )
         .all(groupArgs) as Array<{ cwd: string; agentId: string; sessionCount: number; pinnedCount: number; lastActivityAt: number }>;
+      // The groups hold every session the other filters let through: the total is the sum of the chosen ones.
+      const agents = p.agentIds?.length ? new Set(p.agentIds) : null;
+      const projects = p.projects?.length ? new Set(p.projects) : null;
+      const total = groups.reduce((n, g) => n + ((agents?.has(g.agentId) ?? true) && (projects?.has(g.cwd) ?? true) ? g.sessionCount : 0), 0);
       return { groups, sessions: rows.map(toSession), total, indexing: this.indexing() };
     });
   }

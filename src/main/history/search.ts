@@ -56,30 +56,29 @@ export function parseQuery(input: string): Phrase[] {
  * The FTS5 query for what the user typed; it can never be a syntax error, since every token is inside a
  * quoted string (`auth fi` → `"auth"* AND "fi"*`). Null: nothing to search for.
  */
-export function toFtsQuery(input: string | Phrase[]): string | null {
+export function toFtsQuery(input: string | Phrase[], exactPrefixes = false): string | null {
   const phrases = typeof input === 'string' ? parseQuery(input) : input;
   if (phrases.length === 0) return null;
   return phrases
     .map((p) => {
       // A prefix longer than the longest prefix index would merge the lists of every term it starts (slow for
       // common words): look up its first PREFIX_INDEX characters, and check the hits for the whole prefix.
-      const tokens = p.prefix && !p.path ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
+      const tokens = p.prefix && !p.path && !exactPrefixes ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
       return `${quoted(tokens.join(' '))}${p.prefix ? '*' : ''}`;
     })
     .join(' AND ');
 }
 
 /**
- * The longest prefix index of history_fts (prefix = '2 3 4 5 6'). Words of up to 9 characters are looked up
- * by their first 6: for such words the shorter prefix is about as selective, and a common word ("refresh")
- * can start hundreds of terms. Longer words (identifiers) start few terms, so their own prefix is cheap.
+ * The longest prefix index of history_fts (prefix = '2 3 4 5 6'). Plain words longer than that ("refresh",
+ * "kubernetes") are looked up by their first 6 characters: about as selective, while the word itself can
+ * start hundreds of terms whose lists FTS5 would merge in full. Identifiers (camelCase, CAPS, digits) start
+ * few terms, so their own prefix is cheap. When the hits of the shorter prefix do not fill the page, the
+ * search runs again with the exact prefixes.
  */
 const PREFIX_INDEX = 6;
-const TRUNCATE_UP_TO = 9;
-const truncated = (token: string): string => {
-  const chars = [...token];
-  return chars.length > PREFIX_INDEX && chars.length <= TRUNCATE_UP_TO ? chars.slice(0, PREFIX_INDEX).join('') : token;
-};
+const PLAIN_WORD = /^\p{Lu}?\p{Ll}{6,13}$/u;
+const truncated = (token: string): string => (PLAIN_WORD.test(token) ? [...token].slice(0, PREFIX_INDEX).join('') : token);
 const needsCheck = (p: Phrase): boolean => p.prefix && !p.path && truncated(p.tokens.at(-1)!) !== p.tokens.at(-1);
 const quoted = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
@@ -261,6 +260,8 @@ export interface SearchOptions {
   failedOnly?: boolean | undefined;
   sessionId?: string | undefined;
   kinds?: Array<HistoryEntryKind | 'title'> | undefined;
+  /** Look long prefixes up as typed (the fallback when their first six characters gave too few hits). */
+  exactPrefixes?: boolean;
   limit: number;
   perSession: number;
   now?: number;
@@ -281,6 +282,45 @@ interface Candidate {
 
 const DAY = 86_400_000;
 export const DEFAULT_CANDIDATES = 300;
+
+/** A filter matching at least this share of all entries is checked row by row rather than as a facet. */
+const BROAD = 0.1;
+
+/**
+ * Entries per agent and per project (to choose how to filter). Computed once, then refreshed in the
+ * background when older than a few minutes: a search never waits for it twice.
+ */
+type Shares = { at: number; total: number; agents: Map<string, number>; projects: Map<string, number>; refreshing?: boolean };
+const shareCache = new WeakMap<Db, Shares>();
+function shares(db: Db): Shares {
+  const hit = shareCache.get(db);
+  if (!hit) return computeShares(db);
+  if (Date.now() - hit.at > 300_000 && !hit.refreshing) {
+    hit.refreshing = true;
+    setImmediate(() => {
+      try {
+        if (db.open) computeShares(db);
+      } catch {
+        hit.refreshing = false;
+      }
+    });
+  }
+  return hit;
+}
+function computeShares(db: Db): Shares {
+  const rows = cached(
+    db,
+    'SELECT s.agent_id AS agent, s.cwd, sum(h.entry_count) AS n FROM history_sessions h JOIN sessions s ON s.id = h.session_id GROUP BY s.agent_id, s.cwd',
+  ).all() as Array<{ agent: string; cwd: string; n: number }>;
+  const value: Shares = { at: Date.now(), total: 0, agents: new Map<string, number>(), projects: new Map<string, number>() };
+  for (const r of rows) {
+    value.total += r.n;
+    value.agents.set(r.agent, (value.agents.get(r.agent) ?? 0) + r.n);
+    value.projects.set(r.cwd, (value.projects.get(r.cwd) ?? 0) + r.n);
+  }
+  shareCache.set(db, value);
+  return value;
+}
 
 /** Prepared statements per connection (preparing costs more than running these queries). */
 const statements = new WeakMap<Db, Map<string, Statement>>();
@@ -307,19 +347,30 @@ const ranked = (bm25: number, ts: number, now: number): number => -bm25 * (0.5 +
  */
 export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; truncated: boolean } {
   const phrases = parseQuery(o.query);
-  const match = toFtsQuery(phrases);
+  const match = toFtsQuery(phrases, o.exactPrefixes);
   if (!match) return { hits: [], truncated: false };
   const now = o.now ?? Date.now();
   const cap = o.candidates ?? DEFAULT_CANDIDATES;
-  // Agent, project, session and failed-turn filters are facet tokens: part of the FTS match.
+  // Filters: a selective one (a session, failed turns, a small project or agent) is a facet token, part of
+  // the FTS match (an index intersection); a broad one is cheaper checked row by row on the newest matches,
+  // since bm25() counts every row of each facet token.
   const facets: string[] = [];
+  const where: string[] = ['history_fts MATCH @match', 's.deleted_at IS NULL'];
+  const args: Record<string, unknown> = { cap };
   const anyOf = (tokens: string[]): void => void (tokens.length && facets.push(`(${tokens.map(quoted).join(' OR ')})`));
-  anyOf((o.agentIds ?? []).map(facet.agent));
-  anyOf((o.projects ?? []).map(facet.project));
+  const share = shares(db);
+  const filter = (values: readonly string[] | undefined, column: string, name: string, token: (v: string) => string, counts: Map<string, number>): void => {
+    if (!values?.length) return;
+    const part = values.reduce((n, v) => n + (counts.get(v) ?? 0), 0) / Math.max(1, share.total);
+    if (part < BROAD) return anyOf(values.map(token));
+    where.push(`${column} IN (${values.map((_, i) => `@${name}${i}`).join(', ')})`);
+    values.forEach((v, i) => (args[`${name}${i}`] = v));
+  };
+  filter(o.agentIds, 's.agent_id', 'agent', facet.agent, share.agents);
+  filter(o.projects, 's.cwd', 'project', facet.project, share.projects);
   if (o.sessionId !== undefined) anyOf([facet.session(o.sessionId)]);
   if (o.failedOnly) anyOf([facet.failed]);
-  const where: string[] = ['history_fts MATCH @match', 's.deleted_at IS NULL'];
-  const args: Record<string, unknown> = { match: [match, ...facets].join(' AND '), cap };
+  args.match = [match, ...facets].join(' AND ');
   if (o.kinds?.length) {
     where.push(`e.kind IN (${o.kinds.map((_, i) => `@kind${i}`).join(', ')})`);
     o.kinds.forEach((v, i) => (args[`kind${i}`] = v));
@@ -343,7 +394,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   ).all(args) as Candidate[];
 
   rows.sort((a, b) => ranked(b.score, b.ts, now) - ranked(a.score, a.ts, now));
-  const check = phrases.filter(needsCheck);
+  const check = o.exactPrefixes ? [] : phrases.filter(needsCheck);
 
   const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
   const sessions = new Map<string, SearchHit['session']>();
@@ -391,6 +442,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       score: ranked(r.score, r.ts, now),
     });
   }
+  if (check.length && hits.length < o.limit && rows.length >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
   if (sessions.size) {
     const ids = [...sessions.keys()];
     const info = cached(

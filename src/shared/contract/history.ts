@@ -196,7 +196,7 @@ export const historyRequests = {
         ...filters,
         sessionId: sessionId.optional(),
         kinds: z.array(z.union([historyEntryKindSchema, z.literal('title')])).max(20).optional(),
-        limit: z.number().int().min(1).max(200).default(50),
+        limit: z.number().int().min(1).max(200).default(20),
         perSession: z.number().int().min(1).max(50).default(3),
       })
       .strict(),

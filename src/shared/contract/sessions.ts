@@ -1,6 +1,5 @@
 import type {
   AgentCapabilities,
-  ContentBlock,
   Implementation,
   PermissionOption,
   SessionConfigOption,
@@ -229,8 +228,9 @@ export const sessionRequests = {
     agentSummarySchema,
   ),
   /**
-   * Custom agents: any field. Registry/builtin agents: `args` (null = use the installed ones), `env`
-   * (merged over the installed env) and `compat`. Takes effect at the next start.
+   * Custom agents: any field. Builtin agents: `args` (null = their own), `env` (merged over theirs) and
+   * `compat`. Registry agents: `compat` only (their args/env overrides belong to registry.setOverrides).
+   * Takes effect at the next start.
    */
   'agents.update': request(
     z
@@ -336,6 +336,11 @@ export const sessionRequests = {
     z.object({ sessionId: sessionIdSchema, query: z.string().max(500), limit: z.number().int().min(1).max(200).default(50) }).strict(),
     z.object({ results: z.array(z.object({ path: z.string(), relativePath: z.string(), root: z.string() })), truncated: z.boolean() }),
   ),
+  /** A text file inside the session's roots (symlinks resolved), e.g. to show a tool call location. */
+  'sessions.readFile': request(
+    z.object({ sessionId: sessionIdSchema, path: absolutePath }).strict(),
+    z.object({ path: z.string(), content: z.string() }),
+  ),
   /** Files the agent wrote through fs/write_text_file in this session (live or not). */
   'sessions.fileWrites': request(sid, z.object({ writes: z.array(fileWriteSchema) })),
   'sessions.fileWriteContent': request(
@@ -366,6 +371,9 @@ export const sessionRequests = {
   'agentTerminal.kill': request(z.object({ terminalId: z.string().min(1).max(100) }).strict(), empty),
 } as const;
 
+export const sessionUpdateItemSchema = z.object({ n: z.number().int(), seq: z.number().int().nullable(), event: z.custom<ThreadEvent>() });
+export type SessionUpdateItem = z.infer<typeof sessionUpdateItemSchema>;
+
 export const warningKindSchema = z.enum([
   'malformed_line',
   'oversized_line',
@@ -374,18 +382,20 @@ export const warningKindSchema = z.enum([
   'unknown_session',
   'unknown_request',
   'store_error',
+  /** A setting could not be applied (an MCP server the agent cannot use…). */
+  'settings',
   'suppressed',
 ]);
 
 export const sessionEvents = {
   /**
-   * Everything that changes a session's thread, in order, after it is persisted: the agent's ACP update
-   * (`event.type === 'update'`) or the client's own actions. Fold `event` with acp-thread's applyEvents.
-   * `n` counts events per session (see sessions.state); `seq` is the stored message's sequence number.
+   * Everything that changes a session's thread, in order, after it is persisted, in batches (one per
+   * chunk of agent output, so a 20,000-chunk stream is a few dozen messages, not 20,000): the agent's ACP
+   * updates (`event.type === 'update'`) and the client's own actions. Fold with acp-thread:
+   * `applyEvents(thread, events.map((e) => e.event))`. `n` counts events per session (drop those with
+   * n ≤ sessions.state's n); `seq` is the stored message's sequence number (null for client actions).
    */
-  'session.update': event(
-    z.object({ sessionId: z.string(), n: z.number().int(), seq: z.number().int().nullable(), event: z.custom<ThreadEvent>() }),
-  ),
+  'session.update': event(z.object({ sessionId: z.string(), events: z.array(sessionUpdateItemSchema) })),
   'session.state': event(sessionInfoSchema),
   /** The agent asks for permission: answer with sessions.respondPermission. */
   'session.permission': event(permissionRequestSchema),

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { AgentSummary } from '../../../../shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { upsertAgent } from './store';
@@ -44,6 +44,24 @@ export function AgentForm(props: Props) {
   const [missingFileAsEmpty, setMissingFileAsEmpty] = useState(agent?.compat.missingFileAsEmpty ?? false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const registryId = agent?.source === 'registry' ? agent.registryId : null;
+
+  // A registry agent's args/env overrides live with the registry (they survive updates and rollbacks).
+  useEffect(() => {
+    if (!registryId) return;
+    let stale = false;
+    void api.call('registry.list', {}).then((r) => {
+      if (stale || !r.ok) return;
+      const installed = r.value.installed.find((i) => i.registryId === registryId);
+      if (!installed) return;
+      setOverrideArgs(installed.overrides.args !== null);
+      setArgs((installed.overrides.args ?? []).join('\n'));
+      setEnv(formatEnv(installed.overrides.env));
+    });
+    return () => {
+      stale = true;
+    };
+  }, [api, registryId]);
 
   const submit = async () => {
     const parsedEnv = parseEnv(env);
@@ -67,6 +85,9 @@ export function AgentForm(props: Props) {
         cwd: dir || null,
         compat: { missingFileAsEmpty },
       });
+    } else if (registryId) {
+      const o = await api.call('registry.setOverrides', { registryId, args: overrideArgs ? parseArgs(args) : null, env: parsedEnv.env });
+      r = o.ok ? await api.call('agents.update', { agentId: agent.id, compat: { missingFileAsEmpty } }) : o;
     } else {
       r = await api.call('agents.update', { agentId: agent.id, args: overrideArgs ? parseArgs(args) : null, env: parsedEnv.env, compat: { missingFileAsEmpty } });
     }
@@ -105,7 +126,7 @@ export function AgentForm(props: Props) {
       ) : (
         <>
           <p className="muted small">
-            Installed command: <code>{[agent!.command, ...agent!.args].join(' ')}</code>
+            Command: <code>{[agent!.command, ...agent!.args].join(' ')}</code>
           </p>
           <label className="checkbox">
             <input type="checkbox" checked={overrideArgs} onChange={(e) => setOverrideArgs(e.target.checked)} /> Replace the installed arguments

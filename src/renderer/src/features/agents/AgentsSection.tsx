@@ -51,6 +51,11 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
         <button className="agent-name" onClick={() => setOpen(!open)} aria-expanded={open} title={s.error ?? `${title}: ${STATE_TEXT[s.state]}`}>
           <span className={`agent-dot ${s.state}`} aria-label={STATE_TEXT[s.state]} />
           <span className="agent-title">{title}</span>
+          {s.authMethods.length > 0 && (
+            <span className="agent-auth-hint" title="This agent offers sign-in methods (open for details)" aria-label="sign-in available">
+              🔑
+            </span>
+          )}
           {sessions.length > 0 && <span className="agent-count">{sessions.length}</span>}
         </button>
         <button className="icon" title={`New session with ${title}`} aria-label={`New session with ${title}`} onClick={() => onDialog({ kind: 'session', agentId: agent.id })} data-testid="agent-new-session">

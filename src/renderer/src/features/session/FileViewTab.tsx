@@ -2,7 +2,6 @@ import { useEffect, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/registry';
 import { MonacoViewer } from '../editor/MonacoViewer';
-import { peekController } from './controller';
 import { readSessionFile, type FileContent } from './files';
 
 /** A file a tool call pointed at, opened at the line. */
@@ -12,14 +11,15 @@ export function FileViewTab({ tab }: TabViewProps) {
   const path = String(tab.props.path);
   const line = typeof tab.props.line === 'number' ? tab.props.line : undefined;
   const [content, setContent] = useState<FileContent | { error: string } | null>(null);
+  const [reloads, setReloads] = useState(0);
 
   useEffect(() => {
     let stale = false;
-    void readSessionFile(api, sessionId, path, peekController(sessionId)?.getView().thread ?? null).then((c) => !stale && setContent(c));
+    void readSessionFile(api, sessionId, path).then((c) => !stale && setContent(c));
     return () => {
       stale = true;
     };
-  }, [api, sessionId, path]);
+  }, [api, sessionId, path, reloads]);
 
   return (
     <div className="file-view-tab" data-testid="file-view">
@@ -28,6 +28,9 @@ export function FileViewTab({ tab }: TabViewProps) {
           {path}
           {line ? `:${line}` : ''}
         </code>
+        <button onClick={() => setReloads((n) => n + 1)} title="Read the file again">
+          Reload
+        </button>
       </div>
       {content === null && <div className="muted file-view-msg">Loading…</div>}
       {content && 'error' in content && (
@@ -37,7 +40,6 @@ export function FileViewTab({ tab }: TabViewProps) {
       )}
       {content && 'text' in content && (
         <>
-          {content.note && <div className="muted small file-view-note">{content.note}</div>}
           <div className="file-view-editor">
             <MonacoViewer path={path} text={content.text} line={line} />
           </div>

@@ -27,7 +27,8 @@ export interface SessionView {
   unseenDone: boolean;
 }
 
-type UpdatePayload = PayloadOf<'session.update'>;
+/** One folded event of a session.update batch. */
+type UpdateItem = PayloadOf<'session.update'>['events'][number];
 
 const MAX_WARNINGS = 50;
 /** When the page is hidden, animation frames stop: fold on a timer instead. */
@@ -44,7 +45,7 @@ export class SessionController {
   private readonly offs: Array<() => void> = [];
   /** `n` of the last folded update; null until the snapshot arrived. */
   private n: number | null = null;
-  private pending: UpdatePayload[] = [];
+  private pending: UpdateItem[] = [];
   private frame: number | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private active = false;
@@ -72,7 +73,7 @@ export class SessionController {
     this.offs.push(
       api.on('session.update', (p) => {
         if (p.sessionId !== id) return;
-        this.pending.push(p);
+        for (const item of p.events) this.pending.push(item);
         this.schedule();
       }),
       api.on('session.state', (s) => {

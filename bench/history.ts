@@ -1,0 +1,8 @@
+// `npm run bench -- history [--quick]`: search latency vs grep over the same transcripts as JSONL,
+// store size per million events, and opening a 10,000-event session to first paint in Chromium.
+import { runHistoryBench } from './history/index';
+import { runRestoreBench } from './restore-first-paint';
+
+const quick = process.argv.includes('--quick');
+await runHistoryBench(quick ? { scale: 0.05 } : {});
+await runRestoreBench();
