@@ -22,6 +22,11 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Waits until the page shows `n` tabs. */
+async function tabCount(page: Page, n: number): Promise<void> {
+  await page.waitForFunction((want) => document.querySelectorAll('[data-testid=tab]').length === want, n);
+}
+
 const terminalText = (page: Page) => page.locator('.tab-panel:not([hidden]) .xterm-rows').innerText();
 
 async function waitForTerminal(page: Page, pattern: RegExp): Promise<string> {
@@ -81,7 +86,7 @@ describe('app shell in Chromium (browser transport)', () => {
     await page.getByTestId('launch-shell').click();
     await page.locator('.xterm-rows').waitFor();
     await page.keyboard.press('Control+Shift+t'); // works while the terminal has focus
-    await expect(page.getByTestId('tab').count()).resolves.toBe(2);
+    await tabCount(page, 2);
     const selected = () => page.locator('[role=tab][aria-selected=true] .tab-title').innerText();
     expect(await selected()).toBe('New tab');
     await page.keyboard.press('Control+Tab');
@@ -89,7 +94,7 @@ describe('app shell in Chromium (browser transport)', () => {
     await page.keyboard.press('Control+Shift+Tab');
     expect(await selected()).toBe('New tab');
     await page.keyboard.press('Control+w');
-    await expect(page.getByTestId('tab').count()).resolves.toBe(1);
+    await tabCount(page, 1);
     await page.keyboard.press('Control+Shift+w');
     await page.getByTestId('empty-state').waitFor();
     await context.close();

@@ -151,6 +151,10 @@ export class AcpWire {
 
   private handle(items: SplitItem[]): void {
     if (items.length === 0) return;
+    const h0 = performance.now();
+    try { this.handle2(items); } finally { (globalThis as any).__handle = ((globalThis as any).__handle ?? 0) + performance.now() - h0; }
+  }
+  private handle2(items: SplitItem[]): void {
     const prepared: Prepared[] = [];
     const entries: LogEntry[] = [];
     const entryIndex: number[] = [];
@@ -168,7 +172,10 @@ export class AcpWire {
     if (log) {
       try {
         // One transaction for the chunk, committed before anyone is told (pending c2a appends go first).
+        const t0 = performance.now();
         stored = log.appendMany(entries);
+        (globalThis as any).__sqlite = ((globalThis as any).__sqlite ?? 0) + performance.now() - t0;
+        (globalThis as any).__tx = ((globalThis as any).__tx ?? 0) + 1;
       } catch (e) {
         this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(e)}`);
         for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
@@ -176,10 +183,12 @@ export class AcpWire {
     } else {
       for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
     }
+    const d0 = performance.now();
     this.dispatch(prepared, (i) => {
       const at = entryIndex[i];
       return at === undefined || stored === null ? null : (stored[at]?.seq ?? null);
     });
+    (globalThis as any).__dispatch = ((globalThis as any).__dispatch ?? 0) + performance.now() - d0;
   }
 
   private prepare(item: SplitItem): Prepared | null {

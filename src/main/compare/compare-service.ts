@@ -62,12 +62,14 @@ export class CompareService implements Disposable {
     // A run ends when its session's turn ends, whether or not a compare view is open.
     this.busLink = bus.connect((name, payload) => {
       if (name !== 'session.update') return;
-      const { sessionId, event } = payload as PayloadOf<'session.update'>;
-      if (event.type !== 'turn_end' || !this.store.available) return;
-      const run = this.store.db.prepare('SELECT id, compare_id FROM compare_runs WHERE session_id = ? AND ended_at IS NULL').get(sessionId) as
-        | { id: string; compare_id: string }
-        | undefined;
-      if (run) this.updateRun(run.compare_id, run.id, undefined, { stopReason: event.stopReason, error: event.error?.message ?? null });
+      const { sessionId, events } = payload as PayloadOf<'session.update'>;
+      for (const { event } of events) {
+        if (event.type !== 'turn_end' || !this.store.available) continue;
+        const run = this.store.db.prepare('SELECT id, compare_id FROM compare_runs WHERE session_id = ? AND ended_at IS NULL').get(sessionId) as
+          | { id: string; compare_id: string }
+          | undefined;
+        if (run) this.updateRun(run.compare_id, run.id, undefined, { stopReason: event.stopReason, error: event.error?.message ?? null });
+      }
     });
   }
 

@@ -33,6 +33,8 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
         readOnly: true,
         originalEditable: false,
         renderSideBySide: !inline,
+        // The user's choice holds at any width (Monaco would silently go inline below ~900 px).
+        useInlineViewWhenSpaceIsLimited: false,
         automaticLayout: true,
         minimap: { enabled: false },
         scrollBeyondLastLine: false,
