@@ -4,6 +4,8 @@ import type { Db } from './database';
 
 export type Direction = 'c2a' | 'a2c';
 
+const ROWS_PER_INSERT = 64;
+
 export interface LogEntry {
   sessionId: string;
   direction: Direction;
@@ -32,13 +34,11 @@ export class MessageLog implements Disposable {
   private readonly lastSeq = new Map<string, number>();
   private readonly indexers = new Set<BatchIndexer>();
   private scheduled = false;
-  private readonly insert;
+  /** Prepared multi-row INSERTs by row count: one statement call writes up to ROWS_PER_INSERT messages. */
+  private readonly inserts = new Map<number, ReturnType<Db['prepare']>>();
   private readonly maxSeq;
 
   constructor(private readonly db: Db) {
-    this.insert = db.prepare(
-      'INSERT INTO acp_messages (session_id, seq, ts, direction, method, body) VALUES (?, ?, ?, ?, ?, ?)',
-    );
     this.maxSeq = db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM acp_messages WHERE session_id = ?');
   }
 
@@ -84,16 +84,33 @@ export class MessageLog implements Disposable {
     return seq;
   }
 
+  private insertOf(rows: number): ReturnType<Db['prepare']> {
+    let stmt = this.inserts.get(rows);
+    if (!stmt) {
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
+      stmt = this.db.prepare(`INSERT INTO acp_messages (session_id, seq, ts, direction, method, body) VALUES ${values}`);
+      this.inserts.set(rows, stmt);
+    }
+    return stmt;
+  }
+
   private writeBatch(entries: readonly LogEntry[]): PersistedMessage[] {
     const seqBefore = new Map(this.lastSeq);
     try {
       return this.db.transaction(() => {
         const out: PersistedMessage[] = [];
-        for (const e of entries) {
-          const seq = this.nextSeq(e.sessionId);
-          const ts = e.ts ?? Date.now();
-          const info = this.insert.run(e.sessionId, seq, ts, e.direction, e.method, e.body);
-          out.push({ ...e, ts, seq, id: Number(info.lastInsertRowid) });
+        for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
+          const slice = entries.slice(start, start + ROWS_PER_INSERT);
+          const params: unknown[] = [];
+          const rows: Array<Omit<PersistedMessage, 'id'>> = [];
+          for (const e of slice) {
+            const row = { ...e, ts: e.ts ?? Date.now(), seq: this.nextSeq(e.sessionId) };
+            rows.push(row);
+            params.push(row.sessionId, row.seq, row.ts, row.direction, row.method, row.body);
+          }
+          // Rows inserted by one statement get consecutive rowids (max(rowid) + 1 onwards) ending at lastInsertRowid.
+          const last = Number(this.insertOf(slice.length).run(params).lastInsertRowid);
+          rows.forEach((row, i) => out.push({ ...row, id: last - rows.length + 1 + i }));
         }
         for (const indexer of this.indexers) indexer(this.db, out);
         return out;

@@ -13,9 +13,23 @@ export class StoreService implements Disposable {
   private database: Db | null = null;
   private currentStatus: StoreStatus;
 
+  private readonly checkpointTimer: ReturnType<typeof setInterval>;
+
   constructor(dataDir: string) {
     this.path = join(dataDir, 'switchboard.db');
     this.currentStatus = this.open();
+    // Keep the WAL short without stalling writers: a passive checkpoint every few seconds copies what
+    // it can and never waits for a lock.
+    this.checkpointTimer = setInterval(() => this.checkpoint(), 3000);
+    this.checkpointTimer.unref();
+  }
+
+  checkpoint(): void {
+    try {
+      this.database?.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      /* busy or closed: the next tick tries again */
+    }
   }
 
   private open(): StoreStatus {
@@ -78,6 +92,8 @@ export class StoreService implements Disposable {
   }
 
   dispose(): void {
+    clearInterval(this.checkpointTimer);
+    this.checkpoint();
     this.database?.close();
     this.database = null;
   }
