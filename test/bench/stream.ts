@@ -97,10 +97,8 @@ export async function runClientPath({ chunks = 20_000, chunkBytes = 100, runs = 
     for (let r = 0; r < runs; r++) {
       updates = 0;
       const t0 = performance.now();
-      (globalThis as any).__sqlite = 0; (globalThis as any).__handle = 0; (globalThis as any).__tx = 0; (globalThis as any).__dispatch = 0;
       await turn(session.id, `flood ${chunks} ${chunkBytes}`);
       times.push((performance.now() - t0) / 1000);
-      console.log('run', times.at(-1), 'handle ms', (globalThis as any).__handle.toFixed(1), 'sqlite ms', (globalThis as any).__sqlite.toFixed(1), 'dispatch ms', (globalThis as any).__dispatch?.toFixed(1), 'tx', (globalThis as any).__tx);
       counted = updates;
     }
     return { updates: counted, seconds: median(times) };

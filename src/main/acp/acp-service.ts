@@ -21,11 +21,13 @@ import { AgentRuntime } from './agent-runtime';
 import { FileWrites, RootGuard } from './fs-access';
 import { DEFAULT_ACP_OPTIONS, type AcpHost, type AcpOptions } from './host';
 import { LiveSession } from './live-session';
+import { hasStoredConversation, registerRestoreHandlers, reopenModeOf } from './restore';
 import { PermissionRules } from './permission-rules';
 import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from './secret-store';
 import { SessionRows } from './session-rows';
 import { AgentTerminals } from './terminals';
 import { WarningLimiter, type WarningKind } from './warnings';
+import { AgentSupervisor } from '../supervisor/supervisor';
 
 /** The part of StoreService the service uses (benchmarks pass a plain database). */
 export type AcpStore = Pick<StoreService, 'db' | 'available' | 'getSetting'>;
@@ -76,6 +78,7 @@ export class AcpService implements Disposable, AcpHost {
   private readonly onMessageLog: ((log: MessageLog) => Disposable | void) | undefined;
   private readonly loginEnvFn: () => Promise<Record<string, string>>;
   private disposed = false;
+  readonly supervisor: AgentSupervisor;
 
   constructor(deps: AcpCoreDeps, options: AcpServiceOptions = {}) {
     this.bus = deps.bus;
@@ -92,6 +95,17 @@ export class AcpService implements Disposable, AcpHost {
     this.terminals = new AgentTerminals(deps.ptys, deps.bus);
     this.secrets = new DbSecretStore(() => this.db(), options.secretCipher ?? new KeyFileCipher(join(this.dataDir, 'secret.key')));
     registerHandlers(deps.router, this);
+    this.supervisor = new AgentSupervisor(this);
+    deps.router.handle('agents.metrics', () => ({ agents: this.supervisor.metrics() }));
+  }
+
+  /** Every agent runtime created so far (the supervisor watches them). */
+  allRuntimes(): AgentRuntime[] {
+    return [...this.runtimes.values()];
+  }
+
+  watchRequest<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R> {
+    return this.supervisor.watch(rt, method, params, send);
   }
 
   // ───────────── AcpHost ─────────────
@@ -433,15 +447,18 @@ export class AcpService implements Disposable, AcpHost {
     this.record(row.agent_id);
     const rt = this.runtime(row.agent_id);
     await rt.ensureStarted();
-    const caps = rt.capabilities;
-    const mode = caps?.sessionCapabilities?.resume ? 'resume' : caps?.loadSession ? 'load' : null;
+    const mode = reopenModeOf(rt.capabilities);
     if (!mode) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
     if (!existsSync(row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
     const session = new LiveSession(sessionId, rt, this, row.cwd, []);
     session.acpSessionId = row.acp_session_id;
-    // Resumed: the agent does not replay, so the thread starts from the stored messages.
+    // The thread starts from the stored messages. Resumed: the agent does not replay. Loaded: the replay
+    // is dropped when the store has the conversation (else, e.g. an imported session, it is the conversation).
     const log = this.messageLog();
-    session.seed(mode === 'resume' && log ? threadFromWire(log.read(sessionId)) : createThread(), row.title);
+    const stored = log ? log.read(sessionId) : [];
+    const known = hasStoredConversation(stored);
+    session.seed(mode === 'resume' || known ? threadFromWire(stored) : createThread(), row.title);
+    if (mode === 'load' && known) rt.skipReplay(sessionId);
     this.sessions.set(sessionId, session);
     try {
       await session.open(mode);
@@ -499,6 +516,7 @@ export class AcpService implements Disposable, AcpHost {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.supervisor.dispose();
     for (const s of [...this.sessions.values()]) await s.close(false).catch(() => {});
     await Promise.all([...this.runtimes.values()].map((rt) => rt.stop().catch(() => {})));
     await this.terminals.dispose();
@@ -563,6 +581,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
   });
   router.handle('sessions.state', ({ sessionId }) => acp.live(sessionId).snapshot());
   router.handle('sessions.reopen', ({ sessionId }) => acp.reopenSession(sessionId));
+  registerRestoreHandlers(router, acp);
   router.handle('agents.listSessions', ({ agentId, cwd, cursor }) => acp.listAgentSessions(agentId, cwd, cursor));
   router.handle('sessions.live', () => ({ sessions: acp.listLive() }));
   router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => acp.live(sessionId).mentionSearch(query, limit));

@@ -55,6 +55,8 @@ export class AgentRuntime {
   exitHandled: Promise<void> = Promise.resolve();
   /** The command line of the running process (terminal auth re-runs it with extra args). */
   launch: AgentLaunch | null = null;
+  /** When the agent last wrote to stdout (the supervisor's hang detection). */
+  lastActivity = 0;
 
   constructor(
     readonly agentId: string,
@@ -64,6 +66,15 @@ export class AgentRuntime {
 
   get capabilities(): AgentCapabilities | null {
     return this.init?.agentCapabilities ?? null;
+  }
+
+  get pid(): number | null {
+    return this.proc?.pid ?? null;
+  }
+
+  /** The agent waits for this client to answer one of its requests (a permission, a terminal…). */
+  get waitingOnClient(): boolean {
+    return (this.wire?.pendingAgentRequests ?? 0) > 0;
   }
 
   get connected(): boolean {
@@ -121,9 +132,23 @@ export class AgentRuntime {
     this.wire?.expectNewSession(sessionId);
   }
 
+  /** Call right before session/load of a session already stored: its replay is dropped (see AcpWire.skipReplay). */
+  skipReplay(sessionId: string): void {
+    this.wire?.skipReplay(sessionId);
+  }
+
   request<R = unknown>(method: string, params: unknown, options?: SendRequestOptions): Promise<R> {
     if (!this.conn || !this.connected) return Promise.reject(new IpcFailure('unavailable', 'the agent is not running'));
-    return (this.conn.agent.request as (...a: AgentRequestParams) => Promise<unknown>)(method as never, params as never, options) as Promise<R>;
+    const conn = this.conn;
+    const send = (signal?: AbortSignal) =>
+      (conn.agent.request as (...a: AgentRequestParams) => Promise<unknown>)(
+        method as never,
+        params as never,
+        signal
+          ? { ...options, stopWaitingOnCancel: true, cancellationSignal: options?.cancellationSignal ? AbortSignal.any([options.cancellationSignal, signal]) : signal }
+          : options,
+      ) as Promise<R>;
+    return this.host.watchRequest ? this.host.watchRequest(this, method, params, send) : send();
   }
 
   notify(method: string, params: unknown): Promise<void> {
@@ -181,7 +206,10 @@ export class AgentRuntime {
     let exitDone!: () => void;
     this.exitHandled = new Promise((r) => (exitDone = r));
     const proc = new AgentProcess(launch, this.log, {
-      onStdout: (chunk) => wire.receive(chunk),
+      onStdout: (chunk) => {
+        this.lastActivity = Date.now();
+        wire.receive(chunk);
+      },
       onStdoutEnd: () => wire.end(),
       onExit: (exit) => void this.onExit(proc, wire, exit).finally(exitDone),
     });

@@ -3,6 +3,7 @@ import type { AgentRepository } from '../agents/agent-repository';
 import type { Db } from '../store/database';
 import type { MessageLog } from '../store/message-log';
 import type { AgentPrefsRepo } from './agent-prefs';
+import type { AgentRuntime } from './agent-runtime';
 import type { FileWrites } from './fs-access';
 import type { LiveSession } from './live-session';
 import type { PermissionRules } from './permission-rules';
@@ -46,4 +47,6 @@ export interface AcpHost {
   sessionsOfAgent(agentId: string): LiveSession[];
   forgetSession(id: string): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+  /** Runs an agent request under the supervisor's hang timeout (absent: no timeout). */
+  watchRequest?<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R>;
 }

@@ -26,6 +26,7 @@ import {
   type SessionInfo,
   type SessionSnapshot,
   type SessionStatus,
+  type SessionUpdateItem,
 } from '../../shared/contract/sessions';
 import type { AgentRuntime } from './agent-runtime';
 import { AUTH_REQUIRED } from './auth';
@@ -145,11 +146,15 @@ export class LiveSession {
   /** Folds events into the thread, then tells the renderer (callers persist first). */
   private emit(events: Array<{ event: ThreadEvent; seq: number | null }>): void {
     if (events.length === 0) return;
-    this.thread = applyEvents(
-      this.thread,
-      events.map((e) => e.event),
-    );
-    this.host.bus.emit('session.update', { sessionId: this.id, events: events.map((e) => ({ n: ++this.n, seq: e.seq, event: e.event })) });
+    const items = new Array<SessionUpdateItem>(events.length);
+    const folded = new Array<ThreadEvent>(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      items[i] = { n: ++this.n, seq: e.seq, event: e.event };
+      folded[i] = e.event;
+    }
+    this.thread = applyEvents(this.thread, folded);
+    this.host.bus.emit('session.update', { sessionId: this.id, events: items });
   }
 
   private emitQueue(): void {
@@ -535,6 +540,11 @@ export class LiveSession {
     if (this.acpSessionId) this.runtime.unbind(this.acpSessionId);
     this.setStatus('failed', message);
     void this.host.terminals.releaseSession(this.id);
+  }
+
+  /** The supervisor's word on a failed session (restarting in n s, restarts given up…). */
+  explainFailure(message: string): void {
+    if (this.status === 'failed') this.setStatus('failed', message);
   }
 
   /** `tellAgent: false` on app shutdown (the agent is about to be stopped anyway). */

@@ -59,6 +59,8 @@ export class AcpWire {
   private readonly a2c = new Map<string, Pending>();
   /** Switchboard session ids of session/new requests about to be written, in call order. */
   private readonly newSessionQueue: string[] = [];
+  /** Sessions whose session/load is in flight and whose conversation is already stored: replays are dropped. */
+  private readonly replaySkipped = new Set<string>();
   private ended = false;
   private closed = false;
   private pendingItems: SplitItem[] = [];
@@ -84,8 +86,21 @@ export class AcpWire {
   }
 
   /** Call right before `session/new` is requested for `sessionId`: its response binds the ACP id. */
+  /** Requests of the agent not answered yet (the agent waits on this client: not a hang). */
+  get pendingAgentRequests(): number {
+    return this.a2c.size;
+  }
+
   expectNewSession(sessionId: string): void {
     this.newSessionQueue.push(sessionId);
+  }
+
+  /**
+   * Call right before `session/load` of a session whose conversation is already stored: the updates the
+   * agent replays until it answers are neither stored again nor handed on (the store has them).
+   */
+  skipReplay(sessionId: string): void {
+    this.replaySkipped.add(sessionId);
   }
 
   // ───────────── client → agent ─────────────
@@ -151,10 +166,6 @@ export class AcpWire {
 
   private handle(items: SplitItem[]): void {
     if (items.length === 0) return;
-    const h0 = performance.now();
-    try { this.handle2(items); } finally { (globalThis as any).__handle = ((globalThis as any).__handle ?? 0) + performance.now() - h0; }
-  }
-  private handle2(items: SplitItem[]): void {
     const prepared: Prepared[] = [];
     const entries: LogEntry[] = [];
     const entryIndex: number[] = [];
@@ -172,10 +183,7 @@ export class AcpWire {
     if (log) {
       try {
         // One transaction for the chunk, committed before anyone is told (pending c2a appends go first).
-        const t0 = performance.now();
         stored = log.appendMany(entries);
-        (globalThis as any).__sqlite = ((globalThis as any).__sqlite ?? 0) + performance.now() - t0;
-        (globalThis as any).__tx = ((globalThis as any).__tx ?? 0) + 1;
       } catch (e) {
         this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(e)}`);
         for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
@@ -183,12 +191,10 @@ export class AcpWire {
     } else {
       for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
     }
-    const d0 = performance.now();
     this.dispatch(prepared, (i) => {
       const at = entryIndex[i];
       return at === undefined || stored === null ? null : (stored[at]?.seq ?? null);
     });
-    (globalThis as any).__dispatch = ((globalThis as any).__dispatch ?? 0) + performance.now() - d0;
   }
 
   private prepare(item: SplitItem): Prepared | null {
@@ -223,6 +229,7 @@ export class AcpWire {
       const pending = this.c2a.get(key);
       this.c2a.delete(key);
       sessionId = pending?.sessionId ?? null;
+      if (pending && sessionId && pending.method === 'session/load') this.replaySkipped.delete(sessionId);
       // Bind the new ACP session id now, before the lines after this one are routed.
       if (pending && sessionId && pending.method === 'session/new' && isRecord(msg.result) && typeof msg.result.sessionId === 'string') {
         this.hooks.bindSession(msg.result.sessionId, sessionId);
@@ -238,7 +245,7 @@ export class AcpWire {
     return out;
   }
 
-  private prepareUpdate(msg: Record<string, unknown>, text: string): Prepared {
+  private prepareUpdate(msg: Record<string, unknown>, text: string): Prepared | null {
     const params = msg.params;
     const acpId = isRecord(params) && typeof params.sessionId === 'string' ? params.sessionId : null;
     let sessionId = acpId !== null ? this.hooks.sessionOf(acpId) : undefined;
@@ -260,6 +267,7 @@ export class AcpWire {
         message: acpId === null ? 'session/update without a sessionId' : `session/update for unknown session ${acpId.slice(0, 100)}`,
       };
     }
+    if (this.replaySkipped.has(sessionId)) return null;
     return { kind: 'update', sessionId, params, entry: this.entryFor(sessionId, 'a2c', 'session/update', text) };
   }
 
@@ -333,6 +341,7 @@ export class AcpWire {
       /* already closed */
     }
     this.newSessionQueue.length = 0;
+    this.replaySkipped.clear();
   }
 
   private sessionFromParams(params: unknown): string | null {

@@ -6,6 +6,7 @@ import type { EventDef, RequestDef, Result } from './define';
 import { ptyEvents, ptyRequests } from './pty';
 import { registryEvents, registryRequests } from './registry';
 import { sessionEvents, sessionRequests } from './sessions';
+import { supervisorEvents, supervisorRequests } from './supervisor';
 
 export * from './define';
 
@@ -20,6 +21,7 @@ export const requests = {
   ...ptyRequests,
   ...registryRequests,
   ...sessionRequests,
+  ...supervisorRequests,
 } as const satisfies Record<string, RequestDef>;
 
 export const events = {
@@ -29,6 +31,7 @@ export const events = {
   ...ptyEvents,
   ...registryEvents,
   ...sessionEvents,
+  ...supervisorEvents,
 } as const satisfies Record<string, EventDef>;
 
 export type Requests = typeof requests;

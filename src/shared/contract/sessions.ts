@@ -207,6 +207,13 @@ export const mcpServerSettingSchema = z.discriminatedUnion('type', [
 ]);
 export type McpServerSetting = z.infer<typeof mcpServerSettingSchema>;
 
+export const reopenPlanSchema = z.object({
+  mode: z.enum(['resume', 'load', 'live']).nullable(),
+  reason: z.string(),
+  agentName: z.string(),
+});
+export type ReopenPlan = z.infer<typeof reopenPlanSchema>;
+
 const sid = z.object({ sessionId: sessionIdSchema }).strict();
 const aid = z.object({ agentId: agentIdSchema }).strict();
 const empty = z.object({});
@@ -327,6 +334,37 @@ export const sessionRequests = {
    * advertises it (the thread starts from the stored messages), else session/load (the agent replays it).
    */
   'sessions.reopen': request(sid, sessionInfoSchema),
+  /**
+   * How sessions.reopen would bring a stored session back (starts its agent to learn its capabilities):
+   * 'resume', 'load', 'live' (it already is), or null (read-only: continue in a new session); `reason` says
+   * so in words.
+   */
+  'sessions.reopenPlan': request(sid, reopenPlanSchema),
+  /**
+   * One of the agent's own sessions (agents.listSessions) as a Switchboard session, opened live with
+   * session/resume or session/load. Importing one already imported reopens that session.
+   */
+  'sessions.import': request(
+    z
+      .object({
+        agentId: agentIdSchema,
+        acpSessionId: z.string().min(1).max(500),
+        cwd: absolutePath,
+        title: z.string().max(1000).nullable().optional(),
+      })
+      .strict(),
+    z.object({ session: sessionInfoSchema, mode: z.enum(['resume', 'load']), imported: z.boolean() }),
+  ),
+  /**
+   * session/delete of the agent's own copy, when the agent advertises `sessionCapabilities.delete` (a live
+   * session is closed first). The stored transcript is untouched (history.delete handles that).
+   */
+  'sessions.deleteOnAgent': request(sid, z.object({ deleted: z.boolean(), reason: z.string() })),
+  /** Which of these ACP session ids (from agents.listSessions) are already Switchboard sessions. */
+  'agents.knownSessions': request(
+    z.object({ agentId: agentIdSchema, acpSessionIds: z.array(z.string().max(500)).max(1000) }).strict(),
+    z.object({ known: z.record(z.string(), z.string()) }),
+  ),
   /** Full current state of a live session, for a view that attaches. */
   'sessions.state': request(sid, sessionSnapshotSchema),
   /** Live (not closed) sessions of this run. */
@@ -384,6 +422,8 @@ export const warningKindSchema = z.enum([
   'store_error',
   /** A setting could not be applied (an MCP server the agent cannot use…). */
   'settings',
+  /** The agent left a request unanswered past the timeout (agents.requestTimeoutSeconds). */
+  'unresponsive',
   'suppressed',
 ]);
 

@@ -60,6 +60,18 @@ export function notInstalledMessage(id: RealAgentId): string {
   );
 }
 
+/**
+ * Whether a real agent's tests can run. Not installed: warn and return false (the caller skips), unless
+ * SWITCHBOARD_REQUIRE_REAL_AGENTS=1 (CI, after the installer ran): then a missing agent throws, so the test file
+ * fails instead of silently skipping.
+ */
+export function requireOrSkipAgent(id: RealAgentId): boolean {
+  if (isAgentInstalled(id)) return true;
+  if (process.env['SWITCHBOARD_REQUIRE_REAL_AGENTS'] === '1') throw new Error(notInstalledMessage(id));
+  console.warn(`[skip] ${notInstalledMessage(id)}`);
+  return false;
+}
+
 export interface AgentHome {
   /** The isolated HOME; XDG dirs are inside it. */
   home: string;

@@ -11,6 +11,7 @@ export {
   isAgentInstalled,
   notInstalledMessage,
   qwenLaunch,
+  requireOrSkipAgent,
 } from './agents.js';
 export type { AgentHome, AgentLaunch, AgentLaunchOptions, RealAgentId, RealAgentSpec } from './agents.js';
 export { spawnAgentProcess } from './process.js';

@@ -1,0 +1,78 @@
+// The built app in browser mode with scenario agents: agents are added over the contract (before the page
+// loads, so its agent list has them), sessions are started through the page's launcher as a user does.
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { scenarioAgentCommand } from '../../test/fixtures/scenario-agent/launch';
+import { tempDir } from '../../test/support/app-server';
+import type { ContractClient } from './ws-client';
+
+/** A folder to start sessions in. */
+export function benchWorkDir(): string {
+  const work = realpathSync(tempDir('sb-bench-work-'));
+  mkdirSync(join(work, 'src'), { recursive: true });
+  writeFileSync(join(work, 'README.md'), '# Bench project\n');
+  return work;
+}
+
+/** Adds `count` custom agents running the scenario agent, named `${prefix} 1…count`. */
+export async function addScenarioAgents(client: ContractClient, count: number, prefix = 'Bench'): Promise<Array<{ id: string; name: string }>> {
+  const { command, args } = scenarioAgentCommand();
+  const out: Array<{ id: string; name: string }> = [];
+  for (let i = 1; i <= count; i++) {
+    const name = `${prefix} ${i}`;
+    const a = await client.call<{ id: string }>('agents.addCustom', { name, command, args, env: {}, cwd: null });
+    out.push({ id: a.id, name });
+  }
+  return out;
+}
+
+/** Waits for the workspace and closes any restored tabs. */
+export async function readyWorkspace(page: Page): Promise<void> {
+  page.setDefaultTimeout(60_000);
+  await page.getByTestId('workspace').waitFor();
+  const close = page.locator('[role=tab] .tab-close');
+  while ((await close.count()) > 0) await close.first().click();
+}
+
+/** Starts a session of `agentName` in a new tab of the focused pane; resolves with its id once idle. */
+export async function startSessionInPage(page: Page, agentName: string, work: string): Promise<string> {
+  await page.locator('.pane.focused .tab-new').click();
+  const panel = page.locator('.tab-panel:not([hidden])').getByTestId('launcher-new-session');
+  await panel.waitFor();
+  await panel.getByTestId('new-session-agent').selectOption({ label: agentName });
+  await panel.getByTestId('new-session-folder').fill(work);
+  await panel.getByTestId('new-session-start').click();
+  const tab = page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
+  await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 120_000 });
+  const id = await tab.getAttribute('data-session-id');
+  if (!id) throw new Error('session tab without data-session-id');
+  return id;
+}
+
+/** Sends a prompt over the contract (the tab shows it as the renderer's own prompt would be). */
+export async function prompt(client: ContractClient, sessionId: string, text: string): Promise<string> {
+  const r = await client.call<{ promptId: string }>('sessions.prompt', { sessionId, prompt: [{ type: 'text', text }] });
+  return r.promptId;
+}
+
+/** Resolves when the session has been busy and is idle again (call before sending the prompt). */
+export function whenIdle(client: ContractClient, sessionId: string, timeoutMs = 300_000): Promise<void> {
+  let busy = false;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`session ${sessionId} not idle after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const off = client.on((name, payload) => {
+      const p = payload as { id?: string; status?: string };
+      if (name !== 'session.state' || p.id !== sessionId) return;
+      if (p.status !== 'idle') busy = true;
+      else if (busy) {
+        clearTimeout(timer);
+        off();
+        resolve();
+      }
+    });
+  });
+}

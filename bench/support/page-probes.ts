@@ -1,0 +1,105 @@
+// Probes installed in the app's page (as script text: a compiled function could carry the bundler's
+// helpers, which the page lacks). Clocks: the agent stamps chunks with Date.now(); the page reads
+// performance.timeOrigin + performance.now(); both are this machine's wall clock.
+//
+// "Painted": a MutationObserver sees the text in the DOM (React commits in the animation frame the
+// session controller folds its batch in), then a task posted from there runs after that frame's style,
+// layout and paint. Frames: a requestAnimationFrame loop records the delta between frames and the main
+// thread's busy time per frame (the frame's rAF callback → the first task after its paint).
+import type { Page } from 'playwright-core';
+
+export interface Painted {
+  /** the agent's write time (ms since the epoch) */
+  sent: number;
+  /** painted (ms since the epoch, page clock) */
+  painted: number;
+}
+
+export interface FrameStats {
+  /** requestAnimationFrame deltas, ms */
+  deltas: number[];
+  /** main-thread busy time per frame, ms */
+  busy: number[];
+}
+
+const PROBE = `(() => {
+  if (window.__bench) return;
+  const now = () => performance.timeOrigin + performance.now();
+  const b = window.__bench = { painted: [], marks: [], ends: [], seen: new Set(), frames: { deltas: [], busy: [] }, recording: false, selector: '' };
+  const visibleMessages = () => {
+    const panel = document.querySelector(b.selector || '.tab-panel:not([hidden]) [data-testid=session-tab]');
+    if (!panel) return [];
+    const all = panel.querySelectorAll('[data-testid=agent-message]');
+    return Array.prototype.slice.call(all, Math.max(0, all.length - 3));
+  };
+  const tokenRe = /\\{t=(\\d+):(\\d+)\\}/g;
+  const scan = () => {
+    const fresh = [];
+    const marks = [];
+    const ends = [];
+    for (const el of visibleMessages()) {
+      const text = el.textContent || '';
+      let m;
+      tokenRe.lastIndex = 0;
+      while ((m = tokenRe.exec(text))) {
+        const key = m[2] + '@' + m[1];
+        if (b.seen.has(key)) continue;
+        b.seen.add(key);
+        fresh.push(Number(m[1]));
+      }
+      const mk = text.lastIndexOf('{mark=');
+      if (mk >= 0) { const v = Number(text.slice(mk + 6, text.indexOf('}', mk))); if (!b.seen.has('mark' + v)) { b.seen.add('mark' + v); marks.push(v); } }
+      const en = text.lastIndexOf('{end=');
+      if (en >= 0) { const v = Number(text.slice(en + 5, text.indexOf('}', en))); if (!b.seen.has('end' + v)) { b.seen.add('end' + v); ends.push(v); } }
+    }
+    if (fresh.length === 0 && marks.length === 0 && ends.length === 0) return;
+    setTimeout(() => {
+      const t = now();
+      for (const s of fresh) b.painted.push({ sent: s, painted: t });
+      for (const s of marks) b.marks.push({ sent: s, painted: t });
+      for (const s of ends) b.ends.push({ sent: s, painted: t });
+    }, 0);
+  };
+  new MutationObserver(scan).observe(document.body, { childList: true, subtree: true, characterData: true });
+  let last = 0;
+  const loop = (ts) => {
+    if (b.recording) {
+      if (last) b.frames.deltas.push(ts - last);
+      const start = performance.now();
+      setTimeout(() => b.frames.busy.push(performance.now() - start), 0);
+    }
+    last = ts;
+    requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop);
+})()`;
+
+/** Installs the probes (idempotent; again after a reload). */
+export async function installProbes(page: Page): Promise<void> {
+  await page.evaluate(PROBE);
+}
+
+/** Starts or stops recording frames; clears what was recorded when starting. */
+export async function recordFrames(page: Page, on: boolean): Promise<void> {
+  await page.evaluate(`(() => { const b = window.__bench; b.recording = ${on ? 'true' : 'false'}; if (${on ? 'true' : 'false'}) b.frames = { deltas: [], busy: [] }; })()`);
+}
+
+export async function takeFrames(page: Page): Promise<FrameStats> {
+  return (await page.evaluate('window.__bench.frames')) as FrameStats;
+}
+
+/** Write → paint records so far (and clears them). */
+export async function takePainted(page: Page): Promise<{ chunks: Painted[]; marks: Painted[]; ends: Painted[] }> {
+  return (await page.evaluate(`(() => { const b = window.__bench; const r = { chunks: b.painted, marks: b.marks, ends: b.ends }; b.painted = []; b.marks = []; b.ends = []; return r; })()`)) as {
+    chunks: Painted[];
+    marks: Painted[];
+    ends: Painted[];
+  };
+}
+
+/** Waits until a `{mark=…}` (or `{end=…}`) has been painted; returns it. */
+export async function waitForPainted(page: Page, kind: 'marks' | 'ends', timeoutMs = 120_000): Promise<Painted> {
+  await page.waitForFunction(`window.__bench.${kind}.length > 0`, undefined, { timeout: timeoutMs, polling: 50 });
+  const r = (await page.evaluate(`(() => { const b = window.__bench; const x = b.${kind}.shift(); return x; })()`)) as Painted;
+  return r;
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { event, request } from './define';
+
+/**
+ * The agent supervisor: what every agent process costs (memory, CPU, of its whole process group), how
+ * it last ended, and what the supervisor does about it (automatic restarts with backoff, giving up on
+ * an agent that exits in a loop, stopping idle agents, flagging one that stopped answering).
+ */
+
+/** Settings keys (numbers; absent or invalid: the default). */
+export const SUPERVISOR_SETTINGS = {
+  /** Stop an agent with no open session after this many minutes (0: never). Default 10. */
+  idleStopMinutes: 'agents.idleStopMinutes',
+  /** A request the agent does not answer, while it writes nothing, fails after this many seconds. Default 60. */
+  requestTimeoutSeconds: 'agents.requestTimeoutSeconds',
+  /** Restart a crashed agent that has open sessions (boolean). Default true. */
+  autoRestart: 'agents.autoRestart',
+  /** First restart delay in seconds; doubles on each crash, capped at 30 s. Default 1. */
+  restartDelaySeconds: 'agents.restartDelaySeconds',
+  /** At most this many automatic restarts… Default 5. */
+  maxRestarts: 'agents.maxRestarts',
+  /** …within this many minutes; past that the agent is left stopped. Default 5. */
+  restartWindowMinutes: 'agents.restartWindowMinutes',
+} as const;
+
+export const SUPERVISOR_DEFAULTS = {
+  idleStopMinutes: 10,
+  requestTimeoutSeconds: 60,
+  autoRestart: true,
+  restartDelaySeconds: 1,
+  maxRestarts: 5,
+  restartWindowMinutes: 5,
+  maxRestartDelaySeconds: 30,
+} as const;
+
+export const agentExitInfoSchema = z.object({
+  code: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** The last lines the agent wrote to stderr before it ended. */
+  stderrTail: z.string(),
+  at: z.number(),
+});
+export type AgentExitInfo = z.infer<typeof agentExitInfoSchema>;
+
+export const agentMetricsSchema = z.object({
+  agentId: z.string(),
+  /** The process group leader (the agent), when running. */
+  pid: z.number().int().nullable(),
+  /** Processes in the agent's group (the agent and what it started). */
+  processes: z.number().int(),
+  /** Resident memory of the whole group, bytes; null when not running or unknown. */
+  rssBytes: z.number().nullable(),
+  /** CPU of the whole group over the last interval, percent of one core. */
+  cpuPercent: z.number().nullable(),
+  sampledAt: z.number(),
+  /** Automatic restarts within the current window. */
+  restarts: z.number().int(),
+  /** When the next automatic restart happens (a crashed agent with open sessions). */
+  nextRestartAt: z.number().nullable(),
+  /** Automatic restarts stopped (an exit loop): why, in words. Cleared by a manual start. */
+  gaveUp: z.string().nullable(),
+  /** The agent left a request unanswered past the timeout; cleared when it writes again or restarts. */
+  unresponsive: z.string().nullable(),
+  lastExit: agentExitInfoSchema.nullable(),
+});
+export type AgentMetrics = z.infer<typeof agentMetricsSchema>;
+
+export const supervisorRequests = {
+  /** The latest sample of every known agent. */
+  'agents.metrics': request(z.object({}).strict(), z.object({ agents: z.array(agentMetricsSchema) })),
+} as const;
+
+export const supervisorEvents = {
+  /** Samples of the agents that run or changed, about once a second at most. */
+  'agent.metrics': event(z.object({ agents: z.array(agentMetricsSchema) })),
+} as const;
