@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { AppCore } from './core/app-core';
 import { connectIpc } from './electron/ipc';
 import { registerAppScheme, serveRenderer } from './electron/protocol';
+import { safeStorageCipher } from './electron/safe-storage-cipher';
 import { createMainWindow } from './electron/window';
 
 // The Electron glue: window, menu, protocol, IPC. Everything else is plain Node in AppCore.
@@ -39,6 +40,7 @@ if (!app.requestSingleInstanceLock()) {
         await shell.openExternal(url);
         return true;
       },
+      secretCipher: safeStorageCipher(),
     });
     connectIpc(core, () => win);
     Menu.setApplicationMenu(

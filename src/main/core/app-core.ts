@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import type { AppInfo } from '../../shared/contract/app';
 import { registerAcpService } from '../acp/acp-service';
+import type { SecretCipher } from '../acp/secret-store';
 import { registerShellService } from '../terminal/shell-service';
 import { PtyHost } from '../terminal/pty-host';
 import { StoreService } from '../store/store-service';
@@ -18,6 +19,8 @@ export interface CoreOptions {
   version: string;
   /** Opens a link in the system browser; the Electron glue passes shell.openExternal. */
   openExternal?: (url: string) => Promise<boolean>;
+  /** Encrypts stored secrets; the Electron glue passes one built on safeStorage (default: a 0600 key file). */
+  secretCipher?: SecretCipher;
 }
 
 /**
@@ -42,7 +45,10 @@ export class AppCore implements Disposable {
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
     // One MessageLog for the store; the history index is attached to it when it is first used.
-    this.own(registerAcpService(this, { onMessageLog: (log) => this.history.attach(log) }));
+    this.own(registerAcpService(this, {
+        onMessageLog: (log) => this.history.attach(log),
+        ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
+      }));
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
     this.history.start();
