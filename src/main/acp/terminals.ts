@@ -68,7 +68,7 @@ export class AgentTerminals implements Disposable {
     let proc: PtyProcess;
     try {
       proc = this.ptys.spawn(
-        { command, args, cwd: spec.cwd, env: spec.env, cols: spec.cols ?? 120, rows: spec.rows ?? 30, outputLimit: limit },
+        { command, args, cwd: spec.cwd, env: spec.env, cols: spec.cols ?? 120, rows: spec.rows ?? 30, outputLimit: limit, drainOnExit: kind === 'agent' },
         {
           onData: (_pid, data) => this.bus.emit('agentTerminal.data', { terminalId: id, sessionId, data }),
           onExit: (_pid, exit) => {

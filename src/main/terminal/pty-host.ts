@@ -11,7 +11,16 @@ export interface PtySpawnOptions {
   rows?: number;
   /** Bytes of output kept for late readers (terminal/output, a view attaching late). */
   outputLimit?: number;
+  /**
+   * For commands whose whole output matters (agent terminals): Linux discards what a pty's last
+   * writer wrote but the reader had not read yet when the writer exits, so a fast command can lose the
+   * end of its output. The command then runs under a tiny shell that lingers 50 ms after it, keeping
+   * its exit code, and re-raising the signal that ended it.
+   */
+  drainOnExit?: boolean;
 }
+
+const DRAIN_WRAPPER = '"$0" "$@"; s=$?; sleep 0.05; if [ $s -gt 128 ] && [ $s -lt 160 ]; then kill -$((s - 128)) $$; fi; exit $s';
 
 export interface PtyExit {
   exitCode: number | null;
@@ -48,7 +57,9 @@ export class PtyProcess implements Disposable {
 
   constructor(options: PtySpawnOptions, listener: PtyListener) {
     this.limit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
-    this.proc = pty.spawn(options.command, options.args, {
+    const [command, args] =
+      options.drainOnExit && process.platform !== 'win32' ? ['/bin/sh', ['-c', DRAIN_WRAPPER, options.command, ...options.args]] : [options.command, options.args];
+    this.proc = pty.spawn(command, args, {
       name: 'xterm-256color',
       cols: options.cols ?? 80,
       rows: options.rows ?? 24,
