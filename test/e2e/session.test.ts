@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
+import { setSetting } from '../supervisor/ws-client';
 import { launchBrowser, openApp } from '../support/browser';
 
 /**
@@ -24,6 +25,8 @@ beforeAll(async () => {
   uiAgentPath = join(tempDir('sb-ui-agent-'), 'ui-agent.mjs');
   writeFileSync(uiAgentPath, UI_AGENT);
   [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+  // The crash test restarts the agent by hand (the supervisor's automatic restart is tested in overview.test.ts).
+  await setSetting(app, 'agents.autoRestart', false);
 }, 90_000);
 
 afterEach(async () => {

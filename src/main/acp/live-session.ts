@@ -542,6 +542,17 @@ export class LiveSession {
     void this.host.terminals.releaseSession(this.id);
   }
 
+  /** A tool call of the current turn is still running (the agent may rightly be quiet meanwhile). */
+  toolInProgress(): boolean {
+    if (!this.turn) return false;
+    const { entries, turn } = this.thread;
+    for (let i = Math.max(0, turn.startIndex); i < entries.length; i++) {
+      const e = entries[i]!;
+      if (e.kind === 'tool_call' && (e.status === 'pending' || e.status === 'in_progress')) return true;
+    }
+    return false;
+  }
+
   /** The supervisor's word on a failed session (restarting in n s, restarts given up…). */
   explainFailure(message: string): void {
     if (this.status === 'failed') this.setStatus('failed', message);

@@ -61,6 +61,8 @@ export class AcpWire {
   private readonly newSessionQueue: string[] = [];
   /** Sessions whose session/load is in flight and whose conversation is already stored: replays are dropped. */
   private readonly replaySkipped = new Set<string>();
+  /** skipReplay was called: armed by the session's next request if it is session/load, else dropped. */
+  private readonly replayToSkip = new Set<string>();
   private ended = false;
   private closed = false;
   private pendingItems: SplitItem[] = [];
@@ -100,7 +102,7 @@ export class AcpWire {
    * agent replays until it answers are neither stored again nor handed on (the store has them).
    */
   skipReplay(sessionId: string): void {
-    this.replaySkipped.add(sessionId);
+    this.replayToSkip.add(sessionId);
   }
 
   // ───────────── client → agent ─────────────
@@ -115,6 +117,7 @@ export class AcpWire {
       sessionId = this.sessionFromParams(m.params);
       if (method === 'session/new') sessionId = this.newSessionQueue.shift() ?? null;
       if (isId(m.id)) this.c2a.set(idKey(m.id), { method, sessionId });
+      if (sessionId !== null && this.replayToSkip.delete(sessionId) && method === 'session/load') this.replaySkipped.add(sessionId);
     } else if (isId(m.id)) {
       const key = idKey(m.id);
       sessionId = this.a2c.get(key)?.sessionId ?? null;
@@ -342,6 +345,7 @@ export class AcpWire {
     }
     this.newSessionQueue.length = 0;
     this.replaySkipped.clear();
+    this.replayToSkip.clear();
   }
 
   private sessionFromParams(params: unknown): string | null {

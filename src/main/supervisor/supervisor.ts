@@ -87,9 +87,9 @@ export class AgentSupervisor implements Disposable {
     return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
   }
 
-  /** How long a request may go unanswered while the agent writes nothing. */
+  /** How long a request may go unanswered while the agent writes nothing (0: no limit). */
   requestTimeoutMs(): number {
-    return this.num(SUPERVISOR_SETTINGS.requestTimeoutSeconds, SUPERVISOR_DEFAULTS.requestTimeoutSeconds, 0.1) * 1000;
+    return this.num(SUPERVISOR_SETTINGS.requestTimeoutSeconds, SUPERVISOR_DEFAULTS.requestTimeoutSeconds) * 1000;
   }
 
   private idleStopMs(): number {
@@ -164,8 +164,8 @@ export class AgentSupervisor implements Disposable {
     const prev = w.lastState;
     w.lastState = status.state;
     if (status.state === 'starting' && !w.restarting) {
-      // Started by the user (or a new session): a fresh chance.
-      this.cancelRestart(w);
+      // Started by the user (or a new session): a fresh chance. A pending restart stays due: it then
+      // only brings back the sessions still failed.
       if (w.metrics.gaveUp) this.update(status.agentId, { gaveUp: null });
       w.crashes = [];
       this.update(status.agentId, { restarts: 0 });
@@ -227,7 +227,7 @@ export class AgentSupervisor implements Disposable {
       w.crashes = [];
       this.update(agentId, { gaveUp: message, nextRestartAt: null, restarts: 0 });
       this.tellSessions(agentId, message);
-      this.host.warn(agentId, null, 'unresponsive', message);
+      this.runtimeOf(agentId)?.log.write('note', `automatic restarts stopped: ${attempt} exits within ${minutes} min`);
       return;
     }
     const delay = backoffMs(attempt, this.num(SUPERVISOR_SETTINGS.restartDelaySeconds, SUPERVISOR_DEFAULTS.restartDelaySeconds) * 1000);
@@ -246,7 +246,13 @@ export class AgentSupervisor implements Disposable {
     }
     w.restarting = true;
     try {
-      await this.host.restartAgent(agentId);
+      const rt = this.runtimeOf(agentId);
+      if (rt?.connected) {
+        // Someone started it meanwhile (a new session, the user): only the sessions are missing.
+        for (const s of openSessions(this.host.sessionsOfAgent(agentId))) if (s.status === 'failed') await s.reopen();
+      } else {
+        await this.host.restartAgent(agentId);
+      }
     } catch (e) {
       // It died during start-up: that counts as another crash.
       w.restarting = false;
@@ -263,27 +269,38 @@ export class AgentSupervisor implements Disposable {
   /**
    * Runs an agent request with the hang timeout: it fails when the agent neither answers nor writes
    * anything for `requestTimeoutMs` (time the agent spends waiting on this client, e.g. for a permission,
-   * does not count). The agent is asked to cancel it, and flagged unresponsive.
+   * does not count, nor does a turn's tool call in progress). The agent is asked to cancel it, and
+   * flagged unresponsive.
    */
   watch<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R> {
     if (method === 'initialize' || method === 'authenticate') return send(new AbortController().signal);
     const timeoutMs = this.requestTimeoutMs();
+    if (timeoutMs <= 0) return send(new AbortController().signal);
     const abort = new AbortController();
     const started = Date.now();
+    const acpSessionId = (params as { sessionId?: unknown } | null)?.sessionId;
+    const toolRunning = () => {
+      try {
+        return rt.sessionFor(acpSessionId).toolInProgress();
+      } catch {
+        return false;
+      }
+    };
     return new Promise<R>((resolve, reject) => {
       let lastSeen = started;
       const check = setInterval(
         () => {
           const now = Date.now();
           if (rt.waitingOnClient) lastSeen = now;
+          // A turn whose tool call is still running may rightly be quiet for long (a slow build).
+          if (method === 'session/prompt' && toolRunning()) lastSeen = now;
           lastSeen = Math.max(lastSeen, rt.lastActivity);
           if (now - lastSeen < timeoutMs) return;
           clearInterval(check);
           const seconds = Math.round((timeoutMs / 1000) * 10) / 10;
           const message = `the agent did not answer ${method} within ${seconds} s and wrote nothing meanwhile; it may be stuck — restart it if it does not recover`;
           abort.abort();
-          const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
-          if (method === 'session/prompt' && typeof sessionId === 'string') void rt.notify('session/cancel', { sessionId });
+          if (method === 'session/prompt' && typeof acpSessionId === 'string') void rt.notify('session/cancel', { sessionId: acpSessionId });
           this.markUnresponsive(rt, message);
           reject(new IpcFailure('agent_error', message));
         },

@@ -11,7 +11,8 @@ import { event, request } from './define';
 export const SUPERVISOR_SETTINGS = {
   /** Stop an agent with no open session after this many minutes (0: never). Default 10. */
   idleStopMinutes: 'agents.idleStopMinutes',
-  /** A request the agent does not answer, while it writes nothing, fails after this many seconds. Default 60. */
+  /** A request the agent does not answer, while it writes nothing, fails after this many seconds (0: never). Default 60.
+   * Time the agent waits on Switchboard (a permission, a terminal) or runs a tool call does not count. */
   requestTimeoutSeconds: 'agents.requestTimeoutSeconds',
   /** Restart a crashed agent that has open sessions (boolean). Default true. */
   autoRestart: 'agents.autoRestart',

@@ -6,3 +6,4 @@ import './welcome';
 import './history';
 import './compare';
 import './registry';
+import './overview';

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { AgentSummary, SessionInfo } from '../../../../shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useTabs } from '../../state/tabs';
+import { AgentMetricsBadge, AgentSupervisorNote } from '../overview/AgentHealth';
 import { NewSessionForm } from '../session/NewSession';
 import { basename } from '../session/format';
 import { AgentForm } from './AgentForm';
@@ -57,6 +58,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             </span>
           )}
           {sessions.length > 0 && <span className="agent-count">{sessions.length}</span>}
+          <AgentMetricsBadge agentId={agent.id} />
         </button>
         <button className="icon" title={`New session with ${title}`} aria-label={`New session with ${title}`} onClick={() => onDialog({ kind: 'session', agentId: agent.id })} data-testid="agent-new-session">
           +
@@ -71,6 +73,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             {agent.source !== 'custom' ? ` · ${agent.source}` : ''}
           </div>
           {s.error && <div className="error small">{s.error}</div>}
+          <AgentSupervisorNote agentId={agent.id} />
           <code className="agent-command small" title="Command">
             {[agent.command, ...(agent.overrides.args ?? agent.args)].join(' ')}
           </code>

@@ -1,9 +1,10 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import type { ReopenPlan } from '../../../../shared/contract/sessions';
 import type { HistorySession } from '../../../../shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';
-import { loadAllEntries, openLiveSessionTab, restoreRequest, restoreSession, summarize } from './continue';
+import { loadAllEntries, openLiveSessionTab, REOPEN_TEXT, reopenPlan, restoreSession, summarize } from './continue';
 import { basename } from './format';
 
 interface Props {
@@ -19,14 +20,28 @@ interface Props {
 type Stage = { kind: 'idle' } | { kind: 'summarizing' } | { kind: 'editing'; text: string } | { kind: 'starting'; text: string } | { kind: 'restoring' };
 
 /**
- * The bottom of a transcript: go back to the live session (when it still runs), reopen it (when the core
- * can), or continue in a new session with the same agent and folder, primed with an editable summary.
+ * The bottom of a transcript: go back to the live session (when it still runs), reopen it live (when its
+ * agent can resume or load sessions: the panel says which), or continue in a new session with the same agent
+ * and folder, primed with an editable summary.
  */
 export function ContinuePanel({ sessionId, session, agentId, cwd, agentName, live, title }: Props) {
   const api = useApi();
   const [stage, setStage] = useState<Stage>({ kind: 'idle' });
   const [error, setError] = useState<string | null>(null);
-  const canRestore = restoreRequest() !== null;
+  const [plan, setPlan] = useState<ReopenPlan | null>(null);
+  const [reopened, setReopened] = useState<string | null>(null);
+  useEffect(() => {
+    if (live) return;
+    let stale = false;
+    setPlan(null);
+    void reopenPlan(api, sessionId).then((p) => {
+      if (!stale) setPlan(p);
+    });
+    return () => {
+      stale = true;
+    };
+  }, [api, sessionId, live]);
+  const canRestore = plan?.mode === 'resume' || plan?.mode === 'load';
 
   const prepare = async () => {
     setError(null);
@@ -66,13 +81,16 @@ export function ContinuePanel({ sessionId, session, agentId, cwd, agentName, liv
     const r = await restoreSession(api, sessionId);
     setStage({ kind: 'idle' });
     if ('error' in r) setError(`Could not reopen this session: ${r.error}. You can continue it in a new session instead.`);
-    else openLiveSessionTab(r.sessionId, title);
+    else {
+      if (plan?.mode === 'resume' || plan?.mode === 'load') setReopened(`Reopened: ${plan.agentName} ${REOPEN_TEXT[plan.mode]}.`);
+      openLiveSessionTab(r.sessionId, title);
+    }
   };
 
   if (live) {
     return (
       <div className="transcript-continue" data-testid="transcript-continue">
-        <span>This session is still running.</span>
+        <span data-testid="transcript-live-note">{reopened ?? 'This session is still running.'}</span>
         <button className="primary" onClick={() => openLiveSessionTab(sessionId, title)} data-testid="transcript-open-live">
           Go to the live session
         </button>
@@ -118,10 +136,18 @@ export function ContinuePanel({ sessionId, session, agentId, cwd, agentName, liv
 
   return (
     <div className="transcript-continue" data-testid="transcript-continue">
-      <span className="muted">This session has ended.</span>
+      <span className="muted" data-testid="transcript-reopen-plan" data-mode={plan ? (plan.mode ?? 'none') : undefined} title={plan?.reason}>
+        {plan === null ? 'This session has ended. Checking whether its agent can reopen it…' : `This session has ended. ${plan.reason}`}
+      </span>
       {canRestore && (
-        <button className="primary" onClick={() => void restore()} disabled={stage.kind === 'restoring'} data-testid="transcript-restore">
-          {stage.kind === 'restoring' ? 'Reopening…' : 'Continue this session'}
+        <button
+          className="primary"
+          onClick={() => void restore()}
+          disabled={stage.kind === 'restoring'}
+          title={plan?.reason}
+          data-testid="transcript-restore"
+        >
+          {stage.kind === 'restoring' ? 'Reopening…' : `Reopen (${plan?.mode === 'resume' ? 'resume' : 'load'})`}
         </button>
       )}
       <button

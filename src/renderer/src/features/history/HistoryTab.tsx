@@ -4,6 +4,7 @@ import type { HistorySession } from '../../../../shared/contract/history';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/registry';
 import { undoDelete } from './actions';
+import { AgentSessions } from './AgentSessions';
 import { plural, relativeTime, shortPath } from './format';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { modKey } from './keys';
@@ -39,6 +40,7 @@ export function HistoryTab(_props: TabViewProps) {
   const [pinnedOnly, setPinnedOnly] = useState(false);
   const [failedOnly, setFailedOnly] = useState(false);
   const [trash, setTrash] = useState(false);
+  const [agentView, setAgentView] = useState(false);
   const [limit, setLimit] = useState(PAGE);
 
   const params: ParamsOf<'history.list'> = {
@@ -59,7 +61,7 @@ export function HistoryTab(_props: TabViewProps) {
   return (
     <div className="history-tab" data-testid="history-tab">
       <header className="history-tab-head">
-        <h1>{trash ? 'Recently deleted' : 'History'}</h1>
+        <h1>{agentView ? "Agent's sessions" : trash ? 'Recently deleted' : 'History'}</h1>
         <button className="history-search-button wide" onClick={openSearch} title={`${modKey}+Shift+F or ${modKey}+K`} data-testid="history-tab-search">
           <span aria-hidden>⌕</span> Search everything… <kbd>{modKey}+K</kbd>
         </button>
@@ -89,6 +91,9 @@ export function HistoryTab(_props: TabViewProps) {
           <button className="link-button" onClick={() => setTrash(!trash)} data-testid="history-trash-toggle">
             {trash ? '← All sessions' : 'Recently deleted'}
           </button>
+          <button className="link-button" onClick={() => setAgentView(!agentView)} aria-pressed={agentView} data-testid="history-agent-sessions-toggle">
+            {agentView ? '← Switchboard sessions' : "Agent's sessions"}
+          </button>
         </div>
         {data && (
           <div className="muted small" data-testid="history-count">
@@ -98,8 +103,9 @@ export function HistoryTab(_props: TabViewProps) {
         )}
       </header>
       <div className="history-tab-body">
-        {error && <div className="banner error">History is not available: {error}</div>}
-        {data && data.total === 0 && (
+        {agentView && <AgentSessions />}
+        {!agentView && error && <div className="banner error">History is not available: {error}</div>}
+        {!agentView && data && data.total === 0 && (
           <div className="empty-state" data-testid="history-tab-empty">
             {trash ? (
               <p>Nothing was deleted recently. Deleted sessions stay here for a while, so you can restore them.</p>
@@ -116,7 +122,7 @@ export function HistoryTab(_props: TabViewProps) {
             )}
           </div>
         )}
-        {trash ? (
+        {agentView ? null : trash ? (
           <TrashList sessions={data?.sessions ?? []} names={names} />
         ) : (
           groups.map((g) => (
@@ -139,7 +145,7 @@ export function HistoryTab(_props: TabViewProps) {
             </section>
           ))
         )}
-        {data && data.sessions.length < data.total && (
+        {!agentView && data && data.sessions.length < data.total && (
           <button className="history-more" onClick={() => setLimit(Math.min(1000, limit + PAGE))} disabled={limit >= 1000}>
             {limit >= 1000 ? 'Use the filters or search to find older sessions' : `Show more (${(data.total - data.sessions.length).toLocaleString()} older)`}
           </button>

@@ -2,6 +2,7 @@ import { memo, useEffect, useRef, useState } from 'react';
 import type { HistorySession } from '../../../../shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
+import { openLiveSessionTab, reopenAsTab } from './continue';
 import { plural, relativeTime, SESSION_STATUS_TEXT, STOP_TEXT } from './format';
 
 export const displayTitle = (s: HistorySession): string => s.title || 'Untitled session';
@@ -67,6 +68,16 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
   const status = statusOf(s, live);
   const open = () => openTranscript({ id: s.id, title, agentId: s.agentId, cwd: s.cwd });
   const label = `“${title.length > 60 ? `${title.slice(0, 57)}…` : title}”`;
+  const [reopening, setReopening] = useState(false);
+  const reopen = async () => {
+    if (live) return void openLiveSessionTab(s.id, title);
+    setReopening(true);
+    try {
+      await reopenAsTab(api, s.id, title);
+    } finally {
+      setReopening(false);
+    }
+  };
 
   return (
     <li className={`history-row${compact ? ' compact' : ''}${s.pinned ? ' pinned' : ''}`} data-testid="history-row" data-session-id={s.id} data-pinned={s.pinned || undefined}>
@@ -103,6 +114,15 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           <span title={s.filesEdited ? `${s.filesEdited} edited` : undefined}>{plural(s.filesTouched, 'file')} touched</span>
           {s.failedTurns > 0 && <span className="history-failed">{plural(s.failedTurns, 'failed turn')}</span>}
           <span className="history-actions">
+            <button
+              onClick={() => void reopen()}
+              disabled={reopening}
+              aria-label={`${live ? 'Go to the live session' : 'Reopen live'} ${label}`}
+              title={live ? 'Go to the live session' : 'Reopen as a live session (when its agent can resume or load it)'}
+              data-testid="history-reopen"
+            >
+              {reopening ? 'Reopening…' : live ? 'Live' : 'Reopen'}
+            </button>
             <button onClick={() => setRenaming(true)} aria-label={`Rename ${label}`} title="Rename" data-testid="history-rename">
               ✎
             </button>

@@ -1,7 +1,7 @@
 import { useNotices } from '../../app/notices';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
-import { pushUndo } from './store';
+import { pushUndo, UNDO_MS } from './store';
 
 export const HISTORY_TAB_ID = 'history';
 
@@ -46,16 +46,38 @@ export async function pinSession(api: Api, sessionId: string, pinned: boolean): 
   if (!r.ok) fail(pinned ? 'Could not pin the session' : 'Could not unpin the session', r.error.message);
 }
 
-/** Soft delete with an Undo notice. */
+/** Sessions restored (Undo) since they were deleted: their agents' copies are kept. */
+const undone = new Set<string>();
+
+/**
+ * Soft delete with an Undo notice. When the notice's time is up without Undo, the agents' own copies are
+ * deleted too (session/delete, only for agents that advertise it), and a notice says so: from then on the
+ * transcript can still be restored from "Recently deleted", but no longer reopened live.
+ */
 export async function deleteSessions(api: Api, sessionIds: string[], label: string): Promise<void> {
   const r = await api.call('history.delete', { sessionIds });
   if (!r.ok) return fail('Could not delete', r.error.message);
   if (r.value.deleted.length === 0) return;
   const days = Math.max(1, Math.round((r.value.purgeAfter - Date.now()) / 86_400_000));
+  for (const id of r.value.deleted) undone.delete(id);
   pushUndo(r.value.deleted, `Deleted ${label}. It is kept ${days} day${days === 1 ? '' : 's'} before it is gone for good.`);
+  const deleted = r.value.deleted;
+  setTimeout(() => void deleteOnAgents(api, deleted.filter((id) => !undone.has(id)), label), UNDO_MS + 250);
+}
+
+async function deleteOnAgents(api: Api, sessionIds: string[], label: string): Promise<void> {
+  const reasons: string[] = [];
+  for (const sessionId of sessionIds) {
+    const r = await api.call('sessions.deleteOnAgent', { sessionId });
+    if (!r.ok) fail(`Could not delete ${label} from its agent`, r.error.message);
+    else if (r.value.deleted) reasons.push(r.value.reason);
+  }
+  if (reasons.length === 1) useNotices.getState().push('info', `${label}: ${reasons[0]}`);
+  else if (reasons.length > 1) useNotices.getState().push('info', `${reasons.length} sessions were deleted from their agents' own lists too (session/delete); undo brings back their stored transcripts only.`);
 }
 
 export async function undoDelete(api: Api, sessionIds: string[]): Promise<void> {
+  for (const id of sessionIds) undone.add(id);
   const r = await api.call('history.undoDelete', { sessionIds });
   if (!r.ok) fail('Could not restore', r.error.message);
 }

@@ -1,41 +1,57 @@
-import { isRequestName, type Result } from '../../../../shared/contract';
 import type { HistoryEntry, HistorySession } from '../../../../shared/contract/history';
+import type { ReopenPlan } from '../../../../shared/contract/sessions';
 import type { Api } from '../../ipc/client';
+import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';
+import { peekController } from '../session/controller';
 import { basename, formatDateTime } from './format';
 
 /**
- * Continuing a past session. The sessions contract has no request to reopen a stored session yet; when the
- * core offers one (any of RESTORE_REQUESTS, params {sessionId}, result a session info or {session} or
- * {sessionId}), it is used and the live session tab opens. Otherwise a new session is started with the same
- * agent in the same folder, and its first prompt is a summary of the old transcript, which the user can
- * edit before it is sent.
+ * Continuing a past session. When its agent can, the session itself comes back live (sessions.reopen:
+ * session/resume, else session/load; sessions.reopenPlan says which before the user clicks). Otherwise a
+ * new session is started with the same agent in the same folder, and its first prompt is a summary of the
+ * old transcript, which the user can edit before it is sent.
  */
-export const RESTORE_REQUESTS = ['sessions.restore', 'sessions.resume', 'sessions.load'] as const;
 
-export function restoreRequest(): string | null {
-  return RESTORE_REQUESTS.find((n) => isRequestName(n)) ?? null;
+/** How the session would come back (starts its agent to learn its capabilities). */
+export async function reopenPlan(api: Api, sessionId: string): Promise<ReopenPlan> {
+  const r = await api.call('sessions.reopenPlan', { sessionId });
+  return r.ok ? r.value : { mode: null, reason: `Cannot tell whether it can be reopened: ${r.error.message}`, agentName: 'the agent' };
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const REOPEN_TEXT: Record<'resume' | 'load', string> = {
+  resume: 'resumed (session/resume): the conversation shown is the stored one',
+  load: 'loaded (session/load): the agent replayed it, shown once',
+};
 
-function liveIdOf(value: unknown): string | null {
-  if (!isRecord(value)) return null;
-  if (typeof value.id === 'string') return value.id;
-  if (typeof value.sessionId === 'string') return value.sessionId;
-  if (isRecord(value.session) && typeof value.session.id === 'string') return value.session.id;
-  return null;
-}
-
-/** Reopens the stored session itself (when the core can): the id of the live session, or an error. */
+/** Reopens the stored session itself: the id of the live session, or an error. */
 export async function restoreSession(api: Api, sessionId: string): Promise<{ sessionId: string } | { error: string }> {
-  const name = restoreRequest();
-  if (!name) return { error: 'this version cannot reopen stored sessions' };
-  const call = api.call as unknown as (n: string, p: unknown) => Promise<Result<unknown>>;
-  const r = await call(name, { sessionId });
+  const r = await api.call('sessions.reopen', { sessionId });
   if (!r.ok) return { error: r.error.message };
-  const id = liveIdOf(r.value);
-  return id ? { sessionId: id } : { error: 'the core did not say which session it opened' };
+  // A tab of the session may be open already (closed earlier, or restored with the layout): attach it again.
+  void peekController(r.value.id)?.load();
+  return { sessionId: r.value.id };
+}
+
+/** Reopens a stored session as a live tab, telling the user which way it came back; false when it could not. */
+export async function reopenAsTab(api: Api, sessionId: string, title: string): Promise<boolean> {
+  const plan = await reopenPlan(api, sessionId);
+  if (plan.mode === 'live') {
+    openLiveSessionTab(sessionId, title);
+    return true;
+  }
+  if (plan.mode === null) {
+    useNotices.getState().push('error', `Cannot reopen “${title}”: ${plan.reason}`);
+    return false;
+  }
+  const r = await restoreSession(api, sessionId);
+  if ('error' in r) {
+    useNotices.getState().push('error', `Could not reopen “${title}”: ${r.error}. You can continue it in a new session from its transcript.`);
+    return false;
+  }
+  openLiveSessionTab(r.sessionId, title);
+  useNotices.getState().push('info', `“${title}” is live again: ${plan.agentName} ${REOPEN_TEXT[plan.mode]}.`);
+  return true;
 }
 
 export function openLiveSessionTab(sessionId: string, title: string): string {

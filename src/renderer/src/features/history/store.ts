@@ -33,7 +33,7 @@ export function closeSearch(): void {
 }
 
 let nextUndo = 1;
-const UNDO_MS = 12_000;
+export const UNDO_MS = 12_000;
 
 export function pushUndo(sessionIds: string[], message: string): void {
   const id = nextUndo++;

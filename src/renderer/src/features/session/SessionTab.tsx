@@ -12,6 +12,7 @@ import { Composer, type ComposerHandle } from './Composer';
 import { useController, useSessionView, type SessionController, type SessionView } from './controller';
 import { FilesPanel } from './FilesPanel';
 import { SessionHeader } from './Header';
+import { notifyWanted } from '../overview/store';
 import { desktopNotify } from './notify';
 import { answerPermission } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
@@ -141,9 +142,11 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   useEffect(() => {
     controller.onAttention = (what) => {
       const who = nameOf(useAgents.getState().agents, what.kind === 'permission' ? what.info.agentId : what.session.agentId);
-      if (what.kind === 'permission') desktopNotify(`${who} asks for permission`, String(what.info.toolCall.title ?? 'A tool call'), tabId);
-      else if (what.kind === 'done') desktopNotify(`${who} is done`, title, tabId);
-      else desktopNotify(`${who} stopped`, what.session.error ?? 'The session failed.', tabId);
+      if (what.kind === 'permission') {
+        if (notifyWanted('permission')) desktopNotify(`${who} asks for permission`, String(what.info.toolCall.title ?? 'A tool call'), tabId);
+      } else if (what.kind === 'done') {
+        if (notifyWanted('turnEnd')) desktopNotify(`${who} is done`, title, tabId);
+      } else desktopNotify(`${who} stopped`, what.session.error ?? 'The session failed.', tabId);
     };
     return () => {
       controller.onAttention = null;

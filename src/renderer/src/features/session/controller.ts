@@ -33,6 +33,12 @@ type UpdateItem = PayloadOf<'session.update'>['events'][number];
 const MAX_WARNINGS = 50;
 /** When the page is hidden, animation frames stop: fold on a timer instead. */
 const FALLBACK_FLUSH_MS = 250;
+/**
+ * A tab out of view (not its pane's active tab) folds its updates this often instead of every frame: it
+ * stays live (status, permissions, queue and warnings are still applied at once, and it catches up the
+ * moment it is shown) without re-rendering its thread 60 times a second behind the visible one.
+ */
+const HIDDEN_FLUSH_MS = 1000;
 
 /**
  * The renderer's side of one live session: attaches with sessions.state, then folds session.update
@@ -124,6 +130,7 @@ export class SessionController {
   setActive(active: boolean): void {
     this.active = active;
     if (active && this.view.unseenDone) this.set({ unseenDone: false });
+    if (active && (this.pending.length > 0 || this.timer !== null)) this.flush();
   }
 
   dismissWarnings(): void {
@@ -158,7 +165,11 @@ export class SessionController {
   }
 
   private schedule(): void {
-    if (this.frame !== null || this.n === null) return;
+    if (this.frame !== null || this.timer !== null || this.n === null) return;
+    if (!this.active) {
+      this.timer = setTimeout(() => this.flush(), HIDDEN_FLUSH_MS);
+      return;
+    }
     this.frame = requestAnimationFrame(() => this.flush());
     this.timer = setTimeout(() => this.flush(), FALLBACK_FLUSH_MS);
   }

@@ -7,17 +7,20 @@ import { create } from 'zustand';
  */
 const toggles = new Map<string, boolean>();
 
+/**
+ * Until the user toggles, the section follows `initial` as it changes (e.g. a tool call opens when a diff or a
+ * terminal arrives in a later update); once toggled, the user's choice sticks.
+ */
 export function useToggle(key: string, initial: boolean): [boolean, (next?: boolean) => void] {
-  const [value, setValue] = useState(() => toggles.get(key) ?? initial);
+  const [chosen, setChosen] = useState<boolean | undefined>(() => toggles.get(key));
+  const value = chosen ?? initial;
   const set = useCallback(
     (next?: boolean) => {
-      setValue((v) => {
-        const n = next ?? !v;
-        toggles.set(key, n);
-        return n;
-      });
+      const n = next ?? !value;
+      toggles.set(key, n);
+      setChosen(n);
     },
-    [key],
+    [key, value],
   );
   return [value, set];
 }

@@ -1,0 +1,115 @@
+import { useEffect, useState } from 'react';
+import type { SessionInfo } from '../../../../shared/contract/sessions';
+import { useApi } from '../../app/api-context';
+import type { TabViewProps } from '../../app/registry';
+import { openSessionTab } from '../agents/AgentsSection';
+import { agentName, syncAgents, useAgents } from '../agents/store';
+import { basename } from '../session/format';
+import { formatElapsed, setNotify, syncOverview, useOverview } from './store';
+
+export const OVERVIEW_TAB_ID = 'overview';
+
+const STATE: Record<SessionInfo['status'], { label: string; order: number }> = {
+  awaiting_permission: { label: 'waiting for permission', order: 0 },
+  failed: { label: 'failed', order: 1 },
+  auth_required: { label: 'needs sign-in', order: 2 },
+  working: { label: 'working', order: 3 },
+  starting: { label: 'starting', order: 4 },
+  idle: { label: 'idle', order: 5 },
+  closed: { label: 'closed', order: 6 },
+};
+
+/** Every live session at a glance: agent, project, state, how long the turn runs, context used. */
+export function OverviewTab({ active }: TabViewProps) {
+  const api = useApi();
+  useEffect(() => {
+    syncAgents(api);
+    syncOverview(api);
+  }, [api]);
+  const sessions = useAgents((s) => s.sessions);
+  const agents = useAgents((s) => s.agents);
+  const turns = useOverview((s) => s.turns);
+  const metrics = useOverview((s) => s.metrics);
+  const notify = useOverview((s) => s.notify);
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [active]);
+
+  const list = Object.values(sessions)
+    .filter((s) => s.status !== 'closed')
+    .sort((a, b) => STATE[a.status].order - STATE[b.status].order || b.updatedAt - a.updatedAt);
+
+  return (
+    <div className="overview" data-testid="overview">
+      <header className="overview-head">
+        <h2>Live sessions</h2>
+        <span className="muted small">{list.length === 0 ? 'none' : `${list.length}`}</span>
+        <span className="overview-spacer" />
+        <label className="small" title="A desktop notification when a turn ends while Switchboard is in the background">
+          <input type="checkbox" checked={notify.turnEnd} onChange={(e) => void setNotify(api, 'turnEnd', e.target.checked)} data-testid="notify-turn-end" /> Notify when a
+          turn ends
+        </label>
+        <label className="small" title="A desktop notification when an agent asks for permission while Switchboard is in the background">
+          <input type="checkbox" checked={notify.permission} onChange={(e) => void setNotify(api, 'permission', e.target.checked)} data-testid="notify-permission" /> Notify on
+          permission requests
+        </label>
+      </header>
+      {list.length === 0 ? (
+        <p className="muted overview-empty" data-testid="overview-empty">
+          No live sessions. Start one from the Agents sidebar or a new tab.
+        </p>
+      ) : (
+        <table className="overview-table">
+          <thead>
+            <tr>
+              <th>Agent</th>
+              <th>Project</th>
+              <th>Session</th>
+              <th>State</th>
+              <th>Turn</th>
+              <th>Context</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((s) => {
+              const turn = turns[s.id];
+              const name = agentName(agents, s.agentId);
+              const m = metrics[s.agentId];
+              const running = s.status === 'working' || s.status === 'awaiting_permission';
+              const elapsed = running && turn?.startedAt ? formatElapsed(now - turn.startedAt) : '';
+              const usage = turn?.used != null && turn.size ? `${Math.round((turn.used / turn.size) * 100)}%` : '';
+              const note = s.status === 'failed' ? (m?.gaveUp ?? s.error) : null;
+              return (
+                <tr
+                  key={s.id}
+                  className={`overview-row state-${s.status}`}
+                  data-testid="overview-row"
+                  data-session-id={s.id}
+                  data-state={s.status}
+                  tabIndex={0}
+                  onClick={() => openSessionTab(s, name)}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter') openSessionTab(s, name);
+                  }}
+                >
+                  <td>{name}</td>
+                  <td title={s.cwd}>{basename(s.cwd)}</td>
+                  <td className="overview-title">{s.title ?? ''}</td>
+                  <td data-testid="overview-state" title={note ?? undefined}>
+                    <span className={`overview-dot ${s.status}`} /> {STATE[s.status].label}
+                    {note && <div className="error small overview-note">{note}</div>}
+                  </td>
+                  <td data-testid="overview-elapsed">{elapsed}</td>
+                  <td title={turn?.used != null && turn.size ? `${turn.used.toLocaleString()} of ${turn.size.toLocaleString()} tokens` : undefined}>{usage}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

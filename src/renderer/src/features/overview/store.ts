@@ -1,0 +1,102 @@
+import { create } from 'zustand';
+import type { AgentMetrics } from '../../../../shared/contract/supervisor';
+import type { Api } from '../../ipc/client';
+
+/** Settings keys of desktop notifications (booleans, default on). */
+export const NOTIFY_TURN_END = 'notifications.turnEnd';
+export const NOTIFY_PERMISSION = 'notifications.permission';
+
+interface OverviewState {
+  /** The supervisor's latest sample per agent. */
+  metrics: Record<string, AgentMetrics>;
+  /** Per live session: when its current turn began (null: no turn running), and its context usage. */
+  turns: Record<string, { startedAt: number | null; used: number | null; size: number | null }>;
+  notify: { turnEnd: boolean; permission: boolean };
+}
+
+export const useOverview = create<OverviewState>(() => ({ metrics: {}, turns: {}, notify: { turnEnd: true, permission: true } }));
+
+const patchTurn = (sessionId: string, patch: Partial<OverviewState['turns'][string]>) => {
+  const turns = useOverview.getState().turns;
+  const prev = turns[sessionId] ?? { startedAt: null, used: null, size: null };
+  useOverview.setState({ turns: { ...turns, [sessionId]: { ...prev, ...patch } } });
+};
+
+const synced = new WeakSet<Api>();
+
+/** Keeps metrics, turn times, usage and notification settings in step with the core (once per connection). */
+export function syncOverview(api: Api): void {
+  if (synced.has(api)) return;
+  synced.add(api);
+  api.on('agent.metrics', ({ agents }) => {
+    const metrics = { ...useOverview.getState().metrics };
+    for (const m of agents) metrics[m.agentId] = m;
+    useOverview.setState({ metrics });
+  });
+  void api.call('agents.metrics', {}).then((r) => {
+    if (!r.ok) return;
+    const metrics = { ...useOverview.getState().metrics };
+    for (const m of r.value.agents) metrics[m.agentId] ??= m;
+    useOverview.setState({ metrics });
+  });
+  api.on('session.update', ({ sessionId, events }) => {
+    for (const { event } of events) {
+      if (event.type === 'prompt') patchTurn(sessionId, { startedAt: Date.now() });
+      else if (event.type === 'turn_end') patchTurn(sessionId, { startedAt: null });
+      else if (event.type === 'update' && event.update.sessionUpdate === 'usage_update') {
+        patchTurn(sessionId, { used: event.update.used, size: event.update.size });
+      }
+    }
+  });
+  api.on('session.state', (s) => {
+    if (s.status !== 'closed') return;
+    const turns = { ...useOverview.getState().turns };
+    delete turns[s.id];
+    useOverview.setState({ turns });
+  });
+  // Sessions already live: their usage, and a turn under way (from when its state last changed).
+  void api.call('sessions.live', {}).then(async (r) => {
+    if (!r.ok) return;
+    for (const s of r.value.sessions) {
+      const snap = await api.call('sessions.state', { sessionId: s.id });
+      if (!snap.ok || useOverview.getState().turns[s.id]) continue;
+      const usage = snap.value.thread.usage;
+      patchTurn(s.id, { startedAt: snap.value.thread.turn.running ? s.updatedAt : null, used: usage?.used ?? null, size: usage?.size ?? null });
+    }
+  });
+  void loadNotifySettings(api);
+}
+
+async function loadNotifySettings(api: Api): Promise<void> {
+  const [turnEnd, permission] = await Promise.all([api.call('settings.get', { key: NOTIFY_TURN_END }), api.call('settings.get', { key: NOTIFY_PERMISSION })]);
+  useOverview.setState({
+    notify: {
+      turnEnd: !(turnEnd.ok && turnEnd.value.value === false),
+      permission: !(permission.ok && permission.value.value === false),
+    },
+  });
+}
+
+export async function setNotify(api: Api, which: 'turnEnd' | 'permission', on: boolean): Promise<void> {
+  useOverview.setState({ notify: { ...useOverview.getState().notify, [which]: on } });
+  await api.call('settings.set', { key: which === 'turnEnd' ? NOTIFY_TURN_END : NOTIFY_PERMISSION, value: on });
+}
+
+/** Whether a desktop notification of this kind is wanted (settings; default on). */
+export function notifyWanted(kind: 'turnEnd' | 'permission'): boolean {
+  return useOverview.getState().notify[kind];
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GB`;
+  if (n >= 1024 ** 2) return `${Math.round(n / 1024 ** 2)} MB`;
+  return `${Math.round(n / 1024)} KB`;
+}
+
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}

@@ -1,0 +1,125 @@
+import { realpathSync, rmSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+import { startAppServer, tempDir, type AppServer } from '../support/app-server';
+import { launchBrowser, openApp } from '../support/browser';
+import { setSetting } from '../supervisor/ws-client';
+
+/** The overview of live sessions, and an agent crash as the user sees it (restarted on its own). */
+
+let app: AppServer;
+let browser: Browser;
+let work: string;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  work = realpathSync(tempDir('sb-overview-work-'));
+  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+  // Long enough to read the notice on a busy machine.
+  await setSetting(app, 'agents.restartDelaySeconds', 3);
+}, 90_000);
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.close().catch(() => {});
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function open(): Promise<Page> {
+  const { page, context } = await openApp(browser, app.url);
+  contexts.push(context);
+  page.setDefaultTimeout(25_000);
+  // The first load of a cold server on a busy machine can be slow.
+  await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
+  return page;
+}
+
+const sidebar = (page: Page) => page.getByTestId('sidebar-agents');
+const activeSession = (page: Page) => page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
+
+async function addAgent(page: Page, name: string, env: string): Promise<Locator> {
+  const { command, args } = scenarioAgentCommand();
+  await sidebar(page).getByTestId('add-custom-agent').click();
+  const form = page.getByTestId('agent-form');
+  await form.getByTestId('agent-name').fill(name);
+  await form.getByTestId('agent-command').fill(command);
+  await form.getByTestId('agent-args').fill(args.join('\n'));
+  await form.getByTestId('agent-env').fill(env);
+  await form.getByTestId('agent-save').click();
+  await form.waitFor({ state: 'detached' });
+  const r = sidebar(page).getByTestId('agent-row').filter({ hasText: name });
+  await r.waitFor();
+  return r;
+}
+
+async function startSession(page: Page, r: Locator): Promise<Locator> {
+  await r.getByTestId('agent-new-session').click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByTestId('new-session-folder').fill(work);
+  await dialog.getByTestId('new-session-start').click();
+  await dialog.waitFor({ state: 'detached' });
+  const tab = activeSession(page);
+  await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
+  return tab;
+}
+
+async function send(tab: Locator, text: string): Promise<void> {
+  const input = tab.getByTestId('prompt-input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+describe('overview and supervision', { timeout: 120_000 }, () => {
+  it('lists live sessions with their state and turn time; a click focuses the session', async () => {
+    const page = await open();
+    const r = await addAgent(page, 'Overviewed', '');
+    const tab = await startSession(page, r);
+    const sessionId = await tab.getAttribute('data-session-id');
+    await send(tab, 'slow');
+    await tab.and(page.locator('[data-status=working]')).waitFor();
+
+    // The launcher's action opens the overview.
+    await page.keyboard.press('Control+t');
+    await page.locator('.tab-panel:not([hidden])').getByTestId('launch-overview').click();
+    const overview = page.locator('.tab-panel:not([hidden]) [data-testid=overview]');
+    const row = overview.locator(`[data-testid=overview-row][data-session-id="${sessionId}"]`);
+    await row.and(page.locator('[data-state=working]')).waitFor();
+    await expect(row.innerText()).resolves.toMatch(/Overviewed/);
+    await expect(row.innerText()).resolves.toContain(basename(work));
+    await expect(row.getByTestId('overview-state').innerText()).resolves.toMatch(/working/);
+    await expect.poll(() => row.getByTestId('overview-elapsed').innerText(), { timeout: 15_000 }).toMatch(/^\d+s$/);
+    // The agent's memory shows, small, in the sidebar.
+    await r.getByTestId('agent-metrics').filter({ hasText: /\d+ MB/ }).waitFor({ timeout: 15_000 });
+
+    await row.click();
+    await activeSession(page).and(page.locator(`[data-session-id="${sessionId}"]`)).waitFor();
+    await activeSession(page).getByTestId('prompt-input').press('Escape');
+    await activeSession(page).and(page.locator('[data-status=idle]')).waitFor();
+
+    // Back in the overview (shortcut), the session is idle and the turn time gone.
+    await page.keyboard.press('Control+Shift+O');
+    await row.and(page.locator('[data-state=idle]')).waitFor();
+    await expect(row.getByTestId('overview-elapsed').innerText()).resolves.toBe('');
+  });
+
+  it('an agent that crashes comes back on its own and the session continues', async () => {
+    const page = await open();
+    const r = await addAgent(page, 'Crashy', 'SCENARIO_CAPS=resume');
+    const tab = await startSession(page, r);
+    await send(tab, 'crash');
+    // The user is told what happened and that it restarts…
+    await tab.getByTestId('session-failed').filter({ hasText: /exited unexpectedly \(exit code 3\); restarting it in 3 s \(attempt 1 of 5\)/ }).waitFor();
+    // …and the session is back without anyone pressing Restart.
+    await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
+    await expect(tab.getByTestId('session-failed').count()).resolves.toBe(0);
+    await send(tab, 'hello');
+    await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
+    // The sidebar keeps the last exit for the curious.
+    await r.locator('.agent-name').click();
+    await r.getByTestId('agent-last-exit').filter({ hasText: 'Last exit: code 3' }).waitFor();
+  });
+});
