@@ -2,41 +2,58 @@
 //   stream.ingest_rate: N updates/s      20,000 agent_message_chunk updates (~2 MB) from the scenario agent
 //                                        through the app's core: line split, JSON parse, MessageLog (SQLite)
 //                                        with the history indexer attached, validation, thread, bus events
-//                                        serialized as the WebSocket server does. Median of 3 after a warm-up.
+//                                        serialized as the WebSocket server does. Median of 3, each after a
+//                                        warm-up.
 //   stream.ingest_vs_parse: X ratio      its time over a bare loop that only splits and JSON.parses the same
-//                                        agent's same flood, in the same run.
+//                                        agent's same flood, in the same run (runs alternate with the app's).
+//                                        Both include the agent's own time to write the flood; '#' gives the
+//                                        CPU-time ratio too (less sensitive to other load on the machine).
 //   stream.paint_latency: N ms           in Chromium against the built app: the agent floods 20,000 chunks,
 //                                        then writes a last chunk `{mark=<Date.now()>}`; the page records
 //                                        when that text is painted. Median of 3 after a warm-up.
 // '#' lines: runs, the AcpService-only path (test/bench/stream.ts, no history indexer), and write → paint of
 // chunks streamed at a steady 200/s.
 // Goals: ≥ 50,000 updates/s, ≤ 3×, ≤ 100 ms.
-import { rmSync } from 'node:fs';
-import { runBaseline, runClientPath } from '../test/bench/stream';
+import { readFileSync, rmSync } from 'node:fs';
+import { runClientPath } from '../test/bench/stream';
 import { startAppServer, type AppServer } from '../test/support/app-server';
 import { launchBrowser, openApp } from '../test/support/browser';
 import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
-import { runAppIngest } from './support/ingest';
-import { installProbes, takePainted, waitForPainted } from './support/page-probes';
+import { runAppIngest, runParseBaseline, type AppIngestRun, type IngestRun } from './support/ingest';
+import { installArrivalProbe, installProbes, takeArrivals, takePainted, waitForPainted } from './support/page-probes';
 import { median, percentile, round1 } from './support/stats';
 import { connectContract } from './support/ws-client';
+import type { PayloadOf } from '../src/shared/contract';
+
+type SessionUpdatePayload = PayloadOf<'session.update'>;
 
 const quick = process.argv.includes('--quick');
 const CHUNKS = 20_000;
 const BYTES = 100;
 const RUNS = quick ? 1 : 3;
 const log = (line: string) => console.log(line);
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 async function ingest(): Promise<void> {
-  const baseline = await runBaseline({ chunks: CHUNKS, chunkBytes: BYTES, runs: RUNS });
-  const app = await runAppIngest({ chunks: CHUNKS, chunkBytes: BYTES, runs: RUNS });
+  // Baseline and app runs alternate (each after its own warm-up), so both see the same machine load.
+  const base: IngestRun[] = [];
+  const app: AppIngestRun[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    base.push(await runParseBaseline({ chunks: CHUNKS, chunkBytes: BYTES, runs: 1 }));
+    app.push(await runAppIngest({ chunks: CHUNKS, chunkBytes: BYTES, runs: 1 }));
+  }
   const acpOnly = await runClientPath({ chunks: CHUNKS, chunkBytes: BYTES, runs: RUNS });
-  const rate = app.updates / app.seconds;
-  log(`# ingest: ${app.updates} updates of ~${BYTES} B, ${RUNS} runs after a warm-up; app core runs ${app.runs.map((s) => s.toFixed(3)).join(', ')} s (median ${app.seconds.toFixed(3)} s); ${(app.frameBytes / 1e6).toFixed(1)} MB of event frames`);
-  log(`# ingest: parse-only baseline ${baseline.seconds.toFixed(3)} s (${Math.round(baseline.updates / baseline.seconds)} updates/s)`);
+  const updates = app[0]!.updates;
+  const appS = median(app.map((r) => r.seconds));
+  const baseS = median(base.map((r) => r.seconds));
+  const appCpu = median(app.map((r) => r.cpuMs));
+  const baseCpu = median(base.map((r) => r.cpuMs));
+  const secs = (rs: IngestRun[]) => rs.map((r) => r.seconds.toFixed(3)).join(', ');
+  log(`# ingest: ${updates} updates of ~${BYTES} B per run, ${RUNS} runs each after a warm-up; app core ${secs(app)} s, parse-only baseline ${secs(base)} s (alternating)`);
+  log(`# ingest: CPU of this process per run (the agent excluded): app core ${Math.round(appCpu)} ms = ${(appCpu / (updates / 1000)).toFixed(1)} ms per 1k updates (${Math.round(updates / (appCpu / 1000))} updates/s on a core of its own), parse-only ${Math.round(baseCpu)} ms → CPU ratio ${(appCpu / baseCpu).toFixed(2)}; ${(app[0]!.frameBytes / 1e6).toFixed(1)} MB of event frames`);
   log(`# ingest: AcpService without the history indexer or event serialization (test/bench/stream.ts): ${acpOnly.seconds.toFixed(3)} s = ${Math.round(acpOnly.updates / acpOnly.seconds)} updates/s`);
-  log(`stream.ingest_rate: ${Math.round(rate)} updates/s`);
-  log(`stream.ingest_vs_parse: ${(app.seconds / baseline.seconds).toFixed(2)} ratio`);
+  log(`stream.ingest_rate: ${Math.round(updates / appS)} updates/s`);
+  log(`stream.ingest_vs_parse: ${(appS / baseS).toFixed(2)} ratio`);
 }
 
 async function paint(): Promise<void> {
@@ -49,29 +66,47 @@ async function paint(): Promise<void> {
     const [agent] = await addScenarioAgents(client, 1);
     const { page, context, errors } = await openApp(browser, app.url);
     try {
+      await installArrivalProbe(page);
       await readyWorkspace(page);
       await installProbes(page);
       const sessionId = await startSessionInPage(page, agent!.name, work);
-      const flood = async (n: number): Promise<number> => {
+      // When the mark reaches a WebSocket client (the main process's share of the latency).
+      let markAtSocket = 0;
+      const off = client.on((name, payload) => {
+        if (name !== 'session.update') return;
+        for (const { event } of (payload as SessionUpdatePayload).events) {
+          const text = event.type === 'update' && event.update.sessionUpdate === 'agent_message_chunk' && event.update.content.type === 'text' ? event.update.content.text : '';
+          if (text.startsWith(' {mark=')) markAtSocket = Date.now() - Number(text.slice(7, -1));
+        }
+      });
+      const flood = async (n: number): Promise<[number, number]> => {
         const idle = whenIdle(client, sessionId);
         await prompt(client, sessionId, `flood-mark ${n} ${BYTES}`);
         const mark = await waitForPainted(page, 'marks', 300_000);
         await idle;
-        return mark.painted - mark.sent;
+        return [mark.painted - mark.sent, markAtSocket];
       };
       await flood(2_000); // warm-up
       const runs: number[] = [];
-      for (let i = 0; i < RUNS; i++) runs.push(round1(await flood(CHUNKS)));
-      log(`# paint: last of ${CHUNKS} chunks written → painted, runs ${runs.join(', ')} ms`);
+      const socket: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const [painted, atSocket] = await flood(CHUNKS);
+        runs.push(round1(painted));
+        socket.push(atSocket);
+      }
+      off();
+      log(`# paint: last of ${CHUNKS} chunks written → painted, runs ${runs.join(', ')} ms; → at a WebSocket client (main process share) ${socket.join(', ')} ms`);
 
       // Steady streaming: every chunk's write → paint.
       await takePainted(page);
+      await takeArrivals(page);
       const idle = whenIdle(client, sessionId);
       await prompt(client, sessionId, `stream 200 ${quick ? 3 : 10} 40`);
       await waitForPainted(page, 'ends', 120_000);
       await idle;
       const chunks = (await takePainted(page)).chunks.map((c) => c.painted - c.sent);
-      log(`# paint: steady 200 chunks/s, ${chunks.length} chunks: write → paint p50 ${round1(percentile(chunks, 50))} ms, p95 ${round1(percentile(chunks, 95))} ms, max ${round1(Math.max(...chunks))} ms`);
+      const arrivals = await takeArrivals(page);
+      log(`# paint: steady 200 chunks/s, ${chunks.length} chunks: write → paint p50 ${round1(percentile(chunks, 50))} ms, p95 ${round1(percentile(chunks, 95))} ms, max ${round1(Math.max(...chunks))} ms; write → handled by the page's JS (incl. waiting for its main thread) p50 ${round1(percentile(arrivals, 50))} ms, p95 ${round1(percentile(arrivals, 95))} ms`);
       if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
       log(`stream.paint_latency: ${round1(median(runs))} ms`);
     } finally {
@@ -85,6 +120,8 @@ async function paint(): Promise<void> {
   }
 }
 
+log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
 await ingest();
 await paint();
+log(`# load average at end: ${load()}`);
 process.exit(0);

@@ -1,8 +1,8 @@
 // The ingest half of `bench stream`: the scenario agent's flood through the app's own core (AppCore: the
 // store, the MessageLog with the history indexer attached, the ACP service), driven through the request
 // router as the renderer drives it, with the bus serialized as the WebSocket server does for every event.
-import { mkdirSync, realpathSync, rmSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppCore } from '../../src/main/core/app-core';
@@ -15,11 +15,21 @@ export interface IngestRun {
   /** median of the measured runs */
   seconds: number;
   runs: number[];
-  /** bytes of session.update frames the WebSocket server would send (JSON.stringify of each event) */
+  /** this process's CPU time (user + system) per measured run, ms (median) */
+  cpuMs: number;
+}
+
+export interface AppIngestRun extends IngestRun {
+  /** bytes of event frames the WebSocket server would send (JSON.stringify of each event), last run */
   frameBytes: number;
 }
 
-export async function runAppIngest({ chunks = 20_000, chunkBytes = 100, runs = 3 } = {}): Promise<IngestRun> {
+const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+export async function runAppIngest({ chunks = 20_000, chunkBytes = 100, runs = 3 } = {}): Promise<AppIngestRun> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-bench-ingest-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');
@@ -63,18 +73,77 @@ export async function runAppIngest({ chunks = 20_000, chunkBytes = 100, runs = 3
     const session = await call<{ id: string }>('sessions.create', { agentId: agent.id, cwd: work, additionalDirectories: [] });
     await turn(session.id, `flood ${chunks} ${chunkBytes}`); // warm-up: JIT, validators, statements
     const times: number[] = [];
+    const cpu: number[] = [];
     let counted = 0;
     for (let r = 0; r < runs; r++) {
       updates = 0;
       frameBytes = 0;
+      const c0 = cpuNow();
       const t0 = performance.now();
       await turn(session.id, `flood ${chunks} ${chunkBytes}`);
       times.push((performance.now() - t0) / 1000);
+      cpu.push(cpuNow() - c0);
       counted = updates;
     }
-    return { updates: counted, seconds: median(times), runs: times, frameBytes };
+    return { updates: counted, seconds: median(times), runs: times, cpuMs: median(cpu), frameBytes };
   } finally {
     await core.dispose();
     rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Baseline: the same agent and flood, read by a bare loop that only splits lines and JSON.parses them
+ * (as test/bench/stream.ts's runBaseline, with this process's CPU time recorded too).
+ */
+export async function runParseBaseline({ chunks = 20_000, chunkBytes = 100, runs = 3 } = {}): Promise<IngestRun> {
+  const { command, args } = scenarioAgentCommand();
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+  const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+  let buffered = '';
+  let updates = 0;
+  let waiting: { id: number; resolve: (result: Record<string, unknown>) => void } | null = null;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    let start = 0;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n', start)) >= 0) {
+      const msg = JSON.parse(buffered.slice(start, nl)) as { id?: number; method?: string; result?: Record<string, unknown>; params?: { update?: { sessionUpdate?: string } } };
+      start = nl + 1;
+      if (msg.method === 'session/update' && msg.params?.update?.sessionUpdate === 'agent_message_chunk') updates++;
+      else if (waiting && msg.id === waiting.id && !msg.method) waiting.resolve(msg.result ?? {});
+    }
+    buffered = buffered.slice(start);
+  });
+  let nextId = 0;
+  const request = (method: string, params: object) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const id = nextId++;
+      waiting = { id, resolve };
+      send({ jsonrpc: '2.0', id, method, params });
+    });
+  try {
+    await request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = (await request('session/new', { cwd: process.cwd(), mcpServers: [] })) as { sessionId: string };
+    const flood = () => request('session/prompt', { sessionId, prompt: [{ type: 'text', text: `flood ${chunks} ${chunkBytes}` }] });
+    await flood(); // warm-up
+    const times: number[] = [];
+    const cpu: number[] = [];
+    let counted = 0;
+    for (let r = 0; r < runs; r++) {
+      updates = 0;
+      const c0 = cpuNow();
+      const t0 = performance.now();
+      await flood();
+      times.push((performance.now() - t0) / 1000);
+      cpu.push(cpuNow() - c0);
+      counted = updates;
+    }
+    return { updates: counted, seconds: median(times), runs: times, cpuMs: median(cpu) };
+  } finally {
+    child.kill('SIGKILL');
   }
 }

@@ -99,7 +99,43 @@ export async function takePainted(page: Page): Promise<{ chunks: Painted[]; mark
 
 /** Waits until a `{mark=…}` (or `{end=…}`) has been painted; returns it. */
 export async function waitForPainted(page: Page, kind: 'marks' | 'ends', timeoutMs = 120_000): Promise<Painted> {
-  await page.waitForFunction(`window.__bench.${kind}.length > 0`, undefined, { timeout: timeoutMs, polling: 50 });
-  const r = (await page.evaluate(`(() => { const b = window.__bench; const x = b.${kind}.shift(); return x; })()`)) as Painted;
-  return r;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = (await page.evaluate(`window.__bench.${kind}.shift() ?? null`)) as Painted | null;
+    if (r) return r;
+    if (Date.now() > deadline) throw new Error(`no ${kind} painted after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// Runs before the app's scripts (an init script): every WebSocket frame the page receives is scanned for
+// `{t=<ms>:<i>}` stamps on arrival, before the app handles it (write → arrival = the agent's pipe, the main
+// process and the socket; arrival → paint = the renderer).
+const ARRIVALS = `(() => {
+  const now = () => performance.timeOrigin + performance.now();
+  window.__arrivals = [];
+  const Base = window.WebSocket;
+  window.WebSocket = class extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (ev) => {
+        if (typeof ev.data !== 'string' || ev.data.indexOf('{t=') < 0) return;
+        const t = now();
+        const re = /\\{t=(\\d+):\\d+\\}/g;
+        let m;
+        while ((m = re.exec(ev.data))) window.__arrivals.push(t - Number(m[1]));
+      });
+    }
+  };
+})()`;
+
+/** Adds the arrival probe and reloads the page so that it is in place before the app connects. */
+export async function installArrivalProbe(page: Page): Promise<void> {
+  await page.addInitScript(ARRIVALS);
+  await page.reload();
+}
+
+/** write → arrival in the page (ms) of every stamped chunk so far, all sessions (and clears them). */
+export async function takeArrivals(page: Page): Promise<number[]> {
+  return (await page.evaluate('(() => { const a = window.__arrivals || []; window.__arrivals = []; return a; })()')) as number[];
 }

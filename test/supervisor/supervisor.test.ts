@@ -72,13 +72,26 @@ describe('agent supervisor', () => {
     expect(agentText(t.rec, sessionId)).toContain('Hello from the scenario agent.');
   }, 60_000);
 
+  it('says so when the restarted agent cannot resume the crashed session', async () => {
+    const t = await setup({ 'agents.restartDelaySeconds': 0.2 });
+    const agentId = await t.addAgent();
+    const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
+    await promptAndWait(t, sessionId, 'crash');
+    const told = await t.rec.until(
+      () => sessionStates(t, sessionId).find((s) => s.status === 'failed' && /was restarted, but it cannot resume this session/.test(s.error ?? '')),
+      'the session to say it cannot come back',
+    );
+    expect(told.error).toMatch(/start a new session/);
+    expect((await t.call('agents.list', {})).agents.find((a) => a.id === agentId)!.status.state).toBe('running');
+  }, 60_000);
+
   it('brings a crashed session back even when a new session started the agent first', async () => {
-    const t = await setup({ 'agents.restartDelaySeconds': 2 });
+    const t = await setup({ 'agents.restartDelaySeconds': 0.5 });
     const agentId = await t.addAgent({ SCENARIO_CAPS: 'resume' });
     const { id: first } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
     await promptAndWait(t, first, 'crash');
     await t.rec.until(() => metricsOf(t, agentId).find((m) => m.nextRestartAt !== null), 'a restart to be due');
-    // The user opens another session before the restart is due: that starts the agent.
+    // The user opens another session about when the restart is due: either may start the agent.
     const { id: second } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
     await t.rec.until(() => sessionStates(t, first).at(-1)?.status === 'idle', 'the crashed session to be resumed');
     expect((await promptAndWait(t, first, 'hello')).stopReason).toBe('end_turn');

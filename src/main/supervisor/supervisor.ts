@@ -247,11 +247,20 @@ export class AgentSupervisor implements Disposable {
     w.restarting = true;
     try {
       const rt = this.runtimeOf(agentId);
-      if (rt?.connected) {
+      if (rt && (rt.connected || rt.state === 'starting')) {
         // Someone started it meanwhile (a new session, the user): only the sessions are missing.
+        await rt.ensureStarted();
         for (const s of openSessions(this.host.sessionsOfAgent(agentId))) if (s.status === 'failed') await s.reopen();
       } else {
         await this.host.restartAgent(agentId);
+      }
+      const after = this.runtimeOf(agentId);
+      if (after?.connected && !after.capabilities?.sessionCapabilities?.resume) {
+        for (const s of openSessions(this.host.sessionsOfAgent(agentId))) {
+          s.explainFailure(
+            'the agent exited unexpectedly; it was restarted, but it cannot resume this session — start a new session in this folder (the conversation is kept in History)',
+          );
+        }
       }
     } catch (e) {
       // It died during start-up: that counts as another crash.

@@ -5,6 +5,7 @@ import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
 import { useApi } from '../../app/api-context';
 import { externalHref, inlineImageSrc, transformUrl } from './safe-url';
+import { splitBlocks } from './split-blocks';
 import './markdown.css';
 
 /**
@@ -37,7 +38,15 @@ const schema = {
 };
 
 const remarkPlugins = [remarkGfm];
-const rehypePlugins = [rehypeRawAsText, [rehypeSanitize, schema], [rehypeHighlight, { detect: false }]] as never;
+// One highlighter for every render: the plugin's attacher builds its grammar registry (several ms),
+// and react-markdown re-attaches plugins on each render.
+const highlight = rehypeHighlight({ detect: false });
+const rehypePlugins = [rehypeRawAsText, [rehypeSanitize, schema], () => highlight] as never;
+
+/** Messages longer than this render as independent blocks, so a streaming message re-parses only its tail. */
+const SPLIT_ABOVE = 2000;
+
+
 
 function hostOf(url: string): string {
   try {
@@ -126,12 +135,18 @@ const components: Components = {
   input: ({ type, checked, disabled }) => <input type={type} checked={checked} disabled={disabled ?? true} readOnly />,
 };
 
+const Block = memo(function Block({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={transformUrl}>
+      {text}
+    </ReactMarkdown>
+  );
+});
+
 export const Markdown = memo(function Markdown({ text, className }: { text: string; className?: string }) {
   return (
     <div className={`markdown${className ? ` ${className}` : ''}`}>
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={transformUrl}>
-        {text}
-      </ReactMarkdown>
+      {text.length > SPLIT_ABOVE ? splitBlocks(text).map((block, i) => <Block key={i} text={block} />) : <Block text={text} />}
     </div>
   );
 });

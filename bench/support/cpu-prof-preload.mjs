@@ -1,0 +1,24 @@
+// Loaded into the server with NODE_OPTIONS=--import (benchmarks only): the first SIGUSR2 starts the V8
+// CPU profiler, the second stops it and writes SWITCHBOARD_CPU_PROF_FILE (.cpuprofile, for DevTools).
+import { Session } from 'node:inspector';
+import { writeFileSync } from 'node:fs';
+import process from 'node:process';
+
+const file = process.env.SWITCHBOARD_CPU_PROF_FILE;
+if (file && !process.argv.some((a) => a.includes('scenario-agent'))) {
+  const session = new Session();
+  session.connect();
+  let running = false;
+  process.on('SIGUSR2', () => {
+    if (!running) {
+      running = true;
+      session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: 200 }, () => session.post('Profiler.start')));
+      return;
+    }
+    running = false;
+    session.post('Profiler.stop', (err, res) => {
+      if (!err) writeFileSync(file, JSON.stringify(res.profile));
+      else process.stderr.write(`cpu profile: ${String(err)}\n`);
+    });
+  });
+}

@@ -1,0 +1,74 @@
+// /proc readers (Linux): CPU time and resident memory of a process, and its descendants.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const conf = (name: string, fallback: number): number => {
+  try {
+    return Number(execFileSync('getconf', [name], { encoding: 'utf8' }).trim()) || fallback;
+  } catch {
+    return fallback;
+  }
+};
+const ticksPerSecond = conf('CLK_TCK', 100);
+const pageBytes = conf('PAGESIZE', 4096);
+
+interface Stat {
+  ppid: number;
+  /** utime + stime, ms */
+  cpuMs: number;
+  rssBytes: number;
+}
+
+function stat(pid: number): Stat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) may hold spaces: split what follows its closing paren.
+  // f[0] = state (field 3), f[1] = ppid (4), f[11] = utime (14), f[12] = stime (15), f[21] = rss (24).
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(f[1]), cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / ticksPerSecond, rssBytes: Number(f[21]) * pageBytes };
+}
+
+/** utime + stime of the process itself (not its children), in ms. */
+export function cpuMs(pid: number): number {
+  return stat(pid)?.cpuMs ?? NaN;
+}
+
+/** Resident set size in bytes. */
+export function rssBytes(pid: number): number {
+  return stat(pid)?.rssBytes ?? NaN;
+}
+
+/** Every live descendant of pid. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const s = stat(Number(name));
+    if (!s) continue;
+    const list = children.get(s.ppid) ?? [];
+    list.push(Number(name));
+    children.set(s.ppid, list);
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** The command line of a process (its arguments joined with spaces). */
+export function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
