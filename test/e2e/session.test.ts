@@ -525,9 +525,18 @@ describe('session tab', { timeout: 90_000 }, () => {
     await agentMessages(tab).filter({ hasText: 'last entry of many' }).waitFor({ timeout: 60_000 });
     const rows = tab.locator('.thread-row');
     expect(await rows.count()).toBeLessThan(80);
-    // Scrolled to the top, the first entries are mounted instead.
-    await tab.getByTestId('thread').evaluate((el) => (el.scrollTop = 0));
-    await tab.getByTestId('agent-message').filter({ hasText: /^entry number 0$/ }).waitFor();
+    // Scrolled to the top, the first entries are mounted instead. (A render still in flight when the
+    // scroll lands — the turn's end — may keep the view stuck to the bottom once: scroll until it holds.)
+    const first = tab.getByTestId('agent-message').filter({ hasText: /^entry number 0$/ });
+    await expect
+      .poll(
+        async () => {
+          await tab.getByTestId('thread').evaluate((el) => (el.scrollTop = 0));
+          return first.count();
+        },
+        { timeout: 30_000, intervals: [200, 500, 1000] },
+      )
+      .toBeGreaterThan(0);
     expect(await rows.count()).toBeLessThan(80);
     // The tab survives a page reload: it attaches to the live session's snapshot.
     await page.reload();

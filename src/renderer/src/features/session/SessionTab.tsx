@@ -102,9 +102,10 @@ function useFileWrites(api: Api, sessionId: string, view: SessionView): [FileWri
   const refresh = useCallback(() => {
     void api.call('sessions.fileWrites', { sessionId }).then((r) => r.ok && setWrites(r.value.writes));
   }, [api, sessionId]);
-  // Writes happen inside turns: look again when a turn starts or ends, and as tool calls finish.
+  // Writes happen inside turns: look again when a turn starts or ends, as tool calls finish, and as
+  // entries are added (a whole turn can start and end within one folded batch, leaving `running` as it was).
   const finishedTools = useMemo(() => view.thread.entries.filter((e) => e.kind === 'tool_call' && e.status === 'completed').length, [view.thread.entries]);
-  useEffect(refresh, [refresh, view.thread.turn.running, finishedTools]);
+  useEffect(refresh, [refresh, view.thread.turn.running, view.thread.turn.lastStopReason, view.thread.entries.length, finishedTools]);
   return [writes, refresh];
 }
 
