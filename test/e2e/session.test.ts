@@ -534,7 +534,7 @@ describe('session tab', { timeout: 90_000 }, () => {
           await tab.getByTestId('thread').evaluate((el) => (el.scrollTop = 0));
           return first.count();
         },
-        { timeout: 30_000, intervals: [200, 500, 1000] },
+        { timeout: 30_000, interval: 500 },
       )
       .toBeGreaterThan(0);
     expect(await rows.count()).toBeLessThan(80);
