@@ -13,8 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HistoryIndex } from '../../src/main/history/history-index';
 import { searchHistory } from '../../src/main/history/search';
-import { connect } from '../../src/main/store/connection';
-import type { Db } from '../../src/main/store/database';
+import { openDatabase, type Db } from '../../src/main/store/database';
 import { MessageLog, type LogEntry } from '../../src/main/store/message-log';
 import { benchQueries, Corpus, generateSession, rng } from './corpus';
 
@@ -56,27 +55,6 @@ export interface HistoryBenchResult {
   };
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-const migrationsDir = join(here, '../../src/main/store/migrations');
-
-/** openDatabase without Vite's import.meta.glob: the same connection settings and migration files. */
-function openStore(path: string): Db {
-  const db = connect(path);
-  const current = db.pragma('user_version', { simple: true }) as number;
-  const files = readdirSync(migrationsDir)
-    .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
-    .sort();
-  for (const f of files) {
-    const version = Number(f.slice(0, 4));
-    if (version <= current) continue;
-    const sql = readFileSync(join(migrationsDir, f), 'utf8');
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${version}`);
-    })();
-  }
-  return db;
-}
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -109,7 +87,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     for (const f of readdirSync(jsonlDir)) rmSync(join(jsonlDir, f));
   }
 
-  const db = openStore(dbPath);
+  const db = openDatabase(dbPath);
   const index = new HistoryIndex(db);
   index.catchUp();
   const messageLog = new MessageLog(db);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { AcpService, type AcpStore } from '../../src/main/acp/acp-service';
 import { EventBus } from '../../src/main/core/event-bus';
 import { Router } from '../../src/main/core/router';
-import { connect } from '../../src/main/store/connection';
+import { openDatabase } from '../../src/main/store/database';
 import { PtyHost } from '../../src/main/terminal/pty-host';
 import type { ThreadEvent } from '../../src/shared/acp-thread';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
@@ -31,17 +31,8 @@ export interface StreamBenchOptions {
   runs?: number;
 }
 
-const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '../../src/main/store/migrations');
-
-/** The store as the app opens it (same connection settings and migrations), without Vite's import.meta.glob. */
 function openStore(path: string): AcpStore & { close(): void } {
-  const db = connect(path);
-  for (const f of readdirSync(migrationsDir).filter((n) => /^\d{4}_[\w-]+\.sql$/.test(n)).sort()) {
-    db.transaction(() => {
-      db.exec(readFileSync(join(migrationsDir, f), 'utf8'));
-      db.pragma(`user_version = ${Number(f.slice(0, 4))}`);
-    })();
-  }
+  const db = openDatabase(path);
   return { db, available: true, getSetting: () => null, close: () => db.close() };
 }
 
