@@ -9,11 +9,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { HistoryIndex } from '../../src/main/history/history-index';
 import { searchHistory } from '../../src/main/history/search';
-import { openDatabase, type Db } from '../../src/main/store/database';
+import { openDatabase } from '../../src/main/store/database';
 import { MessageLog, type LogEntry } from '../../src/main/store/message-log';
 import { benchQueries, Corpus, generateSession, rng } from './corpus';
 

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MessageLog } from '../../src/main/store/message-log';
 import { agentText, makeCore, promptAndWait, type TestCore } from './helpers';
 
 let t: TestCore;
