@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database';
 import type { PersistedMessage } from '../store/message-log';
 import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
-import { HistoryReducer, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
+import { HistoryReducer, newDraft, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
 
 interface EntryRow {
   id: number;
@@ -146,21 +146,7 @@ class DbBatch implements HistoryBackend {
   }
 
   create(init: NewDraft): Draft {
-    const text = init.text ?? '';
-    const draft: Draft = {
-      id: this.nextId++,
-      sessionId: init.sessionId,
-      seq: init.seq,
-      lastSeq: init.seq,
-      ts: init.ts,
-      turn: init.turn,
-      kind: init.kind,
-      failed: init.failed ?? false,
-      ref: init.ref,
-      parts: [text],
-      textLength: text.length,
-      detail: init.detail ?? null,
-    };
+    const draft = newDraft(init, this.nextId++);
     this.drafts.set(draft.id, { draft, isNew: true, stored: null, dirty: true });
     if (init.ref !== null) this.byRef.set(`${init.sessionId}\0${init.kind}\0${init.ref}`, draft.id);
     return draft;

@@ -22,6 +22,25 @@ export interface NewDraft {
   detail?: Detail | null;
 }
 
+/** A fresh entry draft (one way to build it for every backend). */
+export function newDraft(init: NewDraft, id: number): Draft {
+  const text = init.text ?? '';
+  return {
+    id,
+    sessionId: init.sessionId,
+    seq: init.seq,
+    lastSeq: init.seq,
+    ts: init.ts,
+    turn: init.turn,
+    kind: init.kind,
+    failed: init.failed ?? false,
+    ref: init.ref,
+    parts: [text],
+    textLength: text.length,
+    detail: init.detail ?? null,
+  };
+}
+
 /**
  * Where the reducer keeps entries and per-session state: the SQLite index (batched inside the message log's
  * transaction) or memory (exports).

@@ -1,6 +1,6 @@
 import type { HistoryEntry, HistorySession } from '../../shared/contract/history';
 import { draftText, newSessionState, NO_CAPS, type Caps, type Draft, type SessionState, type StoredKind } from './model';
-import { HistoryReducer, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
+import { HistoryReducer, newDraft, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
 
 /** The reducer's backend in memory, without size limits: a session's full transcript from its log. */
 class MemoryBackend implements HistoryBackend {
@@ -28,21 +28,7 @@ class MemoryBackend implements HistoryBackend {
   }
 
   create(init: NewDraft): Draft {
-    const text = init.text ?? '';
-    const d: Draft = {
-      id: this.entries.length + 1,
-      sessionId: init.sessionId,
-      seq: init.seq,
-      lastSeq: init.seq,
-      ts: init.ts,
-      turn: init.turn,
-      kind: init.kind,
-      failed: init.failed ?? false,
-      ref: init.ref,
-      parts: [text],
-      textLength: text.length,
-      detail: init.detail ?? null,
-    };
+    const d = newDraft(init, this.entries.length + 1);
     this.entries.push(d);
     if (init.ref !== null) this.refs.set(`${init.sessionId}\0${init.kind}\0${init.ref}`, d);
     return d;
