@@ -94,7 +94,7 @@ export async function runAppIngest({ chunks = 20_000, chunkBytes = 100, runs = 3
 
 /**
  * Baseline: the same agent and flood, read by a bare loop that only splits lines and JSON.parses them
- * (as test/bench/stream.ts's runBaseline, with this process's CPU time recorded too).
+ * (with this process's CPU time recorded too).
  */
 export async function runParseBaseline({ chunks = 20_000, chunkBytes = 100, runs = 3 } = {}): Promise<IngestRun> {
   const { command, args } = scenarioAgentCommand();

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { Router } from '../../src/main/core/router';
 import { openDatabase } from '../../src/main/store/database';
 import { PtyHost } from '../../src/main/terminal/pty-host';
 import type { ThreadEvent } from '../../src/shared/acp-thread';
+import { runParseBaseline } from '../../bench/support/ingest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 
 export interface StreamRun {
@@ -102,56 +102,11 @@ export async function runClientPath({ chunks = 20_000, chunkBytes = 100, runs = 
 }
 
 /** Baseline: the same agent and flood, read by a bare loop that splits lines and JSON.parses them. */
-export async function runBaseline({ chunks = 20_000, chunkBytes = 100, runs = 3 }: StreamBenchOptions = {}): Promise<StreamRun> {
-  const { command, args } = scenarioAgentCommand();
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env: plainEnv() });
-  const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
-  let buffered = '';
-  let updates = 0;
-  let waiting: { id: number; resolve: (result: Record<string, unknown>) => void } | null = null;
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    buffered += chunk;
-    let start = 0;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n', start)) >= 0) {
-      const msg = JSON.parse(buffered.slice(start, nl)) as { id?: number; method?: string; result?: Record<string, unknown> };
-      start = nl + 1;
-      if (msg.method === 'session/update' && (msg as { params?: { update?: { sessionUpdate?: string } } }).params?.update?.sessionUpdate === 'agent_message_chunk') updates++;
-      else if (waiting && msg.id === waiting.id && !msg.method) waiting.resolve(msg.result ?? {});
-    }
-    buffered = buffered.slice(start);
-  });
-  let nextId = 0;
-  const request = (method: string, params: object) =>
-    new Promise<Record<string, unknown>>((resolve) => {
-      const id = nextId++;
-      waiting = { id, resolve };
-      send({ jsonrpc: '2.0', id, method, params });
-    });
-  try {
-    await request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = (await request('session/new', { cwd: process.cwd(), mcpServers: [] })) as { sessionId: string };
-    await request('session/prompt', { sessionId, prompt: [{ type: 'text', text: `flood ${chunks} ${chunkBytes}` }] });
-    const times: number[] = [];
-    let counted = 0;
-    for (let r = 0; r < runs; r++) {
-      updates = 0;
-      const t0 = performance.now();
-      await request('session/prompt', { sessionId, prompt: [{ type: 'text', text: `flood ${chunks} ${chunkBytes}` }] });
-      times.push((performance.now() - t0) / 1000);
-      counted = updates;
-    }
-    return { updates: counted, seconds: median(times) };
-  } finally {
-    child.kill('SIGKILL');
-  }
+export async function runBaseline(options: StreamBenchOptions = {}): Promise<StreamRun> {
+  const { updates, seconds } = await runParseBaseline(options);
+  return { updates, seconds };
 }
 
-/**
- * `npm run bench -- stream`: the client path against the parse-only baseline. Goal: ≥ 50,000 updates/s,
- * ≤ 3× baseline. Runs under plain `node --import tsx` (no Vite needed).
- */
 export async function benchStream(options: StreamBenchOptions = {}): Promise<StreamBenchResult> {
   const baseline = await runBaseline(options);
   const client = await runClientPath(options);
