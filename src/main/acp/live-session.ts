@@ -36,6 +36,7 @@ import { mcpServersFor } from './mcp-servers';
 import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
+import { reopenModeOf } from './restore';
 import { checkUpdate } from './update-validator';
 import type { UpdateItem } from './wire';
 
@@ -164,8 +165,8 @@ export class LiveSession {
   // ───────────── setup ─────────────
 
   /**
-   * session/new; session/resume (after an agent restart, or reopening a stored session); session/load
-   * (the agent replays the conversation as updates). Auth errors leave the session in auth_required.
+   * session/new; session/resume or session/load (after an agent restart, or reopening a stored session; a
+   * load replays the conversation as updates). Auth errors leave the session in auth_required.
    */
   async open(mode: 'new' | 'resume' | 'load'): Promise<void> {
     const caps = this.runtime.capabilities;
@@ -208,15 +209,20 @@ export class LiveSession {
     this.drain();
   }
 
-  /** After an agent restart: resume when the agent can, create the session when it never was. */
+  /**
+   * After an agent restart: resume when the agent can, else load, create the session when it never was.
+   * A load's replay is dropped: this live thread, and the store, already hold every message it repeats.
+   */
   async reopen(): Promise<boolean> {
     if (this.status === 'closed') return false;
     if (this.acpSessionId === null) {
       await this.open('new').catch(() => {});
       return this.currentStatus() === 'idle';
     }
-    if (!this.runtime.capabilities?.sessionCapabilities?.resume) return false;
-    await this.open('resume').catch(() => {});
+    const mode = reopenModeOf(this.runtime.capabilities);
+    if (!mode) return false;
+    if (mode === 'load') this.runtime.skipReplay(this.id);
+    await this.open(mode).catch(() => {});
     return this.currentStatus() === 'idle';
   }
 

@@ -86,13 +86,37 @@ export const draftFromRow = (r: EntryRow): Draft => {
   };
 };
 
+type Columns = { body: string; paths: string; facets: string };
+
 interface Tracked {
   draft: Draft;
   isNew: boolean;
-  /** Indexed columns as they are in the FTS index (null for new drafts). */
-  stored: { body: string; paths: string; facets: string } | null;
+  /**
+   * What the FTS row was built from: the columns, or for a plain-text entry (message chunks, whose columns
+   * follow from its text and failed flag) just its length and flag, so loading a 16 KB open message
+   * to append a chunk does not tokenize it. Null for new drafts.
+   */
+  stored: Columns | string | null;
   dirty: boolean;
 }
+
+/**
+ * An open message entry whose FTS row lags its text: message chunks arrive hundreds of times a second, and
+ * re-indexing a growing entry on every batch costs a full tokenization each time (O(size) per chunk). Its
+ * row is refreshed at most every LAG_MS while it grows, as soon as it closes or its turn ends, before every
+ * search, and at start-up after a crash (history_fts_lag persists the list in the same transactions).
+ */
+interface Lag {
+  sessionId: string;
+  /** When the FTS row was last written (or the entry created). */
+  since: number;
+  /** Whether the entry has an FTS row at all. */
+  indexed: boolean;
+}
+
+export const FTS_LAG_MS = 1000;
+
+const signature = (d: Draft): string => `${d.textLength}:${d.failed ? 1 : 0}`;
 
 /** One transaction's worth of reducer state over the SQLite tables; written back by flush(). */
 class DbBatch implements HistoryBackend {
@@ -102,11 +126,21 @@ class DbBatch implements HistoryBackend {
   private readonly drafts = new Map<number, Tracked>();
   private readonly byRef = new Map<string, number>();
   private readonly files = new Map<string, boolean>();
+  /** Sessions whose turn ended in this batch: their lagging entries are indexed now. */
+  private readonly ended = new Set<string>();
   private nextId: number;
 
-  constructor(private readonly s: Statements, caps: Caps) {
+  constructor(
+    private readonly s: Statements,
+    caps: Caps,
+    private readonly lag: Map<number, Lag>,
+  ) {
     this.caps = caps;
     this.nextId = (s.maxEntryId.get() as { id: number }).id + 1;
+  }
+
+  turnEnded(sessionId: string): void {
+    this.ended.add(sessionId);
   }
 
   state(sessionId: string): SessionState {
@@ -123,16 +157,18 @@ class DbBatch implements HistoryBackend {
     const existing = this.drafts.get(row.id);
     if (existing) return existing;
     const draft = draftFromRow(row);
-    const t: Tracked = { draft, isNew: false, stored: this.columns(draft), dirty: false };
+    const t: Tracked = { draft, isNew: false, stored: draft.detail === null ? signature(draft) : this.columns(draft), dirty: false };
     this.drafts.set(row.id, t);
     return t;
   }
 
-  entry(id: number): Draft | undefined {
-    const t = this.drafts.get(id);
-    if (t) return t.draft;
+  private load(id: number): Tracked | undefined {
     const row = this.s.selEntry.get(id) as EntryRow | undefined;
-    return row ? this.track(row).draft : undefined;
+    return row ? this.track(row) : undefined;
+  }
+
+  entry(id: number): Draft | undefined {
+    return (this.drafts.get(id) ?? this.load(id))?.draft;
   }
 
   find(sessionId: string, kind: StoredKind, ref: string): Draft | undefined {
@@ -166,8 +202,38 @@ class DbBatch implements HistoryBackend {
     return info;
   }
 
-  private columns(d: Draft): { body: string; paths: string; facets: string } {
+  private columns(d: Draft): Columns {
     return { ...indexedColumns(d, this.caps), facets: facetsOf(d, this.session(d.sessionId)) };
+  }
+
+  /** Indexes lagging entries this batch closed, whose turn ended, or whose row is FTS_LAG_MS old at `now`. */
+  flushLag(now: number): void {
+    for (const [id, lag] of this.lag) {
+      const st = this.states.get(lag.sessionId);
+      const closed = st !== undefined && st.openEntryId !== id;
+      if (!closed && !this.ended.has(lag.sessionId) && now - lag.since < FTS_LAG_MS) continue;
+      const t = this.drafts.get(id) ?? this.load(id);
+      if (t) this.reindex(t, lag);
+      else {
+        this.lag.delete(id);
+        this.s.lagDel.run(id);
+      }
+    }
+  }
+
+  private isOpen(d: Draft): boolean {
+    return this.states.get(d.sessionId)?.openEntryId === d.id;
+  }
+
+  /** Writes a lagging entry's FTS row from its current text. */
+  private reindex(t: Tracked, lag: Lag): void {
+    const d = t.draft;
+    const cols = this.columns(d);
+    if (lag.indexed) this.s.ftsDel.run(d.id);
+    this.s.ftsIns.run(d.id, cols.body, cols.paths, cols.facets);
+    t.stored = d.detail === null ? signature(d) : cols;
+    this.lag.delete(d.id);
+    this.s.lagDel.run(d.id);
   }
 
   markFailed(sessionId: string, fromSeq: number): void {
@@ -211,28 +277,40 @@ class DbBatch implements HistoryBackend {
   }
 
   /** Writes new and changed entries (in id order, so rowid order stays chronological) and session states. */
-  flush(): void {
+  flush(now = Date.now()): void {
     const s = this.s;
     const list = [...this.drafts.values()].filter((t) => t.dirty).sort((a, b) => a.draft.id - b.draft.id);
     for (const t of list) {
       const d = t.draft;
-      const cols = this.columns(d);
       const text = d.detail === null ? draftText(d) : null;
       const detail = d.detail === null ? null : JSON.stringify(d.detail);
-      if (t.isNew) {
-        s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
-        s.ftsIns.run(d.id, cols.body, cols.paths, cols.facets);
-      } else {
-        s.updEntry.run(d.lastSeq, d.failed ? 1 : 0, text, detail, d.id);
-        if (t.stored?.body !== cols.body || t.stored.paths !== cols.paths || t.stored.facets !== cols.facets) {
-          s.ftsDel.run(d.id);
-          s.ftsIns.run(d.id, cols.body, cols.paths, cols.facets);
-        }
-      }
-      t.stored = cols;
+      if (t.isNew) s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
+      else s.updEntry.run(d.lastSeq, d.failed ? 1 : 0, text, detail, d.id);
+      const wasNew = t.isNew;
       t.isNew = false;
       t.dirty = false;
+      const lag = this.lag.get(d.id);
+      if (d.detail === null && this.isOpen(d) && !this.ended.has(d.sessionId)) {
+        if (!lag) {
+          this.lag.set(d.id, { sessionId: d.sessionId, since: now, indexed: !wasNew });
+          s.lagIns.run(d.id);
+          continue;
+        }
+        if (now - lag.since < FTS_LAG_MS) continue;
+      }
+      if (lag) {
+        this.reindex(t, lag);
+        continue;
+      }
+      const cols = this.columns(d);
+      if (wasNew) s.ftsIns.run(d.id, cols.body, cols.paths, cols.facets);
+      else if (typeof t.stored === 'string' ? t.stored !== signature(d) : t.stored?.body !== cols.body || t.stored.paths !== cols.paths || t.stored.facets !== cols.facets) {
+        s.ftsDel.run(d.id);
+        s.ftsIns.run(d.id, cols.body, cols.paths, cols.facets);
+      }
+      t.stored = d.detail === null ? signature(d) : cols;
     }
+    this.flushLag(now);
     for (const st of this.states.values()) {
       s.putState.run({
         session_id: st.sessionId,
@@ -285,6 +363,9 @@ function prepare(db: Db) {
     updEntry: st('UPDATE history_entries SET last_seq = ?, failed = ?, text = ?, detail = ? WHERE id = ?'),
     ftsIns: st('INSERT INTO history_fts (rowid, body, paths, facets) VALUES (?, ?, ?, ?)'),
     ftsDel: st('DELETE FROM history_fts WHERE rowid = ?'),
+    lagIns: st('INSERT OR IGNORE INTO history_fts_lag (entry_id) VALUES (?)'),
+    lagDel: st('DELETE FROM history_fts_lag WHERE entry_id = ?'),
+    lagAll: st('SELECT l.entry_id AS id, e.session_id AS sessionId FROM history_fts_lag l JOIN history_entries e ON e.id = l.entry_id'),
     turnEntries: st("SELECT id FROM history_entries WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind <> 'title'"),
     selSession: st('SELECT agent_id AS agentId, cwd FROM sessions WHERE id = ?'),
     rpcPut: st('INSERT OR REPLACE INTO history_rpc (session_id, dir, rpc_id, method, data) VALUES (?, ?, ?, ?, ?)'),
@@ -314,6 +395,10 @@ type IndexedMessage = LoggedMessage & { id: number };
 export class HistoryIndex {
   private readonly s: Statements;
   private liveMode = false;
+  private readonly lag = new Map<number, Lag>();
+  private lagTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Whether history_fts_lag may hold rows this map does not know (start-up after a crash, a failed batch). */
+  private lagUnknown = true;
 
   constructor(
     readonly db: Db,
@@ -339,7 +424,7 @@ export class HistoryIndex {
   /** Applies messages (in log order) to the index. Call inside a transaction. */
   private apply(messages: readonly IndexedMessage[]): void {
     if (messages.length === 0) return;
-    const batch = new DbBatch(this.s, this.caps);
+    const batch = new DbBatch(this.s, this.caps, this.lag);
     const reducer = new HistoryReducer(batch);
     let max = 0;
     for (const m of messages) {
@@ -348,6 +433,49 @@ export class HistoryIndex {
     }
     batch.flush();
     this.s.setWatermark.run(max);
+    if (this.lag.size > 0) this.scheduleLag();
+  }
+
+  private scheduleLag(): void {
+    if (this.lagTimer) return;
+    this.lagTimer = setTimeout(() => {
+      this.lagTimer = null;
+      try {
+        this.indexLagging(false);
+      } catch (e) {
+        console.error('history index: could not index open entries:', e);
+      }
+      if (this.lag.size > 0) this.scheduleLag();
+    }, FTS_LAG_MS);
+    this.lagTimer.unref?.();
+  }
+
+  /**
+   * Brings FTS rows of open entries up to date: those lagging FTS_LAG_MS or more, or all of them (`all`:
+   * before a search, at shutdown, at start-up for rows a crash left in history_fts_lag).
+   */
+  indexLagging(all = true): void {
+    if (!this.lagUnknown && this.lag.size === 0) return;
+    this.db.transaction(() => {
+      if (this.lagUnknown) {
+        for (const r of this.s.lagAll.all() as Array<{ id: number; sessionId: string }>) {
+          if (!this.lag.has(r.id)) this.lag.set(r.id, { sessionId: r.sessionId, since: 0, indexed: true });
+        }
+        this.lagUnknown = false;
+      }
+      const batch = new DbBatch(this.s, this.caps, this.lag);
+      batch.flushLag(all ? Number.POSITIVE_INFINITY : Date.now());
+    })();
+  }
+
+  dispose(): void {
+    if (this.lagTimer) clearTimeout(this.lagTimer);
+    this.lagTimer = null;
+    try {
+      this.indexLagging();
+    } catch {
+      /* the store is closing or broken: start-up re-indexes what history_fts_lag lists */
+    }
   }
 
   /**
@@ -366,6 +494,8 @@ export class HistoryIndex {
       })();
     } catch (e) {
       this.liveMode = false;
+      this.lag.clear();
+      this.lagUnknown = true;
       console.error('history index: a batch could not be indexed; will catch up later:', e);
     }
   };
@@ -377,6 +507,7 @@ export class HistoryIndex {
    * the watermark stays, to be retried later.
    */
   catchUp(chunk = 2000, maxChunks = Number.POSITIVE_INFINITY): boolean {
+    if (this.lagUnknown) this.indexLagging();
     for (let i = 0; i < maxChunks; i++) {
       const done = this.db.transaction(() => {
         const rows = this.s.messagesAfter.all(this.watermark, chunk) as IndexedMessage[];
@@ -388,6 +519,8 @@ export class HistoryIndex {
           this.db.transaction(() => this.apply(rows))();
           return false;
         } catch (e) {
+          this.lag.clear();
+          this.lagUnknown = true;
           console.error('history index: a chunk failed; indexing it message by message:', e);
         }
         let failures = 0;
@@ -421,6 +554,7 @@ export class HistoryIndex {
         'DELETE FROM history_sessions WHERE custom_title IS NULL; UPDATE history_sessions SET info_title = NULL, prompt_title = NULL, first_ts = NULL, last_ts = NULL, message_count = 0, entry_count = 0, turn_count = 0, tool_call_count = 0, failed_tool_calls = 0, files_touched = 0, files_edited = 0, failed_turns = 0, last_stop_reason = NULL, turn = 0, turn_start_seq = 0, open_entry_id = NULL, open_kind = NULL, open_message_id = NULL, replay = 0',
       );
       this.db.exec("INSERT INTO history_fts (history_fts) VALUES ('delete-all')");
+      this.lag.clear();
       this.s.resetWatermark.run(0);
     })();
     this.catchUp();
@@ -429,7 +563,7 @@ export class HistoryIndex {
   /** Applies a change to a session's state (rename) through the same backend, keeping the title entry in step. */
   updateSession(sessionId: string, change: (st: SessionState, reducer: HistoryReducer) => void): void {
     this.db.transaction(() => {
-      const batch = new DbBatch(this.s, this.caps);
+      const batch = new DbBatch(this.s, this.caps, this.lag);
       const reducer = new HistoryReducer(batch);
       change(batch.state(sessionId), reducer);
       batch.flush();

@@ -262,7 +262,11 @@ export class HistoryService implements Disposable {
   }
 
   search(p: ParsedParamsOf<'history.search'>) {
-    return this.run(() => ({ ...searchHistory(this.db, { ...p, now: this.now() }), indexing: this.indexing() }));
+    return this.run(() => {
+      // Entries still being streamed are indexed at most once a second: bring them up to date first.
+      this.index().indexLagging();
+      return { ...searchHistory(this.db, { ...p, now: this.now() }), indexing: this.indexing() };
+    });
   }
 
   rename(sessionId: string, title: string | null): HistorySession {
@@ -384,6 +388,7 @@ export class HistoryService implements Disposable {
 
   dispose(): void {
     this.disposed = true;
+    this.current?.dispose();
     if (this.catchUpTimer) clearImmediate(this.catchUpTimer);
     this.catchUpTimer = null;
     for (const w of this.waiters.splice(0)) w();

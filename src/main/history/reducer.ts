@@ -59,6 +59,8 @@ export interface HistoryBackend {
   rpcTake(sessionId: string, dir: 'c2a' | 'a2c', rpcId: string): { method: string; data: string | null } | undefined;
   terminalLink(sessionId: string, terminalId: string, entryId: number): void;
   terminalEntry(sessionId: string, terminalId: string): number | undefined;
+  /** A session/prompt was answered (optional: the search index indexes the turn's open entry then). */
+  turnEnded?(sessionId: string): void;
   /** Records a path; says whether it is new to the session and whether it became edited. */
   addFile(sessionId: string, path: string, edited: boolean, seq: number): { added: boolean; nowEdited: boolean };
 }
@@ -255,6 +257,7 @@ export class HistoryReducer {
       return;
     }
     if (req.method !== 'session/prompt') return;
+    this.b.turnEnded?.(st.sessionId);
     const [turnText, seqText] = (req.data ?? '').split(':');
     const turn = Number(turnText) || st.turn;
     const fromSeq = Number(seqText) || st.turnStartSeq;

@@ -5,6 +5,7 @@ import type { EventBus } from '../core/event-bus';
 import type { Disposable } from '../core/lifecycle';
 import type { AgentRuntime } from '../acp/agent-runtime';
 import type { LiveSession } from '../acp/live-session';
+import { reopenModeOf } from '../acp/restore';
 import type { WarningKind } from '../acp/warnings';
 import { CLOCK_TICKS_PER_SECOND, sampleGroups } from './process-metrics';
 
@@ -255,7 +256,7 @@ export class AgentSupervisor implements Disposable {
         await this.host.restartAgent(agentId);
       }
       const after = this.runtimeOf(agentId);
-      if (after?.connected && !after.capabilities?.sessionCapabilities?.resume) {
+      if (after?.connected && !reopenModeOf(after.capabilities)) {
         for (const s of openSessions(this.host.sessionsOfAgent(agentId))) {
           s.explainFailure(
             'the agent exited unexpectedly; it was restarted, but it cannot resume this session — start a new session in this folder (the conversation is kept in History)',
