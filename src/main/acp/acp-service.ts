@@ -62,6 +62,9 @@ const safeFileName = (id: string): string =>
  * The ACP client core: agent processes, their sessions, and every request the renderer makes about them.
  * Knows nothing of the UI: it speaks the contract in src/shared/contract/sessions.ts.
  */
+/** Commits of agents' messages are at least this far apart under load (one transaction for all agents). */
+const MESSAGE_GROUP_MS = 8;
+
 export class AcpService implements Disposable, AcpHost {
   readonly bus: EventBus;
   readonly options: AcpOptions;
@@ -121,7 +124,7 @@ export class AcpService implements Disposable, AcpHost {
     if (this.ownLog?.db !== db) {
       this.ownLog?.log.flush();
       void this.ownLog?.attached?.dispose();
-      const log = new MessageLog(db);
+      const log = new MessageLog(db, { groupMs: MESSAGE_GROUP_MS });
       this.ownLog = { db, log, attached: this.onMessageLog?.(log) };
     }
     return this.ownLog.log;
@@ -432,6 +435,7 @@ export class AcpService implements Disposable, AcpHost {
       await writeFile(row.path, row.previous_content, 'utf8');
     }
     writes.markReverted(writeId);
+    this.bus.emit('session.fileWrites', { sessionId: row.session_id, writes: writes.list(row.session_id) });
     return { path: row.path, deleted };
   }
 

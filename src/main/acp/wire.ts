@@ -2,7 +2,7 @@ import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { WarningKind } from './warnings';
 import type { AgentLog } from './agent-log';
 import { LineSplitter, type SplitItem } from './line-splitter';
-import type { LogEntry, MessageLog, PersistedMessage } from '../store/message-log';
+import type { LogEntry, LogSource, MessageLog, PersistedMessage } from '../store/message-log';
 
 type JsonRpcId = string | number;
 
@@ -50,7 +50,7 @@ const idKey = (id: JsonRpcId): string => (typeof id === 'string' ? `s${id}` : `n
  * to the SDK connection. Lines are split with a bounded buffer; malformed and oversized lines are
  * reported as warnings and skipped.
  */
-export class AcpWire {
+export class AcpWire implements LogSource {
   readonly stream: Stream;
   private controller: ReadableStreamDefaultController<AnyMessage> | null = null;
   private readonly splitter: LineSplitter;
@@ -67,6 +67,8 @@ export class AcpWire {
   private closed = false;
   private pendingItems: SplitItem[] = [];
   private scheduled: NodeJS.Immediate | null = null;
+  /** What collect() prepared, waiting for its commit. */
+  private collected: { prepared: Prepared[]; entries: LogEntry[]; entryIndex: number[] } | null = null;
 
   constructor(
     private readonly transport: WireTransport,
@@ -130,14 +132,15 @@ export class AcpWire {
   // ───────────── agent → client ─────────────
 
   /**
-   * Raw stdout bytes. Lines of the chunks read in one event-loop turn are stored in one transaction,
-   * then handed on (so a flood costs a few commits, not one per chunk).
+   * Raw stdout bytes. Lines read until the message log next commits (every agent's, in one transaction)
+   * are stored together, then handed on: a flood costs a few commits, not one per line.
    */
   receive(chunk: Buffer): void {
     this.splitter.push(chunk, this.pendingItems);
-    if (!this.scheduled && this.pendingItems.length > 0) {
-      this.scheduled = setImmediate(() => this.flush());
-    }
+    if (this.pendingItems.length === 0) return;
+    const log = this.messageLog();
+    if (log) log.schedule(this);
+    else if (!this.scheduled) this.scheduled = setImmediate(() => this.flush());
   }
 
   /** stdout ended: deliver what is left, then close the SDK side. */
@@ -155,10 +158,16 @@ export class AcpWire {
       clearImmediate(this.scheduled);
       this.scheduled = null;
     }
-    const items = this.pendingItems;
-    if (items.length === 0) return;
-    this.pendingItems = [];
-    this.handle(items);
+    if (this.pendingItems.length === 0) return;
+    const log = this.messageLog();
+    if (log) {
+      log.schedule(this);
+      log.flush();
+      return;
+    }
+    const { prepared, entries } = this.prepareAll();
+    for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
+    this.dispatch(prepared, () => null);
   }
 
   /** Resolves once everything received so far has been handed on. */
@@ -167,8 +176,30 @@ export class AcpWire {
     return Promise.resolve();
   }
 
-  private handle(items: SplitItem[]): void {
-    if (items.length === 0) return;
+  /** LogSource: the session messages of the lines received so far (the rest is routed right away). */
+  collect(): LogEntry[] {
+    this.collected = this.prepareAll();
+    return this.collected.entries;
+  }
+
+  /** LogSource: the lines' messages are committed (or could not be); hand them on in wire order. */
+  committed(stored: PersistedMessage[] | null, error: unknown): void {
+    const c = this.collected;
+    this.collected = null;
+    if (!c) return;
+    if (stored === null && c.entries.length > 0) {
+      this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(error)}`);
+      for (const entry of c.entries) this.agentLog.write(entry.direction, entry.body);
+    }
+    this.dispatch(c.prepared, (i) => {
+      const at = c.entryIndex[i];
+      return at === undefined || stored === null ? null : (stored[at]?.seq ?? null);
+    });
+  }
+
+  private prepareAll(): { prepared: Prepared[]; entries: LogEntry[]; entryIndex: number[] } {
+    const items = this.pendingItems;
+    this.pendingItems = [];
     const prepared: Prepared[] = [];
     const entries: LogEntry[] = [];
     const entryIndex: number[] = [];
@@ -181,23 +212,7 @@ export class AcpWire {
       }
       prepared.push(p);
     }
-    let stored: PersistedMessage[] | null = null;
-    const log = entries.length > 0 ? this.messageLog() : null;
-    if (log) {
-      try {
-        // One transaction for the chunk, committed before anyone is told (pending c2a appends go first).
-        stored = log.appendMany(entries);
-      } catch (e) {
-        this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(e)}`);
-        for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
-      }
-    } else {
-      for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
-    }
-    this.dispatch(prepared, (i) => {
-      const at = entryIndex[i];
-      return at === undefined || stored === null ? null : (stored[at]?.seq ?? null);
-    });
+    return { prepared, entries, entryIndex };
   }
 
   private prepare(item: SplitItem): Prepared | null {

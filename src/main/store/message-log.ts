@@ -25,20 +25,46 @@ export interface PersistedMessage extends Required<LogEntry> {
 export type BatchIndexer = (db: Db, batch: readonly PersistedMessage[]) => void;
 
 /**
+ * A producer of messages (an agent's stdout) that writes through the log's shared transaction: its
+ * entries are collected when the log flushes, and it is told once they are committed (or failed).
+ */
+export interface LogSource {
+  collect(): LogEntry[];
+  /** `stored` has one row per collected entry, in order; null when the transaction failed (`error`). */
+  committed(stored: PersistedMessage[] | null, error: unknown): void;
+}
+
+export interface MessageLogOptions {
+  /**
+   * Under load, commits are at least this far apart: every agent's messages of that window go in one
+   * transaction (a commit costs the same for one message as for hundreds). The first write after a quiet
+   * spell is committed on the next tick.
+   */
+  groupMs?: number;
+}
+
+/**
  * The ordered log of every ACP message of every session. Appends are grouped into one transaction per
  * tick (tens of thousands of messages a second), and a promise resolves only once its message is committed:
  * callers tell the renderer after that, so what the user saw is always in the store.
  */
 export class MessageLog implements Disposable {
   private readonly pending: Array<{ entry: LogEntry; resolve: (m: PersistedMessage) => void; reject: (e: unknown) => void }> = [];
+  private readonly sources = new Set<LogSource>();
   private readonly lastSeq = new Map<string, number>();
   private readonly indexers = new Set<BatchIndexer>();
-  private scheduled = false;
+  private scheduled: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
+  private lastFlush = Number.NEGATIVE_INFINITY;
+  private readonly groupMs: number;
   /** Prepared multi-row INSERTs by row count: one statement call writes up to ROWS_PER_INSERT messages. */
   private readonly inserts = new Map<number, ReturnType<Db['prepare']>>();
   private readonly maxSeq;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    options: MessageLogOptions = {},
+  ) {
+    this.groupMs = options.groupMs ?? 0;
     this.maxSeq = db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM acp_messages WHERE session_id = ?');
   }
 
@@ -50,24 +76,46 @@ export class MessageLog implements Disposable {
   append(entry: LogEntry): Promise<PersistedMessage> {
     return new Promise((resolve, reject) => {
       this.pending.push({ entry, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
   }
 
-  /** Writes everything queued now, in one transaction. */
+  /** `source` has entries to write: they go in the next transaction. */
+  schedule(source?: LogSource): void {
+    if (source) this.sources.add(source);
+    if (this.scheduled) return;
+    const wait = this.lastFlush + this.groupMs - performance.now();
+    this.scheduled =
+      wait <= 0 ? { kind: 'immediate', handle: setImmediate(() => this.flush()) } : { kind: 'timeout', handle: setTimeout(() => this.flush(), wait) };
+  }
+
+  /** Writes everything queued now (appends first, then every scheduled source's entries), in one transaction. */
   flush(): void {
-    this.scheduled = false;
+    if (this.scheduled?.kind === 'immediate') clearImmediate(this.scheduled.handle);
+    else if (this.scheduled) clearTimeout(this.scheduled.handle);
+    this.scheduled = null;
     const items = this.pending.splice(0);
-    if (items.length === 0) return;
+    const sources = [...this.sources];
+    this.sources.clear();
+    if (items.length === 0 && sources.length === 0) return;
+    this.lastFlush = performance.now();
+    const collected = sources.map((s) => s.collect());
+    const entries = items.map((i) => i.entry);
+    for (const c of collected) for (const e of c) entries.push(e);
+    let stored: PersistedMessage[] | null = null;
+    let error: unknown = null;
     try {
-      const persisted = this.writeBatch(items.map((i) => i.entry));
-      items.forEach((item, i) => item.resolve(persisted[i]!));
+      stored = entries.length > 0 ? this.writeBatch(entries) : [];
     } catch (e) {
-      for (const item of items) item.reject(e);
+      error = e;
     }
+    items.forEach((item, i) => (stored ? item.resolve(stored[i]!) : item.reject(error)));
+    let at = items.length;
+    sources.forEach((source, i) => {
+      const n = collected[i]!.length;
+      source.committed(stored ? stored.slice(at, at + n) : null, error);
+      at += n;
+    });
   }
 
   /** Synchronous append of a batch (tests, imports). */

@@ -1,0 +1,110 @@
+// MessageLog's shared transaction: every source's lines (all agents') and queued appends in one commit, with
+// commits at least groupMs apart under load and no wait after a quiet spell.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/main/store/database';
+import { MessageLog, type LogEntry, type LogSource, type PersistedMessage } from '../../src/main/store/message-log';
+import { tempDir } from '../support/app-server';
+
+const open: Db[] = [];
+afterEach(() => {
+  for (const db of open.splice(0)) db.close();
+});
+
+function setup(groupMs: number) {
+  const db = openDatabase(join(tempDir(), 'switchboard.db'));
+  open.push(db);
+  for (const id of ['a', 'b']) db.prepare('INSERT INTO sessions (id, agent_id, cwd, created_at, updated_at) VALUES (?, ?, ?, 1, 1)').run(id, 'x', '/w');
+  const log = new MessageLog(db, { groupMs });
+  const batches: number[][] = [];
+  log.addIndexer((_db, batch) => batches.push(batch.map((m) => m.seq)));
+  return { db, log, batches };
+}
+
+class Source implements LogSource {
+  queued: LogEntry[] = [];
+  results: Array<{ stored: PersistedMessage[] | null; committedRows: number }> = [];
+  constructor(
+    private readonly db: Db,
+    readonly sessionId: string,
+  ) {}
+  push(n: number): void {
+    for (let i = 0; i < n; i++) this.queued.push({ sessionId: this.sessionId, direction: 'a2c', method: 'session/update', body: `{"n":${i}}` });
+  }
+  collect(): LogEntry[] {
+    return this.queued.splice(0);
+  }
+  committed(stored: PersistedMessage[] | null): void {
+    // Told after the commit: the rows are there for any other reader.
+    const committedRows = (this.db.prepare('SELECT count(*) AS n FROM acp_messages WHERE session_id = ?').get(this.sessionId) as { n: number }).n;
+    this.results.push({ stored, committedRows });
+  }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('message log: one transaction for every agent', () => {
+  it("writes two agents' lines and a pending append in one transaction, each source told its own rows", async () => {
+    const { db, log, batches } = setup(0);
+    const a = new Source(db, 'a');
+    const b = new Source(db, 'b');
+    a.push(3);
+    log.schedule(a);
+    b.push(2);
+    log.schedule(b);
+    const appended = log.append({ sessionId: 'a', direction: 'c2a', method: 'session/prompt', body: '{}' });
+    await tick();
+    expect(batches).toHaveLength(1);
+    expect(batches[0]).toHaveLength(6);
+    expect((await appended).seq).toBe(1); // appends go first
+    expect(a.results).toHaveLength(1);
+    expect(a.results[0]!.stored!.map((m) => [m.sessionId, m.seq])).toEqual([['a', 2], ['a', 3], ['a', 4]]);
+    expect(b.results[0]!.stored!.map((m) => [m.sessionId, m.seq])).toEqual([['b', 1], ['b', 2]]);
+    expect(a.results[0]!.committedRows).toBe(4);
+  });
+
+  it('under load, commits at most once per groupMs; the first write after a quiet spell is not delayed', async () => {
+    const { db, log, batches } = setup(40);
+    const a = new Source(db, 'a');
+    a.push(1);
+    log.schedule(a);
+    await tick();
+    expect(batches).toHaveLength(1); // quiet before: committed on the next tick
+    // A burst right after: held until 40 ms after the last commit, then written together.
+    for (let i = 0; i < 5; i++) {
+      a.push(1);
+      log.schedule(a);
+      await tick();
+    }
+    expect(batches).toHaveLength(1);
+    await sleep(60);
+    expect(batches).toHaveLength(2);
+    expect(batches[1]).toHaveLength(5);
+    // flush() writes at once whatever is scheduled (an agent's stdout ended).
+    a.push(2);
+    log.schedule(a);
+    log.flush();
+    expect(batches).toHaveLength(3);
+    expect(a.results.at(-1)!.stored).toHaveLength(2);
+  });
+
+  it('a failed transaction tells every source (no rows), and nothing of the batch is kept', async () => {
+    const { db, log } = setup(0);
+    const a = new Source(db, 'a');
+    const ghost = new Source(db, 'no-such-session'); // foreign key violation fails the whole transaction
+    a.push(2);
+    ghost.push(1);
+    log.schedule(a);
+    log.schedule(ghost);
+    log.flush();
+    expect(a.results[0]!.stored).toBeNull();
+    expect(ghost.results[0]!.stored).toBeNull();
+    expect((db.prepare('SELECT count(*) AS n FROM acp_messages').get() as { n: number }).n).toBe(0);
+    // The log goes on: the next batch gets the sequence numbers the failed one did not use.
+    a.push(1);
+    log.schedule(a);
+    log.flush();
+    expect(a.results[1]!.stored!.map((m) => m.seq)).toEqual([1]);
+  });
+});
