@@ -509,7 +509,9 @@ export class LiveSession {
 
   async writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse> {
     await writeTextFile(this.roots, params.path, params.content, (real, previous) => {
-      this.host.fileWrites().record(this.id, real, previous, params.content);
+      const writes = this.host.fileWrites();
+      writes.record(this.id, real, previous, params.content);
+      this.host.bus.emit('session.fileWrites', { sessionId: this.id, writes: writes.list(this.id) });
     });
     return {};
   }

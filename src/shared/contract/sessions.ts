@@ -450,6 +450,8 @@ export const sessionEvents = {
     }),
   ),
   'session.queue': event(z.object({ sessionId: z.string(), items: z.array(queueItemSchema) })),
+  /** The session's recorded file writes changed (a write recorded or reverted): the whole list. */
+  'session.fileWrites': event(z.object({ sessionId: z.string(), writes: z.array(fileWriteSchema) })),
   /** Something the agent sent was dropped or ignored; the session goes on. sessionId null: agent-wide. */
   'session.warning': event(
     z.object({ sessionId: z.string().nullable(), agentId: z.string(), kind: warningKindSchema, message: z.string(), ts: z.number() }),

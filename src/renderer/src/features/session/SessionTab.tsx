@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FileWriteInfo } from '../../../../shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
@@ -97,15 +97,19 @@ function tabStatusOf(view: SessionView): TabStatus {
   return 'idle';
 }
 
-function useFileWrites(api: Api, sessionId: string, view: SessionView): [FileWriteInfo[], () => void] {
+function useFileWrites(api: Api, sessionId: string): [FileWriteInfo[], () => void] {
   const [writes, setWrites] = useState<FileWriteInfo[]>([]);
   const refresh = useCallback(() => {
     void api.call('sessions.fileWrites', { sessionId }).then((r) => r.ok && setWrites(r.value.writes));
   }, [api, sessionId]);
-  // Writes happen inside turns: look again when a turn starts or ends, as tool calls finish, and as
-  // entries are added (a whole turn can start and end within one folded batch, leaving `running` as it was).
-  const finishedTools = useMemo(() => view.thread.entries.filter((e) => e.kind === 'tool_call' && e.status === 'completed').length, [view.thread.entries]);
-  useEffect(refresh, [refresh, view.thread.turn.running, view.thread.turn.lastStopReason, view.thread.entries.length, finishedTools]);
+  // The main process sends the whole list whenever a write is recorded or reverted.
+  useEffect(() => {
+    const off = api.on('session.fileWrites', (p) => {
+      if (p.sessionId === sessionId) setWrites(p.writes);
+    });
+    refresh();
+    return off;
+  }, [api, sessionId, refresh]);
   return [writes, refresh];
 }
 
@@ -120,7 +124,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const [filesOpen, setFilesOpen] = useState(false);
   const [warningsOpen, setWarningsOpen] = useState(false);
   const [restart, setRestart] = useState<{ state: 'working' | 'not_resumed' | 'error'; message?: string } | null>(null);
-  const [writes, refreshWrites] = useFileWrites(api, sessionId, view);
+  const [writes, refreshWrites] = useFileWrites(api, sessionId);
   const session = view.session;
   const agent = session ? agents.find((a) => a.id === session.agentId) : undefined;
   const agentName = session ? nameOf(agents, session.agentId) : 'Agent';

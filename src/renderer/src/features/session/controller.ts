@@ -55,6 +55,8 @@ export class SessionController {
   private frame: number | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private active = false;
+  /** The thread was folded while the tab was hidden, without telling its view (told when it is shown). */
+  private unseenThread = false;
   private loadSeq = 0;
   refs = 0;
   /** Called for a new permission request and for a finished turn (desktop notifications). */
@@ -124,13 +126,15 @@ export class SessionController {
 
   private set(patch: Partial<SessionView>): void {
     this.view = { ...this.view, ...patch };
+    this.unseenThread = false;
     for (const l of this.listeners) l();
   }
 
   setActive(active: boolean): void {
     this.active = active;
-    if (active && this.view.unseenDone) this.set({ unseenDone: false });
-    if (active && (this.pending.length > 0 || this.timer !== null)) this.flush();
+    if (!active) return;
+    if (this.pending.length > 0 || this.timer !== null) this.flush();
+    if (this.view.unseenDone || this.unseenThread) this.set({ unseenDone: false });
   }
 
   dismissWarnings(): void {
@@ -214,7 +218,12 @@ export class SessionController {
       this.n = null;
       void this.load();
     }
-    this.set({ thread, turnEnds });
+    if (this.active) this.set({ thread, turnEnds });
+    else {
+      // Out of view: keep the thread current without re-rendering a tab nobody sees.
+      this.view = { ...this.view, thread, turnEnds };
+      this.unseenThread = true;
+    }
   }
 
   dispose(): void {
