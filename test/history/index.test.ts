@@ -204,7 +204,7 @@ describe('history index', () => {
     ];
     const tail = turn(acp, 'still works', 'yes it still works');
     t.append('s1', [...junk, ...tail]);
-    expect(t.db.prepare('SELECT count(*) AS n FROM acp_messages').get()).toEqual({ n: junk.length + tail.length });
+    expect(t.db.prepare('SELECT sum(n) AS n FROM acp_messages').get()).toEqual({ n: junk.length + tail.length });
     expect(search(t, 'still works').length).toBe(2);
     expect(search(t, 'markerwith')).toHaveLength(1); // control characters are not indexed
     const [session] = t.history.list({ limit: 10, offset: 0 }).sessions;
@@ -229,7 +229,7 @@ describe('history index', () => {
       console.error = orig;
     }
     expect(errors.length).toBeGreaterThan(0);
-    expect((t.db.prepare('SELECT count(*) AS n FROM acp_messages').get() as { n: number }).n).toBeGreaterThan(3);
+    expect((t.db.prepare('SELECT sum(n) AS n FROM acp_messages').get() as { n: number }).n).toBeGreaterThan(3);
     expect(search(t, 'kubernetes')).toHaveLength(0);
     t.db.exec('DROP TRIGGER break_index');
     await t.history.whenIndexed();

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/main/store/database';
-import { MessageLog, type LogEntry, type LogSource, type PersistedMessage } from '../../src/main/store/message-log';
+import { MessageLog, readMessages, type LogEntry, type LogSource, type PersistedMessage } from '../../src/main/store/message-log';
 import { tempDir } from '../support/app-server';
 
 const open: Db[] = [];
@@ -36,7 +36,7 @@ class Source implements LogSource {
   }
   committed(stored: PersistedMessage[] | null): void {
     // Told after the commit: the rows are there for any other reader.
-    const committedRows = (this.db.prepare('SELECT count(*) AS n FROM acp_messages WHERE session_id = ?').get(this.sessionId) as { n: number }).n;
+    const committedRows = (this.db.prepare('SELECT sum(n) AS n FROM acp_messages WHERE session_id = ?').get(this.sessionId) as { n: number }).n;
     this.results.push({ stored, committedRows });
   }
 }
@@ -106,5 +106,45 @@ describe('message log: one transaction for every agent', () => {
     log.schedule(a);
     log.flush();
     expect(a.results[1]!.stored!.map((m) => m.seq)).toEqual([1]);
+  });
+});
+
+describe('message log: runs of updates in one row', () => {
+  it("packs a run of one session's session/update lines into a row and reads every message back, in order", () => {
+    const { db, log, batches } = setup(0);
+    const update = (i: number) => ({ sessionId: 'a', direction: 'a2c' as const, method: 'session/update', body: `{"u":${i}}` });
+    const entries = [
+      { sessionId: 'a', direction: 'c2a' as const, method: 'session/prompt', body: '{"p":1}' },
+      update(1),
+      update(2),
+      update(3),
+      { sessionId: 'b', direction: 'a2c' as const, method: 'session/update', body: '{"b":1}' },
+      update(4),
+      { sessionId: 'a', direction: 'a2c' as const, method: null, body: '{"r":1}' },
+      ...Array.from({ length: 1200 }, (_, i) => update(100 + i)),
+    ];
+    const stored = log.appendMany(entries);
+    expect(stored.map((m) => m.seq).filter((_, i) => entries[i]!.sessionId === 'a')).toEqual(Array.from({ length: 1206 }, (_, i) => i + 1));
+    // Rows: the prompt; updates 1–3; b's; update 4; the response; 1,200 updates in rows of at most 512.
+    const rows = db.prepare("SELECT seq, n FROM acp_messages WHERE session_id = 'a' ORDER BY seq").all() as Array<{ seq: number; n: number }>;
+    expect(rows).toEqual([
+      { seq: 1, n: 1 },
+      { seq: 2, n: 3 },
+      { seq: 5, n: 1 },
+      { seq: 6, n: 1 },
+      { seq: 7, n: 512 },
+      { seq: 519, n: 512 },
+      { seq: 1031, n: 176 },
+    ]);
+    const back = readMessages(db, 'a');
+    expect(back.map((m) => m.body)).toEqual(entries.filter((e) => e.sessionId === 'a').map((e) => e.body));
+    expect(back.map((m) => m.seq)).toEqual(Array.from({ length: 1206 }, (_, i) => i + 1));
+    // Reading after a seq inside a packed row starts at the next message.
+    expect(readMessages(db, 'a', 3).map((m) => m.body).slice(0, 2)).toEqual(['{"u":3}', '{"u":4}']);
+    // The indexer saw every message once, with its own seq.
+    expect(batches.flat()).toHaveLength(entries.length);
+    // A new log on the same file continues the sequence after the last packed message.
+    const next = new MessageLog(db).appendMany([update(9999)]);
+    expect(next[0]!.seq).toBe(1207);
   });
 });

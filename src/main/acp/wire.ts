@@ -233,7 +233,7 @@ export class AcpWire implements LogSource {
     const method = typeof msg.method === 'string' ? msg.method : null;
     if (method === 'session/update' && !('id' in msg)) return this.prepareUpdate(msg, text);
     const sessionId = this.routeIncoming(msg, method);
-    return { kind: 'sdk', message: msg as AnyMessage, entry: this.entryFor(sessionId, 'a2c', method, text) };
+    return { kind: 'sdk', message: msg as AnyMessage, entry: this.entryFor(sessionId, 'a2c', method, text, msg) };
   }
 
   /** Which session an incoming request or response belongs to (binding new ACP session ids on the way). */
@@ -286,7 +286,7 @@ export class AcpWire implements LogSource {
       };
     }
     if (this.replaySkipped.has(sessionId)) return null;
-    return { kind: 'update', sessionId, params, entry: this.entryFor(sessionId, 'a2c', 'session/update', text) };
+    return { kind: 'update', sessionId, params, entry: this.entryFor(sessionId, 'a2c', 'session/update', text, msg) };
   }
 
   /**
@@ -369,12 +369,12 @@ export class AcpWire implements LogSource {
   }
 
   /** The log entry of a session message; a sessionless one goes to the agent log right away. */
-  private entryFor(sessionId: string | null, direction: 'c2a' | 'a2c', method: string | null, body: string): LogEntry | null {
+  private entryFor(sessionId: string | null, direction: 'c2a' | 'a2c', method: string | null, body: string, parsed?: unknown): LogEntry | null {
     if (sessionId === null) {
       this.agentLog.write(direction, body);
       return null;
     }
-    return { sessionId, direction, method, body };
+    return parsed === undefined ? { sessionId, direction, method, body } : { sessionId, direction, method, body, parsed };
   }
 
   /** Outgoing messages are appended in send order (MessageLog batches them per tick). */

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database';
-import type { PersistedMessage } from '../store/message-log';
+import { expandRows, MESSAGE_COLUMNS, type MessageRow, type PersistedMessage } from '../store/message-log';
 import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
 import { HistoryReducer, newDraft, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
 
@@ -378,9 +378,9 @@ function prepare(db: Db) {
     watermark: st("SELECT value FROM history_meta WHERE key = 'indexed_through'"),
     setWatermark: st("UPDATE history_meta SET value = max(value, ?) WHERE key = 'indexed_through'"),
     resetWatermark: st("UPDATE history_meta SET value = ? WHERE key = 'indexed_through'"),
-    messagesAfter: st('SELECT id, session_id AS sessionId, seq, ts, direction, body FROM acp_messages WHERE id > ? ORDER BY id LIMIT ?'),
-    messagesBetween: st('SELECT id, session_id AS sessionId, seq, ts, direction, body FROM acp_messages WHERE id > ? AND id < ? ORDER BY id'),
-    countAfter: st('SELECT count(*) AS n FROM acp_messages WHERE id > ?'),
+    messagesAfter: st(`SELECT ${MESSAGE_COLUMNS} FROM acp_messages WHERE id > ? ORDER BY id LIMIT ?`),
+    messagesBetween: st(`SELECT ${MESSAGE_COLUMNS} FROM acp_messages WHERE id > ? AND id < ? ORDER BY id`),
+    countAfter: st('SELECT coalesce(sum(n), 0) AS n FROM acp_messages WHERE id > ?'),
   };
 }
 
@@ -489,7 +489,7 @@ export class HistoryIndex {
         const first = batch[0]!.id;
         const wm = this.watermark;
         // Rows written by another writer since the last batch come first.
-        const gap = wm < first - 1 ? (this.s.messagesBetween.all(wm, first) as IndexedMessage[]) : [];
+        const gap = wm < first - 1 ? expandRows(this.s.messagesBetween.all(wm, first) as MessageRow[]) : [];
         this.apply(gap.length ? [...gap, ...batch] : batch);
       })();
     } catch (e) {
@@ -510,13 +510,13 @@ export class HistoryIndex {
     if (this.lagUnknown) this.indexLagging();
     for (let i = 0; i < maxChunks; i++) {
       const done = this.db.transaction(() => {
-        const rows = this.s.messagesAfter.all(this.watermark, chunk) as IndexedMessage[];
+        const rows = this.s.messagesAfter.all(this.watermark, chunk) as MessageRow[];
         if (rows.length === 0) {
           this.liveMode = true;
           return true;
         }
         try {
-          this.db.transaction(() => this.apply(rows))();
+          this.db.transaction(() => this.apply(expandRows(rows)))();
           return false;
         } catch (e) {
           this.lag.clear();
@@ -527,7 +527,7 @@ export class HistoryIndex {
         let lastError: unknown;
         for (const row of rows) {
           try {
-            this.db.transaction(() => this.apply([row]))();
+            this.db.transaction(() => this.apply(expandRows([row])))();
           } catch (e) {
             failures++;
             lastError = e;

@@ -4,10 +4,9 @@ import type { EventBus } from '../core/event-bus';
 import { toDisposable, type Disposable } from '../core/lifecycle';
 import type { Router } from '../core/router';
 import type { Db } from '../store/database';
-import type { MessageLog } from '../store/message-log';
+import { iterateMessages, type MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
 import { draftFromRow, HistoryIndex } from './history-index';
-import type { LoggedMessage } from './reducer';
 import { searchHistory } from './search';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
@@ -331,10 +330,7 @@ export class HistoryService implements Disposable {
   /** The full transcript of a session, rebuilt from its message log (exports; reopening a session). */
   transcript(sessionId: string): Transcript {
     return this.run(() => {
-      const rows = this.db
-        .prepare('SELECT session_id AS sessionId, seq, ts, direction, body FROM acp_messages WHERE session_id = ? ORDER BY seq')
-        .iterate(sessionId) as IterableIterator<LoggedMessage>;
-      return buildTranscript(sessionId, rows);
+      return buildTranscript(sessionId, iterateMessages(this.db, sessionId));
     });
   }
 

@@ -8,6 +8,8 @@ export interface LoggedMessage {
   ts: number;
   direction: 'c2a' | 'a2c';
   body: string;
+  /** `body` already parsed (not modified here). */
+  parsed?: unknown;
 }
 
 export interface NewDraft {
@@ -180,11 +182,13 @@ export class HistoryReducer {
     st.messageCount += 1;
     st.firstTs ??= msg.ts;
     st.lastTs = st.lastTs === null ? msg.ts : Math.max(st.lastTs, msg.ts);
-    let m: unknown;
-    try {
-      m = JSON.parse(msg.body);
-    } catch {
-      return;
+    let m: unknown = msg.parsed;
+    if (m === undefined) {
+      try {
+        m = JSON.parse(msg.body);
+      } catch {
+        return;
+      }
     }
     if (!isObj(m)) return;
     const method = str(m.method);

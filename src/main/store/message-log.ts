@@ -5,6 +5,53 @@ import type { Db } from './database';
 export type Direction = 'c2a' | 'a2c';
 
 const ROWS_PER_INSERT = 64;
+/** Most messages one row holds (see `n` in migrations/0006). */
+export const MAX_PACKED = 512;
+/** Packed rows start at most this many sequence numbers before a message they hold. */
+const PACK_SPAN = MAX_PACKED - 1;
+
+/** A row of acp_messages as selected by readers (`n` messages; see expandRows). */
+export interface MessageRow {
+  id: number;
+  sessionId: string;
+  seq: number;
+  n: number;
+  ts: number;
+  direction: Direction;
+  method: string | null;
+  body: string;
+}
+
+/** The columns readers select, in MessageRow's names. */
+export const MESSAGE_COLUMNS = 'id, session_id AS sessionId, seq, n, ts, direction, method, body';
+
+/** Rows → the messages they hold, in order (a packed row's lines share its id and ts). */
+export function expandRows(rows: readonly MessageRow[]): PersistedMessage[] {
+  const out: PersistedMessage[] = [];
+  for (const r of rows) {
+    if (r.n === 1) {
+      out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq, ts: r.ts, direction: r.direction, method: r.method, body: r.body });
+      continue;
+    }
+    const lines = r.body.split('\n');
+    for (let i = 0; i < lines.length; i++) out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq + i, ts: r.ts, direction: r.direction, method: r.method, body: lines[i]! });
+  }
+  return out;
+}
+
+/** Every message of a session after `afterSeq`, in order. */
+export function readMessages(db: Db, sessionId: string, afterSeq = 0): PersistedMessage[] {
+  const rows = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM acp_messages WHERE session_id = ? AND seq > ? ORDER BY seq`).all(sessionId, afterSeq - PACK_SPAN) as MessageRow[];
+  return expandRows(rows).filter((m) => m.seq > afterSeq);
+}
+
+/** The same, streamed (a long session's messages are not all held at once). */
+export function* iterateMessages(db: Db, sessionId: string): Generator<PersistedMessage> {
+  const rows = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM acp_messages WHERE session_id = ? ORDER BY seq`).iterate(sessionId) as IterableIterator<MessageRow>;
+  for (const r of rows) yield* expandRows([r]);
+}
+
+const packable = (e: LogEntry): boolean => e.direction === 'a2c' && e.method === 'session/update' && !e.body.includes('\n');
 
 export interface LogEntry {
   sessionId: string;
@@ -14,9 +61,12 @@ export interface LogEntry {
   /** The message as it went over the wire (one JSON line, no newline). */
   body: string;
   ts?: number;
+  /** `body` already parsed, when the writer has it (read-only: indexers use it instead of parsing again). */
+  parsed?: unknown;
 }
 
-export interface PersistedMessage extends Required<LogEntry> {
+export interface PersistedMessage extends Required<Omit<LogEntry, 'parsed'>> {
+  parsed?: unknown;
   id: number;
   seq: number;
 }
@@ -65,7 +115,7 @@ export class MessageLog implements Disposable {
     options: MessageLogOptions = {},
   ) {
     this.groupMs = options.groupMs ?? 0;
-    this.maxSeq = db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM acp_messages WHERE session_id = ?');
+    this.maxSeq = db.prepare('SELECT seq + n - 1 AS seq FROM acp_messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1');
   }
 
   addIndexer(indexer: BatchIndexer): Disposable {
@@ -126,7 +176,7 @@ export class MessageLog implements Disposable {
 
   private nextSeq(sessionId: string): number {
     let seq = this.lastSeq.get(sessionId);
-    if (seq === undefined) seq = (this.maxSeq.get(sessionId) as { seq: number }).seq;
+    if (seq === undefined) seq = (this.maxSeq.get(sessionId) as { seq: number } | undefined)?.seq ?? 0;
     seq += 1;
     this.lastSeq.set(sessionId, seq);
     return seq;
@@ -135,31 +185,51 @@ export class MessageLog implements Disposable {
   private insertOf(rows: number): ReturnType<Db['prepare']> {
     let stmt = this.inserts.get(rows);
     if (!stmt) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
-      stmt = this.db.prepare(`INSERT INTO acp_messages (session_id, seq, ts, direction, method, body) VALUES ${values}`);
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      stmt = this.db.prepare(`INSERT INTO acp_messages (session_id, seq, n, ts, direction, method, body) VALUES ${values}`);
       this.inserts.set(rows, stmt);
     }
     return stmt;
   }
 
+  /**
+   * One transaction: consecutive session/update notifications of one session become one row (up to
+   * MAX_PACKED), everything else a row each; then the indexers see every message.
+   */
   private writeBatch(entries: readonly LogEntry[]): PersistedMessage[] {
     const seqBefore = new Map(this.lastSeq);
     try {
       return this.db.transaction(() => {
         const out: PersistedMessage[] = [];
-        for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
-          const slice = entries.slice(start, start + ROWS_PER_INSERT);
-          const params: unknown[] = [];
-          const rows: Array<Omit<PersistedMessage, 'id'>> = [];
-          for (const e of slice) {
-            const row = { ...e, ts: e.ts ?? Date.now(), seq: this.nextSeq(e.sessionId) };
-            rows.push(row);
-            params.push(row.sessionId, row.seq, row.ts, row.direction, row.method, row.body);
-          }
+        let params: unknown[] = [];
+        /** Messages of each row of the pending statement. */
+        let rows: Array<Array<Omit<PersistedMessage, 'id'>>> = [];
+        const insert = () => {
+          if (rows.length === 0) return;
           // Rows inserted by one statement get consecutive rowids (max(rowid) + 1 onwards) ending at lastInsertRowid.
-          const last = Number(this.insertOf(slice.length).run(params).lastInsertRowid);
-          rows.forEach((row, i) => out.push({ ...row, id: last - rows.length + 1 + i }));
+          const last = Number(this.insertOf(rows.length).run(params).lastInsertRowid);
+          rows.forEach((msgs, i) => {
+            for (const m of msgs) out.push({ ...m, id: last - rows.length + 1 + i });
+          });
+          params = [];
+          rows = [];
+        };
+        for (let i = 0; i < entries.length; ) {
+          const first = entries[i]!;
+          let end = i + 1;
+          if (packable(first)) {
+            while (end < entries.length && end - i < MAX_PACKED && entries[end]!.sessionId === first.sessionId && packable(entries[end]!)) end++;
+          }
+          const ts = first.ts ?? Date.now();
+          const msgs: Array<Omit<PersistedMessage, 'id'>> = [];
+          for (let k = i; k < end; k++) msgs.push({ ...entries[k]!, ts, seq: this.nextSeq(first.sessionId) });
+          const body = end - i === 1 ? first.body : msgs.map((m) => m.body).join('\n');
+          params.push(first.sessionId, msgs[0]!.seq, msgs.length, ts, first.direction, first.method, body);
+          rows.push(msgs);
+          if (rows.length === ROWS_PER_INSERT) insert();
+          i = end;
         }
+        insert();
         for (const indexer of this.indexers) indexer(this.db, out);
         return out;
       })();
@@ -171,13 +241,8 @@ export class MessageLog implements Disposable {
     }
   }
 
-  read(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): PersistedMessage[] {
-    const rows = this.db
-      .prepare(
-        'SELECT id, session_id AS sessionId, seq, ts, direction, method, body FROM acp_messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-      )
-      .all(sessionId, options.afterSeq ?? 0, options.limit ?? -1) as PersistedMessage[];
-    return rows;
+  read(sessionId: string, options: { afterSeq?: number } = {}): PersistedMessage[] {
+    return readMessages(this.db, sessionId, options.afterSeq ?? 0);
   }
 
   /** Forget cached sequence numbers of a session (after it was deleted). */
