@@ -43,8 +43,9 @@ export async function runAppIngest({ chunks = 20_000, chunkBytes = 100, runs = 3
   core.bus.connect((name, payload) => {
     frameBytes += JSON.stringify({ type: 'event', name, payload }).length;
     if (name !== 'session.update') return;
-    for (const { event } of (payload as { events: Array<{ event: ThreadEvent }> }).events) {
-      if (event.type === 'update' && event.update.sessionUpdate === 'agent_message_chunk') updates++;
+    // A forwarded event may stand for several chunks joined (`merged`): count the updates it carries.
+    for (const { event, merged } of (payload as { events: Array<{ event: ThreadEvent; merged?: number }> }).events) {
+      if (event.type === 'update' && event.update.sessionUpdate === 'agent_message_chunk') updates += merged ?? 1;
       else if (event.type === 'turn_end') onEnd?.(event.promptId ?? '');
     }
   });

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ThreadEvent } from '../../src/shared/acp-thread';
+import { readMessages } from '../../src/main/store/message-log';
 import { makeCore, promptAndWait, type TestCore } from './helpers';
 
 let t: TestCore;
@@ -18,19 +19,21 @@ describe('session updates', () => {
     const session = await t.call('sessions.create', { agentId, cwd: t.work });
     // A second connection sees only committed data: every update event must find its row there.
     const reader = new Database(join(t.dataDir, 'switchboard.db'), { readonly: true });
-    const stmt = reader.prepare('SELECT body FROM acp_messages WHERE session_id = ? AND seq = ?');
+    // (A row may hold a run of consecutive updates: seq … seq + n - 1.)
+    const stmt = reader.prepare('SELECT body FROM acp_messages WHERE session_id = ? AND seq <= ? AND seq + n > ?');
     const missing: number[] = [];
     const seen: Array<{ seq: number; kind: string }> = [];
     t.core.bus.connect((name, payload) => {
       if (name !== 'session.update') return;
-      const batch = payload as { sessionId: string; events: Array<{ seq: number | null; event: ThreadEvent }> };
+      const batch = payload as { sessionId: string; events: Array<{ seq: number | null; event: ThreadEvent; merged?: number }> };
       for (const p of batch.events) {
         if (p.event.type !== 'update') continue;
-        if (p.seq === null || !stmt.get(batch.sessionId, p.seq)) missing.push(p.seq ?? -1);
+        if (p.seq === null || !stmt.get(batch.sessionId, p.seq, p.seq)) missing.push(p.seq ?? -1);
         const u = p.event.update;
         // The agent's own announcement after session/new (on a timer: it may land anywhere).
         if (u.sessionUpdate === 'available_commands_update' && u.availableCommands[0]?.name === 'hello') continue;
-        seen.push({ seq: p.seq ?? -1, kind: u.sessionUpdate });
+        // Consecutive chunks of one message that arrive together are joined into one event (`merged`).
+        for (let i = 0; i < (p.merged ?? 1); i++) seen.push({ seq: p.seq ?? -1, kind: u.sessionUpdate });
       }
     });
     try {
@@ -57,10 +60,7 @@ describe('session updates', () => {
       expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
 
       // The log has both directions of the conversation in order.
-      const rows = reader.prepare('SELECT direction, method FROM acp_messages WHERE session_id = ? ORDER BY seq').all(session.id) as Array<{
-        direction: string;
-        method: string | null;
-      }>;
+      const rows = readMessages(reader, session.id).map(({ direction, method }) => ({ direction, method }));
       expect(rows[0]).toEqual({ direction: 'c2a', method: 'session/new' });
       expect(rows[1]).toEqual({ direction: 'a2c', method: null });
       expect(rows.some((r) => r.direction === 'c2a' && r.method === 'session/prompt')).toBe(true);

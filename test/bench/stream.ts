@@ -63,8 +63,9 @@ export async function runClientPath({ chunks = 20_000, chunkBytes = 100, runs = 
   let onEnd: ((promptId: string) => void) | null = null;
   bus.connect((name, payload) => {
     if (name !== 'session.update') return;
-    for (const { event } of (payload as { events: Array<{ event: ThreadEvent }> }).events) {
-      if (event.type === 'update' && event.update.sessionUpdate === 'agent_message_chunk') updates++;
+    // A forwarded event may stand for several chunks joined (`merged`): count the updates it carries.
+    for (const { event, merged } of (payload as { events: Array<{ event: ThreadEvent; merged?: number }> }).events) {
+      if (event.type === 'update' && event.update.sessionUpdate === 'agent_message_chunk') updates += merged ?? 1;
       else if (event.type === 'turn_end') onEnd?.(event.promptId ?? '');
     }
   });

@@ -11,6 +11,7 @@ import {
   type RequestPermissionResponse,
   type ResumeSessionResponse,
   type SessionConfigOption,
+  type SessionUpdate,
   type SetSessionConfigOptionResponse,
   type WriteTextFileRequest,
   type WriteTextFileResponse,
@@ -38,6 +39,7 @@ import { optionForDecision, ruleForOption } from './permission-rules';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
 import { reopenModeOf } from './restore';
 import { checkUpdate } from './update-validator';
+import { joinChunkRuns } from './chunk-runs';
 import type { UpdateItem } from './wire';
 
 interface PendingPermission {
@@ -145,13 +147,13 @@ export class LiveSession {
   }
 
   /** Folds events into the thread, then tells the renderer (callers persist first). */
-  private emit(events: Array<{ event: ThreadEvent; seq: number | null }>): void {
+  private emit(events: Array<{ event: ThreadEvent; seq: number | null; merged?: number }>): void {
     if (events.length === 0) return;
     const items = new Array<SessionUpdateItem>(events.length);
     const folded = new Array<ThreadEvent>(events.length);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
-      items[i] = { n: ++this.n, seq: e.seq, event: e.event };
+      items[i] = e.merged !== undefined && e.merged > 1 ? { n: ++this.n, seq: e.seq, event: e.event, merged: e.merged } : { n: ++this.n, seq: e.seq, event: e.event };
       folded[i] = e.event;
     }
     this.thread = applyEvents(this.thread, folded);
@@ -405,7 +407,7 @@ export class LiveSession {
   /** A persisted run of session/update notifications, in wire order. */
   onAgentUpdates(items: UpdateItem[]): void {
     if (this.status === 'closed') return;
-    const events: Array<{ event: ThreadEvent; seq: number | null }> = [];
+    const valid: Array<{ update: SessionUpdate; extra: number | null }> = [];
     let title: string | null | undefined;
     for (const { params, seq } of items) {
       const update = params.update;
@@ -417,9 +419,9 @@ export class LiveSession {
       }
       const u = update as { sessionUpdate: string; title?: unknown };
       if (u.sessionUpdate === 'session_info_update' && 'title' in u) title = typeof u.title === 'string' ? u.title : null;
-      events.push({ event: { type: 'update', update: update as never }, seq });
+      valid.push({ update: update as SessionUpdate, extra: seq });
     }
-    this.emit(events);
+    this.emit(joinChunkRuns(valid).map((r) => ({ event: { type: 'update', update: r.update }, seq: r.extra, merged: r.count })));
     if (title !== undefined && title !== this.title) {
       this.title = title;
       this.db(() => this.host.rows().setTitle(this.id, title ?? null));

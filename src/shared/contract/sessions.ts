@@ -409,7 +409,14 @@ export const sessionRequests = {
   'agentTerminal.kill': request(z.object({ terminalId: z.string().min(1).max(100) }).strict(), empty),
 } as const;
 
-export const sessionUpdateItemSchema = z.object({ n: z.number().int(), seq: z.number().int().nullable(), event: z.custom<ThreadEvent>() });
+export const sessionUpdateItemSchema = z.object({
+  n: z.number().int(),
+  /** seq in the message log of the (last) update this event comes from; null for client-side events. */
+  seq: z.number().int().nullable(),
+  event: z.custom<ThreadEvent>(),
+  /** Consecutive text chunks of one message joined into this update: how many (absent: one). */
+  merged: z.number().int().min(2).optional(),
+});
 export type SessionUpdateItem = z.infer<typeof sessionUpdateItemSchema>;
 
 export const warningKindSchema = z.enum([
