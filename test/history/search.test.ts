@@ -176,3 +176,66 @@ describe('long prefixes', () => {
     }
   });
 });
+
+describe('ranking', () => {
+  it('ranks by relevance among recent matches: a short text about the words above a long one that mentions them once', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      t.addSession('passing');
+      t.addSession('focused');
+      const padding = 'unrelated words about the release notes and the changelog '.repeat(60);
+      t.append('passing', turn(acp, 'summarize the week', `${padding} also the ledger export ${padding}`, 500), NOW - 1000);
+      t.append('focused', turn(acp, 'what about the ledger', 'The ledger export rounds cents; the ledger totals now match.', 500), NOW - 2000);
+      const hits = t.history.search({ query: 'ledger export', limit: 10, perSession: 5 }).hits.filter((h) => h.kind === 'agent');
+      expect(hits.map((h) => h.sessionId)).toEqual(['focused', 'passing']);
+      expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('counts a word in a file the entry names more than the same word in its text', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      t.addSession('said');
+      t.addSession('edited');
+      t.append('said', [acp.agent('The ledger code is fine as it is.')], NOW - 1000);
+      t.append('edited', [acp.tool({ toolCallId: 't1', title: 'Edit code', kind: 'edit', status: 'completed', content: [{ type: 'diff', path: '/p/src/ledger.ts', oldText: 'a', newText: 'export const ledger = 1;' }] })], NOW - 2000);
+      const hits = t.history.search({ query: 'ledger', limit: 10, perSession: 5 }).hits;
+      expect(hits.map((h) => [h.sessionId, h.kind])).toEqual([
+        ['edited', 'tool'],
+        ['said', 'agent'],
+      ]);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('reads past the newest matches of a busy session to fill the page, and says when matches were left unranked', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      for (let i = 0; i < 5; i++) {
+        t.addSession(`older${i}`);
+        t.append(`older${i}`, turn(acp, `kafka consumer lag ${i}`, 'Raised the partitions.', 50), NOW - 10 * DAY + i);
+      }
+      // 200 newer matching entries in one session: more than a page of candidates, all but 3 capped.
+      t.addSession('busy');
+      for (let i = 0; i < 100; i++) t.append('busy', turn(acp, `kafka retry ${i}`, `kafka offset ${i} committed`, 50), NOW - DAY + i * 10);
+      const r = t.history.search({ query: 'kafka', limit: 10, perSession: 3 });
+      expect(r.hits.filter((h) => h.sessionId === 'busy')).toHaveLength(3);
+      expect(new Set(r.hits.map((h) => h.sessionId))).toEqual(new Set(['busy', 'older0', 'older1', 'older2', 'older3', 'older4']));
+      expect(r.truncated).toBe(false); // every match was looked at
+      expect(t.history.search({ query: 'kafka', limit: 2, perSession: 3 }).truncated).toBe(true);
+      expect(t.history.search({ query: 'partitions', limit: 10, perSession: 3 })).toMatchObject({ truncated: false });
+      // At most `candidates` matches are looked at: here only the busy session's.
+      const capped = searchHistory(t.db, { query: 'kafka', limit: 10, perSession: 3, candidates: 150 });
+      expect(new Set(capped.hits.map((h) => h.sessionId))).toEqual(new Set(['busy']));
+      expect(capped.truncated).toBe(true);
+    } finally {
+      t.close();
+    }
+  });
+});

@@ -197,8 +197,8 @@ function pathMatches(text: string, phrases: Phrase[], limit = 64): Match[] {
 
 function matches(text: string, phrases: Phrase[]): Match[] {
   const words = phrases.map((p) => (p.path ? { tokens: [], prefix: false } : p));
-  let found: Match[] | null = null;
-  if (words.every((p) => p.tokens.every((t) => ASCII.test(t)))) {
+  let found: Match[] | null = words.some((p) => p.tokens.length > 0) ? null : [];
+  if (!found && words.every((p) => p.tokens.every((t) => ASCII.test(t)))) {
     const fast = matchesFast(text, words);
     if (fast.length > 0 || ASCII.test(text)) found = fast;
   }
@@ -265,7 +265,7 @@ export interface SearchOptions {
   limit: number;
   perSession: number;
   now?: number;
-  /** How many of the most recent matches are ranked. */
+  /** How many of the most recent matches are looked at, at most (see searchHistory). */
   candidates?: number;
 }
 
@@ -277,7 +277,6 @@ interface Candidate {
   turn: number;
   kind: HistoryEntryKind | 'title';
   failed: number;
-  score: number;
 }
 
 const DAY = 86_400_000;
@@ -336,14 +335,34 @@ function cached(db: Db, sql: string): Statement {
 }
 
 /**
- * Relevance with a recency boost: bm25 (body weighs 1, paths 2) scaled by 1 for today's entries down
- * towards 0.5 for old ones (half-life 30 days).
+ * Relevance of one entry, BM25-like, from the matches found for its snippet: each phrase's occurrences
+ * (those in the named paths count twice) saturate (k1 = 1.2) and weigh less in long texts (b = 0.75, against
+ * an average text of AVERAGE_TEXT characters). No inverse document frequency: every candidate contains every
+ * phrase, and counting a common word's matches over the whole index (what FTS5's bm25() does first, for
+ * every query) costs more than the rest of the search.
  */
-const ranked = (bm25: number, ts: number, now: number): number => -bm25 * (0.5 + 0.5 * 2 ** (-Math.max(0, now - ts) / (30 * DAY)));
+const AVERAGE_TEXT = 2_000;
+function relevance(inBody: Match[], inPaths: Match[], phraseCount: number, length: number): number {
+  const tf = new Array<number>(phraseCount).fill(0);
+  for (const m of inBody) tf[m.phrase]! += 1;
+  for (const m of inPaths) tf[m.phrase]! += 2;
+  const norm = 1.2 * (0.25 + (0.75 * length) / AVERAGE_TEXT);
+  return tf.reduce((sum, f) => sum + (f * 2.2) / (f + norm), 0);
+}
+
+/** Relevance with a recency boost: scaled by 1 for today's entries down towards 0.5 for old ones (half-life 30 days). */
+const ranked = (relevance: number, ts: number, now: number): number => relevance * (0.5 + 0.5 * 2 ** (-Math.max(0, now - ts) / (30 * DAY)));
+
+/** How many candidates are ranked per hit asked for (the newest ones, at most perSession per session). */
+const RANKED_PER_HIT = 2;
+/** Candidates read from the index at a time. */
+const PAGE = 100;
 
 /**
- * Full-text search. The FTS index yields matches newest first; only the newest `candidates` matches (after
- * filters) are ranked, which bounds the cost of very common words on a large history.
+ * Full-text search. The FTS index yields matches newest first (after filters); the newest of them, up to
+ * RANKED_PER_HIT per hit asked for and perSession per session, are read, ranked by relevance and recency,
+ * and the best `limit` returned. Reading candidates stops after `candidates` matches, which bounds the cost
+ * of a long prefix whose matches are mostly look-alikes. `truncated`: some matches were not ranked.
  */
 export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; truncated: boolean } {
   const phrases = parseQuery(o.query);
@@ -352,11 +371,11 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   const now = o.now ?? Date.now();
   const cap = o.candidates ?? DEFAULT_CANDIDATES;
   // Filters: a selective one (a session, failed turns, a small project or agent) is a facet token, part of
-  // the FTS match (an index intersection); a broad one is cheaper checked row by row on the newest matches,
-  // since bm25() counts every row of each facet token.
+  // the FTS match (an index intersection); a broad one is cheaper checked row by row on the newest matches
+  // than intersected with its facet token's long list.
   const facets: string[] = [];
   const where: string[] = ['history_fts MATCH @match', 's.deleted_at IS NULL'];
-  const args: Record<string, unknown> = { cap };
+  const args: Record<string, unknown> = {};
   const anyOf = (tokens: string[]): void => void (tokens.length && facets.push(`(${tokens.map(quoted).join(' OR ')})`));
   const share = shares(db);
   const filter = (values: readonly string[] | undefined, column: string, name: string, token: (v: string) => string, counts: Map<string, number>): void => {
@@ -383,50 +402,60 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     where.push('e.ts < @to');
     args.to = o.to;
   }
-  // CROSS JOIN keeps the FTS table as the outer loop, so rows come in rowid order from the index and
-  // bm25() is computed only for the rows kept.
-  const rows = cached(
+  // CROSS JOIN keeps the FTS table as the outer loop, so rows come in rowid order from the index, a page
+  // at a time (most searches need only the first).
+  const page = cached(
     db,
-    `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed, bm25(history_fts, 1.0, 2.0, 0.0) AS score
+    `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed
        FROM history_fts CROSS JOIN history_entries e ON e.id = history_fts.rowid CROSS JOIN sessions s ON s.id = e.session_id
-       WHERE ${where.join(' AND ')}
-       ORDER BY history_fts.rowid DESC LIMIT @cap`,
-  ).all(args) as Candidate[];
+       WHERE ${where.join(' AND ')} AND history_fts.rowid < @before
+       ORDER BY history_fts.rowid DESC LIMIT @page`,
+  );
+  let fetched = 0;
+  let more = true;
+  function* candidates(): Generator<Candidate> {
+    let before = Number.MAX_SAFE_INTEGER;
+    while (more && fetched < cap) {
+      const size = Math.min(PAGE, cap - fetched);
+      const rows = page.all({ ...args, before, page: size }) as Candidate[];
+      fetched += rows.length;
+      more = rows.length === size;
+      yield* rows;
+      before = rows.at(-1)?.id ?? before;
+    }
+  }
 
-  rows.sort((a, b) => ranked(b.score, b.ts, now) - ranked(a.score, a.ts, now));
   const check = o.exactPrefixes ? [] : phrases.filter(needsCheck);
-
   const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
   const sessions = new Map<string, SearchHit['session']>();
   const perSession = new Map<string, number>();
+  // The newest candidates, at most perSession of each session, are read and ranked: their text gives the
+  // snippet and the relevance at once.
+  const want = o.limit * RANKED_PER_HIT;
   const hits: SearchHit[] = [];
-  for (const r of rows) {
-    if (hits.length >= o.limit) break;
+  let walked = 0;
+  for (const r of candidates()) {
+    walked++;
     const n = perSession.get(r.session_id) ?? 0;
     if (n >= o.perSession) continue;
     const row = entry.get(r.id) as EntryRow;
     const draft = draftFromRow(row);
     const text = entryText(draft, INDEX_CAPS);
+    const pathText = text.paths.join('\n');
     const inBody = matches(text.body, phrases);
-    let inPaths: Match[] | null = null;
-    const pathText = (): string => text.paths.join('\n');
+    const inPaths = pathText ? matches(pathText, phrases) : [];
     // A long prefix was looked up by its start: keep the hit only if the whole prefix is there.
     if (check.length) {
-      const seen = new Set(inBody.map((m) => m.phrase));
-      if (!check.every((p) => seen.has(phrases.indexOf(p)))) {
-        inPaths = matches(pathText(), phrases);
-        for (const m of inPaths) seen.add(m.phrase);
-        if (!check.every((p) => seen.has(phrases.indexOf(p)))) continue;
-      }
+      const seen = new Set([...inBody, ...inPaths].map((m) => m.phrase));
+      if (!check.every((p) => seen.has(phrases.indexOf(p)))) continue;
     }
     perSession.set(r.session_id, n + 1);
     let session = sessions.get(r.session_id);
     if (!session) sessions.set(r.session_id, (session = { title: '', agentId: '', cwd: '' }));
-    if (!inBody.length) inPaths ??= matches(pathText(), phrases);
     const snippet = inBody.length
       ? snippetAround(text.body, inBody, phrases.length)
-      : inPaths?.length
-        ? snippetAround(pathText(), inPaths, phrases.length)
+      : inPaths.length
+        ? snippetAround(pathText, inPaths, phrases.length)
         : { text: head(text.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
     hits.push({
       sessionId: r.session_id,
@@ -439,12 +468,17 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       snippet,
       toolTitle: draft.detail?.kind === 'tool' ? draft.detail.tool.title : null,
       session,
-      score: ranked(r.score, r.ts, now),
+      score: ranked(relevance(inBody, inPaths, phrases.length, text.body.length), r.ts, now),
     });
+    if (hits.length >= want) break;
   }
-  if (check.length && hits.length < o.limit && rows.length >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
-  if (sessions.size) {
-    const ids = [...sessions.keys()];
+  // Matches were left unranked (the newest `cap` at most are looked at).
+  const truncated = walked < fetched || more;
+  if (check.length && hits.length < o.limit && walked >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
+  hits.sort((x, y) => y.score - x.score);
+  hits.length = Math.min(hits.length, o.limit);
+  const ids = [...new Set(hits.map((h) => h.sessionId))];
+  if (ids.length) {
     const info = cached(
       db,
       `SELECT s.id, s.agent_id, s.cwd, coalesce(h.custom_title, s.title, h.info_title, h.prompt_title, '') AS title
@@ -452,5 +486,5 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     ).all(JSON.stringify(ids)) as Array<{ id: string; agent_id: string; cwd: string; title: string }>;
     for (const row of info) Object.assign(sessions.get(row.id)!, { title: row.title, agentId: row.agent_id, cwd: row.cwd });
   }
-  return { hits, truncated: rows.length >= cap };
+  return { hits, truncated };
 }

@@ -210,7 +210,7 @@ export function SearchOverlay() {
         {result && !result.data.indexing.done && (
           <div className="muted small history-search-note">Still indexing older sessions ({result.data.indexing.pendingMessages.toLocaleString()} messages): some results may be missing.</div>
         )}
-        {result?.data.truncated && <div className="muted small history-search-note">A very common query: only the most recent matches were ranked. Add words or filters to see older ones.</div>}
+        {result?.data.truncated && <div className="muted small history-search-note">Only the most recent matches were ranked. Add words or filters to see older ones.</div>}
         {hits.length > 0 && (
           <ul className="history-hits" role="listbox" id="history-search-results" ref={list} aria-label="Results" data-testid="history-hits" data-query={result?.query}>
             {hits.map((h, i) => (
