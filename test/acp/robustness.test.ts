@@ -90,11 +90,27 @@ describe('LineSplitter', () => {
     splitter.push(Buffer.from('"}\n{"c":3}\n{"d"'), out);
     splitter.end(out);
     expect(peak).toBeLessThanOrEqual(max);
-    expect(out.map((o) => (o.kind === 'line' ? o.bytes.toString() : `oversized:${o.size}:${o.head.subarray(0, 6).toString()}`))).toEqual([
+    expect(out.map((o) => (o.kind === 'line' ? o.text : `oversized:${o.size}:${o.head.slice(0, 6)}`))).toEqual([
       '{"a":1}',
       `oversized:${5 + 50 * 1024 * 1024 + 2}:{"b":x`,
       '{"c":3}',
       '{"d"',
+    ]);
+  });
+
+  it('keeps a character split across chunks whole, and counts an oversized line in bytes, not characters', () => {
+    const splitter = new LineSplitter(40);
+    const out: SplitItem[] = [];
+    const bytes = Buffer.from('{"t":"héllo → 日本"}\n');
+    // Cut inside the multi-byte characters, one byte at a time.
+    for (let i = 0; i < bytes.length; i++) splitter.push(bytes.subarray(i, i + 1), out);
+    // 14 characters of 3 bytes each: 42 bytes > 40 (while 14 characters would fit).
+    splitter.push(Buffer.from('日本語日本語日本語日本語日本\n{"ok":1}\r\n'), out);
+    splitter.end(out);
+    expect(out).toEqual([
+      { kind: 'line', text: '{"t":"héllo → 日本"}' },
+      { kind: 'oversized', size: 42, head: '日本語日本語日本語日本語日本' },
+      { kind: 'line', text: '{"ok":1}\r' },
     ]);
   });
 });

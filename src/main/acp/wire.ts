@@ -54,7 +54,6 @@ export class AcpWire implements LogSource {
   readonly stream: Stream;
   private controller: ReadableStreamDefaultController<AnyMessage> | null = null;
   private readonly splitter: LineSplitter;
-  private readonly decoder = new TextDecoder('utf-8');
   private readonly c2a = new Map<string, Pending>();
   private readonly a2c = new Map<string, Pending>();
   /** Switchboard session ids of session/new requests about to be written, in call order. */
@@ -217,7 +216,9 @@ export class AcpWire implements LogSource {
 
   private prepare(item: SplitItem): Prepared | null {
     if (item.kind === 'oversized') return this.oversized(item.size, item.head);
-    const text = this.decoder.decode(item.bytes).trim();
+    const raw = item.text;
+    // Lines are JSON: trim only when there is something to trim (\r from CRLF agents, stray spaces).
+    const text = raw.charCodeAt(0) <= 32 || raw.charCodeAt(raw.length - 1) <= 32 ? raw.trim() : raw;
     if (!text) return null;
     let msg: unknown;
     try {
@@ -293,8 +294,7 @@ export class AcpWire implements LogSource {
    * A line over the size limit was skipped. Its head tells what it was: a request gets an error answer
    * (so the agent is not left waiting), a response fails the pending request.
    */
-  private oversized(size: number, head: Buffer): Prepared {
-    const headText = head.toString('utf8');
+  private oversized(size: number, headText: string): Prepared {
     this.agentLog.write('a2c-oversized', `${size} bytes, starting: ${headText.slice(0, 1000)}`);
     const acpId = /"sessionId"\s*:\s*"([^"]{1,200})"/.exec(headText)?.[1];
     const sessionId = acpId ? (this.hooks.sessionOf(acpId) ?? null) : null;

@@ -202,14 +202,17 @@ export class MessageLog implements Disposable {
       return this.db.transaction(() => {
         const out: PersistedMessage[] = [];
         let params: unknown[] = [];
-        /** Messages of each row of the pending statement. */
-        let rows: Array<Array<Omit<PersistedMessage, 'id'>>> = [];
+        /** Messages of each row of the pending statement (their ids are set once the rows are in). */
+        let rows: PersistedMessage[][] = [];
         const insert = () => {
           if (rows.length === 0) return;
           // Rows inserted by one statement get consecutive rowids (max(rowid) + 1 onwards) ending at lastInsertRowid.
-          const last = Number(this.insertOf(rows.length).run(params).lastInsertRowid);
+          const first = Number(this.insertOf(rows.length).run(params).lastInsertRowid) - rows.length + 1;
           rows.forEach((msgs, i) => {
-            for (const m of msgs) out.push({ ...m, id: last - rows.length + 1 + i });
+            for (const m of msgs) {
+              m.id = first + i;
+              out.push(m);
+            }
           });
           params = [];
           rows = [];
@@ -221,8 +224,13 @@ export class MessageLog implements Disposable {
             while (end < entries.length && end - i < MAX_PACKED && entries[end]!.sessionId === first.sessionId && packable(entries[end]!)) end++;
           }
           const ts = first.ts ?? Date.now();
-          const msgs: Array<Omit<PersistedMessage, 'id'>> = [];
-          for (let k = i; k < end; k++) msgs.push({ ...entries[k]!, ts, seq: this.nextSeq(first.sessionId) });
+          const msgs: PersistedMessage[] = [];
+          for (let k = i; k < end; k++) {
+            const e = entries[k]!;
+            const m: PersistedMessage = { id: 0, sessionId: e.sessionId, direction: e.direction, method: e.method, body: e.body, ts, seq: this.nextSeq(e.sessionId) };
+            if (e.parsed !== undefined) m.parsed = e.parsed;
+            msgs.push(m);
+          }
           const body = end - i === 1 ? first.body : msgs.map((m) => m.body).join('\n');
           params.push(first.sessionId, msgs[0]!.seq, msgs.length, ts, first.direction, first.method, body);
           rows.push(msgs);
