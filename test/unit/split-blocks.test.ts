@@ -19,7 +19,7 @@ describe('splitBlocks (streaming markdown renders block by block)', () => {
     const words = Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' ');
     const pieces = splitBlocks(words);
     expect(pieces.length).toBeGreaterThan(3);
-    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(8000);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(3000);
     expect(pieces.join('')).toBe(words);
     const code = '```\n' + 'x '.repeat(10_000) + '\n```';
     expect(splitBlocks(code)).toEqual([code]);

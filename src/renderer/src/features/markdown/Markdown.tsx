@@ -1,4 +1,4 @@
-import { memo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { memo, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
@@ -143,10 +143,37 @@ const Block = memo(function Block({ text }: { text: string }) {
   );
 });
 
+/** The last blocks of a long text, rendered as markdown at once (where a streaming message grows). */
+const EAGER_TAIL = 2;
+
+/**
+ * A block of a long text: shown as plain text until it comes near the view, then as markdown. Parsing is
+ * most of what a long message costs (a flood of 200 KB is ~50 blocks), and most of them are off screen:
+ * the user sees formatted text wherever they look, and the newest text paints without waiting for the rest.
+ */
+const LazyBlock = memo(function LazyBlock({ text, eager }: { text: string; eager: boolean }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [near, setNear] = useState(eager);
+  useEffect(() => {
+    const el = ref.current;
+    if (near || !el) return;
+    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setNear(true), { rootMargin: '300px 0px' });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [near]);
+  if (near) return <Block text={text} />;
+  return (
+    <div ref={ref} className="md-plain" data-testid="md-plain">
+      {text}
+    </div>
+  );
+});
+
 export const Markdown = memo(function Markdown({ text, className }: { text: string; className?: string }) {
+  const blocks = text.length > SPLIT_ABOVE ? splitBlocks(text) : null;
   return (
     <div className={`markdown${className ? ` ${className}` : ''}`}>
-      {text.length > SPLIT_ABOVE ? splitBlocks(text).map((block, i) => <Block key={i} text={block} />) : <Block text={text} />}
+      {blocks ? blocks.map((block, i) => <LazyBlock key={i} text={block} eager={i >= blocks.length - EAGER_TAIL} />) : <Block text={text} />}
     </div>
   );
 });

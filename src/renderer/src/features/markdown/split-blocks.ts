@@ -25,8 +25,8 @@ export function splitBlocks(text: string): string[] {
   return blocks.filter((b) => b.trim() !== '').flatMap(cutLarge);
 }
 
-const LARGE = 8000;
-const PIECE = 4000;
+const LARGE = 3000;
+const PIECE = 1500;
 
 /**
  * A paragraph of more than LARGE characters (a flood, a pasted log) is cut at whitespace into pieces of
