@@ -39,9 +39,9 @@ export async function runAppIngest({ chunks = 20_000, chunkBytes = 100, runs = 3
   let updates = 0;
   let frameBytes = 0;
   let onEnd: ((promptId: string) => void) | null = null;
-  // What ws-server's bus link does for every event, whether or not a window is connected.
+  // What ws-server's bus link does for every event while a window is connected (serialize it for the frame).
   core.bus.connect((name, payload) => {
-    frameBytes += JSON.stringify({ type: 'event', name, payload }).length;
+    frameBytes += JSON.stringify({ name, payload }).length;
     if (name !== 'session.update') return;
     // A forwarded event may stand for several chunks joined (`merged`): count the updates it carries.
     for (const { event, merged } of (payload as { events: Array<{ event: ThreadEvent; merged?: number }> }).events) {

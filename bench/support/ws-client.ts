@@ -27,8 +27,8 @@ export async function connectContract(app: AppServer): Promise<ContractClient> {
       waiting.delete(frame.id);
       if (frame.result.ok) w.resolve(frame.result.value);
       else w.reject(new Error(`${w.method}: ${frame.result.error.message}`));
-    } else if (frame.type === 'event') {
-      for (const l of listeners) l(frame.name, frame.payload);
+    } else if (frame.type === 'events') {
+      for (const e of frame.events) for (const l of listeners) l(e.name, e.payload);
     }
   });
   return {

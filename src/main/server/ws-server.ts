@@ -102,13 +102,27 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   });
 
+  // Events emitted in one event-loop turn go out as one frame (a socket write costs far more than a small
+  // event: ten streaming agents emit thousands a second). A result flushes them first, so a client always
+  // sees the events a request caused before its answer.
+  let queued: string[] = [];
+  let flushScheduled: NodeJS.Immediate | null = null;
+  const flushEvents = () => {
+    if (flushScheduled) clearImmediate(flushScheduled);
+    flushScheduled = null;
+    if (queued.length === 0) return;
+    const text = `{"type":"events","events":[${queued.join(',')}]}`;
+    queued = [];
+    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+  };
   const send = (ws: WebSocket, frame: ServerFrame) => {
+    flushEvents();
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   };
 
   function onConnection(ws: WebSocket): void {
-    sockets.add(ws);
     send(ws, { type: 'hello', transport: 'browser' });
+    sockets.add(ws);
     ws.on('message', (raw, isBinary) => {
       let frame: ClientFrame;
       try {
@@ -127,8 +141,9 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
   }
 
   const busLink = core.bus.connect((name, payload) => {
-    const text = JSON.stringify({ type: 'event', name, payload } satisfies ServerFrame);
-    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+    if (sockets.size === 0) return;
+    queued.push(JSON.stringify({ name, payload }));
+    flushScheduled ??= setImmediate(flushEvents);
   });
 
   const listen = (wanted: number) =>
@@ -154,6 +169,7 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     url: `http://127.0.0.1:${port}/#token=${token}`,
     async dispose() {
       busLink.dispose();
+      if (flushScheduled) clearImmediate(flushScheduled);
       for (const ws of sockets) ws.terminate();
       wss.close();
       await new Promise<void>((r) => server.close(() => r()));

@@ -58,5 +58,6 @@ export interface Transport {
 export type ClientFrame = { type: 'invoke'; id: number; method: string; params: unknown };
 export type ServerFrame =
   | { type: 'result'; id: number; result: Result<unknown> }
-  | { type: 'event'; name: string; payload: unknown }
+  /** Events in the order they were emitted: everything emitted in one event-loop turn travels in one frame. */
+  | { type: 'events'; events: Array<{ name: string; payload: unknown }> }
   | { type: 'hello'; transport: 'browser' };

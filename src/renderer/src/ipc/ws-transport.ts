@@ -32,8 +32,8 @@ export function createWsTransport(token: string): Transport & { ready: Promise<v
     if (frame.type === 'result') {
       pending.get(frame.id)?.(frame.result);
       pending.delete(frame.id);
-    } else if (frame.type === 'event') {
-      for (const l of listeners) l(frame.name, frame.payload);
+    } else if (frame.type === 'events') {
+      for (const e of frame.events) for (const l of listeners) l(e.name, e.payload);
     }
   });
 
