@@ -44,7 +44,7 @@ const highlight = rehypeHighlight({ detect: false });
 const rehypePlugins = [rehypeRawAsText, [rehypeSanitize, schema], () => highlight] as never;
 
 /** Messages longer than this render as independent blocks, so a streaming message re-parses only its tail. */
-const SPLIT_ABOVE = 2000;
+const SPLIT_ABOVE = 400;
 
 
 

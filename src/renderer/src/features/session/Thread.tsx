@@ -81,6 +81,9 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     overscan: 6,
     paddingStart: 12,
     paddingEnd: 16,
+    // Scrolling re-renders with the next frame's batch, not synchronously inside every scroll event (while
+    // an agent streams, the view scrolls to the bottom each frame).
+    useFlushSync: false,
   });
 
   const stick = useCallback(() => {
