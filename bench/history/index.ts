@@ -89,14 +89,16 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
   const db = openDatabase(dbPath);
   const index = new HistoryIndex(db);
   index.catchUp();
-  const messageLog = new MessageLog(db);
+  // One row per message: the generator writes whole sessions at once, while live agents' chunks arrive a
+  // few per commit (only floods fill packed rows), so packing here would flatter the store size.
+  const messageLog = new MessageLog(db, { maxPacked: 1 });
   messageLog.addIndexer(index.indexer);
 
   try {
     // ---- generate -------------------------------------------------------------------------------
     const started = performance.now();
     const corpus = new Corpus(42);
-    let total = reuse ? (db.prepare('SELECT count(*) AS n FROM acp_messages').get() as { n: number }).n : 0;
+    let total = reuse ? (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM acp_messages').get() as { n: number }).n : 0;
     const r = rng(7);
     const now = Date.now();
     const year = 365 * 86_400_000;

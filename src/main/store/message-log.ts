@@ -91,6 +91,8 @@ export interface MessageLogOptions {
    * spell is committed on the next tick.
    */
   groupMs?: number;
+  /** Most messages one row may hold (default MAX_PACKED; 1 stores a row per message). */
+  maxPacked?: number;
 }
 
 /**
@@ -106,6 +108,7 @@ export class MessageLog implements Disposable {
   private scheduled: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
   private lastFlush = Number.NEGATIVE_INFINITY;
   private readonly groupMs: number;
+  private readonly maxPacked: number;
   /** Prepared multi-row INSERTs by row count: one statement call writes up to ROWS_PER_INSERT messages. */
   private readonly inserts = new Map<number, ReturnType<Db['prepare']>>();
   private readonly maxSeq;
@@ -115,6 +118,7 @@ export class MessageLog implements Disposable {
     options: MessageLogOptions = {},
   ) {
     this.groupMs = options.groupMs ?? 0;
+    this.maxPacked = Math.max(1, Math.min(MAX_PACKED, options.maxPacked ?? MAX_PACKED));
     this.maxSeq = db.prepare('SELECT seq + n - 1 AS seq FROM acp_messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1');
   }
 
@@ -221,7 +225,7 @@ export class MessageLog implements Disposable {
           const first = entries[i]!;
           let end = i + 1;
           if (packable(first)) {
-            while (end < entries.length && end - i < MAX_PACKED && entries[end]!.sessionId === first.sessionId && packable(entries[end]!)) end++;
+            while (end < entries.length && end - i < this.maxPacked && entries[end]!.sessionId === first.sessionId && packable(entries[end]!)) end++;
           }
           const ts = first.ts ?? Date.now();
           const msgs: PersistedMessage[] = [];
