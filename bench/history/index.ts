@@ -135,6 +135,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     }
     flush();
     const generateSeconds = (performance.now() - started) / 1000;
+    index.indexLagging(); // sessions whose last message was still open when their batch was written
     db.pragma('wal_checkpoint(TRUNCATE)');
     const storeBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
     const jsonlBytes = readdirSync(jsonlDir).reduce((a, f) => a + fileSize(join(jsonlDir, f)), 0);
@@ -152,6 +153,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       // The first page the UI asks for (history.search's default: 20 hits), snippets included.
+      index.indexLagging(); // as history.search does before every search
       const res = searchHistory(db, { query: q.query, ...(q.filters ?? {}), limit, perSession: 3, now });
       index.status();
       const ms = performance.now() - t0;
@@ -254,6 +256,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     };
   } finally {
     messageLog.dispose();
+    index.dispose();
     db.close();
     if (ownDir && !options.keep) rmSync(dir, { recursive: true, force: true });
   }

@@ -440,6 +440,8 @@ export class HistoryIndex {
     if (this.lagTimer) return;
     this.lagTimer = setTimeout(() => {
       this.lagTimer = null;
+      // The connection was closed under us (a restored backup, shutdown): start-up indexes what is left.
+      if (!this.db.open) return;
       try {
         this.indexLagging(false);
       } catch (e) {
