@@ -92,9 +92,15 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     useFlushSync: false,
   });
 
+  /** A scroll we caused and have not seen the event of yet. */
+  const ownScroll = useRef(false);
   const stick = useCallback(() => {
     const el = scroller.current;
-    if (el) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    const target = el.scrollHeight - el.clientHeight;
+    if (Math.abs(el.scrollTop - target) < 1) return;
+    ownScroll.current = true;
+    el.scrollTop = target;
   }, []);
 
   useImperativeHandle(
@@ -124,21 +130,40 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
 
   const onScroll = () => {
     const el = scroller.current;
-    if (!el || el.clientHeight === 0) return;
+    // Our own scroll to the bottom (every frame an agent writes): measuring here would lay the page out
+    // once more per frame. The user's scrolls are measured (and wheel and keys leave the bottom at once).
+    const own = ownScroll.current;
+    ownScroll.current = false;
+    if (!el || el.clientHeight === 0 || (own && stuck.current)) return;
     const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
     stuck.current = bottom;
     if (bottom !== atBottom) setAtBottom(bottom);
   };
+  const leaveBottom = () => {
+    stuck.current = false;
+  };
   const onWheel = (e: React.WheelEvent) => {
     // Scrolling up by hand leaves the bottom at once (before the next chunk pulls the view down again).
-    if (e.deltaY < 0) stuck.current = false;
+    if (e.deltaY < 0) leaveBottom();
+  };
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home') leaveBottom();
   };
 
   const items = virtualizer.getVirtualItems();
 
   return (
     <div className="thread-wrap">
-      <div className="thread" ref={scroller} onScroll={onScroll} onWheel={onWheel} data-testid="thread" role="log" aria-live="off">
+      <div
+        className="thread"
+        ref={scroller}
+        onScroll={onScroll}
+        onWheel={onWheel}
+        onKeyDown={onKeyDown}
+        data-testid="thread"
+        role="log"
+        aria-live="off"
+      >
         {rows.length === 0 && <div className="thread-empty muted">Say what you want done. Type @ to mention a file, / for the agent’s commands.</div>}
         <div className="thread-inner" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => (
