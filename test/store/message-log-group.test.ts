@@ -89,6 +89,29 @@ describe('message log: one transaction for every agent', () => {
     expect(a.results.at(-1)!.stored).toHaveLength(2);
   });
 
+  it("a source that throws while collecting does not cost the others their lines", () => {
+    const { db, log } = setup(0);
+    const a = new Source(db, 'a');
+    const broken = new Source(db, 'b');
+    broken.collect = () => {
+      throw new Error('bug in a source');
+    };
+    a.push(2);
+    log.schedule(broken);
+    log.schedule(a);
+    const errors: unknown[] = [];
+    const orig = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args);
+    try {
+      log.flush();
+    } finally {
+      console.error = orig;
+    }
+    expect(errors).toHaveLength(1);
+    expect(a.results[0]!.stored!.map((m) => m.seq)).toEqual([1, 2]);
+    expect(broken.results).toEqual([{ stored: [], committedRows: null }]);
+  });
+
   it('a failed transaction tells every source (no rows), and nothing of the batch is kept', async () => {
     const { db, log } = setup(0);
     const a = new Source(db, 'a');

@@ -153,7 +153,15 @@ export class MessageLog implements Disposable {
     this.sources.clear();
     if (items.length === 0 && sources.length === 0) return;
     this.lastFlush = performance.now();
-    const collected = sources.map((s) => s.collect());
+    const collected = sources.map((s) => {
+      try {
+        return s.collect();
+      } catch (e) {
+        // One producer's bug must not cost the others their messages (or their turn to be told).
+        console.error('message log: a source failed to collect its messages:', e);
+        return [];
+      }
+    });
     const entries = items.map((i) => i.entry);
     for (const c of collected) for (const e of c) entries.push(e);
     let stored: PersistedMessage[] | null = null;
