@@ -3,7 +3,7 @@ import { isRecord } from './messages';
 import { applyEvents, createThread } from './reducer';
 import type { ThreadEvent, ThreadState } from './types';
 
-/** One persisted ACP message (a row of `acp_messages`). */
+/** One persisted ACP message (a row of `acp_messages`, or one line of a packed row). */
 export interface WireMessage {
   direction: 'c2a' | 'a2c';
   /** The JSON line, or the already parsed message. */
