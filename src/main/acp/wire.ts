@@ -37,6 +37,14 @@ type Prepared = (
   | { kind: 'warning'; sessionId: string | null; warning: WarningKind; message: string }
 ) & { entry?: LogEntry | null };
 
+/** Lines prepared for one write: what to hand on, and the log entries of those that belong to a session. */
+interface Collected {
+  prepared: Prepared[];
+  entries: LogEntry[];
+  /** prepared index → entries index */
+  entryIndex: number[];
+}
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is JsonRpcId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 /** Map key keeping 1 and "1" apart (JSON-RPC ids of both types are valid and distinct). */
@@ -67,7 +75,7 @@ export class AcpWire implements LogSource {
   private pendingItems: SplitItem[] = [];
   private scheduled: NodeJS.Immediate | null = null;
   /** What collect() prepared, waiting for its commit. */
-  private collected: { prepared: Prepared[]; entries: LogEntry[]; entryIndex: number[] } | null = null;
+  private collected: Collected | null = null;
 
   constructor(
     private readonly transport: WireTransport,
@@ -164,9 +172,7 @@ export class AcpWire implements LogSource {
       log.flush();
       return;
     }
-    const { prepared, entries } = this.prepareAll();
-    for (const entry of entries) this.agentLog.write(entry.direction, entry.body);
-    this.dispatch(prepared, () => null);
+    this.deliver(this.prepareAll(), null);
   }
 
   /** Resolves once everything received so far has been handed on. */
@@ -186,17 +192,20 @@ export class AcpWire implements LogSource {
     const c = this.collected;
     this.collected = null;
     if (!c) return;
-    if (stored === null && c.entries.length > 0) {
-      this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(error)}`);
-      for (const entry of c.entries) this.agentLog.write(entry.direction, entry.body);
-    }
+    if (stored === null && c.entries.length > 0) this.hooks.onWarning(null, 'store_error', `could not store messages: ${String(error)}`);
+    this.deliver(c, stored);
+  }
+
+  /** Hands the lines on in wire order; messages that were not stored go to the agent log instead. */
+  private deliver(c: Collected, stored: PersistedMessage[] | null): void {
+    if (stored === null) for (const entry of c.entries) this.agentLog.write(entry.direction, entry.body);
     this.dispatch(c.prepared, (i) => {
       const at = c.entryIndex[i];
       return at === undefined || stored === null ? null : (stored[at]?.seq ?? null);
     });
   }
 
-  private prepareAll(): { prepared: Prepared[]; entries: LogEntry[]; entryIndex: number[] } {
+  private prepareAll(): Collected {
     const items = this.pendingItems;
     this.pendingItems = [];
     const prepared: Prepared[] = [];
