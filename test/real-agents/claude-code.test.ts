@@ -3,21 +3,17 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentAvailable, startHarness, type Harness } from './harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { agentAvailable, expectCancelStopsStreamingTurn, useHarness, type Harness } from './harness.js';
 
 const installed = agentAvailable('claude-code');
 
 describe.skipIf(!installed)('Claude Code 0.16 (real agent, fake LLM)', () => {
+  const harness = useHarness('claude-code');
   let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('claude-code');
-  }, 120_000);
-
-  afterAll(async () => {
-    await h?.close();
-  }, 60_000);
+  beforeEach(() => {
+    h = harness();
+  });
 
   it('writes a file through client fs after permission and runs a command in a client terminal', async () => {
     const file = join(h.workspace, 'hello.txt');
@@ -66,22 +62,5 @@ describe.skipIf(!installed)('Claude Code 0.16 (real agent, fake LLM)', () => {
     expect(write?.['status'], h.diagnostics()).toBe('failed');
   }, 120_000);
 
-  it('stops a streaming turn on session/cancel with stopReason cancelled', async () => {
-    h.llm.when('take your time', [{ kind: 'slow', chunks: 600, chunkDelayMs: 100 }]);
-    const s = await h.newSession();
-    const turn = s.prompt('take your time');
-    // Cancel once the reply is visibly streaming.
-    await s.client.waitFor(
-      (events) => events.some((e) => e.type === 'update' && e.update.sessionUpdate === 'agent_message_chunk' && e.update.content.type === 'text' && e.update.content.text.includes('quick')),
-      60_000,
-      'streamed text',
-    );
-    await s.cancel();
-    const res = await turn;
-
-    expect(res.stopReason, h.diagnostics()).toBe('cancelled');
-    // The agent hung up on the model instead of reading the whole (60 s) reply.
-    const slow = await h.llm.waitForRequest((r) => r.reply.includes('slow') && r.done, { timeoutMs: 30_000 });
-    expect(slow.aborted).toBe(true);
-  }, 120_000);
+  it('stops a streaming turn on session/cancel with stopReason cancelled', () => expectCancelStopsStreamingTurn(h), 120_000);
 });

@@ -3,21 +3,17 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentAvailable, startHarness, type Harness } from './harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { agentAvailable, expectCancelStopsStreamingTurn, useHarness, type Harness } from './harness.js';
 
 const installed = agentAvailable('gemini');
 
 describe.skipIf(!installed)('Gemini CLI 0.61 (real agent, fake LLM)', () => {
+  const harness = useHarness('gemini');
   let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('gemini');
-  }, 120_000);
-
-  afterAll(async () => {
-    await h?.close();
-  }, 60_000);
+  beforeEach(() => {
+    h = harness();
+  });
 
   it('writes a new file through client fs after permission and runs a shell command', async () => {
     const file = join(h.workspace, 'gemini-hello.txt');
@@ -60,27 +56,5 @@ describe.skipIf(!installed)('Gemini CLI 0.61 (real agent, fake LLM)', () => {
     expect(existsSync(file)).toBe(false);
   }, 120_000);
 
-  it('stops a streaming turn on session/cancel with stopReason cancelled', async () => {
-    h.llm.when('take your time', [{ kind: 'slow', chunks: 600, chunkDelayMs: 100 }]);
-    const s = await h.newSession();
-    const turn = s.prompt('take your time');
-    await s.client.waitFor(
-      (events) =>
-        events.some(
-          (e) =>
-            e.type === 'update' &&
-            e.update.sessionUpdate === 'agent_message_chunk' &&
-            e.update.content.type === 'text' &&
-            e.update.content.text.includes('quick'),
-        ),
-      60_000,
-      'streamed text',
-    );
-    await s.cancel();
-    const res = await turn;
-
-    expect(res.stopReason, h.diagnostics()).toBe('cancelled');
-    const slow = await h.llm.waitForRequest((r) => r.reply.includes('slow') && r.done, { timeoutMs: 30_000 });
-    expect(slow.aborted).toBe(true);
-  }, 120_000);
+  it('stops a streaming turn on session/cancel with stopReason cancelled', () => expectCancelStopsStreamingTurn(h), 120_000);
 });

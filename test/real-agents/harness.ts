@@ -2,6 +2,7 @@
 // an ACP connection whose requests are routed to a MinimalClient per session. `close()` tears it all down.
 
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClientConnection, InitializeResponse, NewSessionResponse, PromptResponse } from '@agentclientprotocol/sdk';
@@ -133,4 +134,41 @@ export async function startHarness(id: RealAgentId): Promise<Harness> {
     await close();
     throw new Error(`${id}: start-up failed: ${String(err)}\n${diag}`);
   }
+}
+
+/** The harness of one agent for a describe block: started before its tests, closed after. */
+export function useHarness(id: RealAgentId): () => Harness {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await startHarness(id);
+  }, 120_000);
+  afterAll(async () => {
+    await h?.close();
+  }, 60_000);
+  return () => {
+    if (!h) throw new Error(`the ${id} harness did not start`);
+    return h;
+  };
+}
+
+/**
+ * The same check for every agent: a reply streaming from the model, session/cancel → stopReason
+ * `cancelled`, and the agent hangs up on the model instead of reading the whole (60 s) reply.
+ */
+export async function expectCancelStopsStreamingTurn(h: Harness): Promise<void> {
+  h.llm.when('take your time', [{ kind: 'slow', chunks: 600, chunkDelayMs: 100 }]);
+  const s = await h.newSession();
+  const turn = s.prompt('take your time');
+  // Cancel once the reply is visibly streaming.
+  await s.client.waitFor(
+    (events) =>
+      events.some((e) => e.type === 'update' && e.update.sessionUpdate === 'agent_message_chunk' && e.update.content.type === 'text' && e.update.content.text.includes('quick')),
+    60_000,
+    'streamed text',
+  );
+  await s.cancel();
+  const res = await turn;
+  expect(res.stopReason, h.diagnostics()).toBe('cancelled');
+  const slow = await h.llm.waitForRequest((r) => r.reply.includes('slow') && r.done, { timeoutMs: 30_000 });
+  expect(slow.aborted).toBe(true);
 }
