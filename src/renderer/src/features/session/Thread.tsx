@@ -6,9 +6,6 @@ import type { TurnEndMark } from './controller';
 import { AgentMessageView, NoticeView, PlanView, StopMark, ThoughtView, TurnErrorView, UserMessageView, WorkingRow } from './entries';
 import { ToolCallView } from './ToolCall';
 
-/** Rows at the end rendered in normal flow (see Thread). */
-const TAIL_ROWS = 2;
-
 type Row =
   | { key: string; type: 'entry'; entry: ThreadEntry; index: number }
   | { key: string; type: 'stop'; reason: StopReason }
@@ -76,17 +73,14 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   const stuck = useRef(true);
   const [atBottom, setAtBottom] = useState(true);
 
-  // The newest rows (the message being written, the working indicator) are laid out in normal flow below
-  // the virtualized ones: as they grow, the page just gets taller, with no measuring and re-rendering of
-  // the list every frame.
-  const tailStart = Math.max(0, rows.length - TAIL_ROWS);
   const virtualizer = useVirtualizer({
-    count: tailStart,
+    count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: (i) => estimate(rows[i]),
     getItemKey: (i) => rows[i]?.key ?? i,
     overscan: 6,
     paddingStart: 12,
+    paddingEnd: 16,
     // Scrolling re-renders with the next frame's batch, not synchronously inside every scroll event (while
     // an agent streams, the view scrolls to the bottom each frame).
     useFlushSync: false,
@@ -113,11 +107,10 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
       },
       scrollToEntry(index: number) {
         const row = rows.findIndex((r) => r.type === 'entry' && r.index === index);
-        if (row >= tailStart) scroller.current?.querySelector(`[data-index="${row}"]`)?.scrollIntoView({ block: 'center' });
-        else if (row >= 0) virtualizer.scrollToIndex(row, { align: 'center' });
+        if (row >= 0) virtualizer.scrollToIndex(row, { align: 'center' });
       },
     }),
-    [rows, tailStart, virtualizer, stick],
+    [rows, virtualizer, stick],
   );
 
   // After every render (new rows, rows measured taller): keep to the bottom if we were there.
@@ -139,45 +132,36 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     stuck.current = bottom;
     if (bottom !== atBottom) setAtBottom(bottom);
   };
-  const leaveBottom = () => {
-    stuck.current = false;
-  };
   const onWheel = (e: React.WheelEvent) => {
     // Scrolling up by hand leaves the bottom at once (before the next chunk pulls the view down again).
-    if (e.deltaY < 0) leaveBottom();
+    if (e.deltaY < 0) stuck.current = false;
   };
   const onKeyDown = (e: React.KeyboardEvent) => {
-    if (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home') leaveBottom();
+    if (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home') stuck.current = false;
   };
 
   const items = virtualizer.getVirtualItems();
+  const lastEntryIndex = thread.entries.length - 1;
 
   return (
     <div className="thread-wrap">
-      <div
-        className="thread"
-        ref={scroller}
-        onScroll={onScroll}
-        onWheel={onWheel}
-        onKeyDown={onKeyDown}
-        data-testid="thread"
-        role="log"
-        aria-live="off"
-      >
+      <div className="thread" ref={scroller} onScroll={onScroll} onWheel={onWheel} onKeyDown={onKeyDown} data-testid="thread" role="log" aria-live="off">
         {rows.length === 0 && <div className="thread-empty muted">Say what you want done. Type @ to mention a file, / for the agent’s commands.</div>}
         <div className="thread-inner" style={{ height: virtualizer.getTotalSize() }}>
-          {items.map((item) => (
-            <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
-              <RowView row={rows[item.index]!} thread={thread} sessionId={sessionId} cwd={cwd} onRestart={onRestart} />
-            </div>
-          ))}
-        </div>
-        <div className="thread-tail">
-          {rows.slice(tailStart).map((row, i) => (
-            <div key={row.key} className="thread-row" data-index={tailStart + i}>
-              <RowView row={row} thread={thread} sessionId={sessionId} cwd={cwd} onRestart={onRestart} />
-            </div>
-          ))}
+          {items.map((item) => {
+            const row = rows[item.index]!;
+            return (
+              <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
+                {row.type === 'entry' ? (
+                  <EntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
+                ) : row.type === 'stop' ? (
+                  <StopMark reason={row.reason} />
+                ) : (
+                  <WorkingRow cancelling={row.cancelling} />
+                )}
+              </div>
+            );
+          })}
         </div>
       </div>
       {!atBottom && (
@@ -195,12 +179,6 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     </div>
   );
 });
-
-function RowView({ row, thread, sessionId, cwd, onRestart }: { row: Row; thread: ThreadState; sessionId: string; cwd: string | null; onRestart: (() => void) | null }) {
-  if (row.type === 'stop') return <StopMark reason={row.reason} />;
-  if (row.type === 'working') return <WorkingRow cancelling={row.cancelling} />;
-  return <EntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === thread.entries.length - 1} onRestart={onRestart} />;
-}
 
 function EntryView({ entry, sessionId, cwd, live, onRestart }: { entry: ThreadEntry; sessionId: string; cwd: string | null; live: boolean; onRestart: (() => void) | null }) {
   switch (entry.kind) {
