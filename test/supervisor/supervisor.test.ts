@@ -207,6 +207,55 @@ describe('agent supervisor', () => {
     expect(text.indexOf('0000000 ')).toBe(0);
     expect(text.indexOf('0099999 ')).toBeGreaterThan(text.indexOf('0099998 '));
   }, 180_000);
+  it('throttles an agent that keeps flooding, tells the user why, loses nothing, and leaves another agent unaffected', async () => {
+    // Flooding: over 2,000 messages a second for 1 s; then read at 2,000 a second.
+    const t = await setup({ 'agents.floodPerSecond': 2000, 'agents.floodSeconds': 1, 'agents.floodThrottlePerSecond': 2000 });
+    const flooder = await t.addAgent({}, 'Flooder');
+    const quiet = await t.addAgent({}, 'Quiet');
+    const f = await t.call('sessions.create', { agentId: flooder, cwd: t.work, additionalDirectories: [] });
+    const q = await t.call('sessions.create', { agentId: quiet, cwd: t.work, additionalDirectories: [] });
+    // From the bus, as it happens: when the user was told, and how many chunks came after that.
+    let toldAt = 0;
+    let endAt = 0;
+    let afterTold = 0;
+    t.core.bus.connect((name, payload) => {
+      if (name === 'session.warning') {
+        const w = payload as { agentId: string; kind: string };
+        if (w.agentId === flooder && w.kind === 'flooding' && !toldAt) toldAt = performance.now();
+      }
+      if (name !== 'session.update') return;
+      const p = payload as { sessionId: string; events: Array<{ event: { type: string }; merged?: number }> };
+      if (p.sessionId !== f.id) return;
+      for (const e of p.events) {
+        if (toldAt && e.event.type === 'update') afterTold += e.merged ?? 1;
+        if (e.event.type === 'turn_end') endAt = performance.now();
+      }
+    });
+    // 10,000 chunks a second for 3 s.
+    const flood = await t.call('sessions.prompt', { sessionId: f.id, prompt: [{ type: 'text', text: 'stream 10000 3 40' }] });
+    const warning = await t.rec.until(() => t.rec.of('session.warning').find((w) => w.agentId === flooder && w.kind === 'flooding'), 'the flood warning', 30_000);
+    expect(warning.message).toMatch(/the agent wrote [\d,]+ messages a second for 1 s \(more than 2,000\); Switchboard reads its output at 2,000 a second .*Nothing is dropped/);
+    await t.rec.until(() => metricsOf(t, flooder).some((m) => m.throttled?.includes('reads its output at 2,000 a second')), 'the throttled flag in the metrics', 10_000);
+    // The other agent answers while the flood is held back.
+    const hello = await t.call('sessions.prompt', { sessionId: q.id, prompt: [{ type: 'text', text: 'hello' }] });
+    const helloEnd = await turnEnd(t, q.id, hello.promptId, 60_000);
+    expect(helloEnd.stopReason).toBe('end_turn');
+    expect(t.rec.updates().some((u) => u.sessionId === f.id && u.event.type === 'turn_end')).toBe(false);
+    const floodEnd = await turnEnd(t, f.id, flood.promptId, 120_000);
+    expect(floodEnd.stopReason).toBe('end_turn');
+    // Read at the throttled rate from the warning on (a pipe's worth and a grouped commit of slack).
+    const seconds = (endAt - toldAt) / 1000;
+    expect(seconds).toBeGreaterThan(1);
+    expect(afterTold).toBeLessThanOrEqual(2000 * seconds + 2000);
+    // Every chunk arrived, once, in order.
+    const text = agentText(t.rec, f.id);
+    const stamps = [...text.matchAll(/\{t=\d+:(\d+)\}/g)].map((m) => Number(m[1]));
+    expect(stamps).toHaveLength(30_000);
+    expect(stamps.every((v, i) => v === i)).toBe(true);
+    expect(text).toMatch(/\{end=\d+\}$/);
+    // Calm again: the flag goes.
+    await t.rec.until(() => metricsOf(t, flooder).at(-1)?.throttled === null, 'the throttle to be lifted', 15_000);
+  }, 180_000);
 });
 
 describe('supervisor helpers', () => {

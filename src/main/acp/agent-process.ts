@@ -30,6 +30,8 @@ export class AgentProcess {
   private readonly child: ChildProcessWithoutNullStreams;
   private exitInfo: AgentExit | null = null;
   private readonly exitWaiters: Array<(e: AgentExit) => void> = [];
+  /** The agent itself has exited: what is left in the pipe is read at full speed. */
+  private leaderExited = false;
 
   constructor(
     launch: AgentLaunch,
@@ -79,6 +81,8 @@ export class AgentProcess {
     // keeps the pipes open would delay it forever: a little after the agent itself exits, end its group.
     this.child.on('close', (code, signal) => finish({ code, signal, error: null }));
     this.child.on('exit', (code, signal) => {
+      this.leaderExited = true;
+      this.child.stdout.resume();
       const timer = setTimeout(() => {
         if (settled) return;
         this.signalGroup('SIGKILL');
@@ -112,6 +116,15 @@ export class AgentProcess {
       this.child.stdin.once('drain', done);
       this.child.stdin.once('close', done);
     });
+  }
+
+  /** Stops reading stdout for now (flood control): the pipe fills and the agent's writes wait. */
+  pauseStdout(): void {
+    if (!this.leaderExited && !this.child.stdout.destroyed) this.child.stdout.pause();
+  }
+
+  resumeStdout(): void {
+    if (!this.child.stdout.destroyed) this.child.stdout.resume();
   }
 
   waitForExit(): Promise<AgentExit> {

@@ -14,6 +14,7 @@ import type { AgentStatus, AgentRuntimeState } from '../../shared/contract/sessi
 import type { AgentLog } from './agent-log';
 import { AgentProcess, type AgentExit, type AgentLaunch } from './agent-process';
 import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from './auth';
+import { FloodGuard, floodLimits } from './flood-guard';
 import type { AcpHost } from './host';
 import type { LiveSession } from './live-session';
 import { AcpWire } from './wire';
@@ -57,6 +58,9 @@ export class AgentRuntime {
   launch: AgentLaunch | null = null;
   /** When the agent last wrote to stdout (the supervisor's hang detection). */
   lastActivity = 0;
+  /** The agent floods its output and is read slower for now: why, in words (the supervisor shows it). */
+  throttled: string | null = null;
+  private flood: FloodGuard | null = null;
 
   constructor(
     readonly agentId: string,
@@ -205,10 +209,29 @@ export class AgentRuntime {
     this.wire = wire;
     let exitDone!: () => void;
     this.exitHandled = new Promise((r) => (exitDone = r));
+    const limits = floodLimits((key) => this.host.setting(key));
+    const flood = new FloodGuard(limits, {
+      pause: () => proc.pauseStdout(),
+      resume: () => proc.resumeStdout(),
+      throttled: (rate) => {
+        this.throttled =
+          `the agent wrote ${rate.toLocaleString('en-US')} messages a second for ${limits.seconds} s (more than ${limits.perSecond.toLocaleString('en-US')}); ` +
+          `Switchboard reads its output at ${limits.throttlePerSecond.toLocaleString('en-US')} a second until it calms down, so that the other agents and the window stay responsive. Nothing is dropped: its output arrives late.`;
+        this.log.write('note', `flood control: ${rate}/s for ${limits.seconds} s; reading at ${limits.throttlePerSecond}/s`);
+        this.host.warn(this.agentId, null, 'flooding', this.throttled);
+      },
+      released: () => {
+        this.throttled = null;
+        this.log.write('note', 'flood control: the agent calmed down; reading at full speed again');
+      },
+    });
+    this.flood?.dispose();
+    this.flood = flood;
+    this.throttled = null;
     const proc = new AgentProcess(launch, this.log, {
       onStdout: (chunk) => {
         this.lastActivity = Date.now();
-        wire.receive(chunk);
+        flood.take(wire.receive(chunk));
       },
       onStdoutEnd: () => wire.end(),
       onExit: (exit) => void this.onExit(proc, wire, exit).finally(exitDone),
@@ -250,6 +273,9 @@ export class AgentRuntime {
     await wire.drained();
     this.conn?.close();
     if (this.proc !== proc) return;
+    this.flood?.dispose();
+    this.flood = null;
+    this.throttled = null;
     this.proc = null;
     this.conn = null;
     this.wire = null;

@@ -96,12 +96,12 @@ export class AcpWire implements LogSource {
     this.stream = { readable, writable };
   }
 
-  /** Call right before `session/new` is requested for `sessionId`: its response binds the ACP id. */
   /** Requests of the agent not answered yet (the agent waits on this client: not a hang). */
   get pendingAgentRequests(): number {
     return this.a2c.size;
   }
 
+  /** Call right before `session/new` is requested for `sessionId`: its response binds the ACP id. */
   expectNewSession(sessionId: string): void {
     this.newSessionQueue.push(sessionId);
   }
@@ -140,14 +140,18 @@ export class AcpWire implements LogSource {
 
   /**
    * Raw stdout bytes. Lines read until the message log next commits (every agent's, in one transaction)
-   * are stored together, then handed on: a flood costs a few commits, not one per line.
+   * are stored together, then handed on: a flood costs a few commits, not one per line. Returns how many
+   * complete lines the chunk finished.
    */
-  receive(chunk: Buffer): void {
+  receive(chunk: Buffer): number {
+    const before = this.pendingItems.length;
     this.splitter.push(chunk, this.pendingItems);
-    if (this.pendingItems.length === 0) return;
+    const lines = this.pendingItems.length - before;
+    if (lines === 0) return 0;
     const log = this.messageLog();
     if (log) log.schedule(this);
     else if (!this.scheduled) this.scheduled = setImmediate(() => this.flush());
+    return lines;
   }
 
   /** stdout ended: deliver what is left, then close the SDK side. */

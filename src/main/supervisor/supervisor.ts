@@ -61,7 +61,8 @@ const openSessions = (sessions: LiveSession[]) => sessions.filter((s) => s.statu
 /**
  * Watches every agent process: samples memory and CPU of its process group, records how it ended,
  * restarts a crashed agent that has open sessions (with backoff, and not forever), stops agents with
- * no open session after the idle timeout, and times out requests an agent leaves unanswered.
+ * no open session after the idle timeout, times out requests an agent leaves unanswered, and shows which
+ * agents flood control reads slower (AgentRuntime's FloodGuard).
  */
 export class AgentSupervisor implements Disposable {
   private readonly watched = new Map<string, Watched>();
@@ -119,6 +120,7 @@ export class AgentSupervisor implements Disposable {
           nextRestartAt: null,
           gaveUp: null,
           unresponsive: null,
+          throttled: null,
           lastExit: null,
         },
         cpu: null,
@@ -174,7 +176,7 @@ export class AgentSupervisor implements Disposable {
     if (status.state === 'running') this.update(status.agentId, { pid: status.pid, unresponsive: null });
     if (status.state === 'stopped') {
       this.cancelRestart(w);
-      this.update(status.agentId, { pid: null, processes: 0, rssBytes: null, cpuPercent: null, nextRestartAt: null });
+      this.update(status.agentId, { pid: null, processes: 0, rssBytes: null, cpuPercent: null, nextRestartAt: null, throttled: null });
     }
     const crashed = status.state === 'exited' || (status.state === 'failed' && prev === 'running');
     if (crashed) {
@@ -193,7 +195,7 @@ export class AgentSupervisor implements Disposable {
       /* log unreadable */
     }
     const lastExit: AgentExitInfo = { code, signal, stderrTail: tail, at: Date.now() };
-    this.update(agentId, { lastExit, pid: null, processes: 0, rssBytes: null, cpuPercent: null });
+    this.update(agentId, { lastExit, pid: null, processes: 0, rssBytes: null, cpuPercent: null, throttled: null });
     this.entry(agentId).cpu = null;
   }
 
@@ -361,7 +363,7 @@ export class AgentSupervisor implements Disposable {
           }
           w.cpu = { ticks: s.cpuTicks, at, pid };
         }
-        this.update(rt.agentId, { pid, processes: s.pids.length, rssBytes: s.pids.length > 0 ? s.rssBytes : null, cpuPercent, sampledAt: now });
+        this.update(rt.agentId, { pid, processes: s.pids.length, rssBytes: s.pids.length > 0 ? s.rssBytes : null, cpuPercent, sampledAt: now, throttled: rt.throttled });
         if (w.unresponsiveAt !== null && rt.lastActivity > w.unresponsiveAt) {
           w.unresponsiveAt = null;
           this.update(rt.agentId, { unresponsive: null });

@@ -431,6 +431,8 @@ export const warningKindSchema = z.enum([
   'settings',
   /** The agent left a request unanswered past the timeout (agents.requestTimeoutSeconds). */
   'unresponsive',
+  /** The agent floods its output: it is read slower for now (agents.flood* settings); nothing is dropped. */
+  'flooding',
   'suppressed',
 ]);
 

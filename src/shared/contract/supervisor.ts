@@ -4,7 +4,8 @@ import { event, request } from './define';
 /**
  * The agent supervisor: what every agent process costs (memory, CPU, of its whole process group), how
  * it last ended, and what the supervisor does about it (automatic restarts with backoff, giving up on
- * an agent that exits in a loop, stopping idle agents, flagging one that stopped answering).
+ * an agent that exits in a loop, stopping idle agents, flagging one that stopped answering, throttling
+ * one that floods).
  */
 
 /** Settings keys (numbers; absent or invalid: the default). */
@@ -22,6 +23,12 @@ export const SUPERVISOR_SETTINGS = {
   maxRestarts: 'agents.maxRestarts',
   /** …within this many minutes; past that the agent is left stopped. Default 5. */
   restartWindowMinutes: 'agents.restartWindowMinutes',
+  /** An agent writing more messages a second than this (0: never throttle)… Default 5,000. */
+  floodPerSecond: 'agents.floodPerSecond',
+  /** …for this many seconds in a row is flooding… Default 5. */
+  floodSeconds: 'agents.floodSeconds',
+  /** …and is then read at this many messages a second until it calms down. Default 1,000. */
+  floodThrottlePerSecond: 'agents.floodThrottlePerSecond',
 } as const;
 
 export const SUPERVISOR_DEFAULTS = {
@@ -32,6 +39,9 @@ export const SUPERVISOR_DEFAULTS = {
   maxRestarts: 5,
   restartWindowMinutes: 5,
   maxRestartDelaySeconds: 30,
+  floodPerSecond: 5000,
+  floodSeconds: 5,
+  floodThrottlePerSecond: 1000,
 } as const;
 
 export const agentExitInfoSchema = z.object({
@@ -62,6 +72,8 @@ export const agentMetricsSchema = z.object({
   gaveUp: z.string().nullable(),
   /** The agent left a request unanswered past the timeout; cleared when it writes again or restarts. */
   unresponsive: z.string().nullable(),
+  /** The agent floods its output and is read slower (flood control): why, in words; cleared when it calms down. */
+  throttled: z.string().nullable(),
   lastExit: agentExitInfoSchema.nullable(),
 });
 export type AgentMetrics = z.infer<typeof agentMetricsSchema>;

@@ -17,18 +17,25 @@ export function AgentMetricsBadge({ agentId }: { agentId: string }) {
   }
   if (m.pid === null || m.rssBytes === null) return null;
   return (
-    <span
-      className="agent-metrics muted small"
-      title={`${m.processes} process${m.processes === 1 ? '' : 'es'} · ${formatBytes(m.rssBytes)} resident · ${m.cpuPercent ?? 0}% CPU`}
-      data-testid="agent-metrics"
-    >
-      {formatBytes(m.rssBytes)}
-      {m.cpuPercent !== null && m.cpuPercent >= 1 ? ` · ${Math.round(m.cpuPercent)}%` : ''}
-    </span>
+    <>
+      {m.throttled && (
+        <span className="agent-throttled small" title={m.throttled} data-testid="agent-throttled-badge">
+          throttled
+        </span>
+      )}
+      <span
+        className="agent-metrics muted small"
+        title={`${m.processes} process${m.processes === 1 ? '' : 'es'} · ${formatBytes(m.rssBytes)} resident · ${m.cpuPercent ?? 0}% CPU`}
+        data-testid="agent-metrics"
+      >
+        {formatBytes(m.rssBytes)}
+        {m.cpuPercent !== null && m.cpuPercent >= 1 ? ` · ${Math.round(m.cpuPercent)}%` : ''}
+      </span>
+    </>
   );
 }
 
-/** What the supervisor says about an agent (restart pending, gave up, unresponsive, last exit), for its details. */
+/** What the supervisor says about an agent (restart pending, gave up, unresponsive, throttled, last exit), for its details. */
 export function AgentSupervisorNote({ agentId }: { agentId: string }) {
   const m = useOverview((s) => s.metrics[agentId]);
   const [now, setNow] = useState(() => Date.now());
@@ -51,6 +58,11 @@ export function AgentSupervisorNote({ agentId }: { agentId: string }) {
       {m.unresponsive && (
         <div className="error" data-testid="agent-unresponsive">
           {m.unresponsive}
+        </div>
+      )}
+      {m.throttled && (
+        <div className="warning" data-testid="agent-throttled">
+          Throttled: {m.throttled}
         </div>
       )}
       {m.lastExit && (

@@ -81,7 +81,7 @@ export function OverviewTab({ active }: TabViewProps) {
               const running = s.status === 'working' || s.status === 'awaiting_permission';
               const elapsed = running && turn?.startedAt ? formatElapsed(now - turn.startedAt) : '';
               const usage = turn?.used != null && turn.size ? `${Math.round((turn.used / turn.size) * 100)}%` : '';
-              const note = s.status === 'failed' ? (m?.gaveUp ?? s.error) : null;
+              const note = s.status === 'failed' ? (m?.gaveUp ?? s.error) : m?.throttled ? `Throttled: ${m.throttled}` : null;
               return (
                 <tr
                   key={s.id}
@@ -100,7 +100,11 @@ export function OverviewTab({ active }: TabViewProps) {
                   <td className="overview-title">{s.title ?? ''}</td>
                   <td data-testid="overview-state" title={note ?? undefined}>
                     <span className={`overview-dot ${s.status}`} /> {STATE[s.status].label}
-                    {note && <div className="error small overview-note">{note}</div>}
+                    {note && (
+                      <div className={`${s.status === 'failed' ? 'error' : 'warning'} small overview-note`} data-testid="overview-note">
+                        {note}
+                      </div>
+                    )}
                   </td>
                   <td data-testid="overview-elapsed">{elapsed}</td>
                   <td title={turn?.used != null && turn.size ? `${turn.used.toLocaleString()} of ${turn.size.toLocaleString()} tokens` : undefined}>{usage}</td>
