@@ -2,9 +2,9 @@ import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
+import { addScenarioAgent } from '../support/ui';
 
 /** The Agents sidebar in Chromium: adding, editing, restarting, logs, signing in (three ways), removing. */
 
@@ -36,23 +36,6 @@ async function open(): Promise<Page> {
   return page;
 }
 
-const sidebar = (page: Page) => page.getByTestId('sidebar-agents');
-const row = (page: Page, name: string) => sidebar(page).getByTestId('agent-row').filter({ hasText: name });
-
-async function addAgent(page: Page, name: string, env: string): Promise<Locator> {
-  const { command, args } = scenarioAgentCommand();
-  await sidebar(page).getByTestId('add-custom-agent').click();
-  const form = page.getByTestId('agent-form');
-  await form.getByTestId('agent-name').fill(name);
-  await form.getByTestId('agent-command').fill(command);
-  await form.getByTestId('agent-args').fill(args.join('\n'));
-  await form.getByTestId('agent-env').fill(env);
-  await form.getByTestId('agent-save').click();
-  await form.waitFor({ state: 'detached' });
-  const r = row(page, name);
-  await r.waitFor();
-  return r;
-}
 
 /** Starts a session with the agent from its sidebar row (the + button opens the new-session dialog). */
 async function startFromSidebar(page: Page, r: Locator): Promise<Locator> {
@@ -69,7 +52,7 @@ async function startFromSidebar(page: Page, r: Locator): Promise<Locator> {
 describe('agents sidebar', { timeout: 90_000 }, () => {
   it('edits overrides and the compat flag, restarts, shows the log, removes', async () => {
     const page = await open();
-    const r = await addAgent(page, 'Editable', 'FOO=bar');
+    const r = await addScenarioAgent(page, 'Editable', 'FOO=bar');
     await r.locator('.agent-name').click();
     await r.getByTestId('agent-details').waitFor();
 
@@ -106,7 +89,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
 
   it('env-var sign-in: a password field, the session waiting for it continues', async () => {
     const page = await open();
-    const r = await addAgent(page, 'Keyed', 'SCENARIO_AUTH=env_var');
+    const r = await addScenarioAgent(page, 'Keyed', 'SCENARIO_AUTH=env_var');
     const tab = await startFromSidebar(page, r);
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
@@ -124,7 +107,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
 
   it('agent sign-in: one button', async () => {
     const page = await open();
-    const r = await addAgent(page, 'Agent login', 'SCENARIO_AUTH=agent');
+    const r = await addScenarioAgent(page, 'Agent login', 'SCENARIO_AUTH=agent');
     const tab = await startFromSidebar(page, r);
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
@@ -136,7 +119,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
     const page = await open();
     const marker = join(tempDir('sb-auth-'), 'logged-in');
     scratch.push(dirname(marker));
-    const r = await addAgent(page, 'Terminal login', `SCENARIO_AUTH=terminal\nSCENARIO_AUTH_FILE=${marker}`);
+    const r = await addScenarioAgent(page, 'Terminal login', `SCENARIO_AUTH=terminal\nSCENARIO_AUTH_FILE=${marker}`);
     const tab = await startFromSidebar(page, r);
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });

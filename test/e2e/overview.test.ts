@@ -1,11 +1,11 @@
 import { realpathSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
 import { setSetting } from '../supervisor/ws-client';
+import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /** The overview of live sessions, and an agent crash as the user sees it (restarted on its own). */
 
@@ -38,48 +38,15 @@ async function open(): Promise<Page> {
   return page;
 }
 
-const sidebar = (page: Page) => page.getByTestId('sidebar-agents');
 const activeSession = (page: Page) => page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
-
-async function addAgent(page: Page, name: string, env: string): Promise<Locator> {
-  const { command, args } = scenarioAgentCommand();
-  await sidebar(page).getByTestId('add-custom-agent').click();
-  const form = page.getByTestId('agent-form');
-  await form.getByTestId('agent-name').fill(name);
-  await form.getByTestId('agent-command').fill(command);
-  await form.getByTestId('agent-args').fill(args.join('\n'));
-  await form.getByTestId('agent-env').fill(env);
-  await form.getByTestId('agent-save').click();
-  await form.waitFor({ state: 'detached' });
-  const r = sidebar(page).getByTestId('agent-row').filter({ hasText: name });
-  await r.waitFor();
-  return r;
-}
-
-async function startSession(page: Page, r: Locator): Promise<Locator> {
-  await r.getByTestId('agent-new-session').click();
-  const dialog = page.getByRole('dialog', { name: 'New session' });
-  await dialog.getByTestId('new-session-folder').fill(work);
-  await dialog.getByTestId('new-session-start').click();
-  await dialog.waitFor({ state: 'detached' });
-  const tab = activeSession(page);
-  await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
-  return tab;
-}
-
-async function send(tab: Locator, text: string): Promise<void> {
-  const input = tab.getByTestId('prompt-input');
-  await input.fill(text);
-  await input.press('Enter');
-}
 
 describe('overview and supervision', { timeout: 120_000 }, () => {
   it('lists live sessions with their state and turn time; a click focuses the session', async () => {
     const page = await open();
-    const r = await addAgent(page, 'Overviewed', '');
-    const tab = await startSession(page, r);
+    const r = await addScenarioAgent(page, 'Overviewed', '');
+    const tab = await startSessionFromSidebar(page, r, work);
     const sessionId = await tab.getAttribute('data-session-id');
-    await send(tab, 'slow');
+    await sendPrompt(tab, 'slow');
     await tab.and(page.locator('[data-status=working]')).waitFor();
 
     // The launcher's action opens the overview.
@@ -108,15 +75,15 @@ describe('overview and supervision', { timeout: 120_000 }, () => {
 
   it('an agent that crashes comes back on its own and the session continues', async () => {
     const page = await open();
-    const r = await addAgent(page, 'Crashy', 'SCENARIO_CAPS=resume');
-    const tab = await startSession(page, r);
-    await send(tab, 'crash');
+    const r = await addScenarioAgent(page, 'Crashy', 'SCENARIO_CAPS=resume');
+    const tab = await startSessionFromSidebar(page, r, work);
+    await sendPrompt(tab, 'crash');
     // The user is told what happened and that it restarts…
     await tab.getByTestId('session-failed').filter({ hasText: /exited unexpectedly \(exit code 3\); restarting it in 3 s \(attempt 1 of 5\)/ }).waitFor();
     // …and the session is back without anyone pressing Restart.
     await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
     await expect(tab.getByTestId('session-failed').count()).resolves.toBe(0);
-    await send(tab, 'hello');
+    await sendPrompt(tab, 'hello');
     await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
     // The sidebar keeps the last exit for the curious.
     await r.locator('.agent-name').click();

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startAppServer, type AppServer } from '../support/app-server';
+import { rmSync } from 'node:fs';
+import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
 
 let app: AppServer;
@@ -65,6 +66,37 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     await page.getByTestId('pane').nth(1).locator('.xterm-rows', { hasText: 'again=2' }).waitFor();
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  it('the layout comes back at the next start of the app', async () => {
+    const dataDir = tempDir('sb-layout-data-');
+    let first: AppServer | null = await startAppServer({ dataDir });
+    let second: AppServer | null = null;
+    try {
+      const { page, context } = await openApp(browser, first.url);
+      await page.getByTestId('empty-state').waitFor();
+      await newShell(page);
+      await page.getByRole('button', { name: 'Split down' }).first().click();
+      // The new pane has the focus: two shells there.
+      await newShell(page);
+      await newShell(page);
+      await expect.poll(() => paneTabs(page).then((t) => t.map((x) => x.length))).toEqual([1, 2]);
+      await page.waitForTimeout(600); // saved 300 ms after the last change
+      await context.close();
+      await first.stop();
+      first = null;
+
+      second = await startAppServer({ dataDir });
+      const again = await openApp(browser, second.url);
+      await again.page.getByTestId('workspace').waitFor();
+      await expect.poll(() => paneTabs(again.page).then((t) => t.map((x) => x.length))).toEqual([1, 2]);
+      expect(await again.page.getByTestId('workspace').getAttribute('class')).toContain('dir-column');
+      await again.context.close();
+    } finally {
+      await first?.stop();
+      await second?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('cannot split beyond four panes', async () => {

@@ -1,0 +1,141 @@
+import Database from 'better-sqlite3';
+import { realpathSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAppServer, tempDir, type AppServer } from '../support/app-server';
+import { launchBrowser, openApp } from '../support/browser';
+import { activeSession, addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { setSetting, wsClient } from '../supervisor/ws-client';
+
+/** Several agents at once, as the user sees them: what needs you, a flooding agent next to a calm one, closing tabs. */
+
+let app: AppServer;
+let browser: Browser;
+let work: string;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  work = realpathSync(tempDir('sb-side-work-'));
+  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+  // Flooding, for this suite: over 2,000 messages a second for 1 s; then read at 1,500 a second.
+  await setSetting(app, 'agents.floodPerSecond', 2000);
+  await setSetting(app, 'agents.floodSeconds', 1);
+  await setSetting(app, 'agents.floodThrottlePerSecond', 1500);
+}, 90_000);
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.close().catch(() => {});
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function open(): Promise<{ page: Page; errors: string[] }> {
+  const { page, context, errors } = await openApp(browser, app.url);
+  contexts.push(context);
+  page.setDefaultTimeout(30_000);
+  await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
+  // Start from an empty workspace (the previous test's layout comes back).
+  const close = page.locator('[role=tab] .tab-close');
+  while ((await close.count()) > 0) await close.first().click();
+  return { page, errors };
+}
+
+const visibleSessionId = (page: Page) => activeSession(page).getAttribute('data-session-id');
+
+describe('side by side', { timeout: 180_000 }, () => {
+  it('counts the sessions that need you in the title; Ctrl+J goes to each, permission requests first', async () => {
+    const { page, errors } = await open();
+    const r = await addScenarioAgent(page, 'Attentive');
+    const a = await startSessionFromSidebar(page, r, work);
+    const aId = await a.getAttribute('data-session-id');
+    await sendPrompt(a, 'stream 20 3 40');
+    await a.and(page.locator('[data-status=working]')).waitFor();
+    const b = await startSessionFromSidebar(page, r, work); // A goes to the background, still working
+    const bId = await b.getAttribute('data-session-id');
+    await sendPrompt(b, 'permission execute');
+    await b.getByTestId('permission-card').waitFor();
+    await page.keyboard.press('Control+t'); // B goes to the background too, its question unanswered
+    await page.locator('.tab-panel:not([hidden])').getByTestId('launch-overview').waitFor();
+    // A finishes unseen: two sessions need the user.
+    await expect.poll(() => page.title(), { timeout: 30_000 }).toBe('(2) Switchboard');
+    await expect(page.getByTestId('needs-you').innerText()).resolves.toMatch(/2/);
+
+    await page.keyboard.press('Control+j');
+    await expect.poll(() => visibleSessionId(page)).toBe(bId);
+    await activeSession(page).getByTestId('permission-card').waitFor();
+    await page.keyboard.press('Control+j');
+    await expect.poll(() => visibleSessionId(page)).toBe(aId);
+    await activeSession(page).getByTestId('agent-message').filter({ hasText: /\{end=\d+\}/ }).waitFor();
+    // Seen now: only the question is left.
+    await expect.poll(() => page.title()).toBe('(1) Switchboard');
+    await page.keyboard.press('Control+j');
+    await expect.poll(() => visibleSessionId(page)).toBe(bId);
+    await activeSession(page).getByTestId('permission-option').filter({ hasText: 'Allow once' }).click();
+    await activeSession(page).getByTestId('agent-message').filter({ hasText: 'permission: selected yes-just-once' }).waitFor();
+    await expect.poll(() => page.title()).toBe('Switchboard');
+    expect(errors).toEqual([]);
+  });
+
+  it('a flooding agent is throttled and says so, while the agent in the next pane answers at once', async () => {
+    const { page, errors } = await open();
+    const flooder = await addScenarioAgent(page, 'Flooder');
+    const calm = await addScenarioAgent(page, 'Calm');
+    const flood = await startSessionFromSidebar(page, flooder, work);
+    await page.getByRole('button', { name: 'Split right' }).first().click();
+    const right = page.getByTestId('pane').nth(1);
+    await right.click();
+    const other = await startSessionFromSidebar(page, calm, work);
+    await expect(right.locator('[data-testid=session-tab]').count()).resolves.toBe(1);
+
+    // 10,000 chunks a second for 3 s: past the limit after a second, then read at 1,500 a second.
+    await sendPrompt(flood, 'stream 10000 3 40');
+    const badge = flooder.getByTestId('agent-throttled-badge');
+    await badge.waitFor();
+    await expect(badge.getAttribute('title')).resolves.toMatch(/reads its output at 1,500 a second.*Nothing is dropped/);
+    // The user is told in the flooding session itself.
+    await flood.getByTestId('session-warnings').getByRole('button', { name: /warning/ }).click();
+    await flood.getByTestId('session-warnings').getByText(/flooding/).first().waitFor();
+    await expect(flood.getByTestId('session-warnings').innerText()).resolves.toMatch(/messages a second for 1 s \(more than 2,000\)/);
+
+    // Meanwhile the other agent answers, and its reply is on screen before the flood is through.
+    await sendPrompt(other, 'hello');
+    await other.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
+    await expect(flood.getAttribute('data-status')).resolves.toBe('working');
+    expect(await badge.count()).toBe(1);
+
+    // Everything arrives in the end; once calm, the agent is read at full speed again.
+    await flood.and(page.locator('[data-status=idle]')).waitFor({ timeout: 120_000 });
+    await flood.getByTestId('agent-message').filter({ hasText: /\{end=\d+\}/ }).waitFor();
+    await badge.waitFor({ state: 'detached', timeout: 15_000 });
+    expect(errors).toEqual([]);
+  });
+
+  it('closing a session tab closes the session (session/close, as the agent offers it)', async () => {
+    const { page } = await open();
+    const r = await addScenarioAgent(page, 'Closable', 'SCENARIO_CAPS=close');
+    const tab = await startSessionFromSidebar(page, r, work);
+    const sessionId = (await tab.getAttribute('data-session-id'))!;
+    await sendPrompt(tab, 'hello');
+    await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
+    await page.locator('[role=tab][aria-selected=true] .tab-close').click();
+    await tab.waitFor({ state: 'detached' });
+    const c = await wsClient(app);
+    try {
+      await expect
+        .poll(async () => ((await c.call('sessions.live', {})) as { sessions: Array<{ id: string }> }).sessions.map((s) => s.id))
+        .not.toContain(sessionId);
+    } finally {
+      c.close();
+    }
+    const db = new Database(join(app.dataDir, 'switchboard.db'), { readonly: true });
+    try {
+      const last = db.prepare("SELECT method FROM acp_messages WHERE session_id = ? AND direction = 'c2a' ORDER BY seq DESC LIMIT 1").get(sessionId) as { method: string };
+      expect(last.method).toBe('session/close');
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -1,0 +1,49 @@
+import type { Locator, Page } from 'playwright-core';
+import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+
+/** What a user does in the app's page, step by step (shared by the end-to-end suites). */
+
+export const agentsSidebar = (page: Page): Locator => page.getByTestId('sidebar-agents');
+export const agentRow = (page: Page, name: string): Locator => agentsSidebar(page).getByTestId('agent-row').filter({ hasText: name });
+
+/** The visible session tabs (one per pane at most); `within` a pane for that pane's. */
+export const activeSession = (page: Page, within?: Locator): Locator => (within ?? page).locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
+
+/** Adds a scenario agent with the sidebar's form; `env` is KEY=value lines. */
+export async function addScenarioAgent(page: Page, name: string, env = ''): Promise<Locator> {
+  const { command, args } = scenarioAgentCommand();
+  await agentsSidebar(page).getByTestId('add-custom-agent').click();
+  const form = page.getByTestId('agent-form');
+  await form.getByTestId('agent-name').fill(name);
+  await form.getByTestId('agent-command').fill(command);
+  await form.getByTestId('agent-args').fill(args.join('\n'));
+  await form.getByTestId('agent-env').fill(env);
+  await form.getByTestId('agent-save').click();
+  await form.waitFor({ state: 'detached' });
+  const r = agentRow(page, name);
+  await r.waitFor();
+  return r;
+}
+
+/**
+ * Starts a session in `folder` from the agent's sidebar row (it opens in the focused pane); resolves with
+ * that session's tab, wherever it goes later, once the session is idle.
+ */
+export async function startSessionFromSidebar(page: Page, row: Locator, folder: string): Promise<Locator> {
+  await row.getByTestId('agent-new-session').click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByTestId('new-session-folder').fill(folder);
+  await dialog.getByTestId('new-session-start').click();
+  await dialog.waitFor({ state: 'detached' });
+  const fresh = page.locator('.pane.focused .tab-panel:not([hidden]) [data-testid=session-tab]');
+  await fresh.waitFor({ timeout: 60_000 });
+  const tab = page.locator(`[data-testid=session-tab][data-session-id="${await fresh.getAttribute('data-session-id')}"]`);
+  await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 60_000 });
+  return tab;
+}
+
+export async function sendPrompt(tab: Locator, text: string): Promise<void> {
+  const input = tab.getByTestId('prompt-input');
+  await input.fill(text);
+  await input.press('Enter');
+}
