@@ -113,6 +113,44 @@ describe('side by side', { timeout: 180_000 }, () => {
     expect(errors).toEqual([]);
   });
 
+  it('a finished turn notifies the desktop while the window is in the background, unless turned off in the overview', async () => {
+    const { page } = await open();
+    await page.context().grantPermissions(['notifications']);
+    await page.evaluate(() => {
+      const w = window as unknown as { __notes: string[]; Notification: typeof Notification };
+      w.__notes = [];
+      const Base = w.Notification;
+      w.Notification = class extends Base {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          w.__notes.push(title);
+        }
+      };
+      document.hasFocus = () => false;
+    });
+    const notes = () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
+    const r = await addScenarioAgent(page, 'Notifier');
+    const tab = await startSessionFromSidebar(page, r, work);
+    await sendPrompt(tab, 'hello');
+    await expect.poll(notes).toEqual(['Notifier is done']);
+
+    await page.keyboard.press('Control+Shift+O');
+    const toggle = page.locator('.tab-panel:not([hidden])').getByTestId('notify-turn-end');
+    await expect(toggle.isChecked()).resolves.toBe(true);
+    await toggle.uncheck();
+    await page.locator('[role=tab]', { hasText: 'Notifier' }).click();
+    await sendPrompt(tab, 'hello');
+    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).count()).toBe(2);
+    await tab.and(page.locator('[data-status=idle]')).waitFor();
+    expect(await notes()).toEqual(['Notifier is done']);
+    // The choice is kept (a setting of the core, not of this page).
+    await page.reload();
+    await page.getByTestId('workspace').waitFor();
+    await page.keyboard.press('Control+Shift+O');
+    await expect.poll(() => page.locator('.tab-panel:not([hidden])').getByTestId('notify-turn-end').isChecked()).toBe(false);
+    await page.locator('.tab-panel:not([hidden])').getByTestId('notify-turn-end').check();
+  });
+
   it('closing a session tab closes the session (session/close, as the agent offers it)', async () => {
     const { page } = await open();
     const r = await addScenarioAgent(page, 'Closable', 'SCENARIO_CAPS=close');
