@@ -13,9 +13,12 @@ const bridge: Transport = {
     return ipcRenderer.invoke('sb:invoke', method, params) as Promise<Result<unknown>>;
   },
   subscribe(listener: (name: string, payload: unknown) => void): () => void {
-    const handler = (_e: IpcRendererEvent, name: string, payload: unknown) => listener(name, payload);
-    ipcRenderer.on('sb:event', handler);
-    return () => ipcRenderer.removeListener('sb:event', handler);
+    // The main process sends the events of one turn together (see main/core/event-batches.ts).
+    const handler = (_e: IpcRendererEvent, batch: Array<{ name: string; payload: unknown }>) => {
+      for (const e of batch) listener(e.name, e.payload);
+    };
+    ipcRenderer.on('sb:events', handler);
+    return () => ipcRenderer.removeListener('sb:events', handler);
   },
 };
 

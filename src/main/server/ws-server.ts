@@ -7,6 +7,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientFrame, ServerFrame } from '../../shared/contract';
 import { err } from '../../shared/contract';
 import type { AppCore } from '../core/app-core';
+import { batchEvents } from '../core/event-batches';
 import type { Disposable } from '../core/lifecycle';
 import { contentSecurityPolicy } from './csp';
 
@@ -102,21 +103,19 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   });
 
-  // Events emitted in one event-loop turn go out as one frame (a socket write costs far more than a small
-  // event: ten streaming agents emit thousands a second). A result flushes them first, so a client always
+  // Events of one event-loop turn go out as one frame; a result flushes them first, so a client always
   // sees the events a request caused before its answer.
-  let queued: string[] = [];
-  let flushScheduled: NodeJS.Immediate | null = null;
-  const flushEvents = () => {
-    if (flushScheduled) clearImmediate(flushScheduled);
-    flushScheduled = null;
-    if (queued.length === 0) return;
-    const text = `{"type":"events","events":[${queued.join(',')}]}`;
-    queued = [];
-    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
-  };
+  const events = batchEvents(
+    core.bus,
+    (name, payload) => JSON.stringify({ name, payload }),
+    (batch) => {
+      const text = `{"type":"events","events":[${batch.join(',')}]}`;
+      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+    },
+    () => sockets.size > 0,
+  );
   const send = (ws: WebSocket, frame: ServerFrame) => {
-    flushEvents();
+    events.flush();
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   };
 
@@ -140,12 +139,6 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     ws.on('error', () => sockets.delete(ws));
   }
 
-  const busLink = core.bus.connect((name, payload) => {
-    if (sockets.size === 0) return;
-    queued.push(JSON.stringify({ name, payload }));
-    flushScheduled ??= setImmediate(flushEvents);
-  });
-
   const listen = (wanted: number) =>
     new Promise<void>((resolveListen, reject) => {
       server.once('error', reject);
@@ -168,8 +161,7 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     token,
     url: `http://127.0.0.1:${port}/#token=${token}`,
     async dispose() {
-      busLink.dispose();
-      if (flushScheduled) clearImmediate(flushScheduled);
+      events.dispose();
       for (const ws of sockets) ws.terminate();
       wss.close();
       await new Promise<void>((r) => server.close(() => r()));
