@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
 import { activeSession, addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
-import { setSetting, wsClient } from '../supervisor/ws-client';
+import { wsClient } from '../supervisor/ws-client';
 
 /** Several agents at once, as the user sees them: what needs you, a flooding agent next to a calm one, closing tabs. */
 
@@ -18,10 +18,6 @@ const contexts: BrowserContext[] = [];
 beforeAll(async () => {
   work = realpathSync(tempDir('sb-side-work-'));
   [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
-  // Flooding, for this suite: over 2,000 messages a second for 1 s; then read at 1,500 a second.
-  await setSetting(app, 'agents.floodPerSecond', 2000);
-  await setSetting(app, 'agents.floodSeconds', 1);
-  await setSetting(app, 'agents.floodThrottlePerSecond', 1500);
 }, 90_000);
 afterEach(async () => {
   for (const c of contexts.splice(0)) await c.close().catch(() => {});
@@ -81,6 +77,21 @@ describe('side by side', { timeout: 180_000 }, () => {
 
   it('a flooding agent is throttled and says so, while the agent in the next pane answers at once', async () => {
     const { page, errors } = await open();
+    // Flood control, set in the overview: over 2,000 messages a second for 1 s is flooding; then read at 1,500 a second.
+    await page.keyboard.press('Control+Shift+O');
+    const settings = page.locator('.tab-panel:not([hidden])').getByTestId('supervisor-settings');
+    await settings.locator('summary').click();
+    await expect(settings.getByTestId('setting-floodPerSecond').inputValue()).resolves.toBe('5000');
+    for (const [key, value] of [['floodPerSecond', '2000'], ['floodSeconds', '1'], ['floodThrottlePerSecond', '1500']] as const) {
+      await settings.getByTestId(`setting-${key}`).fill(value);
+      await settings.getByTestId(`setting-${key}`).press('Enter');
+    }
+    const c = await wsClient(app);
+    try {
+      await expect.poll(async () => ((await c.call('settings.get', { key: 'agents.floodThrottlePerSecond' })) as { value: unknown }).value).toBe(1500);
+    } finally {
+      c.close();
+    }
     const flooder = await addScenarioAgent(page, 'Flooder');
     const calm = await addScenarioAgent(page, 'Calm');
     const flood = await startSessionFromSidebar(page, flooder, work);

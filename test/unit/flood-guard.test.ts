@@ -13,7 +13,7 @@ function simulate(limits: FloodLimits) {
   const log: string[] = [];
   let paused = false;
   const guard = new FloodGuard(
-    limits,
+    () => limits,
     {
       pause: () => {
         paused = true;
@@ -114,10 +114,31 @@ describe('flood control', () => {
     expect(floodLimits((k) => settings[k])).toEqual({ perSecond: 5000, seconds: 5, throttlePerSecond: 250 });
   });
 
+  it('a change of the limits applies to a running agent within a second', () => {
+    let current: FloodLimits = { ...limits, perSecond: 0 };
+    const log: string[] = [];
+    const g = new FloodGuard(() => current, { pause: () => {}, resume: () => {}, throttled: () => log.push('throttled'), released: () => log.push('released') }, () => Date.now());
+    const feed = (ms: number) => {
+      for (let t = 0; t < ms; t += 10) {
+        g.take(100); // 10,000 a second
+        vi.advanceTimersByTime(10);
+      }
+    };
+    feed(10_000);
+    expect(log).toEqual([]);
+    current = { perSecond: 5000, seconds: 2, throttlePerSecond: 1000 };
+    feed(4_000);
+    expect(log).toEqual(['throttled']);
+    current = { ...current, perSecond: 0 }; // turned off: let go
+    vi.advanceTimersByTime(1000);
+    expect(log).toEqual(['throttled', 'released']);
+    g.dispose();
+  });
+
   it('disposing resumes a paused reader (the agent is not left blocked)', () => {
     let paused = false;
     const g = new FloodGuard(
-      { perSecond: 100, seconds: 1, throttlePerSecond: 10 },
+      () => ({ perSecond: 100, seconds: 1, throttlePerSecond: 10 }),
       { pause: () => (paused = true), resume: () => (paused = false), throttled: () => {}, released: () => {} },
       () => Date.now(),
     );

@@ -209,11 +209,11 @@ export class AgentRuntime {
     this.wire = wire;
     let exitDone!: () => void;
     this.exitHandled = new Promise((r) => (exitDone = r));
-    const limits = floodLimits((key) => this.host.setting(key));
-    const flood = new FloodGuard(limits, {
+    const flood = new FloodGuard(() => floodLimits((key) => this.host.setting(key)), {
       pause: () => proc.pauseStdout(),
       resume: () => proc.resumeStdout(),
       throttled: (rate) => {
+        const limits = flood.current;
         this.throttled =
           `the agent wrote ${rate.toLocaleString('en-US')} messages a second for ${limits.seconds} s (more than ${limits.perSecond.toLocaleString('en-US')}); ` +
           `Switchboard reads its output at ${limits.throttlePerSecond.toLocaleString('en-US')} a second until it calms down, so that the other agents and the window stay responsive. Nothing is dropped: its output arrives late.`;

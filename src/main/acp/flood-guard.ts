@@ -58,12 +58,21 @@ export class FloodGuard implements Disposable {
   private resumeTimer: ReturnType<typeof setTimeout> | null = null;
   private calmTimer: ReturnType<typeof setInterval> | null = null;
   private disposed = false;
+  /** The limits in force, read again every second (a settings change applies to running agents). */
+  private limits: FloodLimits;
 
   constructor(
-    private readonly limits: FloodLimits,
+    private readonly readLimits: () => FloodLimits,
     private readonly events: FloodEvents,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.limits = readLimits();
+  }
+
+  /** What tripped the throttle, and the rate it reads at. */
+  get current(): FloodLimits {
+    return this.limits;
+  }
 
   get throttled(): boolean {
     return this.throttledAt !== null;
@@ -71,8 +80,16 @@ export class FloodGuard implements Disposable {
 
   /** `n` more messages were read. */
   take(n: number): void {
-    if (n <= 0 || this.disposed || this.limits.perSecond <= 0) return;
+    if (n <= 0 || this.disposed) return;
     const now = this.now();
+    if (this.limits.perSecond <= 0 && this.throttledAt === null) {
+      // Off: look again at most once a second.
+      if (now - this.windowStart >= 1000) {
+        this.windowStart = now;
+        this.limits = this.readLimits();
+      }
+      return;
+    }
     if (this.throttledAt === null) this.count(n, now);
     else this.spend(n, now);
   }
@@ -91,6 +108,7 @@ export class FloodGuard implements Disposable {
       }
       this.windowStart += elapsed * 1000;
       this.windowCount = 0;
+      this.limits = this.readLimits();
     }
     this.windowCount += n;
     if (this.overSeconds >= Math.max(1, this.limits.seconds)) this.throttle(now);
@@ -128,8 +146,10 @@ export class FloodGuard implements Disposable {
   }
 
   private checkCalm(): void {
-    if (this.throttledAt === null || this.paused) return;
-    if (this.now() - this.lastPause < CALM_MS) return;
+    if (this.throttledAt === null) return;
+    this.limits = this.readLimits();
+    if (this.limits.perSecond <= 0) return this.release(); // turned off
+    if (this.paused || this.now() - this.lastPause < CALM_MS) return;
     this.release();
   }
 
@@ -137,19 +157,23 @@ export class FloodGuard implements Disposable {
     if (this.calmTimer) clearInterval(this.calmTimer);
     this.calmTimer = null;
     this.throttledAt = null;
+    this.unpause();
     this.events.released();
+  }
+
+  private unpause(): void {
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.resumeTimer = null;
+    if (!this.paused) return;
+    this.paused = false;
+    this.events.resume();
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     if (this.calmTimer) clearInterval(this.calmTimer);
-    if (this.resumeTimer) clearTimeout(this.resumeTimer);
     this.calmTimer = null;
-    this.resumeTimer = null;
-    if (this.paused) {
-      this.paused = false;
-      this.events.resume();
-    }
+    this.unpause();
   }
 }

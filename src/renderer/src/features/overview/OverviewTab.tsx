@@ -6,6 +6,7 @@ import { openSessionTab } from '../agents/AgentsSection';
 import { agentName, syncAgents, useAgents } from '../agents/store';
 import { basename } from '../session/format';
 import { formatElapsed, setNotify, syncOverview, useOverview } from './store';
+import { SupervisorSettings } from './SupervisorSettings';
 
 export const OVERVIEW_TAB_ID = 'overview';
 
@@ -57,6 +58,7 @@ export function OverviewTab({ active }: TabViewProps) {
           permission requests
         </label>
       </header>
+      <SupervisorSettings />
       {list.length === 0 ? (
         <p className="muted overview-empty" data-testid="overview-empty">
           No live sessions. Start one from the Agents sidebar or a new tab.
