@@ -16,22 +16,20 @@ export function AgentMetricsBadge({ agentId }: { agentId: string }) {
     );
   }
   if (m.pid === null || m.rssBytes === null) return null;
-  return (
-    <>
-      {m.throttled && (
-        <span className="agent-throttled small" title={m.throttled} data-testid="agent-throttled-badge">
-          throttled
-        </span>
-      )}
-      <span
-        className="agent-metrics muted small"
-        title={`${m.processes} process${m.processes === 1 ? '' : 'es'} · ${formatBytes(m.rssBytes)} resident · ${m.cpuPercent ?? 0}% CPU`}
-        data-testid="agent-metrics"
-      >
-        {formatBytes(m.rssBytes)}
-        {m.cpuPercent !== null && m.cpuPercent >= 1 ? ` · ${Math.round(m.cpuPercent)}%` : ''}
+  const usage = `${m.processes} process${m.processes === 1 ? '' : 'es'} · ${formatBytes(m.rssBytes)} resident · ${m.cpuPercent ?? 0}% CPU`;
+  if (m.throttled) {
+    // In place of the memory figure (the sidebar is narrow): the agent's name stays readable.
+    return (
+      <span className="agent-throttled small" title={`Throttled: ${m.throttled}\n${usage}`} data-testid="agent-throttled-badge">
+        throttled
       </span>
-    </>
+    );
+  }
+  return (
+    <span className="agent-metrics muted small" title={usage} data-testid="agent-metrics">
+      {formatBytes(m.rssBytes)}
+      {m.cpuPercent !== null && m.cpuPercent >= 1 ? ` · ${Math.round(m.cpuPercent)}%` : ''}
+    </span>
   );
 }
 
