@@ -1,10 +1,10 @@
 import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
-import { addScenarioAgent } from '../support/ui';
+import { addScenarioAgent, startSessionFromSidebar } from '../support/ui';
 
 /** The Agents sidebar in Chromium: adding, editing, restarting, logs, signing in (three ways), removing. */
 
@@ -36,18 +36,6 @@ async function open(): Promise<Page> {
   return page;
 }
 
-
-/** Starts a session with the agent from its sidebar row (the + button opens the new-session dialog). */
-async function startFromSidebar(page: Page, r: Locator): Promise<Locator> {
-  await r.getByTestId('agent-new-session').click();
-  const dialog = page.getByRole('dialog', { name: 'New session' });
-  await dialog.getByTestId('new-session-folder').fill(work);
-  await dialog.getByTestId('new-session-start').click();
-  await dialog.waitFor({ state: 'detached' });
-  const tab = page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
-  await tab.waitFor({ timeout: 30_000 });
-  return tab;
-}
 
 describe('agents sidebar', { timeout: 90_000 }, () => {
   it('edits overrides and the compat flag, restarts, shows the log, removes', async () => {
@@ -90,7 +78,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
   it('env-var sign-in: a password field, the session waiting for it continues', async () => {
     const page = await open();
     const r = await addScenarioAgent(page, 'Keyed', 'SCENARIO_AUTH=env_var');
-    const tab = await startFromSidebar(page, r);
+    const tab = await startSessionFromSidebar(page, r, work, { idle: false });
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
     await page.locator('[role=tab][aria-selected=true].status-attention').waitFor();
@@ -108,7 +96,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
   it('agent sign-in: one button', async () => {
     const page = await open();
     const r = await addScenarioAgent(page, 'Agent login', 'SCENARIO_AUTH=agent');
-    const tab = await startFromSidebar(page, r);
+    const tab = await startSessionFromSidebar(page, r, work, { idle: false });
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
     await banner.getByRole('button', { name: 'Log in' }).click();
@@ -120,7 +108,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
     const marker = join(tempDir('sb-auth-'), 'logged-in');
     scratch.push(dirname(marker));
     const r = await addScenarioAgent(page, 'Terminal login', `SCENARIO_AUTH=terminal\nSCENARIO_AUTH_FILE=${marker}`);
-    const tab = await startFromSidebar(page, r);
+    const tab = await startSessionFromSidebar(page, r, work, { idle: false });
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
     await banner.getByRole('button', { name: /Log in in a terminal/ }).click();

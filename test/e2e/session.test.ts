@@ -6,6 +6,7 @@ import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { setSetting } from '../supervisor/ws-client';
 import { launchBrowser, openApp } from '../support/browser';
+import { addAgent, agentRow, agentsSidebar, recordNotifications } from '../support/ui';
 
 /**
  * The session UI end to end in Chromium: the built app in browser mode, the scripted scenario agent
@@ -140,19 +141,11 @@ const tabPanel = (page: Page): Locator => page.locator('.tab-panel:not([hidden])
 
 /** Adds an agent with the sidebar's form (once per app server). */
 async function ensureAgent(page: Page, name: string, command: string, args: string[], env: string): Promise<void> {
-  const sidebar = page.getByTestId('sidebar-agents');
+  const sidebar = agentsSidebar(page);
   // The list loads asynchronously: wait for either the empty note or a row.
   await sidebar.locator('[data-testid=agent-row], [data-testid=agents-empty]').first().waitFor();
-  if ((await sidebar.getByTestId('agent-row').filter({ hasText: name }).count()) > 0) return;
-  await sidebar.getByTestId('add-custom-agent').click();
-  const form = page.getByTestId('agent-form');
-  await form.getByTestId('agent-name').fill(name);
-  await form.getByTestId('agent-command').fill(command);
-  await form.getByTestId('agent-args').fill(args.join('\n'));
-  await form.getByTestId('agent-env').fill(env);
-  await form.getByTestId('agent-save').click();
-  await form.waitFor({ state: 'detached' });
-  await sidebar.getByTestId('agent-row').filter({ hasText: name }).waitFor();
+  if ((await agentRow(page, name).count()) > 0) return;
+  await addAgent(page, { name, command, args, env });
 }
 
 /** Starts a session from the launcher (new tab page) and waits until it is ready. */
@@ -488,7 +481,6 @@ describe('session tab', { timeout: 90_000 }, () => {
 
   it('a turn that ends in a background tab marks it done; a permission request notifies the desktop when unfocused', async () => {
     const { page } = await open();
-    await page.context().grantPermissions(['notifications']);
     const tab = await startSession(page, 'ui');
     const sessionTab = page.locator('[role=tab]', { hasText: UI_AGENT_NAME }).last();
     await send(tab, 'wait 1500');
@@ -499,21 +491,10 @@ describe('session tab', { timeout: 90_000 }, () => {
     await expect.poll(() => sessionTab.getAttribute('class')).not.toContain('status-done');
 
     const scenario = await startSession(page);
-    await page.evaluate(() => {
-      const w = window as unknown as { __notes: string[]; Notification: typeof Notification };
-      w.__notes = [];
-      const Base = w.Notification;
-      w.Notification = class extends Base {
-        constructor(title: string, options?: NotificationOptions) {
-          super(title, options);
-          w.__notes.push(title);
-        }
-      };
-      document.hasFocus = () => false;
-    });
+    const notes = await recordNotifications(page);
     await send(scenario, 'permission execute');
     await scenario.getByTestId('permission-card').waitFor();
-    await expect.poll(() => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes)).toEqual(['Scenario asks for permission']);
+    await expect.poll(notes).toEqual(['Scenario asks for permission']);
     await page.keyboard.press('3'); // Reject
     await agentMessages(scenario).filter({ hasText: 'permission: selected nope' }).waitFor();
   });

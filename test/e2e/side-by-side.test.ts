@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
-import { activeSession, addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { activeSession, addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
 import { wsClient } from '../supervisor/ws-client';
 
 /** Several agents at once, as the user sees them: what needs you, a flooding agent next to a calm one, closing tabs. */
@@ -126,20 +126,7 @@ describe('side by side', { timeout: 180_000 }, () => {
 
   it('a finished turn notifies the desktop while the window is in the background, unless turned off in the overview', async () => {
     const { page } = await open();
-    await page.context().grantPermissions(['notifications']);
-    await page.evaluate(() => {
-      const w = window as unknown as { __notes: string[]; Notification: typeof Notification };
-      w.__notes = [];
-      const Base = w.Notification;
-      w.Notification = class extends Base {
-        constructor(title: string, options?: NotificationOptions) {
-          super(title, options);
-          w.__notes.push(title);
-        }
-      };
-      document.hasFocus = () => false;
-    });
-    const notes = () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
+    const notes = await recordNotifications(page);
     const r = await addScenarioAgent(page, 'Notifier');
     const tab = await startSessionFromSidebar(page, r, work);
     await sendPrompt(tab, 'hello');

@@ -9,27 +9,32 @@ export const agentRow = (page: Page, name: string): Locator => agentsSidebar(pag
 /** The visible session tabs (one per pane at most); `within` a pane for that pane's. */
 export const activeSession = (page: Page, within?: Locator): Locator => (within ?? page).locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
 
-/** Adds a scenario agent with the sidebar's form; `env` is KEY=value lines. */
-export async function addScenarioAgent(page: Page, name: string, env = ''): Promise<Locator> {
-  const { command, args } = scenarioAgentCommand();
+/** Adds an agent with the sidebar's form; `env` is KEY=value lines. */
+export async function addAgent(page: Page, agent: { name: string; command: string; args: readonly string[]; env?: string }): Promise<Locator> {
   await agentsSidebar(page).getByTestId('add-custom-agent').click();
   const form = page.getByTestId('agent-form');
-  await form.getByTestId('agent-name').fill(name);
-  await form.getByTestId('agent-command').fill(command);
-  await form.getByTestId('agent-args').fill(args.join('\n'));
-  await form.getByTestId('agent-env').fill(env);
+  await form.getByTestId('agent-name').fill(agent.name);
+  await form.getByTestId('agent-command').fill(agent.command);
+  await form.getByTestId('agent-args').fill(agent.args.join('\n'));
+  await form.getByTestId('agent-env').fill(agent.env ?? '');
   await form.getByTestId('agent-save').click();
   await form.waitFor({ state: 'detached' });
-  const r = agentRow(page, name);
+  const r = agentRow(page, agent.name);
   await r.waitFor();
   return r;
 }
 
+/** Adds a scenario agent (test/fixtures/scenario-agent) with the sidebar's form. */
+export function addScenarioAgent(page: Page, name: string, env = ''): Promise<Locator> {
+  return addAgent(page, { name, ...scenarioAgentCommand(), env });
+}
+
 /**
  * Starts a session in `folder` from the agent's sidebar row (it opens in the focused pane); resolves with
- * that session's tab, wherever it goes later, once the session is idle.
+ * that session's tab, wherever it goes later, once the session is idle (`idle: false`: once it shows, as
+ * a session waiting for sign-in does).
  */
-export async function startSessionFromSidebar(page: Page, row: Locator, folder: string): Promise<Locator> {
+export async function startSessionFromSidebar(page: Page, row: Locator, folder: string, options: { idle?: boolean } = {}): Promise<Locator> {
   await row.getByTestId('agent-new-session').click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByTestId('new-session-folder').fill(folder);
@@ -38,8 +43,26 @@ export async function startSessionFromSidebar(page: Page, row: Locator, folder: 
   const fresh = page.locator('.pane.focused .tab-panel:not([hidden]) [data-testid=session-tab]');
   await fresh.waitFor({ timeout: 60_000 });
   const tab = page.locator(`[data-testid=session-tab][data-session-id="${await fresh.getAttribute('data-session-id')}"]`);
-  await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 60_000 });
+  if (options.idle !== false) await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 60_000 });
   return tab;
+}
+
+/** Replaces the page's Notification with one that records each title (window.__notes) and makes the window unfocused. */
+export async function recordNotifications(page: Page): Promise<() => Promise<string[]>> {
+  await page.context().grantPermissions(['notifications']);
+  await page.evaluate(() => {
+    const w = window as unknown as { __notes: string[]; Notification: typeof Notification };
+    w.__notes = [];
+    const Base = w.Notification;
+    w.Notification = class extends Base {
+      constructor(title: string, options?: NotificationOptions) {
+        super(title, options);
+        w.__notes.push(title);
+      }
+    };
+    document.hasFocus = () => false;
+  });
+  return () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
 }
 
 export async function sendPrompt(tab: Locator, text: string): Promise<void> {
