@@ -71,6 +71,14 @@ describe('overview and supervision', { timeout: 120_000 }, () => {
     await page.keyboard.press('Control+Shift+O');
     await row.and(page.locator('[data-state=idle]')).waitFor();
     await expect(row.getByTestId('overview-elapsed').innerText()).resolves.toBe('');
+    // The context the agent reports using (usage_update: 1,200 of 200,000 tokens).
+    await expect(row.getByTestId('overview-context').innerText()).resolves.toBe('');
+    await row.click();
+    await sendPrompt(activeSession(page), 'updates');
+    await activeSession(page).getByTestId('agent-message').filter({ hasText: 'Done.' }).waitFor();
+    await page.keyboard.press('Control+Shift+O');
+    await expect.poll(() => row.getByTestId('overview-context').innerText()).toBe('1%');
+    await expect(row.getByTestId('overview-context').getAttribute('title')).resolves.toBe('1,200 of 200,000 tokens');
   });
 
   it('an agent that crashes comes back on its own and the session continues', async () => {

@@ -109,7 +109,9 @@ export function OverviewTab({ active }: TabViewProps) {
                     )}
                   </td>
                   <td data-testid="overview-elapsed">{elapsed}</td>
-                  <td title={turn?.used != null && turn.size ? `${turn.used.toLocaleString()} of ${turn.size.toLocaleString()} tokens` : undefined}>{usage}</td>
+                  <td title={turn?.used != null && turn.size ? `${turn.used.toLocaleString()} of ${turn.size.toLocaleString()} tokens` : undefined} data-testid="overview-context">
+                    {usage}
+                  </td>
                 </tr>
               );
             })}
