@@ -14,7 +14,8 @@
 //                                            session, averaged over the ten; '#': the agents' own RSS
 // Goals: frame p95 < 16 ms, write-to-paint p95 < 50 ms.
 // SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the run;
-// SWITCHBOARD_BENCH_SERVER_PROFILE=/tmp/server.cpuprofile the server's (support/cpu-prof-preload.mjs).
+// SWITCHBOARD_BENCH_SERVER_PROFILE=/tmp/server.cpuprofile the server's (support/cpu-prof-preload.mjs);
+// SWITCHBOARD_BENCH_TRACE=/tmp/trace.json a Chromium performance trace (style, layout, paint per frame).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { startAppServer, type AppServer } from '../test/support/app-server';
 import { launchBrowser, openApp } from '../test/support/browser';
@@ -29,6 +30,8 @@ const quick = process.argv.includes('--quick');
 const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
 /** SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: also records the server's CPU profile during the run. */
 const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
+/** SWITCHBOARD_BENCH_TRACE=file.json: also records a Chromium performance trace of the run (DevTools → Performance). */
+const traceTo = process.env.SWITCHBOARD_BENCH_TRACE ?? '';
 const AGENTS = 10;
 const RATE = 200;
 const SECONDS = quick ? 5 : 30;
@@ -99,6 +102,7 @@ try {
       await cdp.send('Profiler.start');
     }
     await recordFrames(page, true);
+    if (traceTo) await browser.startTracing(page, { path: traceTo, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
     if (serverProfileTo) process.kill(pid, 'SIGUSR2');
     const agentCpu0 = agentPids.reduce((sum, p) => sum + cpuMs(p), 0);
     const cpu0 = cpuMs(pid);
@@ -116,6 +120,10 @@ try {
     const agentCpu = agentPids.reduce((sum, p) => sum + cpuMs(p), 0) - agentCpu0;
     const wall = (Date.now() - t0) / 1000;
     await recordFrames(page, false);
+    if (traceTo) {
+      await browser.stopTracing();
+      log(`# the page's performance trace: ${traceTo}`);
+    }
     if (cdp && profileTo) {
       const { profile } = await cdp.send('Profiler.stop');
       writeFileSync(profileTo, JSON.stringify(profile));
