@@ -34,11 +34,14 @@ const MAX_WARNINGS = 50;
 /** When the page is hidden, animation frames stop: fold on a timer instead. */
 const FALLBACK_FLUSH_MS = 250;
 /**
- * A tab out of view (not its pane's active tab) folds its updates this often instead of every frame: it
- * stays live (status, permissions, queue and warnings are still applied at once, and it catches up the
- * moment it is shown) without re-rendering its thread 60 times a second behind the visible one.
+ * A tab out of view (not its pane's active tab) folds its updates about this often instead of every frame,
+ * in the page's idle time (between frames, so that it never delays the visible tab's): it stays live
+ * (status, permissions, queue and warnings are still applied at once, and it catches up the moment it is
+ * shown) without re-rendering its thread 60 times a second behind the visible one.
  */
 const HIDDEN_FLUSH_MS = 1000;
+/** …and at the latest this long after that, however busy the page is. */
+const HIDDEN_IDLE_TIMEOUT_MS = 1000;
 
 /**
  * The renderer's side of one live session: attaches with sessions.state, then folds session.update
@@ -54,6 +57,7 @@ export class SessionController {
   private pending: UpdateItem[] = [];
   private frame: number | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private idle: number | null = null;
   private active = false;
   /** The thread was folded while the tab was hidden, without telling its view (told when it is shown). */
   private unseenThread = false;
@@ -133,7 +137,7 @@ export class SessionController {
   setActive(active: boolean): void {
     this.active = active;
     if (!active) return;
-    if (this.pending.length > 0 || this.timer !== null) this.flush();
+    if (this.pending.length > 0 || this.timer !== null || this.idle !== null) this.flush();
     if (this.view.unseenDone || this.unseenThread) this.set({ unseenDone: false });
   }
 
@@ -169,9 +173,13 @@ export class SessionController {
   }
 
   private schedule(): void {
-    if (this.frame !== null || this.timer !== null || this.n === null) return;
+    if (this.frame !== null || this.timer !== null || this.idle !== null || this.n === null) return;
     if (!this.active) {
-      this.timer = setTimeout(() => this.flush(), HIDDEN_FLUSH_MS);
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        if (typeof requestIdleCallback === 'function') this.idle = requestIdleCallback(() => this.flush(), { timeout: HIDDEN_IDLE_TIMEOUT_MS });
+        else this.flush();
+      }, HIDDEN_FLUSH_MS);
       return;
     }
     this.frame = requestAnimationFrame(() => this.flush());
@@ -180,10 +188,7 @@ export class SessionController {
 
   /** Folds the buffered updates in one go (one React render for the whole frame). */
   flush(): void {
-    if (this.frame !== null) cancelAnimationFrame(this.frame);
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.frame = null;
-    this.timer = null;
+    this.cancelScheduled();
     if (this.n === null || this.pending.length === 0) return;
     const base = this.n;
     const batch = this.pending.filter((p) => p.n > base).sort((a, b) => a.n - b.n);
@@ -226,10 +231,18 @@ export class SessionController {
     }
   }
 
-  dispose(): void {
-    for (const off of this.offs) off();
+  private cancelScheduled(): void {
     if (this.frame !== null) cancelAnimationFrame(this.frame);
     if (this.timer !== null) clearTimeout(this.timer);
+    if (this.idle !== null) cancelIdleCallback(this.idle);
+    this.frame = null;
+    this.timer = null;
+    this.idle = null;
+  }
+
+  dispose(): void {
+    for (const off of this.offs) off();
+    this.cancelScheduled();
     this.listeners.clear();
   }
 }
