@@ -2,7 +2,7 @@ import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
+import { diagnostics, startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
 import { addScenarioAgent, startSessionFromSidebar } from '../support/ui';
 
@@ -18,7 +18,9 @@ beforeAll(async () => {
   work = realpathSync(tempDir('sb-agents-work-'));
   [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
 }, 90_000);
-afterEach(async () => {
+afterEach(async (ctx) => {
+  // A session that never showed (seen twice in full runs, never alone): say what the server and agents did.
+  if (ctx.task.result?.state === 'fail') console.error(diagnostics(app));
   for (const c of contexts.splice(0)) await c.close().catch(() => {});
 });
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,4 +66,14 @@ export async function startAppServer(options: { dataDir?: string; env?: Record<s
       if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** What the server and its agents last said (for a failed test's report): the server's output, each agent log's tail. */
+export function diagnostics(app: AppServer, bytes = 4000): string {
+  const parts = [`── server output (last ${bytes} bytes)\n${app.output().slice(-bytes)}`];
+  const logs = join(app.dataDir, 'logs', 'agents');
+  if (existsSync(logs)) {
+    for (const f of readdirSync(logs)) parts.push(`── ${f} (last ${bytes} bytes)\n${readFileSync(join(logs, f), 'utf8').slice(-bytes)}`);
+  }
+  return parts.join('\n');
 }

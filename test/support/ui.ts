@@ -40,8 +40,11 @@ export async function startSessionFromSidebar(page: Page, row: Locator, folder: 
   await dialog.getByTestId('new-session-folder').fill(folder);
   await dialog.getByTestId('new-session-start').click();
   await dialog.waitFor({ state: 'detached' });
-  const fresh = page.locator('.pane.focused .tab-panel:not([hidden]) [data-testid=session-tab]');
-  await fresh.waitFor({ timeout: 60_000 });
+  const panel = page.locator('.pane.focused .tab-panel:not([hidden])');
+  const fresh = panel.locator('[data-testid=session-tab]');
+  const failed = panel.locator('.start-error');
+  await fresh.or(failed).waitFor({ timeout: 60_000 });
+  if (await failed.isVisible()) throw new Error(`the session did not start: ${await failed.innerText()}`);
   const tab = page.locator(`[data-testid=session-tab][data-session-id="${await fresh.getAttribute('data-session-id')}"]`);
   if (options.idle !== false) await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 60_000 });
   return tab;
