@@ -1,43 +1,18 @@
-import { existsSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { diagnostics, startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/app-server';
+import { appSuite } from '../support/app-suite';
 import { addScenarioAgent, startSessionFromSidebar } from '../support/ui';
 
 /** The Agents sidebar in Chromium: adding, editing, restarting, logs, signing in (three ways), removing. */
 
-let app: AppServer;
-let browser: Browser;
-let work: string;
-const contexts: BrowserContext[] = [];
+const suite = appSuite('agents');
+const open = async () => (await suite.open()).page;
 const scratch: string[] = [];
-
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-agents-work-'));
-  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
-}, 90_000);
-afterEach(async (ctx) => {
-  // A session that never showed (seen twice in full runs, never alone): say what the server and agents did.
-  if (ctx.task.result?.state === 'fail') console.error(diagnostics(app));
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+afterAll(() => {
   for (const d of scratch) rmSync(d, { recursive: true, force: true });
 });
-
-async function open(): Promise<Page> {
-  const { page, context } = await openApp(browser, app.url);
-  contexts.push(context);
-  page.setDefaultTimeout(25_000);
-  await page.getByTestId('workspace').waitFor();
-  return page;
-}
-
 
 describe('agents sidebar', { timeout: 90_000 }, () => {
   it('edits overrides and the compat flag, restarts, shows the log, removes', async () => {
@@ -80,7 +55,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
   it('env-var sign-in: a password field, the session waiting for it continues', async () => {
     const page = await open();
     const r = await addScenarioAgent(page, 'Keyed', 'SCENARIO_AUTH=env_var');
-    const tab = await startSessionFromSidebar(page, r, work, { idle: false });
+    const tab = await startSessionFromSidebar(page, r, suite.work, { idle: false });
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
     await page.locator('[role=tab][aria-selected=true].status-attention').waitFor();
@@ -98,7 +73,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
   it('agent sign-in: one button', async () => {
     const page = await open();
     const r = await addScenarioAgent(page, 'Agent login', 'SCENARIO_AUTH=agent');
-    const tab = await startSessionFromSidebar(page, r, work, { idle: false });
+    const tab = await startSessionFromSidebar(page, r, suite.work, { idle: false });
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
     await banner.getByRole('button', { name: 'Log in' }).click();
@@ -110,7 +85,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
     const marker = join(tempDir('sb-auth-'), 'logged-in');
     scratch.push(dirname(marker));
     const r = await addScenarioAgent(page, 'Terminal login', `SCENARIO_AUTH=terminal\nSCENARIO_AUTH_FILE=${marker}`);
-    const tab = await startSessionFromSidebar(page, r, work, { idle: false });
+    const tab = await startSessionFromSidebar(page, r, suite.work, { idle: false });
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
     await banner.getByRole('button', { name: /Log in in a terminal/ }).click();

@@ -1,42 +1,15 @@
-import { realpathSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
 import { setSetting } from '../supervisor/ws-client';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /** The overview of live sessions, and an agent crash as the user sees it (restarted on its own). */
 
-let app: AppServer;
-let browser: Browser;
-let work: string;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-overview-work-'));
-  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
-  // Long enough to read the notice on a busy machine.
-  await setSetting(app, 'agents.restartDelaySeconds', 3);
-}, 90_000);
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-async function open(): Promise<Page> {
-  const { page, context } = await openApp(browser, app.url);
-  contexts.push(context);
-  page.setDefaultTimeout(25_000);
-  // The first load of a cold server on a busy machine can be slow.
-  await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
-  return page;
-}
+// Restart delay: long enough to read the notice on a busy machine.
+const suite = appSuite('overview', (app) => setSetting(app, 'agents.restartDelaySeconds', 3));
+const open = async () => (await suite.open()).page;
 
 const activeSession = (page: Page) => page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
 
@@ -44,7 +17,7 @@ describe('overview and supervision', { timeout: 120_000 }, () => {
   it('lists live sessions with their state and turn time; a click focuses the session', async () => {
     const page = await open();
     const r = await addScenarioAgent(page, 'Overviewed', '');
-    const tab = await startSessionFromSidebar(page, r, work);
+    const tab = await startSessionFromSidebar(page, r, suite.work);
     const sessionId = await tab.getAttribute('data-session-id');
     await sendPrompt(tab, 'slow');
     await tab.and(page.locator('[data-status=working]')).waitFor();
@@ -56,7 +29,7 @@ describe('overview and supervision', { timeout: 120_000 }, () => {
     const row = overview.locator(`[data-testid=overview-row][data-session-id="${sessionId}"]`);
     await row.and(page.locator('[data-state=working]')).waitFor();
     await expect(row.innerText()).resolves.toMatch(/Overviewed/);
-    await expect(row.innerText()).resolves.toContain(basename(work));
+    await expect(row.innerText()).resolves.toContain(basename(suite.work));
     await expect(row.getByTestId('overview-state').innerText()).resolves.toMatch(/working/);
     await expect.poll(() => row.getByTestId('overview-elapsed').innerText(), { timeout: 15_000 }).toMatch(/^\d+s$/);
     // The agent's memory shows, small, in the sidebar.
@@ -84,7 +57,7 @@ describe('overview and supervision', { timeout: 120_000 }, () => {
   it('an agent that crashes comes back on its own and the session continues', async () => {
     const page = await open();
     const r = await addScenarioAgent(page, 'Crashy', 'SCENARIO_CAPS=resume');
-    const tab = await startSessionFromSidebar(page, r, work);
+    const tab = await startSessionFromSidebar(page, r, suite.work);
     await sendPrompt(tab, 'crash');
     // The user is told what happened and that it restarts…
     await tab.getByTestId('session-failed').filter({ hasText: /exited unexpectedly \(exit code 3\); restarting it in 3 s \(attempt 1 of 5\)/ }).waitFor();

@@ -1,43 +1,15 @@
 import Database from 'better-sqlite3';
-import { realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
 import { activeSession, addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
 import { wsClient } from '../supervisor/ws-client';
 
 /** Several agents at once, as the user sees them: what needs you, a flooding agent next to a calm one, closing tabs. */
 
-let app: AppServer;
-let browser: Browser;
-let work: string;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-side-work-'));
-  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
-}, 90_000);
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-async function open(): Promise<{ page: Page; errors: string[] }> {
-  const { page, context, errors } = await openApp(browser, app.url);
-  contexts.push(context);
-  page.setDefaultTimeout(30_000);
-  await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
-  // Start from an empty workspace (the previous test's layout comes back).
-  const close = page.locator('[role=tab] .tab-close');
-  while ((await close.count()) > 0) await close.first().click();
-  return { page, errors };
-}
+const suite = appSuite('side');
+const open = () => suite.open({ empty: true });
 
 const visibleSessionId = (page: Page) => activeSession(page).getAttribute('data-session-id');
 
@@ -45,11 +17,11 @@ describe('side by side', { timeout: 180_000 }, () => {
   it('counts the sessions that need you in the title; Ctrl+J goes to each, permission requests first', async () => {
     const { page, errors } = await open();
     const r = await addScenarioAgent(page, 'Attentive');
-    const a = await startSessionFromSidebar(page, r, work);
+    const a = await startSessionFromSidebar(page, r, suite.work);
     const aId = await a.getAttribute('data-session-id');
     await sendPrompt(a, 'stream 20 3 40');
     await a.and(page.locator('[data-status=working]')).waitFor();
-    const b = await startSessionFromSidebar(page, r, work); // A goes to the background, still working
+    const b = await startSessionFromSidebar(page, r, suite.work); // A goes to the background, still working
     const bId = await b.getAttribute('data-session-id');
     await sendPrompt(b, 'permission execute');
     await b.getByTestId('permission-card').waitFor();
@@ -86,7 +58,7 @@ describe('side by side', { timeout: 180_000 }, () => {
       await settings.getByTestId(`setting-${key}`).fill(value);
       await settings.getByTestId(`setting-${key}`).press('Enter');
     }
-    const c = await wsClient(app);
+    const c = await wsClient(suite.app);
     try {
       await expect.poll(async () => ((await c.call('settings.get', { key: 'agents.floodThrottlePerSecond' })) as { value: unknown }).value).toBe(1500);
     } finally {
@@ -94,11 +66,11 @@ describe('side by side', { timeout: 180_000 }, () => {
     }
     const flooder = await addScenarioAgent(page, 'Flooder');
     const calm = await addScenarioAgent(page, 'Calm');
-    const flood = await startSessionFromSidebar(page, flooder, work);
+    const flood = await startSessionFromSidebar(page, flooder, suite.work);
     await page.getByRole('button', { name: 'Split right' }).first().click();
     const right = page.getByTestId('pane').nth(1);
     await right.click();
-    const other = await startSessionFromSidebar(page, calm, work);
+    const other = await startSessionFromSidebar(page, calm, suite.work);
     await expect(right.locator('[data-testid=session-tab]').count()).resolves.toBe(1);
 
     // 10,000 chunks a second for 3 s: past the limit after a second, then read at 1,500 a second.
@@ -128,7 +100,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     const { page } = await open();
     const notes = await recordNotifications(page);
     const r = await addScenarioAgent(page, 'Notifier');
-    const tab = await startSessionFromSidebar(page, r, work);
+    const tab = await startSessionFromSidebar(page, r, suite.work);
     await sendPrompt(tab, 'hello');
     await expect.poll(notes).toEqual(['Notifier is done']);
 
@@ -152,13 +124,13 @@ describe('side by side', { timeout: 180_000 }, () => {
   it('closing a session tab closes the session (session/close, as the agent offers it)', async () => {
     const { page } = await open();
     const r = await addScenarioAgent(page, 'Closable', 'SCENARIO_CAPS=close');
-    const tab = await startSessionFromSidebar(page, r, work);
+    const tab = await startSessionFromSidebar(page, r, suite.work);
     const sessionId = (await tab.getAttribute('data-session-id'))!;
     await sendPrompt(tab, 'hello');
     await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
     await page.locator('[role=tab][aria-selected=true] .tab-close').click();
     await tab.waitFor({ state: 'detached' });
-    const c = await wsClient(app);
+    const c = await wsClient(suite.app);
     try {
       await expect
         .poll(async () => ((await c.call('sessions.live', {})) as { sessions: Array<{ id: string }> }).sessions.map((s) => s.id))
@@ -166,7 +138,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     } finally {
       c.close();
     }
-    const db = new Database(join(app.dataDir, 'switchboard.db'), { readonly: true });
+    const db = new Database(join(suite.app.dataDir, 'switchboard.db'), { readonly: true });
     try {
       const last = db.prepare("SELECT method FROM acp_messages WHERE session_id = ? AND direction = 'c2a' ORDER BY seq DESC LIMIT 1").get(sessionId) as { method: string };
       expect(last.method).toBe('session/close');
