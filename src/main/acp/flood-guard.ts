@@ -1,4 +1,4 @@
-import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS } from '../../shared/contract/supervisor';
+import { SUPERVISOR_SETTINGS, supervisorNumber } from '../../shared/contract/supervisor';
 import type { Disposable } from '../core/lifecycle';
 
 export interface FloodLimits {
@@ -12,15 +12,8 @@ export interface FloodLimits {
 
 /** The limits in force (settings agents.flood*; absent or invalid: the defaults). */
 export function floodLimits(setting: (key: string) => unknown): FloodLimits {
-  const num = (key: string, fallback: number) => {
-    const v = setting(key);
-    return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback;
-  };
-  return {
-    perSecond: num(SUPERVISOR_SETTINGS.floodPerSecond, SUPERVISOR_DEFAULTS.floodPerSecond),
-    seconds: num(SUPERVISOR_SETTINGS.floodSeconds, SUPERVISOR_DEFAULTS.floodSeconds),
-    throttlePerSecond: num(SUPERVISOR_SETTINGS.floodThrottlePerSecond, SUPERVISOR_DEFAULTS.floodThrottlePerSecond),
-  };
+  const num = (name: 'floodPerSecond' | 'floodSeconds' | 'floodThrottlePerSecond') => supervisorNumber(name, setting(SUPERVISOR_SETTINGS[name]));
+  return { perSecond: num('floodPerSecond'), seconds: num('floodSeconds'), throttlePerSecond: num('floodThrottlePerSecond') };
 }
 
 export interface FloodEvents {

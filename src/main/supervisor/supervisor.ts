@@ -1,6 +1,6 @@
 import { IpcFailure } from '../../shared/contract';
 import type { AgentStatus } from '../../shared/contract/sessions';
-import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS, type AgentExitInfo, type AgentMetrics } from '../../shared/contract/supervisor';
+import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS, supervisorNumber, type AgentExitInfo, type AgentMetrics, type SupervisorNumberSetting } from '../../shared/contract/supervisor';
 import type { EventBus } from '../core/event-bus';
 import type { Disposable } from '../core/lifecycle';
 import type { AgentRuntime } from '../acp/agent-runtime';
@@ -84,18 +84,17 @@ export class AgentSupervisor implements Disposable {
 
   // ───────────── settings ─────────────
 
-  private num(key: string, fallback: number, min = 0): number {
-    const v = this.host.setting(key);
-    return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
+  private num(name: SupervisorNumberSetting): number {
+    return supervisorNumber(name, this.host.setting(SUPERVISOR_SETTINGS[name]));
   }
 
   /** How long a request may go unanswered while the agent writes nothing (0: no limit). */
   requestTimeoutMs(): number {
-    return this.num(SUPERVISOR_SETTINGS.requestTimeoutSeconds, SUPERVISOR_DEFAULTS.requestTimeoutSeconds) * 1000;
+    return this.num('requestTimeoutSeconds') * 1000;
   }
 
   private idleStopMs(): number {
-    return this.num(SUPERVISOR_SETTINGS.idleStopMinutes, SUPERVISOR_DEFAULTS.idleStopMinutes) * 60_000;
+    return this.num('idleStopMinutes') * 60_000;
   }
 
   private autoRestart(): boolean {
@@ -218,8 +217,8 @@ export class AgentSupervisor implements Disposable {
     if (this.disposed || w.restartTimer) return;
     if (!this.autoRestart() || openSessions(this.host.sessionsOfAgent(agentId)).length === 0) return;
     const now = Date.now();
-    const windowMs = this.num(SUPERVISOR_SETTINGS.restartWindowMinutes, SUPERVISOR_DEFAULTS.restartWindowMinutes) * 60_000;
-    const max = Math.floor(this.num(SUPERVISOR_SETTINGS.maxRestarts, SUPERVISOR_DEFAULTS.maxRestarts));
+    const windowMs = this.num('restartWindowMinutes') * 60_000;
+    const max = Math.floor(this.num('maxRestarts'));
     w.crashes = [...w.crashes.filter((t) => now - t < windowMs), now];
     const attempt = w.crashes.length;
     if (attempt > max) {
@@ -233,7 +232,7 @@ export class AgentSupervisor implements Disposable {
       this.runtimeOf(agentId)?.log.write('note', `automatic restarts stopped: ${attempt} exits within ${minutes} min`);
       return;
     }
-    const delay = backoffMs(attempt, this.num(SUPERVISOR_SETTINGS.restartDelaySeconds, SUPERVISOR_DEFAULTS.restartDelaySeconds) * 1000);
+    const delay = backoffMs(attempt, this.num('restartDelaySeconds') * 1000);
     this.update(agentId, { nextRestartAt: now + delay, restarts: attempt });
     this.tellSessions(agentId, `${why}; restarting it in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${attempt} of ${max})`);
     w.restartTimer = setTimeout(() => void this.restart(agentId), delay);

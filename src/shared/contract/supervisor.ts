@@ -44,6 +44,14 @@ export const SUPERVISOR_DEFAULTS = {
   floodThrottlePerSecond: 1000,
 } as const;
 
+/** The supervisor's number settings. */
+export type SupervisorNumberSetting = Exclude<keyof typeof SUPERVISOR_SETTINGS, 'autoRestart'>;
+
+/** A number setting as stored, or its default when absent or invalid (numbers must be finite and ≥ 0). */
+export function supervisorNumber(name: SupervisorNumberSetting, stored: unknown): number {
+  return typeof stored === 'number' && Number.isFinite(stored) && stored >= 0 ? stored : SUPERVISOR_DEFAULTS[name];
+}
+
 export const agentExitInfoSchema = z.object({
   code: z.number().int().nullable(),
   signal: z.string().nullable(),

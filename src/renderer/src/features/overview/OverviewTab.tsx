@@ -83,7 +83,9 @@ export function OverviewTab({ active }: TabViewProps) {
               const running = s.status === 'working' || s.status === 'awaiting_permission';
               const elapsed = running && turn?.startedAt ? formatElapsed(now - turn.startedAt) : '';
               const usage = turn?.used != null && turn.size ? `${Math.round((turn.used / turn.size) * 100)}%` : '';
-              const note = s.status === 'failed' ? (m?.gaveUp ?? s.error) : m?.throttled ? 'throttled: it floods its output' : null;
+              // A failed session says why; a throttled agent's sessions say so briefly, the reason on hover.
+              const [note, why] =
+                s.status === 'failed' ? [m?.gaveUp ?? s.error, m?.gaveUp ?? s.error] : m?.throttled ? ['throttled: it floods its output', m.throttled] : [null, null];
               return (
                 <tr
                   key={s.id}
@@ -100,7 +102,7 @@ export function OverviewTab({ active }: TabViewProps) {
                   <td>{name}</td>
                   <td title={s.cwd}>{basename(s.cwd)}</td>
                   <td className="overview-title">{s.title ?? ''}</td>
-                  <td data-testid="overview-state" title={(s.status !== 'failed' && m?.throttled) || note || undefined}>
+                  <td data-testid="overview-state" title={why ?? undefined}>
                     <span className={`overview-dot ${s.status}`} /> {STATE[s.status].label}
                     {note && (
                       <div className={`${s.status === 'failed' ? 'error' : 'warning'} small overview-note`} data-testid="overview-note">

@@ -1,10 +1,8 @@
 import { useEffect, useState } from 'react';
-import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS } from '../../../../shared/contract/supervisor';
+import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS, supervisorNumber, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
 import { useApi } from '../../app/api-context';
 
-type NumberKey = Exclude<keyof typeof SUPERVISOR_SETTINGS, 'autoRestart'>;
-
-const FIELDS: Array<{ key: NumberKey; label: string; unit: string; hint: string; max: number }> = [
+const FIELDS: Array<{ key: SupervisorNumberSetting; label: string; unit: string; hint: string; max: number }> = [
   { key: 'idleStopMinutes', label: 'Stop an agent with no open session after', unit: 'min', hint: '0: never', max: 24 * 60 },
   { key: 'requestTimeoutSeconds', label: 'A request the agent leaves unanswered (writing nothing) fails after', unit: 's', hint: '0: never', max: 24 * 3600 },
   { key: 'restartDelaySeconds', label: 'First automatic restart after', unit: 's', hint: 'doubles on each crash, at most 30 s', max: 3600 },
@@ -43,10 +41,7 @@ export function SupervisorSettings() {
     setError(r.ok ? null : r.error.message);
   };
 
-  const numberOf = (k: NumberKey): number => {
-    const v = values[k];
-    return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : SUPERVISOR_DEFAULTS[k];
-  };
+  const numberOf = (k: SupervisorNumberSetting): number => supervisorNumber(k, values[k]);
   const autoRestart = typeof values.autoRestart === 'boolean' ? values.autoRestart : SUPERVISOR_DEFAULTS.autoRestart;
 
   return (
