@@ -10,9 +10,6 @@ import { addScenarioAgent, startSessionFromSidebar } from '../support/ui';
 const suite = appSuite('agents');
 const open = async () => (await suite.open()).page;
 const scratch: string[] = [];
-// Agent names are unique per attempt: a retried test (CI retries once) must not meet the agent of its failed attempt.
-let attempts = 0;
-const unique = (name: string) => `${name} ${++attempts}`;
 afterAll(() => {
   for (const d of scratch) rmSync(d, { recursive: true, force: true });
 });
@@ -20,7 +17,7 @@ afterAll(() => {
 describe('agents sidebar', { timeout: 90_000 }, () => {
   it('edits overrides and the compat flag, restarts, shows the log, removes', async () => {
     const page = await open();
-    const r = await addScenarioAgent(page, unique('Editable'), 'FOO=bar');
+    const r = await addScenarioAgent(page, 'Editable', 'FOO=bar');
     await r.locator('.agent-name').click();
     await r.getByTestId('agent-details').waitFor();
 
@@ -57,7 +54,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
 
   it('env-var sign-in: a password field, the session waiting for it continues', async () => {
     const page = await open();
-    const r = await addScenarioAgent(page, unique('Keyed'), 'SCENARIO_AUTH=env_var');
+    const r = await addScenarioAgent(page, 'Keyed', 'SCENARIO_AUTH=env_var');
     const tab = await startSessionFromSidebar(page, r, suite.work, { idle: false });
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
@@ -75,7 +72,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
 
   it('agent sign-in: one button', async () => {
     const page = await open();
-    const r = await addScenarioAgent(page, unique('Agent login'), 'SCENARIO_AUTH=agent');
+    const r = await addScenarioAgent(page, 'Agent login', 'SCENARIO_AUTH=agent');
     const tab = await startSessionFromSidebar(page, r, suite.work, { idle: false });
     const banner = tab.getByTestId('session-auth');
     await banner.waitFor({ timeout: 30_000 });
@@ -87,7 +84,7 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
     const page = await open();
     const marker = join(tempDir('sb-auth-'), 'logged-in');
     scratch.push(dirname(marker));
-    const name = unique('Terminal login');
+    const name = 'Terminal login';
     const r = await addScenarioAgent(page, name, `SCENARIO_AUTH=terminal\nSCENARIO_AUTH_FILE=${marker}`);
     const tab = await startSessionFromSidebar(page, r, suite.work, { idle: false });
     const banner = tab.getByTestId('session-auth');

@@ -1,6 +1,7 @@
 import { realpathSync, rmSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { wsClient } from '../supervisor/ws-client';
 import { diagnostics, startAppServer, tempDir, type AppServer } from './app-server';
 import { launchBrowser, openApp, type OpenedApp } from './browser';
 
@@ -8,28 +9,52 @@ export interface AppSuite {
   readonly app: AppServer;
   /** A project folder (real path) for the suite's sessions. */
   readonly work: string;
-  /** A fresh page on the app, its workspace shown; `empty`: the tabs the saved layout brought back are closed. */
-  open(options?: { empty?: boolean }): Promise<OpenedApp>;
+  /**
+   * A fresh page on the app, its workspace shown; `empty`: the tabs the saved layout brought back are
+   * closed; `prepare` runs on the browser context before the page loads.
+   */
+  open(options?: { empty?: boolean; prepare?(context: BrowserContext): Promise<void> }): Promise<OpenedApp>;
 }
 
 /**
  * One app server (browser mode, its own data folder), one Chromium and a project folder for a suite of
  * end-to-end tests; each test's pages are closed after it, and a failed test prints what the server and
- * its agents last said.
+ * its agents last said, then removes the agents it added (a retried test, CI retries once, must not meet
+ * the agent of its failed attempt).
  */
 export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<void>): AppSuite {
   let app: AppServer | null = null;
   let browser: Browser | null = null;
   let work = '';
   const contexts: BrowserContext[] = [];
+  let agentsBefore = new Set<string>();
+  const agentIds = async (): Promise<string[]> => {
+    const c = await wsClient(app!);
+    try {
+      return ((await c.call('agents.list', {})) as { agents: Array<{ id: string }> }).agents.map((a) => a.id);
+    } finally {
+      c.close();
+    }
+  };
   beforeAll(async () => {
     work = realpathSync(tempDir(`sb-${prefix}-work-`));
     [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
     await setup?.(app);
   }, 90_000);
+  beforeEach(async () => {
+    agentsBefore = new Set(await agentIds());
+  });
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && app) console.error(diagnostics(app));
+    const failed = ctx.task.result?.state === 'fail';
+    if (failed && app) console.error(diagnostics(app));
     for (const c of contexts.splice(0)) await c.close().catch(() => {});
+    if (!failed) return;
+    const c = await wsClient(app!);
+    try {
+      for (const id of await agentIds()) if (!agentsBefore.has(id)) await c.call('agents.remove', { agentId: id });
+    } finally {
+      c.close();
+    }
   });
   afterAll(async () => {
     await browser?.close();
@@ -44,8 +69,8 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
     get work() {
       return work;
     },
-    async open({ empty = false } = {}) {
-      const opened = await openApp(browser!, app!.url);
+    async open({ empty = false, prepare } = {}) {
+      const opened = await openApp(browser!, app!.url, { prepare });
       contexts.push(opened.context);
       const { page } = opened;
       page.setDefaultTimeout(30_000);

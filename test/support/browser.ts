@@ -16,8 +16,14 @@ export interface OpenedApp {
   errors: string[];
 }
 
-export async function openApp(browser: Browser, url: string, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<OpenedApp> {
+/** Opens the app in a new browser context; `prepare` runs before the page loads (routes, for one). */
+export async function openApp(
+  browser: Browser,
+  url: string,
+  options: { colorScheme?: 'light' | 'dark'; prepare?(context: BrowserContext): Promise<void> } = {},
+): Promise<OpenedApp> {
   const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', viewport: { width: 1280, height: 800 } });
+  await options.prepare?.(context);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));

@@ -44,17 +44,23 @@ export function NewSessionForm({
   const [touched, setTouched] = useState(false);
   const [recent, setRecent] = useState<string[]>([]);
   const [home, setHome] = useState<string | null>(AppInfoContext.current?.homeDir ?? null);
+  // The folder field takes input once its default is in: a default arriving under the user's typing would mix with it.
+  const [ready, setReady] = useState(false);
 
   useEffect(() => syncAgents(api), [api]);
   useEffect(() => {
     let stale = false;
     void (async () => {
-      const [folders, info] = await Promise.all([loadRecentFolders(api), home ? null : api.call('app.info', {})]);
-      if (stale) return;
-      const homeDir = info && info.ok ? info.value.homeDir : home;
-      if (info && info.ok) setHome(info.value.homeDir);
-      setRecent(folders);
-      setFolder((f) => f || folders[0] || homeDir || '');
+      try {
+        const [folders, info] = await Promise.all([loadRecentFolders(api), home ? null : api.call('app.info', {})]);
+        if (stale) return;
+        const homeDir = info && info.ok ? info.value.homeDir : home;
+        if (info && info.ok) setHome(info.value.homeDir);
+        setRecent(folders);
+        setFolder((f) => f || folders[0] || homeDir || '');
+      } finally {
+        if (!stale) setReady(true);
+      }
     })();
     return () => {
       stale = true;
@@ -104,6 +110,7 @@ export function NewSessionForm({
         <span>Folder</span>
         <input
           value={folder}
+          readOnly={!ready}
           onChange={(e) => setFolder(e.target.value)}
           onBlur={() => setTouched(true)}
           spellCheck={false}

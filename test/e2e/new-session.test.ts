@@ -1,0 +1,84 @@
+import type { BrowserContext } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { ClientFrame, ServerFrame } from '../../src/shared/contract';
+import { appSuite } from '../support/app-suite';
+import { addScenarioAgent, agentRow, startSessionFromSidebar } from '../support/ui';
+
+/** The new-session dialog's folder field: its default (the most recent folder), what the user types, what it refuses. */
+
+const suite = appSuite('new-session');
+
+/**
+ * Holds the app's answer to its read of the recent folders until `release` is called, as a slow store
+ * would: everything else passes through the WebSocket as it is.
+ */
+async function holdRecentFolders(context: BrowserContext): Promise<{ asked: Promise<void>; release(): void }> {
+  let release = () => {};
+  let onAsked = () => {};
+  const asked = new Promise<void>((r) => (onAsked = r));
+  await context.routeWebSocket(/\/ws\b/, (ws) => {
+    const server = ws.connectToServer();
+    const held = new Set<number>();
+    const waiting: string[] = [];
+    let holding = true;
+    release = () => {
+      holding = false;
+      for (const m of waiting.splice(0)) ws.send(m);
+    };
+    ws.onMessage((m) => {
+      const frame = JSON.parse(String(m)) as ClientFrame;
+      if (holding && frame.method === 'settings.get' && (frame.params as { key?: string }).key === 'sessions.recentFolders') {
+        held.add(frame.id);
+        onAsked();
+      }
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      const frame = JSON.parse(String(m)) as ServerFrame;
+      if (holding && frame.type === 'result' && held.has(frame.id)) waiting.push(String(m));
+      else ws.send(m);
+    });
+  });
+  return { asked, release: () => release() };
+}
+
+describe('new session dialog', { timeout: 90_000 }, () => {
+  it('a folder typed while the recent folders load is kept as typed; the last folder is the next default', async () => {
+    const first = await suite.open({ empty: true });
+    const r = await addScenarioAgent(first.page, 'Folders');
+    // A first session makes the suite's folder the most recent one.
+    await startSessionFromSidebar(first.page, r, suite.work);
+    await first.context.close();
+
+    let hold: Awaited<ReturnType<typeof holdRecentFolders>> | undefined;
+    const { page } = await suite.open({ empty: true, prepare: async (c) => void (hold = await holdRecentFolders(c)) });
+    await agentRow(page, 'Folders').getByTestId('agent-new-session').click();
+    const dialog = page.getByRole('dialog', { name: 'New session' });
+    const folder = dialog.getByTestId('new-session-folder');
+    await hold!.asked;
+    // Until its default is known the field takes no input: what the user types cannot mix with it.
+    await expect(folder.getAttribute('readonly')).resolves.not.toBeNull();
+    const typing = folder.fill('/srv/typed/by/hand');
+    await new Promise((r) => setTimeout(r, 300));
+    hold!.release();
+    await typing;
+    await expect(folder.inputValue()).resolves.toBe('/srv/typed/by/hand');
+    // The recent folders came in as chips; the suite's folder is one, not chosen since the user typed another.
+    const chip = dialog.locator(`.recent-folder .chip[title="${suite.work}"]`);
+    await chip.waitFor();
+    await expect(chip.getAttribute('class')).resolves.not.toMatch(/\bon\b/);
+
+    // Opened again, with nothing typed, the most recent folder is the default.
+    await dialog.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await agentRow(page, 'Folders').getByTestId('agent-new-session').click();
+    await expect.poll(() => folder.inputValue()).toBe(suite.work);
+    await expect(folder.getAttribute('readonly')).resolves.toBeNull();
+
+    // A relative path is refused with a reason, and no session starts.
+    await folder.fill('relative/path');
+    await dialog.getByTestId('new-session-start').click();
+    await dialog.getByRole('alert').filter({ hasText: 'Use a full path' }).waitFor();
+    await expect(page.locator('[data-testid=session-starting], [data-testid=session-tab]').count()).resolves.toBe(0);
+  });
+});
