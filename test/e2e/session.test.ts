@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
+import { tempDir } from '../support/app-server';
+import { appSuite } from '../support/app-suite';
 import { setSetting } from '../supervisor/ws-client';
-import { launchBrowser, openApp } from '../support/browser';
 import { addAgent, agentRow, agentsSidebar, recordNotifications } from '../support/ui';
 
 /**
@@ -13,37 +13,26 @@ import { addAgent, agentRow, agentsSidebar, recordNotifications } from '../suppo
  * (a real ACP process) added as a custom agent through the sidebar, and what a user sees in the tab.
  */
 
-let app: AppServer;
-let browser: Browser;
-let work: string;
-const contexts: BrowserContext[] = [];
+let work = '';
+let uiAgentPath = '';
 
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-session-work-'));
+const suite = appSuite('session', async (app) => {
+  work = suite.work;
   mkdirSync(join(work, 'src'), { recursive: true });
   writeFileSync(join(work, 'README.md'), '# Demo project\n');
   writeFileSync(join(work, 'src', 'alpha-target.ts'), 'export const alpha = 1;\n');
   uiAgentPath = join(tempDir('sb-ui-agent-'), 'ui-agent.mjs');
   writeFileSync(uiAgentPath, UI_AGENT);
-  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
   // The crash test restarts the agent by hand (the supervisor's automatic restart is tested in overview.test.ts).
   await setSetting(app, 'agents.autoRestart', false);
-}, 90_000);
-
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+afterAll(() => {
   if (uiAgentPath) rmSync(dirname(uiAgentPath), { recursive: true, force: true });
 });
 
 const AGENT = 'Scenario';
 const UI_AGENT_NAME = 'UI agent';
-let uiAgentPath = '';
 
 /**
  * A second, tiny ACP agent (plain JSON-RPC lines, no SDK) for what the scenario agent does not script:
@@ -115,25 +104,11 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
 
 
 async function open(): Promise<{ page: Page; errors: string[] }> {
-  const { page, context, errors } = await openApp(browser, app.url);
-  contexts.push(context);
+  const { page, errors } = await suite.open({ empty: true });
   // A step that never happens fails with its locator named, well before the test's own timeout.
   page.setDefaultTimeout(25_000);
-  await page
-    .getByTestId('workspace')
-    .waitFor()
-    .catch(async (e: unknown) => {
-      throw new Error(`the workspace did not show: ${String(e)}\nconsole errors: ${errors.join('\n')}\npage: ${(await page.content()).slice(0, 2000)}`);
-    });
-  await closeAllTabs(page);
-  return { page, errors };
-}
-
-/** The layout of the previous test comes back (tabs are restored): start each test from an empty workspace. */
-async function closeAllTabs(page: Page): Promise<void> {
-  const close = page.locator('[role=tab] .tab-close');
-  while ((await close.count()) > 0) await close.first().click();
   await page.getByTestId('empty-state').first().waitFor();
+  return { page, errors };
 }
 
 /** The visible session tab. */
