@@ -286,6 +286,42 @@ describe('session tab', { timeout: 90_000 }, () => {
     await tab.and(page.locator('[data-status=idle]')).waitFor();
   });
 
+
+  it('follows a streaming reply at the bottom; a scroll up stops following until ↓ Latest', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    const thread = tab.getByTestId('thread');
+    const view = () =>
+      thread.evaluate((el) => ({ top: el.scrollTop, fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, overflow: el.scrollHeight - el.clientHeight }));
+    // 40 chunks a second for 20 s, a new message every 20 chunks: the thread grows well past the window.
+    await send(tab, 'stream 40 20 120 20');
+    await expect.poll(async () => (await view()).overflow, { timeout: 20_000 }).toBeGreaterThan(800);
+    // At the bottom, every look finds the newest text in view.
+    for (let i = 0; i < 10; i++) {
+      expect((await view()).fromBottom).toBeLessThan(4);
+      await page.waitForTimeout(100);
+    }
+
+    // The user scrolls up with the wheel: the view stays where they put it while the agent writes on.
+    await thread.hover();
+    await page.mouse.wheel(0, -600);
+    const latest = tab.getByRole('button', { name: '↓ Latest' });
+    await latest.waitFor();
+    const left = await view();
+    expect(left.fromBottom).toBeGreaterThan(300);
+    await expect.poll(async () => (await view()).overflow).toBeGreaterThan(left.overflow + 200);
+    expect(Math.abs((await view()).top - left.top)).toBeLessThan(2);
+
+    // ↓ Latest goes back to the bottom and follows again.
+    await latest.click();
+    await latest.waitFor({ state: 'detached' });
+    const back = await view();
+    expect(back.fromBottom).toBeLessThan(4);
+    await expect.poll(async () => (await view()).overflow).toBeGreaterThan(back.overflow + 200);
+    expect((await view()).fromBottom).toBeLessThan(4);
+    await tab.getByTestId('prompt-input').press('Escape');
+    await tab.and(page.locator('[data-status=idle]')).waitFor();
+  });
   it('queues prompts sent while the agent works: shown, reordered, edited, removed, then sent', async () => {
     const { page } = await open();
     const tab = await startSession(page);
