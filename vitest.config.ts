@@ -10,10 +10,9 @@ export default defineConfig({
     // Real processes, ptys and a browser: keep parallelism modest on a 2-core machine.
     maxWorkers: 2,
     pool: 'forks',
-    // On CI a failed test runs once more (a deterministic failure still fails). Two rare end-to-end flakes
-    // under the full suite's load (a sign-in session that does not show, test/e2e/agents.test.ts; a
-    // malformed-output reply not painted in 25 s, test/e2e/session.test.ts) are not understood yet: vitest
-    // reports the retry, and the agents suite prints the server's and agents' logs of the failed attempt.
+    // On CI a failed test runs once more (a deterministic failure still fails; vitest reports the retry).
+    // End-to-end suites on test/support/app-suite.ts print the server's and agents' logs of a failed
+    // attempt and remove the agents it added, so the retry starts clean.
     retry: process.env.CI ? 1 : 0,
   },
 });

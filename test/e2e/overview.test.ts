@@ -1,17 +1,14 @@
 import { basename } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { setSetting } from '../supervisor/ws-client';
-import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { activeSession, addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /** The overview of live sessions, and an agent crash as the user sees it (restarted on its own). */
 
 // Restart delay: long enough to read the notice on a busy machine.
 const suite = appSuite('overview', (app) => setSetting(app, 'agents.restartDelaySeconds', 3));
 const open = async () => (await suite.open()).page;
-
-const activeSession = (page: Page) => page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
 
 describe('overview and supervision', { timeout: 120_000 }, () => {
   it('lists live sessions with their state and turn time; a click focuses the session', async () => {

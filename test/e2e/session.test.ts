@@ -6,7 +6,7 @@ import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { tempDir } from '../support/app-server';
 import { appSuite } from '../support/app-suite';
 import { setSetting } from '../supervisor/ws-client';
-import { addAgent, agentRow, agentsSidebar, recordNotifications } from '../support/ui';
+import { activeSession, addAgent, agentRow, agentsSidebar, recordNotifications, sendPrompt } from '../support/ui';
 
 /**
  * The session UI end to end in Chromium: the built app in browser mode, the scripted scenario agent
@@ -111,8 +111,6 @@ async function open(): Promise<{ page: Page; errors: string[] }> {
   return { page, errors };
 }
 
-/** The visible session tab. */
-const tabPanel = (page: Page): Locator => page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
 
 /** Adds an agent with the sidebar's form (once per app server). */
 async function ensureAgent(page: Page, name: string, command: string, args: string[], env: string): Promise<void> {
@@ -138,16 +136,9 @@ async function startSession(page: Page, agent: 'scenario' | 'ui' = 'scenario'): 
   await panel.getByTestId('new-session-agent').selectOption({ label: name });
   await panel.getByTestId('new-session-folder').fill(work);
   await panel.getByTestId('new-session-start').click();
-  const tab = tabPanel(page);
+  const tab = activeSession(page);
   await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
   return tab;
-}
-
-async function send(tab: Locator, text: string): Promise<void> {
-  const input = tab.getByTestId('prompt-input');
-  await input.fill(text);
-  await input.press('Enter');
-  await expect.poll(() => input.inputValue()).toBe('');
 }
 
 const agentMessages = (tab: Locator) => tab.getByTestId('agent-message');
@@ -159,18 +150,18 @@ describe('session tab', { timeout: 90_000 }, () => {
     await expect(tab.getByTestId('session-agent').innerText()).resolves.toMatch(/Scenario/);
     await expect(tab.getByTestId('session-header').innerText()).resolves.toContain(work);
 
-    await send(tab, 'hello');
+    await sendPrompt(tab, 'hello');
     await agentMessages(tab).filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
 
     // echo answers with the prompt's blocks as JSON: markdown inside it is rendered.
-    await send(tab, 'echo **bold move** and `inline code`');
+    await sendPrompt(tab, 'echo **bold move** and `inline code`');
     const reply = agentMessages(tab).filter({ hasText: 'bold move' });
     await reply.waitFor();
     await expect(reply.locator('strong').first().innerText()).resolves.toBe('bold move');
     await expect(reply.locator('code').first().innerText()).resolves.toBe('inline code');
 
     // Every kind of update: title → tab title, usage, plan, thought, tool call.
-    await send(tab, 'updates');
+    await sendPrompt(tab, 'updates');
     await page.locator('[role=tab][aria-selected=true] .tab-title', { hasText: 'Scenario title' }).waitFor();
     await tab.getByTestId('usage').filter({ hasText: '1.2k / 200k' }).waitFor();
     await expect(tab.getByTestId('usage').innerText()).resolves.toMatch(/\$0\.01/);
@@ -184,7 +175,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     const { page, errors } = await open();
     const tab = await startSession(page);
     const url = page.url();
-    await send(
+    await sendPrompt(
       tab,
       'echo <img src=x onerror=window.__pwned=1> [click me](javascript:window.__pwned=2) <script>window.__pwned=3</script> [safe link](https://example.com/docs) ![pic](https://example.com/t.png)',
     );
@@ -216,7 +207,7 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('asks for permission in the thread; answered with the keyboard; an "always" answer is reused without asking', async () => {
     const { page } = await open();
     const tab = await startSession(page);
-    await send(tab, 'permission edit');
+    await sendPrompt(tab, 'permission edit');
     const card = tab.getByTestId('permission-card');
     await card.waitFor();
     // Every option the agent offered, and the tab asks for attention.
@@ -232,12 +223,12 @@ describe('session tab', { timeout: 90_000 }, () => {
     await card.waitFor({ state: 'detached' });
     await tab.getByTestId('tool-call').last().locator('[data-testid=tool-status]', { hasText: 'Done' }).waitFor();
 
-    await send(tab, 'permission edit');
+    await sendPrompt(tab, 'permission edit');
     await card.waitFor();
     await page.keyboard.press('2'); // Always allow
     await agentMessages(tab).filter({ hasText: 'permission: selected yes-forever' }).waitFor();
 
-    await send(tab, 'permission edit');
+    await sendPrompt(tab, 'permission edit');
     await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-forever' }).count(), { timeout: 20_000 }).toBe(2);
     await expect(tab.getByTestId('permission-card').count()).resolves.toBe(0);
     await expect(tab.getByTestId('tool-call').count()).resolves.toBe(3);
@@ -250,14 +241,14 @@ describe('session tab', { timeout: 90_000 }, () => {
     await rule.filter({ hasText: 'always allow' }).waitFor();
     await rule.getByRole('button', { name: /Forget/ }).click();
     await rule.waitFor({ state: 'detached' });
-    await send(tab, 'permission edit');
+    await sendPrompt(tab, 'permission edit');
     await card.waitFor();
     await card.getByTestId('permission-option').first().focus();
     await page.keyboard.press('1');
     await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-just-once' }).count()).toBe(2);
 
     // Y / N answer with the first allow / reject option.
-    await send(tab, 'permission read');
+    await sendPrompt(tab, 'permission read');
     await card.waitFor();
     await page.keyboard.press('n');
     await agentMessages(tab).filter({ hasText: 'permission: selected nope' }).waitFor();
@@ -267,7 +258,7 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('shows a terminal the agent runs, live in the thread', async () => {
     const { page } = await open();
     const tab = await startSession(page);
-    await send(tab, 'terminal {"command":"sh","args":["-c","echo term-out-$((6*7)); echo second line"]}');
+    await sendPrompt(tab, 'terminal {"command":"sh","args":["-c","echo term-out-$((6*7)); echo second line"]}');
     const terminal = tab.getByTestId('agent-terminal');
     await terminal.locator('.xterm-rows', { hasText: 'term-out-42' }).waitFor();
     await expect(terminal.locator('.xterm-rows').innerText()).resolves.toContain('second line');
@@ -277,7 +268,7 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('Esc stops a running turn and the stop reason is shown', async () => {
     const { page } = await open();
     const tab = await startSession(page);
-    await send(tab, 'slow');
+    await sendPrompt(tab, 'slow');
     await agentMessages(tab).filter({ hasText: 'tick 3' }).waitFor();
     await page.locator('[role=tab][aria-selected=true].status-working').waitFor();
     await tab.getByTestId('prompt-input').press('Escape');
@@ -294,7 +285,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     const view = () =>
       thread.evaluate((el) => ({ top: el.scrollTop, fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, overflow: el.scrollHeight - el.clientHeight }));
     // 40 chunks a second for 20 s, a new message every 20 chunks: the thread grows well past the window.
-    await send(tab, 'stream 40 20 120 20');
+    await sendPrompt(tab, 'stream 40 20 120 20');
     await expect.poll(async () => (await view()).overflow, { timeout: 20_000 }).toBeGreaterThan(800);
     // At the bottom, every look finds the newest text in view.
     for (let i = 0; i < 10; i++) {
@@ -325,10 +316,10 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('queues prompts sent while the agent works: shown, reordered, edited, removed, then sent', async () => {
     const { page } = await open();
     const tab = await startSession(page);
-    await send(tab, 'slow');
+    await sendPrompt(tab, 'slow');
     await agentMessages(tab).filter({ hasText: 'tick 1' }).waitFor();
-    await send(tab, 'echo first-queued');
-    await send(tab, 'echo second-queued');
+    await sendPrompt(tab, 'echo first-queued');
+    await sendPrompt(tab, 'echo second-queued');
     const items = tab.getByTestId('queue-item');
     await expect.poll(() => items.count()).toBe(2);
     // Reorder, edit the (now) second, remove the first.
@@ -349,7 +340,7 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('an agent crash fails the tab; Restart brings the session back', async () => {
     const { page } = await open();
     const tab = await startSession(page);
-    await send(tab, 'crash');
+    await sendPrompt(tab, 'crash');
     await tab.getByTestId('session-failed').waitFor();
     await page.locator('[role=tab][aria-selected=true].status-failed').waitFor();
     await tab.getByTestId('turn-error').filter({ hasText: 'The agent stopped during this turn' }).waitFor();
@@ -357,7 +348,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await tab.getByTestId('restart-agent').click();
     await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
     await expect(tab.getByTestId('session-failed').count()).resolves.toBe(0);
-    await send(tab, 'hello');
+    await sendPrompt(tab, 'hello');
     await agentMessages(tab).filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
     await page.locator('[role=tab][aria-selected=true]:not(.status-failed)').waitFor();
   });
@@ -386,7 +377,7 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('streams multi-line markdown: headings, lists, highlighted code, tables; inline data images only', async () => {
     const { page, errors } = await open();
     const tab = await startSession(page, 'ui');
-    await send(tab, 'markdown');
+    await sendPrompt(tab, 'markdown');
     const reply = agentMessages(tab).filter({ hasText: 'The end.' });
     await reply.waitFor();
     await expect(reply.locator('h2').innerText()).resolves.toBe('Plan of attack');
@@ -410,7 +401,7 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('shows a tool call diff in Monaco, side by side or inline, and opens its location', async () => {
     const { page } = await open();
     const tab = await startSession(page, 'ui');
-    await send(tab, 'diff');
+    await sendPrompt(tab, 'diff');
     const tool = tab.getByTestId('tool-call').filter({ hasText: 'Edit src/alpha-target.ts' });
     await tool.locator('[data-testid=tool-status]', { hasText: 'Done' }).waitFor();
     const diff = tool.locator('[data-testid=monaco-diff][data-ready=true]');
@@ -460,7 +451,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     const tab = await startSession(page);
     const target = join(work, 'notes.txt');
     writeFileSync(target, 'original text\n');
-    await send(tab, `write ${target} rewritten by the agent`);
+    await sendPrompt(tab, `write ${target} rewritten by the agent`);
     await agentMessages(tab).filter({ hasText: '"ok":true' }).waitFor();
     expect(readFileSync(target, 'utf8')).toBe('rewritten by the agent');
     await tab.getByTestId('files-button').filter({ hasText: 'Files changed (1)' }).click();
@@ -494,7 +485,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     const { page } = await open();
     const tab = await startSession(page, 'ui');
     const sessionTab = page.locator('[role=tab]', { hasText: UI_AGENT_NAME }).last();
-    await send(tab, 'wait 1500');
+    await sendPrompt(tab, 'wait 1500');
     await page.locator('.pane.focused .tab-new').click(); // the session tab goes to the background
     await sessionTab.and(page.locator('.status-done')).waitFor();
     await sessionTab.click();
@@ -503,7 +494,7 @@ describe('session tab', { timeout: 90_000 }, () => {
 
     const scenario = await startSession(page);
     const notes = await recordNotifications(page);
-    await send(scenario, 'permission execute');
+    await sendPrompt(scenario, 'permission execute');
     await scenario.getByTestId('permission-card').waitFor();
     await expect.poll(notes).toEqual(['Scenario asks for permission']);
     await page.keyboard.press('3'); // Reject
@@ -513,7 +504,7 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('a 10,000-entry thread stays virtualized and re-attaches after a reload', async () => {
     const { page, errors } = await open();
     const tab = await startSession(page, 'ui');
-    await send(tab, 'many 10000');
+    await sendPrompt(tab, 'many 10000');
     await agentMessages(tab).filter({ hasText: 'last entry of many' }).waitFor({ timeout: 60_000 });
     const rows = tab.locator('.thread-row');
     expect(await rows.count()).toBeLessThan(80);
@@ -532,7 +523,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     expect(await rows.count()).toBeLessThan(80);
     // The tab survives a page reload: it attaches to the live session's snapshot.
     await page.reload();
-    const again = tabPanel(page);
+    const again = activeSession(page);
     await agentMessages(again).filter({ hasText: 'last entry of many' }).waitFor({ timeout: 60_000 });
     expect(await again.locator('.thread-row').count()).toBeLessThan(80);
     expect(errors).toEqual([]);

@@ -27,18 +27,14 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
   let browser: Browser | null = null;
   let work = '';
   const contexts: BrowserContext[] = [];
+  let client: Awaited<ReturnType<typeof wsClient>> | null = null;
   let agentsBefore = new Set<string>();
-  const agentIds = async (): Promise<string[]> => {
-    const c = await wsClient(app!);
-    try {
-      return ((await c.call('agents.list', {})) as { agents: Array<{ id: string }> }).agents.map((a) => a.id);
-    } finally {
-      c.close();
-    }
-  };
+  const agentIds = async (): Promise<string[]> =>
+    ((await client!.call('agents.list', {})) as { agents: Array<{ id: string }> }).agents.map((a) => a.id);
   beforeAll(async () => {
     work = realpathSync(tempDir(`sb-${prefix}-work-`));
     [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+    client = await wsClient(app);
     await setup?.(app);
   }, 90_000);
   beforeEach(async () => {
@@ -49,14 +45,10 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
     if (failed && app) console.error(diagnostics(app));
     for (const c of contexts.splice(0)) await c.close().catch(() => {});
     if (!failed) return;
-    const c = await wsClient(app!);
-    try {
-      for (const id of await agentIds()) if (!agentsBefore.has(id)) await c.call('agents.remove', { agentId: id });
-    } finally {
-      c.close();
-    }
+    for (const id of await agentIds()) if (!agentsBefore.has(id)) await client!.call('agents.remove', { agentId: id });
   });
   afterAll(async () => {
+    client?.close();
     await browser?.close();
     await app?.stop();
     if (work) rmSync(work, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 
 /** What a user does in the app's page, step by step (shared by the end-to-end suites). */
@@ -68,8 +69,10 @@ export async function recordNotifications(page: Page): Promise<() => Promise<str
   return () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
 }
 
+/** Types `text` into the tab's prompt and sends it; resolves once the prompt is sent (the input is empty again). */
 export async function sendPrompt(tab: Locator, text: string): Promise<void> {
   const input = tab.getByTestId('prompt-input');
   await input.fill(text);
   await input.press('Enter');
+  await expect.poll(() => input.inputValue()).toBe('');
 }

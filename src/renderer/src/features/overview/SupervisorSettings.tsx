@@ -5,7 +5,7 @@ import { useApi } from '../../app/api-context';
 const FIELDS: Array<{ key: SupervisorNumberSetting; label: string; unit: string; hint: string; max: number }> = [
   { key: 'idleStopMinutes', label: 'Stop an agent with no open session after', unit: 'min', hint: '0: never', max: 24 * 60 },
   { key: 'requestTimeoutSeconds', label: 'A request the agent leaves unanswered (writing nothing) fails after', unit: 's', hint: '0: never', max: 24 * 3600 },
-  { key: 'restartDelaySeconds', label: 'First automatic restart after', unit: 's', hint: 'doubles on each crash, at most 30 s', max: 3600 },
+  { key: 'restartDelaySeconds', label: 'First automatic restart after', unit: 's', hint: `doubles on each crash, at most ${SUPERVISOR_DEFAULTS.maxRestartDelaySeconds} s`, max: 3600 },
   { key: 'maxRestarts', label: 'At most this many automatic restarts', unit: '', hint: '', max: 100 },
   { key: 'restartWindowMinutes', label: '…within', unit: 'min', hint: 'then the agent is left stopped', max: 24 * 60 },
   { key: 'floodPerSecond', label: 'Flood control: an agent writing more messages a second than', unit: '/s', hint: '0: never throttle', max: 10_000_000 },
