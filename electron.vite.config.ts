@@ -15,8 +15,8 @@ export default defineConfig({
       rollupOptions: {
         external,
         input: {
-          index: resolve(__dirname, 'src/main/index.ts'),
-          server: resolve(__dirname, 'src/main/node/server-entry.ts'),
+          index: resolve(__dirname, 'src/main/electron/main.ts'),
+          server: resolve(__dirname, 'src/main/server/entry.ts'),
         },
       },
     },

@@ -1,5 +1,6 @@
-// Lint, and the layer rule: shared (pure) ← main (Node) / renderer (browser) / preload (bridge);
-// only the Electron glue (src/main/index.ts, src/main/electron/) may import electron.
+// Lint, and the layer rule: shared (pure) ← main (Node) / renderer (browser) / preload (bridge).
+// In main: core/ (plain Node) ← app-core.ts (composition root) ← electron/ (glue) and server/ (browser mode);
+// only src/main/electron/ imports electron.
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -34,8 +35,15 @@ export default tseslint.config(
   },
   {
     files: ['src/main/**'],
-    ignores: ['src/main/index.ts', 'src/main/electron/**'],
+    ignores: ['src/main/electron/**'],
     rules: restrict(['electron', '**/renderer/**', '**/preload/**'], 'Below the Electron glue the main process is plain Node: no electron imports (use src/main/electron/ for glue).'),
+  },
+  {
+    files: ['src/main/core/**'],
+    rules: restrict(
+      ['electron', '**/renderer/**', '**/preload/**', '**/main/electron/**', '**/main/server/**', '**/app-core', '**/app-core.ts', '../electron/**', '../server/**', '../../electron/**', '../../server/**', '../../../electron/**', '../../../server/**'],
+      'src/main/core is plain Node and knows no transport: it never imports electron/, server/ or app-core (the composition root imports it).',
+    ),
   },
   {
     files: ['scripts/**/*.mjs'],

@@ -11,11 +11,11 @@
 //   stream.paint_latency: N ms           in Chromium against the built app: the agent floods 20,000 chunks,
 //                                        then writes a last chunk `{mark=<Date.now()>}`; the page records
 //                                        when that text is painted. Median of 3 after a warm-up.
-// '#' lines: runs, the AcpService-only path (test/bench/stream.ts, no history indexer), and write → paint of
+// '#' lines: runs, the AcpService-only path (bench/support/client-path.ts, no history indexer), and write → paint of
 // chunks streamed at a steady 200/s.
 // Goals: ≥ 50,000 updates/s, ≤ 3×, ≤ 100 ms.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { runClientPath } from '../test/bench/stream';
+import { runClientPath } from './support/client-path';
 import { startAppServer, type AppServer } from '../test/support/app-server';
 import { launchBrowser, openApp } from '../test/support/browser';
 import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
@@ -53,7 +53,7 @@ async function ingest(): Promise<void> {
   const secs = (rs: IngestRun[]) => rs.map((r) => r.seconds.toFixed(3)).join(', ');
   log(`# ingest: ${updates} updates of ~${BYTES} B per run, ${RUNS} runs each after a warm-up; app core ${secs(app)} s, parse-only baseline ${secs(base)} s (alternating)`);
   log(`# ingest: CPU of this process per run (the agent excluded): app core ${Math.round(appCpu)} ms = ${(appCpu / (updates / 1000)).toFixed(1)} ms per 1k updates (${Math.round(updates / (appCpu / 1000))} updates/s on a core of its own), parse-only ${Math.round(baseCpu)} ms → CPU ratio ${(appCpu / baseCpu).toFixed(2)}; ${(app[0]!.frameBytes / 1e6).toFixed(1)} MB of event frames`);
-  log(`# ingest: AcpService without the history indexer or event serialization (test/bench/stream.ts): ${acpOnly.seconds.toFixed(3)} s = ${Math.round(acpOnly.updates / acpOnly.seconds)} updates/s`);
+  log(`# ingest: AcpService without the history indexer or event serialization (bench/support/client-path.ts): ${acpOnly.seconds.toFixed(3)} s = ${Math.round(acpOnly.updates / acpOnly.seconds)} updates/s`);
   log(`stream.ingest_rate: ${Math.round(updates / appS)} updates/s`);
   log(`stream.ingest_vs_parse: ${(appS / baseS).toFixed(2)} ratio`);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Installs the pinned third-party ACP agents used by test/real-agents into a persistent cache, one npm prefix
+// Installs the pinned third-party ACP agents used by test/e2e/real-agents into a persistent cache, one npm prefix
 // per agent: $SWITCHBOARD_AGENT_CACHE/<pkg>@<version>/ (default ~/.cache/switchboard/test-agents), with "/" of a
 // scoped name replaced by "+" (e.g. @google+gemini-cli@0.61.0). An install is "complete" once its marker file
 // exists; the marker is written last, after the entry point was checked, and the directory only appears under

@@ -5,15 +5,15 @@
 //   runHistoryBench()                  full scale (takes a few minutes and ~2 GB of temp disk)
 //   runHistoryBench({ scale: 0.02 })   200 sessions / 20,000 messages, for a quick run
 //
-// Plain Node + better-sqlite3 (no Vite): migrations are read from src/main/store/migrations.
+// Plain Node + better-sqlite3 (no Vite): migrations are read from src/main/core/store/migrations.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HistoryIndex } from '../../src/main/history/history-index';
-import { searchHistory } from '../../src/main/history/search';
-import { openDatabase } from '../../src/main/store/database';
-import { MessageLog, type LogEntry } from '../../src/main/store/message-log';
+import { HistoryIndex } from '../../src/main/core/history/history-index';
+import { searchHistory } from '../../src/main/core/history/search';
+import { openDatabase } from '../../src/main/core/store/database';
+import { MessageLog, type LogEntry } from '../../src/main/core/store/message-log';
 import { benchQueries, Corpus, generateSession, rng } from './corpus';
 
 export interface HistoryBenchOptions {

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppCore } from '../../src/main/core/app-core';
+import { AppCore } from '../../src/main/app-core';
 import type { ThreadEvent } from '../../src/shared/acp-thread';
 import { scenarioAgentCommand } from '../../test/fixtures/scenario-agent/launch';
 import { median } from './stats';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
-import { wsClient } from '../supervisor/ws-client';
+import { wsClient } from '../support/ws-client';
 
 let app: AppServer;
 let browser: Browser;

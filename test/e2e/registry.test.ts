@@ -3,8 +3,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { currentPlatformKey } from '../../src/main/registry/platform';
-import { locateTool } from '../../src/main/registry/runtime-check';
+import { currentPlatformKey } from '../../src/main/core/registry/platform-key';
+import { locateTool } from '../../src/main/core/registry/runtime-check';
 import {
   binaryAgentArchive,
   binaryEntry,
@@ -14,8 +14,8 @@ import {
   publishScenarioNpmPackage,
   type Gate,
 } from '../fixtures/registry/e2e-registry';
-import { listTree } from '../registry/helpers/setup';
-import { TestServer } from '../registry/helpers/server';
+import { listTree } from '../main/registry/helpers/setup';
+import { TestServer } from '../main/registry/helpers/server';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser } from '../support/browser';
 

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { activeSession, addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
-import { wsClient } from '../supervisor/ws-client';
+import { wsClient } from '../support/ws-client';
 
 /** Several agents at once, as the user sees them: what needs you, a flooding agent next to a calm one, closing tabs. */
 

@@ -1,7 +1,7 @@
 import { realpathSync, rmSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { wsClient } from '../supervisor/ws-client';
+import { wsClient } from './ws-client';
 import { diagnostics, startAppServer, tempDir, type AppServer } from './app-server';
 import { launchBrowser, openApp, type OpenedApp } from './browser';
 

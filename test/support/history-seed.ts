@@ -3,10 +3,10 @@
 // migrations are read from src/main/store/migrations, as openDatabase applies them.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HistoryIndex } from '../../src/main/history/history-index';
-import { connect } from '../../src/main/store/connection';
-import type { Db } from '../../src/main/store/database';
-import { MessageLog, type LogEntry } from '../../src/main/store/message-log';
+import { HistoryIndex } from '../../src/main/core/history/history-index';
+import { connect } from '../../src/main/core/store/connection';
+import type { Db } from '../../src/main/core/store/database';
+import { MessageLog, type LogEntry } from '../../src/main/core/store/message-log';
 import { repoRoot } from './app-server';
 
 export type SeedMessage = Omit<LogEntry, 'sessionId'>;

@@ -1,7 +1,7 @@
 import { ipcMain, type BrowserWindow } from 'electron';
-import type { AppCore } from '../core/app-core';
-import { batchEvents } from '../core/event-batches';
-import type { Disposable } from '../core/lifecycle';
+import type { AppCore } from '../app-core';
+import { batchEvents } from '../core/base/event-batches';
+import type { Disposable } from '../core/base/lifecycle';
 import { APP_ORIGIN } from './protocol';
 
 /** Electron transport: the same router as the WebSocket, reached through the preload's bridge. */

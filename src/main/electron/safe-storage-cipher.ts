@@ -1,5 +1,5 @@
 import { safeStorage } from 'electron';
-import type { SecretCipher } from '../acp/secret-store';
+import type { SecretCipher } from '../core/agents/secret-store';
 
 /** Secrets encrypted with the OS keychain (Keychain, DPAPI, libsecret/kwallet) through Electron's safeStorage. */
 export function safeStorageCipher(): SecretCipher | undefined {

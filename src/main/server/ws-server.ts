@@ -6,9 +6,9 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientFrame, ServerFrame } from '../../shared/contract';
 import { err } from '../../shared/contract';
-import type { AppCore } from '../core/app-core';
-import { batchEvents } from '../core/event-batches';
-import type { Disposable } from '../core/lifecycle';
+import type { AppCore } from '../app-core';
+import { batchEvents } from '../core/base/event-batches';
+import type { Disposable } from '../core/base/lifecycle';
 import { contentSecurityPolicy } from './csp';
 
 const MIME: Record<string, string> = {

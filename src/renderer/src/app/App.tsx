@@ -8,7 +8,7 @@ import { ApiContext } from './api-context';
 import { Launcher } from './Launcher';
 import { useNotices } from './notices';
 import { PaneView } from './PaneView';
-import { registerTabKind } from './registry';
+import { registerTabKind } from './contributions';
 import { useShortcuts } from './shortcuts';
 import { Sidebar } from './Sidebar';
 import { StoreErrorScreen } from './StoreErrorScreen';

@@ -1,5 +1,5 @@
 import { useApi } from './api-context';
-import { launcherActions, launcherPanels, type TabViewProps } from './registry';
+import { launcherActions, launcherPanels, type TabViewProps } from './contributions';
 import { useTabs } from '../state/tabs';
 
 /** The new-tab page: what you can start here. */

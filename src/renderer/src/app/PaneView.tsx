@@ -1,5 +1,5 @@
 import { useApi } from './api-context';
-import { tabKinds } from './registry';
+import { tabKinds } from './contributions';
 import { useState, type DragEvent } from 'react';
 import { MAX_PANES, useTabs, type Pane } from '../state/tabs';
 

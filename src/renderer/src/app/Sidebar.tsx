@@ -1,5 +1,5 @@
 import { focusNextNeedingYou, useNeedsYouCount } from '../features/workspace/attention';
-import { sidebarSections } from './registry';
+import { sidebarSections } from './contributions';
 
 export function Sidebar() {
   const needs = useNeedsYouCount();

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import { AgentTerminalView, describeExit, type ExitInfo } from '../session/TerminalView';
 
 /** An agent's sign-in command running in a terminal you type into. */

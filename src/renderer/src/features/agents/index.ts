@@ -1,4 +1,4 @@
-import { registerSidebarSection, registerTabKind } from '../../app/registry';
+import { registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { AgentsSection } from './AgentsSection';
 import { AuthTerminalTab } from './AuthTerminalTab';
 import { AgentLogTab } from './log';

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
 
 export function openAgentLog(agentId: string, name: string): void {

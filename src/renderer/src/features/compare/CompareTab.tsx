@@ -4,7 +4,7 @@ import type { AgentSummary } from '../../../../shared/contract/sessions';
 import { useApi, useEvent } from '../../app/api-context';
 import { AppInfoContext } from '../../app/App';
 import { useNotices } from '../../app/notices';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import { MAX_PANES, useTabs } from '../../state/tabs';
 import { MonacoDiff } from '../editor/MonacoDiff';
 import './compare.css';

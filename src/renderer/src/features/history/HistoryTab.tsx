@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import type { ParamsOf } from '../../../../shared/contract';
 import type { HistorySession } from '../../../../shared/contract/history';
 import { useApi } from '../../app/api-context';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import { undoDelete } from './actions';
 import { AgentSessions } from './AgentSessions';
 import { plural, relativeTime, shortPath } from './format';

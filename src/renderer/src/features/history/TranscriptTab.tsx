@@ -3,7 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { HistoryEntry, HistorySession } from '../../../../shared/contract/history';
 import { useApi } from '../../app/api-context';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
 import { AgentMessageView, NoticeView, PlanView, StopMark, ThoughtView, TurnErrorView, UserMessageView } from '../session/entries';

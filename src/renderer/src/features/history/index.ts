@@ -1,4 +1,4 @@
-import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/registry';
+import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
 import { openHistoryTab } from './actions';
 import { HistorySection } from './HistorySection';

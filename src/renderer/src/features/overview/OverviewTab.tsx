@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { SessionInfo } from '../../../../shared/contract/sessions';
 import { useApi } from '../../app/api-context';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import { openSessionTab } from '../agents/AgentsSection';
 import { agentName, syncAgents, useAgents } from '../agents/store';
 import { basename } from '../session/format';

@@ -1,4 +1,4 @@
-import { registerLauncherAction, registerTabKind } from '../../app/registry';
+import { registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
 import { useTabs } from '../../state/tabs';
 import { OVERVIEW_TAB_ID, OverviewTab } from './OverviewTab';

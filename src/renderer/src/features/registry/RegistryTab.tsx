@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { DEFAULT_REGISTRY_URL, type DistKind, type RegistryList } from '../../../../shared/contract/registry';
 import { useApi } from '../../app/api-context';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import { EntryCard, orphanEntry } from './EntryCard';
 import { KIND_TEXT, describeSource, filterEntries, formatDate, type ShowFilter } from './format';
 import { refreshList, setRegistryUrl, syncRegistry, useRegistry } from './store';

@@ -1,4 +1,4 @@
-import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/registry';
+import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
 import { RegistryTab } from './RegistryTab';
 import { useRegistry } from './store';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useApi } from '../../app/api-context';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import { MonacoViewer } from '../editor/MonacoViewer';
 import { readSessionFile, type FileContent } from './files';
 

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FileWriteInfo } from '../../../../shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import type { Api } from '../../ipc/client';
 import { useTabs, type TabStatus } from '../../state/tabs';
 import { AuthPanel } from '../agents/AuthPanel';

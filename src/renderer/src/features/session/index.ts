@@ -1,4 +1,4 @@
-import { registerLauncherPanel, registerTabKind } from '../../app/registry';
+import { registerLauncherPanel, registerTabKind } from '../../app/contributions';
 import { FileViewTab } from './FileViewTab';
 import { NewSessionPanel } from './NewSession';
 import { SessionTab } from './SessionTab';

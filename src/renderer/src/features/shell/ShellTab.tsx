@@ -3,7 +3,7 @@ import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
-import type { TabViewProps } from '../../app/registry';
+import type { TabViewProps } from '../../app/contributions';
 import { xtermTheme, useColorScheme } from '../../app/theme';
 import { useTabs } from '../../state/tabs';
 

@@ -1,4 +1,4 @@
-import { registerLauncherAction, registerTabKind } from '../../app/registry';
+import { registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
 import { ShellTab } from './ShellTab';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Api } from '../../ipc/client';
-import { tabKinds } from '../../app/registry';
+import { tabKinds } from '../../app/contributions';
 import { MAX_PANES, useTabs, type Pane, type Tab } from '../../state/tabs';
 
 export const LAYOUT_SETTING = 'workspace.layout';

@@ -1,0 +1,623 @@
+import { randomUUID, createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
+import { createThread, threadFromWire } from '../../../shared/acp-thread';
+import { IpcFailure } from '../../../shared/contract';
+import type { AgentSummary } from '../../../shared/contract/sessions';
+import { AgentRepository, type AgentRecord } from '../agents/agent-repository';
+import type { EventBus } from '../base/event-bus';
+import type { Disposable } from '../base/lifecycle';
+import type { Router } from '../base/router';
+import { loginShellEnv } from '../platform/shell-env';
+import type { Db } from '../store/database';
+import { MessageLog } from '../store/message-log';
+import type { StoreService } from '../store/store-service';
+import type { PtyHost } from '../terminals/pty-host';
+import { AgentLog } from './connection/agent-log';
+import { AgentPrefsRepo } from '../agents/agent-prefs';
+import { AgentRuntime } from './agent-runtime';
+import { FileWrites, RootGuard } from './session/fs-access';
+import { DEFAULT_ACP_OPTIONS, type AcpHost, type AcpOptions } from './host';
+import { LiveSession } from './session/live-session';
+import { hasStoredConversation, registerRestoreHandlers, reopenModeOf } from './session/restore';
+import { PermissionRules } from './session/permission-rules';
+import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from '../agents/secret-store';
+import { SessionRows } from './session/session-rows';
+import { AgentTerminals } from '../terminals/agent-terminals';
+import { WarningLimiter, type WarningKind } from './connection/warnings';
+import { AgentSupervisor } from './supervisor/supervisor';
+
+/** The part of StoreService the service uses (benchmarks pass a plain database). */
+export type AcpStore = Pick<StoreService, 'db' | 'available' | 'getSetting'>;
+
+/** What the service needs from AppCore. */
+export interface AcpCoreDeps {
+  router: Router;
+  bus: EventBus;
+  store: AcpStore;
+  ptys: PtyHost;
+  options: { dataDir: string };
+}
+
+export interface AcpServiceOptions extends Partial<AcpOptions> {
+  /** Electron: a safeStorage-backed cipher. Default: AES-256-GCM with a key file in the data dir. */
+  secretCipher?: SecretCipher;
+  /** The app's one MessageLog (there must be one per database). Default: created here on first use. */
+  messageLog?: () => MessageLog | null;
+  /** Called when this service creates its MessageLog (first use, and again after a store reset): attach indexers here. */
+  onMessageLog?: (log: MessageLog) => Disposable | void;
+  /** The environment agents and terminals start from. Default: the login shell's. */
+  loginEnv?: () => Promise<Record<string, string>>;
+}
+
+/** Largest file sessions.readFile returns. */
+const MAX_VIEW_BYTES = 8 * 1024 * 1024;
+
+const safeFileName = (id: string): string =>
+  `${id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
+
+/**
+ * The ACP client core: agent processes, their sessions, and every request the renderer makes about them.
+ * Knows nothing of the UI: it speaks the contract in src/shared/contract/sessions.ts.
+ */
+/** Commits of agents' messages are at least this far apart under load (one transaction for all agents). */
+const MESSAGE_GROUP_MS = 8;
+
+export class AcpService implements Disposable, AcpHost {
+  readonly bus: EventBus;
+  readonly options: AcpOptions;
+  readonly dataDir: string;
+  readonly terminals: AgentTerminals;
+  readonly secrets: SecretStore;
+  private readonly store: AcpStore;
+  private readonly runtimes = new Map<string, AgentRuntime>();
+  private readonly logs = new Map<string, AgentLog>();
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly limiter = new WarningLimiter();
+  private ownLog: { db: Db; log: MessageLog; attached: Disposable | void } | null = null;
+  private readonly externalLog: (() => MessageLog | null) | undefined;
+  private readonly onMessageLog: ((log: MessageLog) => Disposable | void) | undefined;
+  private readonly loginEnvFn: () => Promise<Record<string, string>>;
+  private disposed = false;
+  readonly supervisor: AgentSupervisor;
+
+  constructor(deps: AcpCoreDeps, options: AcpServiceOptions = {}) {
+    this.bus = deps.bus;
+    this.store = deps.store;
+    this.dataDir = deps.options.dataDir;
+    this.options = {
+      maxLineBytes: options.maxLineBytes ?? DEFAULT_ACP_OPTIONS.maxLineBytes,
+      initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_ACP_OPTIONS.initializeTimeoutMs,
+      stopGraceMs: options.stopGraceMs ?? DEFAULT_ACP_OPTIONS.stopGraceMs,
+    };
+    this.externalLog = options.messageLog;
+    this.onMessageLog = options.onMessageLog;
+    this.loginEnvFn = options.loginEnv ?? (() => loginShellEnv());
+    this.terminals = new AgentTerminals(deps.ptys, deps.bus);
+    this.secrets = new DbSecretStore(() => this.db(), options.secretCipher ?? new KeyFileCipher(join(this.dataDir, 'secret.key')));
+    registerHandlers(deps.router, this);
+    this.supervisor = new AgentSupervisor(this);
+    deps.router.handle('agents.metrics', () => ({ agents: this.supervisor.metrics() }));
+  }
+
+  /** Every agent runtime created so far (the supervisor watches them). */
+  allRuntimes(): AgentRuntime[] {
+    return [...this.runtimes.values()];
+  }
+
+  watchRequest<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R> {
+    return this.supervisor.watch(rt, method, params, send);
+  }
+
+  // ───────────── AcpHost ─────────────
+
+  db(): Db {
+    return this.store.db;
+  }
+
+  messageLog(): MessageLog | null {
+    if (this.externalLog) return this.externalLog();
+    if (!this.store.available) return null;
+    const db = this.store.db;
+    if (this.ownLog?.db !== db) {
+      this.ownLog?.log.flush();
+      void this.ownLog?.attached?.dispose();
+      const log = new MessageLog(db, { groupMs: MESSAGE_GROUP_MS });
+      this.ownLog = { db, log, attached: this.onMessageLog?.(log) };
+    }
+    return this.ownLog.log;
+  }
+
+  agents(): AgentRepository {
+    return new AgentRepository(this.db());
+  }
+  prefs(): AgentPrefsRepo {
+    return new AgentPrefsRepo(this.db());
+  }
+  rules(): PermissionRules {
+    return new PermissionRules(this.db());
+  }
+  fileWrites(): FileWrites {
+    return new FileWrites(this.db());
+  }
+  rows(): SessionRows {
+    return new SessionRows(this.db());
+  }
+  setting(key: string): unknown {
+    try {
+      return this.store.getSetting(key);
+    } catch {
+      return null;
+    }
+  }
+  loginEnv(): Promise<Record<string, string>> {
+    return this.loginEnvFn();
+  }
+  session(id: string): LiveSession | undefined {
+    return this.sessions.get(id);
+  }
+  sessionsOfAgent(agentId: string): LiveSession[] {
+    return [...this.sessions.values()].filter((s) => s.agentId === agentId);
+  }
+  forgetSession(id: string): void {
+    this.sessions.delete(id);
+  }
+
+  warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void {
+    this.agentLog(agentId).write('warning', `${kind}${sessionId ? ` [${sessionId}]` : ''}: ${message}`);
+    const verdict = this.limiter.check(`${agentId}\0${sessionId ?? ''}\0${kind}`);
+    if (verdict === 'drop') return;
+    const ts = Date.now();
+    if (verdict === 'suppress') {
+      this.bus.emit('session.warning', { sessionId, agentId, kind: 'suppressed', message: `more "${kind}" warnings from this agent are only in its log`, ts });
+      return;
+    }
+    this.bus.emit('session.warning', { sessionId, agentId, kind, message, ts });
+  }
+
+  // ───────────── agents ─────────────
+
+  agentLog(agentId: string): AgentLog {
+    let log = this.logs.get(agentId);
+    if (!log) {
+      log = new AgentLog(join(this.dataDir, 'logs', 'agents', `${safeFileName(agentId)}.log`));
+      this.logs.set(agentId, log);
+    }
+    return log;
+  }
+
+  runtime(agentId: string): AgentRuntime {
+    let rt = this.runtimes.get(agentId);
+    if (!rt) {
+      rt = new AgentRuntime(agentId, this, this.agentLog(agentId));
+      this.runtimes.set(agentId, rt);
+    }
+    return rt;
+  }
+
+  private record(agentId: string): AgentRecord {
+    const record = this.agents().get(agentId);
+    if (!record) throw new IpcFailure('not_found', `no agent ${agentId}`);
+    return record;
+  }
+
+  summary(record: AgentRecord): AgentSummary {
+    const prefs = this.prefs().get(record.id);
+    return {
+      id: record.id,
+      name: record.name,
+      source: record.source,
+      command: record.command,
+      args: record.args,
+      env: record.env,
+      cwd: record.cwd,
+      version: record.version,
+      registryId: record.registryId,
+      overrides: { args: prefs.args, env: prefs.env },
+      compat: prefs.compat,
+      storedSecrets: this.secrets.names(record.id),
+      status: this.runtime(record.id).status(),
+    };
+  }
+
+  listAgents(): AgentSummary[] {
+    return this.agents()
+      .list()
+      .map((r) => this.summary(r));
+  }
+
+  addCustom(p: { name: string; command: string; args: string[]; env: Record<string, string>; cwd: string | null }): AgentSummary {
+    const record = this.agents().upsert({
+      id: `custom-${randomUUID()}`,
+      name: p.name,
+      source: 'custom',
+      command: p.command,
+      args: p.args,
+      env: p.env,
+      cwd: p.cwd,
+      version: null,
+      registryId: null,
+    });
+    return this.summary(record);
+  }
+
+  updateAgent(p: {
+    agentId: string;
+    name?: string;
+    command?: string;
+    cwd?: string | null;
+    args?: string[] | null;
+    env?: Record<string, string>;
+    compat?: Partial<AgentSummary['compat']>;
+  }): AgentSummary {
+    const record = this.record(p.agentId);
+    const prefs = this.prefs().get(record.id);
+    if (record.source === 'custom') {
+      this.agents().upsert({
+        ...record,
+        name: p.name ?? record.name,
+        command: p.command ?? record.command,
+        cwd: p.cwd === undefined ? record.cwd : p.cwd,
+        args: p.args === undefined ? record.args : (p.args ?? []),
+        env: p.env ?? record.env,
+      });
+    } else {
+      if (p.name !== undefined || p.command !== undefined || p.cwd !== undefined) {
+        throw new IpcFailure('forbidden', 'only args, env and compat can be changed for an installed agent');
+      }
+      if (record.source === 'registry' && (p.args !== undefined || p.env !== undefined)) {
+        // The registry keeps its own overrides (they survive updates and rollbacks) and writes the agents row.
+        throw new IpcFailure('forbidden', 'change the args and env of a registry agent with registry.setOverrides');
+      }
+      if (p.args !== undefined) prefs.args = p.args;
+      if (p.env !== undefined) prefs.env = p.env;
+    }
+    if (p.compat) prefs.compat = { ...prefs.compat, ...p.compat };
+    this.prefs().set(record.id, prefs);
+    return this.summary(this.record(record.id));
+  }
+
+  async removeAgent(agentId: string): Promise<void> {
+    this.record(agentId);
+    for (const s of this.sessionsOfAgent(agentId)) await s.close();
+    await this.runtime(agentId).stop();
+    this.runtimes.delete(agentId);
+    this.agents().remove(agentId);
+    this.prefs().remove(agentId);
+    this.secrets.delete(agentId);
+    this.rules().removeAgent(agentId);
+  }
+
+  async startAgent(agentId: string) {
+    this.record(agentId);
+    const rt = this.runtime(agentId);
+    await rt.ensureStarted();
+    return rt.status();
+  }
+
+  async restartAgent(agentId: string): Promise<{ resumedSessions: string[] }> {
+    this.record(agentId);
+    const rt = this.runtime(agentId);
+    await rt.stop();
+    await rt.ensureStarted();
+    const resumedSessions: string[] = [];
+    for (const s of this.sessionsOfAgent(agentId)) {
+      if (s.status === 'failed' || (s.status === 'auth_required' && s.acpSessionId === null)) {
+        if (await s.reopen()) resumedSessions.push(s.id);
+      }
+    }
+    return { resumedSessions };
+  }
+
+  async authenticate(p: { agentId: string; methodId: string; values?: Record<string, string>; cols?: number; rows?: number }) {
+    this.record(p.agentId);
+    const rt = this.runtime(p.agentId);
+    await rt.ensureStarted();
+    const method = rt.authMethods.find((m) => m.id === p.methodId);
+    if (!method) throw new IpcFailure('not_found', `the agent offers no authentication method ${p.methodId}`);
+    switch (method.type) {
+      case 'agent':
+        await rt.request('authenticate', { methodId: method.id }).catch((e: Error) => {
+          throw new IpcFailure('agent_error', `authentication failed: ${e.message}`);
+        });
+        await this.afterAuthentication(p.agentId);
+        return { kind: 'authenticated' as const };
+      case 'env_var': {
+        const values = p.values ?? {};
+        const stored = new Set(this.secrets.names(p.agentId));
+        for (const v of method.vars) {
+          if (!v.optional && !values[v.name] && !stored.has(v.name)) throw new IpcFailure('invalid_params', `a value for ${v.name} is needed`);
+        }
+        const allowed = new Set(method.vars.map((v) => v.name));
+        for (const [name, value] of Object.entries(values)) {
+          if (!allowed.has(name)) throw new IpcFailure('invalid_params', `${name} is not a variable of this method`);
+          if (value) this.secrets.set(p.agentId, name, value);
+        }
+        // Environment variables are read at start: restart with them, then authenticate.
+        await this.restartAgent(p.agentId);
+        await rt.request('authenticate', { methodId: method.id }).catch((e: Error) => {
+          throw new IpcFailure('agent_error', `authentication failed: ${e.message}`);
+        });
+        await this.afterAuthentication(p.agentId);
+        return { kind: 'authenticated' as const };
+      }
+      case 'terminal': {
+        const launch = rt.launch;
+        if (!launch) throw new IpcFailure('unavailable', 'the agent is not running');
+        const args = [...launch.args, ...method.args];
+        const terminalId = this.terminals.createAuth(
+          p.agentId,
+          { command: launch.command, args, env: { ...launch.env, ...method.env, TERM: 'xterm-256color' }, cwd: launch.cwd, cols: p.cols, rows: p.rows },
+          (exit) => {
+            if (exit.exitCode === 0) {
+              void this.restartAgent(p.agentId)
+                .then(() => this.afterAuthentication(p.agentId))
+                .catch((e: Error) => this.warn(p.agentId, null, 'store_error', `restart after authentication failed: ${e.message}`));
+            } else {
+              this.agentLog(p.agentId).write('note', `terminal authentication ended with ${exit.exitCode ?? exit.signal}`);
+            }
+          },
+        );
+        return { kind: 'terminal' as const, terminalId, command: launch.command, args };
+      }
+    }
+  }
+
+  private async afterAuthentication(agentId: string): Promise<void> {
+    for (const s of this.sessionsOfAgent(agentId)) await s.retryAfterAuth();
+  }
+
+  async logout(agentId: string): Promise<void> {
+    this.record(agentId);
+    const rt = this.runtime(agentId);
+    if (rt.connected && rt.capabilities?.auth?.logout) {
+      await rt.request('logout', {}).catch((e: Error) => {
+        throw new IpcFailure('agent_error', `logout failed: ${e.message}`);
+      });
+    }
+    if (this.secrets.delete(agentId) > 0 && rt.connected) await this.restartAgent(agentId);
+  }
+
+  // ───────────── sessions ─────────────
+
+  listLive() {
+    return [...this.sessions.values()].map((s) => s.info());
+  }
+
+  live(sessionId: string): LiveSession {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new IpcFailure('not_found', `no live session ${sessionId}`);
+    return s;
+  }
+
+  async createSession(p: { agentId: string; cwd: string; additionalDirectories: string[] }) {
+    if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
+    this.record(p.agentId);
+    for (const dir of [p.cwd, ...p.additionalDirectories]) {
+      if (!isAbsolute(dir) || !existsSync(dir) || !statSync(dir).isDirectory()) throw new IpcFailure('not_found', `no such folder: ${dir}`);
+    }
+    const rt = this.runtime(p.agentId);
+    await rt.ensureStarted();
+    const id = randomUUID();
+    this.rows().insert({ id, agentId: p.agentId, cwd: p.cwd, status: 'starting', now: Date.now() });
+    const session = new LiveSession(id, rt, this, p.cwd, p.additionalDirectories);
+    this.sessions.set(id, session);
+    try {
+      await session.open('new');
+    } catch (e) {
+      this.sessions.delete(id);
+      throw e;
+    }
+    return session.info();
+  }
+
+  async revertWrite(writeId: number, force: boolean): Promise<{ path: string; deleted: boolean }> {
+    const writes = this.fileWrites();
+    const row = writes.get(writeId);
+    if (!row) throw new IpcFailure('not_found', `no file write ${writeId}`);
+    if (row.reverted_at !== null) throw new IpcFailure('conflict', 'this write was already reverted');
+    let current: string | null = null;
+    try {
+      current = await readFile(row.path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    if (!force && current !== row.new_content) {
+      throw new IpcFailure('conflict', `${row.path} changed since the agent wrote it; revert anyway with force`);
+    }
+    let deleted = false;
+    if (row.previous_content === null) {
+      if (current !== null) await unlink(row.path);
+      deleted = true;
+    } else {
+      await writeFile(row.path, row.previous_content, 'utf8');
+    }
+    writes.markReverted(writeId);
+    this.bus.emit('session.fileWrites', { sessionId: row.session_id, writes: writes.list(row.session_id) });
+    return { path: row.path, deleted };
+  }
+
+  /** A stored session back on its agent: resumed when the agent can, else loaded (replayed). */
+  async reopenSession(sessionId: string) {
+    const live = this.sessions.get(sessionId);
+    if (live && live.status !== 'failed') return live.info();
+    const row = this.db().prepare('SELECT agent_id, acp_session_id, cwd, title FROM sessions WHERE id = ? AND deleted_at IS NULL').get(sessionId) as
+      | { agent_id: string; acp_session_id: string | null; cwd: string; title: string | null }
+      | undefined;
+    if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
+    if (!row.acp_session_id) throw new IpcFailure('unavailable', 'the agent never created this session');
+    this.record(row.agent_id);
+    const rt = this.runtime(row.agent_id);
+    await rt.ensureStarted();
+    const mode = reopenModeOf(rt.capabilities);
+    if (!mode) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
+    if (!existsSync(row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
+    const session = new LiveSession(sessionId, rt, this, row.cwd, []);
+    session.acpSessionId = row.acp_session_id;
+    // The thread starts from the stored messages. Resumed: the agent does not replay. Loaded: the replay
+    // is dropped when the store has the conversation (else, e.g. an imported session, it is the conversation).
+    const log = this.messageLog();
+    const stored = log ? log.read(sessionId) : [];
+    const known = hasStoredConversation(stored);
+    session.seed(mode === 'resume' || known ? threadFromWire(stored) : createThread(), row.title);
+    if (mode === 'load' && known) rt.skipReplay(sessionId);
+    this.sessions.set(sessionId, session);
+    try {
+      await session.open(mode);
+    } catch (e) {
+      this.sessions.delete(sessionId);
+      throw e;
+    }
+    return session.info();
+  }
+
+  /** A file inside a session's roots, for the renderer (live session: its roots; stored: its folder). */
+  async readSessionFile(sessionId: string, path: string): Promise<{ path: string; content: string }> {
+    let roots: readonly string[];
+    const live = this.sessions.get(sessionId);
+    if (live) {
+      roots = [live.cwd, ...live.additionalDirectories];
+    } else {
+      const row = this.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
+      if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
+      roots = [row.cwd];
+    }
+    let guard: RootGuard;
+    try {
+      guard = await RootGuard.create(roots);
+    } catch {
+      throw new IpcFailure('not_found', `the session's folder is gone`);
+    }
+    let real: string;
+    let exists: boolean;
+    try {
+      ({ real, exists } = await guard.resolve(path));
+    } catch (e) {
+      throw new IpcFailure('forbidden', (e as Error).message);
+    }
+    if (!exists) throw new IpcFailure('not_found', `no such file: ${path}`);
+    const info = await stat(real);
+    if (!info.isFile()) throw new IpcFailure('invalid_params', `${path} is not a file`);
+    if (info.size > MAX_VIEW_BYTES) throw new IpcFailure('invalid_params', `${path} is larger than ${MAX_VIEW_BYTES / 1048576} MiB`);
+    return { path: real, content: await readFile(real, 'utf8') };
+  }
+
+  /** session/list of the agent (when advertised). */
+  async listAgentSessions(agentId: string, cwd?: string, cursor?: string) {
+    this.record(agentId);
+    const rt = this.runtime(agentId);
+    await rt.ensureStarted();
+    if (!rt.capabilities?.sessionCapabilities?.list) throw new IpcFailure('unavailable', 'this agent does not list its sessions');
+    const res = await rt
+      .request<ListSessionsResponse>('session/list', { ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) })
+      .catch((e: Error) => {
+        throw new IpcFailure('agent_error', e.message);
+      });
+    return { sessions: Array.isArray(res?.sessions) ? res.sessions : [], nextCursor: typeof res?.nextCursor === 'string' ? res.nextCursor : null };
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.supervisor.dispose();
+    for (const s of [...this.sessions.values()]) await s.close(false).catch(() => {});
+    await Promise.all([...this.runtimes.values()].map((rt) => rt.stop().catch(() => {})));
+    await this.terminals.dispose();
+    this.ownLog?.log.flush();
+    void this.ownLog?.attached?.dispose();
+    for (const log of this.logs.values()) log.dispose();
+  }
+}
+
+function registerHandlers(router: Router, acp: AcpService): void {
+  router.handle('agents.list', () => ({ agents: acp.listAgents() }));
+  router.handle('agents.addCustom', (p) => acp.addCustom(p));
+  router.handle('agents.update', (p) => acp.updateAgent(p));
+  router.handle('agents.remove', async ({ agentId }) => {
+    await acp.removeAgent(agentId);
+    return {};
+  });
+  router.handle('agents.start', ({ agentId }) => acp.startAgent(agentId));
+  router.handle('agents.stop', async ({ agentId }) => {
+    await acp.runtime(agentId).stop();
+    return {};
+  });
+  router.handle('agents.restart', async ({ agentId }) => {
+    const { resumedSessions } = await acp.restartAgent(agentId);
+    return { status: acp.runtime(agentId).status(), resumedSessions };
+  });
+  router.handle('agents.log', ({ agentId, maxBytes }) => {
+    const log = acp.agentLog(agentId);
+    return { ...log.tail(maxBytes ?? 256 * 1024), path: log.path };
+  });
+  router.handle('agents.authenticate', (p) => acp.authenticate(p));
+  router.handle('agents.logout', async ({ agentId }) => {
+    await acp.logout(agentId);
+    return {};
+  });
+
+  router.handle('sessions.create', (p) => acp.createSession(p));
+  router.handle('sessions.prompt', ({ sessionId, prompt }) => acp.live(sessionId).prompt(prompt));
+  router.handle('sessions.cancel', ({ sessionId, clearQueue }) => {
+    acp.live(sessionId).cancel(clearQueue);
+    return {};
+  });
+  router.handle('sessions.setMode', async ({ sessionId, modeId }) => {
+    await acp.live(sessionId).setMode(modeId);
+    return {};
+  });
+  router.handle('sessions.setConfigOption', async ({ sessionId, configId, value }) => ({
+    configOptions: await acp.live(sessionId).setConfigOption(configId, value),
+  }));
+  router.handle('sessions.respondPermission', (p) => {
+    acp.live(p.sessionId).respondPermission(p.requestId, p.outcome === 'selected' ? { outcome: 'selected', optionId: p.optionId } : { outcome: 'cancelled' });
+    return {};
+  });
+  router.handle('sessions.queue.list', ({ sessionId }) => ({ items: acp.live(sessionId).queueItems() }));
+  router.handle('sessions.queue.update', ({ sessionId, itemId, prompt }) => ({ items: acp.live(sessionId).updateQueued(itemId, prompt) }));
+  router.handle('sessions.queue.remove', ({ sessionId, itemId }) => ({ items: acp.live(sessionId).removeQueued(itemId) }));
+  router.handle('sessions.queue.move', ({ sessionId, itemId, toIndex }) => ({ items: acp.live(sessionId).moveQueued(itemId, toIndex) }));
+  router.handle('sessions.queue.clear', ({ sessionId }) => ({ items: acp.live(sessionId).clearQueue() }));
+  router.handle('sessions.close', async ({ sessionId }) => {
+    await acp.live(sessionId).close();
+    return {};
+  });
+  router.handle('sessions.state', ({ sessionId }) => acp.live(sessionId).snapshot());
+  router.handle('sessions.reopen', ({ sessionId }) => acp.reopenSession(sessionId));
+  registerRestoreHandlers(router, acp);
+  router.handle('agents.listSessions', ({ agentId, cwd, cursor }) => acp.listAgentSessions(agentId, cwd, cursor));
+  router.handle('sessions.live', () => ({ sessions: acp.listLive() }));
+  router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => acp.live(sessionId).mentionSearch(query, limit));
+  router.handle('sessions.readFile', ({ sessionId, path }) => acp.readSessionFile(sessionId, path));
+  router.handle('sessions.fileWrites', ({ sessionId }) => ({ writes: acp.fileWrites().list(sessionId) }));
+  router.handle('sessions.fileWriteContent', ({ writeId }) => {
+    const row = acp.fileWrites().get(writeId);
+    if (!row) throw new IpcFailure('not_found', `no file write ${writeId}`);
+    return { path: row.path, previousContent: row.previous_content, newContent: row.new_content };
+  });
+  router.handle('sessions.revertWrite', ({ writeId, force }) => acp.revertWrite(writeId, force));
+  router.handle('permissionRules.list', ({ agentId }) => ({ rules: acp.rules().list(agentId) }));
+  router.handle('permissionRules.remove', ({ id }) => {
+    if (!acp.rules().remove(id)) throw new IpcFailure('not_found', `no permission rule ${id}`);
+    return {};
+  });
+  router.handle('agentTerminal.snapshot', ({ terminalId }) => acp.terminals.snapshot(terminalId));
+  router.handle('agentTerminal.write', ({ terminalId, data }) => {
+    acp.terminals.write(terminalId, data);
+    return {};
+  });
+  router.handle('agentTerminal.resize', ({ terminalId, cols, rows }) => {
+    acp.terminals.resize(terminalId, cols, rows);
+    return {};
+  });
+  router.handle('agentTerminal.kill', ({ terminalId }) => {
+    acp.terminals.killAuth(terminalId);
+    return {};
+  });
+}
+
+/** Builds the ACP client service on an AppCore and registers its requests. Own the result (core.own). */
+export function registerAcpService(core: AcpCoreDeps, options: AcpServiceOptions = {}): AcpService {
+  return new AcpService(core, options);
+}

@@ -1,0 +1,360 @@
+import {
+  client,
+  methods,
+  RequestError,
+  type AgentCapabilities,
+  type ClientConnection,
+  type InitializeRequest,
+  type InitializeResponse,
+  type SendRequestOptions,
+} from '@agentclientprotocol/sdk';
+import { homedir } from 'node:os';
+import { IpcFailure } from '../../../shared/contract';
+import type { AgentStatus, AgentRuntimeState } from '../../../shared/contract/sessions';
+import type { AgentLog } from './connection/agent-log';
+import { AgentProcess, type AgentExit, type AgentLaunch } from './connection/agent-process';
+import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from '../agents/auth';
+import { FloodGuard, floodLimits } from './connection/flood-guard';
+import type { AcpHost } from './host';
+import type { LiveSession } from './session/live-session';
+import { AcpWire } from './connection/stdio-tap';
+
+export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version: '0.1.0' };
+
+/** What this client offers every agent. */
+export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: true,
+  auth: { terminal: true },
+  session: { configOptions: { boolean: {} }, notices: {} },
+  // Extensions real agents look for: terminal output in tool call _meta (Claude), legacy terminal auth.
+  _meta: { terminal_output: true, 'terminal-auth': true },
+};
+
+type AgentRequestParams = Parameters<ClientConnection['agent']['request']>;
+
+/**
+ * One agent: its process (when running), the SDK connection over the wire tap, and what `initialize`
+ * told. One process serves all the agent's sessions. Survives restarts (status, log, bindings reset).
+ */
+export class AgentRuntime {
+  state: AgentRuntimeState = 'stopped';
+  error: string | null = null;
+  exitCode: number | null = null;
+  signal: string | null = null;
+  startedAt: number | null = null;
+  init: InitializeResponse | null = null;
+  authMethods: ParsedAuthMethod[] = [];
+  private proc: AgentProcess | null = null;
+  private wire: AcpWire | null = null;
+  private conn: ClientConnection | null = null;
+  /** ACP session id → Switchboard session id, for this process. */
+  private readonly bindings = new Map<string, string>();
+  private starting: Promise<void> | null = null;
+  private stopping = false;
+  /** Resolves once the last process's exit has been handled (sessions told, status set). */
+  exitHandled: Promise<void> = Promise.resolve();
+  /** The command line of the running process (terminal auth re-runs it with extra args). */
+  launch: AgentLaunch | null = null;
+  /** When the agent last wrote to stdout (the supervisor's hang detection). */
+  lastActivity = 0;
+  /** The agent floods its output and is read slower for now: why, in words (the supervisor shows it). */
+  throttled: string | null = null;
+  private flood: FloodGuard | null = null;
+
+  constructor(
+    readonly agentId: string,
+    private readonly host: AcpHost,
+    readonly log: AgentLog,
+  ) {}
+
+  get capabilities(): AgentCapabilities | null {
+    return this.init?.agentCapabilities ?? null;
+  }
+
+  get pid(): number | null {
+    return this.proc?.pid ?? null;
+  }
+
+  /** The agent waits for this client to answer one of its requests (a permission, a terminal…). */
+  get waitingOnClient(): boolean {
+    return (this.wire?.pendingAgentRequests ?? 0) > 0;
+  }
+
+  get connected(): boolean {
+    return this.state === 'running' && this.conn !== null && !this.conn.signal.aborted;
+  }
+
+  status(): AgentStatus {
+    let stored: Set<string>;
+    try {
+      stored = new Set(this.host.secrets.names(this.agentId));
+    } catch {
+      stored = new Set();
+    }
+    return {
+      agentId: this.agentId,
+      state: this.state,
+      pid: this.proc?.pid ?? null,
+      error: this.error,
+      exitCode: this.exitCode,
+      signal: this.signal,
+      protocolVersion: this.init?.protocolVersion ?? null,
+      agentInfo: this.init?.agentInfo ?? null,
+      capabilities: this.capabilities,
+      authMethods: this.authMethods.map((m) => authMethodInfo(m, stored)),
+      canLogout: Boolean(this.capabilities?.auth?.logout),
+      startedAt: this.startedAt,
+    };
+  }
+
+  private setState(state: AgentRuntimeState, error: string | null = null): void {
+    this.state = state;
+    this.error = error;
+    this.host.bus.emit('agent.status', this.status());
+  }
+
+  // ───────────── sessions ─────────────
+
+  bind(acpSessionId: string, sessionId: string): void {
+    this.bindings.set(acpSessionId, sessionId);
+  }
+
+  unbind(acpSessionId: string): void {
+    this.bindings.delete(acpSessionId);
+  }
+
+  /** The live session an agent request names; unknown → -32002 to the agent. */
+  sessionFor(acpSessionId: unknown): LiveSession {
+    const id = typeof acpSessionId === 'string' ? this.bindings.get(acpSessionId) : undefined;
+    const session = id !== undefined ? this.host.session(id) : undefined;
+    if (!session) throw RequestError.sessionNotFound(String(acpSessionId).slice(0, 200));
+    return session;
+  }
+
+  expectNewSession(sessionId: string): void {
+    this.wire?.expectNewSession(sessionId);
+  }
+
+  /** Call right before session/load of a session already stored: its replay is dropped (see AcpWire.skipReplay). */
+  skipReplay(sessionId: string): void {
+    this.wire?.skipReplay(sessionId);
+  }
+
+  request<R = unknown>(method: string, params: unknown, options?: SendRequestOptions): Promise<R> {
+    if (!this.conn || !this.connected) return Promise.reject(new IpcFailure('unavailable', 'the agent is not running'));
+    const conn = this.conn;
+    const send = (signal?: AbortSignal) =>
+      (conn.agent.request as (...a: AgentRequestParams) => Promise<unknown>)(
+        method as never,
+        params as never,
+        signal
+          ? { ...options, stopWaitingOnCancel: true, cancellationSignal: options?.cancellationSignal ? AbortSignal.any([options.cancellationSignal, signal]) : signal }
+          : options,
+      ) as Promise<R>;
+    return this.host.watchRequest ? this.host.watchRequest(this, method, params, send) : send();
+  }
+
+  notify(method: string, params: unknown): Promise<void> {
+    if (!this.conn || !this.connected) return Promise.resolve();
+    return (this.conn.agent.notify as (m: string, p: unknown) => Promise<void>)(method, params).catch(() => {});
+  }
+
+  // ───────────── lifecycle ─────────────
+
+  ensureStarted(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    this.starting ??= this.start().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async buildLaunch(): Promise<AgentLaunch> {
+    const record = this.host.agents().get(this.agentId);
+    if (!record) throw new IpcFailure('not_found', `no agent ${this.agentId}`);
+    const prefs = this.host.prefs().get(this.agentId);
+    const env: Record<string, string> = { ...(await this.host.loginEnv()), ...record.env, ...prefs.env, ...this.host.secrets.all(this.agentId) };
+    return { command: record.command, args: prefs.args ?? record.args, env, cwd: record.cwd ?? homedir() };
+  }
+
+  private async start(): Promise<void> {
+    await this.exitHandled;
+    this.stopping = false;
+    this.init = null;
+    this.exitCode = null;
+    this.signal = null;
+    this.bindings.clear();
+    this.setState('starting');
+    let launch: AgentLaunch;
+    try {
+      launch = await this.buildLaunch();
+    } catch (e) {
+      this.setState('failed', (e as Error).message);
+      throw e;
+    }
+    this.launch = launch;
+    const wire = new AcpWire(
+      { write: (data) => this.proc?.write(data) ?? Promise.reject(new Error('not running')) },
+      () => this.host.messageLog(),
+      this.log,
+      {
+        sessionOf: (acpId) => this.bindings.get(acpId),
+        bindSession: (acpId, sessionId) => this.bind(acpId, sessionId),
+        onUpdates: (sessionId, items) => this.host.session(sessionId)?.onAgentUpdates(items),
+        onWarning: (sessionId, kind, message) => this.host.warn(this.agentId, sessionId, kind, message),
+      },
+      this.host.options.maxLineBytes,
+    );
+    this.wire = wire;
+    let exitDone!: () => void;
+    this.exitHandled = new Promise((r) => (exitDone = r));
+    const flood = new FloodGuard(() => floodLimits((key) => this.host.setting(key)), {
+      pause: () => proc.pauseStdout(),
+      resume: () => proc.resumeStdout(),
+      throttled: (rate) => {
+        const limits = flood.current;
+        this.throttled =
+          `the agent wrote ${rate.toLocaleString('en-US')} messages a second for ${limits.seconds} s (more than ${limits.perSecond.toLocaleString('en-US')}); ` +
+          `Switchboard reads its output at ${limits.throttlePerSecond.toLocaleString('en-US')} a second until it calms down, so that the other agents and the window stay responsive. Nothing is dropped: its output arrives late.`;
+        this.log.write('note', `flood control: ${rate}/s for ${limits.seconds} s; reading at ${limits.throttlePerSecond}/s`);
+        this.host.warn(this.agentId, null, 'flooding', this.throttled);
+      },
+      released: () => {
+        this.throttled = null;
+        this.log.write('note', 'flood control: the agent calmed down; reading at full speed again');
+      },
+    });
+    this.flood?.dispose();
+    this.flood = flood;
+    this.throttled = null;
+    const proc = new AgentProcess(launch, this.log, {
+      onStdout: (chunk) => {
+        this.lastActivity = Date.now();
+        flood.take(wire.receive(chunk));
+      },
+      onStdoutEnd: () => wire.end(),
+      onExit: (exit) => void this.onExit(proc, wire, exit).finally(exitDone),
+    });
+    this.proc = proc;
+    this.conn = this.clientApp().connect(wire.stream);
+    const initRequest: InitializeRequest = { protocolVersion: 1, clientCapabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO };
+    try {
+      const init = await withTimeout(
+        this.conn.agent.request(methods.agent.initialize, initRequest),
+        this.host.options.initializeTimeoutMs,
+        `the agent did not answer initialize within ${Math.round(this.host.options.initializeTimeoutMs / 1000)} s`,
+      );
+      if (init.protocolVersion !== 1) {
+        throw new Error(`the agent speaks ACP protocol version ${String(init.protocolVersion)}; Switchboard supports 1`);
+      }
+      this.init = init;
+      this.authMethods = parseAuthMethods((init as { authMethods?: unknown }).authMethods);
+      this.startedAt = Date.now();
+      this.setState('running');
+    } catch (e) {
+      const exit = proc.exit;
+      const message = exit
+        ? `the agent exited during start-up (${describeExit(exit)}); see its log`
+        : e instanceof RequestError
+          ? `initialize failed: ${e.message}`
+          : (e as Error).message;
+      this.log.write('note', `start failed: ${message}`);
+      this.stopping = true;
+      await proc.stop(this.host.options.stopGraceMs);
+      await this.exitHandled;
+      this.setState('failed', message);
+      throw new IpcFailure('agent_error', message);
+    }
+  }
+
+  private async onExit(proc: AgentProcess, wire: AcpWire, exit: AgentExit): Promise<void> {
+    // Everything the agent wrote before it died is handed on first.
+    await wire.drained();
+    this.conn?.close();
+    if (this.proc !== proc) return;
+    this.flood?.dispose();
+    this.flood = null;
+    this.throttled = null;
+    this.proc = null;
+    this.conn = null;
+    this.wire = null;
+    this.exitCode = exit.code;
+    this.signal = exit.signal;
+    const expected = this.stopping;
+    const message = expected ? 'the agent was stopped' : `the agent exited unexpectedly (${describeExit(exit)})`;
+    for (const session of this.host.sessionsOfAgent(this.agentId)) session.onAgentGone(message);
+    this.bindings.clear();
+    if (this.state === 'starting') return; // start() reports the failure
+    if (expected) this.setState('stopped');
+    else this.setState(exit.error ? 'failed' : 'exited', message);
+  }
+
+  async stop(): Promise<void> {
+    if (this.starting) await this.starting.catch(() => {});
+    const proc = this.proc;
+    if (!proc) return;
+    this.stopping = true;
+    await proc.stop(this.host.options.stopGraceMs);
+    await this.exitHandled;
+  }
+
+  private clientApp() {
+    const host = this.host;
+    const agentId = this.agentId;
+    return client({ name: 'switchboard' })
+      .onRequest(methods.client.session.requestPermission, (ctx) => this.sessionFor(ctx.params.sessionId).requestPermission(ctx.params, ctx.signal))
+      .onRequest(methods.client.fs.readTextFile, (ctx) => this.sessionFor(ctx.params.sessionId).readTextFile(ctx.params))
+      .onRequest(methods.client.fs.writeTextFile, (ctx) => this.sessionFor(ctx.params.sessionId).writeTextFile(ctx.params))
+      .onRequest(methods.client.terminal.create, (ctx) => this.sessionFor(ctx.params.sessionId).createTerminal(ctx.params))
+      .onRequest(methods.client.terminal.output, (ctx) => {
+        const s = this.sessionFor(ctx.params.sessionId);
+        return host.terminals.output(ctx.params.terminalId, s.id);
+      })
+      .onRequest(methods.client.terminal.waitForExit, (ctx) => {
+        const s = this.sessionFor(ctx.params.sessionId);
+        return host.terminals.waitForExit(ctx.params.terminalId, s.id, ctx.signal);
+      })
+      .onRequest(methods.client.terminal.kill, (ctx) => {
+        const s = this.sessionFor(ctx.params.sessionId);
+        host.terminals.kill(ctx.params.terminalId, s.id);
+        return {};
+      })
+      .onRequest(methods.client.terminal.release, async (ctx) => {
+        const s = this.sessionFor(ctx.params.sessionId);
+        await host.terminals.release(ctx.params.terminalId, s.id);
+        return {};
+      })
+      .onRequest('*', (ctx) => {
+        // Trap 3: unknown requests (Qwen's craft/drainMidTurnQueue…) get -32601 and the session goes on.
+        this.log.write('note', `unknown request from the agent: ${ctx.method}`);
+        host.warn(agentId, null, 'unknown_request', `the agent called ${ctx.method.slice(0, 200)}, which Switchboard does not implement`);
+        throw RequestError.methodNotFound(ctx.method);
+      })
+      .onNotification('*', (ctx) => {
+        this.log.write('note', `ignored notification from the agent: ${ctx.method}`);
+      });
+  }
+}
+
+export function describeExit(exit: AgentExit): string {
+  if (exit.error) return exit.error;
+  if (exit.signal) return `signal ${exit.signal}`;
+  return `exit code ${exit.code}`;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(message)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,588 @@
+import {
+  RequestError,
+  type CreateTerminalRequest,
+  type CreateTerminalResponse,
+  type LoadSessionResponse,
+  type NewSessionResponse,
+  type PromptResponse,
+  type ReadTextFileRequest,
+  type ReadTextFileResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type ResumeSessionResponse,
+  type SessionConfigOption,
+  type SessionUpdate,
+  type SetSessionConfigOptionResponse,
+  type WriteTextFileRequest,
+  type WriteTextFileResponse,
+} from '@agentclientprotocol/sdk';
+import { randomUUID } from 'node:crypto';
+import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
+import { IpcFailure } from '../../../../shared/contract';
+import {
+  MCP_SERVERS_SETTING,
+  type PermissionRequestInfo,
+  type PromptBlock,
+  type QueueItem,
+  type SessionInfo,
+  type SessionSnapshot,
+  type SessionStatus,
+  type SessionUpdateItem,
+} from '../../../../shared/contract/sessions';
+import type { AgentRuntime } from '../agent-runtime';
+import { AUTH_REQUIRED } from '../../agents/auth';
+import { readTextFile, RootGuard, writeTextFile } from './fs-access';
+import type { AcpHost } from '../host';
+import { mcpServersFor } from './mcp-servers';
+import { MentionSearch } from './mention-search';
+import { optionForDecision, ruleForOption } from './permission-rules';
+import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
+import { reopenModeOf } from './restore';
+import { checkUpdate } from '../connection/update-validator';
+import { joinChunkRuns } from '../connection/chunk-runs';
+import type { UpdateItem } from '../connection/stdio-tap';
+
+interface PendingPermission {
+  info: PermissionRequestInfo;
+  toolCallId: string;
+  toolKind: string;
+  resolve: (response: RequestPermissionResponse) => void;
+}
+
+const errorOf = (e: unknown): TurnError => {
+  if (e instanceof RequestError) return { code: e.code, message: e.message };
+  if (e instanceof IpcFailure) return { code: e.code, message: e.message };
+  return { code: 'error', message: e instanceof Error ? e.message : String(e) };
+};
+
+const CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+const TERMINAL_STATUSES: ReadonlySet<SessionStatus> = new Set(['failed', 'closed']);
+
+/**
+ * One live Switchboard session: the ACP session on an agent process, its state machine
+ * (starting → idle ⇄ working ⇄ awaiting_permission; auth_required; failed; closed), its prompt queue,
+ * pending permission requests, and its thread (the acp-thread model, kept so a view can attach).
+ */
+export class LiveSession {
+  acpSessionId: string | null = null;
+  status: SessionStatus = 'starting';
+  error: string | null = null;
+  title: string | null = null;
+  additionalDirectories: string[] = [];
+  readonly createdAt = Date.now();
+  updatedAt = Date.now();
+  private thread: ThreadState = createThread();
+  private n = 0;
+  private queue: QueueItem[] = [];
+  private readonly permissions = new Map<string, PendingPermission>();
+  private turn: { promptId: string; item: QueueItem; cancelled: boolean } | null = null;
+  /** A prompt refused with auth_required: sent again once the agent is authenticated. */
+  private authRetry: QueueItem | null = null;
+  private guard: RootGuard | null = null;
+  private mentions: MentionSearch | null = null;
+  /** The agent process this session lived on is gone. */
+  private gone = false;
+
+  constructor(
+    readonly id: string,
+    readonly runtime: AgentRuntime,
+    private readonly host: AcpHost,
+    readonly cwd: string,
+    private readonly requestedDirectories: string[],
+  ) {}
+
+  /** (A method, so TypeScript does not narrow it across awaits.) */
+  currentStatus(): SessionStatus {
+    return this.status;
+  }
+
+  get agentId(): string {
+    return this.runtime.agentId;
+  }
+
+  info(): SessionInfo {
+    const caps = this.runtime.capabilities?.promptCapabilities;
+    return {
+      id: this.id,
+      agentId: this.agentId,
+      acpSessionId: this.acpSessionId,
+      cwd: this.cwd,
+      additionalDirectories: this.additionalDirectories,
+      title: this.title,
+      status: this.status,
+      error: this.error,
+      prompt: { image: Boolean(caps?.image), audio: Boolean(caps?.audio), embeddedContext: Boolean(caps?.embeddedContext) },
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+    };
+  }
+
+  /** Starts the thread from what is already stored (a reopened session). */
+  seed(thread: ThreadState, title: string | null): void {
+    this.thread = thread;
+    this.title = title;
+  }
+
+  snapshot(): SessionSnapshot {
+    return { session: this.info(), thread: this.thread, n: this.n, queue: this.queue, permissions: [...this.permissions.values()].map((p) => p.info) };
+  }
+
+  private db<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (e) {
+      console.error(`session ${this.id}: store write failed:`, e);
+      return undefined;
+    }
+  }
+
+  private setStatus(status: SessionStatus, error: string | null = null): void {
+    if (this.status === 'closed') return;
+    if (this.status === status && this.error === error) return;
+    this.status = status;
+    this.error = error;
+    this.updatedAt = Date.now();
+    this.db(() => this.host.rows().setStatus(this.id, status));
+    this.host.bus.emit('session.state', this.info());
+  }
+
+  /** Folds events into the thread, then tells the renderer (callers persist first). */
+  private emit(events: Array<{ event: ThreadEvent; seq: number | null; merged?: number }>): void {
+    if (events.length === 0) return;
+    const items = new Array<SessionUpdateItem>(events.length);
+    const folded = new Array<ThreadEvent>(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      items[i] = e.merged !== undefined && e.merged > 1 ? { n: ++this.n, seq: e.seq, event: e.event, merged: e.merged } : { n: ++this.n, seq: e.seq, event: e.event };
+      folded[i] = e.event;
+    }
+    this.thread = applyEvents(this.thread, folded);
+    this.host.bus.emit('session.update', { sessionId: this.id, events: items });
+  }
+
+  private emitQueue(): void {
+    this.host.bus.emit('session.queue', { sessionId: this.id, items: this.queue });
+  }
+
+  // ───────────── setup ─────────────
+
+  /**
+   * session/new; session/resume or session/load (after an agent restart, or reopening a stored session; a
+   * load replays the conversation as updates). Auth errors leave the session in auth_required.
+   */
+  async open(mode: 'new' | 'resume' | 'load'): Promise<void> {
+    const caps = this.runtime.capabilities;
+    const dirs = caps?.sessionCapabilities?.additionalDirectories ? this.requestedDirectories : [];
+    this.additionalDirectories = dirs;
+    this.guard = await RootGuard.create([this.cwd, ...dirs]);
+    this.mentions = new MentionSearch(this.guard.roots);
+    const { servers, skipped } = mcpServersFor(this.host.setting(MCP_SERVERS_SETTING), caps);
+    for (const s of skipped) this.host.warn(this.agentId, this.id, 'settings', s);
+    const params = { cwd: this.cwd, mcpServers: servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
+    this.gone = false;
+    this.setStatus('starting');
+    let result: NewSessionResponse | ResumeSessionResponse | LoadSessionResponse;
+    try {
+      if (mode === 'new') {
+        this.runtime.expectNewSession(this.id);
+        const res = await this.runtime.request<NewSessionResponse>('session/new', params);
+        if (typeof res?.sessionId !== 'string') throw new Error('the agent answered session/new without a sessionId');
+        this.acpSessionId = res.sessionId;
+        this.runtime.bind(res.sessionId, this.id);
+        this.db(() => this.host.rows().setAcpSessionId(this.id, res.sessionId));
+        result = res;
+      } else {
+        // Bound first: session/load replays the conversation before it answers.
+        this.runtime.bind(this.acpSessionId!, this.id);
+        const method = mode === 'resume' ? 'session/resume' : 'session/load';
+        result = await this.runtime.request<ResumeSessionResponse>(method, { sessionId: this.acpSessionId, ...params });
+      }
+    } catch (e) {
+      if (e instanceof RequestError && e.code === AUTH_REQUIRED) {
+        this.setStatus('auth_required', e.message);
+        return;
+      }
+      const message = `session/${mode} failed: ${errorOf(e).message}`;
+      this.setStatus('failed', message);
+      throw new IpcFailure('agent_error', message);
+    }
+    this.emit([{ event: { type: 'setup', modes: result?.modes ?? null, configOptions: result?.configOptions ?? null }, seq: null }]);
+    this.setStatus('idle');
+    this.drain();
+  }
+
+  /**
+   * After an agent restart: resume when the agent can, else load, create the session when it never was.
+   * A load's replay is dropped: this live thread, and the store, already hold every message it repeats.
+   */
+  async reopen(): Promise<boolean> {
+    if (this.status === 'closed') return false;
+    if (this.acpSessionId === null) {
+      await this.open('new').catch(() => {});
+      return this.currentStatus() === 'idle';
+    }
+    const mode = reopenModeOf(this.runtime.capabilities);
+    if (!mode) return false;
+    if (mode === 'load') this.runtime.skipReplay(this.id);
+    await this.open(mode).catch(() => {});
+    return this.currentStatus() === 'idle';
+  }
+
+  /** The agent was authenticated: create the session or send the refused prompt again. */
+  async retryAfterAuth(): Promise<void> {
+    if (this.status !== 'auth_required') return;
+    // The refused prompt goes first.
+    if (this.authRetry) {
+      this.queue.unshift(this.authRetry);
+      this.authRetry = null;
+      this.emitQueue();
+    }
+    if (this.acpSessionId === null) {
+      await this.open('new').catch(() => {});
+    } else {
+      this.setStatus('idle');
+    }
+    this.drain();
+  }
+
+  // ───────────── prompts ─────────────
+
+  prompt(blocks: PromptBlock[]): { promptId: string; queued: boolean } {
+    if (TERMINAL_STATUSES.has(this.status)) throw new IpcFailure('unavailable', `the session is ${this.status}${this.error ? `: ${this.error}` : ''}`);
+    checkPromptCapabilities(blocks, this.runtime.capabilities?.promptCapabilities);
+    const item: QueueItem = { id: randomUUID(), prompt: blocks, createdAt: Date.now() };
+    if (this.status === 'idle' && !this.turn && this.queue.length === 0) {
+      void this.send(item);
+      return { promptId: item.id, queued: false };
+    }
+    this.queue.push(item);
+    this.emitQueue();
+    return { promptId: item.id, queued: true };
+  }
+
+  private drain(): void {
+    if (this.status !== 'idle' || this.turn || this.queue.length === 0 || this.gone) return;
+    const next = this.queue.shift()!;
+    this.emitQueue();
+    void this.send(next);
+  }
+
+  private async send(item: QueueItem): Promise<void> {
+    this.turn = { promptId: item.id, item, cancelled: false };
+    this.setStatus('working');
+    let content;
+    try {
+      content = await toContentBlocks(item.prompt, this.runtime.capabilities?.promptCapabilities, this.guard!);
+    } catch (e) {
+      this.emit([{ event: { type: 'prompt', promptId: item.id, content: [] }, seq: null }]);
+      this.finishTurn(item.id, null, errorOf(e));
+      return;
+    }
+    this.emit([{ event: { type: 'prompt', promptId: item.id, content }, seq: null }]);
+    try {
+      const res = await this.runtime.request<PromptResponse>('session/prompt', { sessionId: this.acpSessionId, prompt: content });
+      const stop = typeof res?.stopReason === 'string' ? res.stopReason : null;
+      this.finishTurn(item.id, stop, stop === null ? { code: 'invalid_response', message: 'the agent ended the turn without a stop reason' } : null);
+    } catch (e) {
+      if (!this.runtime.connected) {
+        // The process died mid-turn: let the runtime finish its exit handling (it tells why).
+        await Promise.race([this.runtime.exitHandled, new Promise((r) => setTimeout(r, 5000))]);
+        this.onAgentGone(this.runtime.error ?? 'the agent process ended');
+        return;
+      }
+      const err = errorOf(e);
+      if (err.code === AUTH_REQUIRED) {
+        this.authRetry = item;
+        this.finishTurn(item.id, null, err);
+        this.setStatus('auth_required', err.message);
+        return;
+      }
+      this.finishTurn(item.id, null, err);
+    }
+  }
+
+  private finishTurn(promptId: string, stopReason: PromptResponse['stopReason'] | null, error: TurnError | null): void {
+    if (this.turn?.promptId !== promptId) return;
+    this.turn = null;
+    // Left-over permission requests of the turn can no longer be answered usefully.
+    for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
+    this.emit([{ event: { type: 'turn_end', promptId, stopReason, error }, seq: null }]);
+    this.db(() => this.host.rows().touch(this.id));
+    if (!this.gone && (this.status === 'working' || this.status === 'awaiting_permission')) this.setStatus('idle');
+    this.drain();
+  }
+
+  cancel(clearQueue: boolean): void {
+    if (clearQueue && this.queue.length > 0) {
+      this.queue = [];
+      this.emitQueue();
+    }
+    if (!this.turn || this.turn.cancelled) return;
+    this.turn.cancelled = true;
+    void this.runtime.notify('session/cancel', { sessionId: this.acpSessionId });
+    for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
+    this.emit([{ event: { type: 'cancel' }, seq: null }]);
+  }
+
+  // ───────────── queue ─────────────
+
+  queueItems(): QueueItem[] {
+    return this.queue;
+  }
+
+  private queueIndex(itemId: string): number {
+    const i = this.queue.findIndex((q) => q.id === itemId);
+    if (i < 0) throw new IpcFailure('not_found', `no queued prompt ${itemId} (it may have been sent)`);
+    return i;
+  }
+
+  updateQueued(itemId: string, prompt: PromptBlock[]): QueueItem[] {
+    checkPromptCapabilities(prompt, this.runtime.capabilities?.promptCapabilities);
+    const i = this.queueIndex(itemId);
+    this.queue = this.queue.map((q, j) => (j === i ? { ...q, prompt } : q));
+    this.emitQueue();
+    return this.queue;
+  }
+
+  removeQueued(itemId: string): QueueItem[] {
+    const i = this.queueIndex(itemId);
+    this.queue = this.queue.filter((_, j) => j !== i);
+    this.emitQueue();
+    return this.queue;
+  }
+
+  moveQueued(itemId: string, toIndex: number): QueueItem[] {
+    const i = this.queueIndex(itemId);
+    const next = this.queue.slice();
+    const [item] = next.splice(i, 1);
+    next.splice(Math.min(toIndex, next.length), 0, item!);
+    this.queue = next;
+    this.emitQueue();
+    return this.queue;
+  }
+
+  clearQueue(): QueueItem[] {
+    this.queue = [];
+    this.emitQueue();
+    return this.queue;
+  }
+
+  // ───────────── modes and config ─────────────
+
+  private requireReady(): void {
+    if (this.acpSessionId === null || TERMINAL_STATUSES.has(this.status)) {
+      throw new IpcFailure('unavailable', `the session is ${this.status}`);
+    }
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    this.requireReady();
+    await this.runtime.request('session/set_mode', { sessionId: this.acpSessionId, modeId }).catch((e) => {
+      throw new IpcFailure('agent_error', errorOf(e).message);
+    });
+    this.emit([{ event: { type: 'mode', modeId }, seq: null }]);
+  }
+
+  async setConfigOption(configId: string, value: string | boolean): Promise<SessionConfigOption[]> {
+    this.requireReady();
+    const option = this.thread.configOptions.find((o) => o.id === configId);
+    if (!option) throw new IpcFailure('not_found', `the agent offers no option ${configId}`);
+    if ((option.type === 'boolean') !== (typeof value === 'boolean')) {
+      throw new IpcFailure('invalid_params', `option ${configId} takes a ${option.type === 'boolean' ? 'boolean' : 'string'} value`);
+    }
+    const params =
+      typeof value === 'boolean'
+        ? { sessionId: this.acpSessionId, configId, type: 'boolean', value }
+        : { sessionId: this.acpSessionId, configId, value };
+    const res = await this.runtime.request<SetSessionConfigOptionResponse>('session/set_config_option', params).catch((e) => {
+      throw new IpcFailure('agent_error', errorOf(e).message);
+    });
+    const options = Array.isArray(res?.configOptions) ? res.configOptions : [];
+    this.emit([{ event: { type: 'config_options', configOptions: options }, seq: null }]);
+    return this.thread.configOptions.slice();
+  }
+
+  // ───────────── from the agent ─────────────
+
+  /** A persisted run of session/update notifications, in wire order. */
+  onAgentUpdates(items: UpdateItem[]): void {
+    if (this.status === 'closed') return;
+    const valid: Array<{ update: SessionUpdate; extra: number | null }> = [];
+    let title: string | null | undefined;
+    for (const { params, seq } of items) {
+      const update = params.update;
+      const check = checkUpdate(update);
+      if (!check.ok) {
+        this.runtime.log.write('warning', `${check.message}: ${JSON.stringify(update)?.slice(0, 2000)}`);
+        this.host.warn(this.agentId, this.id, check.unknownKind ? 'unknown_update' : 'invalid_update', check.message);
+        continue;
+      }
+      const u = update as { sessionUpdate: string; title?: unknown };
+      if (u.sessionUpdate === 'session_info_update' && 'title' in u) title = typeof u.title === 'string' ? u.title : null;
+      valid.push({ update: update as SessionUpdate, extra: seq });
+    }
+    this.emit(joinChunkRuns(valid).map((r) => ({ event: { type: 'update', update: r.update }, seq: r.extra, merged: r.count })));
+    if (title !== undefined && title !== this.title) {
+      this.title = title;
+      this.db(() => this.host.rows().setTitle(this.id, title ?? null));
+      this.host.bus.emit('session.state', this.info());
+    }
+  }
+
+  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> | RequestPermissionResponse {
+    const toolCall = params.toolCall;
+    const toolCallId = toolCall.toolCallId;
+    const known = this.thread.toolIndex[toolCallId];
+    const knownEntry = known !== undefined ? this.thread.entries[known] : undefined;
+    const toolKind = toolCall.kind ?? (knownEntry?.kind === 'tool_call' ? knownEntry.toolKind : 'other');
+    if (this.turn?.cancelled) return CANCELLED;
+    const requestId = randomUUID();
+    const rule = this.host.rules().find(this.agentId, toolKind);
+    const ruled = rule ? optionForDecision(params.options, rule.decision) : undefined;
+    if (ruled) {
+      this.host.bus.emit('session.permissionResolved', { sessionId: this.id, requestId, outcome: 'selected', optionId: ruled.optionId, byRule: true });
+      return { outcome: { outcome: 'selected', optionId: ruled.optionId } };
+    }
+    const info: PermissionRequestInfo = {
+      sessionId: this.id,
+      agentId: this.agentId,
+      requestId,
+      toolCall,
+      options: params.options,
+      createdAt: Date.now(),
+    };
+    return new Promise<RequestPermissionResponse>((resolve) => {
+      this.permissions.set(requestId, { info, toolCallId, toolKind, resolve });
+      this.emit([{ event: { type: 'permission', requestId, toolCall, options: params.options }, seq: null }]);
+      this.host.bus.emit('session.permission', info);
+      this.setStatus('awaiting_permission');
+      // The agent withdrew the request ($/cancel_request) or the connection closed.
+      signal.addEventListener('abort', () => this.resolvePermission(requestId, CANCELLED, false), { once: true });
+    });
+  }
+
+  /** The user's answer. An "always" option becomes a rule for this agent and tool kind. */
+  respondPermission(requestId: string, answer: { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' }): void {
+    const pending = this.permissions.get(requestId);
+    if (!pending) throw new IpcFailure('not_found', `no pending permission request ${requestId}`);
+    if (answer.outcome === 'cancelled') {
+      this.resolvePermission(requestId, CANCELLED, false);
+      return;
+    }
+    const option = pending.info.options.find((o) => o.optionId === answer.optionId);
+    if (!option) throw new IpcFailure('invalid_params', `option ${answer.optionId} was not offered`);
+    const decision = ruleForOption(option);
+    if (decision) this.db(() => this.host.rules().set(this.agentId, pending.toolKind, decision));
+    this.resolvePermission(requestId, { outcome: { outcome: 'selected', optionId: option.optionId } }, false);
+  }
+
+  private resolvePermission(requestId: string, response: RequestPermissionResponse, byRule: boolean): void {
+    const pending = this.permissions.get(requestId);
+    if (!pending) return;
+    this.permissions.delete(requestId);
+    pending.resolve(response);
+    const selected = response.outcome.outcome === 'selected' ? response.outcome.optionId : null;
+    this.emit([
+      {
+        event: { type: 'permission_resolved', requestId, toolCallId: pending.toolCallId, outcome: selected ? 'selected' : 'cancelled', optionId: selected },
+        seq: null,
+      },
+    ]);
+    this.host.bus.emit('session.permissionResolved', {
+      sessionId: this.id,
+      requestId,
+      outcome: selected ? 'selected' : 'cancelled',
+      optionId: selected,
+      byRule,
+    });
+    if (this.permissions.size === 0 && this.status === 'awaiting_permission') this.setStatus(this.turn ? 'working' : 'idle');
+  }
+
+  private get roots(): RootGuard {
+    if (!this.guard) throw RequestError.internalError(undefined, 'the session is not ready');
+    return this.guard;
+  }
+
+  async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
+    const compat = this.host.prefs().get(this.agentId).compat;
+    const content = await readTextFile(this.roots, params.path, params.line, params.limit, { missingFileAsEmpty: compat.missingFileAsEmpty });
+    return { content };
+  }
+
+  async writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse> {
+    await writeTextFile(this.roots, params.path, params.content, (real, previous) => {
+      const writes = this.host.fileWrites();
+      writes.record(this.id, real, previous, params.content);
+      this.host.bus.emit('session.fileWrites', { sessionId: this.id, writes: writes.list(this.id) });
+    });
+    return {};
+  }
+
+  async createTerminal(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
+    const env: Record<string, string> = { ...(await this.host.loginEnv()), TERM: 'xterm-256color' };
+    for (const v of params.env ?? []) if (v && typeof v.name === 'string' && typeof v.value === 'string') env[v.name] = v.value;
+    const terminalId = this.host.terminals.create(this.agentId, this.id, {
+      command: params.command,
+      args: params.args ?? [],
+      env,
+      cwd: params.cwd ?? this.cwd,
+      outputByteLimit: params.outputByteLimit ?? null,
+    });
+    return { terminalId };
+  }
+
+  async mentionSearch(query: string, limit: number): Promise<{ results: Array<{ path: string; relativePath: string; root: string }>; truncated: boolean }> {
+    this.mentions ??= new MentionSearch([this.cwd]);
+    return this.mentions.search(query, limit);
+  }
+
+  // ───────────── endings ─────────────
+
+  /** The agent process is gone (crashed, stopped): the turn fails, the session cannot continue as is. */
+  onAgentGone(message: string): void {
+    if (this.status === 'closed' || this.gone) return;
+    this.gone = true;
+    for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
+    if (this.turn) {
+      const { promptId } = this.turn;
+      this.finishTurn(promptId, null, { code: 'agent_exited', message });
+    }
+    if (this.acpSessionId) this.runtime.unbind(this.acpSessionId);
+    this.setStatus('failed', message);
+    void this.host.terminals.releaseSession(this.id);
+  }
+
+  /** A tool call of the current turn is still running (the agent may rightly be quiet meanwhile). */
+  toolInProgress(): boolean {
+    if (!this.turn) return false;
+    const { entries, turn } = this.thread;
+    for (let i = Math.max(0, turn.startIndex); i < entries.length; i++) {
+      const e = entries[i]!;
+      if (e.kind === 'tool_call' && (e.status === 'pending' || e.status === 'in_progress')) return true;
+    }
+    return false;
+  }
+
+  /** The supervisor's word on a failed session (restarting in n s, restarts given up…). */
+  explainFailure(message: string): void {
+    if (this.status === 'failed') this.setStatus('failed', message);
+  }
+
+  /** `tellAgent: false` on app shutdown (the agent is about to be stopped anyway). */
+  async close(tellAgent = true): Promise<void> {
+    if (this.status === 'closed') return;
+    if (this.turn) this.cancel(false);
+    for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
+    const canClose = Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
+    if (tellAgent && canClose && this.acpSessionId && this.runtime.connected) {
+      await Promise.race([this.runtime.request('session/close', { sessionId: this.acpSessionId }).catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+    }
+    this.setStatus('closed');
+    this.status = 'closed';
+    this.queue = [];
+    this.turn = null;
+    if (this.acpSessionId) this.runtime.unbind(this.acpSessionId);
+    await this.host.terminals.releaseSession(this.id);
+    this.host.forgetSession(this.id);
+  }
+}

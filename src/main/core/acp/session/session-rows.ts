@@ -1,0 +1,33 @@
+import type { SessionStatus } from '../../../../shared/contract/sessions';
+import type { Db } from '../../store/database';
+
+/** The ACP client's writes to the `sessions` table (one row per Switchboard session). */
+export class SessionRows {
+  constructor(private readonly db: Db) {}
+
+  insert(row: { id: string; agentId: string; cwd: string; status: SessionStatus; now: number }): void {
+    this.db
+      .prepare('INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at) VALUES (?, ?, NULL, ?, NULL, ?, ?, ?)')
+      .run(row.id, row.agentId, row.cwd, row.status, row.now, row.now);
+  }
+
+  setAcpSessionId(id: string, acpSessionId: string): void {
+    this.db.prepare('UPDATE sessions SET acp_session_id = ?, updated_at = ? WHERE id = ?').run(acpSessionId, Date.now(), id);
+  }
+
+  setStatus(id: string, status: SessionStatus): void {
+    this.db.prepare('UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?').run(status, Date.now(), id);
+  }
+
+  setTitle(id: string, title: string | null): void {
+    this.db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?').run(title, Date.now(), id);
+  }
+
+  touch(id: string): void {
+    this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(Date.now(), id);
+  }
+
+  exists(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
+  }
+}

@@ -1,0 +1,397 @@
+import { IpcFailure } from '../../../../shared/contract';
+import type { AgentStatus } from '../../../../shared/contract/sessions';
+import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS, supervisorNumber, type AgentExitInfo, type AgentMetrics, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
+import type { EventBus } from '../../base/event-bus';
+import type { Disposable } from '../../base/lifecycle';
+import type { AgentRuntime } from '../agent-runtime';
+import type { LiveSession } from '../session/live-session';
+import { reopenModeOf } from '../session/restore';
+import type { WarningKind } from '../connection/warnings';
+import { CLOCK_TICKS_PER_SECOND, sampleGroups } from './process-metrics';
+
+/** What the supervisor needs from the ACP service. */
+export interface SupervisorHost {
+  readonly bus: EventBus;
+  setting(key: string): unknown;
+  allRuntimes(): AgentRuntime[];
+  sessionsOfAgent(agentId: string): LiveSession[];
+  restartAgent(agentId: string): Promise<unknown>;
+  warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+}
+
+export interface SupervisorOptions {
+  /** How often processes are sampled and idle agents checked. */
+  intervalMs: number;
+}
+
+interface Watched {
+  metrics: AgentMetrics;
+  /** Previous CPU sample (Linux): ticks and when. */
+  cpu: { ticks: number; at: number; pid: number } | null;
+  /** Crash times within the restart window. */
+  crashes: number[];
+  restartTimer: NodeJS.Timeout | null;
+  /** The supervisor is restarting the agent right now (its status changes are not the user's doing). */
+  restarting: boolean;
+  lastState: AgentStatus['state'];
+  idleSince: number | null;
+  unresponsiveAt: number | null;
+  changed: boolean;
+}
+
+const STDERR_TAIL_LINES = 20;
+
+/** The last stderr lines of an agent log tail (lines look like `<ts> stderr <text>`). */
+export function stderrTail(logText: string, lines = STDERR_TAIL_LINES): string {
+  const out: string[] = [];
+  for (const line of logText.split('\n')) {
+    const m = /^\S+ stderr (.*)$/.exec(line);
+    if (m) out.push(m[1]!);
+  }
+  return out.slice(-lines).join('\n').slice(-4000);
+}
+
+/** Delay before the n-th automatic restart (n from 1): base·2^(n−1), capped. */
+export function backoffMs(n: number, baseMs: number, capMs = SUPERVISOR_DEFAULTS.maxRestartDelaySeconds * 1000): number {
+  return Math.min(capMs, baseMs * 2 ** Math.max(0, n - 1));
+}
+
+const openSessions = (sessions: LiveSession[]) => sessions.filter((s) => s.status !== 'closed');
+
+/**
+ * Watches every agent process: samples memory and CPU of its process group, records how it ended,
+ * restarts a crashed agent that has open sessions (with backoff, and not forever), stops agents with
+ * no open session after the idle timeout, times out requests an agent leaves unanswered, and shows which
+ * agents flood control reads slower (AgentRuntime's FloodGuard).
+ */
+export class AgentSupervisor implements Disposable {
+  private readonly watched = new Map<string, Watched>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly unsubscribe: Disposable;
+  private disposed = false;
+  private sampling = false;
+
+  constructor(
+    private readonly host: SupervisorHost,
+    private readonly options: SupervisorOptions = { intervalMs: 1000 },
+  ) {
+    this.unsubscribe = host.bus.connect((name, payload) => {
+      if (name === 'agent.status') this.onStatus(payload as AgentStatus);
+    });
+    this.timer = setInterval(() => void this.tick(), options.intervalMs);
+    this.timer.unref();
+  }
+
+  // ───────────── settings ─────────────
+
+  private num(name: SupervisorNumberSetting): number {
+    return supervisorNumber(name, this.host.setting(SUPERVISOR_SETTINGS[name]));
+  }
+
+  /** How long a request may go unanswered while the agent writes nothing (0: no limit). */
+  requestTimeoutMs(): number {
+    return this.num('requestTimeoutSeconds') * 1000;
+  }
+
+  private idleStopMs(): number {
+    return this.num('idleStopMinutes') * 60_000;
+  }
+
+  private autoRestart(): boolean {
+    const v = this.host.setting(SUPERVISOR_SETTINGS.autoRestart);
+    return typeof v === 'boolean' ? v : SUPERVISOR_DEFAULTS.autoRestart;
+  }
+
+  // ───────────── state ─────────────
+
+  private entry(agentId: string): Watched {
+    let w = this.watched.get(agentId);
+    if (!w) {
+      w = {
+        metrics: {
+          agentId,
+          pid: null,
+          processes: 0,
+          rssBytes: null,
+          cpuPercent: null,
+          sampledAt: Date.now(),
+          restarts: 0,
+          nextRestartAt: null,
+          gaveUp: null,
+          unresponsive: null,
+          throttled: null,
+          lastExit: null,
+        },
+        cpu: null,
+        crashes: [],
+        restartTimer: null,
+        restarting: false,
+        lastState: 'stopped',
+        idleSince: null,
+        unresponsiveAt: null,
+        changed: true,
+      };
+      this.watched.set(agentId, w);
+    }
+    return w;
+  }
+
+  metrics(): AgentMetrics[] {
+    const ids = new Set([...this.host.allRuntimes().map((r) => r.agentId), ...this.watched.keys()]);
+    return [...ids].map((id) => this.entry(id).metrics);
+  }
+
+  private update(agentId: string, patch: Partial<AgentMetrics>): void {
+    const w = this.entry(agentId);
+    w.metrics = { ...w.metrics, ...patch };
+    w.changed = true;
+  }
+
+  private publish(): void {
+    const changed = [...this.watched.values()].filter((w) => w.changed);
+    if (changed.length === 0 || this.disposed) return;
+    for (const w of changed) w.changed = false;
+    this.host.bus.emit('agent.metrics', { agents: changed.map((w) => w.metrics) });
+  }
+
+  private runtimeOf(agentId: string): AgentRuntime | undefined {
+    return this.host.allRuntimes().find((r) => r.agentId === agentId);
+  }
+
+  // ───────────── exits and restarts ─────────────
+
+  private onStatus(status: AgentStatus): void {
+    if (this.disposed) return;
+    const w = this.entry(status.agentId);
+    const prev = w.lastState;
+    w.lastState = status.state;
+    if (status.state === 'starting' && !w.restarting) {
+      // Started by the user (or a new session): a fresh chance. A pending restart stays due: it then
+      // only brings back the sessions still failed.
+      if (w.metrics.gaveUp) this.update(status.agentId, { gaveUp: null });
+      w.crashes = [];
+      this.update(status.agentId, { restarts: 0 });
+    }
+    if (status.state === 'running') this.update(status.agentId, { pid: status.pid, unresponsive: null });
+    if (status.state === 'stopped') {
+      this.cancelRestart(w);
+      this.update(status.agentId, { pid: null, processes: 0, rssBytes: null, cpuPercent: null, nextRestartAt: null, throttled: null });
+    }
+    const crashed = status.state === 'exited' || (status.state === 'failed' && prev === 'running');
+    if (crashed) {
+      this.recordExit(status.agentId, status.exitCode, status.signal);
+      this.onCrash(status.agentId, status.error ?? 'the agent exited unexpectedly');
+    }
+    this.publish();
+  }
+
+  private recordExit(agentId: string, code: number | null, signal: string | null): void {
+    const rt = this.runtimeOf(agentId);
+    let tail = '';
+    try {
+      tail = rt ? stderrTail(rt.log.tail(64 * 1024).text) : '';
+    } catch {
+      /* log unreadable */
+    }
+    const lastExit: AgentExitInfo = { code, signal, stderrTail: tail, at: Date.now() };
+    this.update(agentId, { lastExit, pid: null, processes: 0, rssBytes: null, cpuPercent: null, throttled: null });
+    this.entry(agentId).cpu = null;
+  }
+
+  private cancelRestart(w: Watched): void {
+    if (w.restartTimer) clearTimeout(w.restartTimer);
+    w.restartTimer = null;
+    if (w.metrics.nextRestartAt !== null) {
+      w.metrics = { ...w.metrics, nextRestartAt: null };
+      w.changed = true;
+    }
+  }
+
+  private tellSessions(agentId: string, message: string): void {
+    for (const s of openSessions(this.host.sessionsOfAgent(agentId))) s.explainFailure(message);
+  }
+
+  /** The agent died (or failed to come back): restart it later, or give up on an exit loop. */
+  private onCrash(agentId: string, why: string): void {
+    const w = this.entry(agentId);
+    if (this.disposed || w.restartTimer) return;
+    if (!this.autoRestart() || openSessions(this.host.sessionsOfAgent(agentId)).length === 0) return;
+    const now = Date.now();
+    const windowMs = this.num('restartWindowMinutes') * 60_000;
+    const max = Math.floor(this.num('maxRestarts'));
+    w.crashes = [...w.crashes.filter((t) => now - t < windowMs), now];
+    const attempt = w.crashes.length;
+    if (attempt > max) {
+      const minutes = Math.round((windowMs / 60_000) * 10) / 10;
+      const message =
+        `${why}. It ended ${attempt} times within ${minutes} min, so Switchboard stopped restarting it. ` +
+        `Check its log (stderr below), fix it, then restart it.`;
+      w.crashes = [];
+      this.update(agentId, { gaveUp: message, nextRestartAt: null, restarts: 0 });
+      this.tellSessions(agentId, message);
+      this.runtimeOf(agentId)?.log.write('note', `automatic restarts stopped: ${attempt} exits within ${minutes} min`);
+      return;
+    }
+    const delay = backoffMs(attempt, this.num('restartDelaySeconds') * 1000);
+    this.update(agentId, { nextRestartAt: now + delay, restarts: attempt });
+    this.tellSessions(agentId, `${why}; restarting it in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${attempt} of ${max})`);
+    w.restartTimer = setTimeout(() => void this.restart(agentId), delay);
+  }
+
+  private async restart(agentId: string): Promise<void> {
+    const w = this.entry(agentId);
+    w.restartTimer = null;
+    this.update(agentId, { nextRestartAt: null });
+    if (this.disposed || openSessions(this.host.sessionsOfAgent(agentId)).length === 0) {
+      this.publish();
+      return;
+    }
+    w.restarting = true;
+    try {
+      const rt = this.runtimeOf(agentId);
+      if (rt && (rt.connected || rt.state === 'starting')) {
+        // Someone started it meanwhile (a new session, the user): only the sessions are missing.
+        await rt.ensureStarted();
+        for (const s of openSessions(this.host.sessionsOfAgent(agentId))) if (s.status === 'failed') await s.reopen();
+      } else {
+        await this.host.restartAgent(agentId);
+      }
+      const after = this.runtimeOf(agentId);
+      if (after?.connected && !reopenModeOf(after.capabilities)) {
+        for (const s of openSessions(this.host.sessionsOfAgent(agentId))) {
+          s.explainFailure(
+            'the agent exited unexpectedly; it was restarted, but it cannot resume this session — start a new session in this folder (the conversation is kept in History)',
+          );
+        }
+      }
+    } catch (e) {
+      // It died during start-up: that counts as another crash.
+      w.restarting = false;
+      this.recordExit(agentId, this.runtimeOf(agentId)?.exitCode ?? null, this.runtimeOf(agentId)?.signal ?? null);
+      this.onCrash(agentId, (e as Error).message);
+    } finally {
+      w.restarting = false;
+      this.publish();
+    }
+  }
+
+  // ───────────── hangs ─────────────
+
+  /**
+   * Runs an agent request with the hang timeout: it fails when the agent neither answers nor writes
+   * anything for `requestTimeoutMs` (time the agent spends waiting on this client, e.g. for a permission,
+   * does not count, nor does a turn's tool call in progress). The agent is asked to cancel it, and
+   * flagged unresponsive.
+   */
+  watch<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R> {
+    if (method === 'initialize' || method === 'authenticate') return send(new AbortController().signal);
+    const timeoutMs = this.requestTimeoutMs();
+    if (timeoutMs <= 0) return send(new AbortController().signal);
+    const abort = new AbortController();
+    const started = Date.now();
+    const acpSessionId = (params as { sessionId?: unknown } | null)?.sessionId;
+    const toolRunning = () => {
+      try {
+        return rt.sessionFor(acpSessionId).toolInProgress();
+      } catch {
+        return false;
+      }
+    };
+    return new Promise<R>((resolve, reject) => {
+      let lastSeen = started;
+      const check = setInterval(
+        () => {
+          const now = Date.now();
+          if (rt.waitingOnClient) lastSeen = now;
+          // A turn whose tool call is still running may rightly be quiet for long (a slow build).
+          if (method === 'session/prompt' && toolRunning()) lastSeen = now;
+          lastSeen = Math.max(lastSeen, rt.lastActivity);
+          if (now - lastSeen < timeoutMs) return;
+          clearInterval(check);
+          const seconds = Math.round((timeoutMs / 1000) * 10) / 10;
+          const message = `the agent did not answer ${method} within ${seconds} s and wrote nothing meanwhile; it may be stuck — restart it if it does not recover`;
+          abort.abort();
+          if (method === 'session/prompt' && typeof acpSessionId === 'string') void rt.notify('session/cancel', { sessionId: acpSessionId });
+          this.markUnresponsive(rt, message);
+          reject(new IpcFailure('agent_error', message));
+        },
+        Math.max(50, Math.min(1000, timeoutMs / 4)),
+      );
+      send(abort.signal).then(
+        (v) => {
+          clearInterval(check);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearInterval(check);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  private markUnresponsive(rt: AgentRuntime, message: string): void {
+    const w = this.entry(rt.agentId);
+    w.unresponsiveAt = Date.now();
+    this.update(rt.agentId, { unresponsive: message });
+    this.host.warn(rt.agentId, null, 'unresponsive', message);
+    this.publish();
+  }
+
+  // ───────────── sampling and idle stop ─────────────
+
+  private async tick(): Promise<void> {
+    if (this.sampling || this.disposed) return;
+    this.sampling = true;
+    try {
+      const now = Date.now();
+      const runtimes = this.host.allRuntimes();
+      const running = runtimes.filter((r) => r.connected && r.pid !== null);
+      const samples = await sampleGroups(running.map((r) => r.pid!));
+      for (const rt of running) {
+        const w = this.entry(rt.agentId);
+        const pid = rt.pid!;
+        const s = samples.get(pid);
+        if (!s) continue;
+        let cpuPercent = s.cpuPercent;
+        if (s.cpuTicks !== null) {
+          const at = Date.now();
+          if (w.cpu && w.cpu.pid === pid && at > w.cpu.at) {
+            const used = Math.max(0, s.cpuTicks - w.cpu.ticks) / CLOCK_TICKS_PER_SECOND;
+            cpuPercent = Math.round((used / ((at - w.cpu.at) / 1000)) * 1000) / 10;
+          }
+          w.cpu = { ticks: s.cpuTicks, at, pid };
+        }
+        this.update(rt.agentId, { pid, processes: s.pids.length, rssBytes: s.pids.length > 0 ? s.rssBytes : null, cpuPercent, sampledAt: now, throttled: rt.throttled });
+        if (w.unresponsiveAt !== null && rt.lastActivity > w.unresponsiveAt) {
+          w.unresponsiveAt = null;
+          this.update(rt.agentId, { unresponsive: null });
+        }
+      }
+      const idleMs = this.idleStopMs();
+      for (const rt of runtimes) {
+        const w = this.entry(rt.agentId);
+        if (!rt.connected || openSessions(this.host.sessionsOfAgent(rt.agentId)).length > 0 || idleMs <= 0) {
+          w.idleSince = null;
+          continue;
+        }
+        w.idleSince ??= now;
+        if (now - w.idleSince >= idleMs) {
+          w.idleSince = null;
+          rt.log.write('note', `stopping: no open session for ${Math.round(idleMs / 1000)} s`);
+          void rt.stop().catch(() => {});
+        }
+      }
+      this.publish();
+    } finally {
+      this.sampling = false;
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearInterval(this.timer);
+    for (const w of this.watched.values()) if (w.restartTimer) clearTimeout(w.restartTimer);
+    void this.unsubscribe.dispose();
+  }
+}

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { IpcFailure } from '../../../shared/contract';
+import type { PayloadOf } from '../../../shared/contract';
+import type { Compare, CompareRun } from '../../../shared/contract/compare';
+import { AgentRepository } from '../agents/agent-repository';
+import type { EventBus } from '../base/event-bus';
+import type { Disposable } from '../base/lifecycle';
+import type { Router } from '../base/router';
+import type { StoreService } from '../store/store-service';
+import { git, GitError, repoRoot } from './git';
+import { addWorktree, applyWorktree, diffWorktree, removeWorktree } from './worktrees';
+
+interface CompareRow {
+  id: string;
+  repo: string;
+  base_commit: string;
+  prompt: string;
+  created_at: number;
+}
+interface RunRow {
+  id: string;
+  compare_id: string;
+  agent_id: string;
+  worktree: string;
+  branch: string;
+  session_id: string | null;
+  started_at: number;
+  ended_at: number | null;
+  stop_reason: string | null;
+  error: string | null;
+  applied_at: number | null;
+}
+
+const toRun = (r: RunRow): CompareRun => ({
+  id: r.id,
+  agentId: r.agent_id,
+  worktree: r.worktree,
+  branch: r.branch,
+  sessionId: r.session_id,
+  startedAt: r.started_at,
+  endedAt: r.ended_at,
+  stopReason: r.stop_reason,
+  error: r.error,
+  appliedAt: r.applied_at,
+});
+
+/** Compare mode's worktrees and their bookkeeping. Sessions in the worktrees are ordinary sessions. */
+export class CompareService implements Disposable {
+  private readonly root: string;
+
+  private readonly busLink: Disposable;
+  private router: Router | null = null;
+
+  constructor(
+    private readonly store: StoreService,
+    private readonly bus: EventBus,
+    dataDir: string,
+  ) {
+    this.root = join(dataDir, 'worktrees');
+    // A run ends when its session's turn ends, whether or not a compare view is open.
+    this.busLink = bus.connect((name, payload) => {
+      if (name !== 'session.update') return;
+      const { sessionId, events } = payload as PayloadOf<'session.update'>;
+      for (const { event } of events) {
+        if (event.type !== 'turn_end' || !this.store.available) continue;
+        const run = this.store.db.prepare('SELECT id, compare_id FROM compare_runs WHERE session_id = ? AND ended_at IS NULL').get(sessionId) as
+          | { id: string; compare_id: string }
+          | undefined;
+        if (run) this.updateRun(run.compare_id, run.id, undefined, { stopReason: event.stopReason, error: event.error?.message ?? null });
+      }
+    });
+  }
+
+  register(router: Router): void {
+    this.router = router;
+    router.handle('compare.create', async (p) => {
+      const compare = await this.create(p.repo, p.prompt, p.agentIds);
+      return p.start ? this.start(compare) : compare;
+    });
+    router.handle('compare.updateRun', (p) => this.updateRun(p.compareId, p.runId, p.sessionId, p.ended));
+    router.handle('compare.get', (p) => this.get(p.compareId));
+    router.handle('compare.list', () => ({
+      compares: (this.store.db.prepare('SELECT id FROM compares ORDER BY created_at DESC').all() as { id: string }[]).map((r) => this.get(r.id)),
+    }));
+    router.handle('compare.diff', async (p) => {
+      const { compare, run } = this.run(p.compareId, p.runId);
+      return diffWorktree(run.worktree, compare.baseCommit);
+    });
+    router.handle('compare.apply', async (p) => {
+      const { compare, run } = this.run(p.compareId, p.runId);
+      let files: string[];
+      try {
+        files = await applyWorktree(run.worktree, compare.baseCommit, compare.repo);
+      } catch (e) {
+        if (e instanceof GitError) {
+          throw new IpcFailure('conflict', `the changes do not apply cleanly to ${compare.repo} (it changed since the comparison started): ${e.message}`);
+        }
+        throw e;
+      }
+      this.store.db.prepare('UPDATE compare_runs SET applied_at = ? WHERE id = ?').run(Date.now(), run.id);
+      this.changed(compare.id);
+      return { files };
+    });
+    router.handle('compare.discard', async (p) => {
+      await this.discard(p.compareId);
+      return {};
+    });
+  }
+
+  async create(repoPath: string, prompt: string, agentIds: string[]): Promise<Compare> {
+    const agents = new AgentRepository(this.store.db);
+    for (const id of agentIds) if (!agents.get(id)) throw new IpcFailure('not_found', `no agent ${id}`);
+    let repo: string;
+    let base: string;
+    try {
+      repo = await repoRoot(repoPath);
+      base = (await git(repo, ['rev-parse', 'HEAD'])).trim();
+    } catch (e) {
+      throw new IpcFailure('invalid_params', `${repoPath} is not a git repository with a commit: ${(e as Error).message}`);
+    }
+    const id = randomUUID().slice(0, 8);
+    const now = Date.now();
+    mkdirSync(join(this.root, id), { recursive: true });
+    const created: RunRow[] = [];
+    try {
+      for (const [i, agentId] of agentIds.entries()) {
+        const runId = `${id}-${i + 1}`;
+        const worktree = join(this.root, id, `${i + 1}-${agentId.replace(/[^\w.-]/g, '_')}`);
+        const branch = `switchboard/compare-${id}-${i + 1}`;
+        await addWorktree(repo, worktree, branch, base);
+        created.push({ id: runId, compare_id: id, agent_id: agentId, worktree, branch, session_id: null, started_at: now, ended_at: null, stop_reason: null, error: null, applied_at: null });
+      }
+    } catch (e) {
+      // All or nothing: no stray worktree or branch from a half-made comparison.
+      for (const r of created) await removeWorktree(repo, r.worktree, r.branch);
+      rmSync(join(this.root, id), { recursive: true, force: true });
+      throw new IpcFailure('internal', `could not create the worktrees: ${(e as Error).message}`);
+    }
+    const db = this.store.db;
+    db.transaction(() => {
+      db.prepare('INSERT INTO compares (id, repo, base_commit, prompt, created_at) VALUES (?, ?, ?, ?, ?)').run(id, repo, base, prompt, now);
+      const ins = db.prepare(
+        'INSERT INTO compare_runs (id, compare_id, agent_id, worktree, branch, session_id, started_at) VALUES (@id, @compare_id, @agent_id, @worktree, @branch, NULL, @started_at)',
+      );
+      for (const r of created) ins.run(r);
+    })();
+    return this.changed(id);
+  }
+
+  /** Starts each run's session in its worktree and sends the prompt; a run that cannot start records why. */
+  private async start(compare: Compare): Promise<Compare> {
+    const router = this.router!;
+    await Promise.all(
+      compare.runs.map(async (run) => {
+        const created = await router.invoke('sessions.create', { agentId: run.agentId, cwd: run.worktree });
+        if (!created.ok) {
+          this.updateRun(compare.id, run.id, undefined, { stopReason: null, error: created.error.message });
+          return;
+        }
+        const sessionId = (created.value as { id: string }).id;
+        this.updateRun(compare.id, run.id, sessionId);
+        const sent = await router.invoke('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: compare.prompt }] });
+        if (!sent.ok) this.updateRun(compare.id, run.id, undefined, { stopReason: null, error: sent.error.message });
+      }),
+    );
+    return this.get(compare.id);
+  }
+
+  updateRun(compareId: string, runId: string, sessionId?: string, ended?: { stopReason: string | null; error: string | null }): Compare {
+    this.run(compareId, runId);
+    const db = this.store.db;
+    if (sessionId) db.prepare('UPDATE compare_runs SET session_id = ? WHERE id = ?').run(sessionId, runId);
+    if (ended) db.prepare('UPDATE compare_runs SET ended_at = ?, stop_reason = ?, error = ? WHERE id = ?').run(Date.now(), ended.stopReason, ended.error, runId);
+    return this.changed(compareId);
+  }
+
+  get(compareId: string): Compare {
+    const row = this.store.db.prepare('SELECT * FROM compares WHERE id = ?').get(compareId) as CompareRow | undefined;
+    if (!row) throw new IpcFailure('not_found', `no comparison ${compareId}`);
+    const runs = (this.store.db.prepare('SELECT * FROM compare_runs WHERE compare_id = ? ORDER BY id').all(compareId) as RunRow[]).map(toRun);
+    return { id: row.id, repo: row.repo, baseCommit: row.base_commit, prompt: row.prompt, createdAt: row.created_at, runs };
+  }
+
+  private run(compareId: string, runId: string): { compare: Compare; run: CompareRun } {
+    const compare = this.get(compareId);
+    const run = compare.runs.find((r) => r.id === runId);
+    if (!run) throw new IpcFailure('not_found', `no run ${runId} in comparison ${compareId}`);
+    return { compare, run };
+  }
+
+  async discard(compareId: string): Promise<void> {
+    const compare = this.get(compareId);
+    for (const run of compare.runs) await removeWorktree(compare.repo, run.worktree, run.branch);
+    rmSync(join(this.root, compareId), { recursive: true, force: true });
+    this.store.db.prepare('DELETE FROM compares WHERE id = ?').run(compareId);
+  }
+
+  private changed(compareId: string): Compare {
+    const c = this.get(compareId);
+    this.bus.emit('compare.changed', c);
+    return c;
+  }
+
+  dispose(): void {
+    this.busLink.dispose();
+  }
+}

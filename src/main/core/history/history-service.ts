@@ -1,0 +1,392 @@
+import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
+import { IpcFailure, type ParsedParamsOf } from '../../../shared/contract';
+import type { EventBus } from '../base/event-bus';
+import { toDisposable, type Disposable } from '../base/lifecycle';
+import type { Router } from '../base/router';
+import type { Db } from '../store/database';
+import { iterateMessages, type MessageLog } from '../store/message-log';
+import type { StoreService } from '../store/store-service';
+import { draftFromRow, HistoryIndex } from './history-index';
+import { searchHistory } from './search';
+import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
+
+const DAY = 86_400_000;
+
+export interface HistoryOptions {
+  /** Soft-deleted sessions are purged for good after this long. */
+  retentionMs?: number;
+  now?: () => number;
+}
+
+interface SessionRow {
+  id: string;
+  agent_id: string;
+  cwd: string;
+  title: string | null;
+  status: string;
+  pinned: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+  custom_title: string | null;
+  info_title: string | null;
+  prompt_title: string | null;
+  last_ts: number | null;
+  message_count: number | null;
+  turn_count: number | null;
+  tool_call_count: number | null;
+  failed_tool_calls: number | null;
+  files_touched: number | null;
+  files_edited: number | null;
+  failed_turns: number | null;
+  last_stop_reason: string | null;
+}
+
+const SESSION_COLUMNS = `s.id, s.agent_id, s.cwd, s.title, s.status, s.pinned, s.created_at, s.updated_at, s.deleted_at,
+  h.custom_title, h.info_title, h.prompt_title, h.last_ts, h.message_count, h.turn_count, h.tool_call_count,
+  h.failed_tool_calls, h.files_touched, h.files_edited, h.failed_turns, h.last_stop_reason`;
+const ACTIVITY = 'coalesce(h.last_ts, s.updated_at)';
+
+function toSession(r: SessionRow): HistorySession {
+  const [title, titleSource] = r.custom_title
+    ? [r.custom_title, 'custom' as const]
+    : r.title
+      ? [r.title, 'client' as const]
+      : r.info_title
+        ? [r.info_title, 'agent' as const]
+        : r.prompt_title
+          ? [r.prompt_title, 'prompt' as const]
+          : ['', 'none' as const];
+  return {
+    id: r.id,
+    agentId: r.agent_id,
+    cwd: r.cwd,
+    title,
+    titleSource,
+    status: r.status,
+    pinned: r.pinned === 1,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    lastActivityAt: r.last_ts ?? r.updated_at,
+    deletedAt: r.deleted_at,
+    messageCount: r.message_count ?? 0,
+    turnCount: r.turn_count ?? 0,
+    toolCallCount: r.tool_call_count ?? 0,
+    failedToolCalls: r.failed_tool_calls ?? 0,
+    filesTouched: r.files_touched ?? 0,
+    filesEdited: r.files_edited ?? 0,
+    failedTurns: r.failed_turns ?? 0,
+    lastStopReason: r.last_stop_reason,
+  };
+}
+
+/** SQLite errors that mean "someone else has the file": say so instead of showing an empty history. */
+function translate(e: unknown, path: string): unknown {
+  if (e instanceof IpcFailure) return e;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      return new IpcFailure(
+        'unavailable',
+        `the history store ${path} is locked by another process (another Switchboard or a database tool); close it and try again`,
+      );
+    }
+    if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) {
+      return new IpcFailure('unavailable', `the history store ${path} is damaged (${(e as Error).message}); restore a backup`);
+    }
+  }
+  return e;
+}
+
+/**
+ * Session history over the message log: the index (kept in the log's write transactions), the history
+ * list, search, per-session operations and exports. Messages logged before the index existed are indexed
+ * in the background at start-up (`indexing` in list/search results says how far it is).
+ */
+export class HistoryService implements Disposable {
+  private current: HistoryIndex | null = null;
+  private readonly logs = new Set<MessageLog>();
+  private catchUpTimer: NodeJS.Immediate | null = null;
+  private disposed = false;
+  private readonly waiters: Array<() => void> = [];
+  private readonly retentionMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: StoreService,
+    private readonly bus: EventBus | null = null,
+    options: HistoryOptions = {},
+  ) {
+    this.retentionMs = options.retentionMs ?? 30 * DAY;
+    this.now = options.now ?? Date.now;
+  }
+
+  private get db(): Db {
+    const status = this.store.status;
+    if (!status.ok) {
+      const why =
+        status.kind === 'locked'
+          ? 'is locked by another process (another Switchboard or a database tool); close it and restart'
+          : status.kind === 'corrupt'
+            ? 'is damaged; restore a backup'
+            : status.kind === 'newer_schema'
+              ? 'was written by a newer Switchboard'
+              : 'cannot be read';
+      throw new IpcFailure('unavailable', `history is unavailable: the store ${status.path} ${why} (${status.message})`);
+    }
+    return this.store.db;
+  }
+
+  /** The index of the currently open store file (a restored backup is a new connection). */
+  index(db: Db = this.db): HistoryIndex {
+    if (this.current?.db !== db) this.current = new HistoryIndex(db);
+    return this.current;
+  }
+
+  /** Indexes every batch the log writes, inside its transaction. */
+  attach(log: MessageLog): Disposable {
+    this.logs.add(log);
+    const reg = log.addIndexer((db, batch) => {
+      const index = this.index(db);
+      index.indexer(db, batch);
+      if (!index.live) this.scheduleCatchUp();
+    });
+    return toDisposable(() => {
+      reg.dispose();
+      this.logs.delete(log);
+    });
+  }
+
+  /** Starts indexing what the index has not seen yet (in slices, yielding to the event loop), then purges. */
+  start(): void {
+    this.scheduleCatchUp();
+  }
+
+  /** Resolves once the index has caught up with the log. */
+  whenIndexed(): Promise<void> {
+    if (!this.store.available || this.index().live) return Promise.resolve();
+    this.scheduleCatchUp();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private scheduleCatchUp(): void {
+    if (this.catchUpTimer || this.disposed) return;
+    this.catchUpTimer = setImmediate(() => {
+      this.catchUpTimer = null;
+      if (this.disposed || !this.store.available) return;
+      let done = false;
+      try {
+        done = this.index().catchUp(1000, 1);
+      } catch (e) {
+        console.error('history: indexing failed:', e);
+        return;
+      }
+      if (!done) {
+        this.scheduleCatchUp();
+        return;
+      }
+      try {
+        this.purge();
+      } catch (e) {
+        console.error('history: purge failed:', e);
+      }
+      for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  private run<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw translate(e, this.store.path);
+    }
+  }
+
+  private indexing() {
+    const status = this.index().status();
+    if (!status.done) this.scheduleCatchUp();
+    return status;
+  }
+
+  session(sessionId: string): HistorySession {
+    const row = this.db
+      .prepare(`SELECT ${SESSION_COLUMNS} FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id = ?`)
+      .get(sessionId) as SessionRow | undefined;
+    if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
+    return toSession(row);
+  }
+
+  list(p: ParsedParamsOf<'history.list'>) {
+    return this.run(() => {
+      const where: string[] = [p.deleted ? 's.deleted_at IS NOT NULL' : 's.deleted_at IS NULL'];
+      const args: Record<string, unknown> = {};
+      if (p.from !== undefined) {
+        where.push(`${ACTIVITY} >= @from`);
+        args.from = p.from;
+      }
+      if (p.to !== undefined) {
+        where.push(`${ACTIVITY} < @to`);
+        args.to = p.to;
+      }
+      if (p.failedOnly) where.push('h.failed_turns > 0');
+      if (p.pinnedOnly) where.push('s.pinned = 1');
+      const groupWhere = [...where];
+      const inList = (name: string, column: string, values: readonly string[] | undefined): void => {
+        if (!values?.length) return;
+        where.push(`${column} IN (${values.map((_, i) => `@${name}${i}`).join(', ')})`);
+        values.forEach((v, i) => (args[`${name}${i}`] = v));
+      };
+      inList('agent', 's.agent_id', p.agentIds);
+      inList('project', 's.cwd', p.projects);
+      const from = 'FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id';
+      const rows = this.db
+        .prepare(
+          `SELECT ${SESSION_COLUMNS} ${from} WHERE ${where.join(' AND ')}
+           ORDER BY s.pinned DESC, ${ACTIVITY} DESC, s.id LIMIT @limit OFFSET @offset`,
+        )
+        .all({ ...args, limit: p.limit, offset: p.offset }) as SessionRow[];
+      const groupArgs = Object.fromEntries(Object.entries(args).filter(([k]) => !/^(agent|project)\d+$/.test(k)));
+      const groups = this.db
+        .prepare(
+          `SELECT s.cwd, s.agent_id AS agentId, count(*) AS sessionCount, sum(s.pinned) AS pinnedCount, max(${ACTIVITY}) AS lastActivityAt
+           ${from} WHERE ${groupWhere.join(' AND ')} GROUP BY s.cwd, s.agent_id ORDER BY lastActivityAt DESC`,
+        )
+        .all(groupArgs) as Array<{ cwd: string; agentId: string; sessionCount: number; pinnedCount: number; lastActivityAt: number }>;
+      // The groups hold every session the other filters let through: the total is the sum of the chosen ones.
+      const agents = p.agentIds?.length ? new Set(p.agentIds) : null;
+      const projects = p.projects?.length ? new Set(p.projects) : null;
+      const total = groups.reduce((n, g) => n + ((agents?.has(g.agentId) ?? true) && (projects?.has(g.cwd) ?? true) ? g.sessionCount : 0), 0);
+      return { groups, sessions: rows.map(toSession), total, indexing: this.indexing() };
+    });
+  }
+
+  search(p: ParsedParamsOf<'history.search'>) {
+    return this.run(() => {
+      // Entries still being streamed are indexed at most once a second: bring them up to date first.
+      this.index().indexLagging();
+      return { ...searchHistory(this.db, { ...p, now: this.now() }), indexing: this.indexing() };
+    });
+  }
+
+  rename(sessionId: string, title: string | null): HistorySession {
+    return this.run(() => {
+      this.session(sessionId);
+      const clean = title?.replace(/\s+/g, ' ').trim() || null;
+      const now = this.now();
+      this.index().updateSession(sessionId, (st, reducer) => {
+        st.customTitle = clean;
+        reducer.syncTitle(st, { seq: 0, ts: now });
+      });
+      this.bus?.emit('history.changed', { sessionIds: [sessionId], reason: 'rename' });
+      return this.session(sessionId);
+    });
+  }
+
+  pin(sessionId: string, pinned: boolean): HistorySession {
+    return this.run(() => {
+      this.session(sessionId);
+      this.db.prepare('UPDATE sessions SET pinned = ? WHERE id = ?').run(pinned ? 1 : 0, sessionId);
+      this.bus?.emit('history.changed', { sessionIds: [sessionId], reason: 'pin' });
+      return this.session(sessionId);
+    });
+  }
+
+  delete(sessionIds: readonly string[]): { deleted: string[]; purgeAfter: number } {
+    return this.run(() => {
+      const now = this.now();
+      const stmt = this.db.prepare('UPDATE sessions SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL');
+      const deleted = this.db.transaction(() => sessionIds.filter((id) => stmt.run(now, id).changes > 0))();
+      if (deleted.length) this.bus?.emit('history.changed', { sessionIds: deleted, reason: 'delete' });
+      // Also the moment to let go of what was deleted long enough ago.
+      if (this.index().live) this.purge();
+      return { deleted, purgeAfter: now + this.retentionMs };
+    });
+  }
+
+  undoDelete(sessionIds: readonly string[]): { restored: string[] } {
+    return this.run(() => {
+      const stmt = this.db.prepare('UPDATE sessions SET deleted_at = NULL WHERE id = ? AND deleted_at IS NOT NULL');
+      const restored = this.db.transaction(() => sessionIds.filter((id) => stmt.run(id).changes > 0))();
+      if (restored.length) this.bus?.emit('history.changed', { sessionIds: restored, reason: 'undo' });
+      return { restored };
+    });
+  }
+
+  /** Deletes for good the sessions soft-deleted longer ago than the retention period (messages, index and all). */
+  purge(olderThan = this.now() - this.retentionMs): string[] {
+    return this.run(() => {
+      const ids = (this.db.prepare('SELECT id FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?').all(olderThan) as { id: string }[]).map(
+        (r) => r.id,
+      );
+      if (!ids.length) return [];
+      const del = this.db.prepare('DELETE FROM sessions WHERE id = ?');
+      this.db.transaction(() => ids.forEach((id) => del.run(id)))();
+      for (const log of this.logs) ids.forEach((id) => log.forget(id));
+      this.bus?.emit('history.changed', { sessionIds: ids, reason: 'purge' });
+      return ids;
+    });
+  }
+
+  /** The full transcript of a session, rebuilt from its message log (exports; reopening a session). */
+  transcript(sessionId: string): Transcript {
+    return this.run(() => {
+      return buildTranscript(sessionId, iterateMessages(this.db, sessionId));
+    });
+  }
+
+  export(sessionId: string, format: 'markdown' | 'json'): { text: string; fileName: string; mimeType: string } {
+    return this.run(() => {
+      const session = this.session(sessionId);
+      const { entries } = this.transcript(sessionId);
+      if (format === 'markdown') {
+        return { text: renderMarkdown(session, entries), fileName: exportFileName(session, 'md'), mimeType: 'text/markdown' };
+      }
+      const doc = { format: 'switchboard.session', version: 1, exportedAt: new Date(this.now()).toISOString(), session, entries };
+      return { text: `${JSON.stringify(doc, null, 2)}\n`, fileName: exportFileName(session, 'json'), mimeType: 'application/json' };
+    });
+  }
+
+  entries(p: ParsedParamsOf<'history.entries'>): { total: number; offset: number; entries: HistoryEntry[]; targetIndex: number | null } {
+    return this.run(() => {
+      const db = this.db;
+      this.session(p.sessionId);
+      const total = (db.prepare("SELECT count(*) AS n FROM history_entries WHERE session_id = ? AND kind <> 'title'").get(p.sessionId) as { n: number }).n;
+      let offset = p.offset;
+      let targetIndex: number | null = null;
+      if (p.aroundSeq !== undefined) {
+        const target = (db
+          .prepare("SELECT seq FROM history_entries WHERE session_id = ? AND kind <> 'title' AND seq <= ? ORDER BY seq DESC LIMIT 1")
+          .get(p.sessionId, p.aroundSeq) ?? { seq: 0 }) as { seq: number };
+        targetIndex = (
+          db.prepare("SELECT count(*) AS n FROM history_entries WHERE session_id = ? AND kind <> 'title' AND seq < ?").get(p.sessionId, target.seq) as {
+            n: number;
+          }
+        ).n;
+        offset = Math.max(0, Math.min(targetIndex - Math.floor(p.limit / 2), total - p.limit));
+      }
+      const rows = db
+        .prepare("SELECT * FROM history_entries WHERE session_id = ? AND kind <> 'title' ORDER BY seq LIMIT ? OFFSET ?")
+        .all(p.sessionId, p.limit, offset) as Parameters<typeof draftFromRow>[0][];
+      return { total, offset, entries: rows.map((r) => toHistoryEntry(draftFromRow(r))), targetIndex };
+    });
+  }
+
+  register(router: Router): void {
+    router.handle('history.list', (p) => this.list(p));
+    router.handle('history.search', (p) => this.search(p));
+    router.handle('history.rename', ({ sessionId, title }) => ({ session: this.rename(sessionId, title) }));
+    router.handle('history.pin', ({ sessionId, pinned }) => ({ session: this.pin(sessionId, pinned) }));
+    router.handle('history.delete', ({ sessionIds }) => this.delete(sessionIds));
+    router.handle('history.undoDelete', ({ sessionIds }) => this.undoDelete(sessionIds));
+    router.handle('history.export', ({ sessionId, format }) => this.export(sessionId, format));
+    router.handle('history.entries', (p) => this.entries(p));
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.current?.dispose();
+    if (this.catchUpTimer) clearImmediate(this.catchUpTimer);
+    this.catchUpTimer = null;
+    for (const w of this.waiters.splice(0)) w();
+  }
+}

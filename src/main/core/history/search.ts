@@ -1,0 +1,490 @@
+import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shared/contract/history';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database';
+import { draftFromRow, type EntryRow } from './history-index';
+import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './model';
+
+/** Characters FTS5's unicode61 tokenizer keeps in tokens (letters, numbers, private use); the rest separate. */
+const SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
+const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+const MAX_TERMS = 16;
+const MAX_TOKEN = 64;
+
+/** One term of a query: consecutive tokens, the last one matched as a prefix unless `exact`. */
+export interface Phrase {
+  tokens: string[];
+  prefix: boolean;
+  /** A path or file name: searched as one path token (see model.ts), highlighted where this text occurs. */
+  path?: string;
+}
+
+/** Case and diacritics folded the way `unicode61 remove_diacritics 2` folds them (close enough to highlight). */
+export const fold = (s: string): string => s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+
+/**
+ * What the user typed, as phrases: every word becomes a phrase of its tokens (so `login.ts` or
+ * `refresh_token` match as written) matched as a prefix (`auth fi` finds "authentication fixed");
+ * "double-quoted text" is an exact phrase. Single-letter words match whole tokens only (a one-letter prefix
+ * would scan the whole vocabulary).
+ */
+export function parseQuery(input: string): Phrase[] {
+  const out: Phrase[] = [];
+  const text = input.normalize('NFC').slice(0, 1000);
+  // "closed phrase" | "phrase still being typed | word
+  const re = /"([^"]*)(")?|([^\s"]+)/g;
+  for (const m of text.matchAll(re)) {
+    if (out.length >= MAX_TERMS) break;
+    const exact = m[2] !== undefined;
+    if (m[3] !== undefined && looksLikePath(m[3])) {
+      const parts = pathParts(m[3]).slice(-PATH_DEPTH);
+      out.push({ tokens: [encodePath(parts.join('/'))], prefix: true, path: parts.join('/').toLowerCase() });
+      continue;
+    }
+    const tokens = (m[1] ?? m[3] ?? '')
+      .split(SEPARATORS)
+      .filter((t) => t.length > 0)
+      .map((t) => t.slice(0, MAX_TOKEN));
+    if (tokens.length === 0) continue;
+    out.push({ tokens, prefix: !exact && tokens[tokens.length - 1]!.length >= 2 });
+  }
+  return out;
+}
+
+/**
+ * The FTS5 query for what the user typed; it can never be a syntax error, since every token is inside a
+ * quoted string (`auth fi` → `"auth"* AND "fi"*`). Null: nothing to search for.
+ */
+export function toFtsQuery(input: string | Phrase[], exactPrefixes = false): string | null {
+  const phrases = typeof input === 'string' ? parseQuery(input) : input;
+  if (phrases.length === 0) return null;
+  return phrases
+    .map((p) => {
+      // A prefix longer than the longest prefix index would merge the lists of every term it starts (slow for
+      // common words): look up its first PREFIX_INDEX characters, and check the hits for the whole prefix.
+      const tokens = p.prefix && !p.path && !exactPrefixes ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
+      return `${quoted(tokens.join(' '))}${p.prefix ? '*' : ''}`;
+    })
+    .join(' AND ');
+}
+
+/**
+ * The longest prefix index of history_fts (prefix = '2 3 4 5 6'). Plain words longer than that ("refresh",
+ * "kubernetes") are looked up by their first 6 characters: about as selective, while the word itself can
+ * start hundreds of terms whose lists FTS5 would merge in full. Identifiers (camelCase, CAPS, digits) start
+ * few terms, so their own prefix is cheap. When the hits of the shorter prefix do not fill the page, the
+ * search runs again with the exact prefixes.
+ */
+const PREFIX_INDEX = 6;
+const PLAIN_WORD = /^\p{Lu}?\p{Ll}{6,13}$/u;
+const truncated = (token: string): string => (PLAIN_WORD.test(token) ? [...token].slice(0, PREFIX_INDEX).join('') : token);
+const needsCheck = (p: Phrase): boolean => p.prefix && !p.path && truncated(p.tokens.at(-1)!) !== p.tokens.at(-1);
+const quoted = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+
+interface Token {
+  start: number;
+  end: number;
+  folded: string;
+}
+
+function tokenize(text: string, limit = 200_000): Token[] {
+  const out: Token[] = [];
+  TOKEN.lastIndex = 0;
+  const s = text.length > limit ? text.slice(0, limit) : text;
+  for (let m = TOKEN.exec(s); m; m = TOKEN.exec(s)) {
+    const t = m[0];
+    out.push({ start: m.index, end: m.index + t.length, folded: ASCII.test(t) ? t.toLowerCase() : fold(t) });
+  }
+  return out;
+}
+
+type Match = { start: number; end: number; phrase: number };
+
+/** Where the phrases occur in the text, by tokenizing all of it (any script, diacritics folded). */
+function matchesSlow(text: string, phrases: Phrase[]): Match[] {
+  const tokens = tokenize(text);
+  const folded = phrases.map((p) => p.tokens.map(fold));
+  const out: Match[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    for (let p = 0; p < folded.length; p++) {
+      const want = folded[p]!;
+      if (want.length === 0) continue;
+      let ok = i + want.length <= tokens.length;
+      for (let k = 0; ok && k < want.length; k++) {
+        const got = tokens[i + k]!.folded;
+        const last = k === want.length - 1;
+        ok = last && phrases[p]!.prefix ? got.startsWith(want[k]!) : got === want[k];
+      }
+      if (ok) {
+        out.push({ start: tokens[i]!.start, end: tokens[i + want.length - 1]!.end, phrase: p });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
+
+/** Whether the character at i is a token character (cheap for ASCII). */
+function tokenCharAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
+  if (c >= 0xdc00 && c <= 0xdfff && i > 0) return TOKEN_CHAR.test(String.fromCodePoint(s.codePointAt(i - 1)!));
+  return TOKEN_CHAR.test(String.fromCodePoint(s.codePointAt(i)!));
+}
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const firstTokenRe = new WeakMap<Phrase, RegExp>();
+
+/**
+ * The same, fast: finds each phrase's first token with a case-insensitive search and checks the token
+ * boundaries there. Only for ASCII query tokens (no folding needed beyond case).
+ */
+function matchesFast(text: string, phrases: Phrase[], limit = 16): Match[] {
+  const out: Match[] = [];
+  const n = text.length;
+  phrases.forEach((p, index) => {
+    if (p.tokens.length === 0) return;
+    const want = p.tokens.map((t) => t.toLowerCase());
+    let re = firstTokenRe.get(p);
+    if (!re) firstTokenRe.set(p, (re = new RegExp(escapeRe(want[0]!), 'gi')));
+    re.lastIndex = 0;
+    let found = 0;
+    for (let m = re.exec(text); m && found < limit; m = re.exec(text)) {
+      const pos = m.index;
+      re.lastIndex = pos + 1;
+      if (pos > 0 && tokenCharAt(text, pos - 1)) continue;
+      let at = pos;
+      let ok = true;
+      for (let k = 0; ok && k < want.length; k++) {
+        if (k > 0) while (at < n && !tokenCharAt(text, at)) at++;
+        const w = want[k]!;
+        if (text.slice(at, at + w.length).toLowerCase() !== w) {
+          ok = false;
+          break;
+        }
+        let end = at + w.length;
+        const whole = end >= n || !tokenCharAt(text, end);
+        if (!whole && !(k === want.length - 1 && p.prefix)) ok = false;
+        while (end < n && tokenCharAt(text, end)) end++;
+        at = end;
+      }
+      if (ok) {
+        out.push({ start: pos, end: at, phrase: index });
+        found++;
+      }
+    }
+  });
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/** Occurrences of typed paths (case-insensitive, as written). */
+function pathMatches(text: string, phrases: Phrase[], limit = 64): Match[] {
+  const out: Match[] = [];
+  let lower: string | null = null;
+  phrases.forEach((p, index) => {
+    if (!p.path) return;
+    lower ??= text.toLowerCase();
+    if (lower.length !== text.length) return;
+    for (let pos = lower.indexOf(p.path), n = 0; pos >= 0 && n < limit; pos = lower.indexOf(p.path, pos + 1), n++) {
+      out.push({ start: pos, end: pos + p.path.length, phrase: index });
+    }
+  });
+  return out;
+}
+
+function matches(text: string, phrases: Phrase[]): Match[] {
+  const words = phrases.map((p) => (p.path ? { tokens: [], prefix: false } : p));
+  let found: Match[] | null = words.some((p) => p.tokens.length > 0) ? null : [];
+  if (!found && words.every((p) => p.tokens.every((t) => ASCII.test(t)))) {
+    const fast = matchesFast(text, words);
+    if (fast.length > 0 || ASCII.test(text)) found = fast;
+  }
+  found ??= matchesSlow(text, words);
+  const paths = pathMatches(text, phrases);
+  return paths.length ? [...found, ...paths].sort((a, b) => a.start - b.start) : found;
+}
+
+const SNIPPET = 180;
+
+/**
+ * A window of the text around the densest cluster of matches, with the matches marked: plain text plus
+ * UTF-16 ranges (never HTML). Null when no phrase occurs in the text.
+ */
+export function highlight(text: string, phrases: Phrase[], width = SNIPPET): HighlightedText | null {
+  const found = matches(text, phrases);
+  return found.length === 0 ? null : snippetAround(text, found, phrases.length, width);
+}
+
+function snippetAround(text: string, found: Match[], phraseCount: number, width = SNIPPET): HighlightedText {
+  // The window starting shortly before a match that covers the most distinct phrases.
+  let best = 0;
+  let bestScore = -1;
+  for (let i = 0; i < found.length; i++) {
+    const seen = new Set<number>();
+    for (let j = i; j < found.length && found[j]!.end - found[i]!.start <= width; j++) seen.add(found[j]!.phrase);
+    if (seen.size > bestScore) {
+      bestScore = seen.size;
+      best = i;
+    }
+    if (bestScore === phraseCount) break;
+  }
+  let start = Math.max(0, found[best]!.start - Math.floor(width / 4));
+  let end = Math.min(text.length, start + width);
+  if (end - start < width) start = Math.max(0, end - width);
+  // Whole words at the edges.
+  if (start > 0) {
+    const ws = text.slice(start, start + 20).search(/\s/);
+    if (ws >= 0 && start + ws < found[best]!.start) start += ws + 1;
+  }
+  if (end < text.length) {
+    const ws = text.slice(Math.max(start, end - 20), end).search(/\s\S*$/);
+    if (ws >= 0) end = Math.max(start, end - 20) + ws;
+  }
+  const lead = start > 0 ? '…' : '';
+  const snippet = lead + text.slice(start, end).replace(/\s/g, ' ') + (end < text.length ? '…' : '');
+  const highlights = found
+    .filter((m) => m.start >= start && m.end <= end)
+    .map((m) => ({ start: m.start - start + lead.length, end: m.end - start + lead.length }));
+  return { text: snippet, highlights };
+}
+
+export interface SearchOptions {
+  query: string;
+  agentIds?: string[] | undefined;
+  projects?: string[] | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+  failedOnly?: boolean | undefined;
+  sessionId?: string | undefined;
+  kinds?: Array<HistoryEntryKind | 'title'> | undefined;
+  /** Look long prefixes up as typed (the fallback when their first six characters gave too few hits). */
+  exactPrefixes?: boolean;
+  limit: number;
+  perSession: number;
+  now?: number;
+  /** How many of the most recent matches are looked at, at most (see searchHistory). */
+  candidates?: number;
+}
+
+interface Candidate {
+  id: number;
+  session_id: string;
+  seq: number;
+  ts: number;
+  turn: number;
+  kind: HistoryEntryKind | 'title';
+  failed: number;
+}
+
+const DAY = 86_400_000;
+export const DEFAULT_CANDIDATES = 300;
+
+/** A filter matching at least this share of all entries is checked row by row rather than as a facet. */
+const BROAD = 0.1;
+
+/**
+ * Entries per agent and per project (to choose how to filter). Computed once, then refreshed in the
+ * background when older than a few minutes: a search never waits for it twice.
+ */
+type Shares = { at: number; total: number; agents: Map<string, number>; projects: Map<string, number>; refreshing?: boolean };
+const shareCache = new WeakMap<Db, Shares>();
+function shares(db: Db): Shares {
+  const hit = shareCache.get(db);
+  if (!hit) return computeShares(db);
+  if (Date.now() - hit.at > 300_000 && !hit.refreshing) {
+    hit.refreshing = true;
+    setImmediate(() => {
+      try {
+        if (db.open) computeShares(db);
+      } catch {
+        hit.refreshing = false;
+      }
+    });
+  }
+  return hit;
+}
+function computeShares(db: Db): Shares {
+  const rows = cached(
+    db,
+    'SELECT s.agent_id AS agent, s.cwd, sum(h.entry_count) AS n FROM history_sessions h JOIN sessions s ON s.id = h.session_id GROUP BY s.agent_id, s.cwd',
+  ).all() as Array<{ agent: string; cwd: string; n: number }>;
+  const value: Shares = { at: Date.now(), total: 0, agents: new Map<string, number>(), projects: new Map<string, number>() };
+  for (const r of rows) {
+    value.total += r.n;
+    value.agents.set(r.agent, (value.agents.get(r.agent) ?? 0) + r.n);
+    value.projects.set(r.cwd, (value.projects.get(r.cwd) ?? 0) + r.n);
+  }
+  shareCache.set(db, value);
+  return value;
+}
+
+/** Prepared statements per connection (preparing costs more than running these queries). */
+const statements = new WeakMap<Db, Map<string, Statement>>();
+function cached(db: Db, sql: string): Statement {
+  let map = statements.get(db);
+  if (!map) statements.set(db, (map = new Map()));
+  let st = map.get(sql);
+  if (!st) {
+    if (map.size > 200) map.clear();
+    map.set(sql, (st = db.prepare(sql)));
+  }
+  return st;
+}
+
+/**
+ * Relevance of one entry, BM25-like, from the matches found for its snippet: each phrase's occurrences
+ * (those in the named paths count twice) saturate (k1 = 1.2) and weigh less in long texts (b = 0.75, against
+ * an average text of AVERAGE_TEXT characters). No inverse document frequency: every candidate contains every
+ * phrase, and counting a common word's matches over the whole index (what FTS5's bm25() does first, for
+ * every query) costs more than the rest of the search.
+ */
+const AVERAGE_TEXT = 2_000;
+function relevance(inBody: Match[], inPaths: Match[], phraseCount: number, length: number): number {
+  const tf = new Array<number>(phraseCount).fill(0);
+  for (const m of inBody) tf[m.phrase]! += 1;
+  for (const m of inPaths) tf[m.phrase]! += 2;
+  const norm = 1.2 * (0.25 + (0.75 * length) / AVERAGE_TEXT);
+  return tf.reduce((sum, f) => sum + (f * 2.2) / (f + norm), 0);
+}
+
+/** Relevance with a recency boost: scaled by 1 for today's entries down towards 0.5 for old ones (half-life 30 days). */
+const ranked = (relevance: number, ts: number, now: number): number => relevance * (0.5 + 0.5 * 2 ** (-Math.max(0, now - ts) / (30 * DAY)));
+
+/** How many candidates are ranked per hit asked for (the newest ones, at most perSession per session). */
+const RANKED_PER_HIT = 2;
+/** Candidates read from the index at a time. */
+const PAGE = 100;
+
+/**
+ * Full-text search. The FTS index yields matches newest first (after filters); the newest of them, up to
+ * RANKED_PER_HIT per hit asked for and perSession per session, are read, ranked by relevance and recency,
+ * and the best `limit` returned. Reading candidates stops after `candidates` matches, which bounds the cost
+ * of a long prefix whose matches are mostly look-alikes. `truncated`: some matches were not ranked.
+ */
+export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; truncated: boolean } {
+  const phrases = parseQuery(o.query);
+  const match = toFtsQuery(phrases, o.exactPrefixes);
+  if (!match) return { hits: [], truncated: false };
+  const now = o.now ?? Date.now();
+  const cap = o.candidates ?? DEFAULT_CANDIDATES;
+  // Filters: a selective one (a session, failed turns, a small project or agent) is a facet token, part of
+  // the FTS match (an index intersection); a broad one is cheaper checked row by row on the newest matches
+  // than intersected with its facet token's long list.
+  const facets: string[] = [];
+  const where: string[] = ['history_fts MATCH @match', 's.deleted_at IS NULL'];
+  const args: Record<string, unknown> = {};
+  const anyOf = (tokens: string[]): void => void (tokens.length && facets.push(`(${tokens.map(quoted).join(' OR ')})`));
+  const share = shares(db);
+  const filter = (values: readonly string[] | undefined, column: string, name: string, token: (v: string) => string, counts: Map<string, number>): void => {
+    if (!values?.length) return;
+    const part = values.reduce((n, v) => n + (counts.get(v) ?? 0), 0) / Math.max(1, share.total);
+    if (part < BROAD) return anyOf(values.map(token));
+    where.push(`${column} IN (${values.map((_, i) => `@${name}${i}`).join(', ')})`);
+    values.forEach((v, i) => (args[`${name}${i}`] = v));
+  };
+  filter(o.agentIds, 's.agent_id', 'agent', facet.agent, share.agents);
+  filter(o.projects, 's.cwd', 'project', facet.project, share.projects);
+  if (o.sessionId !== undefined) anyOf([facet.session(o.sessionId)]);
+  if (o.failedOnly) anyOf([facet.failed]);
+  args.match = [match, ...facets].join(' AND ');
+  if (o.kinds?.length) {
+    where.push(`e.kind IN (${o.kinds.map((_, i) => `@kind${i}`).join(', ')})`);
+    o.kinds.forEach((v, i) => (args[`kind${i}`] = v));
+  }
+  if (o.from !== undefined) {
+    where.push('e.ts >= @from');
+    args.from = o.from;
+  }
+  if (o.to !== undefined) {
+    where.push('e.ts < @to');
+    args.to = o.to;
+  }
+  // CROSS JOIN keeps the FTS table as the outer loop, so rows come in rowid order from the index, a page
+  // at a time (most searches need only the first).
+  const page = cached(
+    db,
+    `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed
+       FROM history_fts CROSS JOIN history_entries e ON e.id = history_fts.rowid CROSS JOIN sessions s ON s.id = e.session_id
+       WHERE ${where.join(' AND ')} AND history_fts.rowid < @before
+       ORDER BY history_fts.rowid DESC LIMIT @page`,
+  );
+  let fetched = 0;
+  let more = true;
+  function* candidates(): Generator<Candidate> {
+    let before = Number.MAX_SAFE_INTEGER;
+    while (more && fetched < cap) {
+      const size = Math.min(PAGE, cap - fetched);
+      const rows = page.all({ ...args, before, page: size }) as Candidate[];
+      fetched += rows.length;
+      more = rows.length === size;
+      yield* rows;
+      before = rows.at(-1)?.id ?? before;
+    }
+  }
+
+  const check = o.exactPrefixes ? [] : phrases.filter(needsCheck);
+  const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
+  const sessions = new Map<string, SearchHit['session']>();
+  const perSession = new Map<string, number>();
+  // The newest candidates, at most perSession of each session, are read and ranked: their text gives the
+  // snippet and the relevance at once.
+  const want = o.limit * RANKED_PER_HIT;
+  const hits: SearchHit[] = [];
+  let walked = 0;
+  for (const r of candidates()) {
+    walked++;
+    const n = perSession.get(r.session_id) ?? 0;
+    if (n >= o.perSession) continue;
+    const row = entry.get(r.id) as EntryRow;
+    const draft = draftFromRow(row);
+    const text = entryText(draft, INDEX_CAPS);
+    const pathText = text.paths.join('\n');
+    const inBody = matches(text.body, phrases);
+    const inPaths = pathText ? matches(pathText, phrases) : [];
+    // A long prefix was looked up by its start: keep the hit only if the whole prefix is there.
+    if (check.length) {
+      const seen = new Set([...inBody, ...inPaths].map((m) => m.phrase));
+      if (!check.every((p) => seen.has(phrases.indexOf(p)))) continue;
+    }
+    perSession.set(r.session_id, n + 1);
+    let session = sessions.get(r.session_id);
+    if (!session) sessions.set(r.session_id, (session = { title: '', agentId: '', cwd: '' }));
+    const snippet = inBody.length
+      ? snippetAround(text.body, inBody, phrases.length)
+      : inPaths.length
+        ? snippetAround(pathText, inPaths, phrases.length)
+        : { text: head(text.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
+    hits.push({
+      sessionId: r.session_id,
+      entryId: r.id,
+      seq: r.seq,
+      kind: r.kind,
+      ts: r.ts,
+      turn: r.turn,
+      failed: r.failed === 1,
+      snippet,
+      toolTitle: draft.detail?.kind === 'tool' ? draft.detail.tool.title : null,
+      session,
+      score: ranked(relevance(inBody, inPaths, phrases.length, text.body.length), r.ts, now),
+    });
+    if (hits.length >= want) break;
+  }
+  // Matches were left unranked (the newest `cap` at most are looked at).
+  const truncated = walked < fetched || more;
+  if (check.length && hits.length < o.limit && walked >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
+  hits.sort((x, y) => y.score - x.score);
+  hits.length = Math.min(hits.length, o.limit);
+  const ids = [...new Set(hits.map((h) => h.sessionId))];
+  if (ids.length) {
+    const info = cached(
+      db,
+      `SELECT s.id, s.agent_id, s.cwd, coalesce(h.custom_title, s.title, h.info_title, h.prompt_title, '') AS title
+       FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as Array<{ id: string; agent_id: string; cwd: string; title: string }>;
+    for (const row of info) Object.assign(sessions.get(row.id)!, { title: row.title, agentId: row.agent_id, cwd: row.cwd });
+  }
+  return { hits, truncated };
+}

@@ -1,0 +1,276 @@
+import type { Disposable } from '../base/lifecycle';
+import { toDisposable } from '../base/lifecycle';
+import type { Db } from './database';
+
+export type Direction = 'c2a' | 'a2c';
+
+const ROWS_PER_INSERT = 64;
+/** Most messages one row holds (see `n` in migrations/0006). */
+export const MAX_PACKED = 512;
+/** Packed rows start at most this many sequence numbers before a message they hold. */
+const PACK_SPAN = MAX_PACKED - 1;
+
+/** A row of acp_messages as selected by readers (`n` messages; see expandRows). */
+export interface MessageRow {
+  id: number;
+  sessionId: string;
+  seq: number;
+  n: number;
+  ts: number;
+  direction: Direction;
+  method: string | null;
+  body: string;
+}
+
+/** The columns readers select, in MessageRow's names. */
+export const MESSAGE_COLUMNS = 'id, session_id AS sessionId, seq, n, ts, direction, method, body';
+
+/** Rows → the messages they hold, in order (a packed row's lines share its id and ts). */
+export function expandRows(rows: readonly MessageRow[]): PersistedMessage[] {
+  const out: PersistedMessage[] = [];
+  for (const r of rows) {
+    if (r.n === 1) {
+      out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq, ts: r.ts, direction: r.direction, method: r.method, body: r.body });
+      continue;
+    }
+    const lines = r.body.split('\n');
+    for (let i = 0; i < lines.length; i++) out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq + i, ts: r.ts, direction: r.direction, method: r.method, body: lines[i]! });
+  }
+  return out;
+}
+
+/** Every message of a session after `afterSeq`, in order. */
+export function readMessages(db: Db, sessionId: string, afterSeq = 0): PersistedMessage[] {
+  const rows = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM acp_messages WHERE session_id = ? AND seq > ? ORDER BY seq`).all(sessionId, afterSeq - PACK_SPAN) as MessageRow[];
+  return expandRows(rows).filter((m) => m.seq > afterSeq);
+}
+
+/** The same, streamed (a long session's messages are not all held at once). */
+export function* iterateMessages(db: Db, sessionId: string): Generator<PersistedMessage> {
+  const rows = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM acp_messages WHERE session_id = ? ORDER BY seq`).iterate(sessionId) as IterableIterator<MessageRow>;
+  for (const r of rows) yield* expandRows([r]);
+}
+
+const packable = (e: LogEntry): boolean => e.direction === 'a2c' && e.method === 'session/update' && !e.body.includes('\n');
+
+export interface LogEntry {
+  sessionId: string;
+  direction: Direction;
+  /** JSON-RPC method for requests and notifications; null for responses. */
+  method: string | null;
+  /** The message as it went over the wire (one JSON line, no newline). */
+  body: string;
+  ts?: number;
+  /** `body` already parsed, when the writer has it (read-only: indexers use it instead of parsing again). */
+  parsed?: unknown;
+}
+
+export interface PersistedMessage extends Required<Omit<LogEntry, 'parsed'>> {
+  parsed?: unknown;
+  id: number;
+  seq: number;
+}
+
+/** Runs inside the write transaction of each batch, so derived tables (search index…) never lag the log. */
+export type BatchIndexer = (db: Db, batch: readonly PersistedMessage[]) => void;
+
+/**
+ * A producer of messages (an agent's stdout) that writes through the log's shared transaction: its
+ * entries are collected when the log flushes, and it is told once they are committed (or failed).
+ */
+export interface LogSource {
+  collect(): LogEntry[];
+  /** `stored` has one row per collected entry, in order; null when the transaction failed (`error`). */
+  committed(stored: PersistedMessage[] | null, error: unknown): void;
+}
+
+export interface MessageLogOptions {
+  /**
+   * Under load, commits are at least this far apart: every agent's messages of that window go in one
+   * transaction (a commit costs the same for one message as for hundreds). The first write after a quiet
+   * spell is committed on the next tick.
+   */
+  groupMs?: number;
+  /** Most messages one row may hold (default MAX_PACKED; 1 stores a row per message). */
+  maxPacked?: number;
+}
+
+/**
+ * The ordered log of every ACP message of every session. Appends are grouped into one transaction per
+ * tick (tens of thousands of messages a second), and a promise resolves only once its message is committed:
+ * callers tell the renderer after that, so what the user saw is always in the store.
+ */
+export class MessageLog implements Disposable {
+  private readonly pending: Array<{ entry: LogEntry; resolve: (m: PersistedMessage) => void; reject: (e: unknown) => void }> = [];
+  private readonly sources = new Set<LogSource>();
+  private readonly lastSeq = new Map<string, number>();
+  private readonly indexers = new Set<BatchIndexer>();
+  private scheduled: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
+  private lastFlush = Number.NEGATIVE_INFINITY;
+  private readonly groupMs: number;
+  private readonly maxPacked: number;
+  /** Prepared multi-row INSERTs by row count: one statement call writes up to ROWS_PER_INSERT messages. */
+  private readonly inserts = new Map<number, ReturnType<Db['prepare']>>();
+  private readonly maxSeq;
+
+  constructor(
+    private readonly db: Db,
+    options: MessageLogOptions = {},
+  ) {
+    this.groupMs = options.groupMs ?? 0;
+    this.maxPacked = Math.max(1, Math.min(MAX_PACKED, options.maxPacked ?? MAX_PACKED));
+    this.maxSeq = db.prepare('SELECT seq + n - 1 AS seq FROM acp_messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1');
+  }
+
+  addIndexer(indexer: BatchIndexer): Disposable {
+    this.indexers.add(indexer);
+    return toDisposable(() => void this.indexers.delete(indexer));
+  }
+
+  append(entry: LogEntry): Promise<PersistedMessage> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ entry, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** `source` has entries to write: they go in the next transaction. */
+  schedule(source?: LogSource): void {
+    if (source) this.sources.add(source);
+    if (this.scheduled) return;
+    const wait = this.lastFlush + this.groupMs - performance.now();
+    this.scheduled =
+      wait <= 0 ? { kind: 'immediate', handle: setImmediate(() => this.flush()) } : { kind: 'timeout', handle: setTimeout(() => this.flush(), wait) };
+  }
+
+  /** Writes everything queued now (appends first, then every scheduled source's entries), in one transaction. */
+  flush(): void {
+    if (this.scheduled?.kind === 'immediate') clearImmediate(this.scheduled.handle);
+    else if (this.scheduled) clearTimeout(this.scheduled.handle);
+    this.scheduled = null;
+    const items = this.pending.splice(0);
+    const sources = [...this.sources];
+    this.sources.clear();
+    if (items.length === 0 && sources.length === 0) return;
+    this.lastFlush = performance.now();
+    const collected = sources.map((s) => {
+      try {
+        return s.collect();
+      } catch (e) {
+        // One producer's bug must not cost the others their messages (or their turn to be told).
+        console.error('message log: a source failed to collect its messages:', e);
+        return [];
+      }
+    });
+    const entries = items.map((i) => i.entry);
+    for (const c of collected) for (const e of c) entries.push(e);
+    let stored: PersistedMessage[] | null = null;
+    let error: unknown = null;
+    try {
+      stored = entries.length > 0 ? this.writeBatch(entries) : [];
+    } catch (e) {
+      error = e;
+    }
+    items.forEach((item, i) => (stored ? item.resolve(stored[i]!) : item.reject(error)));
+    let at = items.length;
+    sources.forEach((source, i) => {
+      const n = collected[i]!.length;
+      source.committed(stored ? stored.slice(at, at + n) : null, error);
+      at += n;
+    });
+  }
+
+  /** Synchronous append of a batch (tests, imports). */
+  appendMany(entries: readonly LogEntry[]): PersistedMessage[] {
+    this.flush();
+    return this.writeBatch(entries);
+  }
+
+  private nextSeq(sessionId: string): number {
+    let seq = this.lastSeq.get(sessionId);
+    if (seq === undefined) seq = (this.maxSeq.get(sessionId) as { seq: number } | undefined)?.seq ?? 0;
+    seq += 1;
+    this.lastSeq.set(sessionId, seq);
+    return seq;
+  }
+
+  private insertOf(rows: number): ReturnType<Db['prepare']> {
+    let stmt = this.inserts.get(rows);
+    if (!stmt) {
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      stmt = this.db.prepare(`INSERT INTO acp_messages (session_id, seq, n, ts, direction, method, body) VALUES ${values}`);
+      this.inserts.set(rows, stmt);
+    }
+    return stmt;
+  }
+
+  /**
+   * One transaction: consecutive session/update notifications of one session become one row (up to
+   * MAX_PACKED), everything else a row each; then the indexers see every message.
+   */
+  private writeBatch(entries: readonly LogEntry[]): PersistedMessage[] {
+    const seqBefore = new Map(this.lastSeq);
+    try {
+      return this.db.transaction(() => {
+        const out: PersistedMessage[] = [];
+        let params: unknown[] = [];
+        /** Messages of each row of the pending statement (their ids are set once the rows are in). */
+        let rows: PersistedMessage[][] = [];
+        const insert = () => {
+          if (rows.length === 0) return;
+          // Rows inserted by one statement get consecutive rowids (max(rowid) + 1 onwards) ending at lastInsertRowid.
+          const first = Number(this.insertOf(rows.length).run(params).lastInsertRowid) - rows.length + 1;
+          rows.forEach((msgs, i) => {
+            for (const m of msgs) {
+              m.id = first + i;
+              out.push(m);
+            }
+          });
+          params = [];
+          rows = [];
+        };
+        for (let i = 0; i < entries.length; ) {
+          const first = entries[i]!;
+          let end = i + 1;
+          if (packable(first)) {
+            while (end < entries.length && end - i < this.maxPacked && entries[end]!.sessionId === first.sessionId && packable(entries[end]!)) end++;
+          }
+          const ts = first.ts ?? Date.now();
+          const msgs: PersistedMessage[] = [];
+          for (let k = i; k < end; k++) {
+            const e = entries[k]!;
+            const m: PersistedMessage = { id: 0, sessionId: e.sessionId, direction: e.direction, method: e.method, body: e.body, ts, seq: this.nextSeq(e.sessionId) };
+            if (e.parsed !== undefined) m.parsed = e.parsed;
+            msgs.push(m);
+          }
+          const body = end - i === 1 ? first.body : msgs.map((m) => m.body).join('\n');
+          params.push(first.sessionId, msgs[0]!.seq, msgs.length, ts, first.direction, first.method, body);
+          rows.push(msgs);
+          if (rows.length === ROWS_PER_INSERT) insert();
+          i = end;
+        }
+        insert();
+        for (const indexer of this.indexers) indexer(this.db, out);
+        return out;
+      })();
+    } catch (e) {
+      // The transaction rolled back: so must our sequence counters.
+      this.lastSeq.clear();
+      for (const [k, v] of seqBefore) this.lastSeq.set(k, v);
+      throw e;
+    }
+  }
+
+  read(sessionId: string, options: { afterSeq?: number } = {}): PersistedMessage[] {
+    return readMessages(this.db, sessionId, options.afterSeq ?? 0);
+  }
+
+  /** Forget cached sequence numbers of a session (after it was deleted). */
+  forget(sessionId: string): void {
+    this.lastSeq.delete(sessionId);
+  }
+
+  dispose(): void {
+    this.flush();
+  }
+}

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import * as pty from 'node-pty';
+import type { Disposable } from '../base/lifecycle';
+
+export interface PtySpawnOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols?: number;
+  rows?: number;
+  /** Bytes of output kept for late readers (terminal/output, a view attaching late). */
+  outputLimit?: number;
+  /**
+   * For commands whose whole output matters (agent terminals): Linux discards what a pty's last
+   * writer wrote but the reader had not read yet when the writer exits, so a fast command can lose the
+   * end of its output. The command then runs under a tiny shell that lingers 50 ms after it, keeping
+   * its exit code, and re-raising the signal that ended it.
+   */
+  drainOnExit?: boolean;
+}
+
+const DRAIN_WRAPPER = '"$0" "$@"; s=$?; sleep 0.05; if [ $s -gt 128 ] && [ $s -lt 160 ]; then kill -$((s - 128)) $$; fi; exit $s';
+
+export interface PtyExit {
+  exitCode: number | null;
+  signal: number | null;
+}
+
+export interface PtyListener {
+  onData?(id: string, data: string): void;
+  onExit?(id: string, exit: PtyExit): void;
+}
+
+const DEFAULT_OUTPUT_LIMIT = 1_000_000;
+
+/** Trims `text` from the start so its UTF-8 size is at most `limit` bytes, cutting only at a character boundary. */
+export function keepTail(text: string, limit: number): { text: string; truncated: boolean } {
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size <= limit) return { text, truncated: false };
+  const bytes = Buffer.from(text, 'utf8');
+  let start = bytes.length - limit;
+  // Skip UTF-8 continuation bytes (10xxxxxx) so the kept part starts on a character.
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++;
+  return { text: bytes.subarray(start).toString('utf8'), truncated: true };
+}
+
+export class PtyProcess implements Disposable {
+  readonly id = randomUUID();
+  private output = '';
+  private outputBytes = 0;
+  private truncatedOutput = false;
+  private exitInfo: PtyExit | null = null;
+  private readonly exitWaiters: Array<(exit: PtyExit) => void> = [];
+  private readonly proc: pty.IPty;
+  private readonly limit: number;
+
+  constructor(options: PtySpawnOptions, listener: PtyListener) {
+    this.limit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
+    const [command, args] =
+      options.drainOnExit && process.platform !== 'win32' ? ['/bin/sh', ['-c', DRAIN_WRAPPER, options.command, ...options.args]] : [options.command, options.args];
+    this.proc = pty.spawn(command, args, {
+      name: 'xterm-256color',
+      cols: options.cols ?? 80,
+      rows: options.rows ?? 24,
+      cwd: options.cwd,
+      env: options.env,
+    });
+    this.proc.onData((data) => {
+      this.append(data);
+      listener.onData?.(this.id, data);
+    });
+    this.proc.onExit(({ exitCode, signal }) => {
+      this.exitInfo = { exitCode: signal ? null : exitCode, signal: signal ? signal : null };
+      listener.onExit?.(this.id, this.exitInfo);
+      for (const w of this.exitWaiters.splice(0)) w(this.exitInfo);
+    });
+  }
+
+  private append(data: string): void {
+    this.output += data;
+    this.outputBytes += Buffer.byteLength(data, 'utf8');
+    // Amortised trimming: only re-encode when well past the limit.
+    if (this.outputBytes > this.limit * 2 || (this.outputBytes > this.limit && this.output.length > 65536)) {
+      const kept = keepTail(this.output, this.limit);
+      this.output = kept.text;
+      this.outputBytes = Buffer.byteLength(kept.text, 'utf8');
+      this.truncatedOutput ||= kept.truncated;
+    }
+  }
+
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  snapshot(): { output: string; truncated: boolean; exit: PtyExit | null } {
+    const kept = keepTail(this.output, this.limit);
+    return { output: kept.text, truncated: this.truncatedOutput || kept.truncated, exit: this.exitInfo };
+  }
+
+  get exit(): PtyExit | null {
+    return this.exitInfo;
+  }
+
+  waitForExit(): Promise<PtyExit> {
+    if (this.exitInfo) return Promise.resolve(this.exitInfo);
+    return new Promise((resolve) => this.exitWaiters.push(resolve));
+  }
+
+  write(data: string): void {
+    if (!this.exitInfo) this.proc.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.exitInfo) this.proc.resize(cols, rows);
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): void {
+    if (this.exitInfo) return;
+    try {
+      // The shell leads its own process group: end the whole group so no grandchild survives.
+      process.kill(-this.proc.pid, signal);
+    } catch {
+      try {
+        this.proc.kill(signal);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+
+  async dispose(): Promise<void> {
+    if (this.exitInfo) return;
+    this.kill('SIGTERM');
+    const timer = setTimeout(() => this.kill('SIGKILL'), 2000);
+    await Promise.race([this.waitForExit(), new Promise((r) => setTimeout(r, 3000))]);
+    clearTimeout(timer);
+  }
+}
+
+/** Every pseudo-terminal of the app: shell tabs and the terminals agents ask for. */
+export class PtyHost implements Disposable {
+  private readonly procs = new Map<string, PtyProcess>();
+
+  spawn(options: PtySpawnOptions, listener: PtyListener = {}): PtyProcess {
+    const proc = new PtyProcess(options, listener);
+    this.procs.set(proc.id, proc);
+    return proc;
+  }
+
+  get(id: string): PtyProcess | undefined {
+    return this.procs.get(id);
+  }
+
+  /** Kills (if running) and forgets a terminal. */
+  async release(id: string): Promise<void> {
+    const proc = this.procs.get(id);
+    if (!proc) return;
+    this.procs.delete(id);
+    await proc.dispose();
+  }
+
+  get size(): number {
+    return this.procs.size;
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.procs.values()].map((p) => p.dispose()));
+    this.procs.clear();
+  }
+}

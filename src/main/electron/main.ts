@@ -1,0 +1,69 @@
+import { app, BrowserWindow, Menu, session, shell } from 'electron';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AppCore } from '../app-core';
+import { connectIpc } from './ipc';
+import { registerAppScheme, serveRenderer } from './protocol';
+import { safeStorageCipher } from './safe-storage-cipher';
+import { createMainWindow } from './window';
+
+// The Electron glue: window, menu, protocol, IPC. Everything else is plain Node in AppCore.
+const here = dirname(fileURLToPath(import.meta.url));
+registerAppScheme();
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  let win: BrowserWindow | null = null;
+  let core: AppCore | null = null;
+
+  app.on('second-instance', () => {
+    if (!win) return;
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  });
+
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-attach-webview', (ev) => ev.preventDefault());
+  });
+
+  void app.whenReady().then(() => {
+    // No permission prompts (camera, geolocation…) for anything the renderer shows.
+    session.defaultSession.setPermissionRequestHandler((_wc, permission, cb) => cb(permission === 'notifications'));
+    serveRenderer(join(here, '../renderer'));
+    core = new AppCore({
+      dataDir: app.getPath('userData'),
+      transport: 'electron',
+      version: app.getVersion(),
+      openExternal: async (url) => {
+        await shell.openExternal(url);
+        return true;
+      },
+      secretCipher: safeStorageCipher(),
+    });
+    connectIpc(core, () => win);
+    Menu.setApplicationMenu(
+      Menu.buildFromTemplate([
+        ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
+        { role: 'fileMenu' },
+        { role: 'editMenu' },
+        { role: 'viewMenu' },
+        { role: 'windowMenu' },
+      ]),
+    );
+    win = createMainWindow(join(here, '../preload'));
+    win.on('closed', () => (win = null));
+  });
+
+  let quitting = false;
+  app.on('before-quit', (e) => {
+    if (quitting || !core) return;
+    // Stop every agent and terminal before exiting: no orphans.
+    e.preventDefault();
+    quitting = true;
+    void core.dispose().finally(() => app.quit());
+  });
+
+  app.on('window-all-closed', () => app.quit());
+}

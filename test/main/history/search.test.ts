@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseQuery, searchHistory, toFtsQuery } from '../../../src/main/core/history/search';
+import { Acp, createStore, turn, type TestStore } from './acp';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2025, 5, 1);
+
+describe('query syntax', () => {
+  it('matches every word as a prefix, quoted text as an exact phrase, and never emits raw FTS syntax', () => {
+    expect(toFtsQuery('auth fi')).toBe('"auth"* AND "fi"*');
+    expect(toFtsQuery('  "token refresh"  handle ')).toBe('"token refresh" AND "handle"*');
+    // Longer prefixes are looked up by their first 6 characters (the longest prefix index); hits are checked.
+    expect(toFtsQuery('middlewares')).toBe('"middle"*');
+    expect(toFtsQuery('middlewares', true)).toBe('"middlewares"*');
+    // Identifiers keep their own prefix (few terms start with one).
+    expect(toFtsQuery('refreshSessionToken ECONNRESET v8engine')).toBe('"refreshSessionToken"* AND "ECONNRESET"* AND "v8engine"*');
+    expect(toFtsQuery('refresh_token')).toBe('"refresh token"*');
+    expect(toFtsQuery('a')).toBe('"a"'); // one letter: whole token only
+    expect(toFtsQuery('NOT OR AND NEAR(x)')).toBe('"NOT"* AND "OR"* AND "AND"* AND "NEAR x"');
+    expect(toFtsQuery('"unclosed phr')).toBe('"unclosed phr"*');
+    expect(toFtsQuery('*** ^^^ ::: ()')).toBeNull();
+    expect(toFtsQuery('')).toBeNull();
+    // Paths become one path token (prefix).
+    expect(parseQuery('src/auth/login.ts')[0]).toMatchObject({ path: 'src/auth/login.ts', prefix: true });
+    expect(parseQuery('login.ts')[0]).toMatchObject({ path: 'login.ts' });
+    expect(parseQuery('console.log')[0]).toMatchObject({ tokens: ['console', 'log'] });
+  });
+});
+
+describe('history search', () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await createStore(undefined, { now: () => NOW });
+    t.addSession('old', { agentId: 'claude', cwd: '/home/u/api', createdAt: NOW - 90 * DAY });
+    t.addSession('new', { agentId: 'gemini', cwd: '/home/u/web', createdAt: NOW - DAY });
+    t.addSession('many', { agentId: 'claude', cwd: '/home/u/web', createdAt: NOW - 2 * DAY });
+    t.addSession('gone', { agentId: 'claude', cwd: '/home/u/api', createdAt: NOW - 2 * DAY });
+    const acp = new Acp();
+    t.append('old', turn(acp, 'the authentication fixed itself?', 'Yes: the session token refresh was racing. See <img src=x onerror=alert(1)> in the log.'), NOW - 90 * DAY);
+    t.append('new', turn(acp, 'is the authentication fixed now', 'The token refresh race is gone. Café résumé naïve.'), NOW - DAY);
+    const long = `${'padding words here '.repeat(80)}the needle sentence is in the middle ${'more padding text '.repeat(80)}`;
+    t.append('new', turn(acp, 'find it', long), NOW - DAY + 1000);
+    for (let i = 0; i < 6; i++) t.append('many', turn(acp, `question ${i} about the websocket reconnect`, `Answer ${i}: websocket reconnect backoff.`), NOW - 2 * DAY + i * 1000);
+    t.append('gone', turn(acp, 'websocket token refresh in a deleted session', 'deleted content'), NOW - 2 * DAY);
+    t.history.delete(['gone']);
+  });
+  afterAll(() => t.close());
+
+  const search = (query: string, extra: Record<string, unknown> = {}) => t.history.search({ query, limit: 50, perSession: 10, ...extra }).hits;
+
+  it('finds words by prefix while the user types', () => {
+    const hits = search('auth fi');
+    expect(hits.map((h) => h.sessionId).sort()).toEqual(['new', 'old']);
+    expect(hits.every((h) => h.kind === 'prompt')).toBe(true);
+  });
+
+  it('ranks an equally good match higher when it is more recent', () => {
+    const hits = search('token refresh');
+    expect(hits.map((h) => h.sessionId)).toEqual(['new', 'old']);
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+  });
+
+  it('matches long prefixes exactly, although the index is asked for their first six characters', () => {
+    expect(search('authentic').map((h) => h.sessionId).sort()).toEqual(['new', 'old']);
+    expect(search('authentica')).toHaveLength(2);
+    expect(search('authenticator')).toEqual([]); // "authentication" shares "authentica", but not this prefix
+    expect(search('authenti')).toHaveLength(2);
+    expect(search('authento')).toEqual([]); // looked up as "authen", checked for "authento"
+  });
+
+  it('folds case and diacritics', () => {
+    expect(search('CAFE resume naive')).toHaveLength(1);
+    const { text, highlights } = search('cafe')[0]!.snippet;
+    expect(highlights.map((h) => text.slice(h.start, h.end))).toEqual(['Café']);
+  });
+
+  it('returns snippets as plain text with highlight ranges, markup left as text', () => {
+    const hit = search('onerror')[0]!;
+    expect(hit.snippet.text).toContain('<img src=x onerror=alert(1)>');
+    expect(hit.snippet.highlights.map((h) => hit.snippet.text.slice(h.start, h.end))).toEqual(['onerror']);
+  });
+
+  it('cuts a window around the match in a long message', () => {
+    const hit = search('needle')[0]!;
+    expect(hit.snippet.text.startsWith('…')).toBe(true);
+    expect(hit.snippet.text.endsWith('…')).toBe(true);
+    expect(hit.snippet.text.length).toBeLessThan(220);
+    const [h] = hit.snippet.highlights;
+    expect(hit.snippet.text.slice(h!.start, h!.end)).toBe('needle');
+  });
+
+  it('filters by agent, project, date range, session and kind; never shows deleted sessions', () => {
+    expect(new Set(search('websocket').map((h) => h.sessionId))).toEqual(new Set(['many']));
+    expect(search('token refresh', { agentIds: ['claude'] }).map((h) => h.sessionId)).toEqual(['old']);
+    expect(search('token refresh', { projects: ['/home/u/web'] }).map((h) => h.sessionId)).toEqual(['new']);
+    expect(search('token refresh', { from: NOW - 30 * DAY }).map((h) => h.sessionId)).toEqual(['new']);
+    expect(search('token refresh', { to: NOW - 30 * DAY }).map((h) => h.sessionId)).toEqual(['old']);
+    expect(search('websocket', { sessionId: 'many', kinds: ['agent'] })).toHaveLength(6);
+    expect(search('websocket', { sessionId: 'many', kinds: ['agent'] }).every((h) => h.kind === 'agent')).toBe(true);
+    t.history.undoDelete(['gone']);
+    expect(new Set(search('websocket').map((h) => h.sessionId))).toEqual(new Set(['many', 'gone']));
+    t.history.delete(['gone']);
+  });
+
+  it('caps hits per session and in total', () => {
+    expect(t.history.search({ query: 'websocket', limit: 50, perSession: 3 }).hits).toHaveLength(3);
+    expect(t.history.search({ query: 'websocket', limit: 2, perSession: 10 }).hits).toHaveLength(2);
+  });
+
+  it('carries what the UI needs to open the session at the hit', () => {
+    const hit = search('needle')[0]!;
+    expect(hit).toMatchObject({ sessionId: 'new', kind: 'agent', session: { agentId: 'gemini', cwd: '/home/u/web', title: 'is the authentication fixed now' } });
+    const page = t.history.entries({ sessionId: 'new', aroundSeq: hit.seq, limit: 2, offset: 0 });
+    expect(page.entries[page.targetIndex! - page.offset]!.seq).toBe(hit.seq);
+  });
+
+  it('answers any input without an FTS syntax error', () => {
+    const specials = ['"', '*', '^', ':', '(', ')', '-', '+', 'NEAR', 'AND', 'OR', 'NOT', '{', '}', '\\', "'", '/', '.', 'é', '😀', '\u0000', 'a', 'x'];
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    for (let i = 0; i < 300; i++) {
+      let q = '';
+      const n = 1 + Math.floor(rand() * 8);
+      for (let k = 0; k < n; k++) q += specials[Math.floor(rand() * specials.length)]! + (rand() < 0.3 ? ' ' : '');
+      expect(() => t.history.search({ query: q, limit: 5, perSession: 3 }), q).not.toThrow();
+    }
+    expect(search('"')).toEqual([]);
+  });
+});
+
+describe('filters on a larger history', () => {
+  it('gives the same answers whether a filter is selective (facet tokens) or broad (checked row by row)', async () => {
+    const t = await createStore();
+    try {
+      const acp = new Acp();
+      for (let i = 0; i < 30; i++) {
+        const id = `c${i}`;
+        t.addSession(id, { agentId: i < 15 ? 'claude' : 'gemini', cwd: i % 2 ? '/w/big' : '/w/other' });
+        t.append(id, turn(acp, `deploy the kubernetes cluster ${i}`, `Rolled out the helm chart ${i}.`));
+      }
+      t.addSession('rare', { agentId: 'rare-agent', cwd: '/w/tiny' });
+      t.append('rare', turn(acp, 'deploy kubernetes to the edge cluster', 'Edge helm chart rolled out.'));
+      const ids = (extra: Record<string, unknown>) =>
+        [...new Set(t.history.search({ query: 'kubernetes', limit: 200, perSession: 5, ...extra }).hits.map((h) => h.sessionId))].sort();
+      // Selective: rare agent / tiny project (one session of 31).
+      expect(ids({ agentIds: ['rare-agent'] })).toEqual(['rare']);
+      expect(ids({ projects: ['/w/tiny'] })).toEqual(['rare']);
+      expect(ids({ agentIds: ['rare-agent'], projects: ['/w/big'] })).toEqual([]);
+      // Broad: half of everything.
+      expect(ids({ agentIds: ['gemini'] })).toEqual(Array.from({ length: 15 }, (_, i) => `c${i + 15}`).sort());
+      expect(ids({ projects: ['/w/big'] })).toEqual(Array.from({ length: 15 }, (_, i) => `c${2 * i + 1}`).sort());
+      expect(ids({ agentIds: ['claude', 'rare-agent'], projects: ['/w/tiny', '/w/other'] })).toEqual(
+        ['rare', ...Array.from({ length: 8 }, (_, i) => `c${2 * i}`)].sort(),
+      );
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe('long prefixes', () => {
+  it('falls back to the exact prefix when the shorter lookup only found look-alikes', async () => {
+    const t = await createStore();
+    try {
+      const acp = new Acp();
+      t.addSession('old');
+      t.append('old', turn(acp, 'where is the configuration loaded', 'In the bootstrap.'), 1_000);
+      t.addSession('new');
+      for (let i = 0; i < 6; i++) t.append('new', turn(acp, `list the configs ${i}`, 'done'), 10_000 + i * 100);
+      // Only the 3 newest matches of "config"* are ranked: all look-alikes ("configs").
+      const r = searchHistory(t.db, { query: 'configuration', limit: 10, perSession: 10, candidates: 3 });
+      expect(r.hits.map((h) => h.sessionId)).toEqual(['old']);
+      expect(r.hits[0]!.snippet.highlights).toHaveLength(1);
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe('ranking', () => {
+  it('ranks by relevance among recent matches: a short text about the words above a long one that mentions them once', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      t.addSession('passing');
+      t.addSession('focused');
+      const padding = 'unrelated words about the release notes and the changelog '.repeat(60);
+      t.append('passing', turn(acp, 'summarize the week', `${padding} also the ledger export ${padding}`, 500), NOW - 1000);
+      t.append('focused', turn(acp, 'what about the ledger', 'The ledger export rounds cents; the ledger totals now match.', 500), NOW - 2000);
+      const hits = t.history.search({ query: 'ledger export', limit: 10, perSession: 5 }).hits.filter((h) => h.kind === 'agent');
+      expect(hits.map((h) => h.sessionId)).toEqual(['focused', 'passing']);
+      expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('counts a word in a file the entry names more than the same word in its text', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      t.addSession('said');
+      t.addSession('edited');
+      t.append('said', [acp.agent('The ledger code is fine as it is.')], NOW - 1000);
+      t.append('edited', [acp.tool({ toolCallId: 't1', title: 'Edit code', kind: 'edit', status: 'completed', content: [{ type: 'diff', path: '/p/src/ledger.ts', oldText: 'a', newText: 'export const ledger = 1;' }] })], NOW - 2000);
+      const hits = t.history.search({ query: 'ledger', limit: 10, perSession: 5 }).hits;
+      expect(hits.map((h) => [h.sessionId, h.kind])).toEqual([
+        ['edited', 'tool'],
+        ['said', 'agent'],
+      ]);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('reads past the newest matches of a busy session to fill the page, and says when matches were left unranked', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      for (let i = 0; i < 5; i++) {
+        t.addSession(`older${i}`);
+        t.append(`older${i}`, turn(acp, `kafka consumer lag ${i}`, 'Raised the partitions.', 50), NOW - 10 * DAY + i);
+      }
+      // 200 newer matching entries in one session: more than a page of candidates, all but 3 capped.
+      t.addSession('busy');
+      for (let i = 0; i < 100; i++) t.append('busy', turn(acp, `kafka retry ${i}`, `kafka offset ${i} committed`, 50), NOW - DAY + i * 10);
+      const r = t.history.search({ query: 'kafka', limit: 10, perSession: 3 });
+      expect(r.hits.filter((h) => h.sessionId === 'busy')).toHaveLength(3);
+      expect(new Set(r.hits.map((h) => h.sessionId))).toEqual(new Set(['busy', 'older0', 'older1', 'older2', 'older3', 'older4']));
+      expect(r.truncated).toBe(false); // every match was looked at
+      expect(t.history.search({ query: 'kafka', limit: 2, perSession: 3 }).truncated).toBe(true);
+      expect(t.history.search({ query: 'partitions', limit: 10, perSession: 3 })).toMatchObject({ truncated: false });
+      // At most `candidates` matches are looked at: here only the busy session's.
+      const capped = searchHistory(t.db, { query: 'kafka', limit: 10, perSession: 3, candidates: 150 });
+      expect(new Set(capped.hits.map((h) => h.sessionId))).toEqual(new Set(['busy']));
+      expect(capped.truncated).toBe(true);
+    } finally {
+      t.close();
+    }
+  });
+});

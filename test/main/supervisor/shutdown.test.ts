@@ -1,0 +1,101 @@
+import { readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
+import { startAppServer, tempDir, type AppServer } from '../../support/app-server';
+import { wsClient } from '../../support/ws-client';
+
+/**
+ * Quitting the app leaves no process behind: the built server (as `npm start` runs it) with a stubborn
+ * agent (ignores SIGTERM, keeps a grandchild) and a shell tab running a command gets SIGTERM; afterwards
+ * nothing it started is alive.
+ */
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  state: string;
+}
+
+function processes(): ProcInfo[] {
+  const out: ProcInfo[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      out.push({ pid: Number(name), state: f[0]!, ppid: Number(f[1]), pgrp: Number(f[2]) });
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** Every descendant of `root`, and every member of their process groups. */
+function tree(root: number): Set<number> {
+  const all = processes();
+  const found = new Set<number>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of all) {
+      if (!found.has(p.pid) && (p.ppid === root || found.has(p.ppid))) {
+        found.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  const groups = new Set([...found].map((pid) => all.find((p) => p.pid === pid)!.pgrp));
+  for (const p of all) if (groups.has(p.pgrp) && p.pgrp !== root) found.add(p.pid);
+  return found;
+}
+
+const alive = (pids: Set<number>) => processes().filter((p) => pids.has(p.pid) && p.state !== 'Z');
+
+let app: AppServer | null = null;
+const scratch: string[] = [];
+afterAll(async () => {
+  await app?.stop();
+  for (const d of scratch) rmSync(d, { recursive: true, force: true });
+});
+
+describe.runIf(process.platform === 'linux')('quitting', () => {
+  it('SIGTERM stops every agent (with its grandchildren) and every terminal', async () => {
+    const work = realpathSync(tempDir('sb-quit-work-'));
+    scratch.push(work);
+    app = await startAppServer();
+    const c = await wsClient(app);
+    const { command, args } = scenarioAgentCommand();
+    const agent = (await c.call('agents.addCustom', { name: 'Stubborn', command, args, env: { SCENARIO_STUBBORN: '1' }, cwd: work })) as { id: string };
+    await c.call('sessions.create', { agentId: agent.id, cwd: work, additionalDirectories: [] });
+    const shell = (await c.call('pty.createShell', { cols: 80, rows: 24, cwd: work })) as { id: string };
+    await c.call('pty.write', { id: shell.id, data: 'sleep 300\r' });
+
+    const serverPid = app.proc.pid!;
+    // Wait until the agent's grandchild and the shell's sleep are there.
+    const deadline = Date.now() + 20_000;
+    let started = tree(serverPid);
+    const sleeps = () =>
+      [...started].filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\u0000300');
+        } catch {
+          return false;
+        }
+      });
+    while (sleeps().length < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      started = tree(serverPid);
+    }
+    expect(sleeps().length).toBe(2);
+    expect(alive(started).length).toBeGreaterThanOrEqual(4);
+
+    c.ws.close();
+    const exited = new Promise<number | null>((r) => app!.proc.once('exit', (code) => r(code)));
+    app.proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // The server waited for its children before exiting: nothing it started is left.
+    expect(alive(started).map((p) => p.pid)).toEqual([]);
+  }, 60_000);
+});
