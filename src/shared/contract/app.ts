@@ -23,14 +23,11 @@ export const appInfoSchema = z.object({
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
 
-export const settingKeySchema = z.string().min(1).max(200).regex(/^[a-zA-Z0-9_.-]+$/);
 
 export const appRequests = {
   'app.info': request(z.object({}).strict(), appInfoSchema),
   /** Recovery from a corrupt or unreadable store: the old file is renamed aside (kept), a fresh one created. */
   'app.resetStore': request(z.object({}).strict(), z.object({ movedTo: z.string(), store: storeStatusSchema })),
-  'settings.get': request(z.object({ key: settingKeySchema }).strict(), z.object({ value: z.unknown() })),
-  'settings.set': request(z.object({ key: settingKeySchema, value: z.unknown() }).strict(), z.object({})),
   /** Opens an http(s) link in the system browser (never inside the app). */
   'app.openExternal': request(
     z.object({ url: z.string().url().max(8192).refine((u) => /^https?:\/\//i.test(u), 'only http(s) links') }).strict(),

@@ -16,6 +16,13 @@ export const request = <P extends z.ZodType, R extends z.ZodType>(params: P, res
   result,
 });
 
+/** An absolute path (POSIX, or a Windows drive path). */
+export const absolutePathSchema = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path');
+
 export const event = <P extends z.ZodType>(payload: P): EventDef<P> => ({ payload });
 
 export const ipcErrorCodes = [

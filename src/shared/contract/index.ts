@@ -1,12 +1,15 @@
 import type { z } from 'zod';
+import { agentEvents, agentRequests } from './agents';
 import { appEvents, appRequests } from './app';
 import { compareEvents, compareRequests } from './compare';
 import { historyEvents, historyRequests } from './history';
 import type { EventDef, RequestDef, Result } from './define';
-import { ptyEvents, ptyRequests } from './pty';
+import { permissionRequests } from './permissions';
 import { registryEvents, registryRequests } from './registry';
 import { sessionEvents, sessionRequests } from './sessions';
+import { settingsRequests } from './settings';
 import { supervisorEvents, supervisorRequests } from './supervisor';
+import { terminalEvents, terminalRequests } from './terminals';
 
 export * from './define';
 
@@ -15,23 +18,27 @@ export * from './define';
  * Each domain keeps its own file; this index only merges them.
  */
 export const requests = {
+  ...agentRequests,
   ...appRequests,
   ...compareRequests,
   ...historyRequests,
-  ...ptyRequests,
+  ...permissionRequests,
   ...registryRequests,
   ...sessionRequests,
+  ...settingsRequests,
   ...supervisorRequests,
+  ...terminalRequests,
 } as const satisfies Record<string, RequestDef>;
 
 export const events = {
+  ...agentEvents,
   ...appEvents,
   ...compareEvents,
   ...historyEvents,
-  ...ptyEvents,
   ...registryEvents,
   ...sessionEvents,
   ...supervisorEvents,
+  ...terminalEvents,
 } as const satisfies Record<string, EventDef>;
 
 export type Requests = typeof requests;

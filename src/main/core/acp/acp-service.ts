@@ -5,7 +5,7 @@ import { isAbsolute, join } from 'node:path';
 import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../shared/acp-thread';
 import { IpcFailure } from '../../../shared/contract';
-import type { AgentSummary } from '../../../shared/contract/sessions';
+import type { AgentSummary } from '../../../shared/contract/agents';
 import { AgentRepository, type AgentRecord } from '../agents/agent-repository';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
@@ -19,8 +19,9 @@ import { AgentLog } from './connection/agent-log';
 import { AgentPrefsRepo } from '../agents/agent-prefs';
 import { AgentRuntime } from './agent-runtime';
 import { FileWrites, RootGuard } from './session/fs-access';
-import { DEFAULT_ACP_OPTIONS, type AcpHost, type AcpOptions } from './host';
-import { LiveSession } from './session/live-session';
+import { DEFAULT_ACP_OPTIONS, type AcpOptions } from './options';
+import type { RuntimeDeps } from './agent-runtime';
+import { LiveSession, type SessionHost } from './session/live-session';
 import { hasStoredConversation, registerRestoreHandlers, reopenModeOf } from './session/restore';
 import { PermissionRules } from './session/permission-rules';
 import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from '../agents/secret-store';
@@ -65,7 +66,7 @@ const safeFileName = (id: string): string =>
 /** Commits of agents' messages are at least this far apart under load (one transaction for all agents). */
 const MESSAGE_GROUP_MS = 8;
 
-export class AcpService implements Disposable, AcpHost {
+export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   readonly bus: EventBus;
   readonly options: AcpOptions;
   readonly dataDir: string;
@@ -107,11 +108,7 @@ export class AcpService implements Disposable, AcpHost {
     return [...this.runtimes.values()];
   }
 
-  watchRequest<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R> {
-    return this.supervisor.watch(rt, method, params, send);
-  }
-
-  // ───────────── AcpHost ─────────────
+  // ───────────── RuntimeDeps, SessionHost ─────────────
 
   db(): Db {
     return this.store.db;
@@ -191,7 +188,7 @@ export class AcpService implements Disposable, AcpHost {
   runtime(agentId: string): AgentRuntime {
     let rt = this.runtimes.get(agentId);
     if (!rt) {
-      rt = new AgentRuntime(agentId, this, this.agentLog(agentId));
+      rt = new AgentRuntime(agentId, this, this.agentLog(agentId), this.supervisor);
       this.runtimes.set(agentId, rt);
     }
     return rt;

@@ -4,20 +4,70 @@ import {
   RequestError,
   type AgentCapabilities,
   type ClientConnection,
+  type CreateTerminalRequest,
+  type CreateTerminalResponse,
   type InitializeRequest,
   type InitializeResponse,
+  type ReadTextFileRequest,
+  type ReadTextFileResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
   type SendRequestOptions,
+  type WriteTextFileRequest,
+  type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
 import { homedir } from 'node:os';
 import { IpcFailure } from '../../../shared/contract';
-import type { AgentStatus, AgentRuntimeState } from '../../../shared/contract/sessions';
+import type { AgentStatus, AgentRuntimeState } from '../../../shared/contract/agents';
 import type { AgentLog } from './connection/agent-log';
 import { AgentProcess, type AgentExit, type AgentLaunch } from './connection/agent-process';
 import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from '../agents/auth';
 import { FloodGuard, floodLimits } from './connection/flood-guard';
-import type { AcpHost } from './host';
-import type { LiveSession } from './session/live-session';
-import { AcpWire } from './connection/stdio-tap';
+import { AcpWire, type UpdateItem } from './connection/stdio-tap';
+import type { WarningKind } from './connection/warnings';
+import type { AcpOptions } from './options';
+import type { EventBus } from '../base/event-bus';
+import type { AgentRepository } from '../agents/agent-repository';
+import type { AgentPrefsRepo } from '../agents/agent-prefs';
+import type { SecretStore } from '../agents/secret-store';
+import type { MessageLog } from '../store/message-log';
+import type { AgentTerminals } from '../terminals/agent-terminals';
+
+/** A live session as its agent's runtime sees it: where the agent's requests and updates about it go. */
+export interface SessionEndpoint {
+  readonly id: string;
+  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> | RequestPermissionResponse;
+  readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse>;
+  writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse>;
+  createTerminal(params: CreateTerminalRequest): Promise<CreateTerminalResponse>;
+  /** A run of consecutive `session/update` notifications, already persisted, in wire order. */
+  onAgentUpdates(items: UpdateItem[]): void;
+  /** The agent process ended; `message` says how. */
+  onAgentGone(message: string): void;
+  /** A tool call of the running turn is in progress (the hang timeout does not count it). */
+  toolInProgress(): boolean;
+}
+
+/** Wraps every request to the agent (the supervisor's hang timeout). */
+export interface RequestPolicy {
+  watch<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R>;
+}
+
+/** What a runtime needs from the service around it. */
+export interface RuntimeDeps {
+  readonly bus: EventBus;
+  readonly options: AcpOptions;
+  readonly terminals: Pick<AgentTerminals, 'output' | 'waitForExit' | 'kill' | 'release'>;
+  readonly secrets: Pick<SecretStore, 'names' | 'all'>;
+  agents(): Pick<AgentRepository, 'get'>;
+  prefs(): Pick<AgentPrefsRepo, 'get'>;
+  loginEnv(): Promise<Record<string, string>>;
+  messageLog(): MessageLog | null;
+  setting(key: string): unknown;
+  warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+  session(id: string): SessionEndpoint | undefined;
+  sessionsOfAgent(agentId: string): SessionEndpoint[];
+}
 
 export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version: '0.1.0' };
 
@@ -64,8 +114,9 @@ export class AgentRuntime {
 
   constructor(
     readonly agentId: string,
-    private readonly host: AcpHost,
+    private readonly host: RuntimeDeps,
     readonly log: AgentLog,
+    private readonly policy: RequestPolicy | null = null,
   ) {}
 
   get capabilities(): AgentCapabilities | null {
@@ -125,7 +176,7 @@ export class AgentRuntime {
   }
 
   /** The live session an agent request names; unknown → -32002 to the agent. */
-  sessionFor(acpSessionId: unknown): LiveSession {
+  sessionFor(acpSessionId: unknown): SessionEndpoint {
     const id = typeof acpSessionId === 'string' ? this.bindings.get(acpSessionId) : undefined;
     const session = id !== undefined ? this.host.session(id) : undefined;
     if (!session) throw RequestError.sessionNotFound(String(acpSessionId).slice(0, 200));
@@ -152,7 +203,7 @@ export class AgentRuntime {
           ? { ...options, stopWaitingOnCancel: true, cancellationSignal: options?.cancellationSignal ? AbortSignal.any([options.cancellationSignal, signal]) : signal }
           : options,
       ) as Promise<R>;
-    return this.host.watchRequest ? this.host.watchRequest(this, method, params, send) : send();
+    return this.policy ? this.policy.watch(this, method, params, send) : send();
   }
 
   notify(method: string, params: unknown): Promise<void> {

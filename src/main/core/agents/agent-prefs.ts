@@ -1,4 +1,4 @@
-import type { AgentCompat } from '../../../shared/contract/sessions';
+import type { AgentCompat } from '../../../shared/contract/agents';
 import type { Db } from '../store/database';
 
 export interface AgentPrefs {

@@ -1,4 +1,4 @@
-import type { AuthMethodInfo } from '../../../shared/contract/sessions';
+import type { AuthMethodInfo } from '../../../shared/contract/agents';
 
 export type ParsedAuthMethod =
   | { type: 'agent'; id: string; name: string; description: string | null }

@@ -19,20 +19,18 @@ import {
 import { randomUUID } from 'node:crypto';
 import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
-import {
-  MCP_SERVERS_SETTING,
-  type PermissionRequestInfo,
-  type PromptBlock,
-  type QueueItem,
-  type SessionInfo,
-  type SessionSnapshot,
-  type SessionStatus,
-  type SessionUpdateItem,
-} from '../../../../shared/contract/sessions';
+import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
+import { MCP_SERVERS_SETTING } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
 import { readTextFile, RootGuard, writeTextFile } from './fs-access';
-import type { AcpHost } from '../host';
+import type { EventBus } from '../../base/event-bus';
+import type { AgentPrefsRepo } from '../../agents/agent-prefs';
+import type { AgentTerminals } from '../../terminals/agent-terminals';
+import type { WarningKind } from '../connection/warnings';
+import type { FileWrites } from './fs-access';
+import type { PermissionRules } from './permission-rules';
+import type { SessionRows } from './session-rows';
 import { mcpServersFor } from './mcp-servers';
 import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
@@ -41,6 +39,20 @@ import { reopenModeOf } from './restore';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
 import type { UpdateItem } from '../connection/stdio-tap';
+
+/** What a live session needs from the service around it. */
+export interface SessionHost {
+  readonly bus: EventBus;
+  readonly terminals: Pick<AgentTerminals, 'create' | 'releaseSession'>;
+  rows(): SessionRows;
+  rules(): Pick<PermissionRules, 'find' | 'set'>;
+  prefs(): Pick<AgentPrefsRepo, 'get'>;
+  fileWrites(): FileWrites;
+  setting(key: string): unknown;
+  loginEnv(): Promise<Record<string, string>>;
+  forgetSession(id: string): void;
+  warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+}
 
 interface PendingPermission {
   info: PermissionRequestInfo;
@@ -86,7 +98,7 @@ export class LiveSession {
   constructor(
     readonly id: string,
     readonly runtime: AgentRuntime,
-    private readonly host: AcpHost,
+    private readonly host: SessionHost,
     readonly cwd: string,
     private readonly requestedDirectories: string[],
   ) {}

@@ -1,5 +1,5 @@
 import type { AgentCapabilities, McpServer } from '@agentclientprotocol/sdk';
-import { mcpServerSettingSchema, type McpServerSetting } from '../../../../shared/contract/sessions';
+import { mcpServerSettingSchema, type McpServerSetting } from '../../../../shared/contract/settings';
 
 /**
  * MCP servers from the `mcp.servers` setting, as ACP wants them for session/new: stdio always, http and

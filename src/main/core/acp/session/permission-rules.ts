@@ -1,5 +1,5 @@
 import type { PermissionOption, PermissionOptionKind } from '@agentclientprotocol/sdk';
-import type { PermissionRule } from '../../../../shared/contract/sessions';
+import type { PermissionRule } from '../../../../shared/contract/permissions';
 import type { Db } from '../../store/database';
 
 interface Row {

@@ -5,8 +5,20 @@ import { isAbsolute } from 'node:path';
 import { IpcFailure } from '../../../../shared/contract';
 import type { ReopenPlan, SessionInfo } from '../../../../shared/contract/sessions';
 import type { Router } from '../../base/router';
+import type { AgentRepository } from '../../agents/agent-repository';
+import type { Db } from '../../store/database';
 import type { PersistedMessage } from '../../store/message-log';
-import type { AcpService } from '../acp-service';
+import type { AgentRuntime } from '../agent-runtime';
+import type { SessionStatus } from '../../../../shared/contract/sessions';
+
+/** What restoring needs from the ACP service. */
+export interface RestorePort {
+  db(): Db;
+  agents(): Pick<AgentRepository, 'get'>;
+  runtime(agentId: string): Pick<AgentRuntime, 'ensureStarted' | 'capabilities' | 'request'>;
+  session(id: string): { readonly status: SessionStatus; close(): Promise<void> } | undefined;
+  reopenSession(sessionId: string): Promise<SessionInfo>;
+}
 
 /**
  * Restoring past sessions (issue 4): how a stored session comes back live on its agent, importing the
@@ -53,7 +65,7 @@ interface SessionRow {
 }
 
 export class RestoreService {
-  constructor(private readonly acp: AcpService) {}
+  constructor(private readonly acp: RestorePort) {}
 
   private row(sessionId: string): SessionRow {
     const row = this.acp.db().prepare('SELECT agent_id, acp_session_id, cwd, deleted_at FROM sessions WHERE id = ?').get(sessionId) as SessionRow | undefined;
@@ -153,7 +165,7 @@ export class RestoreService {
   }
 }
 
-export function registerRestoreHandlers(router: Router, acp: AcpService): RestoreService {
+export function registerRestoreHandlers(router: Router, acp: RestorePort): RestoreService {
   const restore = new RestoreService(acp);
   router.handle('sessions.reopenPlan', ({ sessionId }) => restore.plan(sessionId));
   router.handle('sessions.import', (p) => restore.import(p));

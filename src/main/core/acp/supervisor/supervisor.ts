@@ -1,5 +1,5 @@
 import { IpcFailure } from '../../../../shared/contract';
-import type { AgentStatus } from '../../../../shared/contract/sessions';
+import type { AgentStatus } from '../../../../shared/contract/agents';
 import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS, supervisorNumber, type AgentExitInfo, type AgentMetrics, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
 import type { EventBus } from '../../base/event-bus';
 import type { Disposable } from '../../base/lifecycle';

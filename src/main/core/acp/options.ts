@@ -1,0 +1,14 @@
+export interface AcpOptions {
+  /** Longest line accepted from an agent; longer ones are dropped with a warning. */
+  maxLineBytes: number;
+  /** How long `initialize` may take (agents may hang on network calls at start-up). */
+  initializeTimeoutMs: number;
+  /** Between SIGTERM and SIGKILL when stopping an agent. */
+  stopGraceMs: number;
+}
+
+export const DEFAULT_ACP_OPTIONS: AcpOptions = {
+  maxLineBytes: 16 * 1024 * 1024,
+  initializeTimeoutMs: 60_000,
+  stopGraceMs: 2000,
+};

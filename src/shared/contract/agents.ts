@@ -1,0 +1,171 @@
+import type { AgentCapabilities, Implementation, SessionInfo as AcpSessionInfo } from '@agentclientprotocol/sdk';
+import { z } from 'zod';
+import { absolutePathSchema, event, request } from './define';
+
+/** Agents (processes speaking ACP): their definitions, status, sign-in, and their own session lists. */
+
+export const agentIdSchema = z.string().min(1).max(200);
+const envName = z.string().min(1).max(500).regex(/^[^=\0]+$/, 'not a valid environment variable name');
+const envSchema = z.record(envName, z.string().max(100_000));
+const argsSchema = z.array(z.string().max(100_000)).max(1000);
+const absolutePath = absolutePathSchema;
+const dim = z.number().int().min(1).max(1000);
+
+// ───────────────────────────── agents ─────────────────────────────
+
+/** Per-agent compatibility choices for known agent bugs. */
+export const agentCompatSchema = z
+  .object({
+    /**
+     * Answer `fs/read_text_file` of a missing file inside the session roots with empty content instead of
+     * the -32002 error (Gemini CLI 0.61 cannot create new files otherwise).
+     */
+    missingFileAsEmpty: z.boolean(),
+  })
+  .strict();
+export type AgentCompat = z.infer<typeof agentCompatSchema>;
+
+export const authMethodInfoSchema = z.discriminatedUnion('type', [
+  /** The agent authenticates itself when asked (`authenticate`). */
+  z.object({ type: z.literal('agent'), id: z.string(), name: z.string(), description: z.string().nullable() }),
+  /** The user provides values the agent reads from its environment; stored encrypted, agent restarted. */
+  z.object({
+    type: z.literal('env_var'),
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    link: z.string().nullable(),
+    vars: z.array(
+      z.object({ name: z.string(), label: z.string().nullable(), secret: z.boolean(), optional: z.boolean(), stored: z.boolean() }),
+    ),
+  }),
+  /** The agent's own command with extra args, run interactively in a terminal. */
+  z.object({ type: z.literal('terminal'), id: z.string(), name: z.string(), description: z.string().nullable(), args: z.array(z.string()) }),
+]);
+export type AuthMethodInfo = z.infer<typeof authMethodInfoSchema>;
+
+export const agentRuntimeStateSchema = z.enum(['stopped', 'starting', 'running', 'exited', 'failed']);
+export type AgentRuntimeState = z.infer<typeof agentRuntimeStateSchema>;
+
+export const agentStatusSchema = z.object({
+  agentId: z.string(),
+  state: agentRuntimeStateSchema,
+  pid: z.number().int().nullable(),
+  /** Why it failed or exited, in words. */
+  error: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  protocolVersion: z.number().nullable(),
+  agentInfo: z.custom<Implementation>().nullable(),
+  capabilities: z.custom<AgentCapabilities>().nullable(),
+  authMethods: z.array(authMethodInfoSchema),
+  /** The agent advertised `logout`. */
+  canLogout: z.boolean(),
+  startedAt: z.number().nullable(),
+});
+export type AgentStatus = z.infer<typeof agentStatusSchema>;
+
+export const agentSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  source: z.enum(['registry', 'custom', 'builtin']),
+  command: z.string(),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  cwd: z.string().nullable(),
+  version: z.string().nullable(),
+  registryId: z.string().nullable(),
+  /** User overrides on top of the installed command: args replace, env merges. */
+  overrides: z.object({ args: z.array(z.string()).nullable(), env: z.record(z.string(), z.string()) }),
+  compat: agentCompatSchema,
+  /** Names of environment variables stored (encrypted) from env-var authentication. */
+  storedSecrets: z.array(z.string()),
+  status: agentStatusSchema,
+});
+export type AgentSummary = z.infer<typeof agentSummarySchema>;
+
+const aid = z.object({ agentId: agentIdSchema }).strict();
+const empty = z.object({});
+
+export const agentRequests = {
+  'agents.list': request(z.object({}).strict(), z.object({ agents: z.array(agentSummarySchema) })),
+  'agents.addCustom': request(
+    z
+      .object({
+        name: z.string().min(1).max(200),
+        command: z.string().min(1).max(4096),
+        args: argsSchema.default([]),
+        env: envSchema.default({}),
+        cwd: absolutePath.nullable().default(null),
+      })
+      .strict(),
+    agentSummarySchema,
+  ),
+  /**
+   * Custom agents: any field. Builtin agents: `args` (null = their own), `env` (merged over theirs) and
+   * `compat`. Registry agents: `compat` only (their args/env overrides belong to registry.setOverrides).
+   * Takes effect at the next start.
+   */
+  'agents.update': request(
+    z
+      .object({
+        agentId: agentIdSchema,
+        name: z.string().min(1).max(200).optional(),
+        command: z.string().min(1).max(4096).optional(),
+        cwd: absolutePath.nullable().optional(),
+        args: argsSchema.nullable().optional(),
+        env: envSchema.optional(),
+        compat: agentCompatSchema.partial().strict().optional(),
+      })
+      .strict(),
+    agentSummarySchema,
+  ),
+  'agents.remove': request(aid, empty),
+  'agents.start': request(aid, agentStatusSchema),
+  'agents.stop': request(aid, empty),
+  /** Stops (if running) and starts the agent; sessions it can resume come back. */
+  'agents.restart': request(aid, z.object({ status: agentStatusSchema, resumedSessions: z.array(z.string()) })),
+  /** The tail of the agent's log: its stderr, sessionless ACP messages, warnings. */
+  'agents.log': request(
+    z.object({ agentId: agentIdSchema, maxBytes: z.number().int().min(1).max(10_000_000).optional() }).strict(),
+    z.object({ text: z.string(), truncated: z.boolean(), path: z.string() }),
+  ),
+  /**
+   * agent methods: `authenticate`. env_var methods: `values` stored encrypted, agent restarted with them,
+   * then `authenticate`. terminal methods: the agent's command with the method's args runs in a pty
+   * (stream it with agentTerminal.* events, type into it with agentTerminal.write); when it exits with
+   * status 0 the agent is restarted. Sessions waiting for authentication are retried afterwards.
+   */
+  'agents.authenticate': request(
+    z
+      .object({
+        agentId: agentIdSchema,
+        methodId: z.string().min(1).max(500),
+        values: z.record(envName, z.string().max(100_000)).optional(),
+        cols: dim.optional(),
+        rows: dim.optional(),
+      })
+      .strict(),
+    z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('authenticated') }),
+      z.object({ kind: z.literal('terminal'), terminalId: z.string(), command: z.string(), args: z.array(z.string()) }),
+    ]),
+  ),
+  /** `logout` when advertised; forgets stored env-var secrets (restarting the agent if there were any). */
+  'agents.logout': request(aid, empty),
+  /** The agent's own session list (session/list, when advertised). */
+  'agents.listSessions': request(
+    z.object({ agentId: agentIdSchema, cwd: absolutePath.optional(), cursor: z.string().max(10_000).optional() }).strict(),
+    z.object({ sessions: z.array(z.custom<AcpSessionInfo>()), nextCursor: z.string().nullable() }),
+  ),
+
+  /** Which of these ACP session ids (from agents.listSessions) are already Switchboard sessions. */
+  'agents.knownSessions': request(
+    z.object({ agentId: agentIdSchema, acpSessionIds: z.array(z.string().max(500)).max(1000) }).strict(),
+    z.object({ known: z.record(z.string(), z.string()) }),
+  ),
+} as const;
+
+export const agentEvents = {
+  'agent.status': event(agentStatusSchema),
+} as const;
