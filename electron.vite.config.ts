@@ -35,6 +35,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'src/renderer'),
+    resolve: { alias: { '@shared': resolve(__dirname, 'src/shared') } },
     plugins: [react()],
     build: {
       outDir: 'out/renderer',

@@ -27,7 +27,10 @@ export default tseslint.config(
   },
   {
     files: ['src/renderer/**'],
-    rules: restrict(['electron', ...nodeBuiltins, '**/main/**', '**/preload/**', 'better-sqlite3', 'node-pty'], 'The renderer reaches the main process only through the contract (src/shared/contract).'),
+    rules: restrict(
+      ['electron', ...nodeBuiltins, '**/main/**', '**/preload/**', '**/shared/**', 'better-sqlite3', 'node-pty'],
+      'The renderer reaches the main process only through the contract, and imports src/shared through its alias (@shared/...).',
+    ),
   },
   {
     files: ['src/preload/**'],

@@ -1,8 +1,9 @@
-import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: { alias: { '@shared': fileURLToPath(new URL('./src/shared', import.meta.url)) } },
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     environment: 'node',
     testTimeout: 90_000,
@@ -10,9 +11,12 @@ export default defineConfig({
     // Real processes, ptys and a browser: keep parallelism modest on a 2-core machine.
     maxWorkers: 2,
     pool: 'forks',
-    // On CI a failed test runs once more (a deterministic failure still fails; vitest reports the retry).
-    // End-to-end suites on test/support/app-suite.ts print the server's and agents' logs of a failed
-    // attempt and remove the agents it added, so the retry starts clean.
-    retry: process.env.CI ? 1 : 0,
+    projects: [
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/e2e/**'] } },
+      // End-to-end suites drive a real browser against the built app and real agent processes. On CI a
+      // failed one runs once more (a deterministic failure still fails; vitest reports the retry); suites on
+      // test/support/app-suite.ts print the server's and agents' logs of a failed attempt and start clean.
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], retry: process.env.CI ? 1 : 0 } },
+    ],
   },
 });

@@ -23,7 +23,7 @@ import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionIn
 import { installArrivalProbe, installProbes, recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
 import { cmdline, cpuMs, descendants, rssBytes } from './support/proc';
 import { median, percentile, round1 } from './support/stats';
-import { connectContract } from './support/ws-client';
+import { connectContract } from '../test/support/contract-client';
 
 const quick = process.argv.includes('--quick');
 /** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: also records the page's CPU profile during the run. */

@@ -22,7 +22,7 @@ import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionIn
 import { runAppIngest, runParseBaseline, type AppIngestRun, type IngestRun } from './support/ingest';
 import { installArrivalProbe, installProbes, takeArrivals, takePainted, waitForPainted } from './support/page-probes';
 import { median, percentile, round1 } from './support/stats';
-import { connectContract } from './support/ws-client';
+import { connectContract } from '../test/support/contract-client';
 import type { PayloadOf } from '../src/shared/contract';
 
 type SessionUpdatePayload = PayloadOf<'session.update'>;

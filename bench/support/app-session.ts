@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { scenarioAgentCommand } from '../../test/fixtures/scenario-agent/launch';
 import { tempDir } from '../../test/support/app-server';
-import type { ContractClient } from './ws-client';
+import type { ContractClient } from '../../test/support/contract-client';
 
 /** A folder to start sessions in. */
 export function benchWorkDir(): string {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
-import { wsClient } from '../support/ws-client';
+import { connectContract } from '../support/contract-client';
 
 let app: AppServer;
 let browser: Browser;
@@ -17,7 +17,7 @@ const git = (...args: string[]) =>
 
 beforeAll(async () => {
   [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
-  const c = await wsClient(app);
+  const c = await connectContract(app);
   const { command, args } = scenarioAgentCommand();
   for (const name of ['Alpha agent', 'Beta agent']) await c.call('agents.addCustom', { name, command, args, env: {} });
   c.close();

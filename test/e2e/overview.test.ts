@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
-import { setSetting } from '../support/ws-client';
+import { setSetting } from '../support/contract-client';
 import { activeSession, addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /** The overview of live sessions, and an agent crash as the user sees it (restarted on its own). */

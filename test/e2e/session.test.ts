@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { tempDir } from '../support/app-server';
 import { appSuite } from '../support/app-suite';
-import { setSetting } from '../support/ws-client';
+import { setSetting } from '../support/contract-client';
 import { activeSession, addAgent, agentRow, agentsSidebar, recordNotifications, sendPrompt } from '../support/ui';
 
 /**

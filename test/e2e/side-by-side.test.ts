@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { activeSession, addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
-import { wsClient } from '../support/ws-client';
+import { connectContract } from '../support/contract-client';
 
 /** Several agents at once, as the user sees them: what needs you, a flooding agent next to a calm one, closing tabs. */
 
@@ -58,7 +58,7 @@ describe('side by side', { timeout: 180_000 }, () => {
       await settings.getByTestId(`setting-${key}`).fill(value);
       await settings.getByTestId(`setting-${key}`).press('Enter');
     }
-    const c = await wsClient(suite.app);
+    const c = await connectContract(suite.app);
     try {
       await expect.poll(async () => ((await c.call('settings.get', { key: 'agents.floodThrottlePerSecond' })) as { value: unknown }).value).toBe(1500);
     } finally {
@@ -130,7 +130,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
     await page.locator('[role=tab][aria-selected=true] .tab-close').click();
     await tab.waitFor({ state: 'detached' });
-    const c = await wsClient(suite.app);
+    const c = await connectContract(suite.app);
     try {
       await expect
         .poll(async () => ((await c.call('sessions.live', {})) as { sessions: Array<{ id: string }> }).sessions.map((s) => s.id))

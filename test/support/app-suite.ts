@@ -1,7 +1,7 @@
 import { realpathSync, rmSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { wsClient } from './ws-client';
+import { connectContract } from './contract-client';
 import { diagnostics, startAppServer, tempDir, type AppServer } from './app-server';
 import { launchBrowser, openApp, type OpenedApp } from './browser';
 
@@ -27,14 +27,14 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
   let browser: Browser | null = null;
   let work = '';
   const contexts: BrowserContext[] = [];
-  let client: Awaited<ReturnType<typeof wsClient>> | null = null;
+  let client: Awaited<ReturnType<typeof connectContract>> | null = null;
   let agentsBefore = new Set<string>();
   const agentIds = async (): Promise<string[]> =>
     ((await client!.call('agents.list', {})) as { agents: Array<{ id: string }> }).agents.map((a) => a.id);
   beforeAll(async () => {
     work = realpathSync(tempDir(`sb-${prefix}-work-`));
     [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
-    client = await wsClient(app);
+    client = await connectContract(app);
     await setup?.(app);
   }, 90_000);
   beforeEach(async () => {

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 
 /** The end-to-end tests run the built app (as users do): build once before any test file. */
 export default function setup(): void {
-  if (process.env.SWITCHBOARD_SKIP_BUILD === '1') return;
+  // Once per run, though each vitest project runs its global setup.
+  if (process.env.SWITCHBOARD_SKIP_BUILD === '1' || process.env.SWITCHBOARD_BUILT_FOR_TESTS === '1') return;
+  process.env.SWITCHBOARD_BUILT_FOR_TESTS = '1';
   const root = join(__dirname, '../..');
   const r = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], {
     cwd: root,

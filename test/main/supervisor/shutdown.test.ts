@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../../support/app-server';
-import { wsClient } from '../../support/ws-client';
+import { connectContract } from '../../support/contract-client';
 
 /**
  * Quitting the app leaves no process behind: the built server (as `npm start` runs it) with a stubborn
@@ -65,7 +65,7 @@ describe.runIf(process.platform === 'linux')('quitting', () => {
     const work = realpathSync(tempDir('sb-quit-work-'));
     scratch.push(work);
     app = await startAppServer();
-    const c = await wsClient(app);
+    const c = await connectContract(app);
     const { command, args } = scenarioAgentCommand();
     const agent = (await c.call('agents.addCustom', { name: 'Stubborn', command, args, env: { SCENARIO_STUBBORN: '1' }, cwd: work })) as { id: string };
     await c.call('sessions.create', { agentId: agent.id, cwd: work, additionalDirectories: [] });
@@ -91,7 +91,7 @@ describe.runIf(process.platform === 'linux')('quitting', () => {
     expect(sleeps().length).toBe(2);
     expect(alive(started).length).toBeGreaterThanOrEqual(4);
 
-    c.ws.close();
+    c.close();
     const exited = new Promise<number | null>((r) => app!.proc.once('exit', (code) => r(code)));
     app.proc.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { AppInfo } from '../../../shared/contract/app';
+import type { AppInfo } from '@shared/contract/app';
 import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
 import { useTitleCount } from '../features/workspace/attention';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { StoreStatus } from '../../../shared/contract/app';
+import type { StoreStatus } from '@shared/contract/app';
 import { useApi } from './api-context';
 
 /** Shown instead of the app when the store cannot be opened: never a silent empty history. */

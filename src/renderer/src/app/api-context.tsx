@@ -1,5 +1,5 @@
 import { createContext, useContext, useEffect } from 'react';
-import type { EventName, PayloadOf } from '../../../shared/contract';
+import type { EventName, PayloadOf } from '@shared/contract';
 import type { Api } from '../ipc/client';
 
 export const ApiContext = createContext<Api | null>(null);

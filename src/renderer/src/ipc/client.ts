@@ -1,4 +1,4 @@
-import type { EventName, ParamsOf, PayloadOf, RequestName, Result, ResultOf, Transport } from '../../../shared/contract';
+import type { EventName, ParamsOf, PayloadOf, RequestName, Result, ResultOf, Transport } from '@shared/contract';
 import { createWsTransport, takeToken } from './ws-transport';
 
 declare global {

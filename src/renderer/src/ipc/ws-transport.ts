@@ -1,4 +1,4 @@
-import { err, type ClientFrame, type Result, type ServerFrame, type Transport } from '../../../shared/contract';
+import { err, type ClientFrame, type Result, type ServerFrame, type Transport } from '@shared/contract';
 
 const TOKEN_KEY = 'switchboard.token';
 

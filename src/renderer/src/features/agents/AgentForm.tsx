@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { AgentSummary } from '../../../../shared/contract/agents';
+import type { AgentSummary } from '@shared/contract/agents';
 import { useApi } from '../../app/api-context';
 import { upsertAgent } from './store';
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { AgentSummary } from '../../../../shared/contract/agents';
-import type { SessionInfo } from '../../../../shared/contract/sessions';
+import type { AgentSummary } from '@shared/contract/agents';
+import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useTabs } from '../../state/tabs';
 import { AgentMetricsBadge, AgentSupervisorNote } from '../overview/AgentHealth';

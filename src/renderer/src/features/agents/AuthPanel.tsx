@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { AgentSummary, AuthMethodInfo } from '../../../../shared/contract/agents';
+import type { AgentSummary, AuthMethodInfo } from '@shared/contract/agents';
 import { useApi } from '../../app/api-context';
 import { externalHref } from '../markdown';
 import { useTabs } from '../../state/tabs';

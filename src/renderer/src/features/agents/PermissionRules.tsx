@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { PermissionRule } from '../../../../shared/contract/permissions';
+import type { PermissionRule } from '@shared/contract/permissions';
 import { useApi, useEvent } from '../../app/api-context';
 
 /** The "always" answers given to this agent, per tool kind; removing one makes the agent ask again. */

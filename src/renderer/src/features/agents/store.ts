@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import type { AgentStatus, AgentSummary } from '../../../../shared/contract/agents';
-import type { SessionInfo } from '../../../../shared/contract/sessions';
+import type { AgentStatus, AgentSummary } from '@shared/contract/agents';
+import type { SessionInfo } from '@shared/contract/sessions';
 import type { Api } from '../../ipc/client';
 
 /** Agents (from agents.list, kept live by agent.status) and this run's live sessions, shared by the sidebar and session tabs. */

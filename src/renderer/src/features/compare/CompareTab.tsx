@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { Compare, CompareFile, CompareRun } from '../../../../shared/contract/compare';
-import type { AgentSummary } from '../../../../shared/contract/agents';
+import type { Compare, CompareFile, CompareRun } from '@shared/contract/compare';
+import type { AgentSummary } from '@shared/contract/agents';
 import { useApi, useEvent } from '../../app/api-context';
 import { AppInfoContext } from '../../app/App';
 import { useNotices } from '../../app/notices';

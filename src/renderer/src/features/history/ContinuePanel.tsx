@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { ReopenPlan } from '../../../../shared/contract/sessions';
-import type { HistorySession } from '../../../../shared/contract/history';
+import type { ReopenPlan } from '@shared/contract/sessions';
+import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { HighlightedText } from '../../../../shared/contract/history';
+import type { HighlightedText } from '@shared/contract/history';
 
 /** Clamped, sorted, merged [start, end) ranges inside text. */
 export function normalizeRanges(length: number, ranges: readonly { start: number; end: number }[]): Array<[number, number]> {

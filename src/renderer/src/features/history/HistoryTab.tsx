@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
-import type { ParamsOf } from '../../../../shared/contract';
-import type { HistorySession } from '../../../../shared/contract/history';
+import type { ParamsOf } from '@shared/contract';
+import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { undoDelete } from './actions';

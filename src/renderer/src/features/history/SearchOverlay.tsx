@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { ParamsOf, ResultOf } from '../../../../shared/contract';
-import type { SearchHit } from '../../../../shared/contract/history';
+import type { ParamsOf, ResultOf } from '@shared/contract';
+import type { SearchHit } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { openTranscript } from './actions';
 import { basename, formatDateTime, KIND_TEXT, shortPath } from './format';

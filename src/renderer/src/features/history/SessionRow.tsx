@@ -1,5 +1,5 @@
 import { memo, useEffect, useRef, useState } from 'react';
-import type { HistorySession } from '../../../../shared/contract/history';
+import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
 import { openLiveSessionTab, reopenAsTab } from './continue';

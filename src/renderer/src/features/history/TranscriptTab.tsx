@@ -1,7 +1,7 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { HistoryEntry, HistorySession } from '../../../../shared/contract/history';
+import type { HistoryEntry, HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import type { Api } from '../../ipc/client';

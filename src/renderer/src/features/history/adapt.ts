@@ -1,6 +1,6 @@
 import type { ContentBlock, PlanEntry, StopReason, ToolCallContent, ToolKind } from '@agentclientprotocol/sdk';
-import type { MessagePart, ThreadEntry, ToolEntryStatus } from '../../../../shared/acp-thread';
-import type { HistoryEntry, PromptBlock, ToolCallInfo } from '../../../../shared/contract/history';
+import type { MessagePart, ThreadEntry, ToolEntryStatus } from '@shared/acp-thread';
+import type { HistoryEntry, PromptBlock, ToolCallInfo } from '@shared/contract/history';
 
 /**
  * Stored transcript entries (history.entries) as the live thread's entries, so a past session is drawn by

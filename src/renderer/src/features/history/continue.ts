@@ -1,5 +1,5 @@
-import type { HistoryEntry, HistorySession } from '../../../../shared/contract/history';
-import type { ReopenPlan } from '../../../../shared/contract/sessions';
+import type { HistoryEntry, HistorySession } from '@shared/contract/history';
+import type { ReopenPlan } from '@shared/contract/sessions';
 import type { Api } from '../../ipc/client';
 import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { ParamsOf, ResultOf } from '../../../../shared/contract';
+import type { ParamsOf, ResultOf } from '@shared/contract';
 import { useApi } from '../../app/api-context';
 import { agentName, syncAgents, useAgents } from '../agents/store';
 import { pollSoon, syncHistory, useHistory } from './store';

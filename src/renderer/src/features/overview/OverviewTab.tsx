@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
-import type { SessionInfo } from '../../../../shared/contract/sessions';
+import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { openSessionTab } from '../agents/AgentsSection';
 import { agentName, syncAgents, useAgents } from '../agents/store';
 import { basename } from '../session/format';
-import { formatElapsed, setNotify, syncOverview, useOverview } from './store';
+import { loadNotifyPrefs, setNotify, useNotifyPrefs } from '../notifications/preferences';
+import { formatElapsed, syncOverview, useOverview } from './store';
 import { SupervisorSettings } from './SupervisorSettings';
 
 export const OVERVIEW_TAB_ID = 'overview';
@@ -26,12 +27,13 @@ export function OverviewTab({ active }: TabViewProps) {
   useEffect(() => {
     syncAgents(api);
     syncOverview(api);
+    loadNotifyPrefs(api);
   }, [api]);
   const sessions = useAgents((s) => s.sessions);
   const agents = useAgents((s) => s.agents);
   const turns = useOverview((s) => s.turns);
   const metrics = useOverview((s) => s.metrics);
-  const notify = useOverview((s) => s.notify);
+  const notify = useNotifyPrefs();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS, supervisorNumber, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
+import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS, supervisorNumber, type SupervisorNumberSetting } from '@shared/contract/supervisor';
 import { useApi } from '../../app/api-context';
 
 const FIELDS: Array<{ key: SupervisorNumberSetting; label: string; unit: string; hint: string; max: number }> = [

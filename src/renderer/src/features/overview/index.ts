@@ -22,4 +22,3 @@ registerLauncherAction({
 registerShortcut({ keys: 'Mod+Shift+O', description: 'Overview of live sessions', inTerminal: true, run: () => void openOverview() });
 
 export { AgentMetricsBadge, AgentSupervisorNote } from './AgentHealth';
-export { notifyWanted } from './store';

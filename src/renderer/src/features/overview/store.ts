@@ -1,20 +1,15 @@
 import { create } from 'zustand';
-import type { AgentMetrics } from '../../../../shared/contract/supervisor';
+import type { AgentMetrics } from '@shared/contract/supervisor';
 import type { Api } from '../../ipc/client';
-
-/** Settings keys of desktop notifications (booleans, default on). */
-export const NOTIFY_TURN_END = 'notifications.turnEnd';
-export const NOTIFY_PERMISSION = 'notifications.permission';
 
 interface OverviewState {
   /** The supervisor's latest sample per agent. */
   metrics: Record<string, AgentMetrics>;
   /** Per live session: when its current turn began (null: no turn running), and its context usage. */
   turns: Record<string, { startedAt: number | null; used: number | null; size: number | null }>;
-  notify: { turnEnd: boolean; permission: boolean };
 }
 
-export const useOverview = create<OverviewState>(() => ({ metrics: {}, turns: {}, notify: { turnEnd: true, permission: true } }));
+export const useOverview = create<OverviewState>(() => ({ metrics: {}, turns: {} }));
 
 const patchTurn = (sessionId: string, patch: Partial<OverviewState['turns'][string]>) => {
   const turns = useOverview.getState().turns;
@@ -24,7 +19,7 @@ const patchTurn = (sessionId: string, patch: Partial<OverviewState['turns'][stri
 
 const synced = new WeakSet<Api>();
 
-/** Keeps metrics, turn times, usage and notification settings in step with the core (once per connection). */
+/** Keeps metrics, turn times and usage in step with the core (once per connection). */
 export function syncOverview(api: Api): void {
   if (synced.has(api)) return;
   synced.add(api);
@@ -64,27 +59,6 @@ export function syncOverview(api: Api): void {
       patchTurn(s.id, { startedAt: snap.value.thread.turn.running ? s.updatedAt : null, used: usage?.used ?? null, size: usage?.size ?? null });
     }
   });
-  void loadNotifySettings(api);
-}
-
-async function loadNotifySettings(api: Api): Promise<void> {
-  const [turnEnd, permission] = await Promise.all([api.call('settings.get', { key: NOTIFY_TURN_END }), api.call('settings.get', { key: NOTIFY_PERMISSION })]);
-  useOverview.setState({
-    notify: {
-      turnEnd: !(turnEnd.ok && turnEnd.value.value === false),
-      permission: !(permission.ok && permission.value.value === false),
-    },
-  });
-}
-
-export async function setNotify(api: Api, which: 'turnEnd' | 'permission', on: boolean): Promise<void> {
-  useOverview.setState({ notify: { ...useOverview.getState().notify, [which]: on } });
-  await api.call('settings.set', { key: which === 'turnEnd' ? NOTIFY_TURN_END : NOTIFY_PERMISSION, value: on });
-}
-
-/** Whether a desktop notification of this kind is wanted (settings; default on). */
-export function notifyWanted(kind: 'turnEnd' | 'permission'): boolean {
-  return useOverview.getState().notify[kind];
 }
 
 export function formatBytes(n: number): string {

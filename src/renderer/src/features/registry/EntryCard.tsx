@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import type { DistKind, InstalledAgent, RegistryEntry, RuntimeCheck } from '../../../../shared/contract/registry';
+import type { DistKind, InstalledAgent, RegistryEntry, RuntimeCheck } from '@shared/contract/registry';
 import { useApi } from '../../app/api-context';
 import { useTabs } from '../../state/tabs';
 import { Modal } from '../agents/Modal';

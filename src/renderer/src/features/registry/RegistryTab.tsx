@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { DEFAULT_REGISTRY_URL, type DistKind, type RegistryList } from '../../../../shared/contract/registry';
+import { DEFAULT_REGISTRY_URL, type DistKind, type RegistryList } from '@shared/contract/registry';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { EntryCard, orphanEntry } from './EntryCard';

@@ -1,4 +1,4 @@
-import type { DistKind, RegistryEntry, RegistryProgress, RegistryProgressStep, RegistrySource } from '../../../../shared/contract/registry';
+import type { DistKind, RegistryEntry, RegistryProgress, RegistryProgressStep, RegistrySource } from '@shared/contract/registry';
 
 /** 1536 → "1.5 KB". */
 export function formatBytes(n: number): string {

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import type { IpcErrorCode } from '../../../../shared/contract';
-import { REGISTRY_URL_SETTING, type DistKind, type InstalledAgent, type RegistryList, type RegistryProgress, type RuntimeCheck } from '../../../../shared/contract/registry';
+import type { IpcErrorCode } from '@shared/contract';
+import { REGISTRY_URL_SETTING, type DistKind, type InstalledAgent, type RegistryList, type RegistryProgress, type RuntimeCheck } from '@shared/contract/registry';
 import type { Api } from '../../ipc/client';
 
 export type Operation = 'install' | 'update' | 'rollback' | 'uninstall' | 'overrides' | 'cancel';

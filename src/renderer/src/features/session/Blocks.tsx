@@ -1,5 +1,5 @@
 import type { ContentBlock } from '@agentclientprotocol/sdk';
-import type { MessagePart } from '../../../../shared/acp-thread';
+import type { MessagePart } from '@shared/acp-thread';
 import { inlineImageSrc, Markdown } from '../markdown';
 import { basename } from './format';
 

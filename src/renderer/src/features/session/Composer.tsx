@@ -1,7 +1,7 @@
 import type { AvailableCommand } from '@agentclientprotocol/sdk';
 import fuzzysort from 'fuzzysort';
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
-import type { SessionInfo } from '../../../../shared/contract/sessions';
+import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { buildPrompt, detectTrigger, type Mention, type PendingImage, type Trigger } from './prompt';
 

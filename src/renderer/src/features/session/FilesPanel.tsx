@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { FileWriteInfo } from '../../../../shared/contract/sessions';
+import type { FileWriteInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { DiffBlock } from './ToolCall';
 import { relativeTo } from './format';

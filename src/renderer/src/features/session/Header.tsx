@@ -1,7 +1,7 @@
 import type { SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption } from '@agentclientprotocol/sdk';
 import { useEffect, useState } from 'react';
-import type { ThreadState } from '../../../../shared/acp-thread';
-import type { SessionInfo } from '../../../../shared/contract/sessions';
+import type { ThreadState } from '@shared/acp-thread';
+import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { formatCost, formatTokens, STATUS_TEXT } from './format';

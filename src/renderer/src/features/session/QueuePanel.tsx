@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { PromptBlock, QueueItem } from '../../../../shared/contract/sessions';
+import type { PromptBlock, QueueItem } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { promptPreview } from './format';

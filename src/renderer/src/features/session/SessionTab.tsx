@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { FileWriteInfo } from '../../../../shared/contract/sessions';
+import type { FileWriteInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
@@ -12,8 +12,8 @@ import { Composer, type ComposerHandle } from './Composer';
 import { useController, useSessionView, type SessionController, type SessionView } from './controller';
 import { FilesPanel } from './FilesPanel';
 import { SessionHeader } from './Header';
-import { notifyWanted } from '../overview/store';
-import { desktopNotify } from './notify';
+import { desktopNotify } from '../notifications/desktop';
+import { loadNotifyPrefs, notifyWanted } from '../notifications/preferences';
 import { answerPermission } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
 import { rememberFolder } from './recent';
@@ -115,6 +115,7 @@ function useFileWrites(api: Api, sessionId: string): [FileWriteInfo[], () => voi
 
 function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: string; active: boolean }) {
   const api = useApi();
+  useEffect(() => loadNotifyPrefs(api), [api]);
   const controller = useController(api, sessionId);
   const view = useSessionView(controller);
   const agents = useAgents((s) => s.agents);

@@ -1,7 +1,7 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { forwardRef, useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { ThreadEntry, ThreadState } from '../../../../shared/acp-thread';
+import type { ThreadEntry, ThreadState } from '@shared/acp-thread';
 import type { TurnEndMark } from './controller';
 import { AgentMessageView, NoticeView, PlanView, StopMark, ThoughtView, TurnErrorView, UserMessageView, WorkingRow } from './entries';
 import { ToolCallView } from './ToolCall';

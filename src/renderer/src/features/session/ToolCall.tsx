@@ -1,7 +1,7 @@
 import type { ToolCallContent } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
-import type { ToolCallEntry } from '../../../../shared/acp-thread';
-import { isFinished } from '../../../../shared/acp-thread';
+import type { ToolCallEntry } from '@shared/acp-thread';
+import { isFinished } from '@shared/acp-thread';
 import { MonacoDiff } from '../editor/MonacoDiff';
 import { Markdown } from '../markdown';
 import { openFileTab } from './files';

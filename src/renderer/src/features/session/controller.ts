@@ -1,8 +1,8 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import { applyEvents, createThread, type ThreadEvent, type ThreadState } from '../../../../shared/acp-thread';
-import type { PayloadOf } from '../../../../shared/contract';
-import type { PermissionRequestInfo, QueueItem, SessionInfo } from '../../../../shared/contract/sessions';
+import { applyEvents, createThread, type ThreadEvent, type ThreadState } from '@shared/acp-thread';
+import type { PayloadOf } from '@shared/contract';
+import type { PermissionRequestInfo, QueueItem, SessionInfo } from '@shared/contract/sessions';
 import type { Api } from '../../ipc/client';
 
 export type SessionWarning = PayloadOf<'session.warning'>;

@@ -1,7 +1,7 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
-import type { AgentMessageEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, TurnErrorEntry, UserMessageEntry } from '../../../../shared/acp-thread';
-import { messageText } from '../../../../shared/acp-thread';
+import type { AgentMessageEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
+import { messageText } from '@shared/acp-thread';
 import { Markdown } from '../markdown';
 import { Parts } from './Blocks';
 import { useToggle } from './ui-state';

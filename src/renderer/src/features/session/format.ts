@@ -1,6 +1,6 @@
 import type { PermissionOption, StopReason, ToolKind } from '@agentclientprotocol/sdk';
-import type { ToolEntryStatus } from '../../../../shared/acp-thread';
-import type { PromptBlock, SessionStatus } from '../../../../shared/contract/sessions';
+import type { ToolEntryStatus } from '@shared/acp-thread';
+import type { PromptBlock, SessionStatus } from '@shared/contract/sessions';
 
 export const basename = (p: string): string => p.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || p;
 

@@ -1,4 +1,4 @@
-import type { PromptBlock } from '../../../../shared/contract/sessions';
+import type { PromptBlock } from '@shared/contract/sessions';
 
 export interface Mention {
   path: string;

@@ -1,8 +1,8 @@
-// A contract client for benchmarks: speaks the browser-mode WebSocket (as the renderer does) from Node,
-// so a benchmark can add agents, create sessions and send prompts without clicking through forms.
+// The one contract client of tests and benchmarks: speaks the browser-mode WebSocket (as the renderer does)
+// from Node, for setup steps a UI test does not click through (add agents, create sessions, settings…).
 import WebSocket from 'ws';
 import type { ClientFrame, ServerFrame } from '../../src/shared/contract';
-import type { AppServer } from '../../test/support/app-server';
+import type { AppServer } from './app-server';
 
 export interface ContractClient {
   call<T = unknown>(method: string, params: unknown): Promise<T>;
@@ -10,7 +10,7 @@ export interface ContractClient {
   close(): void;
 }
 
-export async function connectContract(app: AppServer): Promise<ContractClient> {
+export async function connectContract(app: Pick<AppServer, 'port' | 'token' | 'origin'>): Promise<ContractClient> {
   const ws = new WebSocket(`ws://127.0.0.1:${app.port}/ws?token=${app.token}`, { origin: app.origin });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -45,4 +45,14 @@ export async function connectContract(app: AppServer): Promise<ContractClient> {
     },
     close: () => ws.close(),
   };
+}
+
+/** Sets one setting on a running app server. */
+export async function setSetting(app: Pick<AppServer, 'port' | 'token' | 'origin'>, key: string, value: unknown): Promise<void> {
+  const c = await connectContract(app);
+  try {
+    await c.call('settings.set', { key, value });
+  } finally {
+    c.close();
+  }
 }
