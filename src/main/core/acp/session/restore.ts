@@ -2,6 +2,7 @@ import type { AgentCapabilities } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
+import { updateKindsShowingAs } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import type { ReopenPlan, SessionInfo } from '../../../../shared/contract/sessions';
 import type { Router } from '../../base/router';
@@ -25,7 +26,10 @@ export function reopenModeOf(caps: AgentCapabilities | null | undefined): Reopen
   return caps?.sessionCapabilities?.resume ? 'resume' : caps?.loadSession ? 'load' : null;
 }
 
-const CONVERSATION_UPDATE = /"sessionUpdate"\s*:\s*"(?:user_message_chunk|agent_message_chunk|agent_thought_chunk|tool_call|plan)"/;
+/** Updates that carry the conversation: messages, thoughts, tool calls and plans (not notices or session state). */
+const CONVERSATION_UPDATE = new RegExp(
+  `"sessionUpdate"\\s*:\\s*"(?:${[...updateKindsShowingAs(['user_message', 'agent_message', 'thought', 'tool_call', 'plan'])].join('|')})"`,
+);
 
 /** The store holds the session's conversation (a prompt, or messages and tool calls from the agent). */
 export function hasStoredConversation(messages: readonly Pick<PersistedMessage, 'direction' | 'method' | 'body'>[]): boolean {
