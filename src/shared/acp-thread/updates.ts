@@ -8,8 +8,13 @@ import type { ThreadEntry } from './types';
 /**
  * THE table of ACP `session/update` kinds: which thread entry kind each one shows as (null: it changes
  * session state only, or nothing) and how the thread folds it. Live sessions, restored sessions, the
- * history index and the renderer's transcript all read update kinds through this table; adding an update
- * kind starts here.
+ * history index and the renderer's transcript all read update kinds through this table.
+ *
+ * Adding an update kind that shows in the thread:
+ * - as an existing entry kind: its row here, nothing else;
+ * - as a new entry kind: its row here (and its fold, here or in a module beside it), the entry type in
+ *   types.ts, and its view in renderer features/session/entries.tsx (ThreadEntryView draws live and stored
+ *   threads). History needs nothing: it keeps entry kinds it has no columns for as this model folds them.
  */
 
 export type EntryKind = ThreadEntry['kind'];
@@ -57,6 +62,9 @@ export const KNOWN_UPDATE_KINDS: ReadonlySet<string> = new Set(Object.keys(UPDAT
 
 /** Update kinds that stream a message in chunks (joinable into one update). */
 export const CHUNK_UPDATE_KINDS: ReadonlySet<string> = updateKindsShowingAs(['user_message', 'agent_message', 'thought']);
+
+/** Update kinds that carry the conversation (restore: whether the store already holds it). */
+export const CONVERSATION_UPDATE_KINDS: ReadonlySet<string> = updateKindsShowingAs(['user_message', 'agent_message', 'thought', 'tool_call', 'plan']);
 
 /** Update kinds that show as one of these entry kinds. */
 export function updateKindsShowingAs(kinds: readonly EntryKind[]): ReadonlySet<string> {

@@ -2,7 +2,7 @@ import type { AgentCapabilities } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { updateKindsShowingAs } from '../../../../shared/acp-thread';
+import { CONVERSATION_UPDATE_KINDS } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import type { ReopenPlan, SessionInfo } from '../../../../shared/contract/sessions';
 import type { Router } from '../../base/router';
@@ -26,10 +26,8 @@ export function reopenModeOf(caps: AgentCapabilities | null | undefined): Reopen
   return caps?.sessionCapabilities?.resume ? 'resume' : caps?.loadSession ? 'load' : null;
 }
 
-/** Updates that carry the conversation: messages, thoughts, tool calls and plans (not notices or session state). */
-const CONVERSATION_UPDATE = new RegExp(
-  `"sessionUpdate"\\s*:\\s*"(?:${[...updateKindsShowingAs(['user_message', 'agent_message', 'thought', 'tool_call', 'plan'])].join('|')})"`,
-);
+// A regex over the stored line: parsing every stored update of a long session would cost more.
+const CONVERSATION_UPDATE = new RegExp(`"sessionUpdate"\\s*:\\s*"(?:${[...CONVERSATION_UPDATE_KINDS].join('|')})"`);
 
 /** The store holds the session's conversation (a prompt, or messages and tool calls from the agent). */
 export function hasStoredConversation(messages: readonly Pick<PersistedMessage, 'direction' | 'method' | 'body'>[]): boolean {
