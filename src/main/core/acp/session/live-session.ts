@@ -23,7 +23,8 @@ import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type Sess
 import { MCP_SERVERS_SETTING } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
-import { readTextFile, RootGuard, writeTextFile } from './fs-access';
+import { ConfinedFs } from '../../fs/confined-fs';
+import { readTextFile, writeTextFile } from './fs-access';
 import type { EventBus } from '../../base/event-bus';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';
 import type { AgentTerminals } from '../../terminals/agent-terminals';
@@ -90,7 +91,7 @@ export class LiveSession {
   private turn: { promptId: string; item: QueueItem; cancelled: boolean } | null = null;
   /** A prompt refused with auth_required: sent again once the agent is authenticated. */
   private authRetry: QueueItem | null = null;
-  private guard: RootGuard | null = null;
+  private confined: ConfinedFs | null = null;
   private mentions: MentionSearch | null = null;
   /** The agent process this session lived on is gone. */
   private gone = false;
@@ -186,8 +187,8 @@ export class LiveSession {
     const caps = this.runtime.capabilities;
     const dirs = caps?.sessionCapabilities?.additionalDirectories ? this.requestedDirectories : [];
     this.additionalDirectories = dirs;
-    this.guard = await RootGuard.create([this.cwd, ...dirs]);
-    this.mentions = new MentionSearch(this.guard.roots);
+    this.confined = await ConfinedFs.open([this.cwd, ...dirs]);
+    this.mentions = new MentionSearch(this.confined.roots);
     const { servers, skipped } = mcpServersFor(this.host.setting(MCP_SERVERS_SETTING), caps);
     for (const s of skipped) this.host.warn(this.agentId, this.id, 'settings', s);
     const params = { cwd: this.cwd, mcpServers: servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
@@ -284,7 +285,7 @@ export class LiveSession {
     this.setStatus('working');
     let content;
     try {
-      content = await toContentBlocks(item.prompt, this.runtime.capabilities?.promptCapabilities, this.guard!);
+      content = await toContentBlocks(item.prompt, this.runtime.capabilities?.promptCapabilities, this.confined!);
     } catch (e) {
       this.emit([{ event: { type: 'prompt', promptId: item.id, content: [] }, seq: null }]);
       this.finishTurn(item.id, null, errorOf(e));
@@ -510,9 +511,9 @@ export class LiveSession {
     if (this.permissions.size === 0 && this.status === 'awaiting_permission') this.setStatus(this.turn ? 'working' : 'idle');
   }
 
-  private get roots(): RootGuard {
-    if (!this.guard) throw RequestError.internalError(undefined, 'the session is not ready');
-    return this.guard;
+  private get roots(): ConfinedFs {
+    if (!this.confined) throw RequestError.internalError(undefined, 'the session is not ready');
+    return this.confined;
   }
 
   async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
