@@ -578,7 +578,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
     configOptions: await acp.live(sessionId).setConfigOption(configId, value),
   }));
   router.handle('sessions.respondPermission', (p) => {
-    acp.live(p.sessionId).respondPermission(p.requestId, p.outcome === 'selected' ? { outcome: 'selected', optionId: p.optionId } : { outcome: 'cancelled' });
+    acp.live(p.sessionId).respondPermission(p.requestId, p.outcome === 'selected' ? { outcome: 'selected', optionId: p.optionId, confirmMismatch: p.confirmMismatch === true } : { outcome: 'cancelled' });
     return {};
   });
   router.handle('sessions.queue.list', ({ sessionId }) => ({ items: acp.live(sessionId).queueItems() }));

@@ -17,6 +17,7 @@ import {
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
+import { nameContradiction } from '../../../../shared/acp-thread/permission-option';
 import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
@@ -474,8 +475,12 @@ export class LiveSession {
     });
   }
 
-  /** The user's answer. An "always" option becomes a rule for this agent and tool kind. */
-  respondPermission(requestId: string, answer: { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' }): void {
+  /**
+   * The user's answer. An "always" option becomes a rule for this agent and tool kind, but one whose name
+   * contradicts its kind (an agent's "Reject" of kind allow_always) only with `confirmMismatch`: without
+   * it the answer is refused and the request stays pending, so no rule is stored by a misleading label.
+   */
+  respondPermission(requestId: string, answer: { outcome: 'selected'; optionId: string; confirmMismatch?: boolean } | { outcome: 'cancelled' }): void {
     const pending = this.permissions.get(requestId);
     if (!pending) throw new IpcFailure('not_found', `no pending permission request ${requestId}`);
     if (answer.outcome === 'cancelled') {
@@ -485,6 +490,10 @@ export class LiveSession {
     const option = pending.info.options.find((o) => o.optionId === answer.optionId);
     if (!option) throw new IpcFailure('invalid_params', `option ${answer.optionId} was not offered`);
     const decision = ruleForOption(option);
+    const mismatch = decision ? nameContradiction(option) : null;
+    if (mismatch && !answer.confirmMismatch) {
+      throw new IpcFailure('conflict', `${mismatch} Nothing was answered; confirm it on the card to store this rule.`);
+    }
     if (decision) this.db(() => this.host.rules().set(this.agentId, pending.toolKind, decision));
     this.resolvePermission(requestId, { outcome: { outcome: 'selected', optionId: option.optionId } }, false);
   }
