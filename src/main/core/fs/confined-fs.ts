@@ -20,8 +20,11 @@
  *
  * How a swap is defeated:
  * - Reads open the resolved path with O_NOFOLLOW|O_NONBLOCK, fstat the descriptor (only a regular file is
- *   read, so a FIFO or device never blocks a thread), then check that the confined path still names the
- *   very inode that was opened (dev/ino); a folder swapped in between is caught there.
+ *   read, so a FIFO or device never blocks a thread), then check where the opened file really is (Linux:
+ *   /proc/self/fd/N, the kernel's answer; elsewhere: the confined path must still name the opened inode,
+ *   dev/ino); a folder swapped in between is caught there.
+ * - A hard link inside the roots to a file elsewhere reads that file (the kernel cannot tell which name is
+ *   the "real" one); a write never changes it, since the rename replaces the name, not the inode.
  * - Writes and removals anchor the resolved parent folder: on Linux an O_DIRECTORY|O_NOFOLLOW descriptor,
  *   addressed through /proc/self/fd/N, so the temp file, the rename and the unlink happen in that inode
  *   whatever is swapped on the path (openat/renameat semantics; Node has no *at calls). The folder's
@@ -229,12 +232,18 @@ export class ConfinedFs {
     try {
       const opened = await fh.stat();
       if (!opened.isFile()) throw notRegular(real, opened);
-      // The path may have been redirected between realpath and open: the confined path must still name
-      // the inode that was opened.
-      const again = await this.resolve(real);
-      const now = again.exists ? await stat(again.real).catch(() => null) : null;
-      if (!now || again.real !== real || now.dev !== opened.dev || now.ino !== opened.ino) {
-        throw new FsRefusal('changed', `refused: ${showPath(real)} changed while it was being opened; try again`);
+      // The path may have been redirected between realpath and open. Linux: the kernel says where the
+      // opened file is. Elsewhere: the confined path must still name the inode that was opened (a swap
+      // between that realpath and stat can still slip through; see the module doc).
+      if (PROC_FD) {
+        const where = await readlink(`${PROC_FD}/${fh.fd}`);
+        if (!isAbsolute(where) || !this.contains(where)) throw this.outside(real);
+      } else {
+        const again = await this.resolve(real);
+        const now = again.exists ? await stat(again.real).catch(() => null) : null;
+        if (!now || again.real !== real || now.dev !== opened.dev || now.ino !== opened.ino) {
+          throw new FsRefusal('changed', `refused: ${showPath(real)} changed while it was being opened; try again`);
+        }
       }
       return { real, data: await readBounded(fh, real, options.maxBytes) };
     } catch (e) {
@@ -355,9 +364,15 @@ export class ConfinedFs {
     let current = (await this.resolve(probe)).real;
     for (const name of missing) {
       const next = join(current, name);
-      await mkdir(next).catch((e: unknown) => {
-        if (errnoOf(e) !== 'EEXIST') throw refusalFor(e, next);
-      });
+      // Made inside the held parent, so a parent swapped meanwhile cannot put the new folder elsewhere.
+      const anchor = await this.anchor(current, next);
+      try {
+        await mkdir(anchor.child(name)).catch((e: unknown) => {
+          if (errnoOf(e) !== 'EEXIST') throw refusalFor(e, next);
+        });
+      } finally {
+        await anchor.close();
+      }
       const r = await this.resolve(next);
       const info = await stat(r.real).catch((e: unknown) => {
         throw refusalFor(e, next);
