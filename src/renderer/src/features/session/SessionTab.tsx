@@ -14,7 +14,7 @@ import { FilesPanel } from './FilesPanel';
 import { SessionHeader } from './Header';
 import { desktopNotify } from '../notifications/desktop';
 import { loadNotifyPrefs, notifyWanted } from '../notifications/preferences';
-import { answerPermission } from './PermissionCard';
+import { chooseOption } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
 import { rememberFolder } from './recent';
 import { Thread, type ThreadHandle } from './Thread';
@@ -179,7 +179,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         else if (e.key === 'n' || e.key === 'N') option = quickOption(pending.options, false) ?? null;
         if (option) {
           e.preventDefault();
-          void answerPermission(api, sessionId, pending.requestId, option.optionId);
+          void chooseOption(api, sessionId, pending.requestId, option);
           return;
         }
       }
