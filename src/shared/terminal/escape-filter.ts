@@ -51,9 +51,11 @@ const ESC = '\x1b';
 const ST = '\x9c';
 const CAN = '\x18';
 
-const PALETTE_OSC = new Set([4, 5, 6, 104, 105, 106, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119]);
+/** OSC numbers that set, query or reset colours. */
+export const PALETTE_OSC: ReadonlySet<number> = new Set([4, 5, 6, 104, 105, 106, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119]);
 
 /** Codes that change the state in the ground state (everything else is text or an executed control). */
+// eslint-disable-next-line no-control-regex -- escape bytes are what this looks for
 const GROUND_SPECIAL = /[\x1b\x90\x98\x9b\x9d\x9e\x9f]/g;
 
 const isExecutable = (c: number): boolean => c <= 0x17 || c === 0x19 || (c >= 0x1c && c <= 0x1f);
