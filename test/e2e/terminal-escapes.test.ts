@@ -81,7 +81,7 @@ function writeCorpus(dir: string): string[] {
 describe('escape sequences with huge numbers', () => {
   it('each paints at once in the user\'s shell, and the page stays responsive', async () => {
     const files = writeCorpus(join(suite.work, 'shell-corpus'));
-    const { page, errors } = await suite.open({ empty: true, prepare: (c) => c.addInitScript(INSTRUMENT) });
+    const { page, errors } = await suite.open({ empty: true, prepare: async (c) => void (await c.addInitScript(INSTRUMENT)) });
     await page.getByRole('button', { name: 'New tab' }).first().click();
     await page.getByTestId('launch-shell').click();
     await page.locator('.tab-panel:not([hidden]) .xterm-rows').waitFor();
@@ -112,7 +112,7 @@ describe('escape sequences with huge numbers', () => {
     writeCorpus(dir);
     const palette = `${ESC}]11;#ff0000\x07${ESC}]10;#00ff00${ESC}\\${ESC}]4;0;#0000ff\x07`;
     writeFileSync(file, CORPUS.map((seq, i) => `MARK-${i}-start ${seq}MARK-${i}-end\r\n`).join('') + `${palette}MARK-${CORPUS.length}-end\r\n`);
-    const { page, errors } = await suite.open({ empty: true, prepare: (c) => c.addInitScript(INSTRUMENT) });
+    const { page, errors } = await suite.open({ empty: true, prepare: async (c) => void (await c.addInitScript(INSTRUMENT)) });
     const row = await addScenarioAgent(page, 'Escapes agent');
     const tab = await startSessionFromSidebar(page, row, suite.work);
     const before = Date.now();
