@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import type { AppInfo } from '../shared/contract/app';
+import { checkExternalLink } from '../shared/links';
 import { registerAcpService } from './core/acp/acp-service';
 import type { SecretCipher } from './core/agents/secret-store';
 import { registerShellService } from './core/terminals/shell-service';
@@ -80,7 +81,12 @@ export class AppCore implements Disposable {
       store.setSetting(key, value);
       return {};
     });
-    router.handle('app.openExternal', async ({ url }) => ({ opened: options.openExternal ? await options.openExternal(url) : false }));
+    // The contract admits http(s) only; checked again here, and the normalised URL is the one opened.
+    router.handle('app.openExternal', async ({ url }) => {
+      const link = checkExternalLink(url);
+      if (!link.ok) throw new Error(`not opened: ${link.reason}`);
+      return { opened: options.openExternal ? await options.openExternal(link.url) : false };
+    });
   }
 
   /** Registers a resource to be released when the app quits. */

@@ -6,6 +6,7 @@ import { useTitleCount } from '../features/workspace/attention';
 import { restoreAndTrackLayout } from '../features/workspace/layout';
 import { ApiContext } from './api-context';
 import { Launcher } from './Launcher';
+import { LinkConfirmDialog } from './link-confirm';
 import { useNotices } from './notices';
 import { PaneView } from './PaneView';
 import { registerTabKind } from './contributions';
@@ -48,6 +49,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
           <PaneView key={p.id} pane={p} />
         ))}
       </main>
+      <LinkConfirmDialog />
       <div className="notices" aria-live="polite">
         {notices.map((n) => (
           <div key={n.id} className={`notice ${n.level}`} role={n.level === 'error' ? 'alert' : 'status'}>

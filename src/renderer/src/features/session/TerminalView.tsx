@@ -1,14 +1,16 @@
 import { FitAddon } from '@xterm/addon-fit';
-import { Terminal } from '@xterm/xterm';
+import type { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
+import { SafeTerminal } from '../../app/safe-terminal';
 import { useColorScheme, xtermTheme } from '../../app/theme';
 
 const FONT = 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace';
 
 function makeTerminal(scheme: 'light' | 'dark', rows: number, interactive: boolean, convertEol: boolean): { t: Terminal; fit: FitAddon } {
-  const t = new Terminal({
+  // Agent output: palette changes are dropped.
+  const t = new SafeTerminal({
     fontFamily: FONT,
     fontSize: 12,
     rows: interactive ? rows : 3,
@@ -19,7 +21,7 @@ function makeTerminal(scheme: 'light' | 'dark', rows: number, interactive: boole
     cursorStyle: interactive ? 'block' : 'underline',
     convertEol,
     theme: xtermTheme(scheme),
-  });
+  }, { palette: 'drop' });
   const fit = new FitAddon();
   t.loadAddon(fit);
   return { t, fit };

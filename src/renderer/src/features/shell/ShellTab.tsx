@@ -1,9 +1,10 @@
 import { FitAddon } from '@xterm/addon-fit';
-import { Terminal } from '@xterm/xterm';
+import type { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
+import { SafeTerminal } from '../../app/safe-terminal';
 import { xtermTheme, useColorScheme } from '../../app/theme';
 import { useTabs } from '../../state/tabs';
 
@@ -19,7 +20,8 @@ export function ShellTab({ tab, active }: TabViewProps) {
 
   useEffect(() => {
     const el = host.current!;
-    const t = new Terminal({ fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace', fontSize: 13, cursorBlink: true, scrollback: 10_000, theme: xtermTheme(scheme) });
+    // The user's own shell keeps its palette changes (theme scripts); numbers are capped as everywhere.
+    const t = new SafeTerminal({ fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace', fontSize: 13, cursorBlink: true, scrollback: 10_000, theme: xtermTheme(scheme) }, { palette: 'allow' });
     const f = new FitAddon();
     t.loadAddon(f);
     t.open(el);
