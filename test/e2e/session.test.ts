@@ -189,11 +189,15 @@ describe('session tab', { timeout: 90_000 }, () => {
     // The javascript: link is not a link.
     expect(await reply.locator('a', { hasText: 'click me' }).count()).toBe(0);
     await reply.getByText('click me').click();
-    // The http(s) link is opened by the core (system browser), not by the page.
+    // Clicking it says why it is not opened.
+    await page.getByTestId('link-refused').getByTestId('link-refused-ok').click();
+    // The http(s) link is opened by the core (system browser) after a confirmation, never by the page.
     const safe = reply.locator('a', { hasText: 'safe link' });
     await expect(safe.getAttribute('href')).resolves.toBe('https://example.com/docs');
     await safe.click();
+    await page.getByTestId('link-confirm').getByTestId('link-confirm-cancel').click();
     await safe.click({ button: 'middle' });
+    await page.getByTestId('link-confirm').getByTestId('link-confirm-cancel').click();
     // A remote image is not fetched: it becomes a link.
     expect(await reply.locator('img').count()).toBe(0);
     await expect(reply.innerText()).resolves.toContain('pic');
