@@ -142,9 +142,9 @@ export const SETTINGS = {
     scope: 'app',
     section: 'supervision',
   }),
-  'agents.idleStopMinutes': def({ schema: count(24 * 60), default: 10, label: 'Stop an agent with no open session after (min)', description: '0: never.', scope: 'app', section: 'supervision' }),
+  'agents.idleStopMinutes': def({ schema: z.number().min(0).max(24 * 60), default: 10, label: 'Stop an agent with no open session after (min)', description: '0: never.', scope: 'app', section: 'supervision' }),
   'agents.requestTimeoutSeconds': def({
-    schema: count(24 * 3600),
+    schema: z.number().min(0).max(24 * 3600),
     default: 60,
     label: 'A request the agent leaves unanswered (writing nothing) fails after (s)',
     description: '0: never. Time the agent waits on Switchboard (a permission, a terminal) or runs a tool call does not count.',
