@@ -4,6 +4,7 @@ import {
   SETTINGS,
   defaultSettings,
   parseSetting,
+  perAgent,
   settingDef,
   settingEntrySchema,
   settingValuesSchema,
@@ -62,5 +63,14 @@ describe('settings registry', () => {
     expect(parseSetting('agents.maxRestarts', 'lots').value).toBe(5);
     expect(parseSetting('workspace.layout', null)).toEqual({ value: null, problem: null });
     expect(parseSetting('sessions.recentFolders', ['relative/path']).value).toEqual([]);
+  });
+
+  it('an agent-scoped value is a record per agent: the agent's entry, else the default', () => {
+    const record = { 'agent-a': ['files'], 'agent-b': [] as string[] };
+    expect(perAgent(record, 'agent-a', ['all'])).toEqual(['files']);
+    expect(perAgent(record, 'agent-b', ['all'])).toEqual([]);
+    expect(perAgent(record, 'agent-c', ['all'])).toEqual(['all']);
+    expect(perAgent(undefined, 'agent-a', ['all'])).toEqual(['all']);
+    expect(perAgent(record, 'constructor', ['all'])).toEqual(['all']);
   });
 });
