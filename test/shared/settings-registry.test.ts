@@ -65,7 +65,7 @@ describe('settings registry', () => {
     expect(parseSetting('sessions.recentFolders', ['relative/path']).value).toEqual([]);
   });
 
-  it('an agent-scoped value is a record per agent: the agent's entry, else the default', () => {
+  it("an agent-scoped value is a record per agent: the agent's entry, else the default", () => {
     const record = { 'agent-a': ['files'], 'agent-b': [] as string[] };
     expect(perAgent(record, 'agent-a', ['all'])).toEqual(['files']);
     expect(perAgent(record, 'agent-b', ['all'])).toEqual([]);
