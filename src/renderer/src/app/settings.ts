@@ -35,10 +35,18 @@ export function startSettings(api: Api): { ready: Promise<void>; stop(): void } 
   return { ready, stop: off };
 }
 
-/** Writes a setting (the core validates it); resolves to the error message, or null when saved. */
+/**
+ * Writes a setting (the core validates it); shown at once in this window, and put back if the core refuses
+ * it. Resolves to the error message, or null when saved (settings.changed then brings the stored value).
+ */
 export async function saveSetting<K extends SettingKey>(api: Api, key: K, value: SettingInput<K>): Promise<string | null> {
+  const before = useSettingsStore.getState().values[key];
+  const shown = value as unknown as SettingValue<K>;
+  useSettingsStore.setState((s) => ({ values: { ...s.values, [key]: shown } }));
   const r = await api.call('settings.set', { key, value } as SettingEntryInput);
-  return r.ok ? null : r.error.message;
+  if (r.ok) return null;
+  if (useSettingsStore.getState().values[key] === shown) useSettingsStore.setState((s) => ({ values: { ...s.values, [key]: before } }));
+  return r.error.message;
 }
 
 /** One setting read straight from the core (for code that runs before the store is loaded). */
