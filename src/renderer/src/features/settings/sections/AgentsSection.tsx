@@ -1,11 +1,14 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { AgentSummary } from '@shared/contract/agents';
+import { SETTINGS } from '@shared/contract/settings';
 import { useApi } from '../../../app/api-context';
 import { saveSetting, useSetting } from '../../../app/settings';
 import { AgentForm } from '../../agents/AgentForm';
 import { Modal } from '../../agents/Modal';
 import { syncAgents, useAgents } from '../../agents/store';
 import { SettingField } from '../SettingField';
+
+const defaultAgentDef = SETTINGS['agents.defaultAgent'];
 
 /** Defaults for new sessions, the working-folder policy, and each agent's command, arguments and environment. */
 export function AgentsSettingsSection() {
@@ -20,7 +23,7 @@ export function AgentsSettingsSection() {
     <>
       <div className="setting-field" data-key="agents.defaultAgent">
         <label htmlFor="setting-agents.defaultAgent" className="setting-label">
-          Default agent
+          {defaultAgentDef.label}
         </label>
         <div className="setting-control">
           <select id="setting-agents.defaultAgent" value={defaultAgent} onChange={(e) => void saveSetting(api, 'agents.defaultAgent', e.target.value)} data-testid="setting-agents.defaultAgent">
@@ -32,7 +35,7 @@ export function AgentsSettingsSection() {
             ))}
           </select>
         </div>
-        <div className="setting-description muted small">The agent chosen first when you start a new session.</div>
+        <div className="setting-description muted small">{defaultAgentDef.description}</div>
       </div>
       <SettingField k="agents.processPerFolder" />
       <h4 className="settings-sub">Each agent</h4>
