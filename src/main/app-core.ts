@@ -10,6 +10,7 @@ import { BackupService } from './core/store/backup';
 import { CompareService } from './core/compare/compare-service';
 import { HistoryService } from './core/history/history-service';
 import { RegistryService } from './core/registry/service';
+import { SettingsService } from './core/settings/settings-service';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -32,6 +33,8 @@ export class AppCore implements Disposable {
   readonly router = new Router();
   readonly bus = new EventBus();
   readonly store: StoreService;
+  /** The typed settings (src/shared/contract/settings.ts); services read them live. */
+  readonly settings: SettingsService;
   readonly ptys: PtyHost;
   /** Session history; a MessageLog is indexed once passed to history.attach(log). */
   readonly history: HistoryService;
@@ -42,6 +45,8 @@ export class AppCore implements Disposable {
 
   constructor(readonly options: CoreOptions) {
     this.store = this.disposables.add(new StoreService(options.dataDir));
+    this.settings = this.disposables.add(new SettingsService(this.store, this.bus));
+    this.settings.register(this.router);
     this.ptys = this.disposables.add(new PtyHost());
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
@@ -53,10 +58,10 @@ export class AppCore implements Disposable {
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
     this.history.start();
-    this.backups = this.disposables.add(new BackupService(this.store, options.dataDir));
+    this.backups = this.disposables.add(new BackupService(this.store, options.dataDir, { keep: () => this.settings.get('history.backupsKept') }));
     this.backups.register(this.router);
     this.registry = this.disposables.add(
-      new RegistryService({ dataDir: options.dataDir, store: this.store, router: this.router, bus: this.bus }),
+      new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus }),
     );
     this.disposables.add(new CompareService(this.store, this.bus, options.dataDir)).register(this.router);
     void this.backups.maybeBackup().catch((e: unknown) => console.error('store backup failed:', e));
@@ -75,11 +80,6 @@ export class AppCore implements Disposable {
     router.handle('app.resetStore', () => {
       if (store.status.ok) throw new Error('the store is healthy; nothing to reset');
       return store.reset();
-    });
-    router.handle('settings.get', ({ key }) => ({ value: store.getSetting(key) }));
-    router.handle('settings.set', ({ key, value }) => {
-      store.setSetting(key, value);
-      return {};
     });
     // The contract admits http(s) only; checked again here, and the normalised URL is the one opened.
     router.handle('app.openExternal', async ({ url }) => {

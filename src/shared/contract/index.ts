@@ -7,7 +7,7 @@ import type { EventDef, RequestDef, Result } from './define';
 import { permissionRequests } from './permissions';
 import { registryEvents, registryRequests } from './registry';
 import { sessionEvents, sessionRequests } from './sessions';
-import { settingsRequests } from './settings';
+import { settingsEvents, settingsRequests } from './settings';
 import { supervisorEvents, supervisorRequests } from './supervisor';
 import { terminalEvents, terminalRequests } from './terminals';
 
@@ -37,6 +37,7 @@ export const events = {
   ...historyEvents,
   ...registryEvents,
   ...sessionEvents,
+  ...settingsEvents,
   ...supervisorEvents,
   ...terminalEvents,
 } as const satisfies Record<string, EventDef>;

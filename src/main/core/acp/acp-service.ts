@@ -13,6 +13,8 @@ import { loginShellEnv } from '../platform/shell-env';
 import type { Db } from '../store/database';
 import { MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
+import type { SettingsReader } from '../settings/settings-service';
+import type { SettingKey, SettingValue } from '../../../shared/contract/settings';
 import type { PtyHost } from '../terminals/pty-host';
 import { AgentLog } from './connection/agent-log';
 import { AgentPrefsRepo } from '../agents/agent-prefs';
@@ -31,13 +33,14 @@ import { WarningLimiter, type WarningKind } from './connection/warnings';
 import { AgentSupervisor } from './supervisor/supervisor';
 
 /** The part of StoreService the service uses (benchmarks pass a plain database). */
-export type AcpStore = Pick<StoreService, 'db' | 'available' | 'getSetting'>;
+export type AcpStore = Pick<StoreService, 'db' | 'available'>;
 
 /** What the service needs from AppCore. */
 export interface AcpCoreDeps {
   router: Router;
   bus: EventBus;
   store: AcpStore;
+  settings: SettingsReader;
   ptys: PtyHost;
   options: { dataDir: string };
 }
@@ -80,6 +83,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   readonly terminals: AgentTerminals;
   readonly secrets: SecretStore;
   private readonly store: AcpStore;
+  private readonly settings: SettingsReader;
   private readonly runtimes = new Map<string, AgentRuntime>();
   private readonly logs = new Map<string, AgentLog>();
   private readonly sessions = new Map<string, LiveSession>();
@@ -94,6 +98,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   constructor(deps: AcpCoreDeps, options: AcpServiceOptions = {}) {
     this.bus = deps.bus;
     this.store = deps.store;
+    this.settings = deps.settings;
     this.dataDir = deps.options.dataDir;
     this.options = {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_ACP_OPTIONS.maxLineBytes,
@@ -149,12 +154,8 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   rows(): SessionRows {
     return new SessionRows(this.db());
   }
-  setting(key: string): unknown {
-    try {
-      return this.store.getSetting(key);
-    } catch {
-      return null;
-    }
+  setting<K extends SettingKey>(key: K): SettingValue<K> {
+    return this.settings.get(key);
   }
   loginEnv(): Promise<Record<string, string>> {
     return this.loginEnvFn();
@@ -605,6 +606,12 @@ function registerHandlers(router: Router, acp: AcpService): void {
   });
   router.handle('sessions.revertWrite', ({ writeId, force }) => acp.revertWrite(writeId, force));
   router.handle('permissionRules.list', ({ agentId }) => ({ rules: acp.rules().list(agentId) }));
+  router.handle('permissionRules.set', ({ agentId, toolKind, decision }) => {
+    if (!acp.agents().get(agentId)) throw new IpcFailure('not_found', `no agent ${agentId}`);
+    const rules = acp.rules();
+    rules.set(agentId, toolKind, decision);
+    return { rule: rules.find(agentId, toolKind)! };
+  });
   router.handle('permissionRules.remove', ({ id }) => {
     if (!acp.rules().remove(id)) throw new IpcFailure('not_found', `no permission rule ${id}`);
     return {};

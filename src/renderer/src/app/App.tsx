@@ -10,9 +10,11 @@ import { LinkConfirmDialog } from './link-confirm';
 import { useNotices } from './notices';
 import { PaneView } from './PaneView';
 import { registerTabKind } from './contributions';
+import { startSettings } from './settings';
 import { useShortcuts } from './shortcuts';
 import { Sidebar } from './Sidebar';
 import { StoreErrorScreen } from './StoreErrorScreen';
+import { useDocumentTheme } from './theme';
 
 registerTabKind('launcher', { view: Launcher, icon: '+' });
 
@@ -26,11 +28,13 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   const [restored, setRestored] = useState(false);
   useShortcuts(api);
   useTitleCount();
+  useDocumentTheme();
   useEffect(() => api.on('app.notice', (n) => useNotices.getState().push(n.level, n.message)), [api]);
   useEffect(() => {
     let stop: (() => void) | null = null;
     let cancelled = false;
-    void restoreAndTrackLayout(api).then((s) => {
+    const settings = startSettings(api);
+    void Promise.all([restoreAndTrackLayout(api), settings.ready]).then(([s]) => {
       if (cancelled) s();
       else stop = s;
       setRestored(true);
@@ -38,6 +42,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
     return () => {
       cancelled = true;
       stop?.();
+      settings.stop();
     };
   }, [api]);
   if (!restored) return null;

@@ -21,7 +21,7 @@ import { nameContradiction } from '../../../../shared/acp-thread/permission-opti
 import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
-import { MCP_SERVERS_SETTING } from '../../../../shared/contract/settings';
+import { MCP_SERVERS_SETTING, type SettingKey, type SettingValue } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
 import { ConfinedFs } from '../../fs/confined-fs';
@@ -50,7 +50,7 @@ export interface SessionHost {
   rules(): Pick<PermissionRules, 'find' | 'set'>;
   prefs(): Pick<AgentPrefsRepo, 'get'>;
   fileWrites(): FileWrites;
-  setting(key: string): unknown;
+  setting<K extends SettingKey>(key: K): SettingValue<K>;
   loginEnv(): Promise<Record<string, string>>;
   forgetSession(id: string): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;

@@ -13,7 +13,7 @@ import { useController, useSessionView, type SessionController, type SessionView
 import { FilesPanel } from './FilesPanel';
 import { SessionHeader } from './Header';
 import { desktopNotify } from '../notifications/desktop';
-import { loadNotifyPrefs, notifyWanted } from '../notifications/preferences';
+import { notifyWanted } from '../notifications/preferences';
 import { chooseOption } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
 import { rememberFolder } from './recent';
@@ -115,7 +115,6 @@ function useFileWrites(api: Api, sessionId: string): [FileWriteInfo[], () => voi
 
 function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: string; active: boolean }) {
   const api = useApi();
-  useEffect(() => loadNotifyPrefs(api), [api]);
   const controller = useController(api, sessionId);
   const view = useSessionView(controller);
   const agents = useAgents((s) => s.agents);
