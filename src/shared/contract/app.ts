@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import { jsonFits, MAX_SETTING_VALUE_BYTES } from './limits';
 
 export const storeStatusSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), path: z.string() }),
@@ -25,12 +26,19 @@ export type AppInfo = z.infer<typeof appInfoSchema>;
 
 export const settingKeySchema = z.string().min(1).max(200).regex(/^[a-zA-Z0-9_.-]+$/);
 
+/** Any JSON value of at most MAX_SETTING_VALUE_BYTES (the store keeps settings as JSON). */
+export const settingValueSchema = z.unknown().superRefine((value, ctx) => {
+  const fit = jsonFits(value, MAX_SETTING_VALUE_BYTES);
+  if (fit === 'too_large') ctx.addIssue({ code: 'custom', message: `a setting's value may be at most ${MAX_SETTING_VALUE_BYTES / 1024} KiB as JSON` });
+  else if (fit === 'not_json') ctx.addIssue({ code: 'custom', message: "a setting's value must be plain JSON" });
+});
+
 export const appRequests = {
   'app.info': request(z.object({}).strict(), appInfoSchema),
   /** Recovery from a corrupt or unreadable store: the old file is renamed aside (kept), a fresh one created. */
   'app.resetStore': request(z.object({}).strict(), z.object({ movedTo: z.string(), store: storeStatusSchema })),
   'settings.get': request(z.object({ key: settingKeySchema }).strict(), z.object({ value: z.unknown() })),
-  'settings.set': request(z.object({ key: settingKeySchema, value: z.unknown() }).strict(), z.object({})),
+  'settings.set': request(z.object({ key: settingKeySchema, value: settingValueSchema }).strict(), z.object({})),
   /** Opens an http(s) link in the system browser (never inside the app). */
   'app.openExternal': request(
     z.object({ url: z.string().url().max(8192).refine((u) => /^https?:\/\//i.test(u), 'only http(s) links') }).strict(),

@@ -9,6 +9,7 @@ import { sessionEvents, sessionRequests } from './sessions';
 import { supervisorEvents, supervisorRequests } from './supervisor';
 
 export * from './define';
+export * from './limits';
 
 /**
  * The whole IPC contract: every request and event between renderer and main, for both transports.

@@ -51,3 +51,43 @@ describe('Router: the main process does not trust the renderer', () => {
     expect(await router.invoke('pty.kill', { id: 'a' })).toMatchObject({ ok: false, error: { code: 'unavailable' } });
   });
 });
+
+describe('Router: limits on what a request may hold', () => {
+  const router = new Router();
+  const stored: string[] = [];
+  // As the store does: the value goes through JSON.stringify, which recurses.
+  router.handle('settings.set', ({ value }) => {
+    stored.push(JSON.stringify(value));
+    return {};
+  });
+  const nested = (depth: number): unknown => {
+    let v: unknown = 'leaf';
+    for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { v };
+    return v;
+  };
+
+  it('answers a request nested 100,000 levels deep with a typed validation error', async () => {
+    for (const params of [{ key: 'k', value: nested(100_000) }, nested(100_000), { key: 'k', value: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown }]) {
+      const r = await router.invoke('settings.set', params);
+      expect(r).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringMatching(/nested more than 64 levels/) } });
+    }
+    expect(stored).toEqual([]);
+  });
+
+  it('accepts ordinary nesting, and answers a cyclic value (structured clone) with a typed error', async () => {
+    expect(await router.invoke('settings.set', { key: 'k', value: nested(50) })).toEqual({ ok: true, value: {} });
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(await router.invoke('settings.set', { key: 'k', value: cyclic })).toMatchObject({ ok: false, error: { code: 'invalid_params', issues: [{ path: 'value' }] } });
+  });
+
+  it('caps a setting value at 256 KiB of JSON', async () => {
+    stored.length = 0;
+    const big = await router.invoke('settings.set', { key: 'k', value: 'x'.repeat(40 * 1024 * 1024) });
+    expect(big).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringMatching(/256 KiB/), issues: [{ path: 'value' }] } });
+    // Multi-byte characters count as the bytes they take.
+    expect(await router.invoke('settings.set', { key: 'k', value: 'é'.repeat(130 * 1024) })).toMatchObject({ ok: false });
+    expect(await router.invoke('settings.set', { key: 'k', value: 'x'.repeat(200 * 1024) })).toEqual({ ok: true, value: {} });
+    expect(stored).toHaveLength(1);
+  });
+});

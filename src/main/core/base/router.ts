@@ -2,6 +2,8 @@ import {
   err,
   IpcFailure,
   isRequestName,
+  MAX_PARAMS_DEPTH,
+  nestsDeeperThan,
   ok,
   requests,
   type ParsedParamsOf,
@@ -34,6 +36,12 @@ export class Router {
     }
     const handler = this.handlers.get(method);
     if (!handler) return err('unavailable', `${method} is not available`);
+    // Checked before the schema: zod and the handlers recurse, and a deep enough request exhausts the stack.
+    if (nestsDeeperThan(params, MAX_PARAMS_DEPTH)) {
+      return err('invalid_params', `invalid params for ${method}: nested more than ${MAX_PARAMS_DEPTH} levels deep`, [
+        { path: '', message: `nested more than ${MAX_PARAMS_DEPTH} levels deep` },
+      ]);
+    }
     const parsed = requests[method].params.safeParse(params ?? {});
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
