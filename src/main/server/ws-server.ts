@@ -234,6 +234,8 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     await listen(0);
   }
   port = (server.address() as AddressInfo).port;
+  // After listening, an error (accept failing with EMFILE under a flood, say) is logged, not fatal.
+  server.on('error', (e) => console.error('browser-mode server:', e));
 
   return {
     port,

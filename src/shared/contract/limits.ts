@@ -9,19 +9,44 @@ export const MAX_PARAMS_DEPTH = 64;
 /** The largest settings value, as JSON. Settings are small preferences; 256 KiB leaves room for layouts and lists. */
 export const MAX_SETTING_VALUE_BYTES = 256 * 1024;
 
-/** Whether `value` nests arrays/objects more than `max` levels deep. Iterative: safe for any depth. */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
-    if (depth > max) return true;
-    // Structured clone (Electron IPC) can carry cycles; JSON cannot.
-    seen.add(v);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+/** How many arrays and objects a request's params may hold in all (far beyond any real request). */
+export const MAX_PARAMS_CONTAINERS = 1_000_000;
+
+/**
+ * What is wrong with the shape of `value`, if anything: nesting deeper than `maxDepth` (a cycle counts
+ * as too deep), or more than `maxContainers` arrays/objects (shared references, which structured clone
+ * over Electron IPC can carry, count each time they are met, so no graph costs more than the cap).
+ * Iterative, and allocation-light: safe for any input.
+ */
+export function paramsShapeProblem(value: unknown, maxDepth: number, maxContainers: number): 'too_deep' | 'too_many' | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  let count = 0;
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > maxDepth) return 'too_deep';
+    if (++count > maxContainers) return 'too_many';
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const key in node) {
+        const child: unknown = (node as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
   }
-  return false;
+  return null;
 }
 
 /**

@@ -74,11 +74,22 @@ describe('Router: limits on what a request may hold', () => {
     expect(stored).toEqual([]);
   });
 
-  it('accepts ordinary nesting, and answers a cyclic value (structured clone) with a typed error', async () => {
+  it('accepts ordinary nesting; answers a cyclic value and a graph of shared references (structured clone) with typed errors', async () => {
     expect(await router.invoke('settings.set', { key: 'k', value: nested(50) })).toEqual({ ok: true, value: {} });
+    stored.length = 0;
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
-    expect(await router.invoke('settings.set', { key: 'k', value: cyclic })).toMatchObject({ ok: false, error: { code: 'invalid_params', issues: [{ path: 'value' }] } });
+    expect(await router.invoke('settings.set', { key: 'k', value: cyclic })).toMatchObject({ ok: false, error: { code: 'invalid_params' } });
+    // 60 levels of [n, n]: 2^60 paths through 60 arrays, whatever walks it must not walk them all.
+    const dag: unknown[] = [];
+    let level = dag;
+    for (let i = 0; i < 60; i++) {
+      const next: unknown[] = [];
+      level.push(next, next);
+      level = next;
+    }
+    expect(await router.invoke('settings.set', { key: 'k', value: dag })).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringMatching(/arrays and objects/) } });
+    expect(stored).toEqual([]);
   });
 
   it('caps a setting value at 256 KiB of JSON', async () => {
