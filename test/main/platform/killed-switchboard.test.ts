@@ -92,14 +92,15 @@ describe.runIf(process.platform === 'linux')('a killed Switchboard', () => {
     const agent = (await c.call('agents.addCustom', { name: 'Stubborn', command, args, env: { SCENARIO_STUBBORN: '1' }, cwd: work })) as { id: string };
     await c.call('sessions.create', { agentId: agent.id, cwd: work, additionalDirectories: [] });
     const shell = (await c.call('pty.createShell', { cols: 80, rows: 24, cwd: work })) as { id: string };
-    await c.call('pty.write', { id: shell.id, data: 'sleep 300\r' });
+    // A background job (its own group under job control) and a foreground one.
+    await c.call('pty.write', { id: shell.id, data: 'sleep 300 & sleep 300\r' });
 
     const serverPid = app.proc.pid!;
     // Wait until the agent's grandchild and the shell's command are there.
     const started = Date.now();
     const sleeps = () => processes().filter((p) => isSleep300(p.pid) && descendantGroups(serverPid).has(p.pgrp)).length;
-    while (sleeps() < 2 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 100));
-    expect(sleeps()).toBe(2);
+    while (sleeps() < 3 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 100));
+    expect(sleeps()).toBe(3);
     groups = descendantGroups(serverPid);
     // The agent's group, the shell's, the command's (job control), the watchdog's.
     expect(groups.size).toBeGreaterThanOrEqual(3);

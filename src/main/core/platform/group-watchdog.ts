@@ -5,7 +5,8 @@ import type { Socket } from 'node:net';
  * Agents and terminals lead their own process groups, so they would outlive a Switchboard that is killed
  * outright (SIGKILL, a crash): nothing runs in a dead process to stop them. A tiny watchdog shell holds a
  * pipe from this process; the kernel closes the pipe when this process dies, however it dies, and the
- * watchdog then ends every group still registered: SIGTERM, and SIGKILL 0.4 s later.
+ * watchdog then ends every group still registered: SIGHUP (as a closed terminal window does: a shell passes
+ * it on to its background jobs) and SIGTERM, then SIGKILL 0.4 s later.
  *
  * A POSIX shell rather than Node: under Electron, process.execPath is the app, which cannot run as Node
  * (the RunAsNode fuse is off). The watchdog leads its own group and ignores the terminal's signals, so a
@@ -24,7 +25,7 @@ while IFS= read -r line; do
 done
 set -- $groups
 [ $# -eq 0 ] && exit 0
-for g in "$@"; do kill -TERM -"$g" 2>/dev/null; done
+for g in "$@"; do kill -HUP -"$g" 2>/dev/null; kill -TERM -"$g" 2>/dev/null; done
 sleep 0.4
 for g in "$@"; do kill -KILL -"$g" 2>/dev/null; done
 exit 0
