@@ -168,7 +168,9 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
   });
   // What the HTTP parser itself rejects (bad request line, header overflow) gets a status, not silence.
   server.on('clientError', (e: NodeJS.ErrnoException, socket: Duplex) => {
-    if (e.code === 'ECONNRESET' || !socket.writable) {
+    // As Node's default: no status line in the middle of a response already under way on this connection.
+    const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (e.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
       socket.destroy();
       return;
     }
