@@ -168,10 +168,15 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
   });
   // What the HTTP parser itself rejects (bad request line, header overflow) gets a status, not silence.
   server.on('clientError', (e: NodeJS.ErrnoException, socket: Duplex) => {
-    // As Node's default: no status line in the middle of a response already under way on this connection.
-    const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (e.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    if (e.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
+      return;
+    }
+    // A response already under way on this connection (its request was whole; what followed is not)
+    // is finished, then the connection closed: no second status line in the middle of it.
+    const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (current?.headersSent) {
+      current.once('close', () => socket.destroy());
       return;
     }
     const status = e.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
