@@ -73,7 +73,7 @@ export class PtyProcess implements Disposable {
       listener.onData?.(this.id, data);
     });
     // The shell leads its own session and group: the watchdog ends it should Switchboard die first.
-    const unguard = guardProcessGroup(this.proc.pid);
+    const unguard = guardProcessGroup(this.proc.pid, { hangup: true });
     this.proc.onExit(({ exitCode, signal }) => {
       unguard();
       this.exitInfo = { exitCode: signal ? null : exitCode, signal: signal ? signal : null };
