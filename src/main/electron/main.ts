@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppCore } from '../app-core';
 import { connectIpc } from './ipc';
-import { registerAppScheme, serveRenderer } from './protocol';
+import { installPermissionHandlers } from './permissions';
+import { APP_ORIGIN, registerAppScheme, serveRenderer } from './protocol';
 import { safeStorageCipher } from './safe-storage-cipher';
 import { createMainWindow } from './window';
 
@@ -29,8 +30,8 @@ if (!app.requestSingleInstanceLock()) {
   });
 
   void app.whenReady().then(() => {
-    // No permission prompts (camera, geolocation…) for anything the renderer shows.
-    session.defaultSession.setPermissionRequestHandler((_wc, permission, cb) => cb(permission === 'notifications'));
+    // No permissions (camera, geolocation…) for anything the renderer shows, but the app's own notifications.
+    installPermissionHandlers(session.defaultSession, APP_ORIGIN);
     serveRenderer(join(here, '../renderer'));
     core = new AppCore({
       dataDir: app.getPath('userData'),

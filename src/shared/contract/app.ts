@@ -23,7 +23,6 @@ export const appInfoSchema = z.object({
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
 
-
 export const appRequests = {
   'app.info': request(z.object({}).strict(), appInfoSchema),
   /** Recovery from a corrupt or unreadable store: the old file is renamed aside (kept), a fresh one created. */

@@ -12,6 +12,7 @@ import { supervisorEvents, supervisorRequests } from './supervisor';
 import { terminalEvents, terminalRequests } from './terminals';
 
 export * from './define';
+export * from './limits';
 
 /**
  * The whole IPC contract: every request and event between renderer and main, for both transports.
