@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { appEvents, appRequests } from './app';
+import { checkpointEvents, checkpointRequests } from './checkpoints';
 import { compareEvents, compareRequests } from './compare';
 import { historyEvents, historyRequests } from './history';
 import type { EventDef, RequestDef, Result } from './define';
@@ -16,6 +17,7 @@ export * from './define';
  */
 export const requests = {
   ...appRequests,
+  ...checkpointRequests,
   ...compareRequests,
   ...historyRequests,
   ...ptyRequests,
@@ -26,6 +28,7 @@ export const requests = {
 
 export const events = {
   ...appEvents,
+  ...checkpointEvents,
   ...compareEvents,
   ...historyEvents,
   ...ptyEvents,

@@ -21,6 +21,7 @@ import { AgentRuntime } from './agent-runtime';
 import { FileWrites, RootGuard } from './session/fs-access';
 import { DEFAULT_ACP_OPTIONS, type AcpHost, type AcpOptions } from './host';
 import { LiveSession } from './session/live-session';
+import type { TurnObserver } from './turn-observer';
 import { hasStoredConversation, registerRestoreHandlers, reopenModeOf } from './session/restore';
 import { PermissionRules } from './session/permission-rules';
 import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from '../agents/secret-store';
@@ -50,6 +51,8 @@ export interface AcpServiceOptions extends Partial<AcpOptions> {
   onMessageLog?: (log: MessageLog) => Disposable | void;
   /** The environment agents and terminals start from. Default: the login shell's. */
   loginEnv?: () => Promise<Record<string, string>>;
+  /** Told when each prompt turn starts and ends (checkpoints). */
+  turnObserver?: TurnObserver;
 }
 
 /** Largest file sessions.readFile returns. */
@@ -71,6 +74,7 @@ export class AcpService implements Disposable, AcpHost {
   readonly dataDir: string;
   readonly terminals: AgentTerminals;
   readonly secrets: SecretStore;
+  readonly turnObserver: TurnObserver | undefined;
   private readonly store: AcpStore;
   private readonly runtimes = new Map<string, AgentRuntime>();
   private readonly logs = new Map<string, AgentLog>();
@@ -93,6 +97,7 @@ export class AcpService implements Disposable, AcpHost {
       stopGraceMs: options.stopGraceMs ?? DEFAULT_ACP_OPTIONS.stopGraceMs,
     };
     this.externalLog = options.messageLog;
+    this.turnObserver = options.turnObserver;
     this.onMessageLog = options.onMessageLog;
     this.loginEnvFn = options.loginEnv ?? (() => loginShellEnv());
     this.terminals = new AgentTerminals(deps.ptys, deps.bus);

@@ -11,6 +11,7 @@ import type { SecretStore } from '../agents/secret-store';
 import type { SessionRows } from './session/session-rows';
 import type { AgentTerminals } from '../terminals/agent-terminals';
 import type { WarningKind } from './connection/warnings';
+import type { TurnObserver } from './turn-observer';
 
 export interface AcpOptions {
   /** Longest line accepted from an agent; longer ones are dropped with a warning. */
@@ -34,6 +35,8 @@ export interface AcpHost {
   readonly dataDir: string;
   readonly terminals: AgentTerminals;
   readonly secrets: SecretStore;
+  /** Told when each prompt turn starts and ends (checkpoints). */
+  readonly turnObserver?: TurnObserver | undefined;
   db(): Db;
   messageLog(): MessageLog | null;
   agents(): AgentRepository;
