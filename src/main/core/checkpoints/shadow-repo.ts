@@ -115,6 +115,8 @@ export class ShadowRepo {
       await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], { input: tooLarge.map((f) => `${f.path}\0`).join('') });
       for (const f of tooLarge) this.large.set(f.path, f);
       await this.writeExclude();
+      // `add` stored their content; no checkpoint refers to it, so it goes now rather than at the next gc.
+      await this.git.run(['prune', '--expire=now']);
     }
     const tree = (await this.git.text(['write-tree'])).trim();
     return { tree, large: [...this.large.values()] };
@@ -193,16 +195,15 @@ export class ShadowRepo {
 }
 
 async function dirSize(dir: string): Promise<number> {
-  let total = 0;
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  await Promise.all(
+  const sizes = await Promise.all(
     entries.map(async (e) => {
       const p = join(dir, e.name);
-      if (e.isDirectory()) total += await dirSize(p);
-      else if (e.isFile()) total += (await stat(p).catch(() => ({ size: 0 }))).size;
+      if (e.isDirectory()) return dirSize(p);
+      return e.isFile() ? (await stat(p).catch(() => ({ size: 0 }))).size : 0;
     }),
   );
-  return total;
+  return sizes.reduce((a, b) => a + b, 0);
 }
 
 export async function removeShadow(dir: string): Promise<void> {
