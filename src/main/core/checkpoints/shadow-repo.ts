@@ -59,6 +59,8 @@ export class ShadowRepo {
         await mkdir(this.dir, { recursive: true });
         await this.git.run(['init', '-q', '--template=']);
       }
+      // A lock left by a process that died mid-snapshot (snapshots of a folder are serialized in this one).
+      await rm(join(this.dir, 'index.lock'), { force: true });
       await mkdir(join(this.dir, 'info'), { recursive: true });
       await mkdir(join(this.dir, 'no-hooks'), { recursive: true });
       // The folder's own .gitattributes must not convert line endings or run filters on what we keep.
