@@ -51,6 +51,10 @@ export class CheckpointService implements Disposable, TurnObserver {
   private readonly folders = new Map<string, Promise<Folder>>();
   /** Turns being started: their "before" snapshots (turnEnded waits for them). */
   private readonly starting = new Map<string, Promise<Array<{ folder: Folder; turnId: string }>>>();
+  /** Turns whose "before" snapshots are taken, until they end. */
+  private readonly started = new Map<string, Array<{ folder: Folder; turnId: string }>>();
+  /** "After" snapshots being queued. */
+  private readonly ending = new Set<Promise<void>>();
   private statusPromise: Promise<CheckpointStatus> | null = null;
   private readonly changeCache = new Map<string, ChangeSet>();
   private disposed = false;
@@ -186,6 +190,7 @@ export class CheckpointService implements Disposable, TurnObserver {
   /** Resolves once every queued snapshot and restore has finished. */
   async idle(): Promise<void> {
     await Promise.all([...this.starting.values()].map((p) => p.catch(() => {})));
+    await Promise.all([...this.ending]);
     for (const f of this.folders.values()) {
       const folder = await f.catch(() => null);
       if (folder) await folder.queue;
@@ -219,7 +224,9 @@ export class CheckpointService implements Disposable, TurnObserver {
     })();
     this.starting.set(key, started);
     return started.then(
-      () => {},
+      (turns) => {
+        if (this.starting.get(key) === started) this.started.set(key, turns);
+      },
       (e: unknown) => console.error('checkpoint before a turn failed:', e),
     );
   }
@@ -230,28 +237,32 @@ export class CheckpointService implements Disposable, TurnObserver {
     if (!started) return;
     this.starting.delete(key);
     const endedAt = Date.now();
-    // The "after" snapshot is taken in the background; it is queued on the folder before any later turn's "before".
-    void started
-      .then((turns) =>
-        Promise.all(
-          turns.map(async ({ folder, turnId }) => {
-            const after = this.exclusive(folder, async () => {
-              const rows = this.rows();
-              rows.setTurn(turnId, { ended_at: endedAt });
-              folder.running.delete(turnId);
-              try {
-                const cp = await this.takeCheckpoint(folder, 'turn_end');
-                rows.setTurn(turnId, { after_id: cp.id });
-              } catch (e) {
-                rows.setTurn(turnId, { error: `the checkpoint after the turn failed: ${errorText(e)}` });
-              }
-            });
-            await after;
-            this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
-          }),
-        ),
-      )
-      .catch((e: unknown) => console.error('checkpoint after a turn failed:', e));
+    const finish = (turns: Array<{ folder: Folder; turnId: string }>) =>
+      Promise.all(
+        turns.map(async ({ folder, turnId }) => {
+          // Not running any more from now on (a rewind right after the turn is allowed)…
+          folder.running.delete(turnId);
+          this.rows().setTurn(turnId, { ended_at: endedAt });
+          // …and the "after" snapshot is queued on the folder before any later turn's "before".
+          await this.exclusive(folder, async () => {
+            try {
+              const cp = await this.takeCheckpoint(folder, 'turn_end');
+              this.rows().setTurn(turnId, { after_id: cp.id });
+            } catch (e) {
+              this.rows().setTurn(turnId, { error: `the checkpoint after the turn failed: ${errorText(e)}` });
+            }
+          });
+          this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
+        }),
+      );
+    const ready = this.started.get(key);
+    this.started.delete(key);
+    const ending = (ready ? finish(ready) : started.then(finish)).then(
+      () => {},
+      (e: unknown) => console.error('checkpoint after a turn failed:', e),
+    );
+    this.ending.add(ending);
+    void ending.finally(() => this.ending.delete(ending));
   }
 
   // ───────────── reading changes ─────────────
