@@ -65,6 +65,11 @@ export const turnCheckpointSchema = z.object({
   folder: z.string(),
   startedAt: z.number(),
   endedAt: z.number().nullable(),
+  /**
+   * The turn did not wait for its "before" snapshot to finish (a huge folder's first snapshot takes long):
+   * what the agent wrote in its first moments may be counted as before the turn.
+   */
+  beforeLate: z.boolean(),
   /** running: the turn is still going; recording: the "after" snapshot is being taken; failed: see error. */
   state: z.enum(['running', 'recording', 'recorded', 'failed']),
   error: z.string().nullable(),

@@ -179,6 +179,15 @@ describe('what is captured', () => {
     expect(existsSync(join(w, 'node_modules/pkg/index.js'))).toBe(true);
   });
 
+  it('lets a turn go ahead when its "before" snapshot takes too long, and says so', async () => {
+    rig = makeRig({ beforeWaitMs: 0 });
+    writeFileSync(join(rig.work, 'a.txt'), 'a');
+    await rig.turn(() => writeFileSync(join(rig.work, 'b.txt'), 'b'));
+    const turn = await lastTurn();
+    expect(turn.beforeLate).toBe(true);
+    expect(turn.state).toBe('recorded');
+  });
+
   it('tells plainly when git is missing, and turns still run', async () => {
     rig = makeRig({ pathEnv: '/nonexistent' });
     expect(await rig.svc.status()).toMatchObject({ available: false, reason: 'git_missing', message: expect.stringMatching(/no git was found/) });

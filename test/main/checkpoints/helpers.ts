@@ -17,7 +17,7 @@ export interface Rig {
   dispose(): Promise<void>;
 }
 
-export function makeRig(options: { pathEnv?: string } = {}): Rig {
+export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number } = {}): Rig {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-cp-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');

@@ -19,6 +19,7 @@ export interface TurnRow {
   path: string;
   before_id: string | null;
   after_id: string | null;
+  before_late: number;
   started_at: number;
   ended_at: number | null;
   error: string | null;
@@ -43,7 +44,7 @@ const toCheckpoint = (r: RawCheckpoint): CheckpointRow => ({
   createdAt: r.created_at,
 });
 
-const TURN_COLUMNS = 't.id, t.session_id, t.prompt_id, t.folder_id, f.path, t.before_id, t.after_id, t.started_at, t.ended_at, t.error, t.changes_json';
+const TURN_COLUMNS = 't.id, t.session_id, t.prompt_id, t.folder_id, f.path, t.before_id, t.after_id, t.before_late, t.started_at, t.ended_at, t.error, t.changes_json';
 
 /** The checkpoint tables (see migration 0007). */
 export class CheckpointRows {
@@ -109,7 +110,7 @@ export class CheckpointRows {
       .run(t.id, t.sessionId, t.promptId, t.folderId, t.startedAt);
   }
 
-  setTurn(id: string, fields: { before_id?: string; after_id?: string; ended_at?: number; error?: string; changes_json?: string }): void {
+  setTurn(id: string, fields: { before_id?: string; before_late?: number; after_id?: string; ended_at?: number; error?: string; changes_json?: string }): void {
     const keys = Object.keys(fields) as Array<keyof typeof fields>;
     if (keys.length === 0) return;
     this.db.prepare(`UPDATE checkpoint_turns SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...fields, id });

@@ -29,6 +29,8 @@ import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
 export const CHECKPOINT_SETTINGS_KEY = 'checkpoints.settings';
 const MIN_GIT = [2, 25];
 const PRUNE_EVERY_MS = 6 * 60 * 60 * 1000;
+/** Longest a turn waits for its "before" snapshot. */
+const BEFORE_WAIT_MS = 10_000;
 
 interface Folder {
   id: string;
@@ -63,7 +65,7 @@ export class CheckpointService implements Disposable, TurnObserver {
     private readonly store: StoreService,
     private readonly bus: EventBus,
     dataDir: string,
-    private readonly options: { /** PATH to find git on (default: the app's). */ pathEnv?: string; autoPrune?: boolean } = {},
+    private readonly options: { /** PATH to find git on (default: the app's). */ pathEnv?: string; autoPrune?: boolean; beforeWaitMs?: number } = {},
   ) {
     this.root = join(dataDir, 'checkpoints');
     if (options.autoPrune !== false) {
@@ -201,6 +203,7 @@ export class CheckpointService implements Disposable, TurnObserver {
 
   turnStarting(turn: TurnInfo): Promise<void> {
     const key = `${turn.sessionId}\0${turn.promptId}`;
+    let proceeded = false;
     const started = (async () => {
       if (this.disposed || !this.store.available || !(await this.status()).available) return [];
       const roots = [...new Set(turn.roots)];
@@ -213,7 +216,7 @@ export class CheckpointService implements Disposable, TurnObserver {
           folder.running.set(turnId, turn.sessionId);
           try {
             const cp = await this.exclusive(folder, () => this.takeCheckpoint(folder, 'turn_start'));
-            this.rows().setTurn(turnId, { before_id: cp.id });
+            this.rows().setTurn(turnId, proceeded ? { before_id: cp.id, before_late: 1 } : { before_id: cp.id });
           } catch (e) {
             this.rows().setTurn(turnId, { error: `the checkpoint before the turn failed: ${errorText(e)}` });
           }
@@ -223,12 +226,21 @@ export class CheckpointService implements Disposable, TurnObserver {
       );
     })();
     this.starting.set(key, started);
-    return started.then(
+    const done = started.then(
       (turns) => {
         if (this.starting.get(key) === started) this.started.set(key, turns);
       },
       (e: unknown) => console.error('checkpoint before a turn failed:', e),
     );
+    // A first snapshot of a huge folder can take long: past this, the turn goes ahead (and says so).
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        proceeded = true;
+        resolve();
+      }, this.options.beforeWaitMs ?? BEFORE_WAIT_MS);
+    });
+    return Promise.race([done, late]).finally(() => clearTimeout(timer));
   }
 
   turnEnded(turn: TurnInfo): void {
@@ -305,6 +317,7 @@ export class CheckpointService implements Disposable, TurnObserver {
       folder: t.path,
       startedAt: t.started_at,
       endedAt: t.ended_at,
+      beforeLate: t.before_late === 1,
       state,
       error: state === 'failed' ? (error ?? 'the checkpoint before the turn is missing (pruned?)') : null,
       changes,

@@ -32,6 +32,9 @@ const configFlags = (hooksDir: string): string[] =>
     'core.symlinks=true',
     'core.quotePath=false',
     'core.untrackedCache=true',
+    // Smaller index to write and read on every snapshot; fast zlib for loose objects (gc repacks them).
+    'index.version=4',
+    'core.looseCompression=1',
     'core.splitIndex=false',
     'gc.auto=0',
     'maintenance.auto=false',

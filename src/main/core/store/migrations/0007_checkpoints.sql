@@ -25,6 +25,8 @@ CREATE TABLE checkpoint_turns (
   folder_id    TEXT NOT NULL REFERENCES checkpoint_folders (id) ON DELETE CASCADE,
   before_id    TEXT REFERENCES checkpoints (id) ON DELETE SET NULL,
   after_id     TEXT REFERENCES checkpoints (id) ON DELETE SET NULL,
+  -- The turn went ahead before its "before" snapshot was done (a huge folder's first snapshot).
+  before_late  INTEGER NOT NULL DEFAULT 0,
   started_at   INTEGER NOT NULL,
   ended_at     INTEGER,
   error        TEXT,
