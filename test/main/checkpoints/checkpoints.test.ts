@@ -179,6 +179,22 @@ describe('what is captured', () => {
     expect(existsSync(join(w, 'node_modules/pkg/index.js'))).toBe(true);
   });
 
+  it('stops capturing files a new exclude covers, and never overwrites them in a restore', async () => {
+    rig = makeRig();
+    const w = rig.work;
+    mkdirSync(join(w, 'logs'));
+    writeFileSync(join(w, 'logs/run.log'), 'first\n');
+    await rig.turn(() => writeFileSync(join(w, 'logs/run.log'), 'second\n'));
+    const first = await lastTurn();
+    expect(first.changes!.files.map((f) => f.path)).toEqual(['logs/run.log']);
+    await rig.svc.setSettings({ excludes: ['logs/'] });
+    await rig.turn(() => writeFileSync(join(w, 'logs/run.log'), 'third\n'));
+    expect((await lastTurn()).changes!.files).toEqual([]);
+    const r = await rig.svc.rewind(first.id);
+    expect(r.refused).toEqual([{ path: 'logs/run.log', reason: expect.stringMatching(/not captured/) }]);
+    expect(read(join(w, 'logs/run.log'))).toBe('third\n');
+  });
+
   it('lets a turn go ahead when its "before" snapshot takes too long, and says so', async () => {
     rig = makeRig({ beforeWaitMs: 0 });
     writeFileSync(join(rig.work, 'a.txt'), 'a');

@@ -51,6 +51,7 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
 export class CheckpointService implements Disposable, TurnObserver {
   private readonly root: string;
   private readonly folders = new Map<string, Promise<Folder>>();
+  private readonly byReal = new Map<string, Folder>();
   /** Turns being started: their "before" snapshots (turnEnded waits for them). */
   private readonly starting = new Map<string, Promise<Array<{ folder: Folder; turnId: string }>>>();
   /** Turns whose "before" snapshots are taken, until they end. */
@@ -131,10 +132,7 @@ export class CheckpointService implements Disposable, TurnObserver {
   async setSettings(patch: Partial<CheckpointSettings>): Promise<CheckpointSettings> {
     const next = checkpointSettingsSchema.parse({ ...this.settings(), ...patch });
     this.store.setSetting(CHECKPOINT_SETTINGS_KEY, next);
-    for (const f of this.folders.values()) {
-      const folder = await f.catch(() => null);
-      if (folder) await this.exclusive(folder, () => folder.repo.configure(next.maxFileBytes, next.excludes));
-    }
+    for (const folder of this.byReal.values()) await this.exclusive(folder, () => folder.repo.configure(next.maxFileBytes, next.excludes));
     return next;
   }
 
@@ -149,11 +147,14 @@ export class CheckpointService implements Disposable, TurnObserver {
     if (cached) return cached;
     const made = (async () => {
       const real = await realpath(path);
-      if (real !== path && this.folders.has(real)) return this.folders.get(real)!;
+      // One Folder (one queue) per real path, however it was reached.
+      const known = this.byReal.get(real);
+      if (known) return known;
       const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
       this.rows().ensureFolder(id, real);
       const s = this.settings();
       const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes), queue: Promise.resolve(), running: new Map() };
+      this.byReal.set(real, folder);
       return folder;
     })();
     this.folders.set(path, made);
@@ -193,10 +194,7 @@ export class CheckpointService implements Disposable, TurnObserver {
   async idle(): Promise<void> {
     await Promise.all([...this.starting.values()].map((p) => p.catch(() => {})));
     await Promise.all([...this.ending]);
-    for (const f of this.folders.values()) {
-      const folder = await f.catch(() => null);
-      if (folder) await folder.queue;
-    }
+    for (const folder of this.byReal.values()) await folder.queue;
   }
 
   // ───────────── the turn lifecycle ─────────────
@@ -269,7 +267,9 @@ export class CheckpointService implements Disposable, TurnObserver {
       );
     const ready = this.started.get(key);
     this.started.delete(key);
-    const ending = (ready ? finish(ready) : started.then(finish)).then(
+    if (ready) for (const { folder, turnId } of ready) folder.running.delete(turnId);
+    // A microtask: the turn's end is not held up, and it still runs before a next turn's first await.
+    const ending = (ready ? new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => finish(ready)) : started.then(finish)).then(
       () => {},
       (e: unknown) => console.error('checkpoint after a turn failed:', e),
     );
@@ -534,6 +534,7 @@ export class CheckpointService implements Disposable, TurnObserver {
       this.refuseWhileRunning(folder);
       this.rows().deleteFolder(folderId);
       await removeShadow(folder.repo.dir);
+      this.byReal.delete(folder.path);
       for (const [k, v] of this.folders) if ((await v.catch(() => null))?.id === folderId) this.folders.delete(k);
     });
     this.bus.emit('checkpoints.changed', { folderId, sessionId: null, turnId: null });

@@ -120,6 +120,13 @@ export async function symlinkConfined(root: string, relPath: string, linkTarget:
   }
 }
 
+/** Whether something is at relPath (not following symlinks, parents included). */
+export async function existsConfined(root: string, relPath: string): Promise<boolean> {
+  const parent = await confinedParent(root, relPath, false);
+  if (!parent) return false;
+  return (await lstat(join(parent.dir, parent.name)).catch(() => null)) !== null;
+}
+
 /** Removes a file or symlink (never what a symlink points to); absent is fine. */
 export async function removeConfined(root: string, relPath: string): Promise<void> {
   const parent = await confinedParent(root, relPath, false);

@@ -1,6 +1,6 @@
 import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import { isBinary } from './changes';
-import { ConfinedPathError, removeConfined, symlinkConfined, writeFileConfined } from './disk';
+import { ConfinedPathError, existsConfined, removeConfined, symlinkConfined, writeFileConfined } from './disk';
 import type { ShadowRepo, TreeEntry } from './shadow-repo';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */
@@ -36,6 +36,20 @@ export async function planRestore(repo: ShadowRepo, items: readonly RestoreItem[
       continue;
     }
     if (same(cur, base)) {
+      // Not in the snapshot yet on disk: ignored or excluded now (or appeared since); never overwritten.
+      if (cur === null && target !== null) {
+        let present: boolean;
+        try {
+          present = await existsConfined(repo.folder, path);
+        } catch (e) {
+          plans.push({ path, refused: e instanceof Error ? e.message : String(e) });
+          continue;
+        }
+        if (present) {
+          plans.push({ path, refused: 'exists but is not captured (ignored or excluded); left as it is' });
+          continue;
+        }
+      }
       plans.push({ path, action: target ? 'written' : 'removed', entry: target });
       continue;
     }

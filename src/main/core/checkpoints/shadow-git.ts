@@ -69,6 +69,7 @@ export class ShadowGit {
       GIT_ATTR_NOSYSTEM: '1',
       GIT_TERMINAL_PROMPT: '0',
       GIT_OPTIONAL_LOCKS: '0',
+      GIT_LITERAL_PATHSPECS: '1',
       GIT_AUTHOR_NAME: 'Switchboard',
       GIT_AUTHOR_EMAIL: 'checkpoints@switchboard.invalid',
       GIT_COMMITTER_NAME: 'Switchboard',

@@ -36,6 +36,8 @@ export class ShadowRepo {
   private large = new Map<string, LargeFile>();
   private excludes: string[] = [];
   private ready: Promise<void> | null = null;
+  /** The tree the last snapshot of this process wrote (the shadow index is only changed here). */
+  private lastTree: string | null = null;
 
   constructor(
     readonly dir: string,
@@ -47,10 +49,23 @@ export class ShadowRepo {
     this.excludes = [...excludes];
   }
 
-  configure(maxFileBytes: number, excludes: readonly string[]): Promise<void> {
+  async configure(maxFileBytes: number, excludes: readonly string[]): Promise<void> {
     this.maxFileBytes = maxFileBytes;
     this.excludes = [...excludes];
-    return this.ready ? this.writeExclude() : Promise.resolve();
+    if (!this.ready) return;
+    await this.writeExclude();
+    await this.dropIgnored();
+  }
+
+  /**
+   * Files captured before an exclude pattern or a .gitignore line covered them stay in the index (git
+   * only ignores untracked files): drop them. Run at start and when the excludes change, not per snapshot.
+   */
+  private async dropIgnored(): Promise<void> {
+    const out = (await this.git.run(['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'])).stdout.toString('utf8');
+    if (out === '') return;
+    await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], { input: out });
+    this.lastTree = null;
   }
 
   private init(): Promise<void> {
@@ -72,6 +87,7 @@ export class ShadowRepo {
         this.large = new Map();
       }
       await this.writeExclude();
+      if (existsSync(join(this.dir, 'index'))) await this.dropIgnored();
     })();
     return this.ready;
   }
@@ -103,7 +119,9 @@ export class ShadowRepo {
     const add = await this.git.run(['add', '-A', '-v', '--ignore-errors'], { okCodes: [1] });
     if (add.code !== 0 && /^fatal:/m.test(add.stderr)) throw new Error(`git add failed: ${add.stderr.trim()}`);
     const added: string[] = [];
+    let changed = false;
     for (const line of add.stdout.toString('utf8').split('\n')) {
+      if (line !== '') changed = true;
       if (line.startsWith("add '") && line.endsWith("'")) added.push(line.slice(5, -1));
     }
     const tooLarge: LargeFile[] = [];
@@ -120,7 +138,9 @@ export class ShadowRepo {
       // `add` stored their content; no checkpoint refers to it, so it goes now rather than at the next gc.
       await this.git.run(['prune', '--expire=now']);
     }
-    const tree = (await this.git.text(['write-tree'])).trim();
+    // Nothing added or removed: the index, so the tree, is what the last snapshot wrote.
+    const tree = !changed && this.lastTree ? this.lastTree : (await this.git.text(['write-tree'])).trim();
+    this.lastTree = tree;
     return { tree, large: [...this.large.values()] };
   }
 
