@@ -226,6 +226,10 @@ describe("the user's own git repository", () => {
     writeFileSync(join(w, 'a.txt'), 'staged\n');
     git(w, 'add', 'a.txt');
     writeFileSync(join(w, 'b.txt'), 'unstaged\n');
+    const marker = join(rig.root, 'hook-ran');
+    for (const hook of ['pre-commit', 'post-commit', 'post-index-change', 'reference-transaction', 'post-checkout']) {
+      writeFileSync(join(w, '.git/hooks', hook), `#!/bin/sh\necho ${hook} >> '${marker}'\n`, { mode: 0o755 });
+    }
     const state = () => ({
       status: execFileSync('git', ['status', '--porcelain=v2', '--untracked-files=all'], { cwd: w, encoding: 'utf8', env: { ...gitEnv, GIT_OPTIONAL_LOCKS: '0' } }),
       index: readFileSync(join(w, '.git/index')).toString('base64'),
@@ -241,6 +245,7 @@ describe("the user's own git repository", () => {
     await rig.svc.undoRestore(r.restoreId!);
     await rig.svc.rewind(turn.id);
     expect(state()).toEqual(before);
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
