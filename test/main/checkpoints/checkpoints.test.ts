@@ -51,6 +51,25 @@ describe('checkpoints of a folder that is not a git repository', () => {
     expect(diff.hunks).toHaveLength(2);
   });
 
+  it("keeps a turn's changes readable after its folder is gone from disk", async () => {
+    rig = makeRig();
+    writeFileSync(join(rig.work, 'a.txt'), 'a\n');
+    await rig.turn(() => writeFileSync(join(rig.work, 'a.txt'), 'b\n'));
+    await rig.svc.dispose();
+    rig.store.dispose();
+    renameSync(rig.work, `${rig.work}-moved`);
+    // A fresh start of the app (nothing cached), as when a past session is opened from history.
+    const { StoreService } = await import('../../../src/main/core/store/store-service');
+    const { CheckpointService } = await import('../../../src/main/core/checkpoints/checkpoint-service');
+    const { EventBus } = await import('../../../src/main/core/base/event-bus');
+    rig.store = new StoreService(rig.dataDir);
+    rig.svc = new CheckpointService(rig.store, new EventBus(), rig.dataDir, { autoPrune: false });
+    const turn = await lastTurn();
+    expect(turn.error).toBeNull();
+    expect(turn.changes!.files).toMatchObject([{ path: 'a.txt', status: 'modified' }]);
+    expect((await rig.svc.fileDiff(turn.changes!.from, turn.changes!.to, 'a.txt')).newText).toBe('b\n');
+  });
+
   it('reverts a hunk, a file and a whole turn, rewinds, and undoes each of them', async () => {
     rig = makeRig();
     const w = rig.work;

@@ -24,7 +24,7 @@ export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number } = {
   mkdirSync(work, { recursive: true });
   const store = new StoreService(dataDir);
   const svc = new CheckpointService(store, new EventBus(), dataDir, { autoPrune: false, ...options });
-  return {
+  const rig: Rig = {
     root,
     dataDir,
     work,
@@ -32,16 +32,17 @@ export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number } = {
     svc,
     async turn(body, sessionId = 's1') {
       const t = { sessionId, promptId: randomUUID(), roots: [work] };
-      await svc.turnStarting(t);
+      await rig.svc.turnStarting(t);
       await body();
-      svc.turnEnded(t);
-      await svc.idle();
+      rig.svc.turnEnded(t);
+      await rig.svc.idle();
       return t.promptId;
     },
     async dispose() {
-      await svc.dispose();
-      store.dispose();
+      await rig.svc.dispose();
+      rig.store.dispose();
       rmSync(root, { recursive: true, force: true });
     },
   };
+  return rig;
 }

@@ -67,6 +67,10 @@ export class CheckpointRows {
     return this.db.prepare('SELECT id, path FROM checkpoint_folders WHERE id = ?').get(id) as { id: string; path: string } | undefined;
   }
 
+  folderByPath(path: string): { id: string; path: string } | undefined {
+    return this.db.prepare('SELECT id, path FROM checkpoint_folders WHERE path = ?').get(path) as { id: string; path: string } | undefined;
+  }
+
   deleteFolder(id: string): void {
     this.db.prepare('DELETE FROM checkpoint_turns WHERE folder_id = ?').run(id);
     this.db.prepare('DELETE FROM checkpoint_restores WHERE folder_id = ?').run(id);

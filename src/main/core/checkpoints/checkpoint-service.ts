@@ -146,7 +146,11 @@ export class CheckpointService implements Disposable, TurnObserver {
     const cached = this.folders.get(path);
     if (cached) return cached;
     const made = (async () => {
-      const real = await realpath(path);
+      // A folder gone from disk keeps its recorded checkpoints readable (history of past sessions).
+      const real = await realpath(path).catch((e: unknown) => {
+        if (this.rows().folderByPath(path)) return path;
+        throw e;
+      });
       // One Folder (one queue) per real path, however it was reached.
       const known = this.byReal.get(real);
       if (known) return known;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class ShadowGitError extends Error {
@@ -80,7 +81,9 @@ export class ShadowGit {
 
   /** Runs git; rejects on a non-zero exit unless `okCodes` lists it. */
   async run(args: string[], options: { input?: Buffer | string; okCodes?: number[] } = {}): Promise<GitOutput> {
-    const out = await runGit([...this.flags, ...args], { cwd: this.workTree, env: this.env, input: options.input });
+    // Reading a folder's checkpoints still works once the folder is gone.
+    const cwd = existsSync(this.workTree) ? this.workTree : this.gitDir;
+    const out = await runGit([...this.flags, ...args], { cwd, env: this.env, input: options.input });
     if (out.code !== 0 && !(options.okCodes ?? []).includes(out.code)) {
       throw new ShadowGitError(`git ${args[0]} failed: ${out.stderr.trim().split('\n').slice(-3).join(' ') || `exit ${out.code}`}`, out.code, out.stderr);
     }
