@@ -8,6 +8,7 @@ import { PtyHost } from './core/terminals/pty-host';
 import { StoreService } from './core/store/store-service';
 import { BackupService } from './core/store/backup';
 import { CompareService } from './core/compare/compare-service';
+import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
 import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
@@ -41,6 +42,8 @@ export class AppCore implements Disposable {
   readonly backups: BackupService;
   /** The ACP Registry: installed agents become rows of the agents table. */
   readonly registry: RegistryService;
+  /** Snapshots of session folders before and after every turn. */
+  readonly checkpoints: CheckpointService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -50,9 +53,12 @@ export class AppCore implements Disposable {
     this.ptys = this.disposables.add(new PtyHost());
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
+    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir));
+    this.checkpoints.register(this.router);
     // One MessageLog for the store; the history index is attached to it when it is first used.
     this.own(registerAcpService(this, {
         onMessageLog: (log) => this.history.attach(log),
+        turnObserver: this.checkpoints,
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
       }));
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));

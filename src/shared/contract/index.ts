@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { agentEvents, agentRequests } from './agents';
 import { appEvents, appRequests } from './app';
+import { checkpointEvents, checkpointRequests } from './checkpoints';
 import { compareEvents, compareRequests } from './compare';
 import { historyEvents, historyRequests } from './history';
 import type { EventDef, RequestDef, Result } from './define';
@@ -21,6 +22,7 @@ export * from './limits';
 export const requests = {
   ...agentRequests,
   ...appRequests,
+  ...checkpointRequests,
   ...compareRequests,
   ...historyRequests,
   ...permissionRequests,
@@ -34,6 +36,7 @@ export const requests = {
 export const events = {
   ...agentEvents,
   ...appEvents,
+  ...checkpointEvents,
   ...compareEvents,
   ...historyEvents,
   ...registryEvents,

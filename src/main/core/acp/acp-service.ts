@@ -24,6 +24,7 @@ import { FileWrites, MAX_TEXT_FILE_BYTES } from './session/fs-access';
 import { DEFAULT_ACP_OPTIONS, type AcpOptions } from './options';
 import type { RuntimeDeps } from './agent-runtime';
 import { LiveSession, type SessionHost } from './session/live-session';
+import type { TurnObserver } from './turn-observer';
 import { hasStoredConversation, registerRestoreHandlers, reopenModeOf } from './session/restore';
 import { PermissionRules } from './session/permission-rules';
 import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from '../agents/secret-store';
@@ -54,6 +55,8 @@ export interface AcpServiceOptions extends Partial<AcpOptions> {
   onMessageLog?: (log: MessageLog) => Disposable | void;
   /** The environment agents and terminals start from. Default: the login shell's. */
   loginEnv?: () => Promise<Record<string, string>>;
+  /** Told when each prompt turn starts and ends (checkpoints). */
+  turnObserver?: TurnObserver;
 }
 
 /** Largest file sessions.readFile returns. */
@@ -82,6 +85,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   readonly dataDir: string;
   readonly terminals: AgentTerminals;
   readonly secrets: SecretStore;
+  readonly turnObserver: TurnObserver | undefined;
   private readonly store: AcpStore;
   private readonly settings: SettingsReader;
   private readonly runtimes = new Map<string, AgentRuntime>();
@@ -106,6 +110,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       stopGraceMs: options.stopGraceMs ?? DEFAULT_ACP_OPTIONS.stopGraceMs,
     };
     this.externalLog = options.messageLog;
+    this.turnObserver = options.turnObserver;
     this.onMessageLog = options.onMessageLog;
     this.loginEnvFn = options.loginEnv ?? (() => loginShellEnv());
     this.terminals = new AgentTerminals(deps.ptys, deps.bus);

@@ -33,6 +33,7 @@ import type { WarningKind } from '../connection/warnings';
 import type { FileWrites } from './fs-access';
 import type { PermissionRules } from './permission-rules';
 import type { SessionRows } from './session-rows';
+import type { TurnObserver } from '../turn-observer';
 import { mcpServersFor } from './mcp-servers';
 import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
@@ -54,6 +55,8 @@ export interface SessionHost {
   loginEnv(): Promise<Record<string, string>>;
   forgetSession(id: string): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+  /** Told when each prompt turn starts and ends (checkpoints). */
+  readonly turnObserver?: TurnObserver | undefined;
 }
 
 interface PendingPermission {
@@ -294,6 +297,9 @@ export class LiveSession {
     }
     this.emit([{ event: { type: 'prompt', promptId: item.id, content }, seq: null }]);
     try {
+      await this.host.turnObserver?.turnStarting(this.turnInfo(item.id));
+      // Cancelled while the "before" checkpoint was taken: the prompt never reaches the agent.
+      if (this.turn?.promptId === item.id && this.turn.cancelled) return this.finishTurn(item.id, 'cancelled', null);
       const res = await this.runtime.request<PromptResponse>('session/prompt', { sessionId: this.acpSessionId, prompt: content });
       const stop = typeof res?.stopReason === 'string' ? res.stopReason : null;
       this.finishTurn(item.id, stop, stop === null ? { code: 'invalid_response', message: 'the agent ended the turn without a stop reason' } : null);
@@ -318,12 +324,17 @@ export class LiveSession {
   private finishTurn(promptId: string, stopReason: PromptResponse['stopReason'] | null, error: TurnError | null): void {
     if (this.turn?.promptId !== promptId) return;
     this.turn = null;
+    this.host.turnObserver?.turnEnded(this.turnInfo(promptId));
     // Left-over permission requests of the turn can no longer be answered usefully.
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
     this.emit([{ event: { type: 'turn_end', promptId, stopReason, error }, seq: null }]);
     this.db(() => this.host.rows().touch(this.id));
     if (!this.gone && (this.status === 'working' || this.status === 'awaiting_permission')) this.setStatus('idle');
     this.drain();
+  }
+
+  private turnInfo(promptId: string) {
+    return { sessionId: this.id, promptId, roots: [this.cwd, ...this.additionalDirectories] };
   }
 
   cancel(clearQueue: boolean): void {
