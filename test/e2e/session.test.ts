@@ -494,7 +494,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await tab.getByTestId('user-message').last().locator('img').waitFor();
   });
 
-  it('files the agent wrote: listed, the change shown, reverted', async () => {
+  it('files the agent changed: shown under the turn and in the Files panel, reverted, the revert undone', async () => {
     const { page } = await open();
     const tab = await startSession(page);
     const target = join(work, 'notes.txt');
@@ -502,14 +502,17 @@ describe('session tab', { timeout: 90_000 }, () => {
     await sendPrompt(tab, `write ${target} rewritten by the agent`);
     await agentMessages(tab).filter({ hasText: '"ok":true' }).waitFor();
     expect(readFileSync(target, 'utf8')).toBe('rewritten by the agent');
+    // The turn's checkpoints: its changes under the turn.
+    await tab.getByTestId('turn-changes-open').filter({ hasText: '1 modified' }).waitFor();
     await tab.getByTestId('files-button').filter({ hasText: 'Files changed (1)' }).click();
     const panel = tab.getByTestId('files-panel');
-    const item = panel.getByTestId('file-write').filter({ hasText: 'notes.txt' });
-    await item.getByRole('button', { name: 'notes.txt' }).click();
-    await item.locator('[data-testid=monaco-diff][data-ready=true] .view-lines', { hasText: 'rewritten by the agent' }).first().waitFor();
-    await item.getByTestId('revert-write').click();
-    await item.getByText('reverted').waitFor();
+    await panel.getByTestId('change-file').filter({ hasText: 'notes.txt' }).waitFor();
+    await panel.locator('[data-testid=monaco-diff][data-ready=true] .view-lines', { hasText: 'rewritten by the agent' }).first().waitFor();
+    await panel.getByTestId('revert-file').click();
+    await panel.getByTestId('restore-report').filter({ hasText: 'notes.txt' }).waitFor();
     expect(readFileSync(target, 'utf8')).toBe('original text\n');
+    await panel.getByTestId('undo-restore').click();
+    await expect.poll(() => readFileSync(target, 'utf8')).toBe('rewritten by the agent');
   });
 
   it('/ opens the agent’s commands; warnings about bad agent output are shown without stopping the session', async () => {

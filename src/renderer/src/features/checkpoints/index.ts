@@ -1,0 +1,13 @@
+import { registerTabKind } from '../../app/contributions';
+import { ReviewTab, reviewProps } from './ReviewTab';
+import './checkpoints.css';
+
+registerTabKind('changes', {
+  view: ReviewTab,
+  icon: '±',
+  persist: (tab) => reviewProps(tab.props),
+});
+
+export { openReview } from './open';
+export { TurnChanges } from './TurnChanges';
+export { byPrompt, useTurnCheckpoints } from './store';
