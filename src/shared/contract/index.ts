@@ -3,9 +3,11 @@ import { agentEvents, agentRequests } from './agents';
 import { appEvents, appRequests } from './app';
 import { compareEvents, compareRequests } from './compare';
 import { historyEvents, historyRequests } from './history';
+import { mcpRequests } from './mcp';
 import type { EventDef, RequestDef, Result } from './define';
 import { permissionRequests } from './permissions';
 import { registryEvents, registryRequests } from './registry';
+import { sessionConfigRequests } from './session-config';
 import { sessionEvents, sessionRequests } from './sessions';
 import { settingsRequests } from './settings';
 import { supervisorEvents, supervisorRequests } from './supervisor';
@@ -22,8 +24,10 @@ export const requests = {
   ...appRequests,
   ...compareRequests,
   ...historyRequests,
+  ...mcpRequests,
   ...permissionRequests,
   ...registryRequests,
+  ...sessionConfigRequests,
   ...sessionRequests,
   ...settingsRequests,
   ...supervisorRequests,
