@@ -9,6 +9,7 @@ import { BackupService } from './core/store/backup';
 import { CompareService } from './core/compare/compare-service';
 import { HistoryService } from './core/history/history-service';
 import { RegistryService } from './core/registry/service';
+import { McpService } from './core/mcp/mcp-service';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -45,10 +46,17 @@ export class AppCore implements Disposable {
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
     // One MessageLog for the store; the history index is attached to it when it is first used.
-    this.own(registerAcpService(this, {
+    const acp = this.own(registerAcpService(this, {
         onMessageLog: (log) => this.history.attach(log),
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
       }));
+    new McpService({
+      router: this.router,
+      settings: { get: (key) => this.store.getSetting(key), set: (key, value) => this.store.setSetting(key, value) },
+      secrets: acp.secrets,
+      agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities })),
+      loginEnv: () => acp.loginEnv(),
+    }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
     this.history.start();
