@@ -7,3 +7,4 @@ import './history';
 import './compare';
 import './registry';
 import './overview';
+import './mcp';

@@ -1,3 +1,4 @@
+import { X } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import type { FileWriteInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
@@ -49,7 +50,7 @@ export function FilesPanel({ sessionId, cwd, writes, onChanged, onClose }: { ses
       <div className="files-head">
         <strong>Files written in this session</strong>
         <button className="icon" aria-label="Close files" onClick={onClose}>
-          ×
+          <X size={14} />
         </button>
       </div>
       {ordered.length === 0 && <p className="muted">The agent has not written any file through Switchboard yet.</p>}

@@ -1,3 +1,4 @@
+import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FileWriteInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
@@ -277,7 +278,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
       {sessionWarnings.length > 0 && (
         <div className="warnings" data-testid="session-warnings">
           <button className="link-button" onClick={() => setWarningsOpen(!warningsOpen)} aria-expanded={warningsOpen}>
-            ⚠ {sessionWarnings.length} warning{sessionWarnings.length === 1 ? '' : 's'} from the agent
+            <TriangleAlert size={13} /> {sessionWarnings.length} warning{sessionWarnings.length === 1 ? '' : 's'} from the agent
           </button>
           <button className="link-button" onClick={() => controller.dismissWarnings()}>
             Dismiss
