@@ -105,6 +105,14 @@ export function McpServersSection() {
     return true;
   };
 
+  /** A quick change (enabled, agents): shown at once, then stored; a refusal reloads what is stored. */
+  const patch = (s: McpServerView, change: Partial<Pick<Draft, 'enabled' | 'agents'>>) => {
+    setServers((list) => list.map((x) => (x.id === s.id ? { ...x, ...change } : x)));
+    void save(s.id, asInput(s, change)).then((saved) => {
+      if (!saved) void reload();
+    });
+  };
+
   const remove = async (s: McpServerView) => {
     if (!window.confirm(`Remove the MCP server "${s.name}"?`)) return;
     const r = await api.call('mcp.remove', { id: s.id });
@@ -137,7 +145,7 @@ export function McpServersSection() {
             <li key={s.id} className="mcp-row" data-testid="mcp-server-row" data-name={s.name}>
               <div className="mcp-line">
                 <label className="mcp-enabled" title={s.enabled ? 'Enabled' : 'Disabled'}>
-                  <input type="checkbox" checked={s.enabled} data-testid="mcp-enabled" onChange={(e) => void save(s.id, asInput(s, { enabled: e.target.checked }))} />
+                  <input type="checkbox" checked={s.enabled} data-testid="mcp-enabled" onChange={(e) => patch(s, { enabled: e.target.checked })} />
                 </label>
                 <strong className="mcp-name">{s.name}</strong>
                 <span className="tag">{s.type}</span>
@@ -173,7 +181,7 @@ export function McpServersSection() {
                   )}
                 </div>
               )}
-              <AgentChoice server={s} agents={agents} onChange={(choice) => void save(s.id, asInput(s, { agents: choice }))} />
+              <AgentChoice server={s} agents={agents} onChange={(choice) => patch(s, { agents: choice })} />
               {skipped.length > 0 && (
                 <ul className="mcp-skipped small" data-testid="mcp-skipped">
                   {skipped.map(({ a, why }) => (
