@@ -78,6 +78,7 @@ export class AppCore implements Disposable {
       dataDir: options.dataDir,
       homeDir: homedir(),
       store: store.status,
+      versions: { node: process.versions.node, electron: process.versions.electron ?? null, chrome: process.versions.chrome ?? null },
     }));
     router.handle('app.resetStore', () => {
       if (store.status.ok) throw new Error('the store is healthy; nothing to reset');

@@ -8,3 +8,4 @@ import './compare';
 import './registry';
 import './overview';
 import './mcp';
+import './about';
