@@ -57,8 +57,13 @@ describe('importing MCP configurations', () => {
     // The same file again: the entries would replace the ones of the same name.
     const again = await t.call('mcp.importPreview', { path: join(fixtureFolder, '.mcp.json') });
     expect(again.entries.map((e) => e.action)).toEqual(['replace', 'replace', 'new', 'invalid']);
+    // Replacing keeps the user's choices (enabled, agents) and the id.
+    const before = applied.servers.find((s) => s.name === 'fixture')!;
+    await t.call('mcp.update', { id: before.id, server: { type: 'stdio', name: 'fixture', command: 'old', enabled: false, agents: ['some-agent'] } });
     await t.call('mcp.importApply', { path: fixtureFolder, names: ['fixture'] });
-    expect((await t.call('mcp.list', {})).servers.map((s) => s.name)).toEqual(['fixture', 'docs']);
+    const after = (await t.call('mcp.list', {})).servers;
+    expect(after.map((s) => s.name)).toEqual(['fixture', 'docs']);
+    expect(after[0]).toMatchObject({ id: before.id, command: 'node', enabled: false, agents: ['some-agent'] });
   });
 
   it("reads desktop tools' shapes (url without type, serverUrl, VS Code's servers) and refuses what is not a config", async () => {

@@ -116,10 +116,10 @@ export class McpServers {
     return this.view(stored);
   }
 
-  /** Adds the server, or replaces the one of the same name (import). */
+  /** Adds the server, or replaces the one of the same name (import), keeping whether it is enabled and for whom. */
   upsertByName(input: McpServerInputParsed): McpServerView {
     const existing = this.read().entries.find((e) => e.name === input.name);
-    return existing ? this.update(existing.id, input) : this.add(input);
+    return existing ? this.update(existing.id, { ...input, enabled: existing.enabled, agents: existing.agents }) : this.add(input);
   }
 
   remove(id: string): void {
@@ -137,7 +137,8 @@ export class McpServers {
     const scope = scopeOf(id);
     const pairs = input.type === 'stdio' ? input.env : input.headers;
     const secretName = input.type === 'stdio' ? envSecret : headerSecret;
-    const plain: Record<string, string> = {};
+    // No prototype: a variable named __proto__ is a variable like any other.
+    const plain = Object.create(null) as Record<string, string>;
     const secret: string[] = [];
     const keep = new Set<string>();
     for (const p of pairs) {
