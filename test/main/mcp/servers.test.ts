@@ -80,7 +80,7 @@ describe('MCP servers', () => {
   it('gives each agent the servers chosen for it; http only to an agent that advertises it; records the effective config', async () => {
     const plain = await t.addAgent({ SCENARIO_CAPS: 'additionalDirectories' }, 'Plain');
     const capable = await t.addAgent({ SCENARIO_CAPS: 'mcpHttp', SCENARIO_SECRET_ENV: 'x' }, 'Capable');
-    await t.call('mcp.add', { server: { type: 'stdio', name: 'everyone', command: '/bin/mcp-a', env: [{ name: 'TOKEN', value: 't1', secret: true }] } });
+    await t.call('mcp.add', { server: { type: 'stdio', name: 'everyone', command: '/bin/mcp-a', env: [{ name: 'TOKEN', value: 'tok-everyone-secret', secret: true }] } });
     await t.call('mcp.add', { server: { type: 'stdio', name: 'only-capable', command: '/bin/mcp-b', agents: [capable] } });
     await t.call('mcp.add', { server: { type: 'stdio', name: 'off', command: '/bin/mcp-c', enabled: false } });
     await t.call('mcp.add', { server: { type: 'http', name: 'web', url: 'https://mcp.example.com/', headers: [{ name: 'Authorization', value: 'Bearer x', secret: true }] } });
@@ -98,7 +98,7 @@ describe('MCP servers', () => {
       { kind: 'mcpServer', name: 'off', reason: 'disabled' },
       { kind: 'mcpServer', name: 'web', reason: 'the agent does not support MCP over http' },
     ]);
-    expect(JSON.stringify(c1)).not.toContain('t1');
+    expect(JSON.stringify(c1)).not.toContain('tok-everyone-secret');
     expect(t.rec.of('session.warning').map((w) => w.message)).toContain('web: the agent does not support MCP over http');
 
     const s2 = await t.call('sessions.create', { agentId: capable, cwd: t.work, additionalDirectories: [extra] });
@@ -117,6 +117,18 @@ describe('MCP servers', () => {
     expect(agents.find((a) => a.id === capable)?.transports).toEqual({ http: true, sse: false });
     expect(agents.find((a) => a.id === plain)?.transports).toEqual({ http: false, sse: false });
     expect((await t.callError('sessions.effectiveConfig', { sessionId: 'nope' })).code).toBe('not_found');
+  });
+
+  it('records the config again when a session is resumed after a restart, with what changed meanwhile', async () => {
+    const agentId = await t.addAgent({ SCENARIO_CAPS: 'resume' });
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    expect((await t.call('sessions.effectiveConfig', { sessionId: s.id })).config).toMatchObject({ method: 'session/new', mcpServers: [] });
+    await t.call('mcp.add', { server: { type: 'stdio', name: 'later', command: '/bin/mcp-later' } });
+    const restarted = await t.call('agents.restart', { agentId });
+    expect(restarted.resumedSessions).toEqual([s.id]);
+    const config = (await t.call('sessions.effectiveConfig', { sessionId: s.id })).config!;
+    expect(config.method).toBe('session/resume');
+    expect(config.mcpServers.map((m) => m.name)).toEqual(['later']);
   });
 
   it('keeps stored entries written before ids (the old setting shape) and entries it cannot read', async () => {
