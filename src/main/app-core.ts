@@ -52,6 +52,7 @@ export class AppCore implements Disposable {
       }));
     new McpService({
       router: this.router,
+      bus: this.bus,
       settings: { get: (key) => this.store.getSetting(key), set: (key, value) => this.store.setSetting(key, value) },
       secrets: acp.secrets,
       agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities })),

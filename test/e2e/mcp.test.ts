@@ -136,6 +136,8 @@ describe('MCP servers', { timeout: 120_000 }, () => {
   it("imports from a project's .mcp.json after a preview, only the entries kept ticked", async () => {
     const { page } = await suite.open({ empty: true });
     const section = await openMcpTab(page);
+    // A second window on the same server sees the import without reloading.
+    const other = await openMcpTab((await suite.open({ empty: true })).page);
     const before = await section.getByTestId('mcp-server-row').count();
     await section.getByTestId('mcp-import-path').fill(fileURLToPath(new URL('../fixtures/mcp-config', import.meta.url)));
     await section.getByTestId('mcp-import-preview').click();
@@ -156,5 +158,6 @@ describe('MCP servers', { timeout: 120_000 }, () => {
     await serverRow(section, 'fixture').waitFor();
     await serverRow(section, 'docs').waitFor();
     expect(await serverRow(section, 'stream').count()).toBe(0);
+    await serverRow(other, 'docs').waitFor();
   });
 });

@@ -3,7 +3,7 @@ import { agentEvents, agentRequests } from './agents';
 import { appEvents, appRequests } from './app';
 import { compareEvents, compareRequests } from './compare';
 import { historyEvents, historyRequests } from './history';
-import { mcpRequests } from './mcp';
+import { mcpEvents, mcpRequests } from './mcp';
 import type { EventDef, RequestDef, Result } from './define';
 import { permissionRequests } from './permissions';
 import { registryEvents, registryRequests } from './registry';
@@ -39,6 +39,7 @@ export const events = {
   ...appEvents,
   ...compareEvents,
   ...historyEvents,
+  ...mcpEvents,
   ...registryEvents,
   ...sessionEvents,
   ...supervisorEvents,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { absolutePathSchema, request } from './define';
+import { absolutePathSchema, event, request } from './define';
 
 /**
  * MCP servers the user offers to agents at session/new. The main process keeps them in the `mcp.servers`
@@ -159,4 +159,9 @@ export const mcpRequests = {
     z.object({ path: absolutePathSchema, names: z.array(z.string().min(1).max(200)).min(1).max(500) }).strict(),
     z.object({ imported: z.array(z.string()), servers: z.array(mcpServerViewSchema) }),
   ),
+} as const;
+
+export const mcpEvents = {
+  /** The stored servers changed (any window, or an import): views reload them. */
+  'mcp.changed': event(z.object({})),
 } as const;

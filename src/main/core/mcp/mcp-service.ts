@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { AgentCapabilities } from '@agentclientprotocol/sdk';
 import type { McpImportPreview } from '../../../shared/contract/mcp';
+import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
 import type { SecretStore } from '../agents/secret-store';
 import { checkMcpServer, DEFAULT_CHECK_TIMEOUT_MS } from './check';
@@ -10,6 +11,7 @@ import { McpServers, type SettingsPort } from './mcp-servers';
 /** What the MCP service needs from the rest of the app. */
 export interface McpServiceDeps {
   router: Router;
+  bus: EventBus;
   settings: SettingsPort;
   secrets: SecretStore;
   /** The agents, with what they advertised when last started (null: not started in this run). */
@@ -29,11 +31,11 @@ export class McpService {
 
   register(router: Router = this.deps.router): void {
     router.handle('mcp.list', () => ({ servers: this.servers.list(), agents: this.agentViews() }));
-    router.handle('mcp.add', ({ server }) => ({ server: this.servers.add(server) }));
-    router.handle('mcp.update', ({ id, server }) => ({ server: this.servers.update(id, server) }));
+    router.handle('mcp.add', ({ server }) => this.changed({ server: this.servers.add(server) }));
+    router.handle('mcp.update', ({ id, server }) => this.changed({ server: this.servers.update(id, server) }));
     router.handle('mcp.remove', ({ id }) => {
       this.servers.remove(id);
-      return {};
+      return this.changed({});
     });
     router.handle('mcp.check', async ({ id }) =>
       checkMcpServer(this.servers.config(id), { timeoutMs: this.deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, baseEnv: await this.deps.loginEnv() }),
@@ -49,8 +51,13 @@ export class McpService {
         this.servers.upsertByName(entry.input);
         imported.push(name);
       }
-      return { imported, servers: this.servers.list() };
+      return this.changed({ imported, servers: this.servers.list() });
     });
+  }
+
+  private changed<T>(result: T): T {
+    this.deps.bus.emit('mcp.changed', {});
+    return result;
   }
 
   private agentViews() {

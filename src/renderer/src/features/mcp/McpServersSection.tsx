@@ -1,8 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { CircleCheck, CircleX, FileInput, LoaderCircle, Pencil, Plus, Trash2, X } from 'lucide-react';
 import type { McpAgentView, McpCheckResult, McpImportPreview, McpPairInput, McpServerInput, McpServerView } from '@shared/contract/mcp';
-import { useApi } from '../../app/api-context';
-import { useEvent } from '../../app/api-context';
+import { useApi, useEvent } from '../../app/api-context';
 
 type Kind = 'stdio' | 'http' | 'sse';
 
@@ -93,6 +92,8 @@ export function McpServersSection() {
   useEffect(() => void reload(), [reload]);
   // Agents start and stop: what they support becomes known.
   useEvent('agent.status', () => void reload(), [reload]);
+  // Another window (or this one) changed the servers.
+  useEvent('mcp.changed', () => void reload(), [reload]);
 
   const save = async (id: string | null, input: McpServerInput): Promise<boolean> => {
     const r = id === null ? await api.call('mcp.add', { server: input }) : await api.call('mcp.update', { id, server: input });
