@@ -42,7 +42,8 @@ describe('packaging configuration', () => {
     expect(config.win?.target).toEqual(['nsis']);
     for (const icon of [config.linux?.icon, config.mac?.icon, config.win?.icon]) expect(existsSync(join(repoRoot, String(icon)))).toBe(true);
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(pkg.scripts.dist).toContain('electron-builder');
+    expect(pkg.scripts.dist).toBe('node scripts/dist.mjs');
+    expect(readFileSync(join(repoRoot, 'scripts', 'dist.mjs'), 'utf8')).toContain('electron-builder/cli.js');
   });
 
   it('would refuse an unknown option (the validation has teeth)', async () => {
