@@ -189,11 +189,15 @@ describe('session tab', { timeout: 90_000 }, () => {
     // The javascript: link is not a link.
     expect(await reply.locator('a', { hasText: 'click me' }).count()).toBe(0);
     await reply.getByText('click me').click();
-    // The http(s) link is opened by the core (system browser), not by the page.
+    // Clicking it says why it is not opened.
+    await page.getByTestId('link-refused').getByTestId('link-refused-ok').click();
+    // The http(s) link is opened by the core (system browser) after a confirmation, never by the page.
     const safe = reply.locator('a', { hasText: 'safe link' });
     await expect(safe.getAttribute('href')).resolves.toBe('https://example.com/docs');
     await safe.click();
+    await page.getByTestId('link-confirm').getByTestId('link-confirm-cancel').click();
     await safe.click({ button: 'middle' });
+    await page.getByTestId('link-confirm').getByTestId('link-confirm-cancel').click();
     // A remote image is not fetched: it becomes a link.
     expect(await reply.locator('img').count()).toBe(0);
     await expect(reply.innerText()).resolves.toContain('pic');
@@ -253,6 +257,50 @@ describe('session tab', { timeout: 90_000 }, () => {
     await page.keyboard.press('n');
     await agentMessages(tab).filter({ hasText: 'permission: selected nope' }).waitFor();
     await tab.getByTestId('tool-call').last().locator('[data-testid=tool-status]', { hasText: 'Failed' }).waitFor();
+  });
+
+  it('leads each permission option with what it does; a spoofed name is warned about and an "always" needs confirming', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    const spoofed = JSON.stringify([
+      { optionId: 'spoof', name: 'Reject', kind: 'allow_always' },
+      { optionId: 'nope', name: 'No', kind: 'reject_once' },
+    ]);
+    await sendPrompt(tab, `permission execute ${spoofed}`);
+    const card = tab.getByTestId('permission-card');
+    await card.waitFor();
+    const first = card.getByTestId('permission-option').first();
+    // The app's words first, the agent's quoted name after; the warning is on the card.
+    await expect(first.getByTestId('permission-option-action').innerText()).resolves.toBe('Always allow');
+    await expect(first.getByTestId('permission-option-name').innerText()).resolves.toBe('“Reject”');
+    await expect(first.innerText()).resolves.toMatch(/Always allow[\s\S]*“Reject”/);
+    expect(await first.getAttribute('data-mismatch')).toBe('true');
+    await expect(card.getByTestId('permission-warning').innerText()).resolves.toContain('labelled this option “Reject”, but it would always allow');
+    await expect(card.getByTestId('permission-option').nth(1).getByTestId('permission-option-action').innerText()).resolves.toBe('Reject once');
+
+    // Clicking it (or its key) does not answer: it asks to confirm the rule.
+    await first.click();
+    const confirm = card.getByTestId('permission-confirm');
+    await expect(confirm.innerText()).resolves.toMatch(/always allow every “execute” request of this agent/);
+    await confirm.getByTestId('permission-confirm-back').click();
+    await confirm.waitFor({ state: 'detached' });
+    await card.getByTestId('permission-option').first().focus();
+    await page.keyboard.press('1');
+    await confirm.waitFor();
+    await card.getByTestId('permission-option').nth(1).click();
+    await agentMessages(tab).filter({ hasText: 'permission: selected nope' }).waitFor();
+    await card.waitFor({ state: 'detached' });
+
+    // No rule was stored: the agent asks again; confirming knowingly stores it.
+    await sendPrompt(tab, `permission execute ${spoofed}`);
+    await card.waitFor();
+    await card.getByTestId('permission-option').first().click();
+    await card.getByTestId('permission-confirm-yes').click();
+    await agentMessages(tab).filter({ hasText: 'permission: selected spoof' }).waitFor();
+    const agentRow = page.getByTestId('sidebar-agents').getByTestId('agent-row').filter({ hasText: AGENT });
+    await agentRow.locator('.agent-name').click();
+    await agentRow.getByTestId('permission-rule').filter({ hasText: 'execute' }).filter({ hasText: 'always allow' }).waitFor();
+    await agentRow.getByTestId('permission-rule').filter({ hasText: 'execute' }).getByRole('button', { name: /Forget/ }).click();
   });
 
   it('shows a terminal the agent runs, live in the thread', async () => {

@@ -1,6 +1,6 @@
 // A store with past sessions, written through the app's own modules (message log + history indexer) before
 // the app starts: for the history end-to-end tests and the restore benchmark. Plain Node (no Vite): the
-// migrations are read from src/main/store/migrations, as openDatabase applies them.
+// migrations are read from src/main/core/store/migrations, as openDatabase applies them.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HistoryIndex } from '../../src/main/core/history/history-index';
@@ -31,7 +31,7 @@ export interface SeedAgent {
   env?: Record<string, string>;
 }
 
-const migrationsDir = join(repoRoot, 'src/main/store/migrations');
+const migrationsDir = join(repoRoot, 'src/main/core/store/migrations');
 
 /** Opens (creating) a store file with the app's connection settings and every migration. */
 export function openSeedStore(path: string): Db {

@@ -1,4 +1,4 @@
-import { BrowserWindow, shell, type WebContents } from 'electron';
+import { BrowserWindow, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { APP_ORIGIN } from './protocol';
 
@@ -43,9 +43,6 @@ export function hardenContents(contents: WebContents): void {
   });
   contents.on('will-redirect', (e) => e.preventDefault());
   contents.on('will-attach-webview', (e) => e.preventDefault());
-  // Links (agent output included) never open in the app: http(s) go to the system browser, the rest nowhere.
-  contents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
+  // Nothing opens a window: links go through app.openExternal after the user confirmed them in the app.
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }

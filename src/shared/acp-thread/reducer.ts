@@ -1,19 +1,11 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { Draft } from './draft';
-import { applyChunk, isRecord } from './messages';
-import { applyPlan } from './plan';
-import {
-  applyCommands,
-  applyConfigOptions,
-  applyCurrentMode,
-  applyNotice,
-  applySessionInfo,
-  applySetup,
-  applyUsage,
-} from './session-state';
-import { applyPermission, applyPermissionResolved, applyToolCall } from './tool-calls';
+import { isRecord } from './messages';
+import { applyConfigOptions, applyCurrentMode, applySetup } from './session-state';
+import { applyPermission, applyPermissionResolved } from './tool-calls';
 import { cancelTurn, endTurn, startTurn } from './turns';
 import type { ThreadEvent, ThreadState } from './types';
+import { updateRow } from './updates';
 
 export function createThread(): ThreadState {
   return {
@@ -32,56 +24,11 @@ export function createThread(): ThreadState {
   };
 }
 
-/** The `sessionUpdate` kinds this model understands; anything else is ignored. */
-export const KNOWN_UPDATE_KINDS: ReadonlySet<string> = new Set([
-  'user_message_chunk',
-  'agent_message_chunk',
-  'agent_thought_chunk',
-  'tool_call',
-  'tool_call_update',
-  'plan',
-  'available_commands_update',
-  'current_mode_update',
-  'config_option_update',
-  'session_info_update',
-  'usage_update',
-  'notice',
-  'compaction_update',
-  'compaction_summary_chunk',
-]);
-
 function applyUpdate(d: Draft, update: SessionUpdate): void {
   const u = update as unknown as Record<string, unknown>;
   if (!isRecord(u)) return;
-  switch (u.sessionUpdate) {
-    case 'agent_message_chunk':
-      return applyChunk(d, 'agent_message', u.content, u.messageId);
-    case 'user_message_chunk':
-      return applyChunk(d, 'user_message', u.content, u.messageId);
-    case 'agent_thought_chunk':
-      return applyChunk(d, 'thought', u.content, u.messageId);
-    case 'tool_call':
-    case 'tool_call_update':
-      return applyToolCall(d, u);
-    case 'plan':
-      return applyPlan(d, u.entries);
-    case 'available_commands_update':
-      return applyCommands(d, u.availableCommands);
-    case 'current_mode_update':
-      // The schema's field is currentModeId; the prose docs show modeId.
-      return applyCurrentMode(d, typeof u.currentModeId === 'string' ? u.currentModeId : u.modeId);
-    case 'config_option_update':
-      return applyConfigOptions(d, u.configOptions);
-    case 'session_info_update':
-      return applySessionInfo(d, u);
-    case 'usage_update':
-      return applyUsage(d, u);
-    case 'notice':
-      return applyNotice(d, u);
-    default:
-      // Unknown kinds (and compaction, which this client does not advertise) change nothing.
-      return;
-  }
+  // Unknown kinds change nothing.
+  updateRow(u.sessionUpdate)?.apply?.(d, u);
 }
 
 function apply(d: Draft, e: ThreadEvent): void {

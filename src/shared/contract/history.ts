@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ThreadEntry } from '../acp-thread/types';
 import { storeStatusSchema } from './app';
 import { event, request } from './define';
 
@@ -12,8 +13,11 @@ const agentId = z.string().min(1).max(200);
 const project = z.string().min(1).max(4096);
 const timestamp = z.number().int().min(0);
 
-/** What one transcript entry is. Consecutive chunks of a message form one entry. */
-export const historyEntryKinds = ['prompt', 'user', 'agent', 'thought', 'tool', 'write', 'terminal', 'plan', 'stop'] as const;
+/**
+ * What one transcript entry is. Consecutive chunks of a message form one entry. `entry`: any other thread
+ * entry (a notice, …), kept as the shared thread model (src/shared/acp-thread) folds it.
+ */
+export const historyEntryKinds = ['prompt', 'user', 'agent', 'thought', 'tool', 'write', 'terminal', 'plan', 'stop', 'entry'] as const;
 export const historyEntryKindSchema = z.enum(historyEntryKinds);
 export type HistoryEntryKind = z.infer<typeof historyEntryKindSchema>;
 
@@ -134,6 +138,9 @@ export type ToolCallInfo = z.infer<typeof toolCallInfoSchema>;
 
 export const planEntrySchema = z.object({ content: z.string(), status: z.string(), priority: z.string() });
 
+/** A thread entry as src/shared/acp-thread builds it (already sanitized there: checked here by shape only). */
+const threadEntrySchema = z.custom<ThreadEntry>((v) => typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string');
+
 export const historyEntrySchema = z.object({
   id: z.number().int(),
   seq: z.number().int(),
@@ -151,6 +158,7 @@ export const historyEntrySchema = z.object({
   write: z.object({ path: z.string(), content: z.string(), truncated: z.boolean() }).optional(),
   terminal: toolTerminalSchema.optional(),
   stop: z.object({ stopReason: z.string().nullable(), error: z.object({ code: z.number().nullable(), message: z.string() }).nullable() }).optional(),
+  entry: threadEntrySchema.optional(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

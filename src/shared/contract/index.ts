@@ -9,7 +9,7 @@ import { permissionRequests } from './permissions';
 import { registryEvents, registryRequests } from './registry';
 import { sessionConfigRequests } from './session-config';
 import { sessionEvents, sessionRequests } from './sessions';
-import { settingsRequests } from './settings';
+import { settingsEvents, settingsRequests } from './settings';
 import { supervisorEvents, supervisorRequests } from './supervisor';
 import { terminalEvents, terminalRequests } from './terminals';
 
@@ -42,6 +42,7 @@ export const events = {
   ...mcpEvents,
   ...registryEvents,
   ...sessionEvents,
+  ...settingsEvents,
   ...supervisorEvents,
   ...terminalEvents,
 } as const satisfies Record<string, EventDef>;

@@ -125,7 +125,16 @@ export const sessionRequests = {
   ),
   'sessions.respondPermission': request(
     z.discriminatedUnion('outcome', [
-      z.object({ sessionId: sessionIdSchema, requestId: z.string().min(1).max(100), outcome: z.literal('selected'), optionId: z.string().min(1).max(500) }).strict(),
+      z
+        .object({
+          sessionId: sessionIdSchema,
+          requestId: z.string().min(1).max(100),
+          outcome: z.literal('selected'),
+          optionId: z.string().min(1).max(500),
+          /** The user confirmed an "always" option whose name contradicts its kind (else it is refused, conflict). */
+          confirmMismatch: z.boolean().optional(),
+        })
+        .strict(),
       z.object({ sessionId: sessionIdSchema, requestId: z.string().min(1).max(100), outcome: z.literal('cancelled') }).strict(),
     ]),
     empty,

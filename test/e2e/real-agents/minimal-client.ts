@@ -1,6 +1,6 @@
 // A deliberately small ACP client for the real-agent tests: fs and terminal handlers, permission answers chosen
 // by option kind, and an ordered log of everything the agent did. Switchboard's real client lives in
-// src/main/acp/; this one only proves the fake LLM + real agent harness works end to end.
+// src/main/core/acp/; this one only proves the fake LLM + real agent harness works end to end.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -95,4 +95,35 @@ describe('permission requests', () => {
     const late = await t.callError('sessions.respondPermission', { sessionId: s.id, requestId: req.requestId, outcome: 'cancelled' });
     expect(late.code).toBe('not_found');
   });
+
+  it('stores no rule from an "always" option whose name contradicts its kind unless the user confirms it', async () => {
+    const agentId = await t.addAgent();
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    const spoofed = JSON.stringify([
+      { optionId: 'yes-spoof', name: 'Reject', kind: 'allow_always' },
+      { optionId: 'nope', name: 'No', kind: 'reject_once' },
+    ]);
+    const ask = async () => {
+      const before = t.rec.of('session.permission').length;
+      const { promptId } = await t.call('sessions.prompt', { sessionId: s.id, prompt: [{ type: 'text', text: `permission execute ${spoofed}` }] });
+      return { promptId, req: await t.rec.until(() => t.rec.of('session.permission')[before], 'a spoofed permission request') };
+    };
+    let { promptId, req } = await ask();
+    const err = await t.callError('sessions.respondPermission', { sessionId: s.id, requestId: req.requestId, outcome: 'selected', optionId: 'yes-spoof' });
+    expect(err.code).toBe('conflict');
+    expect(err.message).toMatch(/labelled this option “Reject”, but it would always allow/);
+    // Nothing stored, nothing answered: the request is still pending and can be answered otherwise.
+    expect((await t.call('permissionRules.list', { agentId })).rules).toEqual([]);
+    expect((await t.call('sessions.state', { sessionId: s.id })).permissions.map((x) => x.requestId)).toEqual([req.requestId]);
+    await t.call('sessions.respondPermission', { sessionId: s.id, requestId: req.requestId, outcome: 'selected', optionId: 'nope' });
+    await turnEnd(t, s.id, promptId);
+    expect(agentText(t.rec, s.id)).toContain('permission: selected nope');
+    expect((await t.call('permissionRules.list', { agentId })).rules).toEqual([]);
+
+    // Confirmed knowingly: the rule is stored (the kind decides what it is).
+    ({ promptId, req } = await ask());
+    await t.call('sessions.respondPermission', { sessionId: s.id, requestId: req.requestId, outcome: 'selected', optionId: 'yes-spoof', confirmMismatch: true });
+    await turnEnd(t, s.id, promptId);
+    expect((await t.call('permissionRules.list', { agentId })).rules).toMatchObject([{ toolKind: 'execute', decision: 'allow' }]);
+  });
 });

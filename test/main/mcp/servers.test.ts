@@ -131,14 +131,16 @@ describe('MCP servers', () => {
     expect(config.mcpServers.map((m) => m.name)).toEqual(['later']);
   });
 
-  it('keeps stored entries written before ids (the old setting shape) and entries it cannot read', async () => {
-    await t.call('settings.set', { key: 'mcp.servers', value: [{ type: 'stdio', name: 'legacy', command: '/bin/x', env: { A: '1' } }, { type: 'bogus' }] });
+  it('reads entries written before ids (the old setting shape); every change goes through the settings service', async () => {
+    await t.call('settings.set', { key: 'mcp.servers', value: [{ type: 'stdio', name: 'legacy', command: '/bin/x', env: { A: '1' } }] });
     const { servers } = await t.call('mcp.list', {});
     expect(servers).toEqual([{ id: 'legacy', type: 'stdio', name: 'legacy', command: '/bin/x', args: [], env: [{ name: 'A', value: '1', secret: false }], enabled: true, agents: 'all' }]);
+    const changes = t.rec.of('settings.changed').length;
     await t.call('mcp.update', { id: 'legacy', server: { type: 'stdio', name: 'legacy', command: '/bin/y' } });
-    expect((await t.call('settings.get', { key: 'mcp.servers' })).value).toEqual([
+    expect(t.rec.of('settings.changed').length).toBe(changes + 1);
+    expect(t.rec.of('mcp.changed').length).toBeGreaterThan(0);
+    expect((await t.call('settings.get', { key: 'mcp.servers' })).entry.value).toEqual([
       { id: 'legacy', type: 'stdio', name: 'legacy', command: '/bin/y', args: [], env: {}, secretEnv: [], enabled: true, agents: 'all' },
-      { type: 'bogus' },
     ]);
   });
 });

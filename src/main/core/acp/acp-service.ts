@@ -1,6 +1,5 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../shared/acp-thread';
@@ -14,11 +13,14 @@ import { loginShellEnv } from '../platform/shell-env';
 import type { Db } from '../store/database';
 import { MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
+import type { SettingsReader } from '../settings/settings-service';
+import type { SettingKey, SettingValue } from '../../../shared/contract/settings';
 import type { PtyHost } from '../terminals/pty-host';
 import { AgentLog } from './connection/agent-log';
 import { AgentPrefsRepo } from '../agents/agent-prefs';
 import { AgentRuntime } from './agent-runtime';
-import { FileWrites, RootGuard } from './session/fs-access';
+import { ConfinedFs, FsRefusal } from '../fs/confined-fs';
+import { FileWrites, MAX_TEXT_FILE_BYTES } from './session/fs-access';
 import { DEFAULT_ACP_OPTIONS, type AcpOptions } from './options';
 import type { RuntimeDeps } from './agent-runtime';
 import { LiveSession, type SessionHost } from './session/live-session';
@@ -33,13 +35,14 @@ import { McpServers } from '../mcp/mcp-servers';
 import { effectiveConfigSchema, type EffectiveConfig } from '../../../shared/contract/session-config';
 
 /** The part of StoreService the service uses (benchmarks pass a plain database). */
-export type AcpStore = Pick<StoreService, 'db' | 'available' | 'getSetting'>;
+export type AcpStore = Pick<StoreService, 'db' | 'available'>;
 
 /** What the service needs from AppCore. */
 export interface AcpCoreDeps {
   router: Router;
   bus: EventBus;
   store: AcpStore;
+  settings: SettingsReader;
   ptys: PtyHost;
   options: { dataDir: string };
 }
@@ -57,6 +60,13 @@ export interface AcpServiceOptions extends Partial<AcpOptions> {
 
 /** Largest file sessions.readFile returns. */
 const MAX_VIEW_BYTES = 8 * 1024 * 1024;
+
+/** A confined-file refusal as the renderer's error (other errors pass through). */
+function ipcFailureOf(e: unknown): unknown {
+  if (!(e instanceof FsRefusal)) return e;
+  const code = e.reason === 'outside' ? 'forbidden' : e.reason === 'not_found' ? 'not_found' : e.reason === 'changed' ? 'conflict' : 'invalid_params';
+  return new IpcFailure(code, e.message);
+}
 
 const safeFileName = (id: string): string =>
   `${id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
@@ -77,6 +87,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   /** Read here at session/new; written by the MCP service (core/mcp) through the same setting and secrets. */
   readonly mcp: McpServers;
   private readonly store: AcpStore;
+  private readonly settings: SettingsReader;
   private readonly runtimes = new Map<string, AgentRuntime>();
   private readonly logs = new Map<string, AgentLog>();
   private readonly sessions = new Map<string, LiveSession>();
@@ -91,6 +102,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   constructor(deps: AcpCoreDeps, options: AcpServiceOptions = {}) {
     this.bus = deps.bus;
     this.store = deps.store;
+    this.settings = deps.settings;
     this.dataDir = deps.options.dataDir;
     this.options = {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_ACP_OPTIONS.maxLineBytes,
@@ -104,8 +116,8 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     this.secrets = new DbSecretStore(() => this.db(), options.secretCipher ?? new KeyFileCipher(join(this.dataDir, 'secret.key')));
     this.mcp = new McpServers(
       {
-        get: (key) => this.setting(key),
-        set: () => {
+        read: () => this.setting('mcp.servers'),
+        write: () => {
           throw new Error('the ACP service does not write MCP servers');
         },
       },
@@ -155,12 +167,8 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   rows(): SessionRows {
     return new SessionRows(this.db());
   }
-  setting(key: string): unknown {
-    try {
-      return this.store.getSetting(key);
-    } catch {
-      return null;
-    }
+  setting<K extends SettingKey>(key: K): SettingValue<K> {
+    return this.settings.get(key);
   }
   loginEnv(): Promise<Record<string, string>> {
     return this.loginEnvFn();
@@ -441,30 +449,53 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     return session.info();
   }
 
+  /**
+   * Undoes a recorded agent write. The path is resolved and confined again now (the folders may have
+   * changed since the write): a path that leads outside the session's folders is refused, untouched.
+   */
   async revertWrite(writeId: number, force: boolean): Promise<{ path: string; deleted: boolean }> {
     const writes = this.fileWrites();
     const row = writes.get(writeId);
     if (!row) throw new IpcFailure('not_found', `no file write ${writeId}`);
     if (row.reverted_at !== null) throw new IpcFailure('conflict', 'this write was already reverted');
-    let current: string | null = null;
-    try {
-      current = await readFile(row.path, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    if (!force && current !== row.new_content) {
-      throw new IpcFailure('conflict', `${row.path} changed since the agent wrote it; revert anyway with force`);
-    }
+    const fs = await this.sessionFs(row.session_id);
     let deleted = false;
-    if (row.previous_content === null) {
-      if (current !== null) await unlink(row.path);
-      deleted = true;
-    } else {
-      await writeFile(row.path, row.previous_content, 'utf8');
+    try {
+      const found = await fs.readFileIfExists(row.path, { maxBytes: MAX_TEXT_FILE_BYTES });
+      const current = found ? found.data.toString('utf8') : null;
+      if (!force && current !== row.new_content) {
+        throw new IpcFailure('conflict', `${row.path} changed since the agent wrote it; revert anyway with force`);
+      }
+      if (row.previous_content === null) {
+        await fs.removeFile(row.path);
+        deleted = true;
+      } else {
+        await fs.writeFile(row.path, row.previous_content, { createParents: true });
+      }
+    } catch (e) {
+      throw ipcFailureOf(e);
     }
     writes.markReverted(writeId);
     this.bus.emit('session.fileWrites', { sessionId: row.session_id, writes: writes.list(row.session_id) });
     return { path: row.path, deleted };
+  }
+
+  /** The session's folders, for confined access (live session: its roots; stored: its folder). */
+  private async sessionFs(sessionId: string): Promise<ConfinedFs> {
+    let roots: readonly string[];
+    const live = this.sessions.get(sessionId);
+    if (live) {
+      roots = [live.cwd, ...live.additionalDirectories];
+    } else {
+      const row = this.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
+      if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
+      roots = [row.cwd];
+    }
+    try {
+      return await ConfinedFs.open(roots);
+    } catch {
+      throw new IpcFailure('not_found', `the session's folder is gone`);
+    }
   }
 
   /** A stored session back on its agent: resumed when the agent can, else loaded (replayed). */
@@ -501,35 +532,15 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     return session.info();
   }
 
-  /** A file inside a session's roots, for the renderer (live session: its roots; stored: its folder). */
+  /** A file inside a session's roots, for the renderer. */
   async readSessionFile(sessionId: string, path: string): Promise<{ path: string; content: string }> {
-    let roots: readonly string[];
-    const live = this.sessions.get(sessionId);
-    if (live) {
-      roots = [live.cwd, ...live.additionalDirectories];
-    } else {
-      const row = this.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
-      if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
-      roots = [row.cwd];
-    }
-    let guard: RootGuard;
+    const fs = await this.sessionFs(sessionId);
     try {
-      guard = await RootGuard.create(roots);
-    } catch {
-      throw new IpcFailure('not_found', `the session's folder is gone`);
-    }
-    let real: string;
-    let exists: boolean;
-    try {
-      ({ real, exists } = await guard.resolve(path));
+      const { real, data } = await fs.readFile(path, { maxBytes: MAX_VIEW_BYTES });
+      return { path: real, content: data.toString('utf8') };
     } catch (e) {
-      throw new IpcFailure('forbidden', (e as Error).message);
+      throw ipcFailureOf(e);
     }
-    if (!exists) throw new IpcFailure('not_found', `no such file: ${path}`);
-    const info = await stat(real);
-    if (!info.isFile()) throw new IpcFailure('invalid_params', `${path} is not a file`);
-    if (info.size > MAX_VIEW_BYTES) throw new IpcFailure('invalid_params', `${path} is larger than ${MAX_VIEW_BYTES / 1048576} MiB`);
-    return { path: real, content: await readFile(real, 'utf8') };
   }
 
   /** session/list of the agent (when advertised). */
@@ -599,7 +610,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
     configOptions: await acp.live(sessionId).setConfigOption(configId, value),
   }));
   router.handle('sessions.respondPermission', (p) => {
-    acp.live(p.sessionId).respondPermission(p.requestId, p.outcome === 'selected' ? { outcome: 'selected', optionId: p.optionId } : { outcome: 'cancelled' });
+    acp.live(p.sessionId).respondPermission(p.requestId, p.outcome === 'selected' ? { outcome: 'selected', optionId: p.optionId, confirmMismatch: p.confirmMismatch === true } : { outcome: 'cancelled' });
     return {};
   });
   router.handle('sessions.queue.list', ({ sessionId }) => ({ items: acp.live(sessionId).queueItems() }));
@@ -627,6 +638,12 @@ function registerHandlers(router: Router, acp: AcpService): void {
   });
   router.handle('sessions.revertWrite', ({ writeId, force }) => acp.revertWrite(writeId, force));
   router.handle('permissionRules.list', ({ agentId }) => ({ rules: acp.rules().list(agentId) }));
+  router.handle('permissionRules.set', ({ agentId, toolKind, decision }) => {
+    if (!acp.agents().get(agentId)) throw new IpcFailure('not_found', `no agent ${agentId}`);
+    const rules = acp.rules();
+    rules.set(agentId, toolKind, decision);
+    return { rule: rules.find(agentId, toolKind)! };
+  });
   router.handle('permissionRules.remove', ({ id }) => {
     if (!acp.rules().remove(id)) throw new IpcFailure('not_found', `no permission rule ${id}`);
     return {};

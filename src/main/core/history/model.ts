@@ -1,3 +1,4 @@
+import type { ThreadEntry } from '../../../shared/acp-thread';
 import type { HistoryEntryKind, PromptBlock, ToolCallInfo } from '../../../shared/contract/history';
 
 /** Entry kinds, plus the per-session title entry (searchable, not part of the transcript). */
@@ -25,7 +26,9 @@ export type Detail =
   | { kind: 'write'; path: string; content: string; truncated: boolean }
   | { kind: 'terminal'; terminal: TerminalInfo }
   | { kind: 'stop'; stopReason: string | null; error: { code: number | null; message: string } | null }
-  | { kind: 'title'; title: string };
+  | { kind: 'title'; title: string }
+  /** A thread entry the index has no columns of its own for, as the shared thread model folded it. */
+  | { kind: 'entry'; entry: ThreadEntry };
 
 /** An entry as the reducer sees it while applying messages. */
 export interface Draft {
@@ -216,9 +219,31 @@ export function entryText(d: Draft, caps: Caps): { body: string; paths: string[]
       case 'title':
         body = detail.title;
         break;
+      case 'entry':
+        body = threadEntryStrings(detail.entry).join('\n');
+        break;
     }
   }
   return { body: clean(head(body, caps.body)), paths: [...new Set(paths)].map(clean) };
+}
+
+/** Keys of a thread entry that hold identifiers, not text anyone would search for. */
+const ID_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'type', 'messageId', 'promptId', 'requestId', 'toolCallId', 'severity', 'status', 'priority', 'mimeType']);
+
+/** The text of any thread entry: its string values, in order (so a new entry kind is searchable as is). */
+export function threadEntryStrings(entry: ThreadEntry): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, key: string | null): void => {
+    if (typeof v === 'string') {
+      if (v && (key === null || !ID_KEYS.has(key))) out.push(v);
+    } else if (Array.isArray(v)) {
+      for (const x of v) walk(x, null);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) walk(x, k);
+    }
+  };
+  walk(entry, null);
+  return out;
 }
 
 /**

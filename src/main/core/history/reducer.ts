@@ -1,3 +1,5 @@
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import { applyEvent, createThread, entryKindOf } from '../../../shared/acp-thread';
 import type { PromptBlock, ToolCallInfo } from '../../../shared/contract/history';
 import { clean, head, tail, uriPath, type Caps, type Detail, type Draft, type PlanItem, type SessionState, type StoredKind, type TerminalInfo } from './model';
 
@@ -227,27 +229,52 @@ export class HistoryReducer {
     if (method !== 'session/update' || msg.direction !== 'a2c' || st.replay === 2) return;
     const u = isObj(params.update) ? params.update : null;
     if (!u) return;
-    switch (u.sessionUpdate) {
-      case 'agent_message_chunk':
+    // Update kinds are read through the thread model's table: what an update shows as decides its entry.
+    switch (entryKindOf(u.sessionUpdate)) {
+      case 'agent_message':
         return this.chunk(st, msg, 'agent', u);
-      case 'user_message_chunk':
+      case 'user_message':
         return this.chunk(st, msg, 'user', u);
-      case 'agent_thought_chunk':
+      case 'thought':
         return this.chunk(st, msg, 'thought', u);
       case 'tool_call':
-      case 'tool_call_update':
         return this.tool(st, msg, u);
       case 'plan':
         return this.plan(st, msg, u);
-      case 'session_info_update':
-        if ('title' in u) {
+      case null:
+        if (u.sessionUpdate === 'session_info_update' && 'title' in u) {
           st.infoTitle = str(u.title) ? clean(head(str(u.title)!.trim(), 500)) || null : null;
           this.syncTitle(st, msg);
         }
         return;
       default:
-        return;
+        return this.threadEntry(st, msg, u);
     }
+  }
+
+  /**
+   * Any other entry kind (notices, and kinds added later) is folded by the shared thread model itself, on a
+   * thread holding only the open entry, and kept as that model's entry: no second reducer for it here.
+   */
+  private threadEntry(st: SessionState, msg: LoggedMessage, u: Obj): void {
+    const open = st.openEntryId !== null && st.openKind === 'entry' ? this.b.entry(st.openEntryId) : undefined;
+    const prior = open?.detail?.kind === 'entry' ? open.detail.entry : null;
+    const thread = applyEvent({ ...createThread(), entries: prior ? [prior] : [] }, { type: 'update', update: u as unknown as SessionUpdate });
+    thread.entries.forEach((entry, i) => {
+      if (i === 0 && prior && open) {
+        if (entry !== prior) {
+          open.detail = { kind: 'entry', entry };
+          open.lastSeq = msg.seq;
+          this.b.changed(open);
+        }
+        return;
+      }
+      this.closeOpen(st);
+      st.entryCount += 1;
+      const d = this.b.create({ sessionId: st.sessionId, seq: msg.seq, ts: msg.ts, turn: st.turn, kind: 'entry', ref: null, detail: { kind: 'entry', entry } });
+      st.openEntryId = d.id;
+      st.openKind = 'entry';
+    });
   }
 
   private response(st: SessionState, msg: LoggedMessage, req: { method: string; data: string | null }, m: Obj): void {

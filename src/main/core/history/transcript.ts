@@ -1,5 +1,5 @@
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
-import { draftText, newSessionState, NO_CAPS, type Caps, type Draft, type SessionState, type StoredKind } from './model';
+import { draftText, newSessionState, NO_CAPS, threadEntryStrings, type Caps, type Draft, type SessionState, type StoredKind } from './model';
 import { HistoryReducer, newDraft, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
 
 /** The reducer's backend in memory, without size limits: a session's full transcript from its log. */
@@ -115,6 +115,8 @@ export function toHistoryEntry(d: Draft): HistoryEntry {
       };
     case 'title':
       return { ...base, text: detail.title };
+    case 'entry':
+      return { ...base, text: threadEntryStrings(detail.entry).join('\n'), entry: detail.entry };
   }
 }
 
@@ -243,6 +245,9 @@ export function renderMarkdown(session: HistorySession, entries: readonly Histor
         break;
       case 'stop':
         out.push(`> **Turn failed:** ${e.text}`, '');
+        break;
+      case 'entry':
+        if (e.text) out.push(`> ${e.text.replace(/\n/g, '\n> ')}`, '');
         break;
     }
   }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { AgentCapabilities, McpServer } from '@agentclientprotocol/sdk';
 import { IpcFailure } from '../../../shared/contract';
 import {
-  MCP_SERVERS_SETTING,
   mcpServerSettingSchema,
   type McpPairView,
   type McpServerInputParsed,
@@ -11,10 +10,10 @@ import {
 } from '../../../shared/contract/mcp';
 import type { SecretStore } from '../agents/secret-store';
 
-/** The part of the settings store the MCP servers live in. */
+/** The `mcp.servers` setting (the settings service validates and announces every write). */
 export interface SettingsPort {
-  get(key: string): unknown;
-  set(key: string, value: unknown): void;
+  read(): unknown;
+  write(value: McpServerSetting[]): void;
 }
 
 type Stored = McpServerSetting & { id: string };
@@ -38,7 +37,8 @@ const headerSecret = (name: string): string => `header:${name}`;
 
 /**
  * The user's MCP servers: the `mcp.servers` setting (plain values) plus the secret store (values marked
- * secret, scope `mcp:<id>`). Invalid stored entries are kept as they are and reported, never dropped.
+ * secret, scope `mcp:<id>`). An entry that does not parse (written before the settings registry checked
+ * values) is left out of every session, with the reason.
  */
 export class McpServers {
   constructor(
@@ -47,7 +47,7 @@ export class McpServers {
   ) {}
 
   private raw(): unknown[] {
-    const v = this.settings.get(MCP_SERVERS_SETTING);
+    const v = this.settings.read();
     return Array.isArray(v) ? v : [];
   }
 
@@ -67,9 +67,7 @@ export class McpServers {
   }
 
   private write(entries: Stored[]): void {
-    // Entries that do not parse stay in the setting, untouched, after the valid ones.
-    const keptInvalid = this.raw().filter((r) => !mcpServerSettingSchema.safeParse(r).success);
-    this.settings.set(MCP_SERVERS_SETTING, [...entries, ...keptInvalid]);
+    this.settings.write(entries);
   }
 
   list(): McpServerView[] {

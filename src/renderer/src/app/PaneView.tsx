@@ -104,7 +104,7 @@ export function PaneView({ pane }: { pane: Pane }) {
           </button>
           {paneCount > 1 && (
             <button aria-label="Close pane" title="Close pane (its tabs move to the neighbour)" onClick={() => closePane(pane.id)}>
-              ×
+              <X size={14} />
             </button>
           )}
         </div>

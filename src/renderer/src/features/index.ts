@@ -7,5 +7,6 @@ import './history';
 import './compare';
 import './registry';
 import './overview';
+import './settings';
 import './mcp';
 import './about';

@@ -1,12 +1,11 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import { CHUNK_UPDATE_KINDS } from '../../../../shared/acp-thread';
 
 type TextChunk = Extract<SessionUpdate, { sessionUpdate: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk' }>;
 
-const CHUNK_KINDS = new Set(['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk']);
-
 /** A plain text chunk: nothing but kind, text content and messageId (no annotations, no _meta). */
 function plainText(u: Record<string, unknown>): string | null {
-  if (!CHUNK_KINDS.has(u.sessionUpdate as string)) return null;
+  if (!CHUNK_UPDATE_KINDS.has(u.sessionUpdate as string)) return null;
   for (const k in u) if (k !== 'sessionUpdate' && k !== 'content' && k !== 'messageId') return null;
   const c = u.content as Record<string, unknown> | undefined;
   if (typeof c !== 'object' || c === null || c.type !== 'text' || typeof c.text !== 'string') return null;

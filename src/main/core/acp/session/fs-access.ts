@@ -1,70 +1,17 @@
 import { RequestError } from '@agentclientprotocol/sdk';
-import { lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { FileWriteInfo } from '../../../../shared/contract/sessions';
 import type { Db } from '../../store/database';
+import { FsRefusal, showPath, type ConfinedFs } from '../../fs/confined-fs';
 
 /** Largest file fs/read_text_file returns (and fs/write_text_file keeps a previous copy of). */
 export const MAX_TEXT_FILE_BYTES = 32 * 1024 * 1024;
 
-const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
-
-export const outsideRootsError = (path: string): RequestError =>
-  new RequestError(-32602, `Invalid params: ${path} is outside the session's folders`, { path });
-
-/**
- * The session's roots (cwd + additional directories), as real paths. A path is inside when, after `..`
- * and symlinks are resolved, it lies in one of them. A file that does not exist yet is judged by the real
- * path of its nearest existing ancestor, so a symlinked folder cannot lead a new file outside.
- */
-export class RootGuard {
-  private constructor(readonly roots: readonly string[]) {}
-
-  static async create(dirs: readonly string[]): Promise<RootGuard> {
-    const roots: string[] = [];
-    for (const d of dirs) roots.push(await realpath(d));
-    return new RootGuard(roots);
-  }
-
-  contains(real: string): boolean {
-    return this.roots.some((r) => real === r || real.startsWith(r.endsWith(sep) ? r : r + sep));
-  }
-
-  /** The real path `path` refers to, and whether it exists. Throws a JSON-RPC error when outside. */
-  async resolve(path: string): Promise<{ real: string; exists: boolean }> {
-    if (typeof path !== 'string' || !isAbsolute(path)) {
-      throw new RequestError(-32602, `Invalid params: path must be absolute: ${String(path).slice(0, 500)}`);
-    }
-    const normalized = resolve(path);
-    const tail: string[] = [];
-    let current = normalized;
-    for (;;) {
-      try {
-        const real = join(await realpath(current), ...tail);
-        if (!this.contains(real)) throw outsideRootsError(path);
-        return { real, exists: tail.length === 0 };
-      } catch (e) {
-        if (e instanceof RequestError) throw e;
-        if (errno(e) !== 'ENOENT') {
-          if (errno(e) === 'ELOOP') throw new RequestError(-32602, `Invalid params: ${path} is a symlink loop`);
-          if (errno(e) === 'ENOTDIR') throw new RequestError(-32602, `Invalid params: a parent of ${path} is not a folder`);
-          throw e;
-        }
-      }
-      // `current` does not resolve. If it exists as a link, it is dangling: where a write would land is
-      // decided by the link target, so refuse instead of guessing.
-      try {
-        await lstat(current);
-        throw new RequestError(-32602, `Invalid params: ${current} is a symlink to a missing target`);
-      } catch (e) {
-        if (e instanceof RequestError) throw e;
-      }
-      const parent = dirname(current);
-      if (parent === current) throw outsideRootsError(path);
-      tail.unshift(basename(current));
-      current = parent;
-    }
-  }
+/** A refusal as the JSON-RPC error the agent gets: -32002 when the file is missing, else -32602 (or -32603 for an I/O error). */
+export function toRequestError(e: unknown, path: unknown): unknown {
+  if (!(e instanceof FsRefusal)) return e;
+  const data = { path: typeof path === 'string' ? path.slice(0, 4096) : null, reason: e.reason };
+  if (e.reason === 'not_found') return new RequestError(-32002, e.message, data);
+  return new RequestError(e.reason === 'io' ? -32603 : -32602, e.message, data);
 }
 
 /** `line` is 1-based; `limit` counts lines. Newlines are kept. */
@@ -85,45 +32,31 @@ export function sliceLines(text: string, line?: number | null, limit?: number | 
   return text.slice(start, end);
 }
 
-async function readSmallText(real: string): Promise<string> {
-  const info = await stat(real);
-  if (info.isDirectory()) throw new RequestError(-32602, `Invalid params: ${real} is a folder`);
-  if (info.size > MAX_TEXT_FILE_BYTES) throw new RequestError(-32603, `Internal error: ${real} is larger than ${MAX_TEXT_FILE_BYTES} bytes`);
-  return readFile(real, 'utf8');
-}
-
 export interface ReadOptions {
   /** Compatibility (Gemini CLI 0.61): a missing file inside the roots reads as empty. */
   missingFileAsEmpty: boolean;
 }
 
-export async function readTextFile(guard: RootGuard, path: string, line: number | null | undefined, limit: number | null | undefined, options: ReadOptions): Promise<string> {
-  const { real, exists } = await guard.resolve(path);
-  if (exists) {
-    try {
-      return sliceLines(await readSmallText(real), line, limit);
-    } catch (e) {
-      if (errno(e) !== 'ENOENT') throw e;
-    }
+/** fs/read_text_file: a regular file inside the roots, as text (bounded, never blocking). */
+export async function readTextFile(fs: ConfinedFs, path: string, line: number | null | undefined, limit: number | null | undefined, options: ReadOptions): Promise<string> {
+  try {
+    const file = await fs.readFileIfExists(path, { maxBytes: MAX_TEXT_FILE_BYTES });
+    if (file) return sliceLines(file.data.toString('utf8'), line, limit);
+    if (options.missingFileAsEmpty) return '';
+    throw new FsRefusal('not_found', `${showPath(path)} does not exist`);
+  } catch (e) {
+    throw toRequestError(e, path);
   }
-  if (options.missingFileAsEmpty) return '';
-  throw RequestError.resourceNotFound(path);
 }
 
-/** Writes inside the roots (creating folders as needed) and records the write so it can be reverted. */
-export async function writeTextFile(guard: RootGuard, path: string, content: string, record: (real: string, previous: string | null) => void): Promise<void> {
-  const { real, exists } = await guard.resolve(path);
-  let previous: string | null = null;
-  if (exists) {
-    try {
-      previous = await readSmallText(real);
-    } catch (e) {
-      if (errno(e) !== 'ENOENT') throw e;
-    }
+/** fs/write_text_file: an atomic write inside the roots (creating folders as needed), recorded so it can be reverted. */
+export async function writeTextFile(fs: ConfinedFs, path: string, content: string, record: (real: string, previous: string | null) => void): Promise<void> {
+  try {
+    const { real, previous } = await fs.writeFile(path, content, { createParents: true, previousMaxBytes: MAX_TEXT_FILE_BYTES });
+    record(real, previous === null ? null : previous.toString('utf8'));
+  } catch (e) {
+    throw toRequestError(e, path);
   }
-  await mkdir(dirname(real), { recursive: true });
-  await writeFile(real, content, 'utf8');
-  record(real, previous);
 }
 
 interface WriteRow {

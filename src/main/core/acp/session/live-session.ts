@@ -17,13 +17,16 @@ import {
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
+import { nameContradiction } from '../../../../shared/acp-thread/permission-option';
 import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
 import type { EffectiveConfig } from '../../../../shared/contract/session-config';
+import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
-import { readTextFile, RootGuard, writeTextFile } from './fs-access';
+import { ConfinedFs } from '../../fs/confined-fs';
+import { readTextFile, writeTextFile } from './fs-access';
 import type { EventBus } from '../../base/event-bus';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';
 import type { AgentTerminals } from '../../terminals/agent-terminals';
@@ -48,7 +51,7 @@ export interface SessionHost {
   rules(): Pick<PermissionRules, 'find' | 'set'>;
   prefs(): Pick<AgentPrefsRepo, 'get'>;
   fileWrites(): FileWrites;
-  setting(key: string): unknown;
+  setting<K extends SettingKey>(key: K): SettingValue<K>;
   /** The MCP servers this agent gets at session/new, and those left out. */
   mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection;
   /** Names of the variables Switchboard sets on the agent's process. */
@@ -95,7 +98,7 @@ export class LiveSession {
   private turn: { promptId: string; item: QueueItem; cancelled: boolean } | null = null;
   /** A prompt refused with auth_required: sent again once the agent is authenticated. */
   private authRetry: QueueItem | null = null;
-  private guard: RootGuard | null = null;
+  private confined: ConfinedFs | null = null;
   private mentions: MentionSearch | null = null;
   /** The agent process this session lived on is gone. */
   private gone = false;
@@ -191,8 +194,8 @@ export class LiveSession {
     const caps = this.runtime.capabilities;
     const dirs = caps?.sessionCapabilities?.additionalDirectories ? this.requestedDirectories : [];
     this.additionalDirectories = dirs;
-    this.guard = await RootGuard.create([this.cwd, ...dirs]);
-    this.mentions = new MentionSearch(this.guard.roots);
+    this.confined = await ConfinedFs.open([this.cwd, ...dirs]);
+    this.mentions = new MentionSearch(this.confined.roots);
     const mcp = this.host.mcpFor(this.agentId, caps);
     for (const s of mcp.leftOut) if (s.warn) this.host.warn(this.agentId, this.id, 'settings', `${s.name}: ${s.reason}`);
     const params = { cwd: this.cwd, mcpServers: mcp.servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
@@ -311,7 +314,7 @@ export class LiveSession {
     this.setStatus('working');
     let content;
     try {
-      content = await toContentBlocks(item.prompt, this.runtime.capabilities?.promptCapabilities, this.guard!);
+      content = await toContentBlocks(item.prompt, this.runtime.capabilities?.promptCapabilities, this.confined!);
     } catch (e) {
       this.emit([{ event: { type: 'prompt', promptId: item.id, content: [] }, seq: null }]);
       this.finishTurn(item.id, null, errorOf(e));
@@ -500,8 +503,12 @@ export class LiveSession {
     });
   }
 
-  /** The user's answer. An "always" option becomes a rule for this agent and tool kind. */
-  respondPermission(requestId: string, answer: { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' }): void {
+  /**
+   * The user's answer. An "always" option becomes a rule for this agent and tool kind, but one whose name
+   * contradicts its kind (an agent's "Reject" of kind allow_always) only with `confirmMismatch`: without
+   * it the answer is refused and the request stays pending, so no rule is stored by a misleading label.
+   */
+  respondPermission(requestId: string, answer: { outcome: 'selected'; optionId: string; confirmMismatch?: boolean } | { outcome: 'cancelled' }): void {
     const pending = this.permissions.get(requestId);
     if (!pending) throw new IpcFailure('not_found', `no pending permission request ${requestId}`);
     if (answer.outcome === 'cancelled') {
@@ -511,6 +518,10 @@ export class LiveSession {
     const option = pending.info.options.find((o) => o.optionId === answer.optionId);
     if (!option) throw new IpcFailure('invalid_params', `option ${answer.optionId} was not offered`);
     const decision = ruleForOption(option);
+    const mismatch = decision ? nameContradiction(option) : null;
+    if (mismatch && !answer.confirmMismatch) {
+      throw new IpcFailure('conflict', `${mismatch} Nothing was answered; confirm it on the card to store this rule.`);
+    }
     if (decision) this.db(() => this.host.rules().set(this.agentId, pending.toolKind, decision));
     this.resolvePermission(requestId, { outcome: { outcome: 'selected', optionId: option.optionId } }, false);
   }
@@ -537,9 +548,9 @@ export class LiveSession {
     if (this.permissions.size === 0 && this.status === 'awaiting_permission') this.setStatus(this.turn ? 'working' : 'idle');
   }
 
-  private get roots(): RootGuard {
-    if (!this.guard) throw RequestError.internalError(undefined, 'the session is not ready');
-    return this.guard;
+  private get roots(): ConfinedFs {
+    if (!this.confined) throw RequestError.internalError(undefined, 'the session is not ready');
+    return this.confined;
   }
 
   async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {

@@ -1,10 +1,10 @@
 import type { ContentBlock, PromptCapabilities } from '@agentclientprotocol/sdk';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { IpcFailure } from '../../../../shared/contract';
 import type { PromptBlock } from '../../../../shared/contract/sessions';
-import type { RootGuard } from './fs-access';
+import { FsRefusal, type ConfinedFs } from '../../fs/confined-fs';
 
 /** Files larger than this are linked, not embedded. */
 const MAX_EMBED_BYTES = 1024 * 1024;
@@ -20,7 +20,7 @@ export function checkPromptCapabilities(prompt: readonly PromptBlock[], caps: Pr
  * The user's prompt as ACP content blocks. @-mentions must lie inside the session roots; they are
  * embedded as `resource` when the agent supports embedded context (text files up to 1 MB), else linked.
  */
-export async function toContentBlocks(prompt: readonly PromptBlock[], caps: PromptCapabilities | undefined, guard: RootGuard): Promise<ContentBlock[]> {
+export async function toContentBlocks(prompt: readonly PromptBlock[], caps: PromptCapabilities | undefined, fs: ConfinedFs): Promise<ContentBlock[]> {
   checkPromptCapabilities(prompt, caps);
   const out: ContentBlock[] = [];
   for (const block of prompt) {
@@ -32,29 +32,34 @@ export async function toContentBlocks(prompt: readonly PromptBlock[], caps: Prom
         out.push(block.uri ? { type: 'image', mimeType: block.mimeType, data: block.data, uri: block.uri } : { type: 'image', mimeType: block.mimeType, data: block.data });
         break;
       case 'mention':
-        out.push(await mentionBlock(block.path, caps, guard));
+        out.push(await mentionBlock(block.path, caps, fs));
         break;
     }
   }
   return out;
 }
 
-async function mentionBlock(path: string, caps: PromptCapabilities | undefined, guard: RootGuard): Promise<ContentBlock> {
+async function mentionBlock(path: string, caps: PromptCapabilities | undefined, fs: ConfinedFs): Promise<ContentBlock> {
   let real: string;
   let exists: boolean;
   try {
-    ({ real, exists } = await guard.resolve(path));
+    ({ real, exists } = await fs.resolve(path));
   } catch (e) {
     throw new IpcFailure('forbidden', (e as Error).message);
   }
   if (!exists) throw new IpcFailure('not_found', `no such file: ${path}`);
   const uri = pathToFileURL(real).href;
   const link: ContentBlock = { type: 'resource_link', uri, name: basename(real) };
-  const info = await stat(real);
-  if (!caps?.embeddedContext || !info.isFile() || info.size > MAX_EMBED_BYTES) {
-    return info.isFile() ? { ...link, size: info.size } : link;
+  const info = await stat(real).catch(() => null);
+  if (!info?.isFile()) return link;
+  if (!caps?.embeddedContext || info.size > MAX_EMBED_BYTES) return { ...link, size: info.size };
+  let bytes: Buffer;
+  try {
+    ({ data: bytes } = await fs.readFile(real, { maxBytes: MAX_EMBED_BYTES }));
+  } catch (e) {
+    if (e instanceof FsRefusal && (e.reason === 'too_large' || e.reason === 'not_regular')) return { ...link, size: info.size };
+    throw new IpcFailure(e instanceof FsRefusal && e.reason === 'outside' ? 'forbidden' : 'invalid_params', (e as Error).message);
   }
-  const bytes = await readFile(real);
   if (bytes.subarray(0, 8192).includes(0)) return { ...link, size: info.size };
   return { type: 'resource', resource: { uri, text: bytes.toString('utf8') } };
 }

@@ -2,6 +2,7 @@ import type { AgentCapabilities } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
+import { CONVERSATION_UPDATE_KINDS } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import type { ReopenPlan, SessionInfo } from '../../../../shared/contract/sessions';
 import type { Router } from '../../base/router';
@@ -37,7 +38,8 @@ export function reopenModeOf(caps: AgentCapabilities | null | undefined): Reopen
   return caps?.sessionCapabilities?.resume ? 'resume' : caps?.loadSession ? 'load' : null;
 }
 
-const CONVERSATION_UPDATE = /"sessionUpdate"\s*:\s*"(?:user_message_chunk|agent_message_chunk|agent_thought_chunk|tool_call|plan)"/;
+// A regex over the stored line: parsing every stored update of a long session would cost more.
+const CONVERSATION_UPDATE = new RegExp(`"sessionUpdate"\\s*:\\s*"(?:${[...CONVERSATION_UPDATE_KINDS].join('|')})"`);
 
 /** The store holds the session's conversation (a prompt, or messages and tool calls from the agent). */
 export function hasStoredConversation(messages: readonly Pick<PersistedMessage, 'direction' | 'method' | 'body'>[]): boolean {

@@ -7,9 +7,8 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
-import { AgentMessageView, NoticeView, PlanView, StopMark, ThoughtView, TurnErrorView, UserMessageView } from '../session/entries';
+import { StopMark, ThreadEntryView } from '../session/entries';
 import { MetaTerminalView } from '../session/TerminalView';
-import { ToolCallView } from '../session/ToolCall';
 import { deleteSessions, exportSession, pinSession } from './actions';
 import { adapted, STOP_REASONS } from './adapt';
 import { ContinuePanel } from './ContinuePanel';
@@ -201,24 +200,7 @@ function WriteView({ entry, cwd }: { entry: HistoryEntry; cwd: string | null }) 
 
 const TranscriptEntry = memo(function TranscriptEntry({ entry, sessionId, cwd }: { entry: HistoryEntry; sessionId: string; cwd: string | null }) {
   const t = adapted(entry);
-  if (t) {
-    switch (t.kind) {
-      case 'user_message':
-        return <UserMessageView entry={t} />;
-      case 'agent_message':
-        return <AgentMessageView entry={t} />;
-      case 'thought':
-        return <ThoughtView entry={t} sessionId={sessionId} live={false} />;
-      case 'tool_call':
-        return <ToolCallView entry={t} sessionId={sessionId} cwd={cwd} />;
-      case 'plan':
-        return <PlanView entry={t} />;
-      case 'notice':
-        return <NoticeView entry={t} />;
-      case 'turn_error':
-        return <TurnErrorView entry={t} onRestart={null} />;
-    }
-  }
+  if (t) return <ThreadEntryView entry={t} sessionId={sessionId} cwd={cwd} live={false} onRestart={null} />;
   switch (entry.kind) {
     case 'write':
       return <WriteView entry={entry} cwd={cwd} />;

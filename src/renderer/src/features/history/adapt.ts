@@ -105,6 +105,8 @@ export function toThreadEntry(e: HistoryEntry): ThreadEntry | null {
           priority: PLAN_PRIORITY.has(p.priority as PlanEntry['priority']) ? (p.priority as PlanEntry['priority']) : 'medium',
         })),
       };
+    case 'entry':
+      return e.entry ? { ...e.entry, id } : null;
     case 'stop':
       if (e.stop?.error) return { kind: 'turn_error', id, code: e.stop.error.code ?? 'error', message: e.stop.error.message };
       return null;

@@ -14,8 +14,8 @@ import { useController, useSessionView, type SessionController, type SessionView
 import { FilesPanel } from './FilesPanel';
 import { SessionHeader } from './Header';
 import { desktopNotify } from '../notifications/desktop';
-import { loadNotifyPrefs, notifyWanted } from '../notifications/preferences';
-import { answerPermission } from './PermissionCard';
+import { notifyWanted } from '../notifications/preferences';
+import { chooseOption } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
 import { rememberFolder } from './recent';
 import { Thread, type ThreadHandle } from './Thread';
@@ -116,7 +116,6 @@ function useFileWrites(api: Api, sessionId: string): [FileWriteInfo[], () => voi
 
 function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: string; active: boolean }) {
   const api = useApi();
-  useEffect(() => loadNotifyPrefs(api), [api]);
   const controller = useController(api, sessionId);
   const view = useSessionView(controller);
   const agents = useAgents((s) => s.agents);
@@ -180,7 +179,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         else if (e.key === 'n' || e.key === 'N') option = quickOption(pending.options, false) ?? null;
         if (option) {
           e.preventDefault();
-          void answerPermission(api, sessionId, pending.requestId, option.optionId);
+          void chooseOption(api, sessionId, pending.requestId, option);
           return;
         }
       }

@@ -3,8 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { forwardRef, useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ThreadEntry, ThreadState } from '@shared/acp-thread';
 import type { TurnEndMark } from './controller';
-import { AgentMessageView, NoticeView, PlanView, StopMark, ThoughtView, TurnErrorView, UserMessageView, WorkingRow } from './entries';
-import { ToolCallView } from './ToolCall';
+import { StopMark, ThreadEntryView, WorkingRow } from './entries';
 
 type Row =
   | { key: string; type: 'entry'; entry: ThreadEntry; index: number }
@@ -168,7 +167,7 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
             return (
               <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement}>
                 {row.type === 'entry' ? (
-                  <EntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
+                  <ThreadEntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
                 ) : row.type === 'stop' ? (
                   <StopMark reason={row.reason} />
                 ) : (
@@ -194,22 +193,3 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     </div>
   );
 });
-
-function EntryView({ entry, sessionId, cwd, live, onRestart }: { entry: ThreadEntry; sessionId: string; cwd: string | null; live: boolean; onRestart: (() => void) | null }) {
-  switch (entry.kind) {
-    case 'user_message':
-      return <UserMessageView entry={entry} />;
-    case 'agent_message':
-      return <AgentMessageView entry={entry} />;
-    case 'thought':
-      return <ThoughtView entry={entry} sessionId={sessionId} live={live} />;
-    case 'tool_call':
-      return <ToolCallView entry={entry} sessionId={sessionId} cwd={cwd} />;
-    case 'plan':
-      return <PlanView entry={entry} />;
-    case 'notice':
-      return <NoticeView entry={entry} />;
-    case 'turn_error':
-      return <TurnErrorView entry={entry} onRestart={onRestart} />;
-  }
-}

@@ -132,7 +132,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
           )}
         </div>
       )}
-      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} />}
+      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} toolKind={entry.toolKind} />}
     </div>
   );
 });

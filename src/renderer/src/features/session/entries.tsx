@@ -1,10 +1,11 @@
 import { ChevronDown, ChevronRight, Circle, CircleCheck, CircleDashed } from 'lucide-react';
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
-import type { AgentMessageEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
+import type { AgentMessageEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, ThreadEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
 import { messageText } from '@shared/acp-thread';
 import { Markdown } from '../markdown';
 import { Parts } from './Blocks';
+import { ToolCallView } from './ToolCall';
 import { useToggle } from './ui-state';
 import { STOP_REASON_TEXT } from './format';
 
@@ -108,4 +109,36 @@ export function WorkingRow({ cancelling }: { cancelling: boolean }) {
       <span className="spinner" aria-hidden /> {cancelling ? 'Stopping…' : 'Working…'} <span className="muted">Esc to stop</span>
     </div>
   );
+}
+
+/** One thread entry, live or from history: the one place that knows which view draws which entry kind. */
+export function ThreadEntryView({
+  entry,
+  sessionId,
+  cwd,
+  live,
+  onRestart,
+}: {
+  entry: ThreadEntry;
+  sessionId: string;
+  cwd: string | null;
+  live: boolean;
+  onRestart: (() => void) | null;
+}) {
+  switch (entry.kind) {
+    case 'user_message':
+      return <UserMessageView entry={entry} />;
+    case 'agent_message':
+      return <AgentMessageView entry={entry} />;
+    case 'thought':
+      return <ThoughtView entry={entry} sessionId={sessionId} live={live} />;
+    case 'tool_call':
+      return <ToolCallView entry={entry} sessionId={sessionId} cwd={cwd} />;
+    case 'plan':
+      return <PlanView entry={entry} />;
+    case 'notice':
+      return <NoticeView entry={entry} />;
+    case 'turn_error':
+      return <TurnErrorView entry={entry} onRestart={onRestart} />;
+  }
 }

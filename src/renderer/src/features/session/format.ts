@@ -55,13 +55,6 @@ export const TOOL_STATUS_TEXT: Record<ToolEntryStatus, string> = {
   cancelled: 'Cancelled',
 };
 
-export const OPTION_KIND_TEXT: Record<PermissionOption['kind'], string> = {
-  allow_once: 'Allow once',
-  allow_always: 'Always allow',
-  reject_once: 'Reject',
-  reject_always: 'Always reject',
-};
-
 /** The option Y (allow) or N (reject) picks: the one-time variant when offered. */
 export function quickOption(options: readonly PermissionOption[], allow: boolean): PermissionOption | undefined {
   const order: Array<PermissionOption['kind']> = allow ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
