@@ -15,10 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => client?.close());
 
+/** The launcher's "MCP servers" opens Settings at its MCP section. */
 async function openMcpTab(page: Page): Promise<Locator> {
   await page.keyboard.press('Control+t');
   await page.locator('.tab-panel:not([hidden])').getByTestId('launch-mcp').click();
-  const section = page.locator('.tab-panel:not([hidden]) [data-testid=mcp-section]');
+  const section = page.locator('.tab-panel:not([hidden]) [data-testid=settings-tab] [data-testid=mcp-section]');
   await section.waitFor();
   return section;
 }
