@@ -12,6 +12,8 @@ import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
 import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
+import { McpService } from './core/mcp/mcp-service';
+import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -56,11 +58,19 @@ export class AppCore implements Disposable {
     this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir));
     this.checkpoints.register(this.router);
     // One MessageLog for the store; the history index is attached to it when it is first used.
-    this.own(registerAcpService(this, {
+    const acp = this.own(registerAcpService(this, {
         onMessageLog: (log) => this.history.attach(log),
         turnObserver: this.checkpoints,
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
       }));
+    new McpService({
+      router: this.router,
+      bus: this.bus,
+      settings: { read: () => this.settings.get(MCP_SERVERS_SETTING), write: (value) => void this.settings.set({ key: MCP_SERVERS_SETTING, value }) },
+      secrets: acp.secrets,
+      agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities })),
+      loginEnv: () => acp.loginEnv(),
+    }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
     this.history.start();
@@ -82,6 +92,7 @@ export class AppCore implements Disposable {
       dataDir: options.dataDir,
       homeDir: homedir(),
       store: store.status,
+      versions: { node: process.versions.node, electron: process.versions.electron ?? null, chrome: process.versions.chrome ?? null },
     }));
     router.handle('app.resetStore', () => {
       if (store.status.ok) throw new Error('the store is healthy; nothing to reset');

@@ -28,7 +28,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     await page.keyboard.press('Control+t'); // B goes to the background too, its question unanswered
     await page.locator('.tab-panel:not([hidden])').getByTestId('launch-overview').waitFor();
     // A finishes unseen: two sessions need the user.
-    await expect.poll(() => page.title(), { timeout: 30_000 }).toBe('(2) Switchboard');
+    await expect.poll(() => page.title(), { timeout: 30_000 }).toBe('(2) New tab — Switchboard');
     await expect(page.getByTestId('needs-you').innerText()).resolves.toMatch(/2/);
 
     await page.keyboard.press('Control+j');
@@ -38,12 +38,12 @@ describe('side by side', { timeout: 180_000 }, () => {
     await expect.poll(() => visibleSessionId(page)).toBe(aId);
     await activeSession(page).getByTestId('agent-message').filter({ hasText: /\{end=\d+\}/ }).waitFor();
     // Seen now: only the question is left.
-    await expect.poll(() => page.title()).toBe('(1) Switchboard');
+    await expect.poll(() => page.title()).toMatch(/^\(1\) .+ — Switchboard$/);
     await page.keyboard.press('Control+j');
     await expect.poll(() => visibleSessionId(page)).toBe(bId);
     await activeSession(page).getByTestId('permission-option').filter({ hasText: 'Allow once' }).click();
     await activeSession(page).getByTestId('agent-message').filter({ hasText: 'permission: selected yes-just-once' }).waitFor();
-    await expect.poll(() => page.title()).toBe('Switchboard');
+    await expect.poll(() => page.title()).toMatch(/^[^(].* — Switchboard$/);
     expect(errors).toEqual([]);
   });
 

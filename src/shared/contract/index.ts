@@ -4,9 +4,11 @@ import { appEvents, appRequests } from './app';
 import { checkpointEvents, checkpointRequests } from './checkpoints';
 import { compareEvents, compareRequests } from './compare';
 import { historyEvents, historyRequests } from './history';
+import { mcpEvents, mcpRequests } from './mcp';
 import type { EventDef, RequestDef, Result } from './define';
 import { permissionRequests } from './permissions';
 import { registryEvents, registryRequests } from './registry';
+import { sessionConfigRequests } from './session-config';
 import { sessionEvents, sessionRequests } from './sessions';
 import { settingsEvents, settingsRequests } from './settings';
 import { supervisorEvents, supervisorRequests } from './supervisor';
@@ -25,8 +27,10 @@ export const requests = {
   ...checkpointRequests,
   ...compareRequests,
   ...historyRequests,
+  ...mcpRequests,
   ...permissionRequests,
   ...registryRequests,
+  ...sessionConfigRequests,
   ...sessionRequests,
   ...settingsRequests,
   ...supervisorRequests,
@@ -39,6 +43,7 @@ export const events = {
   ...checkpointEvents,
   ...compareEvents,
   ...historyEvents,
+  ...mcpEvents,
   ...registryEvents,
   ...sessionEvents,
   ...settingsEvents,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { mcpServerSettingSchema } from './mcp';
 
 /**
  * Settings: one typed registry of the app's preferences. Each key has its schema, default, description,
@@ -36,28 +37,8 @@ const fontSize = z.number().int().min(8).max(40);
 
 // ───────────────────────────── value schemas ─────────────────────────────
 
-/** Settings key of the MCP servers offered to every new session. */
-export const MCP_SERVERS_SETTING = 'mcp.servers';
-
-/** An MCP server offered to new sessions (http/sse only to agents that support them). */
-export const mcpServerSettingSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('stdio'),
-    name: z.string().min(1).max(200),
-    command: z.string().min(1).max(4096),
-    args: z.array(z.string().max(32_768)).max(256).default([]),
-    env: z.record(z.string().max(500), z.string().max(32_768)).default({}),
-    enabled: z.boolean().default(true),
-  }),
-  z.object({
-    type: z.enum(['http', 'sse']),
-    name: z.string().min(1).max(200),
-    url: z.string().url().max(8192),
-    headers: z.record(z.string().max(500), z.string().max(32_768)).default({}),
-    enabled: z.boolean().default(true),
-  }),
-]);
-export type McpServerSetting = z.infer<typeof mcpServerSettingSchema>;
+/** The MCP servers (`mcp.servers`): their schema lives with the MCP contract. */
+export { MCP_SERVERS_SETTING, mcpServerSettingSchema, type McpServerSetting } from './mcp';
 
 /** The workspace layout the renderer restores at start: panes with the tabs their kinds agree to reopen. */
 export const MAX_SAVED_PANES = 4;

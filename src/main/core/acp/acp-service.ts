@@ -32,6 +32,8 @@ import { SessionRows } from './session/session-rows';
 import { AgentTerminals } from '../terminals/agent-terminals';
 import { WarningLimiter, type WarningKind } from './connection/warnings';
 import { AgentSupervisor } from './supervisor/supervisor';
+import { McpServers } from '../mcp/mcp-servers';
+import { effectiveConfigSchema, type EffectiveConfig } from '../../../shared/contract/session-config';
 
 /** The part of StoreService the service uses (benchmarks pass a plain database). */
 export type AcpStore = Pick<StoreService, 'db' | 'available'>;
@@ -86,6 +88,8 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   readonly terminals: AgentTerminals;
   readonly secrets: SecretStore;
   readonly turnObserver: TurnObserver | undefined;
+  /** Read here at session/new; written by the MCP service (core/mcp) through the same setting and secrets. */
+  readonly mcp: McpServers;
   private readonly store: AcpStore;
   private readonly settings: SettingsReader;
   private readonly runtimes = new Map<string, AgentRuntime>();
@@ -115,6 +119,15 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     this.loginEnvFn = options.loginEnv ?? (() => loginShellEnv());
     this.terminals = new AgentTerminals(deps.ptys, deps.bus);
     this.secrets = new DbSecretStore(() => this.db(), options.secretCipher ?? new KeyFileCipher(join(this.dataDir, 'secret.key')));
+    this.mcp = new McpServers(
+      {
+        read: () => this.setting('mcp.servers'),
+        write: () => {
+          throw new Error('the ACP service does not write MCP servers');
+        },
+      },
+      this.secrets,
+    );
     registerHandlers(deps.router, this);
     this.supervisor = new AgentSupervisor(this);
     deps.router.handle('agents.metrics', () => ({ agents: this.supervisor.metrics() }));
@@ -164,6 +177,24 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   }
   loginEnv(): Promise<Record<string, string>> {
     return this.loginEnvFn();
+  }
+  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']) {
+    return this.mcp.forAgent(agentId, capabilities);
+  }
+  agentEnvKeys(agentId: string): string[] {
+    const record = this.agents().get(agentId);
+    const prefs = this.prefs().get(agentId);
+    return [...new Set([...Object.keys(record?.env ?? {}), ...Object.keys(prefs.env), ...this.secrets.names(agentId)])].sort();
+  }
+  recordConfig(sessionId: string, config: EffectiveConfig): void {
+    this.rows().setEffectiveConfig(sessionId, JSON.stringify(config));
+  }
+  effectiveConfig(sessionId: string): EffectiveConfig | null {
+    const raw = this.rows().effectiveConfig(sessionId);
+    if (raw === undefined) throw new IpcFailure('not_found', `no session ${sessionId}`);
+    if (raw === null) return null;
+    const parsed = effectiveConfigSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
   }
   session(id: string): LiveSession | undefined {
     return this.sessions.get(id);
@@ -597,6 +628,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
     return {};
   });
   router.handle('sessions.state', ({ sessionId }) => acp.live(sessionId).snapshot());
+  router.handle('sessions.effectiveConfig', ({ sessionId }) => ({ config: acp.effectiveConfig(sessionId) }));
   router.handle('sessions.reopen', ({ sessionId }) => acp.reopenSession(sessionId));
   registerRestoreHandlers(router, acp);
   router.handle('agents.listSessions', ({ agentId, cwd, cursor }) => acp.listAgentSessions(agentId, cwd, cursor));

@@ -1,3 +1,4 @@
+import { Plus, X } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 import type { AppInfo } from '@shared/contract/app';
 import type { Api } from '../ipc/client';
@@ -16,7 +17,7 @@ import { Sidebar } from './Sidebar';
 import { StoreErrorScreen } from './StoreErrorScreen';
 import { useDocumentTheme } from './theme';
 
-registerTabKind('launcher', { view: Launcher, icon: '+' });
+registerTabKind('launcher', { view: Launcher, icon: Plus });
 
 export const AppInfoContext = { current: null as AppInfo | null };
 
@@ -60,7 +61,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
           <div key={n.id} className={`notice ${n.level}`} role={n.level === 'error' ? 'alert' : 'status'}>
             <span>{n.message}</span>
             <button aria-label="Dismiss" onClick={() => dismiss(n.id)}>
-              ×
+              <X size={12} />
             </button>
           </div>
         ))}

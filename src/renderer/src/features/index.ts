@@ -9,3 +9,5 @@ import './registry';
 import './overview';
 import './settings';
 import './checkpoints';
+import './mcp';
+import './about';

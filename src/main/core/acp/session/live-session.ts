@@ -21,7 +21,8 @@ import { nameContradiction } from '../../../../shared/acp-thread/permission-opti
 import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
-import { MCP_SERVERS_SETTING, type SettingKey, type SettingValue } from '../../../../shared/contract/settings';
+import type { EffectiveConfig } from '../../../../shared/contract/session-config';
+import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
 import { ConfinedFs } from '../../fs/confined-fs';
@@ -34,7 +35,7 @@ import type { FileWrites } from './fs-access';
 import type { PermissionRules } from './permission-rules';
 import type { SessionRows } from './session-rows';
 import type { TurnObserver } from '../turn-observer';
-import { mcpServersFor } from './mcp-servers';
+import type { McpSelection } from '../../mcp/mcp-servers';
 import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
@@ -52,6 +53,11 @@ export interface SessionHost {
   prefs(): Pick<AgentPrefsRepo, 'get'>;
   fileWrites(): FileWrites;
   setting<K extends SettingKey>(key: K): SettingValue<K>;
+  /** The MCP servers this agent gets at session/new, and those left out. */
+  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection;
+  /** Names of the variables Switchboard sets on the agent's process. */
+  agentEnvKeys(agentId: string): string[];
+  recordConfig(sessionId: string, config: EffectiveConfig): void;
   loginEnv(): Promise<Record<string, string>>;
   forgetSession(id: string): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
@@ -193,9 +199,10 @@ export class LiveSession {
     this.additionalDirectories = dirs;
     this.confined = await ConfinedFs.open([this.cwd, ...dirs]);
     this.mentions = new MentionSearch(this.confined.roots);
-    const { servers, skipped } = mcpServersFor(this.host.setting(MCP_SERVERS_SETTING), caps);
-    for (const s of skipped) this.host.warn(this.agentId, this.id, 'settings', s);
-    const params = { cwd: this.cwd, mcpServers: servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
+    const mcp = this.host.mcpFor(this.agentId, caps);
+    for (const s of mcp.leftOut) if (s.warn) this.host.warn(this.agentId, this.id, 'settings', `${s.name}: ${s.reason}`);
+    const params = { cwd: this.cwd, mcpServers: mcp.servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
+    this.recordConfig(mode, dirs, mcp);
     this.gone = false;
     this.setStatus('starting');
     let result: NewSessionResponse | ResumeSessionResponse | LoadSessionResponse;
@@ -226,6 +233,27 @@ export class LiveSession {
     this.emit([{ event: { type: 'setup', modes: result?.modes ?? null, configOptions: result?.configOptions ?? null }, seq: null }]);
     this.setStatus('idle');
     this.drain();
+  }
+
+  private recordConfig(mode: 'new' | 'resume' | 'load', dirs: string[], mcp: McpSelection): void {
+    const leftOutDirs = this.requestedDirectories
+      .filter((d) => !dirs.includes(d))
+      .map((d) => ({ kind: 'directory' as const, name: d, reason: 'the agent does not support additional folders' }));
+    this.db(() =>
+      this.host.recordConfig(this.id, {
+        recordedAt: Date.now(),
+        method: `session/${mode}`,
+        cwd: this.cwd,
+        additionalDirectories: dirs,
+        mcpServers: mcp.given.map((g) =>
+          g.type === 'stdio'
+            ? { name: g.name, type: g.type, target: [g.command, ...g.args].join(' '), keys: Object.keys(g.env) }
+            : { name: g.name, type: g.type, target: g.url, keys: Object.keys(g.headers) },
+        ),
+        agentEnvKeys: this.host.agentEnvKeys(this.agentId),
+        leftOut: [...mcp.leftOut.map((l) => ({ kind: 'mcpServer' as const, name: l.name, reason: l.reason })), ...leftOutDirs],
+      }),
+    );
   }
 
   /**

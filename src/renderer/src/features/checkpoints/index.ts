@@ -1,10 +1,11 @@
+import { FileDiff } from 'lucide-react';
 import { registerTabKind } from '../../app/contributions';
 import { ReviewTab, reviewProps } from './ReviewTab';
 import './checkpoints.css';
 
 registerTabKind('changes', {
   view: ReviewTab,
-  icon: '±',
+  icon: FileDiff,
   persist: (tab) => reviewProps(tab.props),
 });
 

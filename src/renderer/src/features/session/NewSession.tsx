@@ -1,3 +1,4 @@
+import { X } from 'lucide-react';
 import { useEffect, useMemo, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import { useSetting } from '../../app/settings';
@@ -137,7 +138,7 @@ export function NewSessionForm({
                 {basename(f)}
               </button>
               <button type="button" className="icon small" aria-label={`Forget ${f}`} title="Forget" onClick={() => void forgetFolder(api, f).then(setRecent)}>
-                ×
+                <X size={12} />
               </button>
             </span>
           ))}

@@ -1,3 +1,4 @@
+import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
@@ -261,7 +262,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
       {sessionWarnings.length > 0 && (
         <div className="warnings" data-testid="session-warnings">
           <button className="link-button" onClick={() => setWarningsOpen(!warningsOpen)} aria-expanded={warningsOpen}>
-            ⚠ {sessionWarnings.length} warning{sessionWarnings.length === 1 ? '' : 's'} from the agent
+            <TriangleAlert size={13} /> {sessionWarnings.length} warning{sessionWarnings.length === 1 ? '' : 's'} from the agent
           </button>
           <button className="link-button" onClick={() => controller.dismissWarnings()}>
             Dismiss

@@ -1,3 +1,4 @@
+import { Settings } from 'lucide-react';
 import { registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
 import { openSettings } from './open';
@@ -6,7 +7,7 @@ import './settings.css';
 
 export { openSettings } from './open';
 
-registerTabKind('settings', { view: SettingsTab, icon: '⚙', persist: () => ({}) });
+registerTabKind('settings', { view: SettingsTab, icon: Settings, persist: () => ({}) });
 
 registerLauncherAction({
   id: 'settings',
