@@ -95,13 +95,14 @@ describe('escape sequences with huge numbers', () => {
       const t = await timings(page);
       const delay = t.painted[i]! - (t.arrived[i] ?? t.painted[i]!);
       delays.push(delay);
-      if (delay > 100) slow.push(`#${i} ${JSON.stringify(CORPUS[i]!.slice(0, 40))}: ${delay.toFixed(0)} ms`);
+      // The freeze took ~95 s. Paint time is measured (and printed), not held to a frame budget: a frame on a
+      // loaded 2-core machine takes a few hundred ms whatever the content, so the bound is the class of bug.
+      if (delay > 1_000) slow.push(`#${i} ${JSON.stringify(CORPUS[i]!.slice(0, 40))}: ${delay.toFixed(0)} ms`);
       expect(await responsiveness(page)).toBeLessThan(5_000);
     }
     const t = await timings(page);
     console.log(`shell: write → paint max ${Math.max(...delays).toFixed(1)} ms, median ${delays.sort((a, b) => a - b)[delays.length >> 1]!.toFixed(1)} ms; longest task ${t.longest.toFixed(0)} ms`);
-    // The freeze took ~95 s; a frame on a loaded 2-core machine can take a few hundred ms.
-    expect(slow.length, slow.join('\n')).toBeLessThanOrEqual(2);
+    expect(slow, 'sequences that took over a second to paint').toEqual([]);
     expect(t.longest).toBeLessThan(1_500);
     expect(errors).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, writeFileSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
@@ -288,6 +288,47 @@ for (const c of CASES) {
       }
       await page.keyboard.press('Escape');
       await page.getByTestId('history-search').waitFor({ state: 'detached' });
+      expect(errors).toEqual([]);
+    });
+
+    it('checkpoints: a file the agent changed with its own shell shows in the turn; a hunk is reverted on disk; the turn is rewound and the rewind undone', async () => {
+      explainFailure();
+      // The user's file, and the version the agent's shell copies over it (two separate changed lines).
+      const lines = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of ${c.id}`);
+      const original = `${lines.join('\n')}\n`;
+      const changed = `${lines.map((l, i) => (i === 1 || i === 9 ? `${l} CHANGED-${i + 1}` : l)).join('\n')}\n`;
+      const seed = join(work, `${key('seed')}.txt`);
+      writeFileSync(seed, original);
+      writeFileSync(join(work, `${key('v2')}.src`), changed);
+      llm.when(key('copy-it'), [{ kind: 'shell', command: `cp ${key('v2')}.src ${key('seed')}.txt` }]);
+      await send(tab, `please ${key('copy-it')} now`);
+      const card = tab.getByTestId('permission-card').last();
+      await card.locator('[data-testid=permission-option][data-kind=allow_once]').click();
+      await tab.getByTestId('agent-message').filter({ hasText: 'all 1 step(s) done' }).last().waitFor();
+      await tab.and(page.locator('[data-status=idle]')).waitFor();
+      await expect.poll(() => readFileSync(seed, 'utf8')).toBe(changed);
+
+      // Under the turn: the file the shell changed (whoever wrote it, the checkpoints saw it).
+      const open = tab.getByTestId('turn-changes-open').last();
+      await expect.poll(() => open.innerText(), { timeout: 30_000 }).toContain('modified');
+      await open.click();
+      const review = page.getByTestId('review-tab');
+      const fileButton = review.getByTestId('change-file').filter({ hasText: `${key('seed')}.txt` }).getByRole('button');
+      // The first changed file opens by itself; another is opened by a click.
+      if ((await fileButton.getAttribute('aria-expanded')) !== 'true') await fileButton.click();
+      await review.locator('[data-testid=monaco-diff][data-ready=true] .view-lines', { hasText: 'CHANGED-10' }).first().waitFor();
+      await review.getByTestId('revert-hunk').first().click();
+      await review.getByTestId('restore-report').filter({ hasText: `${key('seed')}.txt` }).waitFor();
+      const afterHunk = `${lines.map((l, i) => (i === 9 ? `${l} CHANGED-10` : l)).join('\n')}\n`;
+      expect(readFileSync(seed, 'utf8')).toBe(afterHunk);
+
+      // Rewind the folder to before the turn, then undo the rewind.
+      await review.getByTestId('rewind-turn').first().click();
+      await expect.poll(() => readFileSync(seed, 'utf8')).toBe(original);
+      await review.getByTestId('restore-report').getByTestId('undo-restore').click();
+      await expect.poll(() => readFileSync(seed, 'utf8')).toBe(afterHunk);
+      await page.keyboard.press('Control+w');
+      await tab.waitFor();
       expect(errors).toEqual([]);
     });
   });
