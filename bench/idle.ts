@@ -160,6 +160,8 @@ try {
       await done;
     }
     client.close();
+    const seeding = await takeWakeups(page);
+    log(`# while seeding (the probe at work): setTimeout ${seeding.timeout}, rAF ${seeding.raf}, idle ${seeding.idle} callbacks, ${seeding.frames} WebSocket frames`);
     const entries = await page.locator('.tab-panel:not([hidden]) [data-testid=agent-message]').count();
     log(`# ${AGENTS} sessions seeded; the visible tab shows ${entries} agent messages (virtualized lists show fewer)`);
     const agentPids = descendants(pid).filter((p) => cmdline(p).includes('scenario-agent/agent.ts'));
