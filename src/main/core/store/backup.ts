@@ -26,7 +26,7 @@ export const STARTUP_BACKUP_DELAY_MS = 20_000;
 /** The backup copies in steps of about this long, so that the event loop answers between them. */
 const STEP_MS = 4;
 const MIN_PAGES = 16;
-const MAX_PAGES = 4096;
+const MAX_PAGES = 1024;
 
 export const backupName = (ms: number): string => {
   const iso = new Date(ms).toISOString(); // 2025-01-02T03:04:05.678Z
