@@ -159,6 +159,8 @@ try {
       await prompt(client, id, `stream ${ENTRIES * 2} 0.5 60 1`);
       await done;
     }
+    const snap = await client.call<{ thread: { entries: unknown[] } }>('sessions.state', { sessionId: sessionIds[0]! });
+    log(`# the first session's thread holds ${snap.thread.entries.length} entries`);
     client.close();
     const seeding = await takeWakeups(page);
     log(`# while seeding (the probe at work): setTimeout ${seeding.timeout}, rAF ${seeding.raf}, idle ${seeding.idle} callbacks, ${seeding.frames} WebSocket frames`);
