@@ -1,7 +1,8 @@
 // `npm run bench [-- scenario …]`: runs the benchmarks and prints their figures, one per line
 // (`name: value unit`). Each scenario compares against a baseline measured in the same run.
 // Scenarios: stream (ACP ingest + paint), history (search, restore, store size), agents10 (ten agents),
-// checkpoints (snapshots of a large folder vs plain git).
+// checkpoints (snapshots of a large folder vs plain git), idle (ten idle sessions), start (cold start over a
+// million-event store), agents10_busy (agents10 on loaded cores).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureNodeNative } from './native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const all = ['stream', 'history', 'agents10', 'checkpoints'];
+const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy'];
 const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith('--'));
 const chosen = args.filter((a) => !a.startsWith('--'));

@@ -72,3 +72,13 @@ export function cmdline(pid: number): string {
     return '';
   }
 }
+
+/** /proc/<pid>/schedstat: time on a CPU and time runnable but waiting for one (ms), and timeslices run. */
+export function schedstat(pid: number): { runMs: number; waitMs: number; slices: number } {
+  try {
+    const [run, wait, slices] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { runMs: run! / 1e6, waitMs: wait! / 1e6, slices: slices! };
+  } catch {
+    return { runMs: NaN, waitMs: NaN, slices: NaN };
+  }
+}

@@ -26,6 +26,8 @@ export interface CoreOptions {
   openExternal?: (url: string) => Promise<boolean>;
   /** Encrypts stored secrets; the Electron glue passes one built on safeStorage (default: a 0600 key file). */
   secretCipher?: SecretCipher;
+  /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
+  startupBackupDelayMs?: number;
 }
 
 /**
@@ -80,7 +82,8 @@ export class AppCore implements Disposable {
       new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus }),
     );
     this.disposables.add(new CompareService(this.store, this.bus, options.dataDir)).register(this.router);
-    void this.backups.maybeBackup().catch((e: unknown) => console.error('store backup failed:', e));
+    // Off the start-up path: the daily copy of a large store takes seconds.
+    void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }
 
   private registerAppRequests(): void {

@@ -24,7 +24,9 @@ async function main(): Promise<void> {
   });
   const pkg = JSON.parse(readFileSync(join(here, '../../package.json'), 'utf8')) as { version: string };
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
-  const core = new AppCore({ dataDir, transport: 'browser', version: pkg.version });
+  // SWITCHBOARD_STARTUP_BACKUP_DELAY_MS: benchmarks time the start-up backup itself.
+  const backupDelay = Number(process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ?? '');
+  const core = new AppCore({ dataDir, transport: 'browser', version: pkg.version, ...(Number.isFinite(backupDelay) && process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ? { startupBackupDelayMs: backupDelay } : {}) });
   const server = await startWsServer(core, {
     rendererDir: values['renderer-dir']!,
     port: Number(values.port),

@@ -67,6 +67,6 @@ export const supervisorRequests = {
 } as const;
 
 export const supervisorEvents = {
-  /** Samples of the agents that run or changed, about once a second at most. */
+  /** Samples of the agents whose figures changed (sampled about once a second; the same figures again are not sent). */
   'agent.metrics': event(z.object({ agents: z.array(agentMetricsSchema) })),
 } as const;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { AppCore } from '../../../src/main/app-core';
 import { Router } from '../../../src/main/core/base/router';
 import { BackupService, backupName } from '../../../src/main/core/store/backup';
 import { StoreService } from '../../../src/main/core/store/store-service';
@@ -40,6 +41,24 @@ function setup(options: { keep?: number } = {}) {
 }
 
 describe('store backups', () => {
+  it("makes the day's backup after start-up, not while the first window loads", async () => {
+    const dir = scratch('sb-backup-core-');
+    const core = new AppCore({ dataDir: dir, transport: 'browser', version: '0.0.0-test', startupBackupDelayMs: 300 });
+    open.push(core);
+    core.store.setSetting('precious', 1);
+    // The first window's requests are answered before any backup begins…
+    expect(await core.router.invoke('history.list', {})).toMatchObject({ ok: true });
+    expect(existsSync(join(dir, 'backups'))).toBe(false);
+    // …and the backup is made a little later, with what was written meanwhile.
+    for (let i = 0; i < 300 && core.backups.list().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const [backup] = core.backups.list();
+    expect(backup).toBeDefined();
+    const copy = new StoreService(scratch('sb-backup-copy-'));
+    open.push(copy);
+    copy.replaceFile((path) => writeFileSync(path, readFileSync(join(core.backups.dir, backup!.id))));
+    expect(copy.getSetting('precious')).toBe(1);
+  });
+
   it('backs up at start-up at most once a day and keeps the last N', async () => {
     const s = setup({ keep: 3 });
     s.note('a');

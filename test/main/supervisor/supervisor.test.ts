@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentMetrics } from '../../../src/shared/contract/supervisor';
 import type { SettingEntryInput, SettingValues } from '../../../src/shared/contract/settings';
-import { agentText, makeCore, promptAndWait, turnEnd, type TestCore } from '../acp/helpers';
+import { agentText, eventually, makeCore, promptAndWait, turnEnd, type TestCore } from '../acp/helpers';
 
 /** The agent supervisor with real scenario-agent processes: metrics, crash restarts, exit loops, idle stop, hangs, floods. */
 
@@ -22,6 +22,21 @@ const metricsOf = (t: TestCore, agentId: string): AgentMetrics[] =>
     .of('agent.metrics')
     .flatMap((p) => p.agents)
     .filter((m) => m.agentId === agentId);
+
+/** Resolves once the supervisor has sampled `count` more times (agent.metrics only carries changed figures). */
+async function samplesLater(t: TestCore, count: number): Promise<void> {
+  const latest = async () => Math.max(0, ...(await t.call('agents.metrics', {})).agents.map((m) => m.sampledAt));
+  let last = await latest();
+  let seen = 0;
+  await eventually(async () => {
+    const at = await latest();
+    if (at > last) {
+      last = at;
+      seen++;
+    }
+    return seen >= count || null;
+  }, `${count} more samples`);
+}
 
 const sessionStates = (t: TestCore, sessionId: string) => t.rec.of('session.state').filter((s) => s.id === sessionId);
 
@@ -130,6 +145,27 @@ describe('agent supervisor', () => {
     expect((await t.call('agents.metrics', {})).agents.find((m) => m.agentId === agentId)?.gaveUp).toBeNull();
   }, 90_000);
 
+  it('an idle agent costs no event per sample: agent.metrics only carries figures that changed', async () => {
+    const t = await setup();
+    const agentId = await t.addAgent();
+    await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
+    await t.rec.until(() => metricsOf(t, agentId).find((m) => m.cpuPercent !== null), 'a full sample');
+    const before = metricsOf(t, agentId).length;
+    await samplesLater(t, 6);
+    const sent = metricsOf(t, agentId).slice(before);
+    // Six samples of an agent doing nothing: its figures rarely move (a CPU tick now and then), and each
+    // event sent differs from the one before it.
+    expect(sent.length).toBeLessThan(5);
+    const all = metricsOf(t, agentId);
+    for (let i = Math.max(1, before); i < all.length; i++) {
+      const { sampledAt: _a, ...prev } = all[i - 1]!;
+      const { sampledAt: _b, ...next } = all[i]!;
+      expect(next).not.toEqual(prev);
+    }
+    const latest = (await t.call('agents.metrics', {})).agents.find((m) => m.agentId === agentId)!;
+    expect(latest.sampledAt).toBeGreaterThan(all.at(-1)!.sampledAt);
+  }, 60_000);
+
   it('stops an agent with no open session after the idle timeout, not one with a session', async () => {
     const t = await setup({ 'agents.idleStopMinutes': 0.02 });
     const idle = await t.addAgent({}, 'Idle');
@@ -139,8 +175,7 @@ describe('agent supervisor', () => {
     await t.call('sessions.close', { sessionId: a.id });
     await t.rec.until(() => t.rec.of('agent.status').find((s) => s.agentId === idle && s.state === 'stopped'), 'the idle agent to be stopped');
     // Two more samples later the busy one still runs.
-    const n = t.rec.of('agent.metrics').length;
-    await t.rec.until(() => t.rec.of('agent.metrics').length >= n + 2 || null, 'more samples');
+    await samplesLater(t, 2);
     const busyStatus = (await t.call('agents.list', {})).agents.find((x) => x.id === busy)!.status;
     expect(busyStatus.state).toBe('running');
     expect(t.rec.of('agent.status').some((s) => s.agentId === busy && s.state === 'stopped')).toBe(false);
@@ -179,8 +214,7 @@ describe('agent supervisor', () => {
     const { promptId } = await t.call('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: 'permission' }] });
     const ask = await t.rec.until(() => t.rec.of('session.permission').find((p) => p.sessionId === sessionId), 'the permission request');
     // Well past the timeout, by samples (not wall time): the turn is still going.
-    const n = t.rec.of('agent.metrics').length;
-    await t.rec.until(() => t.rec.of('agent.metrics').length >= n + 2 || null, 'more samples');
+    await samplesLater(t, 2);
     expect(sessionStates(t, sessionId).at(-1)?.status).toBe('awaiting_permission');
     await t.call('sessions.respondPermission', { sessionId, requestId: ask.requestId, outcome: 'selected', optionId: ask.options[0]!.optionId });
     const end = await turnEnd(t, sessionId, promptId);

@@ -21,6 +21,13 @@ export interface BackupOptions {
   now?: () => number;
 }
 
+/** The start-up backup waits this long, so that it never competes with the first window's loading. */
+export const STARTUP_BACKUP_DELAY_MS = 20_000;
+/** The backup copies in steps of about this long, so that the event loop answers between them. */
+const STEP_MS = 4;
+const MIN_PAGES = 16;
+const MAX_PAGES = 1024;
+
 export const backupName = (ms: number): string => {
   const iso = new Date(ms).toISOString(); // 2025-01-02T03:04:05.678Z
   return `switchboard-${iso.slice(0, 10).replace(/-/g, '')}T${iso.slice(11, 19).replace(/:/g, '')}${iso.slice(20, 23)}Z.db`;
@@ -46,6 +53,7 @@ export class BackupService implements Disposable {
   private readonly now: () => number;
   private chain: Promise<unknown> = Promise.resolve();
   private disposed = false;
+  private startupTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly store: StoreService,
@@ -88,6 +96,24 @@ export class BackupService implements Disposable {
     });
   }
 
+  /**
+   * The start-up backup, later: after `delayMs` (the first window has loaded by then); a failure is
+   * logged, not thrown. Resolves when it is done or was not needed (for tests and benchmarks).
+   */
+  scheduleStartupBackup(delayMs = STARTUP_BACKUP_DELAY_MS): Promise<BackupInfo | null> {
+    return new Promise((resolve) => {
+      this.startupTimer = setTimeout(() => {
+        this.startupTimer = null;
+        if (this.disposed) return resolve(null);
+        this.maybeBackup().then(resolve, (e: unknown) => {
+          if (!this.disposed) console.error('store backup failed:', e);
+          resolve(null);
+        });
+      }, delayMs);
+      this.startupTimer.unref();
+    });
+  }
+
   create(): Promise<BackupInfo> {
     return this.serial(() => this.backupNow());
   }
@@ -109,10 +135,18 @@ export class BackupService implements Disposable {
     const partial = join(this.dir, `.${name}.partial`);
     rmSync(partial, { force: true });
     try {
+      // Each step holds the event loop while it copies: size the steps to take about STEP_MS each (a step
+      // that reads from a cold disk takes longer than one served from the page cache).
+      let pages = MIN_PAGES * 4;
+      let last = performance.now();
       await db.backup(partial, {
         progress: () => {
           if (this.disposed) throw new Error('backup cancelled: the app is shutting down');
-          return 4096;
+          const now = performance.now();
+          const took = Math.max(0.1, now - last);
+          last = now;
+          pages = Math.round(Math.min(MAX_PAGES, Math.max(MIN_PAGES, pages * Math.min(2, STEP_MS / took))));
+          return pages;
         },
       });
       // A cheap sanity check that the copy opens as a database before it counts as a backup.
@@ -181,6 +215,7 @@ export class BackupService implements Disposable {
 
   dispose(): Promise<void> {
     this.disposed = true;
+    if (this.startupTimer) clearTimeout(this.startupTimer);
     return this.chain.then(() => undefined);
   }
 }

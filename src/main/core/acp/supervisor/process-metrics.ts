@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 
 /** One process group's cost at one moment. */
 export interface GroupSample {
@@ -33,39 +34,127 @@ export function parseVmRss(text: string): number | null {
   return m ? Number(m[1]) * 1024 : null;
 }
 
-async function linuxSample(groups: number[]): Promise<Map<number, GroupSample>> {
-  const out = new Map<number, GroupSample>();
-  for (const g of groups) out.set(g, { pids: [], rssBytes: 0, cpuTicks: 0, cpuPercent: null });
+/** Bytes per page of /proc/<pid>/stat's rss field: VmRSS (kB) over rss (pages) of this process, once. */
+let pageBytes: number | null = null;
+function pageSize(): number {
+  if (pageBytes !== null) return pageBytes;
+  pageBytes = 4096;
+  try {
+    const bytes = parseVmRss(readFileSync('/proc/self/status', 'latin1'));
+    const pages = parseProcStat(readFileSync('/proc/self/stat', 'latin1'))?.rssPages;
+    // Powers of two from 4 KiB to 64 KiB; the two reads are not at the same instant, hence the rounding.
+    if (bytes && pages) pageBytes = 2 ** Math.min(16, Math.max(12, Math.round(Math.log2(bytes / pages))));
+  } catch {
+    /* keep 4 KiB */
+  }
+  return pageBytes;
+}
+
+function readStat(pid: number): ReturnType<typeof parseProcStat> {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return null; // gone
+  }
+}
+
+/** Direct children of a process's main thread (empty where the kernel lacks /proc/…/children). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** pgid → its member pids, from one pass over every process in /proc (stat files only). */
+async function scanGroups(groups: number[]): Promise<Map<number, Set<number>>> {
+  const out = new Map<number, Set<number>>();
+  for (const g of groups) out.set(g, new Set());
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
     return out;
   }
-  await Promise.all(
-    entries.map(async (name) => {
-      if (!/^\d+$/.test(name)) return;
-      let stat;
-      try {
-        stat = parseProcStat(await readFile(`/proc/${name}/stat`, 'utf8'));
-      } catch {
-        return; // gone meanwhile
+  let read = 0;
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    // A busy machine has thousands of processes: let other work run between slices of the pass.
+    if (++read % 128 === 0) await new Promise((r) => setImmediate(r));
+    const stat = readStat(Number(name));
+    if (stat) out.get(stat.pgrp)?.add(Number(name));
+  }
+  return out;
+}
+
+/**
+ * Samples process groups on Linux cheaply enough to run every second: the members of each group are
+ * found once by a pass over /proc, then followed by reading only their own stat files (and their main
+ * thread's children, so that a new subprocess is seen at once); a full pass again every `rescanMs`
+ * catches what that misses (children of other threads, processes that joined the group otherwise).
+ */
+export class GroupSampler {
+  private members = new Map<number, Set<number>>();
+  private scannedAt = -Infinity;
+
+  constructor(
+    private readonly rescanMs = 30_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async sample(groups: number[]): Promise<Map<number, GroupSample>> {
+    if (process.platform !== 'linux') return sampleGroups(groups);
+    const out = new Map<number, GroupSample>();
+    if (groups.length === 0) {
+      this.members.clear();
+      return out;
+    }
+    if (groups.some((g) => !this.members.has(g)) || this.now() - this.scannedAt >= this.rescanMs) {
+      this.members = await scanGroups(groups);
+      this.scannedAt = this.now();
+    }
+    const bytesPerPage = pageSize();
+    for (const g of groups) {
+      const sample: GroupSample = { pids: [], rssBytes: 0, cpuTicks: 0, cpuPercent: null };
+      out.set(g, sample);
+      const pids = this.members.get(g);
+      if (!pids) continue;
+      const queue = [...pids];
+      for (let i = 0; i < queue.length; i++) {
+        const pid = queue[i]!;
+        const stat = readStat(pid);
+        if (!stat || stat.pgrp !== g) {
+          pids.delete(pid);
+          continue;
+        }
+        pids.add(pid);
+        sample.pids.push(pid);
+        sample.rssBytes += stat.rssPages * bytesPerPage;
+        sample.cpuTicks! += stat.ticks;
+        for (const c of childrenOf(pid)) if (!pids.has(c) && !queue.includes(c)) queue.push(c);
       }
-      if (!stat) return;
-      const sample = out.get(stat.pgrp);
-      if (!sample) return;
-      let rss: number | null = null;
-      try {
-        rss = parseVmRss(await readFile(`/proc/${name}/status`, 'utf8'));
-      } catch {
-        /* gone meanwhile */
-      }
-      sample.pids.push(Number(name));
-      // Kernel threads and zombies have no VmRSS; fall back to stat's pages (4 KiB on most machines).
-      sample.rssBytes += rss ?? stat.rssPages * 4096;
-      sample.cpuTicks = (sample.cpuTicks ?? 0) + stat.ticks;
-    }),
-  );
+    }
+    for (const g of [...this.members.keys()]) if (!groups.includes(g)) this.members.delete(g);
+    return out;
+  }
+}
+
+async function linuxSample(groups: number[]): Promise<Map<number, GroupSample>> {
+  const members = await scanGroups(groups);
+  const out = new Map<number, GroupSample>();
+  const bytesPerPage = pageSize();
+  for (const [g, pids] of members) {
+    const sample: GroupSample = { pids: [], rssBytes: 0, cpuTicks: 0, cpuPercent: null };
+    for (const pid of pids) {
+      const stat = readStat(pid);
+      if (!stat || stat.pgrp !== g) continue;
+      sample.pids.push(pid);
+      sample.rssBytes += stat.rssPages * bytesPerPage;
+      sample.cpuTicks! += stat.ticks;
+    }
+    out.set(g, sample);
+  }
   return out;
 }
 

@@ -7,7 +7,7 @@ import type { AgentRuntime } from '../agent-runtime';
 import type { LiveSession } from '../session/live-session';
 import { reopenModeOf } from '../session/restore';
 import type { WarningKind } from '../connection/warnings';
-import { CLOCK_TICKS_PER_SECOND, sampleGroups } from './process-metrics';
+import { CLOCK_TICKS_PER_SECOND, GroupSampler } from './process-metrics';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 
 /** What the supervisor needs from the ACP service. */
@@ -71,6 +71,7 @@ export class AgentSupervisor implements Disposable {
   private readonly unsubscribe: Disposable;
   private disposed = false;
   private sampling = false;
+  private readonly sampler = new GroupSampler();
 
   constructor(
     private readonly host: SupervisorHost,
@@ -347,7 +348,7 @@ export class AgentSupervisor implements Disposable {
       const now = Date.now();
       const runtimes = this.host.allRuntimes();
       const running = runtimes.filter((r) => r.connected && r.pid !== null);
-      const samples = await sampleGroups(running.map((r) => r.pid!));
+      const samples = await this.sampler.sample(running.map((r) => r.pid!));
       for (const rt of running) {
         const w = this.entry(rt.agentId);
         const pid = rt.pid!;
@@ -362,7 +363,15 @@ export class AgentSupervisor implements Disposable {
           }
           w.cpu = { ticks: s.cpuTicks, at, pid };
         }
-        this.update(rt.agentId, { pid, processes: s.pids.length, rssBytes: s.pids.length > 0 ? s.rssBytes : null, cpuPercent, sampledAt: now, throttled: rt.throttled });
+        const sample = { pid, processes: s.pids.length, rssBytes: s.pids.length > 0 ? s.rssBytes : null, cpuPercent, throttled: rt.throttled };
+        const m = w.metrics;
+        // An idle agent's figures stay the same from one sample to the next: the event (and the renderer's
+        // work) only when one of them changed; agents.metrics still answers with the latest sample.
+        if (m.pid === sample.pid && m.processes === sample.processes && m.rssBytes === sample.rssBytes && m.cpuPercent === sample.cpuPercent && m.throttled === sample.throttled) {
+          w.metrics = { ...m, sampledAt: now };
+        } else {
+          this.update(rt.agentId, { ...sample, sampledAt: now });
+        }
         if (w.unresponsiveAt !== null && rt.lastActivity > w.unresponsiveAt) {
           w.unresponsiveAt = null;
           this.update(rt.agentId, { unresponsive: null });

@@ -1,35 +1,48 @@
 import { TriangleAlert } from 'lucide-react';
 import { useEffect, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { useApi } from '../../app/api-context';
+import type { AgentMetrics } from '@shared/contract/supervisor';
 import { formatBytes, syncOverview, useOverview } from './store';
+
+/** What the sidebar line shows of a sample (compared field by field: a new sample that shows the same re-renders nothing). */
+function badgeOf(m: AgentMetrics | undefined) {
+  return {
+    warning: m ? (m.gaveUp ?? m.unresponsive) : null,
+    running: !!m && m.pid !== null && m.rssBytes !== null,
+    processes: m?.processes ?? 0,
+    memory: m?.rssBytes != null ? formatBytes(m.rssBytes) : '',
+    cpu: Math.round(m?.cpuPercent ?? 0),
+    throttled: m?.throttled ?? null,
+  };
+}
 
 /** Memory and CPU of an agent's process group, small, for its sidebar line. */
 export function AgentMetricsBadge({ agentId }: { agentId: string }) {
   const api = useApi();
   useEffect(() => syncOverview(api), [api]);
-  const m = useOverview((s) => s.metrics[agentId]);
-  if (!m) return null;
-  if (m.gaveUp || m.unresponsive) {
+  const b = useOverview(useShallow((s) => badgeOf(s.metrics[agentId])));
+  if (b.warning) {
     return (
-      <span className="agent-health warn" title={m.gaveUp ?? m.unresponsive ?? ''} data-testid="agent-health-warning" aria-label="needs attention">
+      <span className="agent-health warn" title={b.warning} data-testid="agent-health-warning" aria-label="needs attention">
         <TriangleAlert size={13} />
       </span>
     );
   }
-  if (m.pid === null || m.rssBytes === null) return null;
-  const usage = `${m.processes} process${m.processes === 1 ? '' : 'es'} · ${formatBytes(m.rssBytes)} resident · ${m.cpuPercent ?? 0}% CPU`;
-  if (m.throttled) {
+  if (!b.running) return null;
+  const usage = `${b.processes} process${b.processes === 1 ? '' : 'es'} · ${b.memory} resident · ${b.cpu}% CPU`;
+  if (b.throttled) {
     // In place of the memory figure (the sidebar is narrow): the agent's name stays readable.
     return (
-      <span className="agent-throttled small" title={`Throttled: ${m.throttled}\n${usage}`} data-testid="agent-throttled-badge">
+      <span className="agent-throttled small" title={`Throttled: ${b.throttled}\n${usage}`} data-testid="agent-throttled-badge">
         throttled
       </span>
     );
   }
   return (
     <span className="agent-metrics muted small" title={usage} data-testid="agent-metrics">
-      {formatBytes(m.rssBytes)}
-      {m.cpuPercent !== null && m.cpuPercent >= 1 ? ` · ${Math.round(m.cpuPercent)}%` : ''}
+      {b.memory}
+      {b.cpu >= 1 ? ` · ${b.cpu}%` : ''}
     </span>
   );
 }

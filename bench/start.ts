@@ -1,0 +1,194 @@
+// `npm run bench -- start [--quick]` (issue 16, goal 4): cold start of the browser-mode server over a store of a
+// million events (the history benchmark's corpus; --quick: 50,000), from process start to the page interactive
+// (the workspace and the sidebar's history listed and painted), in Chromium (already running, as the user's
+// browser would be; a fresh browser context per start, so nothing is cached).
+//   normal start      a backup from today exists (median of 3 starts)
+//   backup-day start  no backup yet today: the daily backup is due (median of 2 starts; each waits for the
+//                     backup, then removes it for the next)
+// Prints, one per line:
+//   start.to_interactive: N ms              normal start (goal ≤ 1,000)
+//   start.to_interactive_backup_day: N ms   backup-day start
+//   start.backup_request_p95: N ms          app.info round trips while that backup copies (how long the event
+//                                           loop is held by each backup step), p95; '#': max and the backup's length
+// The store is generated once into $SWITCHBOARD_BENCH_STORE_DIR (default: <tmp>/sb-bench-store-<events>) and reused.
+// The Electron main process is not measured here: there is no Electron binary on this machine.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAppServer, type AppServer } from '../test/support/app-server';
+import { launchBrowser, openApp } from '../test/support/browser';
+import { connectContract } from '../test/support/contract-client';
+import { ensureHistoryStore } from './support/million-store';
+import { median, percentile, round1 } from './support/stats';
+
+const quick = process.argv.includes('--quick');
+const EVENTS = quick ? 50_000 : 1_000_000;
+const NORMAL_RUNS = 3;
+const BACKUP_RUNS = 2;
+/** The start-up backup's delay in the backup-day runs: short, so that the bench need not wait the app's 20 s. */
+const BACKUP_DELAY_MS = Number(process.env.SWITCHBOARD_BENCH_BACKUP_DELAY_MS ?? '3000');
+const log = (line: string) => console.log(line);
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// Init script: the moment (epoch ms) the sidebar's history first lists a session, after that frame's paint.
+const INTERACTIVE = `(() => {
+  const now = () => performance.timeOrigin + performance.now();
+  const Base = window.WebSocket;
+  window.WebSocket = class extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('open', () => { window.__socketOpen ||= Math.round(now()); });
+    }
+  };
+  window.__interactive = new Promise((resolve) => {
+    const check = () => {
+      if (!document.querySelector('[data-testid=workspace]') || !document.querySelector('[data-testid=history-row]')) return;
+      mo.disconnect();
+      requestAnimationFrame(() => setTimeout(() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const t = (ms) => Math.round(performance.timeOrigin + ms);
+        resolve({ at: now(), navigation: Math.round(performance.timeOrigin), responseEnd: t(nav ? nav.responseEnd : 0), domContentLoaded: t(nav ? nav.domContentLoadedEventEnd : 0), socket: window.__socketOpen || 0 });
+      }, 0));
+    };
+    const mo = new MutationObserver(check);
+    const start = () => { mo.observe(document.documentElement, { childList: true, subtree: true }); check(); };
+    if (document.documentElement) start(); else document.addEventListener('readystatechange', start, { once: true });
+  });
+})()`;
+
+const storeDir = process.env.SWITCHBOARD_BENCH_STORE_DIR ?? join(tmpdir(), `sb-bench-store-${EVENTS}`);
+
+log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
+const store = ensureHistoryStore(storeDir, { events: EVENTS, log });
+log(`# store: ${store.events} events in ${store.sessions} sessions, ${store.bytes} bytes, ${store.generatedSeconds === null ? `reused from ${storeDir}` : `generated in ${Math.round(store.generatedSeconds)} s into ${storeDir}`}`);
+const backupsDir = join(storeDir, 'backups');
+const browser = await launchBrowser();
+
+interface Start {
+  /** process start → interactive, ms */
+  interactive: number;
+  /** process start → the page's milestones, ms */
+  milestones: { navigation: number; responseEnd: number; domContentLoaded: number; socket: number };
+  /** process start → the server's "listening" line, ms */
+  listening: number;
+  rows: number;
+}
+
+/** SWITCHBOARD_BENCH_SERVER_PROFILE=/tmp/start.cpuprofile: the server's CPU profile of a normal start (support/cpu-prof-preload.mjs). */
+const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
+
+/** When the server process of the current start was spawned (epoch ms). */
+let startedAt = 0;
+
+async function start(env: Record<string, string>, during?: (app: AppServer) => Promise<void>): Promise<Start> {
+  const t0 = Date.now();
+  startedAt = t0;
+  const app = await startAppServer({ dataDir: storeDir, env });
+  const listening = Date.now() - t0;
+  try {
+    const { page, context } = await openApp(browser, 'about:blank');
+    try {
+      await page.addInitScript(INTERACTIVE);
+      await page.goto(app.url);
+      const m = (await page.evaluate('window.__interactive')) as { at: number; navigation: number; responseEnd: number; domContentLoaded: number; socket: number };
+      const rows = await page.locator('[data-testid=history-row]').count();
+      await during?.(app);
+      const rel = (ms: number) => Math.round(ms - t0);
+      return {
+        interactive: rel(m.at),
+        milestones: { navigation: rel(m.navigation), responseEnd: rel(m.responseEnd), domContentLoaded: rel(m.domContentLoaded), socket: rel(m.socket) },
+        listening,
+        rows,
+      };
+    } finally {
+      await context.close();
+    }
+  } finally {
+    await app.stop();
+  }
+}
+
+let backupRoundTrips: number[] = [];
+let quietRoundTrips: number[] = [];
+let backupSeconds: number[] = [];
+
+/** While the start-up backup runs: app.info round trips, back to back with a short pause, until it is listed. */
+async function duringBackup(app: AppServer): Promise<void> {
+  const c = await connectContract(app);
+  try {
+    // The backup starts BACKUP_DELAY_MS after the process did.
+    const backupStart = startedAt + BACKUP_DELAY_MS;
+    for (;;) {
+      const began = Date.now();
+      const s = performance.now();
+      const { backups } = await c.call<{ backups: unknown[] }>('store.backups.list', {});
+      const ms = performance.now() - s;
+      if (backups.length > 0) break;
+      if (began >= backupStart) backupRoundTrips.push(ms);
+      if (Date.now() - backupStart > 600_000) throw new Error('no backup after 10 minutes');
+      await sleep(20);
+    }
+    backupSeconds.push((Date.now() - backupStart) / 1000);
+    // The same round trips with no backup running, for comparison.
+    for (let i = 0; i < 50; i++) {
+      const s = performance.now();
+      await c.call('store.backups.list', {});
+      quietRoundTrips.push(performance.now() - s);
+      await sleep(20);
+    }
+  } finally {
+    c.close();
+  }
+}
+
+try {
+  // Warm-up: one start (the page cache holds the store afterwards, as on a machine that used it recently).
+  rmSync(backupsDir, { recursive: true, force: true });
+  await start({ SWITCHBOARD_STARTUP_BACKUP_DELAY_MS: '0' }, async (app) => {
+    // Leave a backup from today, so the following starts are normal ones.
+    const c = await connectContract(app);
+    for (let i = 0; i < 6000; i++) {
+      const { backups } = await c.call<{ backups: unknown[] }>('store.backups.list', {});
+      if (backups.length > 0) break;
+      await sleep(100);
+    }
+    c.close();
+  });
+  if (!existsSync(backupsDir)) throw new Error('the warm-up start made no backup');
+
+  const normal: Start[] = [];
+  if (serverProfileTo) {
+    const env = { NODE_OPTIONS: `--import ${new URL('./support/cpu-prof-preload.mjs', import.meta.url).href}`, SWITCHBOARD_CPU_PROF_FILE: serverProfileTo, SWITCHBOARD_CPU_PROF_AT_START: '1' };
+    const profiled = await start(env, async (app) => {
+      app.proc.kill('SIGUSR2');
+      for (let i = 0; i < 100 && !existsSync(serverProfileTo); i++) await sleep(100);
+    });
+    log(`# the server's CPU profile of a normal start (${profiled.interactive} ms; process start → interactive): ${serverProfileTo}`);
+  }
+  for (let i = 0; i < NORMAL_RUNS; i++) normal.push(await start({}));
+  log(`# normal start (a backup from today exists): ${normal.map((s) => `${s.interactive} ms`).join(', ')}; ${normal[0]!.rows} history rows listed`);
+  const mid = (f: (s: Start) => number) => median(normal.map(f));
+  log(
+    `# where (medians, ms from process start): server listening ${mid((s) => s.listening)}, page navigation ${mid((s) => s.milestones.navigation)}, HTML received ${mid((s) => s.milestones.responseEnd)}, DOMContentLoaded (scripts run) ${mid((s) => s.milestones.domContentLoaded)}, WebSocket open ${mid((s) => s.milestones.socket)}, history listed and painted ${mid((s) => s.interactive)}`,
+  );
+
+  const backupDay: Start[] = [];
+  backupRoundTrips = [];
+  quietRoundTrips = [];
+  backupSeconds = [];
+  for (let i = 0; i < BACKUP_RUNS; i++) {
+    rmSync(backupsDir, { recursive: true, force: true });
+    backupDay.push(await start({ SWITCHBOARD_STARTUP_BACKUP_DELAY_MS: String(BACKUP_DELAY_MS) }, duringBackup));
+  }
+  log(`# backup-day start (the daily backup due; it starts ${BACKUP_DELAY_MS} ms after start here, 20 s in the app): ${backupDay.map((s) => `${s.interactive} ms`).join(', ')}`);
+  log(`# while the backup copied the ${store.bytes}-byte store (${backupSeconds.map((s) => `${s.toFixed(1)} s`).join(', ')}): ${backupRoundTrips.length} request round trips, p50 ${round1(percentile(backupRoundTrips, 50))} ms, p95 ${round1(percentile(backupRoundTrips, 95))} ms, max ${round1(Math.max(...backupRoundTrips))} ms; after it, with no backup running: p50 ${round1(percentile(quietRoundTrips, 50))} ms, p95 ${round1(percentile(quietRoundTrips, 95))} ms, max ${round1(Math.max(...quietRoundTrips))} ms`);
+  log('# the Electron main process: not measured (no Electron binary on this machine)');
+  log(`start.to_interactive: ${median(normal.map((s) => s.interactive))} ms`);
+  log(`start.to_interactive_backup_day: ${median(backupDay.map((s) => s.interactive))} ms`);
+  log(`start.backup_request_p95: ${round1(percentile(backupRoundTrips, 95))} ms`);
+} finally {
+  await browser.close();
+}
+log(`# load average at end: ${load()}`);
+process.exit(0);

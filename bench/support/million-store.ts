@@ -1,0 +1,75 @@
+// A data folder whose store holds the history benchmark's corpus (bench/history/corpus.ts: 10,000 sessions,
+// 1,000,000 ACP messages at full scale), written through the app's own message log and history indexer.
+// Generated once into a cache folder and reused by later runs (it takes minutes and about 1 GB).
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { HistoryIndex } from '../../src/main/core/history/history-index';
+import { MessageLog, type LogEntry } from '../../src/main/core/store/message-log';
+import { openSeedStore } from '../../test/support/history-seed';
+import { Corpus, generateSession, rng } from '../history/corpus';
+
+export interface MillionStore {
+  dataDir: string;
+  events: number;
+  sessions: number;
+  bytes: number;
+  generatedSeconds: number | null;
+}
+
+const READY = '.complete';
+
+/** Ensures `dataDir/switchboard.db` holds `events` messages over `sessions` sessions (generating it unless a complete one is there). */
+export function ensureHistoryStore(dataDir: string, { events = 1_000_000, sessions = Math.max(10, Math.round(events / 100)), log = (_: string) => {} } = {}): MillionStore {
+  const dbPath = join(dataDir, 'switchboard.db');
+  const marker = join(dataDir, `${READY}-${events}`);
+  let generatedSeconds: number | null = null;
+  if (!existsSync(marker)) {
+    rmSync(dataDir, { recursive: true, force: true });
+    mkdirSync(dataDir, { recursive: true });
+    const started = performance.now();
+    const db = openSeedStore(dbPath);
+    const index = new HistoryIndex(db);
+    index.catchUp();
+    // One row per message, as live agents write them (see bench/history/index.ts).
+    const messageLog = new MessageLog(db, { maxPacked: 1 });
+    messageLog.addIndexer(index.indexer);
+    try {
+      const corpus = new Corpus(42);
+      const r = rng(7);
+      const now = Date.now();
+      const year = 365 * 86_400_000;
+      const weights = Array.from({ length: sessions }, () => Math.exp(0.8 * Math.sqrt(-2 * Math.log(r() || 1e-9)) * Math.cos(2 * Math.PI * r())));
+      const wsum = weights.reduce((a, b) => a + b, 0);
+      const starts = Array.from({ length: sessions }, () => now - Math.floor(r() * year)).sort((a, b) => a - b);
+      const insertSession = db.prepare('INSERT INTO sessions (id, agent_id, cwd, title, status, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?)');
+      let pending: LogEntry[] = [];
+      const flush = (): void => {
+        if (pending.length) messageLog.appendMany(pending);
+        pending = [];
+      };
+      let total = 0;
+      for (let i = 0; i < sessions && total < events; i++) {
+        const remaining = sessions - i;
+        const budget = i === sessions - 1 ? events - total : Math.max(8, Math.min(events - total - (remaining - 1) * 8, Math.round((weights[i]! / wsum) * events)));
+        const id = `s${String(i).padStart(5, '0')}`;
+        const spec = generateSession(corpus, id, starts[i]!, budget);
+        const msgs = spec.messages.slice(0, Math.max(1, Math.min(budget, events - total)));
+        insertSession.run(id, spec.agentId, spec.cwd, 'closed', spec.createdAt, msgs.at(-1)!.ts);
+        for (const m of msgs) pending.push({ sessionId: id, direction: m.direction, method: m.method, body: m.body, ts: m.ts });
+        total += msgs.length;
+        if (pending.length >= 5000) flush();
+        if (i % 1000 === 999) log(`# store: ${i + 1} sessions, ${total} messages (${Math.round((performance.now() - started) / 1000)} s)`);
+      }
+      flush();
+      index.indexLagging();
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      messageLog.dispose();
+      index.dispose();
+      db.close();
+    }
+    generatedSeconds = (performance.now() - started) / 1000;
+    mkdirSync(marker);
+  }
+  return { dataDir, events, sessions, bytes: statSync(dbPath).size, generatedSeconds };
+}
