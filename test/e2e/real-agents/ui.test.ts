@@ -202,6 +202,8 @@ for (const c of CASES) {
       // The fake model's closing message arrives once the tool result went back to it; the turn ends.
       await tab.getByTestId('agent-message').filter({ hasText: 'all 1 step(s) done' }).waitFor();
       await tab.and(page.locator('[data-status=idle]')).waitFor();
+      // Written with the agent's own tool or through the client: the turn's checkpoints show it either way.
+      await expect.poll(() => tab.getByTestId('turn-changes-open').last().innerText(), { timeout: 30_000 }).toContain('added');
     });
 
     it('a shell command: allowed from the card, its output shown in the thread', async () => {
