@@ -48,7 +48,15 @@ function mergeToolFields(e: ToolCallEntry, u: Record<string, unknown>): void {
   if (typeof u.name === 'string') e.name = u.name;
   if (typeof u.kind === 'string' && TOOL_KINDS.has(u.kind)) e.toolKind = u.kind as ToolKind;
   if (typeof u.status === 'string' && STATUSES.has(u.status)) e.status = u.status as ToolEntryStatus;
-  if (Array.isArray(u.content)) e.content = u.content.filter((c): c is ToolCallContent => isRecord(c) && typeof c.type === 'string');
+  if (Array.isArray(u.content)) {
+    const content = u.content.filter((c): c is ToolCallContent => isRecord(c) && typeof c.type === 'string');
+    const diffs = (list: readonly ToolCallContent[]) => list.filter((c): c is Extract<ToolCallContent, { type: 'diff' }> => c.type === 'diff');
+    // A later update that replaces the content without a diff keeps the last diff (shown as such).
+    const before = diffs(e.content);
+    if (diffs(content).length > 0) delete e.replacedDiffs;
+    else if (before.length > 0) e.replacedDiffs = before;
+    e.content = content;
+  }
   if (Array.isArray(u.locations)) e.locations = u.locations.filter((l): l is ToolCallLocation => isRecord(l) && typeof l.path === 'string');
   if ('rawInput' in u) e.rawInput = u.rawInput;
   if ('rawOutput' in u) e.rawOutput = u.rawOutput;

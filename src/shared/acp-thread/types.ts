@@ -71,6 +71,8 @@ export interface ToolCallEntry {
   toolKind: ToolKind;
   status: ToolEntryStatus;
   content: ToolCallContent[];
+  /** The diffs of the content a later update replaced with content without any (the last diff shown). */
+  replacedDiffs?: Array<Extract<ToolCallContent, { type: 'diff' }>>;
   locations: ToolCallLocation[];
   rawInput?: unknown;
   rawOutput?: unknown;

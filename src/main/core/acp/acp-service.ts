@@ -1,7 +1,7 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
+import type { AgentCapabilities, ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../shared/acp-thread';
 import { IpcFailure } from '../../../shared/contract';
 import type { AgentSummary } from '../../../shared/contract/agents';
@@ -16,6 +16,7 @@ import type { StoreService } from '../store/store-service';
 import type { PtyHost } from '../terminals/pty-host';
 import { AgentLog } from './connection/agent-log';
 import { AgentPrefsRepo } from '../agents/agent-prefs';
+import { AgentCapabilitiesRepo } from '../agents/agent-capabilities';
 import { AgentRuntime } from './agent-runtime';
 import { ConfinedFs, FsRefusal } from '../fs/confined-fs';
 import { FileWrites, MAX_TEXT_FILE_BYTES } from './session/fs-access';
@@ -136,6 +137,26 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
 
   agents(): AgentRepository {
     return new AgentRepository(this.db());
+  }
+  capabilitiesRepo(): AgentCapabilitiesRepo {
+    return new AgentCapabilitiesRepo(this.db());
+  }
+  rememberCapabilities(agentId: string, caps: AgentCapabilities): void {
+    try {
+      this.capabilitiesRepo().set(agentId, caps);
+    } catch (e) {
+      this.agentLog(agentId).write('note', `could not store the agent's capabilities: ${(e as Error).message}`);
+    }
+  }
+  /** The capabilities of the running agent, else those its last start reported (null: never started). */
+  knownCapabilities(agentId: string): AgentCapabilities | null {
+    const rt = this.runtimes.get(agentId);
+    if (rt?.connected) return rt.capabilities;
+    try {
+      return this.capabilitiesRepo().get(agentId);
+    } catch {
+      return null;
+    }
   }
   prefs(): AgentPrefsRepo {
     return new AgentPrefsRepo(this.db());
@@ -290,6 +311,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     this.runtimes.delete(agentId);
     this.agents().remove(agentId);
     this.prefs().remove(agentId);
+    this.capabilitiesRepo().remove(agentId);
     this.secrets.delete(agentId);
     this.rules().removeAgent(agentId);
   }
@@ -412,6 +434,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       await session.open('new');
     } catch (e) {
       this.sessions.delete(id);
+      session.abandon();
       throw e;
     }
     return session.info();
@@ -495,6 +518,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       await session.open(mode);
     } catch (e) {
       this.sessions.delete(sessionId);
+      session.abandon();
       throw e;
     }
     return session.info();

@@ -64,6 +64,8 @@ export interface RuntimeDeps {
   loginEnv(): Promise<Record<string, string>>;
   messageLog(): MessageLog | null;
   setting(key: string): unknown;
+  /** Remembers what the agent's `initialize` answered (how its sessions can come back, without starting it). */
+  rememberCapabilities(agentId: string, caps: AgentCapabilities): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
   session(id: string): SessionEndpoint | undefined;
   sessionsOfAgent(agentId: string): SessionEndpoint[];
@@ -300,6 +302,7 @@ export class AgentRuntime {
         throw new Error(`the agent speaks ACP protocol version ${String(init.protocolVersion)}; Switchboard supports 1`);
       }
       this.init = init;
+      this.host.rememberCapabilities(this.agentId, init.agentCapabilities ?? {});
       this.authMethods = parseAuthMethods((init as { authMethods?: unknown }).authMethods);
       this.startedAt = Date.now();
       this.setState('running');

@@ -446,7 +446,8 @@ export class HistoryReducer {
       }
       const text = texts.join('\n');
       t.text = clean(head(text, caps.text));
-      t.diffs = diffs;
+      // Content replaced without a diff keeps the last diff, marked as such (the thread shows it labelled).
+      t.diffs = diffs.length === 0 && t.diffs.length > 0 ? t.diffs.map((x) => ({ ...x, replaced: true })) : diffs;
     }
     if ('rawInput' in u && isObj(u.rawInput) && Object.keys(u.rawInput).length > 0) {
       t.rawInput = clean(head(JSON.stringify(u.rawInput), caps.rawInput));

@@ -17,6 +17,8 @@ export interface RestorePort {
   db(): Db;
   agents(): Pick<AgentRepository, 'get'>;
   runtime(agentId: string): Pick<AgentRuntime, 'ensureStarted' | 'capabilities' | 'request'>;
+  /** The running agent's capabilities, else those of its last start (null: never started). */
+  knownCapabilities(agentId: string): AgentCapabilities | null;
   session(id: string): { readonly status: SessionStatus; close(): Promise<void> } | undefined;
   reopenSession(sessionId: string): Promise<SessionInfo>;
 }
@@ -79,9 +81,17 @@ export class RestoreService {
     return this.acp.agents().get(agentId)?.name ?? agentId;
   }
 
-  /** Starts the agent if needed (its capabilities say how a session can come back). */
-  private async capabilities(agentId: string): Promise<AgentCapabilities | null> {
+  /**
+   * The agent's capabilities (they say how a session can come back). `known`: those of the running agent or
+   * of its last start will do, so that telling how a session would come back starts no process; the agent is
+   * started only when it never was.
+   */
+  private async capabilities(agentId: string, known = false): Promise<AgentCapabilities | null> {
     if (!this.acp.agents().get(agentId)) throw new IpcFailure('not_found', `the session's agent ${agentId} was removed`);
+    if (known) {
+      const caps = this.acp.knownCapabilities(agentId);
+      if (caps) return caps;
+    }
     const rt = this.acp.runtime(agentId);
     await rt.ensureStarted();
     return rt.capabilities ?? null;
@@ -96,7 +106,7 @@ export class RestoreService {
     if (!row.acp_session_id) return { mode: null, reason: `${name} never created this session: it cannot be reopened.`, agentName: name };
     let mode: ReopenMode | null;
     try {
-      mode = reopenModeOf(await this.capabilities(row.agent_id));
+      mode = reopenModeOf(await this.capabilities(row.agent_id, true));
     } catch (e) {
       return { mode: null, reason: `${name} could not be started: ${(e as Error).message}`, agentName: name };
     }

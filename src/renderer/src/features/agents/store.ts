@@ -10,9 +10,11 @@ interface AgentsState {
   error: string | null;
   /** Live sessions by id (sessions.live, then session.state events). */
   sessions: Record<string, SessionInfo>;
+  /** Why sessions of this run stopped being live, when an error ended them (a reopen the agent refused). */
+  endedErrors: Record<string, string>;
 }
 
-export const useAgents = create<AgentsState>(() => ({ agents: [], loaded: false, error: null, sessions: {} }));
+export const useAgents = create<AgentsState>(() => ({ agents: [], loaded: false, error: null, sessions: {}, endedErrors: {} }));
 
 /** The name the user knows the agent by (the one it was added or installed under). */
 export const agentName = (agents: readonly AgentSummary[], agentId: string): string => agents.find((a) => a.id === agentId)?.name ?? agentId;
@@ -47,9 +49,15 @@ export function syncAgents(api: Api): void {
   });
   api.on('session.state', (s) => {
     const sessions = { ...useAgents.getState().sessions };
-    if (s.status === 'closed') delete sessions[s.id];
-    else sessions[s.id] = s;
-    useAgents.setState({ sessions });
+    const endedErrors = { ...useAgents.getState().endedErrors };
+    if (s.status === 'closed') {
+      delete sessions[s.id];
+      if (s.error) endedErrors[s.id] = s.error;
+    } else {
+      sessions[s.id] = s;
+      delete endedErrors[s.id];
+    }
+    useAgents.setState({ sessions, endedErrors });
   });
   void refreshAgents(api);
   void api.call('sessions.live', {}).then((r) => {

@@ -16,6 +16,8 @@ export interface TurnEndMark {
 export interface SessionView {
   loading: boolean;
   loadError: string | null;
+  /** The session is not live (it ended, or Switchboard restarted): its stored transcript is what remains. */
+  ended: boolean;
   session: SessionInfo | null;
   thread: ThreadState;
   queue: readonly QueueItem[];
@@ -73,6 +75,7 @@ export class SessionController {
     this.view = {
       loading: true,
       loadError: null,
+      ended: false,
       session: null,
       thread: createThread(),
       queue: [],
@@ -98,7 +101,7 @@ export class SessionController {
           this.onAttention?.({ kind: 'done', session: s });
         }
         if (prev && prev.status !== 'failed' && s.status === 'failed') this.onAttention?.({ kind: 'failed', session: s });
-        this.set({ session: s, unseenDone });
+        this.set({ session: s, unseenDone, ended: s.status === 'closed' });
       }),
       api.on('session.permission', (info) => {
         if (info.sessionId !== id) return;
@@ -152,7 +155,7 @@ export class SessionController {
     if (seq !== this.loadSeq) return;
     if (!r.ok) {
       this.n = null;
-      this.set({ loading: false, loadError: r.error.message });
+      this.set({ loading: false, loadError: r.error.message, ended: r.error.code === 'not_found' });
       return;
     }
     const snap = r.value;
@@ -163,6 +166,7 @@ export class SessionController {
     this.set({
       loading: false,
       loadError: null,
+      ended: false,
       session: snap.session,
       thread: snap.thread,
       queue: snap.queue,
