@@ -316,3 +316,60 @@ describe('issue 14: restored sessions and failed reopens', () => {
     expect((await historyTexts(a, s.id)).filter((t) => t.includes('ibis-question'))).toHaveLength(2);
   });
 });
+
+describe('issue 14: what a stored session keeps', () => {
+  it('after a reopen by session/load, a terminal shows its stored output and a cancelled turn keeps its mark (thread and transcript)', async () => {
+    const { dataDir, work, agentStore } = setup();
+    let a = app!;
+    const agentId = await addAgent(a, work, { SCENARIO_CAPS: 'loadSession,close', SCENARIO_STORE: agentStore });
+    const s = await a.call('sessions.create', { agentId, cwd: work });
+    await promptAndWait(a, s.id, `terminal ${JSON.stringify({ command: 'sh', args: ['-c', 'echo kite-out'] })}`);
+    const { promptId } = await a.call('sessions.prompt', { sessionId: s.id, prompt: [{ type: 'text', text: 'slow' }] });
+    await a.rec.until(() => a.rec.of('session.update').some((p) => p.sessionId === s.id && p.events.some((e) => e.event.type === 'update' && e.event.update.sessionUpdate === 'agent_message_chunk' && JSON.stringify(e.event.update).includes('tick 1'))), 'ticks');
+    await a.call('sessions.cancel', { sessionId: s.id });
+    await a.rec.until(() => a.rec.of('session.update').some((p) => p.sessionId === s.id && p.events.some((e) => e.event.type === 'turn_end' && e.event.promptId === promptId)), 'cancelled turn');
+    await promptAndWait(a, s.id, 'hello');
+    const liveMarks = (await a.call('sessions.state', { sessionId: s.id })).thread.stopMarks;
+    expect(liveMarks.map((m) => m.stopReason)).toEqual(['cancelled']);
+    await a.call('sessions.close', { sessionId: s.id });
+
+    a = await restart(dataDir);
+    await a.call('sessions.reopen', { sessionId: s.id });
+    const { thread } = await a.call('sessions.state', { sessionId: s.id });
+    const tool = thread.entries.find((e) => e.kind === 'tool_call' && e.content.some((c) => c.type === 'terminal'));
+    expect(tool?.kind).toBe('tool_call');
+    const stored = tool?.kind === 'tool_call' ? Object.values(tool.storedTerminals ?? {}) : [];
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.output).toContain('kite-out');
+    expect(stored[0]!.exit).toEqual({ exitCode: 0, signal: null });
+    // The cancelled turn is marked where it ended: before the "hello" prompt.
+    expect(thread.stopMarks).toEqual(liveMarks);
+    const hello = thread.entries.findIndex((e) => e.kind === 'user_message' && e.parts.some((p) => p.type === 'text' && p.text === 'hello'));
+    expect(thread.stopMarks[0]!.afterEntries).toBe(hello);
+
+    const transcript = await a.call('history.entries', { sessionId: s.id, offset: 0, limit: 500 });
+    const stops = transcript.entries.filter((e) => e.kind === 'stop');
+    expect(stops.map((e) => e.stop?.stopReason)).toEqual(['cancelled']);
+    expect(stops[0]!.failed).toBe(false);
+    const listed = (await a.call('history.list', {})).sessions.find((x) => x.id === s.id);
+    expect(listed?.failedTurns).toBe(0);
+  });
+
+  it('a tool call whose content a later update replaced keeps its last diff, marked as replaced (thread and transcript)', async () => {
+    const { work } = setup();
+    const a = app!;
+    const agentId = await addAgent(a, work, {});
+    const s = await a.call('sessions.create', { agentId, cwd: work });
+    await promptAndWait(a, s.id, 'diff-replace');
+    const { thread } = await a.call('sessions.state', { sessionId: s.id });
+    const tool = thread.entries.find((e) => e.kind === 'tool_call');
+    if (tool?.kind !== 'tool_call') throw new Error('no tool call');
+    expect(tool.content.map((c) => c.type)).toEqual(['content']);
+    expect(tool.replacedDiffs).toEqual([{ type: 'diff', path: `${work}/pkg/__init__.py`, oldText: null, newText: 'VERSION = "1.0"\n' }]);
+    const transcript = await eventually(async () => {
+      const r = await a.call('history.entries', { sessionId: s.id, offset: 0, limit: 500 });
+      return r.entries.find((e) => e.kind === 'tool' && e.tool?.status === 'completed') ?? null;
+    }, 'the transcript');
+    expect(transcript.tool?.diffs).toEqual([{ path: `${work}/pkg/__init__.py`, oldText: null, newText: 'VERSION = "1.0"\n', truncated: false, replaced: true }]);
+  });
+});

@@ -303,9 +303,13 @@ export class HistoryReducer {
       stopReason = str(result.stopReason) ? head(str(result.stopReason)!, 100) : null;
     }
     st.lastStopReason = stopReason;
-    if (error || (stopReason && FAILED_STOPS.has(stopReason))) {
-      st.failedTurns += 1;
-      this.b.markFailed(st.sessionId, fromSeq);
+    const failed = Boolean(error || (stopReason && FAILED_STOPS.has(stopReason)));
+    // A cancelled turn is marked too (not as a failure): the transcript shows where the user stopped it.
+    if (failed || stopReason === 'cancelled') {
+      if (failed) {
+        st.failedTurns += 1;
+        this.b.markFailed(st.sessionId, fromSeq);
+      }
       this.closeOpen(st);
       st.entryCount += 1;
       this.b.create({
@@ -315,7 +319,7 @@ export class HistoryReducer {
         turn,
         kind: 'stop',
         ref: null,
-        failed: true,
+        failed,
         detail: { kind: 'stop', stopReason: error ? null : stopReason, error },
       });
     }

@@ -321,7 +321,6 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           <Thread
             ref={thread}
             thread={view.thread}
-            turnEnds={view.turnEnds}
             sessionId={sessionId}
             cwd={session?.cwd ?? null}
             active={active}

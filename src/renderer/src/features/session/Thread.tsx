@@ -2,7 +2,6 @@ import type { StopReason } from '@agentclientprotocol/sdk';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { forwardRef, useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ThreadEntry, ThreadState } from '@shared/acp-thread';
-import type { TurnEndMark } from './controller';
 import { StopMark, ThreadEntryView, WorkingRow } from './entries';
 
 type Row =
@@ -10,9 +9,9 @@ type Row =
   | { key: string; type: 'stop'; reason: StopReason }
   | { key: string; type: 'working'; cancelling: boolean };
 
-function buildRows(thread: ThreadState, turnEnds: readonly TurnEndMark[]): Row[] {
+function buildRows(thread: ThreadState): Row[] {
   const rows: Row[] = [];
-  const marks = turnEnds.filter((m) => m.stopReason !== 'end_turn');
+  const marks = thread.stopMarks ?? [];
   let m = 0;
   const entries = thread.entries;
   for (let i = 0; i < entries.length; i++) {
@@ -55,7 +54,6 @@ export interface ThreadHandle {
 
 interface ThreadProps {
   thread: ThreadState;
-  turnEnds: readonly TurnEndMark[];
   sessionId: string;
   cwd: string | null;
   active: boolean;
@@ -66,8 +64,8 @@ interface ThreadProps {
  * The conversation, virtualized (only the rows in view are mounted, so a 10,000-entry session opens at
  * once). While the view is at the bottom it stays there as the agent writes.
  */
-export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, turnEnds, sessionId, cwd, active, onRestart }, ref) {
-  const rows = useMemo(() => buildRows(thread, turnEnds), [thread, turnEnds]);
+export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, sessionId, cwd, active, onRestart }, ref) {
+  const rows = useMemo(() => buildRows(thread), [thread]);
   const scroller = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
   const [atBottom, setAtBottom] = useState(true);

@@ -39,13 +39,13 @@ export function DiffBlock({ path, oldText, newText, cwd }: { path: string; oldTe
   );
 }
 
-function ToolContent({ content, cwd, metaIds }: { content: ToolCallContent; cwd: string | null; metaIds: ReadonlySet<string> }) {
+function ToolContent({ content, cwd, metaIds, stored }: { content: ToolCallContent; cwd: string | null; metaIds: ReadonlySet<string>; stored: ToolCallEntry['storedTerminals'] }) {
   switch (content.type) {
     case 'diff':
       return <DiffBlock path={content.path} oldText={content.oldText ?? null} newText={content.newText} cwd={cwd} />;
     case 'terminal':
       // A terminal the agent runs itself is shown from its _meta output below, not from the client's terminals.
-      return metaIds.has(content.terminalId) ? null : <AgentTerminalView terminalId={content.terminalId} />;
+      return metaIds.has(content.terminalId) ? null : <AgentTerminalView terminalId={content.terminalId} stored={stored?.[content.terminalId]} />;
     case 'content':
       // Tool output (command output, file listings) is text as the tool printed it, not Markdown.
       return content.content.type === 'text' ? (
@@ -96,7 +96,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
       {showBody && (
         <div className="tool-body">
           {entry.content.map((c, i) => (
-            <ToolContent key={i} content={c} cwd={cwd} metaIds={metaIds} />
+            <ToolContent key={i} content={c} cwd={cwd} metaIds={metaIds} stored={entry.storedTerminals} />
           ))}
           {entry.replacedDiffs && entry.replacedDiffs.length > 0 && (
             <div className="replaced-diffs" data-testid="tool-last-diff">
