@@ -16,6 +16,7 @@ import {
   type WriteTextFileRequest,
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { IpcFailure } from '../../../shared/contract';
 import type { AgentStatus, AgentRuntimeState } from '../../../shared/contract/agents';
@@ -309,7 +310,9 @@ export class AgentRuntime {
     } catch (e) {
       const exit = proc.exit;
       const message = exit
-        ? `the agent exited during start-up (${describeExit(exit)}); see its log`
+        ? exit.error
+          ? describeSpawnFailure(launch, exit)
+          : `the agent exited during start-up (${describeExit(exit)}); see its log`
         : e instanceof RequestError
           ? `initialize failed: ${e.message}`
           : (e as Error).message;
@@ -389,6 +392,17 @@ export class AgentRuntime {
         this.log.write('note', `ignored notification from the agent: ${ctx.method}`);
       });
   }
+}
+
+/** The process never started: say so in words (not "exited"), with what to change. */
+export function describeSpawnFailure(launch: AgentLaunch, exit: AgentExit): string {
+  if (exit.errorCode === 'ENOENT') {
+    if (!existsSync(launch.cwd)) return `could not start: its working folder does not exist (${launch.cwd})`;
+    const hint = /\s/.test(launch.command.trim()) ? '; the Command field holds a whole command line: put the program in Command and the rest in Arguments' : '';
+    return `could not start: no such program "${launch.command}"${hint}`;
+  }
+  if (exit.errorCode === 'EACCES') return `could not start: "${launch.command}" is not allowed to run (is it executable?)`;
+  return `could not start: ${exit.error ?? 'the process did not start'}`;
 }
 
 export function describeExit(exit: AgentExit): string {
