@@ -36,7 +36,7 @@ export function uvInstallCommands(uvPath: string, dir: string, requirement: stri
 
 const NOT_ENTRY_POINTS = /^(python[0-9.]*(\.exe)?|pythonw(\.exe)?|activate.*|deactivate.*|pip[0-9.]*(\.exe)?|pydoc.*)$/i;
 
-/** The console script to start: the one named like the package, or the only one. */
+/** The console script to start: the one named like the package, or the only one, or the only ACP one (`…-acp`). */
 export function pickEntryPoint(binDir: string, name: string, platform: NodeJS.Platform = process.platform): string {
   const exe = (n: string) => (platform === 'win32' ? `${n}.exe` : n);
   const variants = [name, name.toLowerCase(), name.replace(/[._]/g, '-'), name.replace(/[-.]/g, '_')];
@@ -48,6 +48,10 @@ export function pickEntryPoint(binDir: string, name: string, platform: NodeJS.Pl
     /* none */
   }
   if (scripts.length === 1) return scripts[0]!;
+  // A package with a CLI and an ACP server (mistral-vibe: vibe and vibe-acp; fast-agent-mcp: fast-agent-acp…):
+  // the one ACP entry point is the agent.
+  const acp = scripts.filter((f) => /(^|[-_])acp(\.exe)?$/i.test(f));
+  if (acp.length === 1) return acp[0]!;
   throw new RegistryError(
     'agent_error',
     scripts.length
