@@ -69,8 +69,12 @@ export interface RuntimeDeps {
   rememberCapabilities(agentId: string, caps: AgentCapabilities): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
   session(id: string): SessionEndpoint | undefined;
-  sessionsOfAgent(agentId: string): SessionEndpoint[];
+  /** The live sessions this runtime (this process) serves. */
+  sessionsOf(rt: AgentRuntime): SessionEndpoint[];
 }
+
+/** The key of an agent's runtime: the agent, and the project folder its process serves (null: its own). */
+export const runtimeKey = (agentId: string, folder: string | null): string => (folder === null ? agentId : `${agentId}\0${folder}`);
 
 export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version: '0.1.0' };
 
@@ -87,8 +91,11 @@ export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] = {
 type AgentRequestParams = Parameters<ClientConnection['agent']['request']>;
 
 /**
- * One agent: its process (when running), the SDK connection over the wire tap, and what `initialize`
- * told. One process serves all the agent's sessions. Survives restarts (status, log, bindings reset).
+ * One process of an agent: the process (when running), the SDK connection over the wire tap, and what
+ * `initialize` told. By default an agent has one process per project folder (started in that folder: some
+ * agents confine their tools to the folder they started in); `folder` null is the agent's own process (its
+ * configured working folder, or home), which serves all folders when `agents.processPerFolder` is off.
+ * Survives restarts (status, log, bindings reset).
  */
 export class AgentRuntime {
   state: AgentRuntimeState = 'stopped';
@@ -120,7 +127,12 @@ export class AgentRuntime {
     private readonly host: RuntimeDeps,
     readonly log: AgentLog,
     private readonly policy: RequestPolicy | null = null,
+    readonly folder: string | null = null,
   ) {}
+
+  get key(): string {
+    return runtimeKey(this.agentId, this.folder);
+  }
 
   get capabilities(): AgentCapabilities | null {
     return this.init?.agentCapabilities ?? null;
@@ -159,6 +171,7 @@ export class AgentRuntime {
       authMethods: this.authMethods.map((m) => authMethodInfo(m, stored)),
       canLogout: Boolean(this.capabilities?.auth?.logout),
       startedAt: this.startedAt,
+      folder: this.folder,
     };
   }
 
@@ -229,7 +242,7 @@ export class AgentRuntime {
     if (!record) throw new IpcFailure('not_found', `no agent ${this.agentId}`);
     const prefs = this.host.prefs().get(this.agentId);
     const env: Record<string, string> = { ...(await this.host.loginEnv()), ...record.env, ...prefs.env, ...this.host.secrets.all(this.agentId) };
-    return { command: record.command, args: prefs.args ?? record.args, env, cwd: record.cwd ?? homedir() };
+    return { command: record.command, args: prefs.args ?? record.args, env, cwd: this.folder ?? record.cwd ?? homedir() };
   }
 
   private async start(): Promise<void> {
@@ -340,7 +353,7 @@ export class AgentRuntime {
     this.signal = exit.signal;
     const expected = this.stopping;
     const message = expected ? 'the agent was stopped' : `the agent exited unexpectedly (${describeExit(exit)})`;
-    for (const session of this.host.sessionsOfAgent(this.agentId)) session.onAgentGone(message);
+    for (const session of this.host.sessionsOf(this)) session.onAgentGone(message);
     this.bindings.clear();
     if (this.state === 'starting') return; // start() reports the failure
     if (expected) this.setState('stopped');

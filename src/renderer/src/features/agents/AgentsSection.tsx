@@ -11,7 +11,7 @@ import { AuthPanel } from './AuthPanel';
 import { openAgentLog } from './log';
 import { PermissionRules } from './PermissionRules';
 import { Modal } from './Modal';
-import { dropAgent, syncAgents, useAgents } from './store';
+import { displayStatus, dropAgent, syncAgents, useAgents } from './store';
 
 const STATE_TEXT: Record<AgentSummary['status']['state'], string> = {
   stopped: 'not running',
@@ -71,7 +71,8 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
-  const s = agent.status;
+  const s = displayStatus(agent);
+  const folderProcesses = (agent.folderProcesses ?? []).filter((p) => p.state !== 'stopped');
   const title = agent.name;
   const needsAuth = s.authMethods.length > 0 && s.state === 'running';
 
@@ -110,6 +111,16 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             {agent.source !== 'custom' ? ` · ${agent.source}` : ''}
           </div>
           {s.error && <div className="error small">{s.error}</div>}
+          {folderProcesses.length > 0 && (
+            <ul className="agent-processes small" data-testid="agent-processes" aria-label="Processes by project folder">
+              {folderProcesses.map((p) => (
+                <li key={p.folder} data-testid="agent-process" data-folder={p.folder} data-state={p.state} title={p.error ?? undefined}>
+                  <span className={`agent-dot ${p.state}`} aria-hidden /> {STATE_TEXT[p.state]} in <code>{basename(p.folder ?? '')}</code>
+                  {p.pid ? ` · pid ${p.pid}` : ''}
+                </li>
+              ))}
+            </ul>
+          )}
           <AgentSupervisorNote agentId={agent.id} />
           <code className="agent-command small" title="Command">
             {[agent.command, ...(agent.overrides.args ?? agent.args)].join(' ')}

@@ -33,8 +33,24 @@ function applyStatus(status: AgentStatus, api: Api): void {
     return;
   }
   const next = agents.slice();
-  next[i] = { ...agents[i]!, status };
+  const agent = agents[i]!;
+  if (status.folder) {
+    // One of its processes started in a session's folder (one per folder): kept beside its own.
+    const others = (agent.folderProcesses ?? []).filter((p) => p.folder !== status.folder);
+    next[i] = { ...agent, folderProcesses: [...others, status].sort((a, b) => (a.folder ?? '').localeCompare(b.folder ?? '')) };
+  } else next[i] = { ...agent, status };
   useAgents.setState({ agents: next });
+}
+
+/** What the sidebar shows of an agent: its own process, else the busiest of its per-folder processes. */
+export function displayStatus(agent: AgentSummary): AgentStatus {
+  if (agent.status.state === 'running' || agent.status.state === 'starting') return agent.status;
+  const order: AgentStatus['state'][] = ['running', 'starting', 'failed', 'exited'];
+  for (const state of order) {
+    const p = (agent.folderProcesses ?? []).find((x) => x.state === state);
+    if (p) return p;
+  }
+  return agent.status;
 }
 
 const synced = new WeakSet<Api>();

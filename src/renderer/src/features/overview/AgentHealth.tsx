@@ -1,12 +1,18 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useApi } from '../../app/api-context';
-import { formatBytes, syncOverview, useOverview } from './store';
+import { agentMetrics, formatBytes, syncOverview, useOverview } from './store';
+
+/** The supervisor's figures of an agent, over all its processes. */
+function useAgentMetrics(agentId: string) {
+  const all = useOverview((s) => s.metrics);
+  return useMemo(() => agentMetrics(all, agentId), [all, agentId]);
+}
 
 /** Memory and CPU of an agent's process group, small, for its sidebar line. */
 export function AgentMetricsBadge({ agentId }: { agentId: string }) {
   const api = useApi();
   useEffect(() => syncOverview(api), [api]);
-  const m = useOverview((s) => s.metrics[agentId]);
+  const m = useAgentMetrics(agentId);
   if (!m) return null;
   if (m.gaveUp || m.unresponsive) {
     return (
@@ -35,7 +41,7 @@ export function AgentMetricsBadge({ agentId }: { agentId: string }) {
 
 /** What the supervisor says about an agent (restart pending, gave up, unresponsive, throttled, last exit), for its details. */
 export function AgentSupervisorNote({ agentId }: { agentId: string }) {
-  const m = useOverview((s) => s.metrics[agentId]);
+  const m = useAgentMetrics(agentId);
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!m?.nextRestartAt) return;

@@ -6,7 +6,7 @@ import { openSessionTab } from '../agents/AgentsSection';
 import { agentName, syncAgents, useAgents } from '../agents/store';
 import { basename } from '../session/format';
 import { loadNotifyPrefs, setNotify, useNotifyPrefs } from '../notifications/preferences';
-import { formatElapsed, syncOverview, useOverview } from './store';
+import { agentMetrics, formatElapsed, syncOverview, useOverview } from './store';
 import { SupervisorSettings } from './SupervisorSettings';
 
 export const OVERVIEW_TAB_ID = 'overview';
@@ -81,7 +81,7 @@ export function OverviewTab({ active }: TabViewProps) {
             {list.map((s) => {
               const turn = turns[s.id];
               const name = agentName(agents, s.agentId);
-              const m = metrics[s.agentId];
+              const m = agentMetrics(metrics, s.agentId);
               const running = s.status === 'working' || s.status === 'awaiting_permission';
               const elapsed = running && turn?.startedAt ? formatElapsed(now - turn.startedAt) : '';
               const usage = turn?.used != null && turn.size ? `${Math.round((turn.used / turn.size) * 100)}%` : '';
