@@ -128,4 +128,31 @@ describe('restored tabs and tool output', { timeout: 240_000 }, () => {
     await sendPrompt(tab, 'echo second-falcon');
     await tab.getByTestId('agent-message').filter({ hasText: 'second-falcon' }).waitFor();
   });
+
+  it('a reopen the agent refuses leaves the transcript read-only with the agent’s error, and Continue offered', async () => {
+    const page = await open();
+    const row = await addScenarioAgent(page, 'Forgetful Agent', 'SCENARIO_CAPS=loadSession,close\nSCENARIO_LOAD_ERROR=No previous sessions found');
+    const tab = await startSessionFromSidebar(page, row, work);
+    const sessionId = (await tab.getAttribute('data-session-id'))!;
+    await sendPrompt(tab, 'echo plover-question');
+    await tab.getByTestId('agent-message').filter({ hasText: 'plover-question' }).waitFor();
+    await tab.and(page.locator('[data-status=idle]')).waitFor();
+    // Closing the tab ends the session; its transcript is opened from History.
+    await page.locator('[role=tab][aria-selected=true] .tab-close').click();
+    await tab.waitFor({ state: 'detached' });
+    await page.getByTestId('sidebar-history').locator(`[data-testid=history-row][data-session-id="${sessionId}"] [data-testid=history-open]`).click();
+    const transcript = page.locator(`.tab-panel:not([hidden]) [data-testid=transcript-tab][data-session-id="${sessionId}"]`);
+    await transcript.locator('[data-testid=transcript-reopen-plan][data-mode=load]').waitFor();
+    const tabs = await page.locator('[role=tab]').count();
+    await transcript.getByTestId('transcript-restore').click();
+    const error = transcript.getByTestId('transcript-reopen-error');
+    await error.waitFor();
+    expect(await error.innerText()).toContain('No previous sessions found');
+    // Still the read-only transcript, offering a new session; no live tab, no "still running".
+    await transcript.getByTestId('transcript-continue-new').waitFor();
+    expect(await transcript.getByTestId('transcript-live-note').count()).toBe(0);
+    expect(await page.locator('[role=tab]').count()).toBe(tabs);
+    await transcript.getByTestId('transcript-continue-new').click();
+    await transcript.getByTestId('continue-summary').waitFor();
+  });
 });
