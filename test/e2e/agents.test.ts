@@ -70,6 +70,27 @@ describe('agents sidebar', { timeout: 90_000 }, () => {
     await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
   });
 
+  it('sign-in shows in full before the first session, then only behind Accounts once the agent works', async () => {
+    const page = await open();
+    const r = await addScenarioAgent(page, 'Signed in', 'SCENARIO_AUTH=env_var\nSCENARIO_API_KEY=good-key');
+    await r.locator('.agent-name').click();
+    await r.getByTestId('agent-details').waitFor();
+    await r.getByRole('button', { name: 'Start', exact: true }).click();
+    await r.and(page.locator('[data-state=running]')).waitFor({ timeout: 30_000 });
+    // No session yet: the sign-in methods are there.
+    await r.getByTestId('auth-panel').waitFor();
+    const tab = await startSessionFromSidebar(page, r, suite.work);
+    await tab.and(page.locator('[data-status=idle]')).waitFor();
+    // It works: sign-in folds away behind a small Accounts toggle.
+    await r.locator('.agent-name').click();
+    await r.getByTestId('agent-details').waitFor({ state: 'detached' });
+    await r.locator('.agent-name').click();
+    await r.getByTestId('agent-accounts').waitFor();
+    expect(await r.getByTestId('auth-panel').count()).toBe(0);
+    await r.getByTestId('agent-accounts').click();
+    await r.getByTestId('auth-panel').waitFor();
+  });
+
   it('agent sign-in: one button', async () => {
     const page = await open();
     const r = await addScenarioAgent(page, 'Agent login', 'SCENARIO_AUTH=agent');

@@ -129,6 +129,9 @@ describe('history list', () => {
     const ids = await sidebar.getByTestId('history-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session-id')));
     expect(ids.slice(0, 3)).toEqual(['api-1', 'api-2', 'web-1']);
     await expect(sidebar.getByTestId('history-row').first().textContent()).resolves.toContain('Fix the authentication refresh bug');
+    // Each row says which agent, in which folder (not only in a tooltip).
+    const where = sidebar.getByTestId('history-row').first().getByTestId('history-row-where');
+    await expect(where.innerText()).resolves.toMatch(/Claude Code\s+\/work\/api/);
 
     await sidebar.getByTestId('history-open-tab').click();
     const tab = visible(page, 'history-tab');

@@ -2,7 +2,7 @@ import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { Draft } from './draft';
 import { isRecord } from './messages';
 import { applyConfigOptions, applyCurrentMode, applySetup } from './session-state';
-import { applyPermission, applyPermissionResolved } from './tool-calls';
+import { applyPermission, applyPermissionResolved, applyStoredTerminal } from './tool-calls';
 import { cancelTurn, endTurn, startTurn } from './turns';
 import type { ThreadEvent, ThreadState } from './types';
 import { updateRow } from './updates';
@@ -18,6 +18,7 @@ export function createThread(): ThreadState {
     title: null,
     updatedAt: null,
     plan: null,
+    stopMarks: [],
     turn: { running: false, promptId: null, startIndex: 0, cancelRequested: false, lastStopReason: null, lastError: null },
     nextId: 1,
     version: 0,
@@ -51,6 +52,8 @@ function apply(d: Draft, e: ThreadEvent): void {
       return applyPermission(d, e.requestId, e.toolCall, e.options);
     case 'permission_resolved':
       return applyPermissionResolved(d, e.requestId, e.toolCallId);
+    case 'terminal_output':
+      return applyStoredTerminal(d, e);
   }
 }
 

@@ -105,6 +105,9 @@ export class WireReplayer {
 
   /** The client answered one of the agent's requests. */
   private clientResponse(req: PendingRequest, key: string, msg: Record<string, unknown>): ThreadEvent[] {
+    if ((req.method === 'terminal/output' || req.method === 'terminal/wait_for_exit') && typeof req.params.terminalId === 'string' && isRecord(msg.result)) {
+      return [terminalEvent(req.method, req.params.terminalId, msg.result)];
+    }
     if (req.method !== 'session/request_permission' || !isRecord(req.params.toolCall)) return [];
     const toolCallId = req.params.toolCall.toolCallId;
     if (typeof toolCallId !== 'string') return [];
@@ -120,6 +123,22 @@ export class WireReplayer {
       },
     ];
   }
+}
+
+const exitOf = (x: Record<string, unknown>) => ({
+  exitCode: typeof x.exitCode === 'number' ? x.exitCode : null,
+  signal: typeof x.signal === 'string' ? x.signal : null,
+});
+
+function terminalEvent(method: string, terminalId: string, result: Record<string, unknown>): ThreadEvent {
+  if (method === 'terminal/wait_for_exit') return { type: 'terminal_output', terminalId, output: null, truncated: false, exit: exitOf(result) };
+  return {
+    type: 'terminal_output',
+    terminalId,
+    output: typeof result.output === 'string' ? result.output : '',
+    truncated: result.truncated === true,
+    exit: isRecord(result.exitStatus) ? exitOf(result.exitStatus) : null,
+  };
 }
 
 /** Rebuilds a thread from persisted messages. */

@@ -1,7 +1,7 @@
 import type { PermissionOption, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import type { Draft } from './draft';
 import { isRecord } from './messages';
-import type { MetaTerminal, ToolCallEntry, ToolEntryStatus } from './types';
+import type { MetaTerminal, StoredTerminal, ThreadEvent, ToolCallEntry, ToolEntryStatus } from './types';
 
 const TOOL_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']);
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'in_progress', 'completed', 'failed']);
@@ -48,7 +48,15 @@ function mergeToolFields(e: ToolCallEntry, u: Record<string, unknown>): void {
   if (typeof u.name === 'string') e.name = u.name;
   if (typeof u.kind === 'string' && TOOL_KINDS.has(u.kind)) e.toolKind = u.kind as ToolKind;
   if (typeof u.status === 'string' && STATUSES.has(u.status)) e.status = u.status as ToolEntryStatus;
-  if (Array.isArray(u.content)) e.content = u.content.filter((c): c is ToolCallContent => isRecord(c) && typeof c.type === 'string');
+  if (Array.isArray(u.content)) {
+    const content = u.content.filter((c): c is ToolCallContent => isRecord(c) && typeof c.type === 'string');
+    const diffs = (list: readonly ToolCallContent[]) => list.filter((c): c is Extract<ToolCallContent, { type: 'diff' }> => c.type === 'diff');
+    // A later update that replaces the content without a diff keeps the last diff (shown as such).
+    const before = diffs(e.content);
+    if (diffs(content).length > 0) delete e.replacedDiffs;
+    else if (before.length > 0) e.replacedDiffs = before;
+    e.content = content;
+  }
   if (Array.isArray(u.locations)) e.locations = u.locations.filter((l): l is ToolCallLocation => isRecord(l) && typeof l.path === 'string');
   if ('rawInput' in u) e.rawInput = u.rawInput;
   if ('rawOutput' in u) e.rawOutput = u.rawOutput;
@@ -108,5 +116,25 @@ export function markUnfinishedToolCalls(d: Draft, from: number, status: 'failed'
     const e = d.mutable<ToolCallEntry>(i);
     if (!isFinished(e.status)) e.status = status;
     e.permission = null;
+  }
+}
+
+/** Most characters of a stored terminal's output kept in the thread (its tail). */
+const STORED_TERMINAL_MAX_CHARS = 1_000_000;
+
+/** A stored answer to terminal/output or terminal/wait_for_exit: kept on the tool calls that show that terminal. */
+export function applyStoredTerminal(d: Draft, e: Extract<ThreadEvent, { type: 'terminal_output' }>): void {
+  for (let i = d.length - 1; i >= 0; i--) {
+    const entry = d.at(i);
+    if (entry?.kind !== 'tool_call' || !entry.content.some((c) => c.type === 'terminal' && c.terminalId === e.terminalId)) continue;
+    const t = d.mutable<ToolCallEntry>(i);
+    const prev: StoredTerminal = t.storedTerminals?.[e.terminalId] ?? { output: '', truncated: false, exit: null };
+    const output = e.output === null ? prev.output : e.output.length > STORED_TERMINAL_MAX_CHARS ? e.output.slice(-STORED_TERMINAL_MAX_CHARS) : e.output;
+    const next: StoredTerminal = {
+      output,
+      truncated: e.output === null ? prev.truncated : e.truncated || e.output.length > STORED_TERMINAL_MAX_CHARS,
+      exit: e.exit ?? prev.exit,
+    };
+    t.storedTerminals = { ...t.storedTerminals, [e.terminalId]: next };
   }
 }

@@ -34,4 +34,6 @@ export function endTurn(d: Draft, stopReason: StopReason | null, error: TurnErro
     markUnfinishedToolCalls(d, turn.startIndex, 'cancelled');
   }
   d.state.turn = { ...turn, running: false, lastStopReason: stopReason, lastError: error };
+  // Marked in the thread itself, so that a stored or reopened session shows it as the live one did.
+  if (!error && stopReason && stopReason !== 'end_turn') d.state.stopMarks = [...(d.state.stopMarks ?? []), { afterEntries: d.length, stopReason }];
 }

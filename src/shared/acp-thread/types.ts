@@ -71,11 +71,15 @@ export interface ToolCallEntry {
   toolKind: ToolKind;
   status: ToolEntryStatus;
   content: ToolCallContent[];
+  /** The diffs of the content a later update replaced with content without any (the last diff shown). */
+  replacedDiffs?: Array<Extract<ToolCallContent, { type: 'diff' }>>;
   locations: ToolCallLocation[];
   rawInput?: unknown;
   rawOutput?: unknown;
   /** A permission request waiting for the user's answer. */
   permission: PendingPermission | null;
+  /** Output of the client's terminals in this tool call as last stored, by terminal id (shown once they are gone). */
+  storedTerminals?: Record<string, StoredTerminal>;
   /** Terminals reported through `_meta.terminal_output` / `_meta.terminal_exit`, by terminal id. */
   metaTerminals: Record<string, MetaTerminal> | null;
 }
@@ -132,6 +136,19 @@ export interface UsageState {
   cost: Cost | null;
 }
 
+/** A turn ended with `stopReason` after the thread's first `afterEntries` entries. */
+export interface StopMark {
+  afterEntries: number;
+  stopReason: StopReason;
+}
+
+/** What a terminal the client ran for the agent last showed (stored terminal/output and wait_for_exit answers). */
+export interface StoredTerminal {
+  output: string;
+  truncated: boolean;
+  exit: { exitCode: number | null; signal: string | null } | null;
+}
+
 export interface ThreadState {
   entries: readonly ThreadEntry[];
   /** toolCallId → index in `entries`. */
@@ -145,6 +162,8 @@ export interface ThreadState {
   updatedAt: string | null;
   /** The latest plan (also shown as a plan entry in the thread). */
   plan: readonly PlanEntry[] | null;
+  /** Turns that ended other than with end_turn (cancelled, max_tokens…): where, and why. */
+  stopMarks: readonly StopMark[];
   turn: TurnState;
   /** Next entry id number. */
   nextId: number;
@@ -165,4 +184,6 @@ export type ThreadEvent =
   /** The complete config options from a session/set_config_option response. */
   | { type: 'config_options'; configOptions: SessionConfigOption[] }
   | { type: 'permission'; requestId: string; toolCall: ToolCallUpdate; options: PermissionOption[] }
-  | { type: 'permission_resolved'; requestId: string; toolCallId: string; outcome: 'selected' | 'cancelled'; optionId: string | null };
+  | { type: 'permission_resolved'; requestId: string; toolCallId: string; outcome: 'selected' | 'cancelled'; optionId: string | null }
+  /** The client answered terminal/output or terminal/wait_for_exit (stored sessions: the output outlives the terminal). */
+  | { type: 'terminal_output'; terminalId: string; output: string | null; truncated: boolean; exit: { exitCode: number | null; signal: string | null } | null };

@@ -62,6 +62,11 @@ export const agentStatusSchema = z.object({
   /** The agent advertised `logout`. */
   canLogout: z.boolean(),
   startedAt: z.number().nullable(),
+  /**
+   * The project folder this process serves (one process per agent and folder, setting
+   * `agents.processPerFolder`); absent or null: the agent's own process (its working folder or home).
+   */
+  folder: z.string().nullable().optional(),
 });
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
 
@@ -81,6 +86,8 @@ export const agentSummarySchema = z.object({
   /** Names of environment variables stored (encrypted) from env-var authentication. */
   storedSecrets: z.array(z.string()),
   status: agentStatusSchema,
+  /** The agent's processes started in a session's folder (see AgentStatus.folder), one per folder. */
+  folderProcesses: z.array(agentStatusSchema).optional(),
 });
 export type AgentSummary = z.infer<typeof agentSummarySchema>;
 

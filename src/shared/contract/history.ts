@@ -113,6 +113,8 @@ export const toolDiffSchema = z.object({
   newText: z.string(),
   /** Texts were cut to keep the store small (the full message stays in the log and in exports). */
   truncated: z.boolean(),
+  /** A later update replaced the tool call's content without a diff: this is the last diff it showed. */
+  replaced: z.boolean().optional(),
 });
 export const toolTerminalSchema = z.object({
   terminalId: z.string(),

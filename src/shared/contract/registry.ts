@@ -68,8 +68,10 @@ export const registryProgressSchema = z.object({
   bytesDone: z.number().nullable(),
   /** Expected size when the server said so. */
   bytesTotal: z.number().nullable(),
-  /** A line to show: the last npm/uv output line, or the failure reason when step is 'failed'. */
+  /** What Switchboard is doing, in its words (or the failure reason when step is 'failed'). */
   message: z.string().nullable(),
+  /** The last lines the tool (npm, uv) printed, shown behind "Details". */
+  output: z.array(z.string()).optional(),
 });
 export type RegistryProgress = z.infer<typeof registryProgressSchema>;
 

@@ -91,10 +91,11 @@ export const SETTINGS = {
     section: 'agents',
   }),
   'agents.processPerFolder': def({
-    schema: z.boolean(),
+    schema: z.union([z.boolean(), z.record(z.string().max(200), z.boolean())]),
     default: true,
     label: 'One agent process per working folder',
-    description: 'Start a separate process of an agent for each folder its sessions work in, so an agent never sees two projects at once.',
+    description:
+      'Start a separate process of an agent for each folder its sessions work in (agents that confine their tools to the folder they started in need this), as other clients do. Off: one process serves all folders. Per agent: a record of agent id → on/off. An agent with its own working folder always runs one process.',
     scope: 'app',
     section: 'agents',
   }),

@@ -38,6 +38,8 @@ export type AgentExitInfo = z.infer<typeof agentExitInfoSchema>;
 
 export const agentMetricsSchema = z.object({
   agentId: z.string(),
+  /** The project folder of this process of the agent (see AgentStatus.folder); null: the agent's own process. */
+  folder: z.string().nullable().optional(),
   /** The process group leader (the agent), when running. */
   pid: z.number().int().nullable(),
   /** Processes in the agent's group (the agent and what it started). */

@@ -55,7 +55,16 @@ describe('agent process failures', () => {
     expect(err.code).toBe('agent_error');
     const status = (await t.call('agents.list', {})).agents.find((a) => a.id === bad.id)!.status;
     expect(status.state).toBe('failed');
-    expect(status.error).toMatch(/ENOENT|exited during start-up/);
+    expect(status.error).toBe('could not start: no such program "/no/such/agent-binary"');
+    expect(err.message).toContain('could not start: no such program');
+  });
+
+  it('says a pasted command line is not a program (it never started, it did not exit)', async () => {
+    const bad = await t.call('agents.addCustom', { name: 'Pasted', command: 'bash /path/to/agent.sh', args: [], env: {}, cwd: t.work });
+    const err = await t.callError('sessions.create', { agentId: bad.id, cwd: t.work });
+    expect(err.message).toContain('could not start: no such program "bash /path/to/agent.sh"');
+    expect(err.message).toContain('put the program in Command');
+    expect(err.message).not.toContain('exited');
   });
 
   it('stops cleanly: the agent is told, its sessions fail, stop then start works', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -256,5 +256,120 @@ describe('restoring past sessions', () => {
     const s = await a.call('sessions.create', { agentId, cwd: work });
     await a.call('sessions.close', { sessionId: s.id });
     expect(a.core.store.db.prepare("SELECT count(*) AS n FROM acp_messages WHERE session_id = ? AND method = 'session/close'").get(s.id)).toEqual({ n: 1 });
+  });
+});
+
+/** How many times the agent's process was spawned (its log notes each spawn). */
+function spawns(dataDir: string): number {
+  const dir = join(dataDir, 'logs', 'agents');
+  return readdirSync(dir)
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+    .join('\n')
+    .split('\n')
+    .filter((l) => / spawn \[/.test(l)).length;
+}
+
+describe('issue 14: restored sessions and failed reopens', () => {
+  it('tells how a stored session would come back without starting its agent (its last capabilities are remembered)', async () => {
+    const { dataDir, work, agentStore } = setup();
+    let a = app!;
+    const agentId = await addAgent(a, work, { SCENARIO_CAPS: 'loadSession,close', SCENARIO_STORE: agentStore });
+    const s = await a.call('sessions.create', { agentId, cwd: work });
+    await promptAndWait(a, s.id, 'echo heron-question');
+    await a.call('sessions.close', { sessionId: s.id });
+    expect(spawns(dataDir)).toBe(1);
+
+    a = await restart(dataDir);
+    const plan = await a.call('sessions.reopenPlan', { sessionId: s.id });
+    expect(plan).toMatchObject({ mode: 'load', agentName: 'Scenario' });
+    expect(spawns(dataDir)).toBe(1);
+    expect(a.rec.of('agent.status').filter((st) => st.state === 'starting')).toEqual([]);
+    expect((await a.call('agents.list', {})).agents.find((x) => x.id === agentId)?.status.state).toBe('stopped');
+
+    // Reopening starts it.
+    await a.call('sessions.reopen', { sessionId: s.id });
+    expect(spawns(dataDir)).toBe(2);
+    expect((await threadTexts(a, s.id)).filter((t) => t.includes('heron-question'))).toHaveLength(2);
+  });
+
+  it('a failed session/load leaves the session closed with the agent’s error; it can be continued in a new session', async () => {
+    const { dataDir, work, agentStore } = setup();
+    let a = app!;
+    const agentId = await addAgent(a, work, { SCENARIO_CAPS: 'loadSession,close', SCENARIO_STORE: agentStore, SCENARIO_LOAD_ERROR: 'No previous sessions found' });
+    const s = await a.call('sessions.create', { agentId, cwd: work });
+    await promptAndWait(a, s.id, 'echo ibis-question');
+    await a.call('sessions.close', { sessionId: s.id });
+
+    a = await restart(dataDir);
+    const err = await a.callError('sessions.reopen', { sessionId: s.id });
+    expect(err.message).toContain('No previous sessions found');
+    // The renderer learns it is not live: its last state is closed, with the agent's error.
+    const states = a.rec.of('session.state').filter((st) => st.id === s.id);
+    expect(states.at(-1)).toMatchObject({ status: 'closed' });
+    expect(states.at(-1)?.error).toContain('No previous sessions found');
+    expect((await a.call('sessions.live', {})).sessions.map((x) => x.id)).not.toContain(s.id);
+    expect((await a.callError('sessions.state', { sessionId: s.id })).code).toBe('not_found');
+    // Still offered again, and a new session in the same folder works.
+    expect((await a.call('sessions.reopenPlan', { sessionId: s.id })).mode).toBe('load');
+    const fresh = await a.call('sessions.create', { agentId, cwd: work });
+    expect(fresh.status).toBe('idle');
+    expect((await historyTexts(a, s.id)).filter((t) => t.includes('ibis-question'))).toHaveLength(2);
+  });
+});
+
+describe('issue 14: what a stored session keeps', () => {
+  it('after a reopen by session/load, a terminal shows its stored output and a cancelled turn keeps its mark (thread and transcript)', async () => {
+    const { dataDir, work, agentStore } = setup();
+    let a = app!;
+    const agentId = await addAgent(a, work, { SCENARIO_CAPS: 'loadSession,close', SCENARIO_STORE: agentStore });
+    const s = await a.call('sessions.create', { agentId, cwd: work });
+    await promptAndWait(a, s.id, `terminal ${JSON.stringify({ command: 'sh', args: ['-c', 'echo kite-out'] })}`);
+    const { promptId } = await a.call('sessions.prompt', { sessionId: s.id, prompt: [{ type: 'text', text: 'slow' }] });
+    await a.rec.until(() => a.rec.of('session.update').some((p) => p.sessionId === s.id && p.events.some((e) => e.event.type === 'update' && e.event.update.sessionUpdate === 'agent_message_chunk' && JSON.stringify(e.event.update).includes('tick 1'))), 'ticks');
+    await a.call('sessions.cancel', { sessionId: s.id });
+    await a.rec.until(() => a.rec.of('session.update').some((p) => p.sessionId === s.id && p.events.some((e) => e.event.type === 'turn_end' && e.event.promptId === promptId)), 'cancelled turn');
+    await promptAndWait(a, s.id, 'hello');
+    const liveMarks = (await a.call('sessions.state', { sessionId: s.id })).thread.stopMarks;
+    expect(liveMarks.map((m) => m.stopReason)).toEqual(['cancelled']);
+    await a.call('sessions.close', { sessionId: s.id });
+
+    a = await restart(dataDir);
+    await a.call('sessions.reopen', { sessionId: s.id });
+    const { thread } = await a.call('sessions.state', { sessionId: s.id });
+    const tool = thread.entries.find((e) => e.kind === 'tool_call' && e.content.some((c) => c.type === 'terminal'));
+    expect(tool?.kind).toBe('tool_call');
+    const stored = tool?.kind === 'tool_call' ? Object.values(tool.storedTerminals ?? {}) : [];
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.output).toContain('kite-out');
+    expect(stored[0]!.exit).toEqual({ exitCode: 0, signal: null });
+    // The cancelled turn is marked where it ended: before the "hello" prompt.
+    expect(thread.stopMarks).toEqual(liveMarks);
+    const hello = thread.entries.findIndex((e) => e.kind === 'user_message' && e.parts.some((p) => p.type === 'text' && p.text === 'hello'));
+    expect(thread.stopMarks[0]!.afterEntries).toBe(hello);
+
+    const transcript = await a.call('history.entries', { sessionId: s.id, offset: 0, limit: 500 });
+    const stops = transcript.entries.filter((e) => e.kind === 'stop');
+    expect(stops.map((e) => e.stop?.stopReason)).toEqual(['cancelled']);
+    expect(stops[0]!.failed).toBe(false);
+    const listed = (await a.call('history.list', {})).sessions.find((x) => x.id === s.id);
+    expect(listed?.failedTurns).toBe(0);
+  });
+
+  it('a tool call whose content a later update replaced keeps its last diff, marked as replaced (thread and transcript)', async () => {
+    const { work } = setup();
+    const a = app!;
+    const agentId = await addAgent(a, work, {});
+    const s = await a.call('sessions.create', { agentId, cwd: work });
+    await promptAndWait(a, s.id, 'diff-replace');
+    const { thread } = await a.call('sessions.state', { sessionId: s.id });
+    const tool = thread.entries.find((e) => e.kind === 'tool_call');
+    if (tool?.kind !== 'tool_call') throw new Error('no tool call');
+    expect(tool.content.map((c) => c.type)).toEqual(['content']);
+    expect(tool.replacedDiffs).toEqual([{ type: 'diff', path: `${work}/pkg/__init__.py`, oldText: null, newText: 'VERSION = "1.0"\n' }]);
+    const transcript = await eventually(async () => {
+      const r = await a.call('history.entries', { sessionId: s.id, offset: 0, limit: 500 });
+      return r.entries.find((e) => e.kind === 'tool' && e.tool?.status === 'completed') ?? null;
+    }, 'the transcript');
+    expect(transcript.tool?.diffs).toEqual([{ path: `${work}/pkg/__init__.py`, oldText: null, newText: 'VERSION = "1.0"\n', truncated: false, replaced: true }]);
   });
 });

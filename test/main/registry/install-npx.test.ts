@@ -132,6 +132,11 @@ describe('npm (npx) installs', { timeout: 120_000 }, () => {
     const { result } = await acpInitialize(row.command, row.args, { ...processEnv(), ...row.env }, { cwd: h.dataDir, timeoutMs: 20_000 });
     expect(result).toMatchObject({ protocolVersion: 1, agentInfo: { name: 'fake-acp-agent', version: '1.0.0' }, _meta: { argv: ['--acp'], greeting: 'hello' } });
     expect(h.progress('fake-agent').map((p) => p.step)).toEqual(expect.arrayContaining(['preparing', 'installing', 'verifying', 'finishing', 'done']));
+    // The steps are Switchboard's words; what npm printed ("added 1 package…", its warnings) is kept apart, behind Details.
+    const installing = h.progress('fake-agent').filter((p) => p.step === 'installing');
+    expect(new Set(installing.map((p) => p.message))).toEqual(new Set([`Installing ${PKG}@1.0.0 and what it needs with npm`]));
+    // (here npm prints at least the warning about this machine's "nodedir" config; elsewhere it may print nothing)
+    for (const line of installing.at(-1)?.output ?? []) expect(line).not.toBe(installing.at(-1)?.message);
 
     // The node it was installed with disappears (an nvm upgrade…): the check points the row at the node found now.
     h.agents().upsert({ ...row, command: '/nonexistent/bin/node' });

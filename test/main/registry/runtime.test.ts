@@ -79,6 +79,11 @@ describe('uv (uvx) agents', () => {
     expect(pickEntryPoint(bin, 'py_agent', 'linux')).toBe('py-agent');
     writeFileSync(join(bin, 'other-tool'), '');
     expect(() => pickEntryPoint(bin, 'something', 'linux')).toThrow(/several programs \(other-tool, py-agent\)/);
+    // A CLI with an ACP server beside it (mistral-vibe installs vibe and vibe-acp): the ACP one.
+    const vibe = join(tmp, 'vibe-bin');
+    mkdirSync(vibe);
+    for (const f of ['python', 'vibe', 'vibe-acp']) writeFileSync(join(vibe, f), '');
+    expect(pickEntryPoint(vibe, 'mistral-vibe', 'linux')).toBe('vibe-acp');
   });
 
   it.skipIf(systemHasUv)('without uv: a clear message naming the fix, nothing installed', async () => {

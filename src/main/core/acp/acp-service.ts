@@ -1,9 +1,10 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
+import type { AgentCapabilities, ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../shared/acp-thread';
 import { IpcFailure } from '../../../shared/contract';
+import { perAgent } from '../../../shared/contract/settings';
 import type { AgentSummary } from '../../../shared/contract/agents';
 import { AgentRepository, type AgentRecord } from '../agents/agent-repository';
 import type { EventBus } from '../base/event-bus';
@@ -18,7 +19,8 @@ import type { SettingKey, SettingValue } from '../../../shared/contract/settings
 import type { PtyHost } from '../terminals/pty-host';
 import { AgentLog } from './connection/agent-log';
 import { AgentPrefsRepo } from '../agents/agent-prefs';
-import { AgentRuntime } from './agent-runtime';
+import { AgentCapabilitiesRepo } from '../agents/agent-capabilities';
+import { AgentRuntime, runtimeKey } from './agent-runtime';
 import { ConfinedFs, FsRefusal } from '../fs/confined-fs';
 import { FileWrites, MAX_TEXT_FILE_BYTES } from './session/fs-access';
 import { DEFAULT_ACP_OPTIONS, type AcpOptions } from './options';
@@ -60,6 +62,9 @@ export interface AcpServiceOptions extends Partial<AcpOptions> {
   /** Told when each prompt turn starts and ends (checkpoints). */
   turnObserver?: TurnObserver;
 }
+
+/** Whether agents get one process per project folder (default) or one for all: a boolean, or { [agentId]: boolean }. */
+export const PROCESS_PER_FOLDER_SETTING = 'agents.processPerFolder';
 
 /** Largest file sessions.readFile returns. */
 const MAX_VIEW_BYTES = 8 * 1024 * 1024;
@@ -160,6 +165,26 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   agents(): AgentRepository {
     return new AgentRepository(this.db());
   }
+  capabilitiesRepo(): AgentCapabilitiesRepo {
+    return new AgentCapabilitiesRepo(this.db());
+  }
+  rememberCapabilities(agentId: string, caps: AgentCapabilities): void {
+    try {
+      this.capabilitiesRepo().set(agentId, caps);
+    } catch (e) {
+      this.agentLog(agentId).write('note', `could not store the agent's capabilities: ${(e as Error).message}`);
+    }
+  }
+  /** The capabilities of the running agent, else those its last start reported (null: never started). */
+  knownCapabilities(agentId: string): AgentCapabilities | null {
+    const rt = this.runtimesOf(agentId).find((r) => r.connected);
+    if (rt) return rt.capabilities;
+    try {
+      return this.capabilitiesRepo().get(agentId);
+    } catch {
+      return null;
+    }
+  }
   prefs(): AgentPrefsRepo {
     return new AgentPrefsRepo(this.db());
   }
@@ -202,6 +227,9 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   sessionsOfAgent(agentId: string): LiveSession[] {
     return [...this.sessions.values()].filter((s) => s.agentId === agentId);
   }
+  sessionsOf(rt: AgentRuntime): LiveSession[] {
+    return [...this.sessions.values()].filter((s) => s.runtime === rt);
+  }
   forgetSession(id: string): void {
     this.sessions.delete(id);
   }
@@ -229,13 +257,45 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     return log;
   }
 
+  /** The agent's own process (its working folder, or home): sign-in, session lists, starting it by hand. */
   runtime(agentId: string): AgentRuntime {
-    let rt = this.runtimes.get(agentId);
+    return this.runtimeIn(agentId, null);
+  }
+
+  private runtimeIn(agentId: string, folder: string | null): AgentRuntime {
+    const key = runtimeKey(agentId, folder);
+    let rt = this.runtimes.get(key);
     if (!rt) {
-      rt = new AgentRuntime(agentId, this, this.agentLog(agentId), this.supervisor);
-      this.runtimes.set(agentId, rt);
+      rt = new AgentRuntime(agentId, this, this.agentLog(agentId), this.supervisor, folder);
+      this.runtimes.set(key, rt);
     }
     return rt;
+  }
+
+  /**
+   * The process that serves the agent's sessions in `cwd`: by default one per agent and project folder,
+   * started in that folder (some agents confine their tools to the folder they started in), as other ACP
+   * clients do. One process for all folders when the setting `agents.processPerFolder` says so for this
+   * agent (false, or { [agentId]: false }), or when the agent has a working folder of its own.
+   */
+  runtimeFor(agentId: string, cwd: string | null): AgentRuntime {
+    if (cwd === null || !this.processPerFolder(agentId)) return this.runtime(agentId);
+    return this.runtimeIn(agentId, cwd);
+  }
+
+  private processPerFolder(agentId: string): boolean {
+    if (this.agents().get(agentId)?.cwd) return false;
+    const v = this.setting(PROCESS_PER_FOLDER_SETTING);
+    return typeof v === 'boolean' ? v : perAgent(v, agentId, true);
+  }
+
+  runtimesOf(agentId: string): AgentRuntime[] {
+    return [...this.runtimes.values()].filter((rt) => rt.agentId === agentId);
+  }
+
+  /** A process of the agent by its key (the supervisor restarts one process). */
+  runtimeByKey(key: string): AgentRuntime | undefined {
+    return this.runtimes.get(key);
   }
 
   private record(agentId: string): AgentRecord {
@@ -260,6 +320,9 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       compat: prefs.compat,
       storedSecrets: this.secrets.names(record.id),
       status: this.runtime(record.id).status(),
+      folderProcesses: this.runtimesOf(record.id)
+        .filter((rt) => rt.folder !== null)
+        .map((rt) => rt.status()),
     };
   }
 
@@ -323,10 +386,13 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   async removeAgent(agentId: string): Promise<void> {
     this.record(agentId);
     for (const s of this.sessionsOfAgent(agentId)) await s.close();
-    await this.runtime(agentId).stop();
-    this.runtimes.delete(agentId);
+    for (const rt of this.runtimesOf(agentId)) {
+      await rt.stop();
+      this.runtimes.delete(rt.key);
+    }
     this.agents().remove(agentId);
     this.prefs().remove(agentId);
+    this.capabilitiesRepo().remove(agentId);
     this.secrets.delete(agentId);
     this.rules().removeAgent(agentId);
   }
@@ -338,31 +404,48 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     return rt.status();
   }
 
+  /** Restarts the agent's processes that run or serve sessions (its own process when none does). */
   async restartAgent(agentId: string): Promise<{ resumedSessions: string[] }> {
     this.record(agentId);
-    const rt = this.runtime(agentId);
+    const busy = this.runtimesOf(agentId).filter((rt) => rt.connected || rt.state === 'starting' || this.sessionsOf(rt).length > 0);
+    const resumedSessions: string[] = [];
+    for (const rt of busy.length > 0 ? busy : [this.runtime(agentId)]) resumedSessions.push(...(await this.restartRuntime(rt)));
+    return { resumedSessions };
+  }
+
+  /** Restarts one process of an agent and brings back its sessions that failed or never started. */
+  async restartRuntime(rt: AgentRuntime): Promise<string[]> {
     await rt.stop();
     await rt.ensureStarted();
-    const resumedSessions: string[] = [];
-    for (const s of this.sessionsOfAgent(agentId)) {
+    const resumed: string[] = [];
+    for (const s of this.sessionsOf(rt)) {
       if (s.status === 'failed' || (s.status === 'auth_required' && s.acpSessionId === null)) {
-        if (await s.reopen()) resumedSessions.push(s.id);
+        if (await s.reopen()) resumed.push(s.id);
       }
     }
-    return { resumedSessions };
+    return resumed;
   }
 
   async authenticate(p: { agentId: string; methodId: string; values?: Record<string, string>; cols?: number; rows?: number }) {
     this.record(p.agentId);
-    const rt = this.runtime(p.agentId);
+    // The processes whose sessions wait for sign-in (else the agent's own): each is told.
+    const waiting = this.runtimesOf(p.agentId).filter((r) => this.sessionsOf(r).some((x) => x.status === 'auth_required'));
+    const targets = waiting.length > 0 ? waiting : [this.runtime(p.agentId)];
+    const rt = targets[0]!;
     await rt.ensureStarted();
     const method = rt.authMethods.find((m) => m.id === p.methodId);
     if (!method) throw new IpcFailure('not_found', `the agent offers no authentication method ${p.methodId}`);
-    switch (method.type) {
-      case 'agent':
-        await rt.request('authenticate', { methodId: method.id }).catch((e: Error) => {
+    const authenticateAll = async () => {
+      for (const t of targets) {
+        await t.ensureStarted();
+        await t.request('authenticate', { methodId: method.id }).catch((e: Error) => {
           throw new IpcFailure('agent_error', `authentication failed: ${e.message}`);
         });
+      }
+    };
+    switch (method.type) {
+      case 'agent':
+        await authenticateAll();
         await this.afterAuthentication(p.agentId);
         return { kind: 'authenticated' as const };
       case 'env_var': {
@@ -377,10 +460,8 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
           if (value) this.secrets.set(p.agentId, name, value);
         }
         // Environment variables are read at start: restart with them, then authenticate.
-        await this.restartAgent(p.agentId);
-        await rt.request('authenticate', { methodId: method.id }).catch((e: Error) => {
-          throw new IpcFailure('agent_error', `authentication failed: ${e.message}`);
-        });
+        for (const t of targets) await this.restartRuntime(t);
+        await authenticateAll();
         await this.afterAuthentication(p.agentId);
         return { kind: 'authenticated' as const };
       }
@@ -412,13 +493,14 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
 
   async logout(agentId: string): Promise<void> {
     this.record(agentId);
-    const rt = this.runtime(agentId);
-    if (rt.connected && rt.capabilities?.auth?.logout) {
+    const running = this.runtimesOf(agentId).filter((rt) => rt.connected);
+    for (const rt of running) {
+      if (!rt.capabilities?.auth?.logout) continue;
       await rt.request('logout', {}).catch((e: Error) => {
         throw new IpcFailure('agent_error', `logout failed: ${e.message}`);
       });
     }
-    if (this.secrets.delete(agentId) > 0 && rt.connected) await this.restartAgent(agentId);
+    if (this.secrets.delete(agentId) > 0 && running.length > 0) await this.restartAgent(agentId);
   }
 
   // ───────────── sessions ─────────────
@@ -439,7 +521,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     for (const dir of [p.cwd, ...p.additionalDirectories]) {
       if (!isAbsolute(dir) || !existsSync(dir) || !statSync(dir).isDirectory()) throw new IpcFailure('not_found', `no such folder: ${dir}`);
     }
-    const rt = this.runtime(p.agentId);
+    const rt = this.runtimeFor(p.agentId, p.cwd);
     await rt.ensureStarted();
     const id = randomUUID();
     this.rows().insert({ id, agentId: p.agentId, cwd: p.cwd, status: 'starting', now: Date.now() });
@@ -449,6 +531,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       await session.open('new');
     } catch (e) {
       this.sessions.delete(id);
+      session.abandon();
       throw e;
     }
     return session.info();
@@ -513,7 +596,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
     if (!row.acp_session_id) throw new IpcFailure('unavailable', 'the agent never created this session');
     this.record(row.agent_id);
-    const rt = this.runtime(row.agent_id);
+    const rt = this.runtimeFor(row.agent_id, row.cwd);
     await rt.ensureStarted();
     const mode = reopenModeOf(rt.capabilities);
     if (!mode) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
@@ -532,6 +615,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       await session.open(mode);
     } catch (e) {
       this.sessions.delete(sessionId);
+      session.abandon();
       throw e;
     }
     return session.info();
@@ -551,7 +635,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   /** session/list of the agent (when advertised). */
   async listAgentSessions(agentId: string, cwd?: string, cursor?: string) {
     this.record(agentId);
-    const rt = this.runtime(agentId);
+    const rt = this.runtimeFor(agentId, cwd ?? null);
     await rt.ensureStarted();
     if (!rt.capabilities?.sessionCapabilities?.list) throw new IpcFailure('unavailable', 'this agent does not list its sessions');
     const res = await rt
@@ -584,7 +668,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
   });
   router.handle('agents.start', ({ agentId }) => acp.startAgent(agentId));
   router.handle('agents.stop', async ({ agentId }) => {
-    await acp.runtime(agentId).stop();
+    await Promise.all(acp.runtimesOf(agentId).map((rt) => rt.stop()));
     return {};
   });
   router.handle('agents.restart', async ({ agentId }) => {

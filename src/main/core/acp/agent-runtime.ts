@@ -16,6 +16,7 @@ import {
   type WriteTextFileRequest,
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { IpcFailure } from '../../../shared/contract';
 import type { AgentStatus, AgentRuntimeState } from '../../../shared/contract/agents';
@@ -65,10 +66,16 @@ export interface RuntimeDeps {
   loginEnv(): Promise<Record<string, string>>;
   messageLog(): MessageLog | null;
   setting<K extends SettingKey>(key: K): SettingValue<K>;
+  /** Remembers what the agent's `initialize` answered (how its sessions can come back, without starting it). */
+  rememberCapabilities(agentId: string, caps: AgentCapabilities): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
   session(id: string): SessionEndpoint | undefined;
-  sessionsOfAgent(agentId: string): SessionEndpoint[];
+  /** The live sessions this runtime (this process) serves. */
+  sessionsOf(rt: AgentRuntime): SessionEndpoint[];
 }
+
+/** The key of an agent's runtime: the agent, and the project folder its process serves (null: its own). */
+export const runtimeKey = (agentId: string, folder: string | null): string => (folder === null ? agentId : `${agentId}\0${folder}`);
 
 export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version: '0.1.0' };
 
@@ -85,8 +92,11 @@ export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] = {
 type AgentRequestParams = Parameters<ClientConnection['agent']['request']>;
 
 /**
- * One agent: its process (when running), the SDK connection over the wire tap, and what `initialize`
- * told. One process serves all the agent's sessions. Survives restarts (status, log, bindings reset).
+ * One process of an agent: the process (when running), the SDK connection over the wire tap, and what
+ * `initialize` told. By default an agent has one process per project folder (started in that folder: some
+ * agents confine their tools to the folder they started in); `folder` null is the agent's own process (its
+ * configured working folder, or home), which serves all folders when `agents.processPerFolder` is off.
+ * Survives restarts (status, log, bindings reset).
  */
 export class AgentRuntime {
   state: AgentRuntimeState = 'stopped';
@@ -118,7 +128,12 @@ export class AgentRuntime {
     private readonly host: RuntimeDeps,
     readonly log: AgentLog,
     private readonly policy: RequestPolicy | null = null,
+    readonly folder: string | null = null,
   ) {}
+
+  get key(): string {
+    return runtimeKey(this.agentId, this.folder);
+  }
 
   get capabilities(): AgentCapabilities | null {
     return this.init?.agentCapabilities ?? null;
@@ -157,6 +172,7 @@ export class AgentRuntime {
       authMethods: this.authMethods.map((m) => authMethodInfo(m, stored)),
       canLogout: Boolean(this.capabilities?.auth?.logout),
       startedAt: this.startedAt,
+      folder: this.folder,
     };
   }
 
@@ -227,7 +243,7 @@ export class AgentRuntime {
     if (!record) throw new IpcFailure('not_found', `no agent ${this.agentId}`);
     const prefs = this.host.prefs().get(this.agentId);
     const env: Record<string, string> = { ...(await this.host.loginEnv()), ...record.env, ...prefs.env, ...this.host.secrets.all(this.agentId) };
-    return { command: record.command, args: prefs.args ?? record.args, env, cwd: record.cwd ?? homedir() };
+    return { command: record.command, args: prefs.args ?? record.args, env, cwd: this.folder ?? record.cwd ?? homedir() };
   }
 
   private async start(): Promise<void> {
@@ -301,13 +317,16 @@ export class AgentRuntime {
         throw new Error(`the agent speaks ACP protocol version ${String(init.protocolVersion)}; Switchboard supports 1`);
       }
       this.init = init;
+      this.host.rememberCapabilities(this.agentId, init.agentCapabilities ?? {});
       this.authMethods = parseAuthMethods((init as { authMethods?: unknown }).authMethods);
       this.startedAt = Date.now();
       this.setState('running');
     } catch (e) {
       const exit = proc.exit;
       const message = exit
-        ? `the agent exited during start-up (${describeExit(exit)}); see its log`
+        ? exit.error
+          ? describeSpawnFailure(launch, exit)
+          : `the agent exited during start-up (${describeExit(exit)}); see its log`
         : e instanceof RequestError
           ? `initialize failed: ${e.message}`
           : (e as Error).message;
@@ -335,7 +354,7 @@ export class AgentRuntime {
     this.signal = exit.signal;
     const expected = this.stopping;
     const message = expected ? 'the agent was stopped' : `the agent exited unexpectedly (${describeExit(exit)})`;
-    for (const session of this.host.sessionsOfAgent(this.agentId)) session.onAgentGone(message);
+    for (const session of this.host.sessionsOf(this)) session.onAgentGone(message);
     this.bindings.clear();
     if (this.state === 'starting') return; // start() reports the failure
     if (expected) this.setState('stopped');
@@ -387,6 +406,17 @@ export class AgentRuntime {
         this.log.write('note', `ignored notification from the agent: ${ctx.method}`);
       });
   }
+}
+
+/** The process never started: say so in words (not "exited"), with what to change. */
+export function describeSpawnFailure(launch: AgentLaunch, exit: AgentExit): string {
+  if (exit.errorCode === 'ENOENT') {
+    if (!existsSync(launch.cwd)) return `could not start: its working folder does not exist (${launch.cwd})`;
+    const hint = /\s/.test(launch.command.trim()) ? '; the Command field holds a whole command line: put the program in Command and the rest in Arguments' : '';
+    return `could not start: no such program "${launch.command}"${hint}`;
+  }
+  if (exit.errorCode === 'EACCES') return `could not start: "${launch.command}" is not allowed to run (is it executable?)`;
+  return `could not start: ${exit.error ?? 'the process did not start'}`;
 }
 
 export function describeExit(exit: AgentExit): string {

@@ -303,9 +303,13 @@ export class HistoryReducer {
       stopReason = str(result.stopReason) ? head(str(result.stopReason)!, 100) : null;
     }
     st.lastStopReason = stopReason;
-    if (error || (stopReason && FAILED_STOPS.has(stopReason))) {
-      st.failedTurns += 1;
-      this.b.markFailed(st.sessionId, fromSeq);
+    const failed = Boolean(error || (stopReason && FAILED_STOPS.has(stopReason)));
+    // A cancelled turn is marked too (not as a failure): the transcript shows where the user stopped it.
+    if (failed || stopReason === 'cancelled') {
+      if (failed) {
+        st.failedTurns += 1;
+        this.b.markFailed(st.sessionId, fromSeq);
+      }
       this.closeOpen(st);
       st.entryCount += 1;
       this.b.create({
@@ -315,7 +319,7 @@ export class HistoryReducer {
         turn,
         kind: 'stop',
         ref: null,
-        failed: true,
+        failed,
         detail: { kind: 'stop', stopReason: error ? null : stopReason, error },
       });
     }
@@ -446,7 +450,8 @@ export class HistoryReducer {
       }
       const text = texts.join('\n');
       t.text = clean(head(text, caps.text));
-      t.diffs = diffs;
+      // Content replaced without a diff keeps the last diff, marked as such (the thread shows it labelled).
+      t.diffs = diffs.length === 0 && t.diffs.length > 0 ? t.diffs.map((x) => ({ ...x, replaced: true })) : diffs;
     }
     if ('rawInput' in u && isObj(u.rawInput) && Object.keys(u.rawInput).length > 0) {
       t.rawInput = clean(head(JSON.stringify(u.rawInput), caps.rawInput));

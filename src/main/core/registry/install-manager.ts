@@ -17,6 +17,9 @@ import { installBinary } from './installers/binary';
 import { installNpx } from './installers/npx';
 import type { InstallContext, InstallOutcome, Launch, StepUpdate } from './installers/types';
 import { installUvx } from './installers/uvx';
+
+/** How many of the tool's last output lines a progress event carries (shown behind Details). */
+const OUTPUT_LINES = 40;
 import type { AgentManifest } from './validate';
 
 export const MANIFEST_FILE = '.switchboard-install.json';
@@ -261,12 +264,16 @@ export class InstallManager implements Disposable {
   // ---- operations ----
 
   private emit(run: Running, update: StepUpdate, force = false): void {
+    if (update.outputLine !== undefined && update.outputLine.trim() === '') return;
     const p: RegistryProgress = {
       ...run.progress,
       step: update.step,
       bytesDone: update.bytesDone !== undefined ? update.bytesDone : update.step === run.progress.step ? run.progress.bytesDone : null,
       bytesTotal: update.bytesTotal !== undefined ? update.bytesTotal : update.step === run.progress.step ? run.progress.bytesTotal : null,
       message: update.message !== undefined ? update.message : update.step === run.progress.step ? run.progress.message : null,
+      ...(update.outputLine !== undefined || run.progress.output
+        ? { output: update.outputLine !== undefined ? [...(run.progress.output ?? []), update.outputLine.slice(0, 500)].slice(-OUTPUT_LINES) : run.progress.output }
+        : {}),
     };
     const stepChanged = p.step !== run.progress.step;
     run.progress = p;

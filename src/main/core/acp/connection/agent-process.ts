@@ -15,6 +15,8 @@ export interface AgentExit {
   signal: string | null;
   /** Spawning failed (command not found…). */
   error: string | null;
+  /** Why spawning failed, as the system says it (ENOENT, EACCES…). */
+  errorCode?: string;
 }
 
 export const signalName = (signal: number | null): string | null => {
@@ -76,7 +78,8 @@ export class AgentProcess {
       // 'error' without a pid: the spawn itself failed; stdout 'end' may never come.
       if (this.child.pid === undefined) {
         endStdout();
-        finish({ code: null, signal: null, error: e.message });
+        const code = (e as NodeJS.ErrnoException).code;
+        finish({ code: null, signal: null, error: e.message, ...(code ? { errorCode: code } : {}) });
       } else {
         log.write('note', `process error: ${e.message}`);
       }

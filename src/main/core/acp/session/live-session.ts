@@ -629,6 +629,16 @@ export class LiveSession {
     if (this.status === 'failed') this.setStatus('failed', message);
   }
 
+  /**
+   * Opening failed (session/new, resume or load refused): the session is not live. The renderer is told it
+   * is closed, with the agent's error, so that its stored transcript is what remains, read-only.
+   */
+  abandon(): void {
+    if (this.acpSessionId) this.runtime.unbind(this.acpSessionId);
+    this.setStatus('closed', this.error);
+    this.status = 'closed';
+  }
+
   /** `tellAgent: false` on app shutdown (the agent is about to be stopped anyway). */
   async close(tellAgent = true): Promise<void> {
     if (this.status === 'closed') return;

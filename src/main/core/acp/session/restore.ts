@@ -16,7 +16,10 @@ import type { SessionStatus } from '../../../../shared/contract/sessions';
 export interface RestorePort {
   db(): Db;
   agents(): Pick<AgentRepository, 'get'>;
-  runtime(agentId: string): Pick<AgentRuntime, 'ensureStarted' | 'capabilities' | 'request'>;
+  /** The agent's process serving sessions in `cwd`. */
+  runtimeFor(agentId: string, cwd: string | null): Pick<AgentRuntime, 'ensureStarted' | 'capabilities' | 'request'>;
+  /** The running agent's capabilities, else those of its last start (null: never started). */
+  knownCapabilities(agentId: string): AgentCapabilities | null;
   session(id: string): { readonly status: SessionStatus; close(): Promise<void> } | undefined;
   reopenSession(sessionId: string): Promise<SessionInfo>;
 }
@@ -79,10 +82,18 @@ export class RestoreService {
     return this.acp.agents().get(agentId)?.name ?? agentId;
   }
 
-  /** Starts the agent if needed (its capabilities say how a session can come back). */
-  private async capabilities(agentId: string): Promise<AgentCapabilities | null> {
+  /**
+   * The agent's capabilities (they say how a session can come back). `known`: those of the running agent or
+   * of its last start will do, so that telling how a session would come back starts no process; the agent is
+   * started only when it never was.
+   */
+  private async capabilities(agentId: string, cwd: string, known = false): Promise<AgentCapabilities | null> {
     if (!this.acp.agents().get(agentId)) throw new IpcFailure('not_found', `the session's agent ${agentId} was removed`);
-    const rt = this.acp.runtime(agentId);
+    if (known) {
+      const caps = this.acp.knownCapabilities(agentId);
+      if (caps) return caps;
+    }
+    const rt = this.acp.runtimeFor(agentId, cwd);
     await rt.ensureStarted();
     return rt.capabilities ?? null;
   }
@@ -96,7 +107,7 @@ export class RestoreService {
     if (!row.acp_session_id) return { mode: null, reason: `${name} never created this session: it cannot be reopened.`, agentName: name };
     let mode: ReopenMode | null;
     try {
-      mode = reopenModeOf(await this.capabilities(row.agent_id));
+      mode = reopenModeOf(await this.capabilities(row.agent_id, row.cwd, true));
     } catch (e) {
       return { mode: null, reason: `${name} could not be started: ${(e as Error).message}`, agentName: name };
     }
@@ -107,7 +118,7 @@ export class RestoreService {
   /** One of the agent's own sessions (session/list) as a Switchboard session, opened live (load/resume). */
   async import(p: { agentId: string; acpSessionId: string; cwd: string; title?: string | null }): Promise<{ session: SessionInfo; mode: ReopenMode; imported: boolean }> {
     if (!isAbsolute(p.cwd) || !existsSync(p.cwd) || !statSync(p.cwd).isDirectory()) throw new IpcFailure('not_found', `no such folder: ${p.cwd}`);
-    const mode = reopenModeOf(await this.capabilities(p.agentId));
+    const mode = reopenModeOf(await this.capabilities(p.agentId, p.cwd));
     if (!mode) throw new IpcFailure('unavailable', `${this.agentName(p.agentId)} can neither resume nor load sessions`);
     const db = this.acp.db();
     const existing = db
@@ -142,12 +153,12 @@ export class RestoreService {
     const row = this.row(sessionId);
     const name = this.agentName(row.agent_id);
     if (!row.acp_session_id) return { deleted: false, reason: `${name} never created this session.` };
-    const caps = await this.capabilities(row.agent_id).catch(() => null);
+    const caps = await this.capabilities(row.agent_id, row.cwd).catch(() => null);
     if (!caps?.sessionCapabilities?.delete) return { deleted: false, reason: `${name} does not delete sessions (no session/delete): its own copy stays.` };
     const live = this.acp.session(sessionId);
     if (live && live.status !== 'closed') await live.close();
     await this.acp
-      .runtime(row.agent_id)
+      .runtimeFor(row.agent_id, row.cwd)
       .request('session/delete', { sessionId: row.acp_session_id })
       .catch((e: Error) => {
         throw new IpcFailure('agent_error', `${name} could not delete the session: ${e.message}`);

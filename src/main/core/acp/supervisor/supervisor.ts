@@ -3,7 +3,7 @@ import type { AgentStatus } from '../../../../shared/contract/agents';
 import { MAX_RESTART_DELAY_SECONDS, SUPERVISOR_SETTINGS, type AgentExitInfo, type AgentMetrics, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
 import type { EventBus } from '../../base/event-bus';
 import type { Disposable } from '../../base/lifecycle';
-import type { AgentRuntime } from '../agent-runtime';
+import { runtimeKey, type AgentRuntime } from '../agent-runtime';
 import type { LiveSession } from '../session/live-session';
 import { reopenModeOf } from '../session/restore';
 import type { WarningKind } from '../connection/warnings';
@@ -15,8 +15,11 @@ export interface SupervisorHost {
   readonly bus: EventBus;
   setting<K extends SettingKey>(key: K): SettingValue<K>;
   allRuntimes(): AgentRuntime[];
-  sessionsOfAgent(agentId: string): LiveSession[];
-  restartAgent(agentId: string): Promise<unknown>;
+  runtimeByKey(key: string): AgentRuntime | undefined;
+  /** The live sessions one process of an agent serves. */
+  sessionsOf(rt: AgentRuntime): LiveSession[];
+  /** Restarts one process of an agent and brings back its failed sessions. */
+  restartRuntime(rt: AgentRuntime): Promise<unknown>;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
 }
 
@@ -105,12 +108,15 @@ export class AgentSupervisor implements Disposable {
 
   // ───────────── state ─────────────
 
-  private entry(agentId: string): Watched {
-    let w = this.watched.get(agentId);
+  /** What is watched of one process of an agent, by its runtime key (see runtimeKey). */
+  private entry(key: string): Watched {
+    let w = this.watched.get(key);
     if (!w) {
+      const [agentId = key, folder = null] = key.split('\0');
       w = {
         metrics: {
           agentId,
+          folder,
           pid: null,
           processes: 0,
           rssBytes: null,
@@ -132,18 +138,18 @@ export class AgentSupervisor implements Disposable {
         unresponsiveAt: null,
         changed: true,
       };
-      this.watched.set(agentId, w);
+      this.watched.set(key, w);
     }
     return w;
   }
 
   metrics(): AgentMetrics[] {
-    const ids = new Set([...this.host.allRuntimes().map((r) => r.agentId), ...this.watched.keys()]);
+    const ids = new Set([...this.host.allRuntimes().map((r) => r.key), ...this.watched.keys()]);
     return [...ids].map((id) => this.entry(id).metrics);
   }
 
-  private update(agentId: string, patch: Partial<AgentMetrics>): void {
-    const w = this.entry(agentId);
+  private update(key: string, patch: Partial<AgentMetrics>): void {
+    const w = this.entry(key);
     w.metrics = { ...w.metrics, ...patch };
     w.changed = true;
   }
@@ -155,39 +161,45 @@ export class AgentSupervisor implements Disposable {
     this.host.bus.emit('agent.metrics', { agents: changed.map((w) => w.metrics) });
   }
 
-  private runtimeOf(agentId: string): AgentRuntime | undefined {
-    return this.host.allRuntimes().find((r) => r.agentId === agentId);
+  private runtimeOf(key: string): AgentRuntime | undefined {
+    return this.host.runtimeByKey(key);
+  }
+
+  private sessionsAt(key: string): LiveSession[] {
+    const rt = this.runtimeOf(key);
+    return rt ? openSessions(this.host.sessionsOf(rt)) : [];
   }
 
   // ───────────── exits and restarts ─────────────
 
   private onStatus(status: AgentStatus): void {
     if (this.disposed) return;
-    const w = this.entry(status.agentId);
+    const key = runtimeKey(status.agentId, status.folder ?? null);
+    const w = this.entry(key);
     const prev = w.lastState;
     w.lastState = status.state;
     if (status.state === 'starting' && !w.restarting) {
       // Started by the user (or a new session): a fresh chance. A pending restart stays due: it then
       // only brings back the sessions still failed.
-      if (w.metrics.gaveUp) this.update(status.agentId, { gaveUp: null });
+      if (w.metrics.gaveUp) this.update(key, { gaveUp: null });
       w.crashes = [];
-      this.update(status.agentId, { restarts: 0 });
+      this.update(key, { restarts: 0 });
     }
-    if (status.state === 'running') this.update(status.agentId, { pid: status.pid, unresponsive: null });
+    if (status.state === 'running') this.update(key, { pid: status.pid, unresponsive: null });
     if (status.state === 'stopped') {
       this.cancelRestart(w);
-      this.update(status.agentId, { pid: null, processes: 0, rssBytes: null, cpuPercent: null, nextRestartAt: null, throttled: null });
+      this.update(key, { pid: null, processes: 0, rssBytes: null, cpuPercent: null, nextRestartAt: null, throttled: null });
     }
     const crashed = status.state === 'exited' || (status.state === 'failed' && prev === 'running');
     if (crashed) {
-      this.recordExit(status.agentId, status.exitCode, status.signal);
-      this.onCrash(status.agentId, status.error ?? 'the agent exited unexpectedly');
+      this.recordExit(key, status.exitCode, status.signal);
+      this.onCrash(key, status.error ?? 'the agent exited unexpectedly');
     }
     this.publish();
   }
 
-  private recordExit(agentId: string, code: number | null, signal: string | null): void {
-    const rt = this.runtimeOf(agentId);
+  private recordExit(key: string, code: number | null, signal: string | null): void {
+    const rt = this.runtimeOf(key);
     let tail = '';
     try {
       tail = rt ? stderrTail(rt.log.tail(64 * 1024).text) : '';
@@ -195,8 +207,8 @@ export class AgentSupervisor implements Disposable {
       /* log unreadable */
     }
     const lastExit: AgentExitInfo = { code, signal, stderrTail: tail, at: Date.now() };
-    this.update(agentId, { lastExit, pid: null, processes: 0, rssBytes: null, cpuPercent: null, throttled: null });
-    this.entry(agentId).cpu = null;
+    this.update(key, { lastExit, pid: null, processes: 0, rssBytes: null, cpuPercent: null, throttled: null });
+    this.entry(key).cpu = null;
   }
 
   private cancelRestart(w: Watched): void {
@@ -208,15 +220,15 @@ export class AgentSupervisor implements Disposable {
     }
   }
 
-  private tellSessions(agentId: string, message: string): void {
-    for (const s of openSessions(this.host.sessionsOfAgent(agentId))) s.explainFailure(message);
+  private tellSessions(key: string, message: string): void {
+    for (const s of this.sessionsAt(key)) s.explainFailure(message);
   }
 
   /** The agent died (or failed to come back): restart it later, or give up on an exit loop. */
-  private onCrash(agentId: string, why: string): void {
-    const w = this.entry(agentId);
+  private onCrash(key: string, why: string): void {
+    const w = this.entry(key);
     if (this.disposed || w.restartTimer) return;
-    if (!this.autoRestart() || openSessions(this.host.sessionsOfAgent(agentId)).length === 0) return;
+    if (!this.autoRestart() || this.sessionsAt(key).length === 0) return;
     const now = Date.now();
     const windowMs = this.num('restartWindowMinutes') * 60_000;
     const max = Math.floor(this.num('maxRestarts'));
@@ -228,38 +240,38 @@ export class AgentSupervisor implements Disposable {
         `${why}. It ended ${attempt} times within ${minutes} min, so Switchboard stopped restarting it. ` +
         `Check its log (stderr below), fix it, then restart it.`;
       w.crashes = [];
-      this.update(agentId, { gaveUp: message, nextRestartAt: null, restarts: 0 });
-      this.tellSessions(agentId, message);
-      this.runtimeOf(agentId)?.log.write('note', `automatic restarts stopped: ${attempt} exits within ${minutes} min`);
+      this.update(key, { gaveUp: message, nextRestartAt: null, restarts: 0 });
+      this.tellSessions(key, message);
+      this.runtimeOf(key)?.log.write('note', `automatic restarts stopped: ${attempt} exits within ${minutes} min`);
       return;
     }
     const delay = backoffMs(attempt, this.num('restartDelaySeconds') * 1000);
-    this.update(agentId, { nextRestartAt: now + delay, restarts: attempt });
-    this.tellSessions(agentId, `${why}; restarting it in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${attempt} of ${max})`);
-    w.restartTimer = setTimeout(() => void this.restart(agentId), delay);
+    this.update(key, { nextRestartAt: now + delay, restarts: attempt });
+    this.tellSessions(key, `${why}; restarting it in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${attempt} of ${max})`);
+    w.restartTimer = setTimeout(() => void this.restart(key), delay);
   }
 
-  private async restart(agentId: string): Promise<void> {
-    const w = this.entry(agentId);
+  private async restart(key: string): Promise<void> {
+    const w = this.entry(key);
     w.restartTimer = null;
-    this.update(agentId, { nextRestartAt: null });
-    if (this.disposed || openSessions(this.host.sessionsOfAgent(agentId)).length === 0) {
+    this.update(key, { nextRestartAt: null });
+    if (this.disposed || this.sessionsAt(key).length === 0) {
       this.publish();
       return;
     }
     w.restarting = true;
     try {
-      const rt = this.runtimeOf(agentId);
+      const rt = this.runtimeOf(key);
       if (rt && (rt.connected || rt.state === 'starting')) {
         // Someone started it meanwhile (a new session, the user): only the sessions are missing.
         await rt.ensureStarted();
-        for (const s of openSessions(this.host.sessionsOfAgent(agentId))) if (s.status === 'failed') await s.reopen();
-      } else {
-        await this.host.restartAgent(agentId);
+        for (const s of this.sessionsAt(key)) if (s.status === 'failed') await s.reopen();
+      } else if (rt) {
+        await this.host.restartRuntime(rt);
       }
-      const after = this.runtimeOf(agentId);
+      const after = this.runtimeOf(key);
       if (after?.connected && !reopenModeOf(after.capabilities)) {
-        for (const s of openSessions(this.host.sessionsOfAgent(agentId))) {
+        for (const s of this.sessionsAt(key)) {
           s.explainFailure(
             'the agent exited unexpectedly; it was restarted, but it cannot resume this session — start a new session in this folder (the conversation is kept in History)',
           );
@@ -268,8 +280,8 @@ export class AgentSupervisor implements Disposable {
     } catch (e) {
       // It died during start-up: that counts as another crash.
       w.restarting = false;
-      this.recordExit(agentId, this.runtimeOf(agentId)?.exitCode ?? null, this.runtimeOf(agentId)?.signal ?? null);
-      this.onCrash(agentId, (e as Error).message);
+      this.recordExit(key, this.runtimeOf(key)?.exitCode ?? null, this.runtimeOf(key)?.signal ?? null);
+      this.onCrash(key, (e as Error).message);
     } finally {
       w.restarting = false;
       this.publish();
@@ -332,9 +344,9 @@ export class AgentSupervisor implements Disposable {
   }
 
   private markUnresponsive(rt: AgentRuntime, message: string): void {
-    const w = this.entry(rt.agentId);
+    const w = this.entry(rt.key);
     w.unresponsiveAt = Date.now();
-    this.update(rt.agentId, { unresponsive: message });
+    this.update(rt.key, { unresponsive: message });
     this.host.warn(rt.agentId, null, 'unresponsive', message);
     this.publish();
   }
@@ -350,7 +362,7 @@ export class AgentSupervisor implements Disposable {
       const running = runtimes.filter((r) => r.connected && r.pid !== null);
       const samples = await this.sampler.sample(running.map((r) => r.pid!));
       for (const rt of running) {
-        const w = this.entry(rt.agentId);
+        const w = this.entry(rt.key);
         const pid = rt.pid!;
         const s = samples.get(pid);
         if (!s) continue;
@@ -370,17 +382,17 @@ export class AgentSupervisor implements Disposable {
         if (m.pid === sample.pid && m.processes === sample.processes && m.rssBytes === sample.rssBytes && m.cpuPercent === sample.cpuPercent && m.throttled === sample.throttled) {
           w.metrics = { ...m, sampledAt: now };
         } else {
-          this.update(rt.agentId, { ...sample, sampledAt: now });
+          this.update(rt.key, { ...sample, sampledAt: now });
         }
         if (w.unresponsiveAt !== null && rt.lastActivity > w.unresponsiveAt) {
           w.unresponsiveAt = null;
-          this.update(rt.agentId, { unresponsive: null });
+          this.update(rt.key, { unresponsive: null });
         }
       }
       const idleMs = this.idleStopMs();
       for (const rt of runtimes) {
-        const w = this.entry(rt.agentId);
-        if (!rt.connected || openSessions(this.host.sessionsOfAgent(rt.agentId)).length > 0 || idleMs <= 0) {
+        const w = this.entry(rt.key);
+        if (!rt.connected || openSessions(this.host.sessionsOf(rt)).length > 0 || idleMs <= 0) {
           w.idleSince = null;
           continue;
         }

@@ -92,21 +92,21 @@ export async function installNpx(ctx: InstallContext): Promise<InstallOutcome> {
   const dist = ctx.entry.distribution.npx;
   if (!dist) throw new RegistryError('invalid_params', `${ctx.entry.name} has no npm package`);
   const { name, pinned } = pinnedNpmPackage(dist.package, ctx.entry.version);
-  ctx.progress({ step: 'preparing', message: 'looking for node and npm' });
+  ctx.progress({ step: 'preparing', message: 'Looking for Node.js and npm' });
   const search = { env: ctx.env, home: ctx.home };
   const [node, npm] = await Promise.all([checkTool('node', search), checkTool('npm', search)]);
   if (!node.found || !node.path) throw new RegistryError('unavailable', missingToolProblem(node, `to install and run ${ctx.entry.name}`));
   if (!npm.found || !npm.path) throw new RegistryError('unavailable', missingToolProblem(npm, `to install ${ctx.entry.name}`));
-  ctx.progress({ step: 'installing', message: `npm install ${pinned}` });
+  ctx.progress({ step: 'installing', message: `Installing ${pinned} and what it needs with npm` });
   const env = { ...ctx.env, PATH: pathWith(ctx.env, dirname(node.path)), npm_config_update_notifier: 'false', ...ctx.npmEnv };
   const result = await runProcess(npm.path, npmInstallArgs(ctx.dir, pinned), {
     cwd: ctx.dir,
     env,
     signal: ctx.signal,
-    onLine: (line) => ctx.progress({ step: 'installing', message: line.slice(0, 300) }),
+    onLine: (line) => ctx.progress({ step: 'installing', outputLine: line }),
   });
   if (result.code !== 0) throw explainNpmFailure(result.output, name, pinned, result.code);
-  ctx.progress({ step: 'verifying', message: null });
+  ctx.progress({ step: 'verifying', message: 'Checking the installed package and its program' });
   const pkgDir = join(ctx.dir, 'node_modules', ...name.split('/'));
   const script = resolveBin(pkgDir, name);
   const pj = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as PackageJson;

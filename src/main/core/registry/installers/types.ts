@@ -7,6 +7,8 @@ export interface StepUpdate {
   bytesDone?: number | null;
   bytesTotal?: number | null;
   message?: string | null;
+  /** A line the tool (npm, uv) printed: kept behind "Details", not shown as the step. */
+  outputLine?: string;
 }
 
 export interface InstallContext {

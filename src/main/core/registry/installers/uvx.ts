@@ -36,7 +36,7 @@ export function uvInstallCommands(uvPath: string, dir: string, requirement: stri
 
 const NOT_ENTRY_POINTS = /^(python[0-9.]*(\.exe)?|pythonw(\.exe)?|activate.*|deactivate.*|pip[0-9.]*(\.exe)?|pydoc.*)$/i;
 
-/** The console script to start: the one named like the package, or the only one. */
+/** The console script to start: the one named like the package, or the only one, or the only ACP one (`…-acp`). */
 export function pickEntryPoint(binDir: string, name: string, platform: NodeJS.Platform = process.platform): string {
   const exe = (n: string) => (platform === 'win32' ? `${n}.exe` : n);
   const variants = [name, name.toLowerCase(), name.replace(/[._]/g, '-'), name.replace(/[-.]/g, '_')];
@@ -48,6 +48,10 @@ export function pickEntryPoint(binDir: string, name: string, platform: NodeJS.Pl
     /* none */
   }
   if (scripts.length === 1) return scripts[0]!;
+  // A package with a CLI and an ACP server (mistral-vibe: vibe and vibe-acp; fast-agent-mcp: fast-agent-acp…):
+  // the one ACP entry point is the agent.
+  const acp = scripts.filter((f) => /(^|[-_])acp(\.exe)?$/i.test(f));
+  if (acp.length === 1) return acp[0]!;
   throw new RegistryError(
     'agent_error',
     scripts.length
@@ -60,17 +64,17 @@ export async function installUvx(ctx: InstallContext): Promise<InstallOutcome> {
   const dist = ctx.entry.distribution.uvx;
   if (!dist) throw new RegistryError('invalid_params', `${ctx.entry.name} has no Python package`);
   const { name, requirement } = pinnedPythonRequirement(dist.package, ctx.entry.version);
-  ctx.progress({ step: 'preparing', message: 'looking for uv' });
+  ctx.progress({ step: 'preparing', message: 'Looking for uv' });
   const uv = await checkTool('uv', { env: ctx.env, home: ctx.home });
   if (!uv.found || !uv.path) throw new RegistryError('unavailable', missingToolProblem(uv, `to install ${ctx.entry.name} (a Python agent)`));
   const env = { ...ctx.env, PATH: pathWith(ctx.env, dirname(uv.path)), UV_NO_PROGRESS: '1' };
   for (const [cmd, ...args] of uvInstallCommands(uv.path, ctx.dir, requirement)) {
-    ctx.progress({ step: 'installing', message: `uv ${args.slice(0, 2).join(' ')}` });
+    ctx.progress({ step: 'installing', message: args[0] === 'venv' ? 'Making a Python environment for the agent with uv' : `Installing ${requirement} and what it needs with uv` });
     const result = await runProcess(cmd!, args, {
       cwd: ctx.dir,
       env,
       signal: ctx.signal,
-      onLine: (line) => ctx.progress({ step: 'installing', message: line.slice(0, 300) }),
+      onLine: (line) => ctx.progress({ step: 'installing', outputLine: line }),
     });
     if (result.code !== 0) {
       const tail = result.output.trim().split(/\r?\n/).slice(-6).join(' / ');
@@ -80,7 +84,7 @@ export async function installUvx(ctx: InstallContext): Promise<InstallOutcome> {
       throw new RegistryError('agent_error', `uv ${args[0]} failed for ${requirement} (exit ${result.code ?? 'signal'}): ${tail}`);
     }
   }
-  ctx.progress({ step: 'verifying', message: null });
+  ctx.progress({ step: 'verifying', message: 'Checking the installed package and its program' });
   const binRel = process.platform === 'win32' ? join('venv', 'Scripts') : join('venv', 'bin');
   const program = pickEntryPoint(join(ctx.dir, binRel), name);
   return {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { AgentSummary } from '@shared/contract/agents';
 import { useApi } from '../../app/api-context';
+import { splitCommandLine } from './command-line';
 import { upsertAgent } from './store';
 
 const ENV_NAME = /^[^=\0\s]+$/;
@@ -45,6 +46,12 @@ export function AgentForm(props: Props) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const registryId = agent?.source === 'registry' ? agent.registryId : null;
+  // A whole command line in the Command field (pasted `bash /path/agent.sh`, quotes, escapes) is split into
+  // the program and its arguments, shown below the field before saving. An unchanged stored command stays.
+  const typed = command.trim();
+  const split = custom && typed !== (agent?.command ?? '') && /[\s'"\\]/.test(typed) ? splitCommandLine(typed) : null;
+  const program = split?.ok ? (split.words[0] ?? '') : typed;
+  const extraArgs = split?.ok ? split.words.slice(1) : [];
 
   // A registry agent's args/env overrides live with the registry (they survive updates and rollbacks).
   useEffect(() => {
@@ -67,20 +74,22 @@ export function AgentForm(props: Props) {
     const parsedEnv = parseEnv(env);
     if (parsedEnv.errors.length > 0) return setError(`Environment: ${parsedEnv.errors.join('; ')}`);
     if (custom && (!name.trim() || !command.trim())) return setError('A name and a command are needed.');
+    if (split && !split.ok) return setError(`Command: ${split.error}`);
+    if (custom && !program) return setError('A name and a command are needed.');
     const dir = cwd.trim();
     if (custom && dir && !(dir.startsWith('/') || /^[A-Za-z]:[\\/]/.test(dir))) return setError('The working folder must be a full path.');
     setBusy(true);
     setError(null);
     let r;
     if (!agent) {
-      r = await api.call('agents.addCustom', { name: name.trim(), command: command.trim(), args: parseArgs(args), env: parsedEnv.env, cwd: dir || null });
+      r = await api.call('agents.addCustom', { name: name.trim(), command: program, args: [...extraArgs, ...parseArgs(args)], env: parsedEnv.env, cwd: dir || null });
       if (r.ok && missingFileAsEmpty) r = await api.call('agents.update', { agentId: r.value.id, compat: { missingFileAsEmpty } });
     } else if (custom) {
       r = await api.call('agents.update', {
         agentId: agent.id,
         name: name.trim(),
-        command: command.trim(),
-        args: parseArgs(args),
+        command: program,
+        args: [...extraArgs, ...parseArgs(args)],
         env: parsedEnv.env,
         cwd: dir || null,
         compat: { missingFileAsEmpty },
@@ -116,8 +125,37 @@ export function AgentForm(props: Props) {
           </label>
           <label className="field">
             <span>Command</span>
-            <input value={command} onChange={(e) => setCommand(e.target.value)} spellCheck={false} placeholder="/usr/local/bin/my-agent or npx" data-testid="agent-command" />
+            <input
+              value={command}
+              onChange={(e) => setCommand(e.target.value)}
+              spellCheck={false}
+              placeholder="/usr/local/bin/my-agent, npx, or a whole command line"
+              data-testid="agent-command"
+            />
           </label>
+          {split && (
+            <div className={`command-split small${split.ok ? '' : ' error'}`} data-testid="agent-command-split" aria-live="polite">
+              {split.ok ? (
+                <>
+                  Runs the program <code data-testid="agent-command-program">{program}</code>
+                  {extraArgs.length > 0 && (
+                    <>
+                      {' '}
+                      with the arguments{' '}
+                      {extraArgs.map((a, i) => (
+                        <code key={i} className="command-arg" data-testid="agent-command-arg">
+                          {a}
+                        </code>
+                      ))}
+                    </>
+                  )}
+                  {parseArgs(args).length > 0 ? ', then the arguments below.' : '.'}
+                </>
+              ) : (
+                <>Cannot split this command line: {split.error}</>
+              )}
+            </div>
+          )}
           <label className="field">
             <span>Arguments, one per line</span>
             <textarea value={args} onChange={(e) => setArgs(e.target.value)} rows={3} spellCheck={false} placeholder="--acp" data-testid="agent-args" />

@@ -12,7 +12,7 @@ import { AuthPanel } from './AuthPanel';
 import { openAgentLog } from './log';
 import { PermissionRules } from './PermissionRules';
 import { Modal } from './Modal';
-import { dropAgent, syncAgents, useAgents } from './store';
+import { displayStatus, dropAgent, syncAgents, useAgents } from './store';
 
 const STATE_TEXT: Record<AgentSummary['status']['state'], string> = {
   stopped: 'not running',
@@ -28,6 +28,42 @@ export function openSessionTab(s: SessionInfo, name: string): void {
   else useTabs.getState().open({ kind: 'session', title: s.title ?? `${name} · ${basename(s.cwd)}`, props: { sessionId: s.id } });
 }
 
+/** Whether the agent ever had a session (any run): null while asking. */
+function useEverHadSession(agentId: string): boolean | null {
+  const api = useApi();
+  const [had, setHad] = useState<boolean | null>(null);
+  useEffect(() => {
+    let stale = false;
+    void api.call('history.list', { agentIds: [agentId], limit: 1 }).then((r) => {
+      if (!stale) setHad(r.ok ? r.value.sessions.length > 0 : true);
+    });
+    return () => {
+      stale = true;
+    };
+  }, [api, agentId]);
+  return had;
+}
+
+/**
+ * Sign-in shows in full when the agent asks for it (a session waits for sign-in) or before its first
+ * session; an agent that works keeps it behind a small "Accounts" toggle.
+ */
+function AgentAccounts({ agent, sessions }: { agent: AgentSummary; sessions: SessionInfo[] }) {
+  const everHad = useEverHadSession(agent.id);
+  const asked = sessions.some((x) => x.agentId === agent.id && x.status === 'auth_required');
+  const [open, setOpen] = useState(false);
+  if (everHad === null && !asked) return null;
+  if (asked || everHad === false) return <AuthPanel agent={agent} />;
+  return (
+    <div className="agent-accounts">
+      <button className="link-button small" onClick={() => setOpen(!open)} aria-expanded={open} data-testid="agent-accounts">
+        {open ? '▾' : '▸'} Accounts
+      </button>
+      {open && <AuthPanel agent={agent} />}
+    </div>
+  );
+}
+
 type Dialog = { kind: 'add' } | { kind: 'edit'; agent: AgentSummary } | { kind: 'session'; agentId?: string };
 
 function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions: SessionInfo[]; onDialog(d: Dialog): void }) {
@@ -36,7 +72,8 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
-  const s = agent.status;
+  const s = displayStatus(agent);
+  const folderProcesses = (agent.folderProcesses ?? []).filter((p) => p.state !== 'stopped');
   const title = agent.name;
   const needsAuth = s.authMethods.length > 0 && s.state === 'running';
 
@@ -75,6 +112,16 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             {agent.source !== 'custom' ? ` · ${agent.source}` : ''}
           </div>
           {s.error && <div className="error small">{s.error}</div>}
+          {folderProcesses.length > 0 && (
+            <ul className="agent-processes small" data-testid="agent-processes" aria-label="Processes by project folder">
+              {folderProcesses.map((p) => (
+                <li key={p.folder} data-testid="agent-process" data-folder={p.folder} data-state={p.state} title={p.error ?? undefined}>
+                  <span className={`agent-dot ${p.state}`} aria-hidden /> {STATE_TEXT[p.state]} in <code>{basename(p.folder ?? '')}</code>
+                  {p.pid ? ` · pid ${p.pid}` : ''}
+                </li>
+              ))}
+            </ul>
+          )}
           <AgentSupervisorNote agentId={agent.id} />
           <code className="agent-command small" title="Command">
             {[agent.command, ...(agent.overrides.args ?? agent.args)].join(' ')}
@@ -127,7 +174,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               {error}
             </div>
           )}
-          {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AuthPanel agent={agent} />}
+          {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AgentAccounts agent={agent} sessions={sessions} />}
           <PermissionRules agentId={agent.id} />
           {sessions.length > 0 && (
             <ul className="agent-sessions">

@@ -4,6 +4,7 @@ import { useApi } from '../../app/api-context';
 import { requestOpenLink } from '../../app/link-confirm';
 import { externalHref } from '../markdown';
 import { useTabs } from '../../state/tabs';
+import { displayStatus } from './store';
 
 type EnvVarMethod = Extract<AuthMethodInfo, { type: 'env_var' }>;
 
@@ -63,8 +64,10 @@ export function AuthPanel({ agent }: { agent: AgentSummary }) {
   const api = useApi();
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState<{ level: 'ok' | 'error'; text: string } | null>(null);
-  const methods = agent.status.authMethods;
-  const canLogout = agent.status.canLogout || agent.storedSecrets.length > 0;
+  // Its own process, or the one started in a session's folder (that one may be the only one running).
+  const status = displayStatus(agent);
+  const methods = status.authMethods;
+  const canLogout = status.canLogout || agent.storedSecrets.length > 0;
   if (methods.length === 0 && !canLogout) return null;
 
   const authenticate = async (method: AuthMethodInfo, values?: Record<string, string>) => {

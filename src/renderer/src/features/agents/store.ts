@@ -10,9 +10,11 @@ interface AgentsState {
   error: string | null;
   /** Live sessions by id (sessions.live, then session.state events). */
   sessions: Record<string, SessionInfo>;
+  /** Why sessions of this run stopped being live, when an error ended them (a reopen the agent refused). */
+  endedErrors: Record<string, string>;
 }
 
-export const useAgents = create<AgentsState>(() => ({ agents: [], loaded: false, error: null, sessions: {} }));
+export const useAgents = create<AgentsState>(() => ({ agents: [], loaded: false, error: null, sessions: {}, endedErrors: {} }));
 
 /** The name the user knows the agent by (the one it was added or installed under). */
 export const agentName = (agents: readonly AgentSummary[], agentId: string): string => agents.find((a) => a.id === agentId)?.name ?? agentId;
@@ -31,8 +33,24 @@ function applyStatus(status: AgentStatus, api: Api): void {
     return;
   }
   const next = agents.slice();
-  next[i] = { ...agents[i]!, status };
+  const agent = agents[i]!;
+  if (status.folder) {
+    // One of its processes started in a session's folder (one per folder): kept beside its own.
+    const others = (agent.folderProcesses ?? []).filter((p) => p.folder !== status.folder);
+    next[i] = { ...agent, folderProcesses: [...others, status].sort((a, b) => (a.folder ?? '').localeCompare(b.folder ?? '')) };
+  } else next[i] = { ...agent, status };
   useAgents.setState({ agents: next });
+}
+
+/** What the sidebar shows of an agent: its own process, else the busiest of its per-folder processes. */
+export function displayStatus(agent: AgentSummary): AgentStatus {
+  if (agent.status.state === 'running' || agent.status.state === 'starting') return agent.status;
+  const order: AgentStatus['state'][] = ['running', 'starting', 'failed', 'exited'];
+  for (const state of order) {
+    const p = (agent.folderProcesses ?? []).find((x) => x.state === state);
+    if (p) return p;
+  }
+  return agent.status;
 }
 
 const synced = new WeakSet<Api>();
@@ -47,9 +65,15 @@ export function syncAgents(api: Api): void {
   });
   api.on('session.state', (s) => {
     const sessions = { ...useAgents.getState().sessions };
-    if (s.status === 'closed') delete sessions[s.id];
-    else sessions[s.id] = s;
-    useAgents.setState({ sessions });
+    const endedErrors = { ...useAgents.getState().endedErrors };
+    if (s.status === 'closed') {
+      delete sessions[s.id];
+      if (s.error) endedErrors[s.id] = s.error;
+    } else {
+      sessions[s.id] = s;
+      delete endedErrors[s.id];
+    }
+    useAgents.setState({ sessions, endedErrors });
   });
   void refreshAgents(api);
   void api.call('sessions.live', {}).then((r) => {

@@ -13,10 +13,11 @@ export interface MonacoDiffProps {
   height?: number;
 }
 
-/** A read-only Monaco diff of one file's change. */
+/** A read-only Monaco diff of one file's change; a new file (no old text) is shown as added content. */
 export function MonacoDiff({ path, oldText, newText, inline = false, height = 320 }: MonacoDiffProps) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<Monaco.editor.IStandaloneDiffEditor | null>(null);
+  const single = useRef<Monaco.editor.IStandaloneCodeEditor | null>(null);
   const scheme = useColorScheme();
   const fontSize = useSetting('appearance.editorFontSize');
   const [ready, setReady] = useState(false);
@@ -28,7 +29,28 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
       if (disposed || !host.current) return;
       monaco.editor.setTheme(monacoTheme(scheme));
       const lang = languageForPath(path);
-      const original = monaco.editor.createModel(oldText ?? '', lang);
+      if (oldText === null) {
+        // A new file: all of it is added content (a diff against "" would show a deleted empty line 1).
+        const model = monaco.editor.createModel(newText, lang);
+        models = [model];
+        const e = monaco.editor.create(host.current, {
+          model,
+          readOnly: true,
+          automaticLayout: true,
+          minimap: { enabled: false },
+          scrollBeyondLastLine: false,
+        });
+        e.createDecorationsCollection([
+          {
+            range: model.getFullModelRange(),
+            options: { isWholeLine: true, className: 'new-file-line', linesDecorationsClassName: 'new-file-gutter' },
+          },
+        ]);
+        single.current = e;
+        setReady(true);
+        return;
+      }
+      const original = monaco.editor.createModel(oldText, lang);
       const modified = monaco.editor.createModel(newText, lang);
       models = [original, modified];
       const e = monaco.editor.createDiffEditor(host.current, {
@@ -50,6 +72,8 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
       disposed = true;
       editor.current?.dispose();
       editor.current = null;
+      single.current?.dispose();
+      single.current = null;
       for (const m of models) m.dispose();
     };
   }, [path, oldText, newText]);
@@ -66,5 +90,5 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
     if (ready) void loadMonaco().then((m) => m.editor.setTheme(monacoTheme(scheme)));
   }, [scheme, ready]);
 
-  return <div className="monaco-host" data-testid="monaco-diff" data-ready={ready} ref={host} style={{ height }} />;
+  return <div className="monaco-host" data-testid="monaco-diff" data-new-file={oldText === null || undefined} data-ready={ready} ref={host} style={{ height }} />;
 }

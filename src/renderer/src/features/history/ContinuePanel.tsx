@@ -4,10 +4,13 @@ import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';
-import { loadAllEntries, openLiveSessionTab, REOPEN_TEXT, reopenPlan, restoreSession, summarize } from './continue';
+import { useAgents } from '../agents/store';
+import { landInLiveTab, loadAllEntries, openLiveSessionTab, REOPEN_TEXT, reopenPlan, restoreSession, summarize } from './continue';
 import { basename } from './format';
 
 interface Props {
+  /** The transcript tab holding the panel: a reopened session comes back live in it. */
+  tabId: string;
   sessionId: string;
   session: HistorySession | null;
   agentId: string | null;
@@ -24,12 +27,14 @@ type Stage = { kind: 'idle' } | { kind: 'summarizing' } | { kind: 'editing'; tex
  * agent can resume or load sessions: the panel says which), or continue in a new session with the same agent
  * and folder, primed with an editable summary.
  */
-export function ContinuePanel({ sessionId, session, agentId, cwd, agentName, live, title }: Props) {
+export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentName, live, title }: Props) {
   const api = useApi();
   const [stage, setStage] = useState<Stage>({ kind: 'idle' });
   const [error, setError] = useState<string | null>(null);
   const [plan, setPlan] = useState<ReopenPlan | null>(null);
   const [reopened, setReopened] = useState<string | null>(null);
+  // An earlier reopen of this run that the agent refused (e.g. from another tab): say why.
+  const endedError = useAgents((s) => s.endedErrors[sessionId] ?? null);
   useEffect(() => {
     if (live) return;
     let stale = false;
@@ -82,8 +87,11 @@ export function ContinuePanel({ sessionId, session, agentId, cwd, agentName, liv
     setStage({ kind: 'idle' });
     if ('error' in r) setError(`Could not reopen this session: ${r.error}. You can continue it in a new session instead.`);
     else {
-      if (plan?.mode === 'resume' || plan?.mode === 'load') setReopened(`Reopened: ${plan.agentName} ${REOPEN_TEXT[plan.mode]}.`);
-      openLiveSessionTab(r.sessionId, title);
+      if (plan?.mode === 'resume' || plan?.mode === 'load') {
+        useNotices.getState().push('info', `“${title}” is live again: ${plan.agentName} ${REOPEN_TEXT[plan.mode]}.`);
+        setReopened(`Reopened: ${plan.agentName} ${REOPEN_TEXT[plan.mode]}.`);
+      }
+      landInLiveTab(tabId, r.sessionId, title);
     }
   };
 
@@ -159,9 +167,9 @@ export function ContinuePanel({ sessionId, session, agentId, cwd, agentName, liv
       >
         {stage.kind === 'summarizing' ? 'Summarizing…' : 'Continue in a new session'}
       </button>
-      {error && (
-        <span className="error small" role="alert">
-          {error}
+      {(error ?? endedError) && (
+        <span className="error small" role="alert" data-testid="transcript-reopen-error">
+          {error ?? `The last reopen failed: ${endedError}`}
         </span>
       )}
     </div>

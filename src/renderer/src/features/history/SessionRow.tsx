@@ -4,7 +4,7 @@ import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
 import { openLiveSessionTab, reopenAsTab } from './continue';
-import { plural, relativeTime, SESSION_STATUS_TEXT, STOP_TEXT } from './format';
+import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
 
 export const displayTitle = (s: HistorySession): string => s.title || 'Untitled session';
 
@@ -104,6 +104,15 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           {relativeTime(s.lastActivityAt)}
         </span>
       </div>
+      {compact && (
+        // Which agent, in which folder: rows of the same first prompt ("Say hello") tell apart at a glance.
+        <div className="history-row-where muted small" data-testid="history-row-where">
+          <span className="history-row-agent">{agentName}</span>
+          <span className="history-row-folder" title={s.cwd}>
+            {shortPath(s.cwd)}
+          </span>
+        </div>
+      )}
       {!compact && (
         <div className="history-row-meta">
           <span className={`history-status tone-${status.tone}`} data-testid="history-status">

@@ -386,7 +386,7 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
           </div>
         </div>
       </div>
-      <ContinuePanel sessionId={p.sessionId} session={session} agentId={agentId} cwd={cwd} agentName={agentName} live={isLive} title={title} />
+      <ContinuePanel tabId={tabId} sessionId={p.sessionId} session={session} agentId={agentId} cwd={cwd} agentName={agentName} live={isLive} title={title} />
     </div>
   );
 }

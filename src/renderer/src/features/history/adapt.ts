@@ -58,7 +58,8 @@ function toolStatus(status: string): ToolEntryStatus {
 function toolEntry(id: string, t: ToolCallInfo): ThreadEntry {
   const content: ToolCallContent[] = [];
   if (t.text) content.push({ type: 'content', content: { type: 'text', text: t.text } });
-  for (const d of t.diffs) content.push({ type: 'diff', path: d.path, oldText: d.oldText, newText: d.newText });
+  const replacedDiffs: Array<Extract<ToolCallContent, { type: 'diff' }>> = [];
+  for (const d of t.diffs) (d.replaced ? replacedDiffs : content).push({ type: 'diff', path: d.path, oldText: d.oldText, newText: d.newText });
   const metaTerminals =
     t.terminals.length > 0
       ? Object.fromEntries(t.terminals.map((x) => [x.terminalId, { output: x.output, exit: x.exitCode === null && x.signal === null ? null : { exitCode: x.exitCode, signal: x.signal } }]))
@@ -74,6 +75,7 @@ function toolEntry(id: string, t: ToolCallInfo): ThreadEntry {
     toolKind: TOOL_KINDS.has(t.kind as ToolKind) ? (t.kind as ToolKind) : 'other',
     status: toolStatus(t.status),
     content,
+    ...(replacedDiffs.length > 0 ? { replacedDiffs } : {}),
     locations: t.paths.map((path) => ({ path })),
     ...(rawInput !== undefined ? { rawInput } : {}),
     ...(rawOutput !== undefined ? { rawOutput } : {}),

@@ -54,6 +54,19 @@ export async function reopenAsTab(api: Api, sessionId: string, title: string): P
   return true;
 }
 
+/**
+ * A session reopened from its transcript tab comes back live in that tab (resume and load alike), unless
+ * another tab shows the live session already.
+ */
+export function landInLiveTab(transcriptTabId: string, sessionId: string, title: string): string {
+  const tabs = useTabs.getState();
+  const other = Object.values(tabs.tabs).some((t) => t.kind === 'session' && t.props.sessionId === sessionId);
+  if (other || !tabs.tabs[transcriptTabId]) return openLiveSessionTab(sessionId, title);
+  tabs.update(transcriptTabId, { kind: 'session', title, props: { sessionId } });
+  tabs.activate(transcriptTabId);
+  return transcriptTabId;
+}
+
 export function openLiveSessionTab(sessionId: string, title: string): string {
   const tabs = useTabs.getState();
   const existing = Object.values(tabs.tabs).find((t) => t.kind === 'session' && t.props.sessionId === sessionId);

@@ -1,9 +1,15 @@
 import { TriangleAlert } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useApi } from '../../app/api-context';
 import type { AgentMetrics } from '@shared/contract/supervisor';
-import { formatBytes, syncOverview, useOverview } from './store';
+import { agentMetrics, formatBytes, syncOverview, useOverview } from './store';
+
+/** The supervisor's figures of an agent, over all its processes. */
+function useAgentMetrics(agentId: string) {
+  const all = useOverview((s) => s.metrics);
+  return useMemo(() => agentMetrics(all, agentId), [all, agentId]);
+}
 
 /** What the sidebar line shows of a sample (compared field by field: a new sample that shows the same re-renders nothing). */
 function badgeOf(m: AgentMetrics | undefined) {
@@ -21,7 +27,7 @@ function badgeOf(m: AgentMetrics | undefined) {
 export function AgentMetricsBadge({ agentId }: { agentId: string }) {
   const api = useApi();
   useEffect(() => syncOverview(api), [api]);
-  const b = useOverview(useShallow((s) => badgeOf(s.metrics[agentId])));
+  const b = useOverview(useShallow((s) => badgeOf(agentMetrics(s.metrics, agentId) ?? undefined)));
   if (b.warning) {
     return (
       <span className="agent-health warn" title={b.warning} data-testid="agent-health-warning" aria-label="needs attention">
@@ -49,7 +55,7 @@ export function AgentMetricsBadge({ agentId }: { agentId: string }) {
 
 /** What the supervisor says about an agent (restart pending, gave up, unresponsive, throttled, last exit), for its details. */
 export function AgentSupervisorNote({ agentId }: { agentId: string }) {
-  const m = useOverview((s) => s.metrics[agentId]);
+  const m = useAgentMetrics(agentId);
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!m?.nextRestartAt) return;

@@ -5,7 +5,7 @@ import type { TabViewProps } from '../../app/contributions';
 import { openSessionTab } from '../agents/AgentsSection';
 import { agentName, syncAgents, useAgents } from '../agents/store';
 import { basename } from '../session/format';
-import { formatElapsed, syncOverview, useOverview } from './store';
+import { agentMetrics, formatElapsed, syncOverview, useOverview } from './store';
 import { openSettings } from '../settings/open';
 
 export const OVERVIEW_TAB_ID = 'overview';
@@ -75,7 +75,7 @@ export function OverviewTab({ active }: TabViewProps) {
             {list.map((s) => {
               const turn = turns[s.id];
               const name = agentName(agents, s.agentId);
-              const m = metrics[s.agentId];
+              const m = agentMetrics(metrics, s.agentId);
               const running = s.status === 'working' || s.status === 'awaiting_permission';
               const elapsed = running && turn?.startedAt ? formatElapsed(now - turn.startedAt) : '';
               const usage = turn?.used != null && turn.size ? `${Math.round((turn.used / turn.size) * 100)}%` : '';

@@ -3,13 +3,41 @@ import type { AgentMetrics } from '@shared/contract/supervisor';
 import type { Api } from '../../ipc/client';
 
 interface OverviewState {
-  /** The supervisor's latest sample per agent. */
+  /** The supervisor's latest sample per agent process (metricsKey: the agent, and the folder it serves). */
   metrics: Record<string, AgentMetrics>;
   /** Per live session: when its current turn began (null: no turn running), and its context usage. */
   turns: Record<string, { startedAt: number | null; used: number | null; size: number | null }>;
 }
 
 export const useOverview = create<OverviewState>(() => ({ metrics: {}, turns: {} }));
+
+const metricsKey = (m: AgentMetrics): string => (m.folder ? `${m.agentId}\0${m.folder}` : m.agentId);
+
+/**
+ * One agent's figures over all its processes (one per project folder by default): memory, CPU and processes
+ * summed; the supervisor's warnings of any of them. null when it has none.
+ */
+export function agentMetrics(all: Record<string, AgentMetrics>, agentId: string): AgentMetrics | null {
+  const mine = Object.values(all).filter((m) => m.agentId === agentId);
+  if (mine.length <= 1) return mine[0] ?? null;
+  const running = mine.filter((m) => m.pid !== null);
+  const sum = (f: (m: AgentMetrics) => number | null) => (running.some((m) => f(m) !== null) ? running.reduce((n, m) => n + (f(m) ?? 0), 0) : null);
+  const first = <K extends keyof AgentMetrics>(k: K) => mine.find((m) => m[k] !== null)?.[k] ?? null;
+  return {
+    ...mine[0]!,
+    folder: null,
+    pid: running[0]?.pid ?? null,
+    processes: running.reduce((n, m) => n + m.processes, 0),
+    rssBytes: sum((m) => m.rssBytes),
+    cpuPercent: sum((m) => m.cpuPercent),
+    restarts: Math.max(...mine.map((m) => m.restarts)),
+    nextRestartAt: first('nextRestartAt') as number | null,
+    gaveUp: first('gaveUp') as string | null,
+    unresponsive: first('unresponsive') as string | null,
+    throttled: first('throttled') as string | null,
+    lastExit: mine.map((m) => m.lastExit).filter((x) => x !== null).sort((a, b) => b.at - a.at)[0] ?? null,
+  };
+}
 
 const patchTurn = (sessionId: string, patch: Partial<OverviewState['turns'][string]>) => {
   const turns = useOverview.getState().turns;
@@ -25,13 +53,13 @@ export function syncOverview(api: Api): void {
   synced.add(api);
   api.on('agent.metrics', ({ agents }) => {
     const metrics = { ...useOverview.getState().metrics };
-    for (const m of agents) metrics[m.agentId] = m;
+    for (const m of agents) metrics[metricsKey(m)] = m;
     useOverview.setState({ metrics });
   });
   void api.call('agents.metrics', {}).then((r) => {
     if (!r.ok) return;
     const metrics = { ...useOverview.getState().metrics };
-    for (const m of r.value.agents) metrics[m.agentId] ??= m;
+    for (const m of r.value.agents) metrics[metricsKey(m)] ??= m;
     useOverview.setState({ metrics });
   });
   api.on('session.update', ({ sessionId, events }) => {

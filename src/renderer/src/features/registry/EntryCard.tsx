@@ -238,6 +238,12 @@ function Progress({ entry }: { entry: RegistryEntry }) {
           {d.detail}
         </div>
       )}
+      {p.output && p.output.length > 0 && (
+        <details className="reg-progress-output" data-testid="entry-progress-output">
+          <summary>Details</summary>
+          <pre>{p.output.join('\n')}</pre>
+        </details>
+      )}
     </div>
   );
 }

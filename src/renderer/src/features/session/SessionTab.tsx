@@ -88,6 +88,13 @@ export function SessionTab({ tab, active }: TabViewProps) {
   );
 }
 
+/** Turns a session tab into the transcript tab of the same session (see history/TranscriptTab). */
+function endedToTranscript(tabId: string, sessionId: string): void {
+  const t = useTabs.getState().tabs[tabId];
+  if (!t || t.kind !== 'session') return;
+  useTabs.getState().update(tabId, { kind: 'transcript', status: undefined, props: { sessionId } });
+}
+
 function tabStatusOf(view: SessionView): TabStatus {
   const status = view.session?.status;
   if (view.loadError || status === 'failed') return 'failed';
@@ -117,8 +124,15 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const running = view.thread.turn.running || session?.status === 'working' || session?.status === 'awaiting_permission';
   const title = view.thread.title ?? session?.title ?? (session ? `${agentName} · ${basename(session.cwd)}` : 'Session');
 
+  // A session that is not live any more (Switchboard restarted, or it was closed) becomes its stored
+  // transcript in this tab: read-only, with its real title and agent, offering Reopen. Nothing is started.
+  useEffect(() => {
+    if (view.ended) endedToTranscript(tabId, sessionId);
+  }, [view.ended, tabId, sessionId]);
+
   // Tab title and badge.
   useEffect(() => {
+    if (view.ended) return;
     const t = useTabs.getState().tabs[tabId];
     const status = tabStatusOf(view);
     if (t && (t.title !== title || t.status !== status)) useTabs.getState().update(tabId, { title, status });
@@ -292,7 +306,6 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           <Thread
             ref={thread}
             thread={view.thread}
-            turnEnds={view.turnEnds}
             sessionId={sessionId}
             cwd={session?.cwd ?? null}
             active={active}

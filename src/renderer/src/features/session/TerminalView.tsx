@@ -3,6 +3,7 @@ import type { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
+import type { StoredTerminal } from '@shared/acp-thread';
 import { SafeTerminal } from '../../app/safe-terminal';
 import { useTerminalAppearance } from '../../app/theme';
 
@@ -68,7 +69,20 @@ export const describeExit = (e: ExitInfo): string => (e.signal ? `killed by ${e.
  * (agentTerminal.snapshot), then live agentTerminal.data. Interactive terminals send keys with
  * agentTerminal.write (only authentication terminals take input).
  */
-export function AgentTerminalView({ terminalId, rows = 16, interactive = false, onExit }: { terminalId: string; rows?: number; interactive?: boolean; onExit?: (e: ExitInfo) => void }) {
+export function AgentTerminalView({
+  terminalId,
+  rows = 16,
+  interactive = false,
+  onExit,
+  stored,
+}: {
+  terminalId: string;
+  rows?: number;
+  interactive?: boolean;
+  onExit?: (e: ExitInfo) => void;
+  /** What the store kept of its output, shown when the terminal itself is gone (a reopened session). */
+  stored?: StoredTerminal | undefined;
+}) {
   const api = useApi();
   const look = useTerminalAppearance();
   const host = useRef<HTMLDivElement>(null);
@@ -78,6 +92,9 @@ export function AgentTerminalView({ terminalId, rows = 16, interactive = false, 
   const [missing, setMissing] = useState<string | null>(null);
   const onExitRef = useRef(onExit);
   onExitRef.current = onExit;
+  const storedRef = useRef(stored);
+  storedRef.current = stored;
+  const [fromStore, setFromStore] = useState(false);
   useFit(host, term, fit);
 
   useEffect(() => {
@@ -105,7 +122,15 @@ export function AgentTerminalView({ terminalId, rows = 16, interactive = false, 
       if (disposed) return;
       attached = true;
       if (!r.ok) {
-        setMissing(r.error.message);
+        const kept = storedRef.current;
+        if (!kept) {
+          setMissing(r.error.message);
+          return;
+        }
+        setFromStore(true);
+        if (kept.truncated) write('\x1b[2m[earlier output was cut]\x1b[0m\r\n');
+        write(kept.output.replace(/\r?\n/g, '\r\n'));
+        if (kept.exit) setExit(kept.exit);
         return;
       }
       if (r.value.truncated) write('\x1b[2m[earlier output was cut]\x1b[0m\r\n');
@@ -134,7 +159,8 @@ export function AgentTerminalView({ terminalId, rows = 16, interactive = false, 
   }, [look.theme, look.fontSize]);
 
   return (
-    <div className="agent-terminal" data-testid="agent-terminal" data-terminal-id={terminalId} data-exited={exit ? 'true' : undefined}>
+    <div className="agent-terminal" data-testid="agent-terminal" data-terminal-id={terminalId} data-exited={exit ? 'true' : undefined} data-stored={fromStore || undefined}>
+      {fromStore && <div className="muted small">Stored output (the terminal has ended)</div>}
       <div className="agent-terminal-host" ref={host} />
       {missing && <div className="muted small">Output not available: {missing}</div>}
       {exit && <div className={`terminal-exit ${exit.exitCode === 0 ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}

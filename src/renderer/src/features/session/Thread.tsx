@@ -4,7 +4,6 @@ import { forwardRef, useCallback, useImperativeHandle, useLayoutEffect, useMemo,
 import type { ThreadEntry, ThreadState } from '@shared/acp-thread';
 import type { TurnCheckpoint } from '@shared/contract/checkpoints';
 import { TurnChanges } from '../checkpoints';
-import type { TurnEndMark } from './controller';
 import { StopMark, ThreadEntryView, WorkingRow } from './entries';
 
 type Row =
@@ -13,9 +12,9 @@ type Row =
   | { key: string; type: 'working'; cancelling: boolean }
   | { key: string; type: 'changes'; turns: TurnCheckpoint[] };
 
-function buildRows(thread: ThreadState, turnEnds: readonly TurnEndMark[], checkpoints: ReadonlyMap<string, TurnCheckpoint[]>): Row[] {
+function buildRows(thread: ThreadState, checkpoints: ReadonlyMap<string, TurnCheckpoint[]>): Row[] {
   const rows: Row[] = [];
-  const marks = turnEnds.filter((m) => m.stopReason !== 'end_turn');
+  const marks = thread.stopMarks ?? [];
   let m = 0;
   const entries = thread.entries;
   // A turn's changes (its checkpoints) follow the turn's last entry.
@@ -70,7 +69,6 @@ export interface ThreadHandle {
 
 interface ThreadProps {
   thread: ThreadState;
-  turnEnds: readonly TurnEndMark[];
   sessionId: string;
   cwd: string | null;
   active: boolean;
@@ -83,8 +81,8 @@ interface ThreadProps {
  * The conversation, virtualized (only the rows in view are mounted, so a 10,000-entry session opens at
  * once). While the view is at the bottom it stays there as the agent writes.
  */
-export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, turnEnds, sessionId, cwd, active, onRestart, checkpoints = NO_CHECKPOINTS }, ref) {
-  const rows = useMemo(() => buildRows(thread, turnEnds, checkpoints), [thread, turnEnds, checkpoints]);
+export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, sessionId, cwd, active, onRestart, checkpoints = NO_CHECKPOINTS }, ref) {
+  const rows = useMemo(() => buildRows(thread, checkpoints), [thread, checkpoints]);
   const scroller = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
   const [atBottom, setAtBottom] = useState(true);

@@ -4,7 +4,6 @@ import { memo } from 'react';
 import type { ToolCallEntry } from '@shared/acp-thread';
 import { isFinished } from '@shared/acp-thread';
 import { MonacoDiff } from '../editor/MonacoDiff';
-import { Markdown } from '../markdown';
 import { openFileTab } from './files';
 import { ContentBlockView } from './Blocks';
 import { PermissionCard } from './PermissionCard';
@@ -41,16 +40,19 @@ export function DiffBlock({ path, oldText, newText, cwd }: { path: string; oldTe
   );
 }
 
-function ToolContent({ content, cwd, metaIds }: { content: ToolCallContent; cwd: string | null; metaIds: ReadonlySet<string> }) {
+function ToolContent({ content, cwd, metaIds, stored }: { content: ToolCallContent; cwd: string | null; metaIds: ReadonlySet<string>; stored: ToolCallEntry['storedTerminals'] }) {
   switch (content.type) {
     case 'diff':
       return <DiffBlock path={content.path} oldText={content.oldText ?? null} newText={content.newText} cwd={cwd} />;
     case 'terminal':
       // A terminal the agent runs itself is shown from its _meta output below, not from the client's terminals.
-      return metaIds.has(content.terminalId) ? null : <AgentTerminalView terminalId={content.terminalId} />;
+      return metaIds.has(content.terminalId) ? null : <AgentTerminalView terminalId={content.terminalId} stored={stored?.[content.terminalId]} />;
     case 'content':
+      // Tool output (command output, file listings) is text as the tool printed it, not Markdown.
       return content.content.type === 'text' ? (
-        <Markdown className="tool-text" text={content.content.text} />
+        <pre className="tool-text tool-output" data-testid="tool-output">
+          {content.content.text}
+        </pre>
       ) : (
         <ContentBlockView block={content.content} />
       );
@@ -65,7 +67,7 @@ function ToolIcon({ kind }: { kind: ToolCallEntry['toolKind'] }) {
 }
 
 export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }: { entry: ToolCallEntry; sessionId: string; cwd: string | null }) {
-  const hasRich = entry.content.some((c) => c.type === 'diff' || c.type === 'terminal') || entry.metaTerminals !== null;
+  const hasRich = entry.content.some((c) => c.type === 'diff' || c.type === 'terminal') || entry.metaTerminals !== null || (entry.replacedDiffs?.length ?? 0) > 0;
   const [open, toggle] = useToggle(`tool:${sessionId}:${entry.id}`, hasRich || entry.status === 'failed');
   const [raw, toggleRaw] = useToggle(`raw:${sessionId}:${entry.id}`, false);
   const showBody = open || entry.permission !== null;
@@ -100,8 +102,16 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
       {showBody && (
         <div className="tool-body">
           {entry.content.map((c, i) => (
-            <ToolContent key={i} content={c} cwd={cwd} metaIds={metaIds} />
+            <ToolContent key={i} content={c} cwd={cwd} metaIds={metaIds} stored={entry.storedTerminals} />
           ))}
+          {entry.replacedDiffs && entry.replacedDiffs.length > 0 && (
+            <div className="replaced-diffs" data-testid="tool-last-diff">
+              <div className="raw-label">Last diff (the agent has since replaced this tool call’s content)</div>
+              {entry.replacedDiffs.map((d, i) => (
+                <DiffBlock key={i} path={d.path} oldText={d.oldText ?? null} newText={d.newText} cwd={cwd} />
+              ))}
+            </div>
+          )}
           {entry.metaTerminals &&
             Object.entries(entry.metaTerminals).map(([id, t]) => <MetaTerminalView key={id} id={id} output={t.output} exit={t.exit} />)}
           {(entry.rawInput !== undefined || entry.rawOutput !== undefined) && (

@@ -1,4 +1,3 @@
-import type { StopReason } from '@agentclientprotocol/sdk';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { applyEvents, createThread, type ThreadEvent, type ThreadState } from '@shared/acp-thread';
 import type { PayloadOf } from '@shared/contract';
@@ -7,22 +6,17 @@ import type { Api } from '../../ipc/client';
 
 export type SessionWarning = PayloadOf<'session.warning'>;
 
-/** Where a turn ended with a stop reason: after `afterEntries` entries of the thread. */
-export interface TurnEndMark {
-  afterEntries: number;
-  stopReason: StopReason;
-}
-
 export interface SessionView {
   loading: boolean;
   loadError: string | null;
+  /** The session is not live (it ended, or Switchboard restarted): its stored transcript is what remains. */
+  ended: boolean;
   session: SessionInfo | null;
   thread: ThreadState;
   queue: readonly QueueItem[];
   /** Pending permission requests, oldest first. */
   permissions: readonly PermissionRequestInfo[];
   warnings: readonly SessionWarning[];
-  turnEnds: readonly TurnEndMark[];
   /** A turn ended while the tab was not active (cleared when it becomes active). */
   unseenDone: boolean;
 }
@@ -73,12 +67,12 @@ export class SessionController {
     this.view = {
       loading: true,
       loadError: null,
+      ended: false,
       session: null,
       thread: createThread(),
       queue: [],
       permissions: [],
       warnings: [],
-      turnEnds: [],
       unseenDone: false,
     };
     const id = sessionId;
@@ -98,7 +92,7 @@ export class SessionController {
           this.onAttention?.({ kind: 'done', session: s });
         }
         if (prev && prev.status !== 'failed' && s.status === 'failed') this.onAttention?.({ kind: 'failed', session: s });
-        this.set({ session: s, unseenDone });
+        this.set({ session: s, unseenDone, ended: s.status === 'closed' });
       }),
       api.on('session.permission', (info) => {
         if (info.sessionId !== id) return;
@@ -152,22 +146,19 @@ export class SessionController {
     if (seq !== this.loadSeq) return;
     if (!r.ok) {
       this.n = null;
-      this.set({ loading: false, loadError: r.error.message });
+      this.set({ loading: false, loadError: r.error.message, ended: r.error.code === 'not_found' });
       return;
     }
     const snap = r.value;
     this.n = snap.n;
-    const turn = snap.thread.turn;
-    const turnEnds: TurnEndMark[] =
-      !turn.running && turn.lastStopReason ? [{ afterEntries: snap.thread.entries.length, stopReason: turn.lastStopReason }] : [];
     this.set({
       loading: false,
       loadError: null,
+      ended: false,
       session: snap.session,
       thread: snap.thread,
       queue: snap.queue,
       permissions: snap.permissions,
-      turnEnds,
     });
     this.flush();
   }
@@ -201,21 +192,14 @@ export class SessionController {
       void this.load();
       return;
     }
-    let thread = this.view.thread;
-    let turnEnds = this.view.turnEnds;
-    let segment: ThreadEvent[] = [];
+    const segment: ThreadEvent[] = [];
     let last = base;
     for (const p of batch) {
       if (p.n !== last + 1) break;
       last = p.n;
       segment.push(p.event);
-      if (p.event.type === 'turn_end') {
-        thread = applyEvents(thread, segment);
-        segment = [];
-        if (p.event.stopReason && !p.event.error) turnEnds = [...turnEnds, { afterEntries: thread.entries.length, stopReason: p.event.stopReason }];
-      }
     }
-    thread = applyEvents(thread, segment);
+    const thread = applyEvents(this.view.thread, segment);
     this.n = last;
     const rest = batch.filter((p) => p.n > last);
     if (rest.length > 0) {
@@ -223,10 +207,10 @@ export class SessionController {
       this.n = null;
       void this.load();
     }
-    if (this.active) this.set({ thread, turnEnds });
+    if (this.active) this.set({ thread });
     else {
       // Out of view: keep the thread current without re-rendering a tab nobody sees.
-      this.view = { ...this.view, thread, turnEnds };
+      this.view = { ...this.view, thread };
       this.unseenThread = true;
     }
   }

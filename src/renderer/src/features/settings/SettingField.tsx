@@ -9,7 +9,8 @@ type Kind = { kind: 'boolean' } | { kind: 'enum'; options: string[] } | { kind: 
 /** How a key is edited, read from its schema. */
 function kindOf(key: SettingKey): Kind {
   const schema = settingDef(key).schema;
-  if (schema instanceof z.ZodBoolean) return { kind: 'boolean' };
+  // A boolean with per-agent exceptions (a union whose first member is the app-wide boolean) is edited as that boolean.
+  if (schema instanceof z.ZodBoolean || (schema instanceof z.ZodUnion && schema.options[0] instanceof z.ZodBoolean)) return { kind: 'boolean' };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', options: schema.options.map(String) };
   if (schema instanceof z.ZodNumber) return { kind: 'number', min: schema.minValue ?? -Infinity, max: schema.maxValue ?? Infinity, int: schema.isInt };
   return { kind: 'text' };
@@ -29,7 +30,7 @@ export function SettingField({ k }: { k: SettingKey }) {
 
   let control;
   if (kind.kind === 'boolean') {
-    control = <input id={id} type="checkbox" checked={value === true} onChange={(e) => void save(e.target.checked)} data-testid={id} />;
+    control = <input id={id} type="checkbox" checked={value === true || (typeof value === 'object' && value !== null)} onChange={(e) => void save(e.target.checked)} data-testid={id} />;
   } else if (kind.kind === 'enum') {
     control = (
       <select id={id} value={String(value)} onChange={(e) => void save(e.target.value)} data-testid={id}>
