@@ -70,7 +70,7 @@ export class AppCore implements Disposable {
       bus: this.bus,
       settings: { read: () => this.settings.get(MCP_SERVERS_SETTING), write: (value) => void this.settings.set({ key: MCP_SERVERS_SETTING, value }) },
       secrets: acp.secrets,
-      agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities })),
+      agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities ?? acp.knownCapabilities(a.id) })),
       loginEnv: () => acp.loginEnv(),
     }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));

@@ -92,7 +92,7 @@ describe('restored tabs and tool output', { timeout: 240_000 }, () => {
     // The layout (with this tab) is saved.
     const client = await connectContract(app!);
     await expect
-      .poll(async () => JSON.stringify(((await client.call('settings.get', { key: 'workspace.layout' })) as { value: unknown }).value))
+      .poll(async () => JSON.stringify(((await client.call('settings.get', { key: 'workspace.layout' })) as { entry: { value: unknown } }).entry.value))
       .toContain(sessionId);
     client.close();
 

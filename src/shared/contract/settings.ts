@@ -11,7 +11,7 @@ import { mcpServerSettingSchema } from './mcp';
 
 export type SettingScope = 'app' | 'agent';
 /** Sections of the Settings tab; null: kept by the app itself, not shown (layout, recent folders). */
-export type SettingSection = 'general' | 'agents' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'registry' | 'keyboard';
+export type SettingSection = 'general' | 'agents' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'registry' | 'keyboard';
 
 export interface SettingDef<S extends z.ZodType = z.ZodType> {
   schema: S;

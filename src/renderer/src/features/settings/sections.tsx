@@ -2,6 +2,7 @@ import type { ComponentType } from 'react';
 import { settingDef, type SettingSection } from '@shared/contract/settings';
 import { shortcuts } from '../../app/shortcuts';
 import { AgentsSettingsSection } from './sections/AgentsSection';
+import { CheckpointsSettingsSection } from './sections/CheckpointsSettingsSection';
 import { keysOf, SectionFields } from './sections/GenericSection';
 import { HistorySettingsSection } from './sections/HistorySettingsSection';
 import { KeyboardSection } from './sections/KeyboardSection';
@@ -27,6 +28,7 @@ export const SECTIONS: SectionDef[] = [
   { id: 'notifications', title: 'Notifications', keywords: 'desktop notify alert turn permission', view: fields('notifications') },
   { id: 'supervision', title: 'Supervision', keywords: 'restart crash idle stop timeout flood throttle hang', view: fields('supervision') },
   { id: 'history', title: 'History', keywords: 'backups backup retention keep store database', view: HistorySettingsSection },
+  { id: 'checkpoints', title: 'Checkpoints', keywords: 'checkpoints snapshots undo rewind revert retention disk exclude gitignore git', view: CheckpointsSettingsSection },
   { id: 'registry', title: 'Registry', keywords: 'acp registry source url cdn install', view: RegistrySettingsSection },
   { id: 'keyboard', title: 'Keyboard', keywords: 'shortcuts keys keybindings hotkeys', view: KeyboardSection },
 ];
