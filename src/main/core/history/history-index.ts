@@ -564,7 +564,7 @@ export class HistoryIndex {
     this.liveMode = false;
     this.folds.clear();
     this.db.transaction(() => {
-      for (const t of ['history_entries', 'history_files', 'history_rpc', 'history_terminals']) this.db.exec(`DELETE FROM ${t}`);
+      for (const t of ['history_entries', 'history_files']) this.db.exec(`DELETE FROM ${t}`);
       // Keep the user's titles; recompute everything else.
       this.db.exec(
         'DELETE FROM history_sessions WHERE custom_title IS NULL; UPDATE history_sessions SET info_title = NULL, prompt_title = NULL, first_ts = NULL, last_ts = NULL, message_count = 0, entry_count = 0, turn_count = 0, tool_call_count = 0, failed_tool_calls = 0, files_touched = 0, files_edited = 0, failed_turns = 0, last_stop_reason = NULL, turn = 0, turn_start_seq = 0, open_entry_id = NULL, open_kind = NULL, open_message_id = NULL, replay = 0',
