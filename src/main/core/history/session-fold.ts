@@ -1,5 +1,5 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { applyEvents, createThread, WireReplayer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../shared/acp-thread';
+import { applyEvents, createThread, isFinished, WireReplayer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../shared/acp-thread';
 
 /** One logged ACP message, as history reads it. */
 export interface LoggedMessage {
@@ -76,6 +76,10 @@ export class SessionFold {
   private readonly terminalRequests = new Map<string, string>();
   private readonly terminals = new Map<string, ClientTerminal>();
   private title: string | null = null;
+  /** Finished tool calls of earlier turns, out of the thread until an update names them again. */
+  private readonly parked = new Map<string, ThreadEntry>();
+  /** Entries kept by the last compaction: the next one waits until the thread has grown as much again. */
+  private kept = 0;
   /** Seq of the last message folded. */
   lastSeq = 0;
 
@@ -136,6 +140,7 @@ export class SessionFold {
     }
     if (events.length === 0 && terminal === null) return;
 
+    this.unpark(events);
     const before = this.thread;
     for (const e of events) {
       if (e.type === 'prompt') {
@@ -178,6 +183,19 @@ export class SessionFold {
     this.compact(touched);
   }
 
+  /** Puts parked tool calls that these events name back into the thread. */
+  private unpark(events: readonly ThreadEvent[]): void {
+    if (this.parked.size === 0) return;
+    for (const e of events) {
+      const u = e.type === 'update' ? (e.update as unknown as Obj) : e.type === 'permission' ? (e.toolCall as unknown as Obj) : null;
+      const id = u ? str(u.toolCallId) : null;
+      const entry = id !== null ? this.parked.get(id) : undefined;
+      if (id === null || !entry) continue;
+      this.parked.delete(id);
+      this.thread = { ...this.thread, entries: [...this.thread.entries, entry], toolIndex: { ...this.thread.toolIndex, [id]: this.thread.entries.length } };
+    }
+  }
+
   private terminalOutput(terminalId: string, result: Obj): ClientTerminal {
     const exit = isObj(result.exitStatus) ? result.exitStatus : null;
     const prior = this.terminals.get(terminalId);
@@ -209,7 +227,7 @@ export class SessionFold {
       }
       entries[i] = { ...e, parts: [] } as ThreadEntry;
     }
-    if (entries.length >= COMPACT_AT) {
+    if (entries.length >= Math.max(COMPACT_AT, 2 * this.kept)) {
       const start = this.thread.turn.startIndex;
       let lastUser = -1;
       for (let i = entries.length - 1; i >= start; i--) {
@@ -223,12 +241,17 @@ export class SessionFold {
       let newStart = 0;
       entries.forEach((e, i) => {
         if (i === start) newStart = kept.length;
+        if (e.kind === 'tool_call' && i < start && i !== entries.length - 1 && isFinished(e.status) && !e.permission) {
+          this.parked.set(e.toolCallId, e);
+          return;
+        }
         const keep = e.kind === 'tool_call' || i === entries.length - 1 || i === lastUser || (e.kind === 'plan' && i >= Math.max(start, lastUser));
         if (!keep) return;
         if (e.kind === 'tool_call') toolIndex[e.toolCallId] = kept.length;
         kept.push(e);
       });
       if (start >= entries.length) newStart = kept.length;
+      this.kept = kept.length;
       this.thread = { ...this.thread, entries: kept, toolIndex, turn: { ...this.thread.turn, startIndex: newStart } };
       return;
     }
