@@ -121,7 +121,7 @@ const MAX_FOLDS = 64;
 
 const signature = (d: Draft): string => `${d.textLength}:${d.failed ? 1 : 0}`;
 
-/** One transaction's worth of reducer state over the SQLite tables; written back by flush(). */
+/** One transaction's worth of rows and session summaries over the SQLite tables; written back by flush(). */
 class DbBatch implements HistoryBackend {
   readonly caps: Caps;
   private readonly states = new Map<string, SessionState>();
