@@ -67,7 +67,7 @@ describe("history's transcript is the shared thread model replayed from the log"
 
     const thread = threadFromWire(wire.map((m) => ({ direction: m.direction, body: m.body })));
     const expected = thread.entries.map((e) =>
-      e.kind === 'tool_call' ? ['tool', e.title] : e.kind === 'plan' ? ['plan', e.entries[0]!.content] : [e.kind === 'user_message' ? 'prompt' : 'agent', messageText(e.parts)],
+      e.kind === 'tool_call' ? ['tool', e.title] : e.kind === 'plan' ? ['plan', e.entries[0]!.content] : e.kind === 'user_message' || e.kind === 'agent_message' ? [e.kind === 'user_message' ? 'prompt' : 'agent', messageText(e.parts)] : [e.kind, ''],
     );
     const rows = t.history.entries({ sessionId: 's1', offset: 0, limit: 500 }).entries;
     expect(rows.map((r) => [r.kind, r.kind === 'tool' ? r.tool!.title : r.text])).toEqual(expected);

@@ -381,6 +381,7 @@ export class HistoryIndex {
    * a session not here is folded again from its log when its next message comes.
    */
   private readonly folds = new Map<string, SessionFold>();
+  private lastFolded: string | null = null;
   private lagTimer: ReturnType<typeof setTimeout> | null = null;
   /** Whether history_fts_lag may hold rows this map does not know (start-up after a crash, a failed batch). */
   private lagUnknown = true;
@@ -395,6 +396,8 @@ export class HistoryIndex {
   /** The fold of a session, up to date with its log before `seq`. */
   private readonly fold = (sessionId: string, seq: number): SessionFold => {
     let f = this.folds.get(sessionId);
+    if (f && f.lastSeq === seq - 1 && sessionId === this.lastFolded) return f;
+    this.lastFolded = sessionId;
     this.folds.delete(sessionId);
     if (!f || f.lastSeq !== seq - 1) {
       f = new SessionFold();

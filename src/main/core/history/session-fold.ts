@@ -106,7 +106,6 @@ export class SessionFold {
       }
     }
     if (!isObj(m)) return;
-    const at = (): At => ({ seq: msg.seq, ts: msg.ts, turn: this.turn });
     const method = str(m.method);
     const key = rpcKey(m.id);
     const params = isObj(m.params) ? m.params : {};
@@ -119,7 +118,7 @@ export class SessionFold {
     } else if (method !== null && msg.direction === 'a2c') {
       if (method === 'fs/write_text_file') {
         const path = str(params.path);
-        if (path) sink?.write(path, str(params.content) ?? '', at());
+        if (path) sink?.write(path, str(params.content) ?? '', this.at(msg));
       } else if (method === 'terminal/output' && key !== null && str(params.terminalId)) {
         this.terminalRequests.set(key, str(params.terminalId)!);
       }
@@ -146,11 +145,11 @@ export class SessionFold {
       if (e.type === 'prompt') {
         this.turn += 1;
         this.prompts.set(e.promptId, { turn: this.turn, seq: msg.seq });
-        sink?.turnStarted(at());
+        sink?.turnStarted(this.at(msg));
       } else if (e.type === 'turn_end') {
         const p = (e.promptId !== null ? this.prompts.get(e.promptId) : undefined) ?? { turn: this.turn, seq: msg.seq };
         if (e.promptId !== null) this.prompts.delete(e.promptId);
-        sink?.turnEnded(p.turn, p.seq, e.stopReason, e.error, at());
+        sink?.turnEnded(p.turn, p.seq, e.stopReason, e.error, this.at(msg));
       }
     }
     this.thread = applyEvents(before, events);
@@ -163,24 +162,28 @@ export class SessionFold {
       if (this.replay === 'index' && entry.kind === 'user_message' && entry.promptId === null && i >= before.entries.length) {
         // A replayed conversation has no prompts: each user message starts a turn.
         this.turn += 1;
-        sink?.turnStarted(at());
+        sink?.turnStarted(this.at(msg));
       }
-      sink?.entry(entry, at(), this);
+      sink?.entry(entry, this.at(msg), this);
     }
     if (terminal) {
       const id = terminal.terminalId;
       for (const entry of entries) {
         if (entry.kind !== 'tool_call' || !entry.content.some((c) => c.type === 'terminal' && c.terminalId === id)) continue;
         linked = true;
-        sink?.entry(entry, at(), this);
+        sink?.entry(entry, this.at(msg), this);
       }
-      if (!linked) sink?.terminal(terminal, at());
+      if (!linked) sink?.terminal(terminal, this.at(msg));
     }
     if (this.thread.title !== this.title) {
       this.title = this.thread.title;
-      sink?.title(this.title, at());
+      sink?.title(this.title, this.at(msg));
     }
     this.compact(touched);
+  }
+
+  private at(msg: LoggedMessage): At {
+    return { seq: msg.seq, ts: msg.ts, turn: this.turn };
   }
 
   /** Puts parked tool calls that these events name back into the thread. */
@@ -216,16 +219,11 @@ export class SessionFold {
    * id and the current turn's plan).
    */
   private compact(touched: readonly number[]): void {
-    let entries = this.thread.entries as ThreadEntry[];
-    let copied = false;
+    const entries = this.thread.entries;
+    // This fold is the only holder of its states, so they may change in place.
     for (const i of touched) {
       const e = entries[i]!;
-      if (!isMessage(e) || (e as { parts: unknown[] }).parts.length === 0) continue;
-      if (!copied) {
-        entries = entries.slice();
-        copied = true;
-      }
-      entries[i] = { ...e, parts: [] } as ThreadEntry;
+      if (isMessage(e)) (e as { parts: unknown[] }).parts = [];
     }
     if (entries.length >= Math.max(COMPACT_AT, 2 * this.kept)) {
       const start = this.thread.turn.startIndex;
@@ -253,8 +251,6 @@ export class SessionFold {
       if (start >= entries.length) newStart = kept.length;
       this.kept = kept.length;
       this.thread = { ...this.thread, entries: kept, toolIndex, turn: { ...this.thread.turn, startIndex: newStart } };
-      return;
     }
-    if (copied) this.thread = { ...this.thread, entries };
   }
 }

@@ -221,6 +221,8 @@ const EDITING: ReadonlySet<string> = new Set(['edit', 'delete', 'move']);
  * appending stays cheap and no row grows past the cap.
  */
 export class HistoryRows {
+  private readonly sinks = new Map<SessionState, FoldSink>();
+
   constructor(
     private readonly b: HistoryBackend,
     private readonly folds: FoldSource,
@@ -231,7 +233,9 @@ export class HistoryRows {
     st.messageCount += 1;
     st.firstTs ??= msg.ts;
     st.lastTs = st.lastTs === null ? msg.ts : Math.max(st.lastTs, msg.ts);
-    this.folds(msg.sessionId, msg.seq).apply(msg, this.sink(st));
+    let sink = this.sinks.get(st);
+    if (!sink) this.sinks.set(st, (sink = this.sink(st)));
+    this.folds(msg.sessionId, msg.seq).apply(msg, sink);
   }
 
   private sink(st: SessionState): FoldSink {
