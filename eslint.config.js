@@ -27,10 +27,21 @@ export default tseslint.config(
   },
   {
     files: ['src/renderer/**'],
-    rules: restrict(
-      ['electron', ...nodeBuiltins, '**/main/**', '**/preload/**', '**/shared/**', 'better-sqlite3', 'node-pty'],
-      'The renderer reaches the main process only through the contract, and imports src/shared through its alias (@shared/...).',
-    ),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['electron', ...nodeBuiltins, '**/main/**', '**/preload/**', '**/shared/**', 'better-sqlite3', 'node-pty'],
+              message: 'The renderer reaches the main process only through the contract, and imports src/shared through its alias (@shared/...).',
+            },
+          ],
+          // Every xterm is a SafeTerminal: its output goes through the escape filter.
+          paths: [{ name: '@xterm/xterm', importNames: ['Terminal'], allowTypeImports: true, message: 'Use SafeTerminal (src/renderer/src/app/safe-terminal.ts).' }],
+        },
+      ],
+    },
   },
   {
     files: ['src/preload/**'],

@@ -7,6 +7,7 @@ import { EventBus } from '../../src/main/core/base/event-bus';
 import { Router } from '../../src/main/core/base/router';
 import { openDatabase } from '../../src/main/core/store/database';
 import { PtyHost } from '../../src/main/core/terminals/pty-host';
+import { defaultsReader } from '../../src/main/core/settings/settings-service';
 import type { ThreadEvent } from '../../src/shared/acp-thread';
 import { runParseBaseline } from './ingest';
 import { scenarioAgentCommand } from '../../test/fixtures/scenario-agent/launch';
@@ -33,7 +34,7 @@ export interface StreamBenchOptions {
 
 function openStore(path: string): AcpStore & { close(): void } {
   const db = openDatabase(path);
-  return { db, available: true, getSetting: () => null, close: () => db.close() };
+  return { db, available: true, close: () => db.close() };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -58,7 +59,7 @@ export async function runClientPath({ chunks = 20_000, chunkBytes = 100, runs = 
   const store = openStore(join(dataDir, 'switchboard.db'));
   const bus = new EventBus();
   const ptys = new PtyHost();
-  const acp = new AcpService({ router: new Router(), bus, store, ptys, options: { dataDir } }, { loginEnv: async () => plainEnv() });
+  const acp = new AcpService({ router: new Router(), bus, store, settings: defaultsReader, ptys, options: { dataDir } }, { loginEnv: async () => plainEnv() });
   let updates = 0;
   let onEnd: ((promptId: string) => void) | null = null;
   bus.connect((name, payload) => {

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import type { AppInfo } from '../shared/contract/app';
+import { checkExternalLink } from '../shared/links';
 import { registerAcpService } from './core/acp/acp-service';
 import type { SecretCipher } from './core/agents/secret-store';
 import { registerShellService } from './core/terminals/shell-service';
@@ -7,8 +8,12 @@ import { PtyHost } from './core/terminals/pty-host';
 import { StoreService } from './core/store/store-service';
 import { BackupService } from './core/store/backup';
 import { CompareService } from './core/compare/compare-service';
+import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
 import { RegistryService } from './core/registry/service';
+import { SettingsService } from './core/settings/settings-service';
+import { McpService } from './core/mcp/mcp-service';
+import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -31,31 +36,48 @@ export class AppCore implements Disposable {
   readonly router = new Router();
   readonly bus = new EventBus();
   readonly store: StoreService;
+  /** The typed settings (src/shared/contract/settings.ts); services read them live. */
+  readonly settings: SettingsService;
   readonly ptys: PtyHost;
   /** Session history; a MessageLog is indexed once passed to history.attach(log). */
   readonly history: HistoryService;
   readonly backups: BackupService;
   /** The ACP Registry: installed agents become rows of the agents table. */
   readonly registry: RegistryService;
+  /** Snapshots of session folders before and after every turn. */
+  readonly checkpoints: CheckpointService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
     this.store = this.disposables.add(new StoreService(options.dataDir));
+    this.settings = this.disposables.add(new SettingsService(this.store, this.bus));
+    this.settings.register(this.router);
     this.ptys = this.disposables.add(new PtyHost());
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
+    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir));
+    this.checkpoints.register(this.router);
     // One MessageLog for the store; the history index is attached to it when it is first used.
-    this.own(registerAcpService(this, {
+    const acp = this.own(registerAcpService(this, {
         onMessageLog: (log) => this.history.attach(log),
+        turnObserver: this.checkpoints,
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
       }));
+    new McpService({
+      router: this.router,
+      bus: this.bus,
+      settings: { read: () => this.settings.get(MCP_SERVERS_SETTING), write: (value) => void this.settings.set({ key: MCP_SERVERS_SETTING, value }) },
+      secrets: acp.secrets,
+      agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities })),
+      loginEnv: () => acp.loginEnv(),
+    }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
     this.history.start();
-    this.backups = this.disposables.add(new BackupService(this.store, options.dataDir));
+    this.backups = this.disposables.add(new BackupService(this.store, options.dataDir, { keep: () => this.settings.get('history.backupsKept') }));
     this.backups.register(this.router);
     this.registry = this.disposables.add(
-      new RegistryService({ dataDir: options.dataDir, store: this.store, router: this.router, bus: this.bus }),
+      new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus }),
     );
     this.disposables.add(new CompareService(this.store, this.bus, options.dataDir)).register(this.router);
     void this.backups.maybeBackup().catch((e: unknown) => console.error('store backup failed:', e));
@@ -70,17 +92,18 @@ export class AppCore implements Disposable {
       dataDir: options.dataDir,
       homeDir: homedir(),
       store: store.status,
+      versions: { node: process.versions.node, electron: process.versions.electron ?? null, chrome: process.versions.chrome ?? null },
     }));
     router.handle('app.resetStore', () => {
       if (store.status.ok) throw new Error('the store is healthy; nothing to reset');
       return store.reset();
     });
-    router.handle('settings.get', ({ key }) => ({ value: store.getSetting(key) }));
-    router.handle('settings.set', ({ key, value }) => {
-      store.setSetting(key, value);
-      return {};
+    // The contract admits http(s) only; checked again here, and the normalised URL is the one opened.
+    router.handle('app.openExternal', async ({ url }) => {
+      const link = checkExternalLink(url);
+      if (!link.ok) throw new Error(`not opened: ${link.reason}`);
+      return { opened: options.openExternal ? await options.openExternal(link.url) : false };
     });
-    router.handle('app.openExternal', async ({ url }) => ({ opened: options.openExternal ? await options.openExternal(url) : false }));
   }
 
   /** Registers a resource to be released when the app quits. */

@@ -189,11 +189,15 @@ describe('session tab', { timeout: 90_000 }, () => {
     // The javascript: link is not a link.
     expect(await reply.locator('a', { hasText: 'click me' }).count()).toBe(0);
     await reply.getByText('click me').click();
-    // The http(s) link is opened by the core (system browser), not by the page.
+    // Clicking it says why it is not opened.
+    await page.getByTestId('link-refused').getByTestId('link-refused-ok').click();
+    // The http(s) link is opened by the core (system browser) after a confirmation, never by the page.
     const safe = reply.locator('a', { hasText: 'safe link' });
     await expect(safe.getAttribute('href')).resolves.toBe('https://example.com/docs');
     await safe.click();
+    await page.getByTestId('link-confirm').getByTestId('link-confirm-cancel').click();
     await safe.click({ button: 'middle' });
+    await page.getByTestId('link-confirm').getByTestId('link-confirm-cancel').click();
     // A remote image is not fetched: it becomes a link.
     expect(await reply.locator('img').count()).toBe(0);
     await expect(reply.innerText()).resolves.toContain('pic');
@@ -490,7 +494,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await tab.getByTestId('user-message').last().locator('img').waitFor();
   });
 
-  it('files the agent wrote: listed, the change shown, reverted', async () => {
+  it('files the agent changed: shown under the turn and in the Files panel, reverted, the revert undone', async () => {
     const { page } = await open();
     const tab = await startSession(page);
     const target = join(work, 'notes.txt');
@@ -498,14 +502,17 @@ describe('session tab', { timeout: 90_000 }, () => {
     await sendPrompt(tab, `write ${target} rewritten by the agent`);
     await agentMessages(tab).filter({ hasText: '"ok":true' }).waitFor();
     expect(readFileSync(target, 'utf8')).toBe('rewritten by the agent');
+    // The turn's checkpoints: its changes under the turn.
+    await tab.getByTestId('turn-changes-open').filter({ hasText: '1 modified' }).waitFor();
     await tab.getByTestId('files-button').filter({ hasText: 'Files changed (1)' }).click();
     const panel = tab.getByTestId('files-panel');
-    const item = panel.getByTestId('file-write').filter({ hasText: 'notes.txt' });
-    await item.getByRole('button', { name: 'notes.txt' }).click();
-    await item.locator('[data-testid=monaco-diff][data-ready=true] .view-lines', { hasText: 'rewritten by the agent' }).first().waitFor();
-    await item.getByTestId('revert-write').click();
-    await item.getByText('reverted').waitFor();
+    await panel.getByTestId('change-file').filter({ hasText: 'notes.txt' }).waitFor();
+    await panel.locator('[data-testid=monaco-diff][data-ready=true] .view-lines', { hasText: 'rewritten by the agent' }).first().waitFor();
+    await panel.getByTestId('revert-file').click();
+    await panel.getByTestId('restore-report').filter({ hasText: 'notes.txt' }).waitFor();
     expect(readFileSync(target, 'utf8')).toBe('original text\n');
+    await panel.getByTestId('undo-restore').click();
+    await expect.poll(() => readFileSync(target, 'utf8')).toBe('rewritten by the agent');
   });
 
   it('/ opens the agent’s commands; warnings about bad agent output are shown without stopping the session', async () => {

@@ -28,7 +28,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     await page.keyboard.press('Control+t'); // B goes to the background too, its question unanswered
     await page.locator('.tab-panel:not([hidden])').getByTestId('launch-overview').waitFor();
     // A finishes unseen: two sessions need the user.
-    await expect.poll(() => page.title(), { timeout: 30_000 }).toBe('(2) Switchboard');
+    await expect.poll(() => page.title(), { timeout: 30_000 }).toBe('(2) New tab — Switchboard');
     await expect(page.getByTestId('needs-you').innerText()).resolves.toMatch(/2/);
 
     await page.keyboard.press('Control+j');
@@ -38,29 +38,28 @@ describe('side by side', { timeout: 180_000 }, () => {
     await expect.poll(() => visibleSessionId(page)).toBe(aId);
     await activeSession(page).getByTestId('agent-message').filter({ hasText: /\{end=\d+\}/ }).waitFor();
     // Seen now: only the question is left.
-    await expect.poll(() => page.title()).toBe('(1) Switchboard');
+    await expect.poll(() => page.title()).toMatch(/^\(1\) .+ — Switchboard$/);
     await page.keyboard.press('Control+j');
     await expect.poll(() => visibleSessionId(page)).toBe(bId);
     await activeSession(page).getByTestId('permission-option').filter({ hasText: 'Allow once' }).click();
     await activeSession(page).getByTestId('agent-message').filter({ hasText: 'permission: selected yes-just-once' }).waitFor();
-    await expect.poll(() => page.title()).toBe('Switchboard');
+    await expect.poll(() => page.title()).toMatch(/^[^(].* — Switchboard$/);
     expect(errors).toEqual([]);
   });
 
   it('a flooding agent is throttled and says so, while the agent in the next pane answers at once', async () => {
     const { page, errors } = await open();
-    // Flood control, set in the overview: over 2,000 messages a second for 1 s is flooding; then read at 1,500 a second.
-    await page.keyboard.press('Control+Shift+O');
-    const settings = page.locator('.tab-panel:not([hidden])').getByTestId('supervisor-settings');
-    await settings.locator('summary').click();
-    await expect(settings.getByTestId('setting-floodPerSecond').inputValue()).resolves.toBe('5000');
+    // Flood control, set in Settings: over 2,000 messages a second for 1 s is flooding; then read at 1,500 a second.
+    await page.keyboard.press('Control+,');
+    const settings = page.locator('.tab-panel:not([hidden])').getByTestId('settings-tab').locator('[data-section=supervision]');
+    await expect(settings.getByTestId('setting-agents.floodPerSecond').inputValue()).resolves.toBe('5000');
     for (const [key, value] of [['floodPerSecond', '2000'], ['floodSeconds', '1'], ['floodThrottlePerSecond', '1500']] as const) {
-      await settings.getByTestId(`setting-${key}`).fill(value);
-      await settings.getByTestId(`setting-${key}`).press('Enter');
+      await settings.getByTestId(`setting-agents.${key}`).fill(value);
+      await settings.getByTestId(`setting-agents.${key}`).press('Enter');
     }
     const c = await connectContract(suite.app);
     try {
-      await expect.poll(async () => ((await c.call('settings.get', { key: 'agents.floodThrottlePerSecond' })) as { value: unknown }).value).toBe(1500);
+      await expect.poll(async () => ((await c.call('settings.get', { key: 'agents.floodThrottlePerSecond' })) as { entry: { value: unknown } }).entry.value).toBe(1500);
     } finally {
       c.close();
     }
@@ -96,7 +95,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('a finished turn notifies the desktop while the window is in the background, unless turned off in the overview', async () => {
+  it('a finished turn notifies the desktop while the window is in the background, unless turned off in Settings', async () => {
     const { page } = await open();
     const notes = await recordNotifications(page);
     const r = await addScenarioAgent(page, 'Notifier');
@@ -104,8 +103,8 @@ describe('side by side', { timeout: 180_000 }, () => {
     await sendPrompt(tab, 'hello');
     await expect.poll(notes).toEqual(['Notifier is done']);
 
-    await page.keyboard.press('Control+Shift+O');
-    const toggle = page.locator('.tab-panel:not([hidden])').getByTestId('notify-turn-end');
+    await page.keyboard.press('Control+,');
+    const toggle = page.locator('.tab-panel:not([hidden])').getByTestId('setting-notifications.turnEnd');
     await expect(toggle.isChecked()).resolves.toBe(true);
     await toggle.uncheck();
     await page.locator('[role=tab]', { hasText: 'Notifier' }).click();
@@ -116,9 +115,9 @@ describe('side by side', { timeout: 180_000 }, () => {
     // The choice is kept (a setting of the core, not of this page).
     await page.reload();
     await page.getByTestId('workspace').waitFor();
-    await page.keyboard.press('Control+Shift+O');
-    await expect.poll(() => page.locator('.tab-panel:not([hidden])').getByTestId('notify-turn-end').isChecked()).toBe(false);
-    await page.locator('.tab-panel:not([hidden])').getByTestId('notify-turn-end').check();
+    await page.keyboard.press('Control+,');
+    await expect.poll(() => page.locator('.tab-panel:not([hidden])').getByTestId('setting-notifications.turnEnd').isChecked()).toBe(false);
+    await page.locator('.tab-panel:not([hidden])').getByTestId('setting-notifications.turnEnd').check();
   });
 
   it('closing a session tab closes the session (session/close, as the agent offers it)', async () => {

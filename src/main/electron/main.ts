@@ -1,10 +1,12 @@
-import { app, BrowserWindow, Menu, session, shell } from 'electron';
+import { app, BrowserWindow, session, shell } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppCore } from '../app-core';
 import { connectIpc } from './ipc';
-import { registerAppScheme, serveRenderer } from './protocol';
+import { installPermissionHandlers } from './permissions';
+import { APP_ORIGIN, registerAppScheme, serveRenderer } from './protocol';
 import { safeStorageCipher } from './safe-storage-cipher';
+import { installAppMenu } from './menu';
 import { createMainWindow } from './window';
 
 // The Electron glue: window, menu, protocol, IPC. Everything else is plain Node in AppCore.
@@ -29,8 +31,8 @@ if (!app.requestSingleInstanceLock()) {
   });
 
   void app.whenReady().then(() => {
-    // No permission prompts (camera, geolocation…) for anything the renderer shows.
-    session.defaultSession.setPermissionRequestHandler((_wc, permission, cb) => cb(permission === 'notifications'));
+    // No permissions (camera, geolocation…) for anything the renderer shows, but the app's own notifications.
+    installPermissionHandlers(session.defaultSession, APP_ORIGIN);
     serveRenderer(join(here, '../renderer'));
     core = new AppCore({
       dataDir: app.getPath('userData'),
@@ -43,16 +45,9 @@ if (!app.requestSingleInstanceLock()) {
       secretCipher: safeStorageCipher(),
     });
     connectIpc(core, () => win);
-    Menu.setApplicationMenu(
-      Menu.buildFromTemplate([
-        ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
-        { role: 'fileMenu' },
-        { role: 'editMenu' },
-        { role: 'viewMenu' },
-        { role: 'windowMenu' },
-      ]),
-    );
-    win = createMainWindow(join(here, '../preload'));
+    const iconPath = join(here, '../../resources/icons/512x512.png');
+    installAppMenu({ dataDir: app.getPath('userData'), iconPath });
+    win = createMainWindow(join(here, '../preload'), iconPath);
     win.on('closed', () => (win = null));
   });
 

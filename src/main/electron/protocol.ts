@@ -19,7 +19,13 @@ export function serveRenderer(rendererDir: string): void {
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
     if (url.host !== 'switchboard') return new Response('not found', { status: 404 });
-    const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '') || 'index.html';
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      return new Response('bad request', { status: 400 });
+    }
+    const rel = normalize(path).replace(/^([/\\])+/, '') || 'index.html';
     const file = join(root, rel);
     if (!file.startsWith(root + sep)) return new Response('not found', { status: 404 });
     const res = await net.fetch(pathToFileURL(file).toString());

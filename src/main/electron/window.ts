@@ -1,9 +1,12 @@
-import { BrowserWindow, shell, type WebContents } from 'electron';
+import { BrowserWindow, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { APP_ORIGIN } from './protocol';
 
-/** The app window: sandboxed renderer, context isolation, no Node, no navigation, no popups. */
-export function createMainWindow(preloadDir: string): BrowserWindow {
+/**
+ * The app window: sandboxed renderer, context isolation, no Node, no navigation, no popups. Its title
+ * follows the page's (the renderer sets it: the active tab, then the app's name).
+ */
+export function createMainWindow(preloadDir: string, iconPath: string): BrowserWindow {
   const win = new BrowserWindow({
     width: 1400,
     height: 900,
@@ -11,6 +14,8 @@ export function createMainWindow(preloadDir: string): BrowserWindow {
     minHeight: 480,
     show: false,
     title: 'Switchboard',
+    // Linux and Windows show it in the title bar and task bar (macOS takes the bundle's .icns).
+    icon: iconPath,
     backgroundColor: '#1e1f22',
     webPreferences: {
       preload: join(preloadDir, 'index.cjs'),
@@ -38,9 +43,6 @@ export function hardenContents(contents: WebContents): void {
   });
   contents.on('will-redirect', (e) => e.preventDefault());
   contents.on('will-attach-webview', (e) => e.preventDefault());
-  // Links (agent output included) never open in the app: http(s) go to the system browser, the rest nowhere.
-  contents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
+  // Nothing opens a window: links go through app.openExternal after the user confirmed them in the app.
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }

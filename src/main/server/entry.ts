@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AppCore } from '../app-core';
 import { defaultDataDir } from '../core/platform/paths';
+import { installSafetyNet } from './safety-net';
 import { startWsServer } from './ws-server';
 
 /**
@@ -11,6 +12,7 @@ import { startWsServer } from './ws-server';
  * Prints one JSON line `{"event":"listening",...}` for programs (tests, the start script) to read.
  */
 async function main(): Promise<void> {
+  installSafetyNet();
   const here = dirname(fileURLToPath(import.meta.url));
   const { values } = parseArgs({
     options: {

@@ -1,7 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { pipeline } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientFrame, ServerFrame } from '../../shared/contract';
@@ -39,7 +41,35 @@ export interface RunningServer extends Disposable {
   readonly url: string;
 }
 
-const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+// The largest frame the contract needs is a prompt with one image of its maximum (30 M base64 chars).
+const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The path (percent-decoded) and query of an origin-form request target (`/path?query`), or null when
+ * the target is anything else: absolute form, `*`, a malformed or overlong percent-encoding, a NUL.
+ * Never throws, whatever the client sent.
+ */
+export function parseRequestTarget(raw: string | undefined): { path: string; query: URLSearchParams } | null {
+  if (!raw || !raw.startsWith('/')) return null;
+  const q = raw.indexOf('?');
+  const rawPath = (q < 0 ? raw : raw.slice(0, q)).split('#')[0]!;
+  let path: string;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    return null;
+  }
+  if (path.includes('\0')) return null;
+  return { path, query: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Browser mode: serves the built renderer and the contract over a WebSocket on 127.0.0.1 only.
@@ -52,7 +82,7 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const allowedOrigins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
 
-  const server: Server = createServer((req, res) => serveStatic(req, res));
+  const server: Server = createServer();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const sockets = new Set<WebSocket>();
 
@@ -65,10 +95,14 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
       res.writeHead(405).end();
       return;
     }
-    const urlPath = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const rel = normalize(urlPath === '/' ? '/index.html' : urlPath).replace(/^([/\\])+/, '');
+    const target = parseRequestTarget(req.url);
+    if (!target) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request');
+      return;
+    }
+    const rel = normalize(target.path === '/' ? '/index.html' : target.path).replace(/^([/\\])+/, '');
     const file = join(rendererDir, rel);
-    if (!file.startsWith(rendererDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
+    if (!file.startsWith(rendererDir + sep) || !isFile(file)) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
@@ -80,7 +114,8 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
       'cache-control': 'no-cache',
     });
     if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
+    // A file that vanished after the check, or a reader that went away, ends this response only.
+    else pipeline(createReadStream(file), res, () => undefined);
   }
 
   const tokenMatches = (given: string | null): boolean => {
@@ -90,17 +125,62 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     return a.length === b.length && timingSafeEqual(a, b);
   };
 
-  server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://x');
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const origin = req.headers.origin;
     const refuse = (status: number, why: string) => {
-      socket.end(`HTTP/1.1 ${status} ${why}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      if (socket.writable) socket.end(`HTTP/1.1 ${status} ${why}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      else socket.destroy();
     };
-    if (url.pathname !== '/ws') return refuse(404, 'Not Found');
+    const target = parseRequestTarget(req.url);
+    if (!target) return refuse(400, 'Bad Request');
+    if (target.path !== '/ws') return refuse(404, 'Not Found');
     if (!allowedHosts().has(req.headers.host ?? '')) return refuse(421, 'Misdirected Request');
     if (!origin || !allowedOrigins().has(origin)) return refuse(403, 'Forbidden Origin');
-    if (!tokenMatches(url.searchParams.get('token'))) return refuse(401, 'Unauthorized');
+    if (!tokenMatches(target.query.get('token'))) return refuse(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
+  }
+
+  // No request, however malformed, may end the process: each handler's failure answers that request only.
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      serveStatic(req, res);
+    } catch (e) {
+      console.error(`request ${JSON.stringify(req.url?.slice(0, 200))} failed:`, e);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
+      else res.destroy();
+    }
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node hands an upgrade's socket over without an error listener: a peer's reset would be uncaught.
+    socket.on('error', () => socket.destroy());
+    try {
+      upgrade(req, socket, head);
+    } catch (e) {
+      console.error(`upgrade ${JSON.stringify(req.url?.slice(0, 200))} failed:`, e);
+      if (socket.writable) socket.end('HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      else socket.destroy();
+    }
+  });
+  // Node closes a CONNECT silently unless someone listens; a proxy request gets a proper refusal.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+  // What the HTTP parser itself rejects (bad request line, header overflow) gets a status, not silence.
+  server.on('clientError', (e: NodeJS.ErrnoException, socket: Duplex) => {
+    if (e.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    // A response already under way on this connection (its request was whole; what followed is not)
+    // is finished, then the connection closed: no second status line in the middle of it.
+    const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (current?.headersSent) {
+      current.once('close', () => socket.destroy());
+      return;
+    }
+    const status = e.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
 
   // Events of one event-loop turn go out as one frame; a result flushes them first, so a client always
@@ -133,7 +213,13 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
         send(ws, { type: 'result', id, result: err('invalid_params', `malformed frame: ${(e as Error).message}`) });
         return;
       }
-      void core.router.invoke(frame.method, frame.params).then((result) => send(ws, { type: 'result', id: frame.id, result }));
+      void core.router
+        .invoke(frame.method, frame.params)
+        .then((result) => send(ws, { type: 'result', id: frame.id, result }))
+        .catch((e: unknown) => {
+          console.error(`answering ${String(frame.method).slice(0, 100)} failed:`, e);
+          send(ws, { type: 'result', id: frame.id, result: err('internal', 'the result could not be sent') });
+        });
     });
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => sockets.delete(ws));
@@ -155,6 +241,8 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     await listen(0);
   }
   port = (server.address() as AddressInfo).port;
+  // After listening, an error (accept failing with EMFILE under a flood, say) is logged, not fatal.
+  server.on('error', (e) => console.error('browser-mode server:', e));
 
   return {
     port,

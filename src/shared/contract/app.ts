@@ -20,9 +20,10 @@ export const appInfoSchema = z.object({
   dataDir: z.string(),
   homeDir: z.string(),
   store: storeStatusSchema,
+  /** Of the main process: electron and chrome are null in browser mode (the browser is the renderer then). */
+  versions: z.object({ node: z.string(), electron: z.string().nullable(), chrome: z.string().nullable() }),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
-
 
 export const appRequests = {
   'app.info': request(z.object({}).strict(), appInfoSchema),

@@ -1,17 +1,21 @@
 import type { z } from 'zod';
 import { agentEvents, agentRequests } from './agents';
 import { appEvents, appRequests } from './app';
+import { checkpointEvents, checkpointRequests } from './checkpoints';
 import { compareEvents, compareRequests } from './compare';
 import { historyEvents, historyRequests } from './history';
+import { mcpEvents, mcpRequests } from './mcp';
 import type { EventDef, RequestDef, Result } from './define';
 import { permissionRequests } from './permissions';
 import { registryEvents, registryRequests } from './registry';
+import { sessionConfigRequests } from './session-config';
 import { sessionEvents, sessionRequests } from './sessions';
-import { settingsRequests } from './settings';
+import { settingsEvents, settingsRequests } from './settings';
 import { supervisorEvents, supervisorRequests } from './supervisor';
 import { terminalEvents, terminalRequests } from './terminals';
 
 export * from './define';
+export * from './limits';
 
 /**
  * The whole IPC contract: every request and event between renderer and main, for both transports.
@@ -20,10 +24,13 @@ export * from './define';
 export const requests = {
   ...agentRequests,
   ...appRequests,
+  ...checkpointRequests,
   ...compareRequests,
   ...historyRequests,
+  ...mcpRequests,
   ...permissionRequests,
   ...registryRequests,
+  ...sessionConfigRequests,
   ...sessionRequests,
   ...settingsRequests,
   ...supervisorRequests,
@@ -33,10 +40,13 @@ export const requests = {
 export const events = {
   ...agentEvents,
   ...appEvents,
+  ...checkpointEvents,
   ...compareEvents,
   ...historyEvents,
+  ...mcpEvents,
   ...registryEvents,
   ...sessionEvents,
+  ...settingsEvents,
   ...supervisorEvents,
   ...terminalEvents,
 } as const satisfies Record<string, EventDef>;

@@ -1,32 +1,249 @@
 import { z } from 'zod';
-import { request } from './define';
+import { absolutePathSchema, event, request } from './define';
+import { mcpServerSettingSchema } from './mcp';
 
-/** Settings: one key-value store of the app's preferences (values are JSON). */
+/**
+ * Settings: one typed registry of the app's preferences. Each key has its schema, default, description,
+ * scope and the Settings tab section it shows in. The main process stores them (JSON, one row per key),
+ * validates every write against the key's schema and size cap, and falls back to the default (with a
+ * notice) for a stored value that no longer fits. Services and windows hear every change (settings.changed).
+ */
 
-export const settingKeySchema = z.string().min(1).max(200).regex(/^[a-zA-Z0-9_.-]+$/);
+export type SettingScope = 'app' | 'agent';
+/** Sections of the Settings tab; null: kept by the app itself, not shown (layout, recent folders). */
+export type SettingSection = 'general' | 'agents' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'registry' | 'keyboard';
 
-/** Settings key `mcp.servers`: MCP servers offered to every new session (http/sse only to agents that support them). */
-export const MCP_SERVERS_SETTING = 'mcp.servers';
-export const mcpServerSettingSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('stdio'),
-    name: z.string().min(1),
-    command: z.string().min(1),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    enabled: z.boolean().default(true),
+export interface SettingDef<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  default: z.output<S>;
+  /** Short label for the Settings tab. */
+  label: string;
+  description: string;
+  /** app: one value; agent: the value is a record of agent id → value (see perAgent). */
+  scope: SettingScope;
+  section: SettingSection | null;
+  /** The change needs a restart of what this says (otherwise it applies at once). */
+  restart?: string;
+  /** Largest JSON form of a value, in characters (default SETTING_VALUE_MAX_CHARS). */
+  maxChars?: number;
+}
+
+/** Default cap on the JSON form of a stored value. */
+export const SETTING_VALUE_MAX_CHARS = 64 * 1024;
+
+const def = <S extends z.ZodType>(d: SettingDef<S>): SettingDef<S> => d;
+const count = (max: number) => z.number().int().min(0).max(max);
+const fontSize = z.number().int().min(8).max(40);
+
+// ───────────────────────────── value schemas ─────────────────────────────
+
+/** The MCP servers (`mcp.servers`): their schema lives with the MCP contract. */
+export { MCP_SERVERS_SETTING, mcpServerSettingSchema, type McpServerSetting } from './mcp';
+
+/** The workspace layout the renderer restores at start: panes with the tabs their kinds agree to reopen. */
+export const MAX_SAVED_PANES = 4;
+export const savedLayoutSchema = z.object({
+  direction: z.enum(['row', 'column', 'grid']),
+  focusedPane: z.number().int().min(0),
+  panes: z
+    .array(
+      z.object({
+        active: z.number().int().nullable(),
+        tabs: z.array(z.object({ kind: z.string().max(200), title: z.string().max(2000), props: z.record(z.string(), z.json()) })).max(500),
+      }),
+    )
+    .min(1)
+    .max(MAX_SAVED_PANES),
+});
+export type SavedLayout = z.infer<typeof savedLayoutSchema>;
+
+const registryUrlSchema = z
+  .string()
+  .max(8192)
+  .refine((u) => u.trim() === '' || /^(https?|file):/i.test(u.trim()), 'the registry URL must be http(s) or file:');
+
+export const themeSchema = z.enum(['system', 'light', 'dark']);
+export type ThemeSetting = z.infer<typeof themeSchema>;
+
+// ───────────────────────────── the registry ─────────────────────────────
+
+export const SETTINGS = {
+  // General
+  'appearance.theme': def({
+    schema: themeSchema,
+    default: 'system',
+    label: 'Theme',
+    description: 'Colors of the whole app: the thread, editors and terminals. System follows the OS.',
+    scope: 'app',
+    section: 'general',
   }),
-  z.object({
-    type: z.enum(['http', 'sse']),
-    name: z.string().min(1),
-    url: z.string().url(),
-    headers: z.record(z.string(), z.string()).default({}),
-    enabled: z.boolean().default(true),
+  'appearance.threadFontSize': def({ schema: fontSize, default: 13, label: 'Thread font size', description: 'Text size of the conversation, in pixels.', scope: 'app', section: 'general' }),
+  'appearance.editorFontSize': def({ schema: fontSize, default: 13, label: 'Editor font size', description: 'Text size of file views and diffs (Monaco), in pixels.', scope: 'app', section: 'general' }),
+  'appearance.terminalFontSize': def({ schema: fontSize, default: 13, label: 'Terminal font size', description: 'Text size of shells and agent terminals, in pixels.', scope: 'app', section: 'general' }),
+
+  // Agents
+  'agents.defaultAgent': def({
+    schema: z.string().max(200),
+    default: '',
+    label: 'Default agent',
+    description: 'The agent chosen first when you start a new session (empty: the first in the list).',
+    scope: 'app',
+    section: 'agents',
   }),
-]);
-export type McpServerSetting = z.infer<typeof mcpServerSettingSchema>;
+  'agents.processPerFolder': def({
+    schema: z.boolean(),
+    default: true,
+    label: 'One agent process per working folder',
+    description: 'Start a separate process of an agent for each folder its sessions work in, so an agent never sees two projects at once.',
+    scope: 'app',
+    section: 'agents',
+  }),
+
+  // MCP servers
+  'mcp.servers': def({
+    schema: z.array(mcpServerSettingSchema).max(200),
+    default: [],
+    label: 'MCP servers',
+    description: 'MCP servers offered to every new session (http and sse only to agents that support them).',
+    scope: 'app',
+    section: 'mcp',
+    maxChars: 512 * 1024,
+  }),
+
+  // Notifications
+  'notifications.turnEnd': def({ schema: z.boolean(), default: true, label: 'When an agent finishes its turn', description: 'A desktop notification while Switchboard is not focused.', scope: 'app', section: 'notifications' }),
+  'notifications.permission': def({ schema: z.boolean(), default: true, label: 'When an agent asks for permission', description: 'A desktop notification while Switchboard is not focused.', scope: 'app', section: 'notifications' }),
+
+  // Supervision (applies at once, to running agents too)
+  'agents.autoRestart': def({
+    schema: z.boolean(),
+    default: true,
+    label: 'Restart crashed agents',
+    description: 'Restart an agent that crashes while it has open sessions, and bring the sessions back.',
+    scope: 'app',
+    section: 'supervision',
+  }),
+  'agents.idleStopMinutes': def({ schema: z.number().min(0).max(24 * 60), default: 10, label: 'Stop an agent with no open session after (min)', description: '0: never.', scope: 'app', section: 'supervision' }),
+  'agents.requestTimeoutSeconds': def({
+    schema: z.number().min(0).max(24 * 3600),
+    default: 60,
+    label: 'A request the agent leaves unanswered (writing nothing) fails after (s)',
+    description: '0: never. Time the agent waits on Switchboard (a permission, a terminal) or runs a tool call does not count.',
+    scope: 'app',
+    section: 'supervision',
+  }),
+  'agents.restartDelaySeconds': def({ schema: z.number().min(0).max(3600), default: 1, label: 'First automatic restart after (s)', description: 'Doubles on each crash, at most 30 s.', scope: 'app', section: 'supervision' }),
+  'agents.maxRestarts': def({ schema: count(100), default: 5, label: 'At most this many automatic restarts', description: 'Within the window below; then the agent is left stopped.', scope: 'app', section: 'supervision' }),
+  'agents.restartWindowMinutes': def({ schema: z.number().min(0).max(24 * 60), default: 5, label: '…within (min)', description: 'Then the agent is left stopped.', scope: 'app', section: 'supervision' }),
+  'agents.floodPerSecond': def({ schema: count(10_000_000), default: 5000, label: 'Flood control: an agent writing more messages a second than', description: '0: never throttle.', scope: 'app', section: 'supervision' }),
+  'agents.floodSeconds': def({ schema: count(3600), default: 5, label: '…for this many seconds', description: 'In a row.', scope: 'app', section: 'supervision' }),
+  'agents.floodThrottlePerSecond': def({ schema: count(10_000_000), default: 1000, label: '…is then read at (messages a second)', description: 'Until it calms down; nothing is dropped.', scope: 'app', section: 'supervision' }),
+
+  // History
+  'history.backupsKept': def({
+    schema: z.number().int().min(1).max(100),
+    default: 5,
+    label: 'Backups kept',
+    description: 'Daily copies of the store kept in the backups folder; the oldest go first (at the next backup).',
+    scope: 'app',
+    section: 'history',
+  }),
+
+  // Registry
+  'registry.url': def({
+    schema: registryUrlSchema,
+    default: '',
+    label: 'Registry source',
+    description: 'Where the ACP Registry is read from: an http(s) or file: URL. Empty: the ACP CDN.',
+    scope: 'app',
+    section: 'registry',
+  }),
+
+  // Kept by the app itself
+  'workspace.layout': def({
+    schema: savedLayoutSchema.nullable(),
+    default: null,
+    label: 'Workspace layout',
+    description: 'Panes and tabs reopened at start.',
+    scope: 'app',
+    section: null,
+    maxChars: 1024 * 1024,
+  }),
+  'sessions.recentFolders': def({
+    schema: z.array(absolutePathSchema).max(50),
+    default: [],
+    label: 'Recent folders',
+    description: 'Folders sessions were started in, most recent first.',
+    scope: 'app',
+    section: null,
+  }),
+} as const;
+
+export type Settings = typeof SETTINGS;
+export type SettingKey = keyof Settings;
+export type SettingValue<K extends SettingKey> = z.output<Settings[K]['schema']>;
+/** What may be written (defaults of inner fields not yet applied). */
+export type SettingInput<K extends SettingKey> = z.input<Settings[K]['schema']>;
+export type SettingValues = { [K in SettingKey]: SettingValue<K> };
+/** A key with its value: the discriminated union over keys. */
+export type SettingEntry = { [K in SettingKey]: { key: K; value: SettingValue<K> } }[SettingKey];
+export type SettingEntryInput = { [K in SettingKey]: { key: K; value: SettingInput<K> } }[SettingKey];
+
+export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
+export const isSettingKey = (key: unknown): key is SettingKey => typeof key === 'string' && Object.prototype.hasOwnProperty.call(SETTINGS, key);
+
+/** The definition of a key (typed loosely, for code that walks every key). */
+export const settingDef = (key: SettingKey): SettingDef => SETTINGS[key] as SettingDef;
+
+export const settingKeySchema = z.enum(SETTING_KEYS as [SettingKey, ...SettingKey[]]);
+
+const entrySchemas = SETTING_KEYS.map((key) => z.object({ key: z.literal(key), value: settingDef(key).schema }).strict());
+/** `{ key, value }` with the value checked against the key's own schema. */
+export const settingEntrySchema = z.discriminatedUnion('key', entrySchemas as unknown as [z.ZodObject, ...z.ZodObject[]]) as unknown as z.ZodType<
+  SettingEntry,
+  SettingEntryInput
+>;
+
+const valuesShape = Object.fromEntries(SETTING_KEYS.map((k) => [k, settingDef(k).schema])) as { [K in SettingKey]: Settings[K]['schema'] };
+export const settingValuesSchema = z.object(valuesShape);
+
+/** The value stored for `key`, or its default (with the reason) when it is absent or does not fit the schema. */
+export function parseSetting<K extends SettingKey>(key: K, stored: unknown): { value: SettingValue<K>; problem: string | null } {
+  const d = SETTINGS[key] as unknown as SettingDef<z.ZodType<SettingValue<K>>>;
+  if (stored === undefined || stored === null) {
+    if (stored === null && d.schema.safeParse(null).success) return { value: null as SettingValue<K>, problem: null };
+    return { value: d.default, problem: null };
+  }
+  const parsed = d.schema.safeParse(stored);
+  if (parsed.success) return { value: parsed.data, problem: null };
+  const issue = parsed.error.issues[0];
+  return { value: d.default, problem: `${issue?.path.length ? `${issue.path.join('.')}: ` : ''}${issue?.message ?? 'invalid'}` };
+}
+
+/** Every key at its default. */
+export const defaultSettings = (): SettingValues =>
+  Object.fromEntries(SETTING_KEYS.map((k) => [k, structuredClone(settingDef(k).default)])) as SettingValues;
+
+/** The value of an agent-scoped setting for one agent (the record's entry, else the key's default). */
+export const perAgent = <V>(record: Record<string, V> | undefined, agentId: string, fallback: V): V =>
+  record && Object.prototype.hasOwnProperty.call(record, agentId) ? record[agentId]! : fallback;
+
+/** A stored value the app could not use: the key fell back to its default. */
+export const settingProblemSchema = z.object({ key: z.string(), message: z.string() });
+export type SettingProblem = z.infer<typeof settingProblemSchema>;
 
 export const settingsRequests = {
-  'settings.get': request(z.object({ key: settingKeySchema }).strict(), z.object({ value: z.unknown() })),
-  'settings.set': request(z.object({ key: settingKeySchema, value: z.unknown() }).strict(), z.object({})),
+  /** One key: its value (or default), and whether a value is stored. */
+  'settings.get': request(z.object({ key: settingKeySchema }).strict(), z.object({ entry: settingEntrySchema, stored: z.boolean() })),
+  /** Every key, and the stored values that fell back to their defaults (show them to the user). */
+  'settings.getAll': request(z.object({}).strict(), z.object({ values: settingValuesSchema, problems: z.array(settingProblemSchema) })),
+  /** Validated against the key's schema and size cap; settings.changed follows. */
+  'settings.set': request(settingEntrySchema, z.object({})),
+  /** Back to the default (the stored value is removed); settings.changed follows. */
+  'settings.reset': request(z.object({ key: settingKeySchema }).strict(), z.object({})),
+} as const;
+
+export const settingsEvents = {
+  /** A key changed (set or reset), with its value now in force. */
+  'settings.changed': event(settingEntrySchema),
 } as const;

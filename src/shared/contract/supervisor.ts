@@ -8,49 +8,24 @@ import { event, request } from './define';
  * one that floods).
  */
 
-/** Settings keys (numbers; absent or invalid: the default). */
+/** The supervisor's settings keys (their schemas, defaults and descriptions: SETTINGS in ./settings). */
 export const SUPERVISOR_SETTINGS = {
-  /** Stop an agent with no open session after this many minutes (0: never). Default 10. */
   idleStopMinutes: 'agents.idleStopMinutes',
-  /** A request the agent does not answer, while it writes nothing, fails after this many seconds (0: never). Default 60.
-   * Time the agent waits on Switchboard (a permission, a terminal) or runs a tool call does not count. */
   requestTimeoutSeconds: 'agents.requestTimeoutSeconds',
-  /** Restart a crashed agent that has open sessions (boolean). Default true. */
   autoRestart: 'agents.autoRestart',
-  /** First restart delay in seconds; doubles on each crash, capped at 30 s. Default 1. */
   restartDelaySeconds: 'agents.restartDelaySeconds',
-  /** At most this many automatic restarts… Default 5. */
   maxRestarts: 'agents.maxRestarts',
-  /** …within this many minutes; past that the agent is left stopped. Default 5. */
   restartWindowMinutes: 'agents.restartWindowMinutes',
-  /** An agent writing more messages a second than this (0: never throttle)… Default 5,000. */
   floodPerSecond: 'agents.floodPerSecond',
-  /** …for this many seconds in a row is flooding… Default 5. */
   floodSeconds: 'agents.floodSeconds',
-  /** …and is then read at this many messages a second until it calms down. Default 1,000. */
   floodThrottlePerSecond: 'agents.floodThrottlePerSecond',
 } as const;
 
-export const SUPERVISOR_DEFAULTS = {
-  idleStopMinutes: 10,
-  requestTimeoutSeconds: 60,
-  autoRestart: true,
-  restartDelaySeconds: 1,
-  maxRestarts: 5,
-  restartWindowMinutes: 5,
-  maxRestartDelaySeconds: 30,
-  floodPerSecond: 5000,
-  floodSeconds: 5,
-  floodThrottlePerSecond: 1000,
-} as const;
+/** Automatic restart delays double on each crash up to this. */
+export const MAX_RESTART_DELAY_SECONDS = 30;
 
 /** The supervisor's number settings. */
 export type SupervisorNumberSetting = Exclude<keyof typeof SUPERVISOR_SETTINGS, 'autoRestart'>;
-
-/** A number setting as stored, or its default when absent or invalid (numbers must be finite and ≥ 0). */
-export function supervisorNumber(name: SupervisorNumberSetting, stored: unknown): number {
-  return typeof stored === 'number' && Number.isFinite(stored) && stored >= 0 ? stored : SUPERVISOR_DEFAULTS[name];
-}
 
 export const agentExitInfoSchema = z.object({
   code: z.number().int().nullable(),

@@ -111,7 +111,8 @@ describe('start-up failures', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-init-'));
     const store = new StoreService(dir);
     const ptys = new PtyHost();
-    const acp = new AcpService({ router: new Router(), bus: new EventBus(), store, ptys, options: { dataDir: dir } }, { initializeTimeoutMs: 1500 });
+    const { defaultsReader } = await import('../../../src/main/core/settings/settings-service');
+    const acp = new AcpService({ router: new Router(), bus: new EventBus(), store, settings: defaultsReader, ptys, options: { dataDir: dir } }, { initializeTimeoutMs: 1500 });
     try {
       const { command, args } = scenarioAgentCommand();
       const agent = acp.addCustom({ name: 'hangs', command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir });

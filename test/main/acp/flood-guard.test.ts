@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FloodGuard, floodLimits, type FloodLimits } from '../../../src/main/core/acp/connection/flood-guard';
+import { parseSetting } from '../../../src/shared/contract/settings';
 
 /** Messages a read of a full 64 KB pipe holds (about 100 bytes each). */
 const PIPE = 600;
@@ -111,7 +112,7 @@ describe('flood control', () => {
     expect(s.run(50_000, 20_000)).toBe(1_000_000);
     expect(s.log).toEqual([]);
     const settings: Record<string, unknown> = { 'agents.floodPerSecond': 'lots', 'agents.floodSeconds': -1, 'agents.floodThrottlePerSecond': 250 };
-    expect(floodLimits((k) => settings[k])).toEqual({ perSecond: 5000, seconds: 5, throttlePerSecond: 250 });
+    expect(floodLimits({ get: (k) => parseSetting(k, settings[k]).value })).toEqual({ perSecond: 5000, seconds: 5, throttlePerSecond: 250 });
   });
 
   it('a change of the limits applies to a running agent within a second', () => {

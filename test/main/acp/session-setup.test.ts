@@ -51,7 +51,6 @@ describe('session setup and settings', () => {
         { type: 'stdio', name: 'files', command: '/usr/bin/mcp-files', args: ['--stdio'], env: { TOKEN: 't' } },
         { type: 'http', name: 'web', url: 'https://mcp.example.com/', headers: { Authorization: 'Bearer x' } },
         { type: 'stdio', name: 'off', command: '/bin/false', enabled: false },
-        { type: 'bogus' },
       ],
     });
     const plain = await t.addAgent();

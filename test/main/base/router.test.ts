@@ -51,3 +51,47 @@ describe('Router: the main process does not trust the renderer', () => {
     expect(await router.invoke('pty.kill', { id: 'a' })).toMatchObject({ ok: false, error: { code: 'unavailable' } });
   });
 });
+
+describe('Router: limits on what a request may hold', () => {
+  const router = new Router();
+  const stored: string[] = [];
+  // As the store does: the value goes through JSON.stringify, which recurses.
+  router.handle('settings.set', ({ value }) => {
+    stored.push(JSON.stringify(value));
+    return {};
+  });
+  const nested = (depth: number): unknown => {
+    let v: unknown = 'leaf';
+    for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { v };
+    return v;
+  };
+
+  it('answers a request nested 100,000 levels deep with a typed validation error', async () => {
+    for (const params of [{ key: 'agents.defaultAgent', value: nested(100_000) }, nested(100_000), { key: 'agents.defaultAgent', value: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown }]) {
+      const r = await router.invoke('settings.set', params);
+      expect(r).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringMatching(/nested more than 64 levels/) } });
+    }
+    expect(stored).toEqual([]);
+  });
+
+  it('accepts ordinary nesting; answers a cyclic value and a graph of shared references (structured clone) with typed errors', async () => {
+    // Ordinary nesting passes the limits (the key's own schema then refuses an object for a string setting).
+    const ordinary = await router.invoke('settings.set', { key: 'agents.defaultAgent', value: nested(50) });
+    expect(ordinary.ok ? '' : ordinary.error.message).not.toMatch(/nested|arrays and objects/);
+    expect(await router.invoke('settings.set', { key: 'agents.defaultAgent', value: 'claude' })).toEqual({ ok: true, value: {} });
+    stored.length = 0;
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(await router.invoke('settings.set', { key: 'agents.defaultAgent', value: cyclic })).toMatchObject({ ok: false, error: { code: 'invalid_params' } });
+    // 60 levels of [n, n]: 2^60 paths through 60 arrays, whatever walks it must not walk them all.
+    const dag: unknown[] = [];
+    let level = dag;
+    for (let i = 0; i < 60; i++) {
+      const next: unknown[] = [];
+      level.push(next, next);
+      level = next;
+    }
+    expect(await router.invoke('settings.set', { key: 'agents.defaultAgent', value: dag })).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringMatching(/arrays and objects/) } });
+    expect(stored).toEqual([]);
+  });
+});

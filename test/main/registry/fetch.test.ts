@@ -118,9 +118,9 @@ describe('fetching the registry', () => {
       expect(value.source.error).toBeNull();
       expect(value.entries).toHaveLength(11);
 
-      await core.router.invoke('settings.set', { key: 'registry.url', value: 'ftp://example.com/registry.json' });
-      const bad = await core.router.invoke('registry.refresh', {});
-      expect(bad.ok && (bad.value as { source: { error: string } }).source.error).toMatch(/must be http\(s\) or file:/);
+      // Other schemes are refused when set (the registry keeps reading the last good source).
+      const bad = await core.router.invoke('settings.set', { key: 'registry.url', value: 'ftp://example.com/registry.json' });
+      expect(!bad.ok && bad.error).toMatchObject({ code: 'invalid_params', message: expect.stringMatching(/must be http\(s\) or file:/) });
     } finally {
       await core.dispose();
       rmSync(h.dataDir + '-core', { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentMetrics } from '../../../src/shared/contract/supervisor';
+import type { SettingEntryInput, SettingValues } from '../../../src/shared/contract/settings';
 import { agentText, makeCore, promptAndWait, turnEnd, type TestCore } from '../acp/helpers';
 
 /** The agent supervisor with real scenario-agent processes: metrics, crash restarts, exit loops, idle stop, hangs, floods. */
@@ -10,9 +11,9 @@ afterEach(async () => {
   t = null;
 });
 
-async function setup(settings: Record<string, unknown> = {}): Promise<TestCore> {
+async function setup(settings: Partial<SettingValues> = {}): Promise<TestCore> {
   t = await makeCore();
-  for (const [key, value] of Object.entries(settings)) await t.call('settings.set', { key, value });
+  for (const [key, value] of Object.entries(settings)) await t.call('settings.set', { key, value } as SettingEntryInput);
   return t;
 }
 

@@ -13,6 +13,8 @@ import { loginShellEnv } from '../platform/shell-env';
 import type { Db } from '../store/database';
 import { MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
+import type { SettingsReader } from '../settings/settings-service';
+import type { SettingKey, SettingValue } from '../../../shared/contract/settings';
 import type { PtyHost } from '../terminals/pty-host';
 import { AgentLog } from './connection/agent-log';
 import { AgentPrefsRepo } from '../agents/agent-prefs';
@@ -22,6 +24,7 @@ import { FileWrites, MAX_TEXT_FILE_BYTES } from './session/fs-access';
 import { DEFAULT_ACP_OPTIONS, type AcpOptions } from './options';
 import type { RuntimeDeps } from './agent-runtime';
 import { LiveSession, type SessionHost } from './session/live-session';
+import type { TurnObserver } from './turn-observer';
 import { hasStoredConversation, registerRestoreHandlers, reopenModeOf } from './session/restore';
 import { PermissionRules } from './session/permission-rules';
 import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from '../agents/secret-store';
@@ -29,15 +32,18 @@ import { SessionRows } from './session/session-rows';
 import { AgentTerminals } from '../terminals/agent-terminals';
 import { WarningLimiter, type WarningKind } from './connection/warnings';
 import { AgentSupervisor } from './supervisor/supervisor';
+import { McpServers } from '../mcp/mcp-servers';
+import { effectiveConfigSchema, type EffectiveConfig } from '../../../shared/contract/session-config';
 
 /** The part of StoreService the service uses (benchmarks pass a plain database). */
-export type AcpStore = Pick<StoreService, 'db' | 'available' | 'getSetting'>;
+export type AcpStore = Pick<StoreService, 'db' | 'available'>;
 
 /** What the service needs from AppCore. */
 export interface AcpCoreDeps {
   router: Router;
   bus: EventBus;
   store: AcpStore;
+  settings: SettingsReader;
   ptys: PtyHost;
   options: { dataDir: string };
 }
@@ -51,6 +57,8 @@ export interface AcpServiceOptions extends Partial<AcpOptions> {
   onMessageLog?: (log: MessageLog) => Disposable | void;
   /** The environment agents and terminals start from. Default: the login shell's. */
   loginEnv?: () => Promise<Record<string, string>>;
+  /** Told when each prompt turn starts and ends (checkpoints). */
+  turnObserver?: TurnObserver;
 }
 
 /** Largest file sessions.readFile returns. */
@@ -79,7 +87,11 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   readonly dataDir: string;
   readonly terminals: AgentTerminals;
   readonly secrets: SecretStore;
+  readonly turnObserver: TurnObserver | undefined;
+  /** Read here at session/new; written by the MCP service (core/mcp) through the same setting and secrets. */
+  readonly mcp: McpServers;
   private readonly store: AcpStore;
+  private readonly settings: SettingsReader;
   private readonly runtimes = new Map<string, AgentRuntime>();
   private readonly logs = new Map<string, AgentLog>();
   private readonly sessions = new Map<string, LiveSession>();
@@ -94,6 +106,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   constructor(deps: AcpCoreDeps, options: AcpServiceOptions = {}) {
     this.bus = deps.bus;
     this.store = deps.store;
+    this.settings = deps.settings;
     this.dataDir = deps.options.dataDir;
     this.options = {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_ACP_OPTIONS.maxLineBytes,
@@ -101,10 +114,20 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       stopGraceMs: options.stopGraceMs ?? DEFAULT_ACP_OPTIONS.stopGraceMs,
     };
     this.externalLog = options.messageLog;
+    this.turnObserver = options.turnObserver;
     this.onMessageLog = options.onMessageLog;
     this.loginEnvFn = options.loginEnv ?? (() => loginShellEnv());
     this.terminals = new AgentTerminals(deps.ptys, deps.bus);
     this.secrets = new DbSecretStore(() => this.db(), options.secretCipher ?? new KeyFileCipher(join(this.dataDir, 'secret.key')));
+    this.mcp = new McpServers(
+      {
+        read: () => this.setting('mcp.servers'),
+        write: () => {
+          throw new Error('the ACP service does not write MCP servers');
+        },
+      },
+      this.secrets,
+    );
     registerHandlers(deps.router, this);
     this.supervisor = new AgentSupervisor(this);
     deps.router.handle('agents.metrics', () => ({ agents: this.supervisor.metrics() }));
@@ -149,15 +172,29 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   rows(): SessionRows {
     return new SessionRows(this.db());
   }
-  setting(key: string): unknown {
-    try {
-      return this.store.getSetting(key);
-    } catch {
-      return null;
-    }
+  setting<K extends SettingKey>(key: K): SettingValue<K> {
+    return this.settings.get(key);
   }
   loginEnv(): Promise<Record<string, string>> {
     return this.loginEnvFn();
+  }
+  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']) {
+    return this.mcp.forAgent(agentId, capabilities);
+  }
+  agentEnvKeys(agentId: string): string[] {
+    const record = this.agents().get(agentId);
+    const prefs = this.prefs().get(agentId);
+    return [...new Set([...Object.keys(record?.env ?? {}), ...Object.keys(prefs.env), ...this.secrets.names(agentId)])].sort();
+  }
+  recordConfig(sessionId: string, config: EffectiveConfig): void {
+    this.rows().setEffectiveConfig(sessionId, JSON.stringify(config));
+  }
+  effectiveConfig(sessionId: string): EffectiveConfig | null {
+    const raw = this.rows().effectiveConfig(sessionId);
+    if (raw === undefined) throw new IpcFailure('not_found', `no session ${sessionId}`);
+    if (raw === null) return null;
+    const parsed = effectiveConfigSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
   }
   session(id: string): LiveSession | undefined {
     return this.sessions.get(id);
@@ -591,6 +628,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
     return {};
   });
   router.handle('sessions.state', ({ sessionId }) => acp.live(sessionId).snapshot());
+  router.handle('sessions.effectiveConfig', ({ sessionId }) => ({ config: acp.effectiveConfig(sessionId) }));
   router.handle('sessions.reopen', ({ sessionId }) => acp.reopenSession(sessionId));
   registerRestoreHandlers(router, acp);
   router.handle('agents.listSessions', ({ agentId, cwd, cursor }) => acp.listAgentSessions(agentId, cwd, cursor));
@@ -605,6 +643,12 @@ function registerHandlers(router: Router, acp: AcpService): void {
   });
   router.handle('sessions.revertWrite', ({ writeId, force }) => acp.revertWrite(writeId, force));
   router.handle('permissionRules.list', ({ agentId }) => ({ rules: acp.rules().list(agentId) }));
+  router.handle('permissionRules.set', ({ agentId, toolKind, decision }) => {
+    if (!acp.agents().get(agentId)) throw new IpcFailure('not_found', `no agent ${agentId}`);
+    const rules = acp.rules();
+    rules.set(agentId, toolKind, decision);
+    return { rule: rules.find(agentId, toolKind)! };
+  });
   router.handle('permissionRules.remove', ({ id }) => {
     if (!acp.rules().remove(id)) throw new IpcFailure('not_found', `no permission rule ${id}`);
     return {};

@@ -32,6 +32,7 @@ import type { AgentPrefsRepo } from '../agents/agent-prefs';
 import type { SecretStore } from '../agents/secret-store';
 import type { MessageLog } from '../store/message-log';
 import type { AgentTerminals } from '../terminals/agent-terminals';
+import type { SettingKey, SettingValue } from '../../../shared/contract/settings';
 
 /** A live session as its agent's runtime sees it: where the agent's requests and updates about it go. */
 export interface SessionEndpoint {
@@ -63,7 +64,7 @@ export interface RuntimeDeps {
   prefs(): Pick<AgentPrefsRepo, 'get'>;
   loginEnv(): Promise<Record<string, string>>;
   messageLog(): MessageLog | null;
-  setting(key: string): unknown;
+  setting<K extends SettingKey>(key: K): SettingValue<K>;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
   session(id: string): SessionEndpoint | undefined;
   sessionsOfAgent(agentId: string): SessionEndpoint[];
@@ -260,7 +261,7 @@ export class AgentRuntime {
     this.wire = wire;
     let exitDone!: () => void;
     this.exitHandled = new Promise((r) => (exitDone = r));
-    const flood = new FloodGuard(() => floodLimits((key) => this.host.setting(key)), {
+    const flood = new FloodGuard(() => floodLimits({ get: (key) => this.host.setting(key) }), {
       pause: () => proc.pauseStdout(),
       resume: () => proc.resumeStdout(),
       throttled: (rate) => {

@@ -2,6 +2,9 @@ import {
   err,
   IpcFailure,
   isRequestName,
+  MAX_PARAMS_CONTAINERS,
+  MAX_PARAMS_DEPTH,
+  paramsShapeProblem,
   ok,
   requests,
   type ParsedParamsOf,
@@ -34,6 +37,12 @@ export class Router {
     }
     const handler = this.handlers.get(method);
     if (!handler) return err('unavailable', `${method} is not available`);
+    // Checked before the schema: zod and the handlers recurse, and a deep enough request exhausts the stack.
+    const shape = paramsShapeProblem(params, MAX_PARAMS_DEPTH, MAX_PARAMS_CONTAINERS);
+    if (shape) {
+      const why = shape === 'too_deep' ? `nested more than ${MAX_PARAMS_DEPTH} levels deep` : `more than ${MAX_PARAMS_CONTAINERS} arrays and objects`;
+      return err('invalid_params', `invalid params for ${method}: ${why}`, [{ path: '', message: why }]);
+    }
     const parsed = requests[method].params.safeParse(params ?? {});
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
+import { guardProcessGroup } from './group-watchdog';
 
 export function userShell(): string {
   if (process.env.SHELL) return process.env.SHELL;
@@ -40,6 +41,7 @@ function readLoginShellEnv(timeoutMs: number): Promise<Record<string, string>> {
       env: { ...base, DISABLE_AUTO_UPDATE: 'true' },
       detached: true,
     });
+    const unguard = guardProcessGroup(child.pid);
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       try {
@@ -51,10 +53,12 @@ function readLoginShellEnv(timeoutMs: number): Promise<Record<string, string>> {
     }, timeoutMs);
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.on('error', () => {
+      unguard();
       clearTimeout(timer);
       resolve(base);
     });
     child.on('close', () => {
+      unguard();
       clearTimeout(timer);
       const out = Buffer.concat(chunks).toString('utf8');
       const start = out.indexOf(marker);

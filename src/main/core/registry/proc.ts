@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { guardProcessGroup } from '../platform/group-watchdog';
 import { CancelledError } from './errors';
 
 export interface RunOptions {
@@ -47,6 +48,8 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       detached: process.platform !== 'win32',
       windowsHide: true,
     });
+    // An install must not outlive a Switchboard that dies mid-way either.
+    const unguard = guardProcessGroup(child.pid);
     let tail = '';
     let partial = '';
     const onData = (chunk: Buffer) => {
@@ -69,6 +72,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (e) => {
+      unguard();
       options.signal?.removeEventListener('abort', onAbort);
       clearTimeout(killTimer);
       reject(e);
@@ -78,6 +82,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       clearTimeout(killTimer);
       // Grandchildren (install scripts) may outlive the main process: end the group either way.
       killGroup(child.pid, 'SIGKILL');
+      unguard();
       if (cancelled) reject(new CancelledError());
       else resolve({ code, signal, output: tail });
     });

@@ -20,6 +20,7 @@ import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import { loginShellEnv } from '../platform/shell-env';
 import type { StoreService } from '../store/store-service';
+import type { SettingsReader } from '../settings/settings-service';
 import { RegistryError, errorMessage } from './errors';
 import { defaultExtractLimits, type ExtractLimits } from './extract';
 import { RegistryFetcher } from './fetcher';
@@ -33,6 +34,8 @@ import { distributionsOf, type AgentManifest } from './validate';
 export interface RegistryServiceOptions {
   dataDir: string;
   store: StoreService;
+  /** Default: every setting at its default. */
+  settings?: SettingsReader;
   router: Router;
   bus: EventBus;
   /** Takes precedence over the registry.url setting (tests). */
@@ -90,13 +93,8 @@ export class RegistryService implements Disposable {
   /** The registry URL: the option, else the setting, else the ACP CDN. */
   url(): string {
     if (this.options.registryUrl) return this.options.registryUrl;
-    try {
-      const v = this.options.store.available ? this.options.store.getSetting(REGISTRY_URL_SETTING) : null;
-      if (typeof v === 'string' && v.trim()) return v.trim();
-    } catch {
-      /* store trouble: use the default */
-    }
-    return DEFAULT_REGISTRY_URL;
+    const v = this.options.settings?.get(REGISTRY_URL_SETTING).trim() ?? '';
+    return v || DEFAULT_REGISTRY_URL;
   }
 
   private checkUrl(url: string): string | null {

@@ -14,8 +14,8 @@ const DAY = 86_400_000;
 export interface BackupOptions {
   /** Defaults to <dataDir>/backups. */
   dir?: string;
-  /** How many backups to keep (the oldest go first). */
-  keep?: number;
+  /** How many backups to keep (the oldest go first); a function is asked at each backup (a setting). */
+  keep?: number | (() => number);
   /** A start-up backup is made only if the newest is older than this. */
   minIntervalMs?: number;
   now?: () => number;
@@ -41,7 +41,7 @@ const parseName = (name: string): number | null => {
  */
 export class BackupService implements Disposable {
   readonly dir: string;
-  private readonly keep: number;
+  private readonly keepOption: number | (() => number);
   private readonly minIntervalMs: number;
   private readonly now: () => number;
   private chain: Promise<unknown> = Promise.resolve();
@@ -53,9 +53,13 @@ export class BackupService implements Disposable {
     options: BackupOptions = {},
   ) {
     this.dir = options.dir ?? join(dataDir, 'backups');
-    this.keep = Math.max(1, options.keep ?? 5);
+    this.keepOption = options.keep ?? 5;
     this.minIntervalMs = options.minIntervalMs ?? DAY;
     this.now = options.now ?? Date.now;
+  }
+
+  private get keep(): number {
+    return Math.max(1, typeof this.keepOption === 'function' ? this.keepOption() : this.keepOption);
   }
 
   /** Backups, newest first. */

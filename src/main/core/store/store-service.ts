@@ -79,8 +79,23 @@ export class StoreService implements Disposable {
   }
 
   getSetting(key: string): unknown {
+    const json = this.getSettingJson(key);
+    return json === null ? null : (JSON.parse(json) as unknown);
+  }
+
+  /** The stored JSON text of a setting, unparsed (null when absent). */
+  getSettingJson(key: string): string | null {
     const row = this.db.prepare('SELECT value_json FROM settings WHERE key = ?').get(key) as { value_json: string } | undefined;
-    return row ? (JSON.parse(row.value_json) as unknown) : null;
+    return row ? row.value_json : null;
+  }
+
+  /** Every stored setting key. */
+  settingKeys(): string[] {
+    return (this.db.prepare('SELECT key FROM settings ORDER BY key').all() as Array<{ key: string }>).map((r) => r.key);
+  }
+
+  deleteSetting(key: string): void {
+    this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
   }
 
   setSetting(key: string, value: unknown): void {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as pty from 'node-pty';
 import type { Disposable } from '../base/lifecycle';
+import { ensureGroupWatchdog, guardProcessGroup } from '../platform/group-watchdog';
 
 export interface PtySpawnOptions {
   command: string;
@@ -59,6 +60,7 @@ export class PtyProcess implements Disposable {
     this.limit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
     const [command, args] =
       options.drainOnExit && process.platform !== 'win32' ? ['/bin/sh', ['-c', DRAIN_WRAPPER, options.command, ...options.args]] : [options.command, options.args];
+    ensureGroupWatchdog();
     this.proc = pty.spawn(command, args, {
       name: 'xterm-256color',
       cols: options.cols ?? 80,
@@ -70,7 +72,10 @@ export class PtyProcess implements Disposable {
       this.append(data);
       listener.onData?.(this.id, data);
     });
+    // The shell leads its own session and group: the watchdog ends it should Switchboard die first.
+    const unguard = guardProcessGroup(this.proc.pid, { hangup: true });
     this.proc.onExit(({ exitCode, signal }) => {
+      unguard();
       this.exitInfo = { exitCode: signal ? null : exitCode, signal: signal ? signal : null };
       listener.onExit?.(this.id, this.exitInfo);
       for (const w of this.exitWaiters.splice(0)) w(this.exitInfo);

@@ -1,3 +1,4 @@
+import { Plus, X } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 import type { AppInfo } from '@shared/contract/app';
 import type { Api } from '../ipc/client';
@@ -6,14 +7,17 @@ import { useTitleCount } from '../features/workspace/attention';
 import { restoreAndTrackLayout } from '../features/workspace/layout';
 import { ApiContext } from './api-context';
 import { Launcher } from './Launcher';
+import { LinkConfirmDialog } from './link-confirm';
 import { useNotices } from './notices';
 import { PaneView } from './PaneView';
 import { registerTabKind } from './contributions';
+import { startSettings } from './settings';
 import { useShortcuts } from './shortcuts';
 import { Sidebar } from './Sidebar';
 import { StoreErrorScreen } from './StoreErrorScreen';
+import { useDocumentTheme } from './theme';
 
-registerTabKind('launcher', { view: Launcher, icon: '+' });
+registerTabKind('launcher', { view: Launcher, icon: Plus });
 
 export const AppInfoContext = { current: null as AppInfo | null };
 
@@ -25,11 +29,13 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   const [restored, setRestored] = useState(false);
   useShortcuts(api);
   useTitleCount();
+  useDocumentTheme();
   useEffect(() => api.on('app.notice', (n) => useNotices.getState().push(n.level, n.message)), [api]);
   useEffect(() => {
     let stop: (() => void) | null = null;
     let cancelled = false;
-    void restoreAndTrackLayout(api).then((s) => {
+    const settings = startSettings(api);
+    void Promise.all([restoreAndTrackLayout(api), settings.ready]).then(([s]) => {
       if (cancelled) s();
       else stop = s;
       setRestored(true);
@@ -37,6 +43,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
     return () => {
       cancelled = true;
       stop?.();
+      settings.stop();
     };
   }, [api]);
   if (!restored) return null;
@@ -48,12 +55,13 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
           <PaneView key={p.id} pane={p} />
         ))}
       </main>
+      <LinkConfirmDialog />
       <div className="notices" aria-live="polite">
         {notices.map((n) => (
           <div key={n.id} className={`notice ${n.level}`} role={n.level === 'error' ? 'alert' : 'status'}>
             <span>{n.message}</span>
             <button aria-label="Dismiss" onClick={() => dismiss(n.id)}>
-              ×
+              <X size={12} />
             </button>
           </div>
         ))}

@@ -1,3 +1,4 @@
+import { Circle, Columns2, Rows2, X } from 'lucide-react';
 import { useApi } from './api-context';
 import { tabKinds } from './contributions';
 import { useState, type DragEvent } from 'react';
@@ -16,6 +17,11 @@ export function openLauncher(): void {
 
 /** One pane: its tab strip and its tabs (all kept mounted, only the active one shown). */
 const TAB_MIME = 'application/x-switchboard-tab';
+
+function TabIcon({ kind }: { kind: string }) {
+  const Icon = tabKinds.get(kind)?.icon ?? Circle;
+  return <Icon size={14} />;
+}
 
 export function PaneView({ pane }: { pane: Pane }) {
   const api = useApi();
@@ -68,7 +74,7 @@ export function PaneView({ pane }: { pane: Pane }) {
               data-testid="tab"
             >
               <span className="tab-icon" aria-hidden>
-                {tabKinds.get(tab.kind)?.icon ?? '•'}
+                <TabIcon kind={tab.kind} />
               </span>
               <span className="tab-title">{tab.title}</span>
               {tab.status && tab.status !== 'idle' && <span className={`tab-badge ${tab.status}`} aria-label={tab.status} />}
@@ -80,7 +86,7 @@ export function PaneView({ pane }: { pane: Pane }) {
                   closeTab(id, api);
                 }}
               >
-                ×
+                <X size={12} />
               </button>
             </div>
           );
@@ -91,14 +97,14 @@ export function PaneView({ pane }: { pane: Pane }) {
         <span className="tab-strip-fill" />
         <div className="pane-actions">
           <button aria-label="Split right" title="Split right (Ctrl+\\)" disabled={paneCount >= MAX_PANES} onClick={() => split('row')}>
-            ◫
+            <Columns2 size={14} />
           </button>
           <button aria-label="Split down" title="Split down (Ctrl+Shift+\\)" disabled={paneCount >= MAX_PANES} onClick={() => split('column')}>
-            ⬒
+            <Rows2 size={14} />
           </button>
           {paneCount > 1 && (
             <button aria-label="Close pane" title="Close pane (its tabs move to the neighbour)" onClick={() => closePane(pane.id)}>
-              ×
+              <X size={14} />
             </button>
           )}
         </div>

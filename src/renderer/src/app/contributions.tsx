@@ -1,3 +1,4 @@
+import type { LucideIcon } from 'lucide-react';
 import type { ComponentType, ReactNode } from 'react';
 import type { Api } from '../ipc/client';
 import type { Tab } from '../state/tabs';
@@ -15,7 +16,7 @@ export interface TabKind {
   view: ComponentType<TabViewProps>;
   /** Called when the tab is closed (release its resources). */
   onClose?(tab: Tab, api: Api): void | Promise<void>;
-  icon?: string;
+  icon?: LucideIcon;
   /**
    * What to keep of the tab for the next start (layout restore): the props to reopen it with, or null
    * to not reopen it. Without this the tab is not restored.

@@ -7,3 +7,7 @@ import './history';
 import './compare';
 import './registry';
 import './overview';
+import './settings';
+import './checkpoints';
+import './mcp';
+import './about';

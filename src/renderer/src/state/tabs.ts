@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import { MAX_SAVED_PANES } from '@shared/contract/settings';
 
 export type TabStatus = 'idle' | 'working' | 'attention' | 'done' | 'failed';
 
@@ -20,7 +21,7 @@ export interface Pane {
 
 /** How panes are arranged: side by side, stacked, or a 2×2 grid (with 3–4 panes). */
 export type SplitDirection = 'row' | 'column' | 'grid';
-export const MAX_PANES = 4;
+export const MAX_PANES = MAX_SAVED_PANES;
 
 interface TabsState {
   tabs: Record<string, Tab>;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { constants } from 'node:os';
+import { guardProcessGroup } from '../../platform/group-watchdog';
 import type { AgentLog } from './agent-log';
 
 export interface AgentLaunch {
@@ -46,6 +47,8 @@ export class AgentProcess {
       windowsHide: true,
     });
     log.write('note', `spawn ${JSON.stringify([launch.command, ...launch.args])} in ${launch.cwd} (pid ${this.child.pid ?? '?'})`);
+    // Ended by the watchdog should Switchboard die without stopping it.
+    const unguard = guardProcessGroup(this.child.pid);
     this.child.stdout.on('data', handlers.onStdout);
     let ended = false;
     const endStdout = () => {
@@ -63,6 +66,7 @@ export class AgentProcess {
     const finish = (exit: AgentExit) => {
       if (settled) return;
       settled = true;
+      unguard();
       this.exitInfo = exit;
       log.write('note', exit.error ? `failed: ${exit.error}` : `exited code=${exit.code} signal=${exit.signal}`);
       handlers.onExit(exit);

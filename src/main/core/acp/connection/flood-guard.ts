@@ -1,4 +1,5 @@
-import { SUPERVISOR_SETTINGS, supervisorNumber } from '../../../../shared/contract/supervisor';
+import { SUPERVISOR_SETTINGS } from '../../../../shared/contract/supervisor';
+import type { SettingsReader } from '../../settings/settings-service';
 import type { Disposable } from '../../base/lifecycle';
 
 export interface FloodLimits {
@@ -10,9 +11,9 @@ export interface FloodLimits {
   throttlePerSecond: number;
 }
 
-/** The limits in force (settings agents.flood*; absent or invalid: the defaults). */
-export function floodLimits(setting: (key: string) => unknown): FloodLimits {
-  const num = (name: 'floodPerSecond' | 'floodSeconds' | 'floodThrottlePerSecond') => supervisorNumber(name, setting(SUPERVISOR_SETTINGS[name]));
+/** The limits in force (settings agents.flood*). */
+export function floodLimits(settings: SettingsReader): FloodLimits {
+  const num = (name: 'floodPerSecond' | 'floodSeconds' | 'floodThrottlePerSecond') => settings.get(SUPERVISOR_SETTINGS[name]);
   return { perSecond: num('floodPerSecond'), seconds: num('floodSeconds'), throttlePerSecond: num('floodThrottlePerSecond') };
 }
 

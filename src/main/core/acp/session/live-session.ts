@@ -21,7 +21,8 @@ import { nameContradiction } from '../../../../shared/acp-thread/permission-opti
 import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
-import { MCP_SERVERS_SETTING } from '../../../../shared/contract/settings';
+import type { EffectiveConfig } from '../../../../shared/contract/session-config';
+import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
 import { ConfinedFs } from '../../fs/confined-fs';
@@ -33,7 +34,8 @@ import type { WarningKind } from '../connection/warnings';
 import type { FileWrites } from './fs-access';
 import type { PermissionRules } from './permission-rules';
 import type { SessionRows } from './session-rows';
-import { mcpServersFor } from './mcp-servers';
+import type { TurnObserver } from '../turn-observer';
+import type { McpSelection } from '../../mcp/mcp-servers';
 import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
@@ -50,10 +52,17 @@ export interface SessionHost {
   rules(): Pick<PermissionRules, 'find' | 'set'>;
   prefs(): Pick<AgentPrefsRepo, 'get'>;
   fileWrites(): FileWrites;
-  setting(key: string): unknown;
+  setting<K extends SettingKey>(key: K): SettingValue<K>;
+  /** The MCP servers this agent gets at session/new, and those left out. */
+  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection;
+  /** Names of the variables Switchboard sets on the agent's process. */
+  agentEnvKeys(agentId: string): string[];
+  recordConfig(sessionId: string, config: EffectiveConfig): void;
   loginEnv(): Promise<Record<string, string>>;
   forgetSession(id: string): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+  /** Told when each prompt turn starts and ends (checkpoints). */
+  readonly turnObserver?: TurnObserver | undefined;
 }
 
 interface PendingPermission {
@@ -190,9 +199,10 @@ export class LiveSession {
     this.additionalDirectories = dirs;
     this.confined = await ConfinedFs.open([this.cwd, ...dirs]);
     this.mentions = new MentionSearch(this.confined.roots);
-    const { servers, skipped } = mcpServersFor(this.host.setting(MCP_SERVERS_SETTING), caps);
-    for (const s of skipped) this.host.warn(this.agentId, this.id, 'settings', s);
-    const params = { cwd: this.cwd, mcpServers: servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
+    const mcp = this.host.mcpFor(this.agentId, caps);
+    for (const s of mcp.leftOut) if (s.warn) this.host.warn(this.agentId, this.id, 'settings', `${s.name}: ${s.reason}`);
+    const params = { cwd: this.cwd, mcpServers: mcp.servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
+    this.recordConfig(mode, dirs, mcp);
     this.gone = false;
     this.setStatus('starting');
     let result: NewSessionResponse | ResumeSessionResponse | LoadSessionResponse;
@@ -223,6 +233,27 @@ export class LiveSession {
     this.emit([{ event: { type: 'setup', modes: result?.modes ?? null, configOptions: result?.configOptions ?? null }, seq: null }]);
     this.setStatus('idle');
     this.drain();
+  }
+
+  private recordConfig(mode: 'new' | 'resume' | 'load', dirs: string[], mcp: McpSelection): void {
+    const leftOutDirs = this.requestedDirectories
+      .filter((d) => !dirs.includes(d))
+      .map((d) => ({ kind: 'directory' as const, name: d, reason: 'the agent does not support additional folders' }));
+    this.db(() =>
+      this.host.recordConfig(this.id, {
+        recordedAt: Date.now(),
+        method: `session/${mode}`,
+        cwd: this.cwd,
+        additionalDirectories: dirs,
+        mcpServers: mcp.given.map((g) =>
+          g.type === 'stdio'
+            ? { name: g.name, type: g.type, target: [g.command, ...g.args].join(' '), keys: Object.keys(g.env) }
+            : { name: g.name, type: g.type, target: g.url, keys: Object.keys(g.headers) },
+        ),
+        agentEnvKeys: this.host.agentEnvKeys(this.agentId),
+        leftOut: [...mcp.leftOut.map((l) => ({ kind: 'mcpServer' as const, name: l.name, reason: l.reason })), ...leftOutDirs],
+      }),
+    );
   }
 
   /**
@@ -294,6 +325,9 @@ export class LiveSession {
     }
     this.emit([{ event: { type: 'prompt', promptId: item.id, content }, seq: null }]);
     try {
+      await this.host.turnObserver?.turnStarting(this.turnInfo(item.id));
+      // Cancelled while the "before" checkpoint was taken: the prompt never reaches the agent.
+      if (this.turn?.promptId === item.id && this.turn.cancelled) return this.finishTurn(item.id, 'cancelled', null);
       const res = await this.runtime.request<PromptResponse>('session/prompt', { sessionId: this.acpSessionId, prompt: content });
       const stop = typeof res?.stopReason === 'string' ? res.stopReason : null;
       this.finishTurn(item.id, stop, stop === null ? { code: 'invalid_response', message: 'the agent ended the turn without a stop reason' } : null);
@@ -318,12 +352,17 @@ export class LiveSession {
   private finishTurn(promptId: string, stopReason: PromptResponse['stopReason'] | null, error: TurnError | null): void {
     if (this.turn?.promptId !== promptId) return;
     this.turn = null;
+    this.host.turnObserver?.turnEnded(this.turnInfo(promptId));
     // Left-over permission requests of the turn can no longer be answered usefully.
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
     this.emit([{ event: { type: 'turn_end', promptId, stopReason, error }, seq: null }]);
     this.db(() => this.host.rows().touch(this.id));
     if (!this.gone && (this.status === 'working' || this.status === 'awaiting_permission')) this.setStatus('idle');
     this.drain();
+  }
+
+  private turnInfo(promptId: string) {
+    return { sessionId: this.id, promptId, roots: [this.cwd, ...this.additionalDirectories] };
   }
 
   cancel(clearQueue: boolean): void {

@@ -27,6 +27,17 @@ export class SessionRows {
     this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(Date.now(), id);
   }
 
+  /** What the agent was given at setup (JSON of the contract's EffectiveConfig). */
+  setEffectiveConfig(id: string, json: string): void {
+    this.db.prepare('UPDATE sessions SET effective_config = ? WHERE id = ?').run(json, id);
+  }
+
+  /** undefined: no such session; null: nothing recorded. */
+  effectiveConfig(id: string): string | null | undefined {
+    const row = this.db.prepare('SELECT effective_config FROM sessions WHERE id = ?').get(id) as { effective_config: string | null } | undefined;
+    return row ? row.effective_config : undefined;
+  }
+
   exists(id: string): boolean {
     return this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
   }

@@ -1,6 +1,6 @@
 import { IpcFailure } from '../../../../shared/contract';
 import type { AgentStatus } from '../../../../shared/contract/agents';
-import { SUPERVISOR_DEFAULTS, SUPERVISOR_SETTINGS, supervisorNumber, type AgentExitInfo, type AgentMetrics, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
+import { MAX_RESTART_DELAY_SECONDS, SUPERVISOR_SETTINGS, type AgentExitInfo, type AgentMetrics, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
 import type { EventBus } from '../../base/event-bus';
 import type { Disposable } from '../../base/lifecycle';
 import type { AgentRuntime } from '../agent-runtime';
@@ -8,11 +8,12 @@ import type { LiveSession } from '../session/live-session';
 import { reopenModeOf } from '../session/restore';
 import type { WarningKind } from '../connection/warnings';
 import { CLOCK_TICKS_PER_SECOND, sampleGroups } from './process-metrics';
+import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 
 /** What the supervisor needs from the ACP service. */
 export interface SupervisorHost {
   readonly bus: EventBus;
-  setting(key: string): unknown;
+  setting<K extends SettingKey>(key: K): SettingValue<K>;
   allRuntimes(): AgentRuntime[];
   sessionsOfAgent(agentId: string): LiveSession[];
   restartAgent(agentId: string): Promise<unknown>;
@@ -52,7 +53,7 @@ export function stderrTail(logText: string, lines = STDERR_TAIL_LINES): string {
 }
 
 /** Delay before the n-th automatic restart (n from 1): base·2^(n−1), capped. */
-export function backoffMs(n: number, baseMs: number, capMs = SUPERVISOR_DEFAULTS.maxRestartDelaySeconds * 1000): number {
+export function backoffMs(n: number, baseMs: number, capMs = MAX_RESTART_DELAY_SECONDS * 1000): number {
   return Math.min(capMs, baseMs * 2 ** Math.max(0, n - 1));
 }
 
@@ -85,7 +86,7 @@ export class AgentSupervisor implements Disposable {
   // ───────────── settings ─────────────
 
   private num(name: SupervisorNumberSetting): number {
-    return supervisorNumber(name, this.host.setting(SUPERVISOR_SETTINGS[name]));
+    return this.host.setting(SUPERVISOR_SETTINGS[name]);
   }
 
   /** How long a request may go unanswered while the agent writes nothing (0: no limit). */
@@ -98,8 +99,7 @@ export class AgentSupervisor implements Disposable {
   }
 
   private autoRestart(): boolean {
-    const v = this.host.setting(SUPERVISOR_SETTINGS.autoRestart);
-    return typeof v === 'boolean' ? v : SUPERVISOR_DEFAULTS.autoRestart;
+    return this.host.setting(SUPERVISOR_SETTINGS.autoRestart);
   }
 
   // ───────────── state ─────────────

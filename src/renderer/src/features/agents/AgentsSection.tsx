@@ -1,3 +1,4 @@
+import { KeyRound } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 import type { AgentSummary } from '@shared/contract/agents';
 import type { SessionInfo } from '@shared/contract/sessions';
@@ -55,7 +56,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
           <span className="agent-title">{title}</span>
           {s.authMethods.length > 0 && (
             <span className="agent-auth-hint" title="This agent offers sign-in methods (open for details)" aria-label="sign-in available">
-              🔑
+              <KeyRound size={12} />
             </span>
           )}
           {sessions.length > 0 && <span className="agent-count">{sessions.length}</span>}

@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import type { AgentSummary, AuthMethodInfo } from '@shared/contract/agents';
 import { useApi } from '../../app/api-context';
+import { requestOpenLink } from '../../app/link-confirm';
 import { externalHref } from '../markdown';
 import { useTabs } from '../../state/tabs';
 
 type EnvVarMethod = Extract<AuthMethodInfo, { type: 'env_var' }>;
 
 function EnvVarForm({ agent, method, busy, onSubmit }: { agent: AgentSummary; method: EnvVarMethod; busy: boolean; onSubmit(values: Record<string, string>): void }) {
-  const api = useApi();
   const [values, setValues] = useState<Record<string, string>>({});
   const link = externalHref(method.link);
   const missing = method.vars.some((v) => !v.optional && !v.stored && !values[v.name]);
@@ -44,7 +44,7 @@ function EnvVarForm({ agent, method, busy, onSubmit }: { agent: AgentSummary; me
           {busy ? 'Saving…' : 'Save and sign in'}
         </button>
         {link && (
-          <button type="button" className="link-button" onClick={() => void api.call('app.openExternal', { url: link })}>
+          <button type="button" className="link-button" onClick={() => requestOpenLink(link)}>
             Where do I get this?
           </button>
         )}

@@ -1,3 +1,4 @@
+import { X } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 import type { PermissionRule } from '@shared/contract/permissions';
 import { useApi, useEvent } from '../../app/api-context';
@@ -25,7 +26,7 @@ export function PermissionRules({ agentId }: { agentId: string }) {
               title="Forget (ask again)"
               onClick={() => void api.call('permissionRules.remove', { id: r.id }).then(load)}
             >
-              ×
+              <X size={12} />
             </button>
           </li>
         ))}

@@ -1,3 +1,4 @@
+import { KeyRound, ScrollText } from 'lucide-react';
 import { registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { AgentsSection } from './AgentsSection';
 import { AuthTerminalTab } from './AuthTerminalTab';
@@ -5,10 +6,10 @@ import { AgentLogTab } from './log';
 import './agents.css';
 
 registerSidebarSection({ id: 'agents', title: 'Agents', order: 10, view: AgentsSection });
-registerTabKind('agent-log', { view: AgentLogTab, icon: '≡', persist: (tab) => ({ agentId: tab.props.agentId }) });
+registerTabKind('agent-log', { view: AgentLogTab, icon: ScrollText, persist: (tab) => ({ agentId: tab.props.agentId }) });
 registerTabKind('agent-auth', {
   view: AuthTerminalTab,
-  icon: '🔑',
+  icon: KeyRound,
   onClose: async (tab, api) => {
     if (typeof tab.props.terminalId === 'string') await api.call('agentTerminal.kill', { terminalId: tab.props.terminalId });
   },

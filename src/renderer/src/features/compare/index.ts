@@ -1,10 +1,11 @@
+import { Columns2 } from 'lucide-react';
 import { registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
 import { CompareTab } from './CompareTab';
 
 registerTabKind('compare', {
   view: CompareTab,
-  icon: '⇆',
+  icon: Columns2,
   persist: (tab) => (typeof tab.props.compareId === 'string' ? { compareId: tab.props.compareId } : null),
 });
 

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type * as Monaco from 'monaco-editor/editor/editor.api';
+import { useSetting } from '../../app/settings';
 import { monacoTheme, useColorScheme } from '../../app/theme';
 import { languageForPath, loadMonaco } from './monaco';
 
@@ -17,6 +18,7 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<Monaco.editor.IStandaloneDiffEditor | null>(null);
   const scheme = useColorScheme();
+  const fontSize = useSetting('appearance.editorFontSize');
   const [ready, setReady] = useState(false);
 
   useEffect(() => {
@@ -38,6 +40,7 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
         automaticLayout: true,
         minimap: { enabled: false },
         scrollBeyondLastLine: false,
+        fontSize,
       });
       e.setModel({ original, modified });
       editor.current = e;
@@ -54,6 +57,10 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
   useEffect(() => {
     editor.current?.updateOptions({ renderSideBySide: !inline });
   }, [inline]);
+
+  useEffect(() => {
+    editor.current?.updateOptions({ fontSize });
+  }, [fontSize, ready]);
 
   useEffect(() => {
     if (ready) void loadMonaco().then((m) => m.editor.setTheme(monacoTheme(scheme)));

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type * as Monaco from 'monaco-editor/editor/editor.api';
+import { useSetting } from '../../app/settings';
 import { monacoTheme, useColorScheme } from '../../app/theme';
 import { languageForPath, loadMonaco } from './monaco';
 
@@ -8,6 +9,7 @@ export function MonacoViewer({ path, text, line, height = '100%' }: { path: stri
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<Monaco.editor.IStandaloneCodeEditor | null>(null);
   const scheme = useColorScheme();
+  const fontSize = useSetting('appearance.editorFontSize');
   const [ready, setReady] = useState(false);
 
   useEffect(() => {
@@ -17,7 +19,7 @@ export function MonacoViewer({ path, text, line, height = '100%' }: { path: stri
       if (disposed || !host.current) return;
       monaco.editor.setTheme(monacoTheme(scheme));
       model = monaco.editor.createModel(text, languageForPath(path));
-      const e = monaco.editor.create(host.current, { model, readOnly: true, automaticLayout: true, minimap: { enabled: false } });
+      const e = monaco.editor.create(host.current, { model, readOnly: true, automaticLayout: true, minimap: { enabled: false }, fontSize });
       if (line && line > 0) {
         e.revealLineInCenter(line);
         e.setSelection({ startLineNumber: line, startColumn: 1, endLineNumber: line, endColumn: model.getLineMaxColumn(line) });
@@ -32,6 +34,10 @@ export function MonacoViewer({ path, text, line, height = '100%' }: { path: stri
       model?.dispose();
     };
   }, [path, text, line]);
+
+  useEffect(() => {
+    editor.current?.updateOptions({ fontSize });
+  }, [fontSize, ready]);
 
   useEffect(() => {
     if (ready) void loadMonaco().then((m) => m.editor.setTheme(monacoTheme(scheme)));

@@ -1,3 +1,4 @@
+import { Search, X } from 'lucide-react';
 import { createPortal } from 'react-dom';
 import { useApi } from '../../app/api-context';
 import { openHistoryTab, undoDelete } from './actions';
@@ -17,7 +18,7 @@ export function HistorySection() {
   return (
     <div className="history-section" data-testid="history-section">
       <button className="history-search-button" onClick={openSearch} data-testid="history-search-open" title={`Search every session (${modKey}+Shift+F or ${modKey}+K)`}>
-        <span aria-hidden>⌕</span> Search history <kbd>{modKey}+K</kbd>
+        <Search size={13} /> Search history <kbd>{modKey}+K</kbd>
       </button>
       {error && <p className="error small">History is not available: {error}</p>}
       {data && data.total === 0 && (
@@ -67,7 +68,7 @@ function HistoryOverlays() {
                 Undo
               </button>
               <button aria-label="Dismiss" onClick={() => dismissUndo(u.id)}>
-                ×
+                <X size={12} />
               </button>
             </div>
           ))}

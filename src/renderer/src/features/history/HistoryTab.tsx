@@ -1,3 +1,4 @@
+import { Search } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import type { ParamsOf } from '@shared/contract';
 import type { HistorySession } from '@shared/contract/history';
@@ -63,7 +64,7 @@ export function HistoryTab(_props: TabViewProps) {
       <header className="history-tab-head">
         <h1>{agentView ? "Agent's sessions" : trash ? 'Recently deleted' : 'History'}</h1>
         <button className="history-search-button wide" onClick={openSearch} title={`${modKey}+Shift+F or ${modKey}+K`} data-testid="history-tab-search">
-          <span aria-hidden>⌕</span> Search everything… <kbd>{modKey}+K</kbd>
+          <Search size={13} /> Search everything… <kbd>{modKey}+K</kbd>
         </button>
         <div className="history-filters">
           <select value={agentId} onChange={(e) => setAgentId(e.target.value)} aria-label="Agent" data-testid="history-tab-agent">

@@ -1,3 +1,4 @@
+import { Search } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ParamsOf, ResultOf } from '@shared/contract';
 import type { SearchHit } from '@shared/contract/history';
@@ -144,7 +145,7 @@ export function SearchOverlay() {
     <div className="history-search-backdrop" onMouseDown={(e) => e.target === e.currentTarget && closeSearch()} data-testid="history-search">
       <div className="history-search" role="dialog" aria-modal="true" aria-label="Search history" onKeyDown={onKeyDown}>
         <div className="history-search-input">
-          <span aria-hidden>⌕</span>
+          <Search size={14} aria-hidden />
           <input
             ref={input}
             value={query}

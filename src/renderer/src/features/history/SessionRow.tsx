@@ -1,3 +1,4 @@
+import { Pencil, Star, Trash2 } from 'lucide-react';
 import { memo, useEffect, useRef, useState } from 'react';
 import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
@@ -84,7 +85,7 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
       <div className="history-row-main">
         {s.pinned && (
           <span className="history-pin-mark" aria-label="Pinned" title="Pinned">
-            ★
+            <Star size={12} />
           </span>
         )}
         {renaming ? (
@@ -124,10 +125,10 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
               {reopening ? 'Reopening…' : live ? 'Live' : 'Reopen'}
             </button>
             <button onClick={() => setRenaming(true)} aria-label={`Rename ${label}`} title="Rename" data-testid="history-rename">
-              ✎
+              <Pencil size={13} />
             </button>
             <button onClick={() => void pinSession(api, s.id, !s.pinned)} aria-label={`${s.pinned ? 'Unpin' : 'Pin'} ${label}`} aria-pressed={s.pinned} title={s.pinned ? 'Unpin' : 'Pin to the top'} data-testid="history-pin">
-              {s.pinned ? '★' : '☆'}
+              <Star size={13} fill={s.pinned ? 'currentColor' : 'none'} />
             </button>
             <button onClick={() => void exportSession(api, s.id, 'markdown')} aria-label={`Export ${label} as Markdown`} title="Export as Markdown" data-testid="history-export-md">
               MD
@@ -136,7 +137,7 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
               JSON
             </button>
             <button className="danger" onClick={() => void deleteSessions(api, [s.id], label)} aria-label={`Delete ${label}`} title="Delete (you can undo)" data-testid="history-delete">
-              🗑
+              <Trash2 size={13} />
             </button>
           </span>
         </div>

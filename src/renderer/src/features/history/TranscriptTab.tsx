@@ -1,3 +1,4 @@
+import { ChevronDown, ChevronRight, Save } from 'lucide-react';
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
@@ -180,11 +181,11 @@ function WriteView({ entry, cwd }: { entry: HistoryEntry; cwd: string | null }) 
     <div className="tool-call tx-write" data-testid="transcript-write">
       <button className="tool-head" onClick={() => setOpen(!open)} aria-expanded={open}>
         <span className="tool-icon" aria-hidden>
-          💾
+          <Save size={14} />
         </span>
         <span className="tool-title">Wrote {path}</span>
         <span className="chevron" aria-hidden>
-          {open ? '▾' : '▸'}
+          {open ? <ChevronDown size={14} /> : <ChevronRight size={14} />}
         </span>
       </button>
       {open && (

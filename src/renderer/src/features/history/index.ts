@@ -1,3 +1,4 @@
+import { History, MessagesSquare } from 'lucide-react';
 import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
 import { openHistoryTab } from './actions';
@@ -9,10 +10,10 @@ import './history.css';
 
 registerSidebarSection({ id: 'history', title: 'History', order: 20, view: HistorySection });
 
-registerTabKind('history', { view: HistoryTab, icon: '≡', persist: () => ({}) });
+registerTabKind('history', { view: HistoryTab, icon: History, persist: () => ({}) });
 registerTabKind('transcript', {
   view: TranscriptTab,
-  icon: '¶',
+  icon: MessagesSquare,
   // Reopens the same session (at its end: a search hit's position is not kept).
   persist: (tab) => {
     const p = transcriptProps(tab.props);

@@ -3,7 +3,7 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
-import { useApi } from '../../app/api-context';
+import { requestOpenLink } from '../../app/link-confirm';
 import { externalHref, inlineImageSrc, transformUrl } from './safe-url';
 import { splitBlocks } from './split-blocks';
 import './markdown.css';
@@ -57,11 +57,11 @@ function hostOf(url: string): string {
 }
 
 function Link({ href, children }: { href?: string; children?: ReactNode }) {
-  const api = useApi();
   const url = externalHref(href);
   if (!url) {
+    // Clicking says why it is not opened (javascript:, file:, mailto: and the like never leave the app).
     return (
-      <span className="md-link-disabled" title={href ? `Not opened: ${href.slice(0, 200)}` : undefined}>
+      <span className="md-link-disabled" data-testid="md-link-disabled" title={href ? `Not opened: ${href.slice(0, 200)}` : 'Not opened'} onClick={() => requestOpenLink(href ?? '')}>
         {children}
       </span>
     );
@@ -69,7 +69,7 @@ function Link({ href, children }: { href?: string; children?: ReactNode }) {
   const open = (e: MouseEvent) => {
     e.preventDefault();
     e.stopPropagation();
-    void api.call('app.openExternal', { url });
+    requestOpenLink(url);
   };
   return (
     <a

@@ -1,3 +1,4 @@
+import { TriangleAlert } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import { formatBytes, syncOverview, useOverview } from './store';
@@ -11,7 +12,7 @@ export function AgentMetricsBadge({ agentId }: { agentId: string }) {
   if (m.gaveUp || m.unresponsive) {
     return (
       <span className="agent-health warn" title={m.gaveUp ?? m.unresponsive ?? ''} data-testid="agent-health-warning" aria-label="needs attention">
-        ⚠
+        <TriangleAlert size={13} />
       </span>
     );
   }

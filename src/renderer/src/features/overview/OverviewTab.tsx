@@ -5,9 +5,8 @@ import type { TabViewProps } from '../../app/contributions';
 import { openSessionTab } from '../agents/AgentsSection';
 import { agentName, syncAgents, useAgents } from '../agents/store';
 import { basename } from '../session/format';
-import { loadNotifyPrefs, setNotify, useNotifyPrefs } from '../notifications/preferences';
 import { formatElapsed, syncOverview, useOverview } from './store';
-import { SupervisorSettings } from './SupervisorSettings';
+import { openSettings } from '../settings/open';
 
 export const OVERVIEW_TAB_ID = 'overview';
 
@@ -27,13 +26,11 @@ export function OverviewTab({ active }: TabViewProps) {
   useEffect(() => {
     syncAgents(api);
     syncOverview(api);
-    loadNotifyPrefs(api);
   }, [api]);
   const sessions = useAgents((s) => s.sessions);
   const agents = useAgents((s) => s.agents);
   const turns = useOverview((s) => s.turns);
   const metrics = useOverview((s) => s.metrics);
-  const notify = useNotifyPrefs();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;
@@ -51,16 +48,13 @@ export function OverviewTab({ active }: TabViewProps) {
         <h2>Live sessions</h2>
         <span className="muted small">{list.length === 0 ? 'none' : `${list.length}`}</span>
         <span className="overview-spacer" />
-        <label className="small" title="A desktop notification when a turn ends while Switchboard is in the background">
-          <input type="checkbox" checked={notify.turnEnd} onChange={(e) => void setNotify(api, 'turnEnd', e.target.checked)} data-testid="notify-turn-end" /> Notify when a
-          turn ends
-        </label>
-        <label className="small" title="A desktop notification when an agent asks for permission while Switchboard is in the background">
-          <input type="checkbox" checked={notify.permission} onChange={(e) => void setNotify(api, 'permission', e.target.checked)} data-testid="notify-permission" /> Notify on
-          permission requests
-        </label>
+        <button className="link-button small" onClick={() => void openSettings('notifications')} data-testid="overview-notification-settings">
+          Notifications…
+        </button>
+        <button className="link-button small" onClick={() => void openSettings('supervision')} data-testid="overview-supervision-settings">
+          Agent supervision…
+        </button>
       </header>
-      <SupervisorSettings />
       {list.length === 0 ? (
         <p className="muted overview-empty" data-testid="overview-empty">
           No live sessions. Start one from the Agents sidebar or a new tab.

@@ -1,3 +1,4 @@
+import { LayoutDashboard } from 'lucide-react';
 import { registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
 import { useTabs } from '../../state/tabs';
@@ -9,7 +10,7 @@ export function openOverview(): string {
   return useTabs.getState().open({ id: OVERVIEW_TAB_ID, kind: 'overview', title: 'Overview', props: {} });
 }
 
-registerTabKind('overview', { view: OverviewTab, icon: '▦', persist: () => ({}) });
+registerTabKind('overview', { view: OverviewTab, icon: LayoutDashboard, persist: () => ({}) });
 
 registerLauncherAction({
   id: 'overview',

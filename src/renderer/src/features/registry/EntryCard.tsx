@@ -1,3 +1,4 @@
+import { X } from 'lucide-react';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import type { DistKind, InstalledAgent, RegistryEntry, RuntimeCheck } from '@shared/contract/registry';
 import { useApi } from '../../app/api-context';
@@ -442,7 +443,7 @@ export function EntryCard({ entry, listed = true }: { entry: RegistryEntry; list
           <div className="reg-note small" role="status" data-testid="entry-note">
             {note}{' '}
             <button className="link-button" onClick={() => dismissNote(entry.id)} aria-label="Dismiss">
-              ×
+              <X size={12} />
             </button>
           </div>
         )}

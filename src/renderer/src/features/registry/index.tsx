@@ -1,3 +1,4 @@
+import { Download } from 'lucide-react';
 import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
 import { RegistryTab } from './RegistryTab';
@@ -32,7 +33,7 @@ function RegistrySidebar() {
   );
 }
 
-registerTabKind('registry', { view: RegistryTab, icon: '⬇', persist: () => ({}) });
+registerTabKind('registry', { view: RegistryTab, icon: Download, persist: () => ({}) });
 registerSidebarSection({ id: 'registry', title: 'Registry', order: 15, view: RegistrySidebar });
 registerLauncherAction({
   id: 'registry',

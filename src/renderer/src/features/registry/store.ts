@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { IpcErrorCode } from '@shared/contract';
 import { REGISTRY_URL_SETTING, type DistKind, type InstalledAgent, type RegistryList, type RegistryProgress, type RuntimeCheck } from '@shared/contract/registry';
+import { saveSetting } from '../../app/settings';
 import type { Api } from '../../ipc/client';
 
 export type Operation = 'install' | 'update' | 'rollback' | 'uninstall' | 'overrides' | 'cancel';
@@ -236,8 +237,8 @@ export const dismissNote = (registryId: string): void => patchRecord('notes', re
 
 /** Sets the registry URL (null: the ACP Registry's own) and loads it. */
 export async function setRegistryUrl(api: Api, url: string | null): Promise<string | null> {
-  const r = await api.call('settings.set', { key: REGISTRY_URL_SETTING, value: url });
-  if (!r.ok) return r.error.message;
+  const error = await saveSetting(api, REGISTRY_URL_SETTING, url ?? '');
+  if (error) return error;
   await refreshList(api);
   return null;
 }

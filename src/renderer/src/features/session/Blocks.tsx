@@ -1,3 +1,4 @@
+import { Image, Volume2 } from 'lucide-react';
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 import type { MessagePart } from '@shared/acp-thread';
 import { inlineImageSrc, Markdown } from '../markdown';
@@ -19,10 +20,10 @@ export function ContentBlockView({ block }: { block: ContentBlock }) {
       return <span className="pre-wrap">{block.text}</span>;
     case 'image': {
       const src = typeof block.data === 'string' && /^image\/(png|jpeg|jpg|gif|webp|avif|bmp)$/i.test(block.mimeType) ? inlineImageSrc(`data:${block.mimeType};base64,${block.data}`) : null;
-      return src ? <img className="msg-image" src={src} alt="attached image" /> : <span className="chip">🖼 image ({block.mimeType})</span>;
+      return src ? <img className="msg-image" src={src} alt="attached image" /> : <span className="chip"><Image size={13} /> image ({block.mimeType})</span>;
     }
     case 'audio':
-      return <span className="chip">🔊 audio ({block.mimeType})</span>;
+      return <span className="chip"><Volume2 size={13} /> audio ({block.mimeType})</span>;
     case 'resource_link':
       return (
         <span className="chip mention-chip" title={block.uri}>

@@ -1,3 +1,4 @@
+import { X } from 'lucide-react';
 import type { AvailableCommand } from '@agentclientprotocol/sdk';
 import fuzzysort from 'fuzzysort';
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
@@ -271,7 +272,7 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(function Compo
             <span key={m.path} className="chip mention-chip" title={m.path} data-testid="mention-chip">
               @{m.relativePath}
               <button aria-label={`Remove ${m.relativePath}`} onClick={() => setMentions((list) => list.filter((x) => x.path !== m.path))}>
-                ×
+                <X size={12} />
               </button>
             </span>
           ))}
@@ -279,7 +280,7 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(function Compo
             <span key={img.id} className="chip image-chip" title={img.name} data-testid="image-chip">
               <img src={`data:${img.mimeType};base64,${img.data}`} alt={img.name} />
               <button aria-label={`Remove ${img.name}`} onClick={() => setImages((list) => list.filter((x) => x.id !== img.id))}>
-                ×
+                <X size={12} />
               </button>
             </span>
           ))}
@@ -324,7 +325,7 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(function Compo
         <div className={`composer-hint ${hint.level}`} role={hint.level === 'error' ? 'alert' : 'status'} data-testid="composer-hint">
           {hint.text}
           <button className="link-button" onClick={() => setHint(null)} aria-label="Dismiss">
-            ×
+            <X size={12} />
           </button>
         </div>
       )}

@@ -1,10 +1,12 @@
 import type { SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption } from '@agentclientprotocol/sdk';
 import { useEffect, useState } from 'react';
+import { SlidersHorizontal } from 'lucide-react';
 import type { ThreadState } from '@shared/acp-thread';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { formatCost, formatTokens, STATUS_TEXT } from './format';
+import { EffectiveConfigPanel } from './EffectiveConfig';
 
 const PROMINENT = new Set(['model', 'mode', 'thought_level']);
 
@@ -137,6 +139,7 @@ export function SessionHeader({
   const disabled = !session || session.status === 'failed' || session.status === 'closed' || session.status === 'starting';
   const hasModeOption = thread.configOptions.some((o) => o.category === 'mode');
   const status = session?.status ?? 'starting';
+  const [setupOpen, setSetupOpen] = useState(false);
   return (
     <header className="session-header" data-testid="session-header">
       <div className="session-title-row">
@@ -152,7 +155,18 @@ export function SessionHeader({
         <button className={`files-button${filesOpen ? ' on' : ''}`} onClick={onToggleFiles} aria-pressed={filesOpen} data-testid="files-button">
           Files changed{filesCount > 0 ? ` (${filesCount})` : ''}
         </button>
+        <button
+          className={`icon${setupOpen ? ' on' : ''}`}
+          onClick={() => setSetupOpen((o) => !o)}
+          aria-pressed={setupOpen}
+          aria-label="What the agent was given"
+          title="What the agent was given (MCP servers, folders, environment)"
+          data-testid="effective-config-button"
+        >
+          <SlidersHorizontal size={14} />
+        </button>
       </div>
+      {setupOpen && session && <EffectiveConfigPanel sessionId={session.id} onClose={() => setSetupOpen(false)} />}
       <div className="session-meta-row">
         <span className="session-agent" data-testid="session-agent">
           {agentName}

@@ -1,5 +1,7 @@
+import { X } from 'lucide-react';
 import { useEffect, useMemo, useState } from 'react';
 import { useApi } from '../../app/api-context';
+import { useSetting } from '../../app/settings';
 import { AppInfoContext } from '../../app/App';
 import { useTabs } from '../../state/tabs';
 import { syncAgents, useAgents } from '../agents/store';
@@ -67,9 +69,10 @@ export function NewSessionForm({
     };
   }, [api]);
 
+  const defaultAgent = useSetting('agents.defaultAgent');
   useEffect(() => {
-    if (!agentId && agents.length > 0) setAgentId(agents[0]!.id);
-  }, [agents, agentId]);
+    if (!agentId && agents.length > 0) setAgentId(agents.some((a) => a.id === defaultAgent) ? defaultAgent : agents[0]!.id);
+  }, [agents, agentId, defaultAgent]);
 
   const expanded = expandHome(folder, home);
   const problem = validateFolder(expanded);
@@ -135,7 +138,7 @@ export function NewSessionForm({
                 {basename(f)}
               </button>
               <button type="button" className="icon small" aria-label={`Forget ${f}`} title="Forget" onClick={() => void forgetFolder(api, f).then(setRecent)}>
-                ×
+                <X size={12} />
               </button>
             </span>
           ))}

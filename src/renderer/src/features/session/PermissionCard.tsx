@@ -1,3 +1,4 @@
+import { TriangleAlert } from 'lucide-react';
 import type { PermissionOption } from '@agentclientprotocol/sdk';
 import { useState } from 'react';
 import { create } from 'zustand';
@@ -87,7 +88,7 @@ export function PermissionCard({ sessionId, requestId, options, toolKind }: { se
               {i < 9 && <kbd>{i + 1}</kbd>}
               {mismatch && (
                 <span className="option-warning" aria-hidden="true">
-                  ⚠
+                  <TriangleAlert size={13} />
                 </span>
               )}
               <span className="option-action" data-testid="permission-option-action">
@@ -109,7 +110,7 @@ export function PermissionCard({ sessionId, requestId, options, toolKind }: { se
       </div>
       {warnings.length > 0 && (
         <div className="permission-warning" role="alert" data-testid="permission-warning">
-          <strong>⚠ Check what you choose:</strong> {warnings.join(' ')} The buttons say what each choice really does.
+          <strong><TriangleAlert size={13} /> Check what you choose:</strong> {warnings.join(' ')} The buttons say what each choice really does.
         </div>
       )}
       {confirmOption && sent === null && (

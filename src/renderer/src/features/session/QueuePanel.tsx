@@ -1,3 +1,4 @@
+import { ArrowDown, ArrowUp, Pencil, X } from 'lucide-react';
 import { useState } from 'react';
 import type { PromptBlock, QueueItem } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
@@ -63,7 +64,7 @@ export function QueuePanel({ sessionId, items }: { sessionId: string; items: rea
                   title="Edit"
                   onClick={() => setEditing({ id: item.id, text: item.prompt.filter((b) => b.type === 'text').map((b) => (b.type === 'text' ? b.text : '')).join('') })}
                 >
-                  ✎
+                  <Pencil size={12} />
                 </button>
                 <button
                   className="icon"
@@ -72,7 +73,7 @@ export function QueuePanel({ sessionId, items }: { sessionId: string; items: rea
                   disabled={i === 0}
                   onClick={() => void api.call('sessions.queue.move', { sessionId, itemId: item.id, toIndex: i - 1 }).then((r) => !r.ok && fail('move', r.error.message))}
                 >
-                  ↑
+                  <ArrowUp size={12} />
                 </button>
                 <button
                   className="icon"
@@ -81,7 +82,7 @@ export function QueuePanel({ sessionId, items }: { sessionId: string; items: rea
                   disabled={i === items.length - 1}
                   onClick={() => void api.call('sessions.queue.move', { sessionId, itemId: item.id, toIndex: i + 1 }).then((r) => !r.ok && fail('move', r.error.message))}
                 >
-                  ↓
+                  <ArrowDown size={12} />
                 </button>
                 <button
                   className="icon"
@@ -89,7 +90,7 @@ export function QueuePanel({ sessionId, items }: { sessionId: string; items: rea
                   title="Remove"
                   onClick={() => void api.call('sessions.queue.remove', { sessionId, itemId: item.id }).then((r) => !r.ok && fail('remove', r.error.message))}
                 >
-                  ×
+                  <X size={12} />
                 </button>
               </>
             )}

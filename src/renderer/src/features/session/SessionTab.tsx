@@ -1,19 +1,19 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import type { FileWriteInfo } from '@shared/contract/sessions';
+import { TriangleAlert } from 'lucide-react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
-import type { Api } from '../../ipc/client';
 import { useTabs, type TabStatus } from '../../state/tabs';
 import { AuthPanel } from '../agents/AuthPanel';
 import { openAgentLog } from '../agents/log';
 import { agentName as nameOf, useAgents } from '../agents/store';
 import { Composer, type ComposerHandle } from './Composer';
 import { useController, useSessionView, type SessionController, type SessionView } from './controller';
-import { FilesPanel } from './FilesPanel';
+import { byPrompt, useTurnCheckpoints } from '../checkpoints';
+import { SessionChangesPanel, useSessionChanges } from '../checkpoints/SessionChangesPanel';
 import { SessionHeader } from './Header';
 import { desktopNotify } from '../notifications/desktop';
-import { loadNotifyPrefs, notifyWanted } from '../notifications/preferences';
+import { notifyWanted } from '../notifications/preferences';
 import { chooseOption } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
 import { rememberFolder } from './recent';
@@ -97,25 +97,8 @@ function tabStatusOf(view: SessionView): TabStatus {
   return 'idle';
 }
 
-function useFileWrites(api: Api, sessionId: string): [FileWriteInfo[], () => void] {
-  const [writes, setWrites] = useState<FileWriteInfo[]>([]);
-  const refresh = useCallback(() => {
-    void api.call('sessions.fileWrites', { sessionId }).then((r) => r.ok && setWrites(r.value.writes));
-  }, [api, sessionId]);
-  // The main process sends the whole list whenever a write is recorded or reverted.
-  useEffect(() => {
-    const off = api.on('session.fileWrites', (p) => {
-      if (p.sessionId === sessionId) setWrites(p.writes);
-    });
-    refresh();
-    return off;
-  }, [api, sessionId, refresh]);
-  return [writes, refresh];
-}
-
 function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: string; active: boolean }) {
   const api = useApi();
-  useEffect(() => loadNotifyPrefs(api), [api]);
   const controller = useController(api, sessionId);
   const view = useSessionView(controller);
   const agents = useAgents((s) => s.agents);
@@ -125,7 +108,9 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const [filesOpen, setFilesOpen] = useState(false);
   const [warningsOpen, setWarningsOpen] = useState(false);
   const [restart, setRestart] = useState<{ state: 'working' | 'not_resumed' | 'error'; message?: string } | null>(null);
-  const [writes, refreshWrites] = useFileWrites(api, sessionId);
+  const sessionChanges = useSessionChanges(sessionId);
+  const turnCheckpoints = useTurnCheckpoints(api, sessionId);
+  const checkpoints = useMemo(() => byPrompt(turnCheckpoints), [turnCheckpoints]);
   const session = view.session;
   const agent = session ? agents.find((a) => a.id === session.agentId) : undefined;
   const agentName = session ? nameOf(agents, session.agentId) : 'Agent';
@@ -234,11 +219,11 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         thread={view.thread}
         agentName={agentName}
         title={title}
-        filesCount={writes.filter((w) => !w.revertedAt).length}
+        filesCount={sessionChanges.folders.reduce((n, f) => n + f.changes.files.length, 0)}
         filesOpen={filesOpen}
         onToggleFiles={() => {
           setFilesOpen(!filesOpen);
-          refreshWrites();
+          sessionChanges.refresh();
         }}
       />
       {view.loadError && (
@@ -277,7 +262,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
       {sessionWarnings.length > 0 && (
         <div className="warnings" data-testid="session-warnings">
           <button className="link-button" onClick={() => setWarningsOpen(!warningsOpen)} aria-expanded={warningsOpen}>
-            ⚠ {sessionWarnings.length} warning{sessionWarnings.length === 1 ? '' : 's'} from the agent
+            <TriangleAlert size={13} /> {sessionWarnings.length} warning{sessionWarnings.length === 1 ? '' : 's'} from the agent
           </button>
           <button className="link-button" onClick={() => controller.dismissWarnings()}>
             Dismiss
@@ -312,9 +297,10 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
             cwd={session?.cwd ?? null}
             active={active}
             onRestart={status === 'failed' ? () => void doRestart() : null}
+            checkpoints={checkpoints}
           />
         )}
-        {filesOpen && <FilesPanel sessionId={sessionId} cwd={session?.cwd ?? null} writes={writes} onChanged={refreshWrites} onClose={() => setFilesOpen(false)} />}
+        {filesOpen && <SessionChangesPanel sessionId={sessionId} folders={sessionChanges.folders} onClose={() => setFilesOpen(false)} />}
       </div>
       {pending && (
         <button className="permission-jump" onClick={() => thread.current?.scrollToEntry(view.thread.toolIndex[String(pending.toolCall.toolCallId)] ?? view.thread.entries.length - 1)} data-testid="permission-pending">

@@ -1,16 +1,18 @@
 import { FitAddon } from '@xterm/addon-fit';
-import { Terminal } from '@xterm/xterm';
+import type { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
-import { useColorScheme, xtermTheme } from '../../app/theme';
+import { SafeTerminal } from '../../app/safe-terminal';
+import { useTerminalAppearance } from '../../app/theme';
 
 const FONT = 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace';
 
-function makeTerminal(scheme: 'light' | 'dark', rows: number, interactive: boolean, convertEol: boolean): { t: Terminal; fit: FitAddon } {
-  const t = new Terminal({
+function makeTerminal(look: ReturnType<typeof useTerminalAppearance>, rows: number, interactive: boolean, convertEol: boolean): { t: Terminal; fit: FitAddon } {
+  // Agent output: palette changes are dropped.
+  const t = new SafeTerminal({
     fontFamily: FONT,
-    fontSize: 12,
+    fontSize: look.fontSize,
     rows: interactive ? rows : 3,
     cols: 100,
     scrollback: 5000,
@@ -18,8 +20,8 @@ function makeTerminal(scheme: 'light' | 'dark', rows: number, interactive: boole
     cursorBlink: interactive,
     cursorStyle: interactive ? 'block' : 'underline',
     convertEol,
-    theme: xtermTheme(scheme),
-  });
+    theme: look.theme,
+  }, { palette: 'drop' });
   const fit = new FitAddon();
   t.loadAddon(fit);
   return { t, fit };
@@ -68,7 +70,7 @@ export const describeExit = (e: ExitInfo): string => (e.signal ? `killed by ${e.
  */
 export function AgentTerminalView({ terminalId, rows = 16, interactive = false, onExit }: { terminalId: string; rows?: number; interactive?: boolean; onExit?: (e: ExitInfo) => void }) {
   const api = useApi();
-  const scheme = useColorScheme();
+  const look = useTerminalAppearance();
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   const fit = useRef<FitAddon | null>(null);
@@ -79,7 +81,7 @@ export function AgentTerminalView({ terminalId, rows = 16, interactive = false, 
   useFit(host, term, fit);
 
   useEffect(() => {
-    const { t, fit: f } = makeTerminal(scheme, rows, interactive, false);
+    const { t, fit: f } = makeTerminal(look, rows, interactive, false);
     t.open(host.current!);
     term.current = t;
     fit.current = f;
@@ -128,8 +130,8 @@ export function AgentTerminalView({ terminalId, rows = 16, interactive = false, 
   }, [api, terminalId, interactive]);
 
   useEffect(() => {
-    if (term.current) term.current.options.theme = xtermTheme(scheme);
-  }, [scheme]);
+    if (term.current) term.current.options = { theme: look.theme, fontSize: look.fontSize };
+  }, [look.theme, look.fontSize]);
 
   return (
     <div className="agent-terminal" data-testid="agent-terminal" data-terminal-id={terminalId} data-exited={exit ? 'true' : undefined}>
@@ -142,7 +144,7 @@ export function AgentTerminalView({ terminalId, rows = 16, interactive = false, 
 
 /** Output of a terminal the agent ran itself and reported in the tool call's `_meta` (the client never created it). */
 export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; output: string; exit: ExitInfo | null; rows?: number }) {
-  const scheme = useColorScheme();
+  const look = useTerminalAppearance();
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   const fit = useRef<FitAddon | null>(null);
@@ -150,7 +152,7 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
   useFit(host, term, fit);
 
   useEffect(() => {
-    const { t, fit: f } = makeTerminal(scheme, rows, false, true);
+    const { t, fit: f } = makeTerminal(look, rows, false, true);
     t.open(host.current!);
     term.current = t;
     fit.current = f;
@@ -175,8 +177,8 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
   }, [output]);
 
   useEffect(() => {
-    if (term.current) term.current.options.theme = xtermTheme(scheme);
-  }, [scheme]);
+    if (term.current) term.current.options = { theme: look.theme, fontSize: look.fontSize };
+  }, [look.theme, look.fontSize]);
 
   return (
     <div className="agent-terminal" data-testid="meta-terminal" data-terminal-id={id}>

@@ -2,34 +2,49 @@ import type { StopReason } from '@agentclientprotocol/sdk';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { forwardRef, useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ThreadEntry, ThreadState } from '@shared/acp-thread';
+import type { TurnCheckpoint } from '@shared/contract/checkpoints';
+import { TurnChanges } from '../checkpoints';
 import type { TurnEndMark } from './controller';
 import { StopMark, ThreadEntryView, WorkingRow } from './entries';
 
 type Row =
   | { key: string; type: 'entry'; entry: ThreadEntry; index: number }
   | { key: string; type: 'stop'; reason: StopReason }
-  | { key: string; type: 'working'; cancelling: boolean };
+  | { key: string; type: 'working'; cancelling: boolean }
+  | { key: string; type: 'changes'; turns: TurnCheckpoint[] };
 
-function buildRows(thread: ThreadState, turnEnds: readonly TurnEndMark[]): Row[] {
+function buildRows(thread: ThreadState, turnEnds: readonly TurnEndMark[], checkpoints: ReadonlyMap<string, TurnCheckpoint[]>): Row[] {
   const rows: Row[] = [];
   const marks = turnEnds.filter((m) => m.stopReason !== 'end_turn');
   let m = 0;
   const entries = thread.entries;
+  // A turn's changes (its checkpoints) follow the turn's last entry.
+  let turnPrompt: string | null = null;
+  const closeTurn = () => {
+    const turns = turnPrompt !== null ? checkpoints.get(turnPrompt) : undefined;
+    if (turns) rows.push({ key: `changes-${turnPrompt}`, type: 'changes', turns });
+    turnPrompt = null;
+  };
   for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.kind === 'user_message' && entry.promptId !== null) closeTurn();
     while (m < marks.length && marks[m]!.afterEntries <= i) {
       rows.push({ key: `stop-${m}`, type: 'stop', reason: marks[m]!.stopReason });
       m++;
     }
-    const entry = entries[i]!;
     rows.push({ key: entry.id, type: 'entry', entry, index: i });
+    if (entry.kind === 'user_message' && entry.promptId !== null) turnPrompt = entry.promptId;
   }
   while (m < marks.length) {
     rows.push({ key: `stop-${m}`, type: 'stop', reason: marks[m]!.stopReason });
     m++;
   }
+  if (!(thread.turn.running && thread.turn.promptId === turnPrompt)) closeTurn();
   if (thread.turn.running) rows.push({ key: 'working', type: 'working', cancelling: thread.turn.cancelRequested });
   return rows;
 }
+
+const NO_CHECKPOINTS: ReadonlyMap<string, TurnCheckpoint[]> = new Map();
 
 const ESTIMATE: Record<ThreadEntry['kind'], number> = {
   user_message: 56,
@@ -60,14 +75,16 @@ interface ThreadProps {
   cwd: string | null;
   active: boolean;
   onRestart: (() => void) | null;
+  /** Checkpoints of each turn, by prompt id: shown under the turn. */
+  checkpoints?: ReadonlyMap<string, TurnCheckpoint[]>;
 }
 
 /**
  * The conversation, virtualized (only the rows in view are mounted, so a 10,000-entry session opens at
  * once). While the view is at the bottom it stays there as the agent writes.
  */
-export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, turnEnds, sessionId, cwd, active, onRestart }, ref) {
-  const rows = useMemo(() => buildRows(thread, turnEnds), [thread, turnEnds]);
+export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, turnEnds, sessionId, cwd, active, onRestart, checkpoints = NO_CHECKPOINTS }, ref) {
+  const rows = useMemo(() => buildRows(thread, turnEnds, checkpoints), [thread, turnEnds, checkpoints]);
   const scroller = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
   const [atBottom, setAtBottom] = useState(true);
@@ -170,6 +187,8 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
                   <ThreadEntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
                 ) : row.type === 'stop' ? (
                   <StopMark reason={row.reason} />
+                ) : row.type === 'changes' ? (
+                  <TurnChanges sessionId={sessionId} turns={row.turns} />
                 ) : (
                   <WorkingRow cancelling={row.cancelling} />
                 )}

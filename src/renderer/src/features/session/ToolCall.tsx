@@ -1,3 +1,4 @@
+import { ChevronDown, ChevronRight } from 'lucide-react';
 import type { ToolCallContent } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
 import type { ToolCallEntry } from '@shared/acp-thread';
@@ -58,6 +59,11 @@ function ToolContent({ content, cwd, metaIds }: { content: ToolCallContent; cwd:
   }
 }
 
+function ToolIcon({ kind }: { kind: ToolCallEntry['toolKind'] }) {
+  const Icon = TOOL_ICON[kind] ?? TOOL_ICON.other;
+  return <Icon size={14} />;
+}
+
 export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }: { entry: ToolCallEntry; sessionId: string; cwd: string | null }) {
   const hasRich = entry.content.some((c) => c.type === 'diff' || c.type === 'terminal') || entry.metaTerminals !== null;
   const [open, toggle] = useToggle(`tool:${sessionId}:${entry.id}`, hasRich || entry.status === 'failed');
@@ -70,7 +76,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
     <div className={`tool-call status-${entry.status}${entry.permission ? ' needs-permission' : ''}`} data-testid="tool-call" data-tool-call-id={entry.toolCallId} data-status={entry.status} data-kind={entry.toolKind}>
       <button className="tool-head" onClick={() => toggle()} aria-expanded={showBody}>
         <span className="tool-icon" aria-hidden>
-          {TOOL_ICON[entry.toolKind] ?? TOOL_ICON.other}
+          <ToolIcon kind={entry.toolKind} />
         </span>
         <span className="tool-title">{entry.title || entry.name || 'Tool call'}</span>
         <span className={`tool-status ${entry.permission ? 'attention' : entry.status}`} data-testid="tool-status">
@@ -78,7 +84,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
           {status}
         </span>
         <span className="chevron" aria-hidden>
-          {showBody ? '▾' : '▸'}
+          {showBody ? <ChevronDown size={14} /> : <ChevronRight size={14} />}
         </span>
       </button>
       {entry.locations.length > 0 && (
@@ -101,7 +107,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
           {(entry.rawInput !== undefined || entry.rawOutput !== undefined) && (
             <div className="tool-raw">
               <button className="link-button" onClick={() => toggleRaw()} aria-expanded={raw}>
-                {raw ? '▾' : '▸'} Raw input and output
+                {raw ? <ChevronDown size={12} /> : <ChevronRight size={12} />} Raw input and output
               </button>
               {raw && (
                 <>

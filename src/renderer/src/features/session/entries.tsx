@@ -1,3 +1,4 @@
+import { ChevronDown, ChevronRight, Circle, CircleCheck, CircleDashed } from 'lucide-react';
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
 import type { AgentMessageEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, ThreadEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
@@ -31,7 +32,7 @@ export const ThoughtView = memo(function ThoughtView({ entry, sessionId, live }:
   return (
     <div className="thought" data-testid="thought">
       <button className="thought-head" onClick={() => toggle()} aria-expanded={open}>
-        <span aria-hidden>{open ? '▾' : '▸'}</span> {live ? 'Thinking…' : 'Thought'}
+        {open ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />} {live ? 'Thinking…' : 'Thought'}
         {!open && <span className="thought-preview">{preview.slice(0, 160)}</span>}
       </button>
       {open && <Markdown className="thought-body" text={text} />}
@@ -39,7 +40,12 @@ export const ThoughtView = memo(function ThoughtView({ entry, sessionId, live }:
   );
 });
 
-const PLAN_ICON = { pending: '○', in_progress: '◐', completed: '●' } as const;
+const PLAN_ICON = { pending: Circle, in_progress: CircleDashed, completed: CircleCheck } as const;
+
+function PlanIcon({ status }: { status: string }) {
+  const Icon = PLAN_ICON[status as keyof typeof PLAN_ICON] ?? Circle;
+  return <Icon size={13} />;
+}
 
 export const PlanView = memo(function PlanView({ entry }: { entry: PlanThreadEntry }) {
   const done = entry.entries.filter((e) => e.status === 'completed').length;
@@ -52,7 +58,7 @@ export const PlanView = memo(function PlanView({ entry }: { entry: PlanThreadEnt
         {entry.entries.map((e, i) => (
           <li key={i} className={`plan-item ${e.status}`} data-status={e.status}>
             <span className="plan-icon" aria-label={e.status}>
-              {PLAN_ICON[e.status] ?? '○'}
+              <PlanIcon status={e.status} />
             </span>
             <span className="plan-text">{e.content}</span>
             {e.priority !== 'medium' && <span className={`tag priority-${e.priority}`}>{e.priority}</span>}

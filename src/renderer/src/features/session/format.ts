@@ -1,3 +1,4 @@
+import { ArrowLeftRight, Brain, FileText, FolderInput, Globe, Pencil, Search, SquareTerminal, Trash2, Wrench, type LucideIcon } from 'lucide-react';
 import type { PermissionOption, StopReason, ToolKind } from '@agentclientprotocol/sdk';
 import type { ToolEntryStatus } from '@shared/acp-thread';
 import type { PromptBlock, SessionStatus } from '@shared/contract/sessions';
@@ -33,17 +34,17 @@ export const STATUS_TEXT: Record<SessionStatus, string> = {
   closed: 'Closed',
 };
 
-export const TOOL_ICON: Record<ToolKind, string> = {
-  read: '📄',
-  edit: '✏️',
-  delete: '🗑️',
-  move: '📦',
-  search: '🔍',
-  execute: '▶️',
-  think: '💭',
-  fetch: '🌐',
-  switch_mode: '🔀',
-  other: '🔧',
+export const TOOL_ICON: Record<ToolKind, LucideIcon> = {
+  read: FileText,
+  edit: Pencil,
+  delete: Trash2,
+  move: FolderInput,
+  search: Search,
+  execute: SquareTerminal,
+  think: Brain,
+  fetch: Globe,
+  switch_mode: ArrowLeftRight,
+  other: Wrench,
 };
 
 export const TOOL_STATUS_TEXT: Record<ToolEntryStatus, string> = {

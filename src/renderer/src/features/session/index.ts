@@ -1,3 +1,4 @@
+import { Bot, FileText } from 'lucide-react';
 import { registerLauncherPanel, registerTabKind } from '../../app/contributions';
 import { FileViewTab } from './FileViewTab';
 import { NewSessionPanel } from './NewSession';
@@ -6,7 +7,7 @@ import './session.css';
 
 registerTabKind('session', {
   view: SessionTab,
-  icon: '◆',
+  icon: Bot,
   // Closing the tab ends the session (the conversation stays in History).
   onClose: async (tab, api) => {
     if (typeof tab.props.sessionId === 'string') await api.call('sessions.close', { sessionId: tab.props.sessionId });
@@ -14,7 +15,7 @@ registerTabKind('session', {
   // A reloaded page re-attaches to the live session; after a restart the tab says the session ended.
   persist: (tab) => (typeof tab.props.sessionId === 'string' ? { sessionId: tab.props.sessionId } : null),
 });
-registerTabKind('session-file', { view: FileViewTab, icon: '📄' });
+registerTabKind('session-file', { view: FileViewTab, icon: FileText });
 registerLauncherPanel({ id: 'new-session', order: 10, view: NewSessionPanel });
 
 export { openNewSessionTab } from './NewSession';

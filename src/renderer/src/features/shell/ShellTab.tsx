@@ -1,10 +1,11 @@
 import { FitAddon } from '@xterm/addon-fit';
-import { Terminal } from '@xterm/xterm';
+import type { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
-import { xtermTheme, useColorScheme } from '../../app/theme';
+import { SafeTerminal } from '../../app/safe-terminal';
+import { useTerminalAppearance } from '../../app/theme';
 import { useTabs } from '../../state/tabs';
 
 /** A login shell in a real pseudo-terminal, rendered by xterm. */
@@ -13,13 +14,14 @@ export function ShellTab({ tab, active }: TabViewProps) {
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   const fit = useRef<FitAddon | null>(null);
-  const scheme = useColorScheme();
+  const look = useTerminalAppearance();
   const [error, setError] = useState<string | null>(null);
   const [exited, setExited] = useState<string | null>(null);
 
   useEffect(() => {
     const el = host.current!;
-    const t = new Terminal({ fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace', fontSize: 13, cursorBlink: true, scrollback: 10_000, theme: xtermTheme(scheme) });
+    // The user's own shell keeps its palette changes (theme scripts); numbers are capped as everywhere.
+    const t = new SafeTerminal({ fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace', fontSize: look.fontSize, cursorBlink: true, scrollback: 10_000, theme: look.theme }, { palette: 'allow' });
     const f = new FitAddon();
     t.loadAddon(f);
     t.open(el);
@@ -89,8 +91,14 @@ export function ShellTab({ tab, active }: TabViewProps) {
   }, []);
 
   useEffect(() => {
-    if (term.current) term.current.options.theme = xtermTheme(scheme);
-  }, [scheme]);
+    if (!term.current) return;
+    term.current.options = { theme: look.theme, fontSize: look.fontSize };
+    try {
+      fit.current?.fit();
+    } catch {
+      /* hidden */
+    }
+  }, [look.theme, look.fontSize]);
 
   useEffect(() => {
     if (active) {

@@ -1,3 +1,4 @@
+import { SquareTerminal } from 'lucide-react';
 import { registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
 import { ShellTab } from './ShellTab';
@@ -8,7 +9,7 @@ export function openShellTab(cwd?: string): string {
 
 registerTabKind('shell', {
   view: ShellTab,
-  icon: '❯',
+  icon: SquareTerminal,
   // A restored shell tab starts a fresh shell in the same folder.
   persist: (tab) => ({ ...(typeof tab.props.cwd === 'string' ? { cwd: tab.props.cwd } : {}) }),
   onClose: async (tab, api) => {

@@ -8,12 +8,20 @@ export function useNeedsYouCount(): number {
   return useTabs((s) => needsYou(s.tabs).length);
 }
 
-/** Shows the count in the window title (the title bar in Electron, the browser tab in browser mode). */
+/** The window title: how many tabs need the user, the focused pane's active tab, the app's name. */
+export const windowTitle = (count: number, activeTab: string | null): string =>
+  `${count > 0 ? `(${count}) ` : ''}${activeTab ? `${activeTab} — ` : ''}Switchboard`;
+
+/** Sets the window title (the title bar in Electron, which follows the page's, and the browser tab in browser mode). */
 export function useTitleCount(): void {
   const count = useNeedsYouCount();
+  const activeTab = useTabs((s) => {
+    const pane = s.panes.find((p) => p.id === s.focusedPaneId);
+    return (pane?.activeTabId && s.tabs[pane.activeTabId]?.title) || null;
+  });
   useEffect(() => {
-    document.title = count > 0 ? `(${count}) Switchboard` : 'Switchboard';
-  }, [count]);
+    document.title = windowTitle(count, activeTab);
+  }, [count, activeTab]);
 }
 
 let cursor = -1;

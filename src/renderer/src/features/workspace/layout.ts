@@ -1,24 +1,11 @@
-import { z } from 'zod';
+import { savedLayoutSchema, type SavedLayout } from '@shared/contract/settings';
 import type { Api } from '../../ipc/client';
+import { fetchSetting, saveSetting } from '../../app/settings';
 import { tabKinds } from '../../app/contributions';
-import { MAX_PANES, useTabs, type Pane, type Tab } from '../../state/tabs';
+import { useTabs, type Pane, type Tab } from '../../state/tabs';
 
 export const LAYOUT_SETTING = 'workspace.layout';
 
-const savedLayoutSchema = z.object({
-  direction: z.enum(['row', 'column', 'grid']),
-  focusedPane: z.number().int().min(0),
-  panes: z
-    .array(
-      z.object({
-        active: z.number().int().nullable(),
-        tabs: z.array(z.object({ kind: z.string(), title: z.string(), props: z.record(z.string(), z.unknown()) })),
-      }),
-    )
-    .min(1)
-    .max(MAX_PANES),
-});
-type SavedLayout = z.infer<typeof savedLayoutSchema>;
 
 /** The layout as saved: panes with the tabs their kinds agree to reopen. */
 export function snapshotLayout(): SavedLayout {
@@ -34,7 +21,8 @@ export function snapshotLayout(): SavedLayout {
         const props = tab && tabKinds.get(tab.kind)?.persist?.(tab);
         if (!tab || !props) continue;
         if (id === p.activeTabId) active = kept.length;
-        kept.push({ kind: tab.kind, title: tab.title, props });
+        // Props are plain data (JSON), as the setting's schema wants.
+        kept.push({ kind: tab.kind, title: tab.title, props: JSON.parse(JSON.stringify(props)) as SavedLayout['panes'][number]['tabs'][number]['props'] });
       }
       return { active, tabs: kept };
     }),
@@ -65,9 +53,9 @@ export function applyLayout(saved: SavedLayout): void {
 
 /** Restores the saved layout, then saves it again whenever it changes (debounced). */
 export async function restoreAndTrackLayout(api: Api): Promise<() => void> {
-  const r = await api.call('settings.get', { key: LAYOUT_SETTING });
-  if (r.ok && r.value.value) {
-    const parsed = savedLayoutSchema.safeParse(r.value.value);
+  const saved = await fetchSetting(api, LAYOUT_SETTING);
+  if (saved) {
+    const parsed = savedLayoutSchema.safeParse(saved);
     if (parsed.success) applyLayout(parsed.data);
   }
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -78,7 +66,7 @@ export async function restoreAndTrackLayout(api: Api): Promise<() => void> {
       const now = JSON.stringify(snapshotLayout());
       if (now === last) return;
       last = now;
-      void api.call('settings.set', { key: LAYOUT_SETTING, value: JSON.parse(now) as unknown });
+      void saveSetting(api, LAYOUT_SETTING, JSON.parse(now) as SavedLayout);
     }, 300);
   });
   return () => {

@@ -1,0 +1,138 @@
+// `npm run bench -- checkpoints [--quick]`: checkpoints of a 20,000-file tree (~200 MB) with a .gitignored
+// node_modules of 30,000 more files. First checkpoint, a checkpoint after 10 files changed, listing that
+// turn's changes, and the bytes one such checkpoint adds; baseline: `git add -A && git write-tree` on a copy
+// of the same tree with its own index, in the same run. Also how long a turn waits on its checkpoints.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { EventBus } from '../src/main/core/base/event-bus';
+import { CheckpointService } from '../src/main/core/checkpoints/checkpoint-service';
+import { StoreService } from '../src/main/core/store/store-service';
+import { median } from './support/stats';
+
+const quick = process.argv.includes('--quick');
+const FILES = quick ? 2000 : 20_000;
+const FILE_BYTES = 10 * 1024;
+const IGNORED = quick ? 3000 : 30_000;
+const ROUNDS = 11;
+
+const root = mkdtempSync(join(tmpdir(), 'sb-bench-cp-'));
+const work = join(root, 'work');
+const copy = join(root, 'copy');
+const dataDir = join(root, 'data');
+
+/** Source-like text: lines of words, compressible as code is. */
+function text(seed: number, bytes: number): string {
+  const words = randomBytes(64).toString('hex').match(/.{1,6}/g)!;
+  let s = `// file ${seed}\n`;
+  let i = 0;
+  while (s.length < bytes) s += `const v${i++} = ${words[i % words.length]}(${words[(i * 7) % words.length]}, ${seed});\n`;
+  return s;
+}
+
+function generate(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
+  for (let i = 0; i < FILES; i++) {
+    const sub = join(dir, 'src', `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`);
+    if (i % 100 === 0) mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `file${i}.ts`), text(i, FILE_BYTES));
+  }
+  for (let i = 0; i < IGNORED; i++) {
+    const sub = join(dir, 'node_modules', `dep${Math.floor(i / 100)}`);
+    if (i % 100 === 0) mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `index${i}.js`), `module.exports = ${i};\n`);
+  }
+}
+
+function changeTen(dir: string, round: number): void {
+  for (let k = 0; k < 10; k++) {
+    const i = (round * 997 + k * 1931) % FILES;
+    const path = join(dir, 'src', `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`, `file${i}.ts`);
+    writeFileSync(path, `${text(i, FILE_BYTES)}// round ${round}\n`);
+  }
+}
+
+async function dirSize(dir: string): Promise<number> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const sizes = await Promise.all(entries.map(async (e) => (e.isDirectory() ? dirSize(join(dir, e.name)) : e.isFile() ? (await stat(join(dir, e.name))).size : 0)));
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
+const time = async (fn: () => unknown): Promise<number> => {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+};
+
+const gitEnv = { ...process.env, GIT_DIR: join(copy, '.git'), GIT_WORK_TREE: copy, GIT_INDEX_FILE: join(copy, '.git', 'index') };
+const plainGit = (): void => {
+  const add = spawnSync('git', ['add', '-A'], { cwd: copy, env: gitEnv });
+  if (add.status !== 0) throw new Error(`git add failed: ${add.stderr.toString()}`);
+  execFileSync('git', ['write-tree'], { cwd: copy, env: gitEnv });
+};
+
+try {
+  console.error(`generating ${FILES} files (+${IGNORED} ignored) in ${root}…`);
+  generate(work);
+  execFileSync('cp', ['-a', work, copy]);
+  execFileSync('git', ['init', '-q'], { cwd: copy });
+
+  const store = new StoreService(dataDir);
+  const svc = new CheckpointService(store, new EventBus(), dataDir, { autoPrune: false });
+  const first = await time(() => svc.checkpoint(work));
+  const gitFirst = await time(plainGit);
+
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    changeTen(work, round);
+    changeTen(copy, round);
+    // Alternate which goes first, so neither always runs on a warmer cache.
+    if (round % 2) {
+      ours.push(await time(() => svc.checkpoint(work)));
+      theirs.push(await time(plainGit));
+    } else {
+      theirs.push(await time(plainGit));
+      ours.push(await time(() => svc.checkpoint(work)));
+    }
+  }
+
+  // A turn that changes 10 files: what the turn waits on, the bytes it adds, and listing its changes.
+  const shadow = join(dataDir, 'checkpoints', (await svc.folderList())[0]!.id);
+  const turn = { sessionId: 'bench', promptId: randomUUID(), roots: [work] };
+  const startWait = await time(() => svc.turnStarting(turn));
+  const bytesBefore = await dirSize(shadow);
+  changeTen(work, ROUNDS + 1);
+  // What the turn's end waits for: turnEnded runs inside finishTurn, before the turn_end event is emitted.
+  const t0 = performance.now();
+  svc.turnEnded(turn);
+  const endBlock = performance.now() - t0;
+  const endToRecorded = await time(() => svc.idle());
+  const bytesPerCheckpoint = (await dirSize(shadow)) - bytesBefore;
+  const listChanges = await time(() => svc.listTurns('bench'));
+  const [t] = await svc.listTurns('bench');
+  if (t?.changes?.files.length !== 10) throw new Error(`expected 10 changed files, got ${t?.changes?.files.length}`);
+
+  await svc.dispose();
+  store.dispose();
+
+  console.error(`rounds (ms): ours ${ours.map(Math.round).join(' ')}; git ${theirs.map(Math.round).join(' ')}`);
+  const inc = median(ours);
+  console.log(`checkpoints.first: ${Math.round(first)} ms`);
+  console.log(`checkpoints.first_git_baseline: ${Math.round(gitFirst)} ms`);
+  console.log(`checkpoints.incremental: ${Math.round(inc)} ms`);
+  console.log(`checkpoints.incremental_git_baseline: ${Math.round(median(theirs))} ms`);
+  console.log(`checkpoints.incremental_vs_git: ${Math.round((inc / median(theirs)) * 100) / 100} ratio`);
+  console.log(`checkpoints.list_changes: ${Math.round(listChanges)} ms`);
+  console.log(`checkpoints.bytes_per_checkpoint: ${bytesPerCheckpoint} bytes`);
+  console.log(`checkpoints.turn_start_wait: ${Math.round(startWait)} ms`);
+  console.log(`checkpoints.turn_end_blocking: ${Math.round(endBlock * 100) / 100} ms`);
+  console.log(`checkpoints.turn_end_to_recorded: ${Math.round(endToRecorded)} ms`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

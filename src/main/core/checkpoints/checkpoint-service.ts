@@ -1,0 +1,584 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { realpath, rm, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IpcFailure } from '../../../shared/contract';
+import {
+  checkpointSettingsSchema,
+  DEFAULT_CHECKPOINT_SETTINGS,
+  type ChangeSet,
+  type CheckpointFolder,
+  type CheckpointSettings,
+  type CheckpointStatus,
+  type FileDiff,
+  type Restore,
+  type RestoreReport,
+  type TurnCheckpoint,
+} from '../../../shared/contract/checkpoints';
+import type { TurnInfo, TurnObserver } from '../acp/turn-observer';
+import type { EventBus } from '../base/event-bus';
+import type { Disposable } from '../base/lifecycle';
+import type { Router } from '../base/router';
+import type { StoreService } from '../store/store-service';
+import { diffSnapshots, hunksOf, isBinary, revertHunk } from './changes';
+import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-rows';
+import { removeTempFiles } from './disk';
+import { applyPlan, planRestore, type RestoreItem } from './restore';
+import { gitVersion } from './shadow-git';
+import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
+
+export const CHECKPOINT_SETTINGS_KEY = 'checkpoints.settings';
+const MIN_GIT = [2, 25];
+const PRUNE_EVERY_MS = 6 * 60 * 60 * 1000;
+/** Longest a turn waits for its "before" snapshot. */
+const BEFORE_WAIT_MS = 10_000;
+
+interface Folder {
+  id: string;
+  path: string;
+  repo: ShadowRepo;
+  /** Everything that touches the shadow index runs here, one at a time. */
+  queue: Promise<unknown>;
+  /** Turns running in the folder: turn id → session id. */
+  running: Map<string, string>;
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Checkpoints of session folders: a snapshot before and after every turn (TurnObserver), the changes
+ * between any two, and restores (revert, rewind, undo) that never lose what the user wrote.
+ */
+export class CheckpointService implements Disposable, TurnObserver {
+  private readonly root: string;
+  private readonly folders = new Map<string, Promise<Folder>>();
+  private readonly byReal = new Map<string, Folder>();
+  /** Turns being started: their "before" snapshots (turnEnded waits for them). */
+  private readonly starting = new Map<string, Promise<Array<{ folder: Folder; turnId: string }>>>();
+  /** Turns whose "before" snapshots are taken, until they end. */
+  private readonly started = new Map<string, Array<{ folder: Folder; turnId: string }>>();
+  /** "After" snapshots being queued. */
+  private readonly ending = new Set<Promise<void>>();
+  private statusPromise: Promise<CheckpointStatus> | null = null;
+  private readonly changeCache = new Map<string, ChangeSet>();
+  private disposed = false;
+
+  constructor(
+    private readonly store: StoreService,
+    private readonly bus: EventBus,
+    dataDir: string,
+    private readonly options: { /** PATH to find git on (default: the app's). */ pathEnv?: string; autoPrune?: boolean; beforeWaitMs?: number } = {},
+  ) {
+    this.root = join(dataDir, 'checkpoints');
+    if (options.autoPrune !== false) {
+      const run = () => void this.prune().catch((e: unknown) => console.error('checkpoint pruning failed:', e));
+      const first = setTimeout(run, 60_000);
+      const every = setInterval(run, PRUNE_EVERY_MS);
+      first.unref();
+      every.unref();
+      this.stopTimers = () => {
+        clearTimeout(first);
+        clearInterval(every);
+      };
+    }
+  }
+
+  private stopTimers: () => void = () => {};
+
+  register(router: Router): void {
+    router.handle('checkpoints.status', () => this.status());
+    router.handle('checkpoints.listTurns', async (p) => ({ turns: await this.listTurns(p.sessionId) }));
+    router.handle('checkpoints.sessionChanges', (p) => this.sessionChanges(p.sessionId));
+    router.handle('checkpoints.fileDiff', (p) => this.fileDiff(p.from, p.to, p.path));
+    router.handle('checkpoints.revert', (p) => this.revert(p.from, p.to, p.scope));
+    router.handle('checkpoints.rewind', (p) => this.rewind(p.turnId));
+    router.handle('checkpoints.undoRestore', (p) => this.undoRestore(p.restoreId));
+    router.handle('checkpoints.listRestores', (p) => ({ restores: this.rows().restores(p.folderId) }));
+    router.handle('checkpoints.folders', async () => ({ folders: await this.folderList() }));
+    router.handle('checkpoints.deleteFolder', async (p) => {
+      await this.deleteFolder(p.folderId);
+      return {};
+    });
+    router.handle('checkpoints.getSettings', () => this.settings());
+    router.handle('checkpoints.setSettings', (p) => this.setSettings(p));
+    router.handle('checkpoints.prune', async () => ({ removedCheckpoints: await this.prune() }));
+  }
+
+  // ───────────── status and settings ─────────────
+
+  status(): Promise<CheckpointStatus> {
+    this.statusPromise ??= gitVersion(this.options.pathEnv).then((v): CheckpointStatus => {
+      if (v === null) {
+        return {
+          available: false,
+          reason: 'git_missing',
+          message: 'Checkpoints need git, and no git was found. Install git to review and undo what agents change; sessions work without it.',
+        };
+      }
+      const [major = 0, minor = 0] = v.split('.').map(Number);
+      if (major < MIN_GIT[0]! || (major === MIN_GIT[0] && minor < MIN_GIT[1]!)) {
+        return { available: false, reason: 'git_too_old', message: `Checkpoints need git ${MIN_GIT.join('.')} or newer; this git is ${v}.` };
+      }
+      return { available: true, gitVersion: v };
+    });
+    return this.statusPromise;
+  }
+
+  settings(): CheckpointSettings {
+    const saved = this.store.available ? this.store.getSetting(CHECKPOINT_SETTINGS_KEY) : null;
+    const parsed = checkpointSettingsSchema.partial().safeParse(saved ?? {});
+    return { ...DEFAULT_CHECKPOINT_SETTINGS, ...(parsed.success ? parsed.data : {}) };
+  }
+
+  async setSettings(patch: Partial<CheckpointSettings>): Promise<CheckpointSettings> {
+    const next = checkpointSettingsSchema.parse({ ...this.settings(), ...patch });
+    this.store.setSetting(CHECKPOINT_SETTINGS_KEY, next);
+    for (const folder of this.byReal.values()) await this.exclusive(folder, () => folder.repo.configure(next.maxFileBytes, next.excludes));
+    return next;
+  }
+
+  private rows(): CheckpointRows {
+    return new CheckpointRows(this.store.db);
+  }
+
+  // ───────────── folders and snapshots ─────────────
+
+  private folder(path: string): Promise<Folder> {
+    const cached = this.folders.get(path);
+    if (cached) return cached;
+    const made = (async () => {
+      // A folder gone from disk keeps its recorded checkpoints readable (history of past sessions).
+      const real = await realpath(path).catch((e: unknown) => {
+        if (this.rows().folderByPath(path)) return path;
+        throw e;
+      });
+      // One Folder (one queue) per real path, however it was reached.
+      const known = this.byReal.get(real);
+      if (known) return known;
+      const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
+      this.rows().ensureFolder(id, real);
+      const s = this.settings();
+      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes), queue: Promise.resolve(), running: new Map() };
+      this.byReal.set(real, folder);
+      return folder;
+    })();
+    this.folders.set(path, made);
+    made.catch(() => this.folders.delete(path));
+    return made;
+  }
+
+  private async folderById(id: string): Promise<Folder> {
+    const row = this.rows().folder(id);
+    if (!row) throw new IpcFailure('not_found', `no checkpoints for folder ${id}`);
+    return this.folder(row.path);
+  }
+
+  /** Runs `fn` after everything queued on the folder (snapshots share one index). */
+  private exclusive<T>(folder: Folder, fn: () => Promise<T>): Promise<T> {
+    const run = folder.queue.then(fn, fn);
+    folder.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** Snapshot + row; call inside `exclusive`. */
+  private async takeCheckpoint(folder: Folder, kind: string): Promise<CheckpointRow> {
+    const snap = await folder.repo.snapshot();
+    const row: CheckpointRow = { id: randomUUID(), folderId: folder.id, tree: snap.tree, large: snap.large, kind, createdAt: Date.now() };
+    await folder.repo.keep(row.id, row.tree);
+    this.rows().insertCheckpoint(row);
+    return row;
+  }
+
+  /** Takes a checkpoint of a folder now (after whatever is queued on it). */
+  async checkpoint(path: string, kind = 'manual'): Promise<CheckpointRow> {
+    const folder = await this.folder(path);
+    return this.exclusive(folder, () => this.takeCheckpoint(folder, kind));
+  }
+
+  /** Resolves once every queued snapshot and restore has finished. */
+  async idle(): Promise<void> {
+    await Promise.all([...this.starting.values()].map((p) => p.catch(() => {})));
+    await Promise.all([...this.ending]);
+    for (const folder of this.byReal.values()) await folder.queue;
+  }
+
+  // ───────────── the turn lifecycle ─────────────
+
+  turnStarting(turn: TurnInfo): Promise<void> {
+    const key = `${turn.sessionId}\0${turn.promptId}`;
+    let proceeded = false;
+    const started = (async () => {
+      if (this.disposed || !this.store.available || !(await this.status()).available) return [];
+      const roots = [...new Set(turn.roots)];
+      const folders = (await Promise.all(roots.map((r) => this.folder(r).catch(() => null)))).filter((f): f is Folder => f !== null);
+      const unique = [...new Map(folders.map((f) => [f.id, f])).values()];
+      return Promise.all(
+        unique.map(async (folder) => {
+          const turnId = randomUUID();
+          this.rows().insertTurn({ id: turnId, sessionId: turn.sessionId, promptId: turn.promptId, folderId: folder.id, startedAt: Date.now() });
+          folder.running.set(turnId, turn.sessionId);
+          try {
+            const cp = await this.exclusive(folder, () => this.takeCheckpoint(folder, 'turn_start'));
+            this.rows().setTurn(turnId, proceeded ? { before_id: cp.id, before_late: 1 } : { before_id: cp.id });
+          } catch (e) {
+            this.rows().setTurn(turnId, { error: `the checkpoint before the turn failed: ${errorText(e)}` });
+          }
+          this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
+          return { folder, turnId };
+        }),
+      );
+    })();
+    this.starting.set(key, started);
+    const done = started.then(
+      (turns) => {
+        if (this.starting.get(key) === started) this.started.set(key, turns);
+      },
+      (e: unknown) => console.error('checkpoint before a turn failed:', e),
+    );
+    // A first snapshot of a huge folder can take long: past this, the turn goes ahead (and says so).
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        proceeded = true;
+        resolve();
+      }, this.options.beforeWaitMs ?? BEFORE_WAIT_MS);
+    });
+    return Promise.race([done, late]).finally(() => clearTimeout(timer));
+  }
+
+  turnEnded(turn: TurnInfo): void {
+    const key = `${turn.sessionId}\0${turn.promptId}`;
+    const started = this.starting.get(key);
+    if (!started) return;
+    this.starting.delete(key);
+    const endedAt = Date.now();
+    const finish = (turns: Array<{ folder: Folder; turnId: string }>) =>
+      Promise.all(
+        turns.map(async ({ folder, turnId }) => {
+          // Not running any more from now on (a rewind right after the turn is allowed)…
+          folder.running.delete(turnId);
+          this.rows().setTurn(turnId, { ended_at: endedAt });
+          // …and the "after" snapshot is queued on the folder before any later turn's "before".
+          await this.exclusive(folder, async () => {
+            try {
+              const cp = await this.takeCheckpoint(folder, 'turn_end');
+              this.rows().setTurn(turnId, { after_id: cp.id });
+            } catch (e) {
+              this.rows().setTurn(turnId, { error: `the checkpoint after the turn failed: ${errorText(e)}` });
+            }
+          });
+          this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
+        }),
+      );
+    const ready = this.started.get(key);
+    this.started.delete(key);
+    if (ready) for (const { folder, turnId } of ready) folder.running.delete(turnId);
+    // A microtask: the turn's end is not held up, and it still runs before a next turn's first await.
+    const ending = (ready ? new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => finish(ready)) : started.then(finish)).then(
+      () => {},
+      (e: unknown) => console.error('checkpoint after a turn failed:', e),
+    );
+    this.ending.add(ending);
+    void ending.finally(() => this.ending.delete(ending));
+  }
+
+  // ───────────── reading changes ─────────────
+
+  private checkpointRow(id: string): CheckpointRow {
+    const cp = this.rows().checkpoint(id);
+    if (!cp) throw new IpcFailure('not_found', `no checkpoint ${id} (it may have been pruned)`);
+    return cp;
+  }
+
+  private async changesBetween(folder: Folder, from: CheckpointRow, to: CheckpointRow): Promise<ChangeSet> {
+    const key = `${from.id}:${to.id}`;
+    const cached = this.changeCache.get(key);
+    if (cached) return cached;
+    const set = await diffSnapshots(folder.repo, from, to);
+    if (this.changeCache.size > 100) this.changeCache.delete(this.changeCache.keys().next().value!);
+    this.changeCache.set(key, set);
+    return set;
+  }
+
+  private async turnView(t: TurnRow): Promise<TurnCheckpoint> {
+    const rows = this.rows();
+    let changes = rows.cachedChanges(t);
+    let error = t.error;
+    if (!changes && t.before_id && t.after_id) {
+      try {
+        const folder = await this.folder(t.path);
+        changes = await this.changesBetween(folder, this.checkpointRow(t.before_id), this.checkpointRow(t.after_id));
+        rows.setTurn(t.id, { changes_json: JSON.stringify(changes) });
+      } catch (e) {
+        error = `the turn's changes could not be read: ${errorText(e)}`;
+      }
+    }
+    const state: TurnCheckpoint['state'] = t.ended_at === null ? 'running' : changes ? 'recorded' : error || !t.before_id ? 'failed' : 'recording';
+    return {
+      id: t.id,
+      sessionId: t.session_id,
+      promptId: t.prompt_id,
+      folderId: t.folder_id,
+      folder: t.path,
+      startedAt: t.started_at,
+      endedAt: t.ended_at,
+      beforeLate: t.before_late === 1,
+      state,
+      error: state === 'failed' ? (error ?? 'the checkpoint before the turn is missing (pruned?)') : null,
+      changes,
+      overlaps: rows.overlapping(t.folder_id, t.session_id, t.started_at, t.ended_at ?? Date.now()),
+    };
+  }
+
+  async listTurns(sessionId: string): Promise<TurnCheckpoint[]> {
+    const turns: TurnCheckpoint[] = [];
+    for (const t of this.rows().turnsOfSession(sessionId)) turns.push(await this.turnView(t));
+    return turns;
+  }
+
+  async sessionChanges(sessionId: string): Promise<{ folders: Array<{ folderId: string; folder: string; changes: ChangeSet }> }> {
+    const byFolder = new Map<string, TurnRow[]>();
+    for (const t of this.rows().turnsOfSession(sessionId)) {
+      if (!byFolder.has(t.folder_id)) byFolder.set(t.folder_id, []);
+      byFolder.get(t.folder_id)!.push(t);
+    }
+    const folders: Array<{ folderId: string; folder: string; changes: ChangeSet }> = [];
+    for (const [folderId, turns] of byFolder) {
+      const first = turns.find((t) => t.before_id);
+      const last = [...turns].reverse().find((t) => t.after_id);
+      if (!first?.before_id || !last?.after_id) continue;
+      const folder = await this.folder(turns[0]!.path);
+      folders.push({ folderId, folder: folder.path, changes: await this.changesBetween(folder, this.checkpointRow(first.before_id), this.checkpointRow(last.after_id)) });
+    }
+    return { folders };
+  }
+
+  private async pair(fromId: string, toId: string): Promise<{ folder: Folder; from: CheckpointRow; to: CheckpointRow }> {
+    const from = this.checkpointRow(fromId);
+    const to = this.checkpointRow(toId);
+    if (from.folderId !== to.folderId) throw new IpcFailure('invalid_params', 'the two checkpoints are of different folders');
+    return { folder: await this.folderById(from.folderId), from, to };
+  }
+
+  private async entryAt(repo: ShadowRepo, tree: string, path: string): Promise<TreeEntry | null> {
+    const out = (await repo.git.run(['ls-tree', '-z', '--full-tree', tree, '--', path])).stdout.toString('utf8');
+    for (const rec of out.split('\0')) {
+      const tab = rec.indexOf('\t');
+      if (tab < 0 || rec.slice(tab + 1) !== path) continue;
+      const [mode, type, sha] = rec.slice(0, tab).split(' ');
+      if (type === 'blob') return { mode: mode!, sha: sha! };
+    }
+    return null;
+  }
+
+  async fileDiff(fromId: string, toId: string, path: string): Promise<FileDiff> {
+    const { folder, from, to } = await this.pair(fromId, toId);
+    const set = await this.changesBetween(folder, from, to);
+    const file = set.files.find((f) => f.path === path);
+    if (!file) throw new IpcFailure('not_found', `${path} did not change between these checkpoints`);
+    if (file.tooLarge) return { file, oldText: null, newText: null, hunks: [] };
+    const [a, b] = await Promise.all([this.entryAt(folder.repo, from.tree, file.oldPath ?? path), this.entryAt(folder.repo, to.tree, path)]);
+    const [ab, bb] = await Promise.all([a ? folder.repo.blob(a.sha) : Buffer.alloc(0), b ? folder.repo.blob(b.sha) : Buffer.alloc(0)]);
+    if (file.binary || isBinary(ab) || isBinary(bb)) return { file: { ...file, binary: true }, oldText: null, newText: null, hunks: [] };
+    const oldText = ab.toString('utf8');
+    const newText = bb.toString('utf8');
+    return { file, oldText: a ? oldText : null, newText: b ? newText : null, hunks: await hunksOf(folder.repo, a?.sha ?? null, b?.sha ?? null, oldText, newText) };
+  }
+
+  // ───────────── restores ─────────────
+
+  private refuseWhileRunning(folder: Folder): void {
+    const [sessionId] = folder.running.values();
+    if (sessionId === undefined) return;
+    const other = this.rows().overlapping(folder.id, '', Date.now(), Date.now())[0];
+    throw new IpcFailure('conflict', `A turn is running in ${folder.path}${other ? ` ('${other.label}')` : ''}: stop the turn first.`);
+  }
+
+  /** Paths that differ between two trees, each with its entry on both sides. */
+  private async changedEntries(repo: ShadowRepo, a: string, b: string): Promise<Array<{ path: string; a: TreeEntry | null; b: TreeEntry | null }>> {
+    if (a === b) return [];
+    const out = (await repo.git.run(['diff-tree', '-r', '-z', '--no-renames', '--raw', a, b])).stdout.toString('utf8');
+    const tokens = out.split('\0');
+    const list: Array<{ path: string; a: TreeEntry | null; b: TreeEntry | null }> = [];
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (!t.startsWith(':')) continue;
+      const [am, bm, as, bs] = t.slice(1).split(' ') as [string, string, string, string];
+      const path = tokens[++i]!;
+      list.push({ path, a: /^0+$/.test(am) ? null : { mode: am, sha: as }, b: /^0+$/.test(bm) ? null : { mode: bm, sha: bs } });
+    }
+    return list;
+  }
+
+  /**
+   * Snapshot, plan, apply, snapshot: the restore is a pair of checkpoints, so it can be undone. Paths go
+   * into a journal first, so temporary files of a restore cut short are cleaned up by the next one.
+   */
+  private async restore(
+    folder: Folder,
+    kind: Restore['kind'],
+    label: string,
+    items: (pre: CheckpointRow) => Promise<{ items: RestoreItem[]; refused?: RestoreReport['refused'] }>,
+  ): Promise<RestoreReport & { preId: string }> {
+    this.refuseWhileRunning(folder);
+    const report = await this.exclusive(folder, async () => {
+      this.refuseWhileRunning(folder);
+      const journal = join(folder.repo.dir, 'restore-journal.json');
+      const left = await readFile(journal, 'utf8').catch(() => null);
+      if (left) await removeTempFiles(folder.path, JSON.parse(left) as string[]).catch(() => {});
+      const pre = await this.takeCheckpoint(folder, 'restore_pre');
+      const { items: list, refused = [] } = await items(pre);
+      const plan = await planRestore(folder.repo, list, await folder.repo.lsTree(pre.tree), new Set(pre.large.map((f) => f.path)));
+      await writeFile(journal, JSON.stringify(plan.map((p) => p.path)));
+      const done = await applyPlan(folder.repo, plan);
+      await rm(journal, { force: true });
+      const result: RestoreReport & { preId: string } = { restoreId: null, applied: done.applied, refused: [...refused, ...done.refused], preId: pre.id };
+      if (done.applied.length > 0) {
+        const post = await this.takeCheckpoint(folder, 'restore_post');
+        result.restoreId = randomUUID();
+        const { preId: _pre, ...report } = result;
+        this.rows().insertRestore({ id: result.restoreId, folderId: folder.id, kind, label, preId: pre.id, postId: post.id, report });
+      }
+      return result;
+    });
+    this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: null });
+    return report;
+  }
+
+  async revert(fromId: string, toId: string, scope: { kind: 'all' } | { kind: 'file'; path: string } | { kind: 'hunk'; path: string; hunk: number }): Promise<RestoreReport> {
+    const { folder, from, to } = await this.pair(fromId, toId);
+    const set = await this.changesBetween(folder, from, to);
+    let label = 'Revert the changes';
+    const refused: RestoreReport['refused'] = [];
+    let hunkTarget: { path: string; entry: TreeEntry | null; base: TreeEntry | null } | null = null;
+    let paths: Set<string> | null = null;
+    if (scope.kind !== 'all') {
+      const file = set.files.find((f) => f.path === scope.path);
+      if (!file) throw new IpcFailure('not_found', `${scope.path} did not change between these checkpoints`);
+      if (file.tooLarge) return { restoreId: null, applied: [], refused: [{ path: file.path, reason: 'too large to keep: its content was not recorded' }] };
+      paths = new Set([file.path, ...(file.oldPath ? [file.oldPath] : [])]);
+      label = `Revert ${file.path}`;
+      if (scope.kind === 'hunk') {
+        const diff = await this.fileDiff(fromId, toId, scope.path);
+        const hunk = diff.hunks[scope.hunk];
+        if (!hunk) throw new IpcFailure('not_found', `${scope.path} has no hunk ${scope.hunk}`);
+        label = `Revert a change in ${file.path}`;
+        const base = await this.entryAt(folder.repo, to.tree, file.path);
+        if (diff.hunks.length === 1 && (file.status === 'added' || file.status === 'deleted' || file.status === 'renamed')) {
+          // The only hunk of an added or deleted file is the whole file.
+        } else {
+          if (diff.oldText === null || diff.newText === null || !base) throw new IpcFailure('invalid_params', `${scope.path} has no line hunks to revert`);
+          const sha = await folder.repo.hashObject(Buffer.from(revertHunk(diff.oldText, diff.newText, hunk), 'utf8'));
+          hunkTarget = { path: file.path, entry: { mode: base.mode, sha }, base };
+        }
+      }
+    } else {
+      refused.push(...set.files.filter((f) => f.tooLarge).map((f) => ({ path: f.path, reason: 'too large to keep: its content was not recorded' })));
+    }
+    return this.restore(folder, 'revert', label, async () => {
+      if (hunkTarget) return { items: [{ path: hunkTarget.path, base: hunkTarget.base, target: hunkTarget.entry }] };
+      const entries = await this.changedEntries(folder.repo, from.tree, to.tree);
+      return { items: entries.filter((e) => !paths || paths.has(e.path)).map((e) => ({ path: e.path, base: e.b, target: e.a })), refused };
+    });
+  }
+
+  async rewind(turnId: string): Promise<RestoreReport> {
+    const turn = this.rows().turn(turnId);
+    if (!turn) throw new IpcFailure('not_found', `no turn ${turnId}`);
+    if (!turn.before_id) throw new IpcFailure('not_found', 'the checkpoint before this turn is missing (pruned, or it failed)');
+    const target = this.checkpointRow(turn.before_id);
+    const folder = await this.folder(turn.path);
+    return this.restore(folder, 'rewind', `Rewind to before the turn of ${new Date(turn.started_at).toISOString()}`, async (pre) => {
+      // What the folder was last known as: changes made since then are the user's, kept or merged.
+      const latest = this.rows().checkpointIds(folder.id).filter((c) => c.id !== pre.id);
+      const base = latest.length > 0 ? this.checkpointRow(latest.at(-1)!.id) : pre;
+      const [entries, baseTree] = await Promise.all([this.changedEntries(folder.repo, pre.tree, target.tree), folder.repo.lsTree(base.tree)]);
+      const refused = pre.large
+        .filter((f) => !target.large.some((t) => t.path === f.path && t.size === f.size && t.mtimeMs === f.mtimeMs))
+        .map((f) => ({ path: f.path, reason: 'too large to keep: its content was not recorded; left as it is' }));
+      return { items: entries.map((e) => ({ path: e.path, base: baseTree.get(e.path) ?? null, target: e.b })), refused };
+    });
+  }
+
+  async undoRestore(restoreId: string): Promise<RestoreReport> {
+    const r = this.rows().restore(restoreId);
+    if (!r) throw new IpcFailure('not_found', `no restore ${restoreId}`);
+    if (r.undone_by) throw new IpcFailure('conflict', 'this restore was already undone');
+    const folder = await this.folderById(r.folder_id);
+    const pre = this.checkpointRow(r.pre_id);
+    const post = this.checkpointRow(r.post_id);
+    const report = await this.restore(folder, 'undo', 'Undo a restore', async () => {
+      const entries = await this.changedEntries(folder.repo, post.tree, pre.tree);
+      return { items: entries.map((e) => ({ path: e.path, base: e.a, target: e.b })) };
+    });
+    if (report.restoreId) this.rows().markUndone(restoreId, report.restoreId);
+    return { restoreId: report.restoreId, applied: report.applied, refused: report.refused };
+  }
+
+  // ───────────── disk ─────────────
+
+  async folderList(): Promise<CheckpointFolder[]> {
+    return Promise.all(
+      this.rows()
+        .folders()
+        .map(async (f) => ({
+          id: f.id,
+          path: f.path,
+          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, []).size(),
+          checkpoints: f.checkpoints,
+          oldestAt: f.oldest,
+          newestAt: f.newest,
+        })),
+    );
+  }
+
+  async deleteFolder(folderId: string): Promise<void> {
+    const folder = await this.folderById(folderId);
+    this.refuseWhileRunning(folder);
+    await this.exclusive(folder, async () => {
+      this.refuseWhileRunning(folder);
+      this.rows().deleteFolder(folderId);
+      await removeShadow(folder.repo.dir);
+      this.byReal.delete(folder.path);
+      for (const [k, v] of this.folders) if ((await v.catch(() => null))?.id === folderId) this.folders.delete(k);
+    });
+    this.bus.emit('checkpoints.changed', { folderId, sessionId: null, turnId: null });
+  }
+
+  /** Drops checkpoints older than the retention period, then the oldest until each folder fits its size cap. */
+  async prune(now = Date.now()): Promise<number> {
+    if (!this.store.available) return 0;
+    const s = this.settings();
+    const cutoff = now - s.retentionDays * 24 * 60 * 60 * 1000;
+    let removed = 0;
+    for (const f of this.rows().folders()) {
+      const folder = await this.folder(f.path).catch(() => null);
+      if (!folder) continue;
+      removed += await this.exclusive(folder, async () => {
+        const rows = this.rows();
+        let count = 0;
+        const drop = async (ids: string[]) => {
+          if (ids.length === 0) return;
+          rows.deleteCheckpoints(ids);
+          await folder.repo.forget(ids);
+          await folder.repo.gc();
+          count += ids.length;
+        };
+        await drop(rows.checkpointIds(folder.id).filter((c) => c.created_at < cutoff).map((c) => c.id));
+        for (let round = 0; round < 8 && (await folder.repo.size()) > s.maxBytesPerFolder; round++) {
+          const all = rows.checkpointIds(folder.id);
+          if (all.length <= 1) break;
+          await drop(all.slice(0, Math.max(1, Math.floor((all.length - 1) / 2))).map((c) => c.id));
+        }
+        return count;
+      });
+    }
+    if (removed > 0) this.changeCache.clear();
+    return removed;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.stopTimers();
+    await this.idle();
+  }
+}

@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export class ShadowGitError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly stderr: string,
+  ) {
+    super(message);
+    this.name = 'ShadowGitError';
+  }
+}
+
+export interface GitOutput {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * Settings that keep the shadow repository's git away from everything of the user's: no hooks, no
+ * fsmonitor daemon, no line-ending or filter conversion (info/attributes also unsets them, since the
+ * folder's own .gitattributes would otherwise apply), no automatic gc.
+ */
+const configFlags = (hooksDir: string): string[] =>
+  [
+    `core.hooksPath=${hooksDir}`,
+    'core.fsmonitor=false',
+    'core.autocrlf=false',
+    'core.safecrlf=false',
+    'core.symlinks=true',
+    'core.quotePath=false',
+    'core.untrackedCache=true',
+    // Smaller index to write and read on every snapshot; fast zlib for loose objects (gc repacks them).
+    'index.version=4',
+    'core.looseCompression=1',
+    'core.splitIndex=false',
+    'gc.auto=0',
+    'maintenance.auto=false',
+    'diff.external=',
+    'advice.addEmbeddedRepo=false',
+    'advice.addIgnoredFile=false',
+  ].flatMap((c) => ['-c', c]);
+
+/**
+ * Runs the real `git` on a shadow repository (GIT_DIR) over a user folder (GIT_WORK_TREE) with its own
+ * index. The environment is built from scratch: no inherited GIT_* variable, no system or global config.
+ */
+export class ShadowGit {
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly flags: string[];
+
+  constructor(
+    readonly gitDir: string,
+    readonly workTree: string,
+  ) {
+    this.env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      ...(process.env.SYSTEMROOT ? { SYSTEMROOT: process.env.SYSTEMROOT } : {}),
+      LC_ALL: 'C',
+      HOME: gitDir,
+      XDG_CONFIG_HOME: join(gitDir, 'xdg'),
+      GIT_DIR: gitDir,
+      GIT_WORK_TREE: workTree,
+      GIT_INDEX_FILE: join(gitDir, 'index'),
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_ATTR_NOSYSTEM: '1',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_LITERAL_PATHSPECS: '1',
+      GIT_AUTHOR_NAME: 'Switchboard',
+      GIT_AUTHOR_EMAIL: 'checkpoints@switchboard.invalid',
+      GIT_COMMITTER_NAME: 'Switchboard',
+      GIT_COMMITTER_EMAIL: 'checkpoints@switchboard.invalid',
+    };
+    this.flags = configFlags(join(gitDir, 'no-hooks'));
+  }
+
+  /** Runs git; rejects on a non-zero exit unless `okCodes` lists it. */
+  async run(args: string[], options: { input?: Buffer | string; okCodes?: number[] } = {}): Promise<GitOutput> {
+    // Reading a folder's checkpoints still works once the folder is gone.
+    const cwd = existsSync(this.workTree) ? this.workTree : this.gitDir;
+    const out = await runGit([...this.flags, ...args], { cwd, env: this.env, input: options.input });
+    if (out.code !== 0 && !(options.okCodes ?? []).includes(out.code)) {
+      throw new ShadowGitError(`git ${args[0]} failed: ${out.stderr.trim().split('\n').slice(-3).join(' ') || `exit ${out.code}`}`, out.code, out.stderr);
+    }
+    return out;
+  }
+
+  async text(args: string[], input?: string): Promise<string> {
+    return (await this.run(args, input === undefined ? {} : { input })).stdout.toString('utf8');
+  }
+}
+
+export function runGit(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: Buffer | string | undefined }): Promise<GitOutput> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** `git --version`, or null when there is no git on PATH. */
+export async function gitVersion(pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<string | null> {
+  try {
+    const out = await runGit(['--version'], { cwd: process.cwd(), env: { PATH: pathEnv, LC_ALL: 'C' } });
+    if (out.code !== 0) return null;
+    return /(\d+\.\d+(?:\.\d+)?)/.exec(out.stdout.toString('utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,99 @@
+import { useEffect, useRef } from 'react';
+import { createPortal } from 'react-dom';
+import { create } from 'zustand';
+import { checkExternalLink } from '@shared/links';
+import { useApi } from './api-context';
+
+/**
+ * Links from agent content (markdown, terminal output, sign-in links) open in the system browser only
+ * after the user has seen the whole URL and said so, as VS Code does for untrusted links. Anything but
+ * http(s) is refused with a message.
+ */
+
+type Pending = { kind: 'confirm'; url: string; host: string } | { kind: 'refused'; raw: string; reason: string };
+
+const useLinkConfirm = create<{ pending: Pending | null }>(() => ({ pending: null }));
+
+/** Asks the user to confirm opening `raw` (a link from content the app does not trust). */
+export function requestOpenLink(raw: string): void {
+  const check = checkExternalLink(raw);
+  useLinkConfirm.setState({
+    pending: check.ok ? { kind: 'confirm', url: check.url, host: check.host } : { kind: 'refused', raw: raw.slice(0, 2000), reason: check.reason },
+  });
+}
+
+/** The URL with its host emphasised (what the user must read to know where the link goes). */
+function UrlWithHost({ url, host }: { url: string; host: string }) {
+  const at = url.indexOf(host, url.indexOf('//') + 2);
+  if (at < 0) return <>{url}</>;
+  return (
+    <>
+      <span className="link-confirm-rest">{url.slice(0, at)}</span>
+      <strong className="link-confirm-host" data-testid="link-confirm-host">
+        {host}
+      </strong>
+      <span className="link-confirm-rest">{url.slice(at + host.length)}</span>
+    </>
+  );
+}
+
+export function LinkConfirmDialog() {
+  const api = useApi();
+  const pending = useLinkConfirm((s) => s.pending);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const close = () => useLinkConfirm.setState({ pending: null });
+
+  useEffect(() => {
+    if (!pending) return;
+    cancelRef.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        close();
+      }
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, [pending]);
+
+  if (!pending) return null;
+  const open = () => {
+    if (pending.kind === 'confirm') void api.call('app.openExternal', { url: pending.url });
+    close();
+  };
+  return createPortal(
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
+      {pending.kind === 'confirm' ? (
+        <div className="modal link-confirm" role="dialog" aria-modal="true" aria-label="Open link" data-testid="link-confirm">
+          <h2>Open this link in your browser?</h2>
+          <p className="muted small">It comes from content an agent wrote. Check where it goes:</p>
+          <div className="link-confirm-url" data-testid="link-confirm-url">
+            <UrlWithHost url={pending.url} host={pending.host} />
+          </div>
+          <div className="link-confirm-actions">
+            <button type="button" ref={cancelRef} onClick={close} data-testid="link-confirm-cancel">
+              Cancel
+            </button>
+            <button type="button" className="primary" onClick={open} data-testid="link-confirm-open">
+              Open
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="modal link-confirm" role="alertdialog" aria-modal="true" aria-label="Link not opened" data-testid="link-refused">
+          <h2>This link was not opened</h2>
+          <p>Not opened because {pending.reason}.</p>
+          <div className="link-confirm-url" data-testid="link-refused-url">
+            {pending.raw}
+          </div>
+          <div className="link-confirm-actions">
+            <button type="button" ref={cancelRef} onClick={close} data-testid="link-refused-ok">
+              OK
+            </button>
+          </div>
+        </div>
+      )}
+    </div>,
+    document.body,
+  );
+}

@@ -1,0 +1,54 @@
+// eslint-disable-next-line no-restricted-imports -- the one place that makes an xterm
+import { Terminal, type ITerminalInitOnlyOptions, type ITerminalOptions } from '@xterm/xterm';
+import { EscapeFilter, MAX_COLUMNS, MAX_LINES, PALETTE_OSC, type EscapeFilterOptions } from '@shared/terminal/escape-filter';
+import { requestOpenLink } from './link-confirm';
+
+/** Functions xterm runs once per unit of their count (a huge count is a long loop). */
+const LOOPS: Array<{ final: string; max: number }> = [
+  { final: 'b', max: MAX_COLUMNS },
+  { final: 'I', max: MAX_COLUMNS },
+  { final: 'Z', max: MAX_COLUMNS },
+  { final: 'L', max: MAX_LINES },
+  { final: 'M', max: MAX_LINES },
+  { final: 'S', max: MAX_LINES },
+  { final: 'T', max: MAX_LINES },
+];
+
+const largest = (params: (number | number[])[]): number => Math.max(0, ...params.flat());
+
+/**
+ * The app's only kind of xterm: everything written to it (agent output, a tool call's terminal, the
+ * user's shell, a transcript) goes through an EscapeFilter first, so no escape sequence reaches xterm's
+ * parser with a huge number; links (OSC 8) open through the app's confirmation, http(s) only.
+ */
+export class SafeTerminal extends Terminal {
+  private readonly filter: EscapeFilter;
+  private readonly decoder = new TextDecoder();
+
+  constructor(options: ITerminalOptions & ITerminalInitOnlyOptions, policy: EscapeFilterOptions) {
+    super({
+      ...options,
+      // Window ops (resize, move, report) stay off.
+      windowOptions: {},
+      linkHandler: { activate: (_event, text) => requestOpenLink(text), allowNonHttpProtocols: false },
+    });
+    this.filter = new EscapeFilter(policy);
+    // A second line behind the filter: a loop count over the cap is refused.
+    for (const { final, max } of LOOPS) this.parser.registerCsiHandler({ final }, (params) => largest(params) > max);
+    if (policy.palette === 'drop') for (const id of PALETTE_OSC) this.parser.registerOscHandler(id, () => true);
+  }
+
+  override write(data: string | Uint8Array, callback?: () => void): void {
+    super.write(this.filter.write(typeof data === 'string' ? data : this.decoder.decode(data, { stream: true })), callback);
+  }
+
+  override writeln(data: string | Uint8Array, callback?: () => void): void {
+    this.write(data);
+    this.write('\r\n', callback);
+  }
+
+  override reset(): void {
+    this.filter.reset();
+    super.reset();
+  }
+}

@@ -1,0 +1,147 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { ChangeSet, CheckpointFolder, Restore, RestoreReport, TurnCheckpoint } from '@shared/contract/checkpoints';
+import { useApi } from '../../app/api-context';
+import type { TabViewProps } from '../../app/contributions';
+import { ChangesView, RestoreReportView } from './ChangesView';
+import { formatBytes } from './store';
+
+interface FolderChanges {
+  folderId: string;
+  folder: string;
+  changes: ChangeSet;
+  /** The turn checkpoint (per-turn review): rewinding goes back to before it. */
+  turn: TurnCheckpoint | null;
+}
+
+export function reviewProps(props: Record<string, unknown>): { sessionId: string; turnId: string | null } | null {
+  return typeof props.sessionId === 'string' ? { sessionId: props.sessionId, turnId: typeof props.turnId === 'string' ? props.turnId : null } : null;
+}
+
+/** Review of what a turn (or a whole session) changed in its folders, with revert, rewind and undo. */
+export function ReviewTab({ tab }: TabViewProps) {
+  const api = useApi();
+  const p = reviewProps(tab.props);
+  const [folders, setFolders] = useState<FolderChanges[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [report, setReport] = useState<RestoreReport | null>(null);
+  const [usage, setUsage] = useState<CheckpointFolder[]>([]);
+  const [restores, setRestores] = useState<Record<string, Restore[]>>({});
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    if (!p) return;
+    if (p.turnId) {
+      const r = await api.call('checkpoints.listTurns', { sessionId: p.sessionId });
+      if (!r.ok) return setError(r.error.message);
+      const turns = r.value.turns.filter((t) => t.promptId === p.turnId);
+      setFolders(turns.filter((t) => t.changes).map((t) => ({ folderId: t.folderId, folder: t.folder, changes: t.changes!, turn: t })));
+      if (turns.length === 0) setError('No checkpoint was recorded for this turn.');
+    } else {
+      const r = await api.call('checkpoints.sessionChanges', { sessionId: p.sessionId });
+      if (!r.ok) return setError(r.error.message);
+      setFolders(r.value.folders.map((f) => ({ ...f, turn: null })));
+    }
+    const u = await api.call('checkpoints.folders', {});
+    if (u.ok) setUsage(u.value.folders);
+  }, [api, p?.sessionId, p?.turnId]);
+
+  const loadRestores = useCallback(
+    async (folderIds: string[]) => {
+      const out: Record<string, Restore[]> = {};
+      for (const folderId of folderIds) {
+        const r = await api.call('checkpoints.listRestores', { folderId });
+        if (r.ok) out[folderId] = r.value.restores;
+      }
+      setRestores(out);
+    },
+    [api],
+  );
+
+  useEffect(() => {
+    void load();
+    return api.on('checkpoints.changed', () => void load());
+  }, [api, load]);
+  useEffect(() => {
+    if (folders) void loadRestores(folders.map((f) => f.folderId));
+  }, [folders, loadRestores]);
+
+  const restored = (r: RestoreReport) => {
+    setReport(r);
+    void load();
+  };
+  const act = async (call: () => Promise<{ ok: true; value: RestoreReport } | { ok: false; error: { message: string } }>) => {
+    setBusy(true);
+    setError(null);
+    const r = await call();
+    setBusy(false);
+    if (r.ok) restored(r.value);
+    else setError(r.error.message);
+  };
+
+  if (!p) return <div className="review-tab">This tab has nothing to show.</div>;
+  return (
+    <div className="review-tab" data-testid="review-tab">
+      <h2>{p.turnId ? 'Changes of this turn' : 'Everything this session changed'}</h2>
+      {error && (
+        <p className="error" role="alert" data-testid="review-error">
+          {error}
+        </p>
+      )}
+      {report && <RestoreReportView report={report} onUndo={report.restoreId ? () => void act(() => api.call('checkpoints.undoRestore', { restoreId: report.restoreId! })) : null} />}
+      {folders === null && !error && <p className="muted">Loading…</p>}
+      {folders?.length === 0 && !error && <p className="muted">No checkpoint yet.</p>}
+      {folders?.map((f) => {
+        const use = usage.find((u) => u.id === f.folderId);
+        const done = (restores[f.folderId] ?? []).filter((r) => !r.undoneBy && r.kind !== 'undo');
+        return (
+          <section key={f.folderId} className="review-folder" data-testid="review-folder">
+            <div className="review-folder-head">
+              <code>{f.folder}</code>
+              <span className="spacer" />
+              {f.turn && (
+                <button
+                  onClick={() => void act(() => api.call('checkpoints.rewind', { turnId: f.turn!.id }))}
+                  disabled={busy}
+                  title="Put every file of this folder back as it was before this turn (a rewind can be undone)"
+                  data-testid="rewind-turn"
+                >
+                  Rewind folder to before this turn
+                </button>
+              )}
+            </div>
+            <ChangesView changes={f.changes} canRestore onRestored={restored} />
+            {done.length > 0 && (
+              <details className="review-restores">
+                <summary>Restores in this folder ({done.length})</summary>
+                <ul>
+                  {done.map((r) => (
+                    <li key={r.id}>
+                      {r.label} · {new Date(r.createdAt).toLocaleString()}{' '}
+                      <button onClick={() => void act(() => api.call('checkpoints.undoRestore', { restoreId: r.id }))} disabled={busy}>
+                        Undo
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
+            {use && (
+              <p className="muted small" data-testid="checkpoint-usage">
+                Checkpoints of this folder: {use.checkpoints}, {formatBytes(use.bytes)} on disk.{' '}
+                <button
+                  className="link"
+                  onClick={() => {
+                    if (!window.confirm(`Delete every checkpoint of ${f.folder}? Its changes can no longer be reviewed or undone.`)) return;
+                    void api.call('checkpoints.deleteFolder', { folderId: f.folderId }).then(() => load());
+                  }}
+                >
+                  Delete checkpoints of this folder
+                </button>
+              </p>
+            )}
+          </section>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,20 @@
+import { Settings } from 'lucide-react';
+import { registerLauncherAction, registerTabKind } from '../../app/contributions';
+import { registerShortcut } from '../../app/shortcuts';
+import { openSettings } from './open';
+import { SettingsTab } from './SettingsTab';
+import './settings.css';
+
+export { openSettings } from './open';
+
+registerTabKind('settings', { view: SettingsTab, icon: Settings, persist: () => ({}) });
+
+registerLauncherAction({
+  id: 'settings',
+  label: 'Settings',
+  description: 'Theme, fonts, agents, permissions, supervision, backups, shortcuts',
+  order: 900,
+  run: () => void openSettings(),
+});
+
+registerShortcut({ keys: 'Mod+,', description: 'Settings', inTerminal: true, run: () => void openSettings() });

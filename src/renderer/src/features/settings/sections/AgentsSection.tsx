@@ -1,0 +1,66 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { AgentSummary } from '@shared/contract/agents';
+import { SETTINGS } from '@shared/contract/settings';
+import { useApi } from '../../../app/api-context';
+import { saveSetting, useSetting } from '../../../app/settings';
+import { AgentForm } from '../../agents/AgentForm';
+import { Modal } from '../../agents/Modal';
+import { syncAgents, useAgents } from '../../agents/store';
+import { SettingField } from '../SettingField';
+
+const defaultAgentDef = SETTINGS['agents.defaultAgent'];
+
+/** Defaults for new sessions, the working-folder policy, and each agent's command, arguments and environment. */
+export function AgentsSettingsSection() {
+  const api = useApi();
+  const agents = useAgents((s) => s.agents);
+  const defaultAgent = useSetting('agents.defaultAgent');
+  const [editing, setEditing] = useState<AgentSummary | null>(null);
+  const close = useCallback(() => setEditing(null), []);
+  useEffect(() => syncAgents(api), [api]);
+
+  return (
+    <>
+      <div className="setting-field" data-key="agents.defaultAgent">
+        <label htmlFor="setting-agents.defaultAgent" className="setting-label">
+          {defaultAgentDef.label}
+        </label>
+        <div className="setting-control">
+          <select id="setting-agents.defaultAgent" value={defaultAgent} onChange={(e) => void saveSetting(api, 'agents.defaultAgent', e.target.value)} data-testid="setting-agents.defaultAgent">
+            <option value="">The first in the list</option>
+            {agents.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="setting-description muted small">{defaultAgentDef.description}</div>
+      </div>
+      <SettingField k="agents.processPerFolder" />
+      <h4 className="settings-sub">Each agent</h4>
+      <p className="muted small">Arguments and environment apply at the agent’s next start.</p>
+      <ul className="settings-agents">
+        {agents.map((a) => (
+          <li key={a.id} data-testid="settings-agent" data-agent-id={a.id}>
+            <div>
+              <strong>{a.name}</strong> <span className="muted small">({a.source})</span>
+              <div className="muted small settings-agent-command">
+                <code>{[a.command, ...(a.overrides.args ?? a.args)].join(' ')}</code>
+                {Object.keys({ ...a.env, ...a.overrides.env }).length > 0 && <> · environment: {Object.keys({ ...a.env, ...a.overrides.env }).join(', ')}</>}
+              </div>
+            </div>
+            <button className="small" onClick={() => setEditing(a)} data-testid="settings-agent-edit">
+              Edit
+            </button>
+          </li>
+        ))}
+      </ul>
+      {editing && (
+        <Modal label={`Edit ${editing.name}`} onClose={close}>
+          <AgentForm mode="edit" agent={editing} onDone={close} />
+        </Modal>
+      )}
+    </>
+  );
+}

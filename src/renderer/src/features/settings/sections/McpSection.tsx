@@ -1,0 +1,6 @@
+import { McpServersSection } from '../../mcp/McpServersSection';
+
+/** Settings → MCP servers: the MCP feature's own section (features/mcp). */
+export function McpSection() {
+  return <McpServersSection />;
+}

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import { event, request } from './define';
+
+/**
+ * Checkpoints: a snapshot of each session folder before and after every turn, whoever wrote the files
+ * (the agent's own tools, a shell command, the user). Review a turn's changes, revert a hunk, a file or
+ * a turn, rewind a folder to before a turn, and undo any of those.
+ */
+
+const id = z.string().min(1).max(100);
+const relPath = z.string().min(1).max(4096);
+
+/** Whether checkpoints can be taken at all (they need the `git` binary). */
+export const checkpointStatusSchema = z.discriminatedUnion('available', [
+  z.object({ available: z.literal(true), gitVersion: z.string() }),
+  z.object({ available: z.literal(false), reason: z.enum(['git_missing', 'git_too_old']), message: z.string() }),
+]);
+export type CheckpointStatus = z.infer<typeof checkpointStatusSchema>;
+
+export const changedFileSchema = z.object({
+  path: z.string(),
+  /** For renames: where the file was. */
+  oldPath: z.string().nullable(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  kind: z.enum(['file', 'symlink']),
+  /** Line counts; 0 for binary and too-large files. */
+  additions: z.number().int(),
+  deletions: z.number().int(),
+  binary: z.boolean(),
+  /** Over the size cap: recorded as changed (path, size) but its content was not kept; cannot be reverted. */
+  tooLarge: z.boolean(),
+  /** Bytes before and after (null where the file did not exist). */
+  oldSize: z.number().int().nullable(),
+  newSize: z.number().int().nullable(),
+});
+export type ChangedFile = z.infer<typeof changedFileSchema>;
+
+export const changeSummarySchema = z.object({
+  added: z.number().int(),
+  modified: z.number().int(),
+  deleted: z.number().int(),
+  renamed: z.number().int(),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+});
+export type ChangeSummary = z.infer<typeof changeSummarySchema>;
+
+export const changeSetSchema = z.object({
+  /** Checkpoint ids: the change set is what happened between them. Pass them to fileDiff and revert. */
+  from: z.string(),
+  to: z.string(),
+  summary: changeSummarySchema,
+  files: z.array(changedFileSchema),
+  /** More files changed than listed (the listing is capped). */
+  truncated: z.boolean(),
+});
+export type ChangeSet = z.infer<typeof changeSetSchema>;
+
+export const turnCheckpointSchema = z.object({
+  /** One per turn and folder (a session with additional folders has several per turn). */
+  id: z.string(),
+  sessionId: z.string(),
+  promptId: z.string(),
+  folderId: z.string(),
+  folder: z.string(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+  /**
+   * The turn did not wait for its "before" snapshot to finish (a huge folder's first snapshot takes long):
+   * what the agent wrote in its first moments may be counted as before the turn.
+   */
+  beforeLate: z.boolean(),
+  /** running: the turn is still going; recording: the "after" snapshot is being taken; failed: see error. */
+  state: z.enum(['running', 'recording', 'recorded', 'failed']),
+  error: z.string().nullable(),
+  /** Null until the turn is recorded. */
+  changes: changeSetSchema.nullable(),
+  /** Other sessions that had a turn in the same folder at the same time: their changes may be mixed in. */
+  overlaps: z.array(z.object({ sessionId: z.string(), label: z.string() })),
+});
+export type TurnCheckpoint = z.infer<typeof turnCheckpointSchema>;
+
+export const hunkSchema = z.object({
+  index: z.number().int(),
+  oldStart: z.number().int(),
+  oldLines: z.number().int(),
+  newStart: z.number().int(),
+  newLines: z.number().int(),
+});
+export type Hunk = z.infer<typeof hunkSchema>;
+
+export const fileDiffSchema = z.object({
+  file: changedFileSchema,
+  /** Null for binary, too large or absent sides. */
+  oldText: z.string().nullable(),
+  newText: z.string().nullable(),
+  /** Line hunks (zero context), indexed for checkpoints.revert's hunk scope. Empty for binary files. */
+  hunks: z.array(hunkSchema),
+});
+export type FileDiff = z.infer<typeof fileDiffSchema>;
+
+export const restoreReportSchema = z.object({
+  /** The restore, itself a checkpoint pair: pass it to checkpoints.undoRestore. Null when nothing changed. */
+  restoreId: z.string().nullable(),
+  applied: z.array(z.object({ path: z.string(), action: z.enum(['written', 'removed', 'merged']) })),
+  /** Files left as they are, each with the reason (changed since, too large to keep, not a regular file…). */
+  refused: z.array(z.object({ path: z.string(), reason: z.string() })),
+});
+export type RestoreReport = z.infer<typeof restoreReportSchema>;
+
+export const restoreSchema = z.object({
+  id: z.string(),
+  folderId: z.string(),
+  kind: z.enum(['revert', 'rewind', 'undo']),
+  label: z.string(),
+  createdAt: z.number(),
+  /** Set when undone (by the undo restore with this id). */
+  undoneBy: z.string().nullable(),
+  report: restoreReportSchema,
+});
+export type Restore = z.infer<typeof restoreSchema>;
+
+export const checkpointFolderSchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  /** Bytes the folder's checkpoints take on disk. */
+  bytes: z.number().int(),
+  checkpoints: z.number().int(),
+  oldestAt: z.number().nullable(),
+  newestAt: z.number().nullable(),
+});
+export type CheckpointFolder = z.infer<typeof checkpointFolderSchema>;
+
+export const checkpointSettingsSchema = z.object({
+  retentionDays: z.number().int().min(1).max(3650),
+  maxBytesPerFolder: z.number().int().min(10 * 1024 * 1024),
+  /** Files larger than this are recorded as "changed, too large to keep". */
+  maxFileBytes: z.number().int().min(1024).max(1024 * 1024 * 1024),
+  /** gitignore patterns never captured (on top of each folder's own .gitignore). */
+  excludes: z.array(z.string().min(1).max(500)).max(500),
+});
+export type CheckpointSettings = z.infer<typeof checkpointSettingsSchema>;
+
+export const DEFAULT_CHECKPOINT_SETTINGS: CheckpointSettings = {
+  retentionDays: 30,
+  maxBytesPerFolder: 2 * 1024 * 1024 * 1024,
+  maxFileBytes: 5 * 1024 * 1024,
+  excludes: ['node_modules/', '.venv/', 'venv/', '__pycache__/', 'target/', 'dist/', 'build/', '.next/', '.gradle/', '.cache/', '.DS_Store'],
+};
+
+const revertScope = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('all') }).strict(),
+  z.object({ kind: z.literal('file'), path: relPath }).strict(),
+  z.object({ kind: z.literal('hunk'), path: relPath, hunk: z.number().int().min(0) }).strict(),
+]);
+
+export const checkpointRequests = {
+  'checkpoints.status': request(z.object({}).strict(), checkpointStatusSchema),
+  /** A session's turns, newest last, each with its change set once recorded. */
+  'checkpoints.listTurns': request(z.object({ sessionId: id }).strict(), z.object({ turns: z.array(turnCheckpointSchema) })),
+  /** Everything a session changed, per folder: from before its first turn to after its last. */
+  'checkpoints.sessionChanges': request(
+    z.object({ sessionId: id }).strict(),
+    z.object({ folders: z.array(z.object({ folderId: z.string(), folder: z.string(), changes: changeSetSchema })) }),
+  ),
+  /** One file's content on both sides of a change set, with its hunks. */
+  'checkpoints.fileDiff': request(z.object({ from: id, to: id, path: relPath }).strict(), fileDiffSchema),
+  /**
+   * Undoes what happened between two checkpoints of a folder (a turn: its `changes.from`/`to`), all of it,
+   * one file or one hunk. Files changed again since are merged where clean, otherwise refused.
+   */
+  'checkpoints.revert': request(z.object({ from: id, to: id, scope: revertScope }).strict(), restoreReportSchema),
+  /** Puts the folder back as it was before the turn (refused while a turn runs in the folder). */
+  'checkpoints.rewind': request(z.object({ turnId: id }).strict(), restoreReportSchema),
+  'checkpoints.undoRestore': request(z.object({ restoreId: id }).strict(), restoreReportSchema),
+  'checkpoints.listRestores': request(z.object({ folderId: id }).strict(), z.object({ restores: z.array(restoreSchema) })),
+  /** Folders with checkpoints and the disk they use. */
+  'checkpoints.folders': request(z.object({}).strict(), z.object({ folders: z.array(checkpointFolderSchema) })),
+  'checkpoints.deleteFolder': request(z.object({ folderId: id }).strict(), z.object({})),
+  'checkpoints.getSettings': request(z.object({}).strict(), checkpointSettingsSchema),
+  'checkpoints.setSettings': request(checkpointSettingsSchema.partial().strict(), checkpointSettingsSchema),
+  /** Applies the retention settings now (it also runs by itself). */
+  'checkpoints.prune': request(z.object({}).strict(), z.object({ removedCheckpoints: z.number().int() })),
+} as const;
+
+export const checkpointEvents = {
+  /** A turn's checkpoints changed state, or a restore happened in a folder. */
+  'checkpoints.changed': event(z.object({ folderId: z.string(), sessionId: z.string().nullable(), turnId: z.string().nullable() })),
+} as const;

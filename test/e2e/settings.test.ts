@@ -1,0 +1,206 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
+import { connectContract } from '../support/contract-client';
+import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+
+/** The Settings tab: opened with Ctrl+, searched, applied at once everywhere (this window, others, Monaco, xterm). */
+
+const suite = appSuite('settings');
+const open = () => suite.open({ empty: true });
+
+const settingsTab = (page: Page): Locator => page.locator('.tab-panel:not([hidden]) [data-testid=settings-tab]');
+const sectionIds = (page: Page) => settingsTab(page).getByTestId('settings-section').evaluateAll((els) => els.map((e) => e.getAttribute('data-section')));
+
+async function openSettings(page: Page): Promise<Locator> {
+  await page.keyboard.press('Control+,');
+  await settingsTab(page).waitFor();
+  return settingsTab(page);
+}
+
+const setTheme = async (page: Page, theme: 'system' | 'light' | 'dark') => {
+  const tab = await openSettings(page);
+  await tab.getByTestId('setting-appearance.theme').selectOption(theme);
+};
+
+/** Colours as the user sees them (computed), and the theme the editors and terminals were given. */
+const looks = (page: Page) =>
+  page.evaluate(() => {
+    const css = (sel: string, prop: 'color' | 'backgroundColor' | 'fontSize') => {
+      const el = document.querySelector(sel);
+      return el ? getComputedStyle(el)[prop] : null;
+    };
+    // The diff's editors (not its gutter, which also has the class).
+    const monaco = document.querySelector('[data-testid=monaco-diff] .monaco-editor:not(.gutter)');
+    return {
+      theme: document.documentElement.dataset.theme,
+      body: css('body', 'backgroundColor'),
+      thread: css('[data-testid=thread]', 'color'),
+      monacoDark: monaco ? monaco.classList.contains('vs-dark') : null,
+      monacoFont: css('[data-testid=monaco-diff] .monaco-editor:not(.gutter) .view-lines', 'fontSize'),
+      xterm: css('[data-testid=meta-terminal] .xterm-scrollable-element', 'backgroundColor'),
+      xtermFont: css('[data-testid=meta-terminal] .xterm-rows', 'fontSize'),
+    };
+  });
+
+const DARK_BG = 'rgb(30, 31, 34)';
+const LIGHT_BG = 'rgb(255, 255, 255)';
+
+describe('settings', { timeout: 180_000 }, () => {
+  it('opens with Ctrl+, (and from the launcher); the search narrows the sections', async () => {
+    const { page, errors } = await open();
+    const tab = await openSettings(page);
+    await expect(sectionIds(page)).resolves.toEqual(['general', 'agents', 'permissions', 'mcp', 'notifications', 'supervision', 'history', 'registry', 'keyboard']);
+    const search = tab.getByTestId('settings-search');
+    await search.fill('flood');
+    await expect.poll(() => sectionIds(page)).toEqual(['supervision']);
+    await search.fill('backups');
+    await expect.poll(() => sectionIds(page)).toEqual(['history']);
+    await search.fill('font size');
+    await expect.poll(() => sectionIds(page)).toEqual(['general']);
+    await search.fill('no such thing anywhere');
+    await expect.poll(() => sectionIds(page)).toEqual([]);
+    await tab.getByTestId('settings-no-match').waitFor();
+    await search.fill('');
+    // The shortcuts table lists the shortcut that opened it.
+    await expect(tab.getByTestId('shortcuts-table').innerText()).resolves.toMatch(/Ctrl \+ ,\s+Settings/);
+    // One Settings tab: the launcher focuses it.
+    await page.keyboard.press('Control+t');
+    await page.locator('.tab-panel:not([hidden])').getByTestId('launch-settings').click();
+    await settingsTab(page).waitFor();
+    await expect(page.locator('[role=tab]', { hasText: 'Settings' }).count()).resolves.toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('the theme applies at once to the app, the thread, Monaco and xterm; font sizes too', async () => {
+    const { page, errors } = await open();
+    const agent = await addScenarioAgent(page, 'Themed');
+    const session = await startSessionFromSidebar(page, agent, suite.work);
+    // A file the agent writes (shown in a Monaco diff) and a terminal in the thread (xterm).
+    await sendPrompt(session, `write ${join(suite.work, 'themed.txt')} themed by settings`);
+    await session.getByTestId('agent-message').filter({ hasText: '"ok":true' }).waitFor();
+    await sendPrompt(session, 'terminal-meta');
+    await session.locator('[data-testid=meta-terminal] .xterm-rows', { hasText: 'META-OUTPUT' }).waitFor();
+    await session.getByTestId('files-button').click();
+    await session.getByTestId('files-panel').locator('[data-testid=monaco-diff][data-ready=true]').waitFor();
+
+    // Chromium's own scheme is light: "system" is light.
+    await expect(looks(page)).resolves.toMatchObject({ theme: 'light', body: LIGHT_BG, monacoDark: false, xterm: LIGHT_BG });
+    const lightThread = (await looks(page)).thread;
+
+    // Split: the session stays in view while Settings opens in the other pane.
+    await page.getByRole('button', { name: 'Split right' }).first().click();
+    await setTheme(page, 'dark');
+    await expect.poll(() => looks(page)).toMatchObject({ theme: 'dark', body: DARK_BG, monacoDark: true, xterm: DARK_BG });
+    const dark = await looks(page);
+    expect(dark.thread).not.toBe(lightThread);
+    expect(dark.thread).toBe('rgb(219, 222, 225)');
+
+    const tab = settingsTab(page);
+    for (const [key, size] of [['appearance.terminalFontSize', '17'], ['appearance.editorFontSize', '16']] as const) {
+      await tab.getByTestId(`setting-${key}`).fill(size);
+      await tab.getByTestId(`setting-${key}`).press('Enter');
+    }
+    await expect.poll(async () => (await looks(page)).xtermFont).toBe('17px');
+    await expect.poll(async () => (await looks(page)).monacoFont).toBe('16px');
+
+    await tab.getByTestId('setting-appearance.theme').selectOption('light');
+    await expect.poll(() => looks(page)).toMatchObject({ theme: 'light', body: LIGHT_BG, monacoDark: false, xterm: LIGHT_BG, thread: lightThread });
+    expect(errors).toEqual([]);
+  });
+
+  it('a setting changed in one window applies in another window on the same server', async () => {
+    const a = await open();
+    const b = await open();
+    const bSettings = await openSettings(b.page);
+    await expect(b.page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('light');
+    await setTheme(a.page, 'dark');
+    await expect.poll(() => b.page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await expect(bSettings.getByTestId('setting-appearance.theme').inputValue()).resolves.toBe('dark');
+
+    // A supervision setting: the other window's field follows, and the core has it.
+    const field = settingsTab(a.page).getByTestId('setting-agents.idleStopMinutes');
+    await field.fill('42');
+    await field.press('Enter');
+    await expect.poll(() => bSettings.getByTestId('setting-agents.idleStopMinutes').inputValue()).toBe('42');
+    const c = await connectContract(suite.app);
+    try {
+      await expect(c.call('settings.get', { key: 'agents.idleStopMinutes' })).resolves.toMatchObject({ entry: { value: 42 }, stored: true });
+    } finally {
+      c.close();
+    }
+    // A value the schema refuses is refused with the reason, and nothing changes.
+    await field.fill('-3');
+    await field.press('Enter');
+    await expect(field.inputValue()).resolves.toBe('42');
+    await setTheme(a.page, 'system');
+    await expect.poll(() => b.page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    expect(a.errors).toEqual([]);
+    expect(b.errors).toEqual([]);
+  });
+
+  it('a stored value the app cannot use falls back to its default, with a notice', async () => {
+    const db = new Database(join(suite.app.dataDir, 'switchboard.db'));
+    try {
+      const put = db.prepare(
+        'INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, 0) ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json',
+      );
+      put.run('appearance.theme', '"purple"');
+      put.run('appearance.threadFontSize', '{broken');
+    } finally {
+      db.close();
+    }
+    const { page } = await open();
+    const notices = page.locator('.notice.warning');
+    await notices.filter({ hasText: /Theme.*appearance\.theme.*default is used/ }).waitFor();
+    await notices.filter({ hasText: /Thread font size.*not JSON/ }).waitFor();
+    await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('light');
+    const tab = await openSettings(page);
+    await expect(tab.getByTestId('setting-appearance.theme').inputValue()).resolves.toBe('system');
+    await expect(tab.getByTestId('setting-appearance.threadFontSize').inputValue()).resolves.toBe('13');
+    // Choosing a value mends it.
+    await tab.getByTestId('setting-appearance.theme').selectOption('light');
+    const c = await connectContract(suite.app);
+    try {
+      await expect.poll(async () => ((await c.call('settings.getAll', {})) as { problems: Array<{ key: string }> }).problems.map((p) => p.key)).toEqual([
+        'appearance.threadFontSize',
+      ]);
+      await c.call('settings.reset', { key: 'appearance.threadFontSize' });
+    } finally {
+      c.close();
+    }
+  });
+
+  it('the overview links to the supervision settings; permission rules are edited in Settings', async () => {
+    const { page, errors } = await open();
+    await addScenarioAgent(page, 'Ruled');
+    await page.keyboard.press('Control+Shift+O');
+    await page.locator('.tab-panel:not([hidden])').getByTestId('overview-supervision-settings').click();
+    const tab = settingsTab(page);
+    await tab.locator('[data-section=supervision]').waitFor();
+    await expect(tab.getByTestId('setting-agents.autoRestart').isChecked()).resolves.toBe(true);
+
+    const perms = tab.locator('[data-section=permissions]');
+    await perms.getByTestId('rule-agent').selectOption({ label: 'Ruled' });
+    await perms.getByTestId('rule-tool-kind').selectOption('execute');
+    await perms.getByTestId('rule-new-decision').selectOption('reject');
+    await perms.getByTestId('rule-add').click();
+    const rule = perms.getByTestId('settings-permission-rule').filter({ hasText: 'Ruled' });
+    await rule.waitFor();
+    await expect(rule.getByTestId('rule-decision').inputValue()).resolves.toBe('reject');
+    await rule.getByTestId('rule-decision').selectOption('allow');
+    const c = await connectContract(suite.app);
+    try {
+      await expect
+        .poll(async () => ((await c.call('permissionRules.list', {})) as { rules: Array<{ toolKind: string; decision: string }> }).rules)
+        .toEqual([expect.objectContaining({ toolKind: 'execute', decision: 'allow' })]);
+    } finally {
+      c.close();
+    }
+    await rule.getByTestId('rule-remove').click();
+    await perms.getByTestId('permission-rules-empty').waitFor();
+    expect(errors).toEqual([]);
+  });
+});
