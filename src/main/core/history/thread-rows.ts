@@ -272,7 +272,9 @@ export class HistoryRows {
     const message = (e: ThreadEntry & { parts: MessagePart[] }, kind: 'user' | 'agent' | 'thought', at: At): void => {
       const text = clean(partsText(e.parts));
       if (!text) return;
-      let open = b.find(sessionId, kind, e.id);
+      // The open row is the usual one (a chunk extends the message being streamed): no lookup by ref.
+      let open = st.openEntryId !== null && st.openKind === kind ? b.entry(st.openEntryId) : undefined;
+      if (open?.ref !== e.id) open = b.find(sessionId, kind, e.id);
       if (open && open.textLength >= caps.segment) open = undefined;
       if (open) {
         open.parts.push(text);
