@@ -437,10 +437,8 @@ export class HistoryIndex {
     const rows = new HistoryRows(batch, this.fold);
     let max = 0;
     try {
-      for (const m of messages) {
-        rows.apply(m);
-        if (m.id > max) max = m.id;
-      }
+      rows.applyAll(messages);
+      for (const m of messages) if (m.id > max) max = m.id;
       batch.flush();
     } catch (e) {
       // The folds may be ahead of what commits: they are rebuilt from the log.

@@ -1,5 +1,5 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { applyEvents, createThread, isFinished, WireReplayer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../shared/acp-thread';
+import { applyEvents, CHUNK_UPDATE_KINDS, createThread, isFinished, partsFromContent, WireReplayer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../shared/acp-thread';
 
 /** One logged ACP message, as history reads it. */
 export interface LoggedMessage {
@@ -55,6 +55,24 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 const rpcKey = (id: unknown): string | null => (typeof id === 'string' ? `s:${id}` : typeof id === 'number' && Number.isFinite(id) ? `n:${id}` : null);
 const isMessage = (e: ThreadEntry): boolean => e.kind === 'user_message' || e.kind === 'agent_message' || e.kind === 'thought';
 
+function parse(msg: LoggedMessage): Obj | null {
+  let m: unknown = msg.parsed;
+  if (m === undefined) {
+    try {
+      m = JSON.parse(msg.body);
+    } catch {
+      return null;
+    }
+  }
+  return isObj(m) ? m : null;
+}
+
+interface Chunk {
+  msg: LoggedMessage;
+  event: ThreadEvent;
+  content: unknown;
+}
+
 /** Keep the whole thread in memory below this many entries; above it, only what can still change. */
 const COMPACT_AT = 16;
 
@@ -96,16 +114,83 @@ export class SessionFold {
 
   /** Folds one message; `sink` null only brings the fold up to date (rebuilding it from the log). */
   apply(msg: LoggedMessage, sink: FoldSink | null): void {
-    this.lastSeq = msg.seq;
-    let m: unknown = msg.parsed;
-    if (m === undefined) {
-      try {
-        m = JSON.parse(msg.body);
-      } catch {
-        return;
+    this.applyAll([msg], sink);
+  }
+
+  /**
+   * Folds consecutive messages of this session, in log order. A run of message chunks is folded by the
+   * thread model in one batch (a flood is thousands of them); the sink still hears of each message.
+   */
+  applyAll(msgs: readonly LoggedMessage[], sink: FoldSink | null): void {
+    let run: Chunk[] = [];
+    for (const msg of msgs) {
+      const m = parse(msg);
+      const chunk = m === null ? null : this.chunkOf(msg, m);
+      if (chunk) {
+        run.push(chunk);
+        continue;
+      }
+      if (run.length > 0) this.foldChunks(run, sink);
+      run = [];
+      this.foldOne(msg, m, sink);
+    }
+    if (run.length > 0) this.foldChunks(run, sink);
+  }
+
+  /** A message chunk (a session/update notification the replay folds as it is), or null for anything else. */
+  private chunkOf(msg: LoggedMessage, m: Obj): Chunk | null {
+    if (msg.direction !== 'a2c' || m.method !== 'session/update' || rpcKey(m.id) !== null || this.replay !== null) return null;
+    const update = isObj(m.params) && isObj(m.params.update) ? m.params.update : null;
+    if (!update || !CHUNK_UPDATE_KINDS.has(update.sessionUpdate as string)) return null;
+    const events = this.replayer.push({ direction: msg.direction, body: m });
+    return events.length === 1 ? { msg, event: events[0]!, content: update.content } : null;
+  }
+
+  /**
+   * Folds a run of chunks in one batch when they all extend the last entry (the entry count stays), and
+   * hands each message's own part to the sink as folding it alone would; otherwise one message at a time.
+   */
+  private foldChunks(run: readonly Chunk[], sink: FoldSink | null): void {
+    // The usual miss is a run's first chunk starting the message the others extend: fold it alone and try
+    // the rest once more; after a second miss, one at a time.
+    for (let attempt = 0, i = 0; i < run.length; attempt++) {
+      const rest = i === 0 ? run : run.slice(i);
+      if (attempt < 2 && this.foldBatch(rest, sink)) return;
+      if (attempt < 1) {
+        this.fold(rest[0]!.msg, [rest[0]!.event], null, sink);
+        i++;
+        continue;
+      }
+      for (const c of rest) this.fold(c.msg, [c.event], null, sink);
+      return;
+    }
+  }
+
+  private foldBatch(run: readonly Chunk[], sink: FoldSink | null): boolean {
+    const before = this.thread;
+    const n = before.entries.length;
+    if (run.length < 2 || n === 0) return false;
+    const after = applyEvents(before, run.map((c) => c.event));
+    const last = after.entries[n - 1]!;
+    if (after.entries.length !== n || !isMessage(last)) return false;
+    this.thread = after;
+    this.lastSeq = run[run.length - 1]!.msg.seq;
+    if (last !== before.entries[n - 1]) {
+      for (const c of run) {
+        // What the model appended for this chunk alone (the parts already handed out were let go).
+        const parts = partsFromContent([c.content as never]);
+        if (parts.length === 0) continue;
+        (last as { parts: unknown[] }).parts = parts;
+        sink?.entry(last, this.at(c.msg), this);
       }
     }
-    if (!isObj(m)) return;
+    this.compact([n - 1]);
+    return true;
+  }
+
+  private foldOne(msg: LoggedMessage, m: Obj | null, sink: FoldSink | null): void {
+    this.lastSeq = msg.seq;
+    if (m === null) return;
     const method = str(m.method);
     const key = rpcKey(m.id);
     const params = isObj(m.params) ? m.params : {};
@@ -137,6 +222,11 @@ export class SessionFold {
       this.replay = null;
       this.loadKey = null;
     }
+    this.fold(msg, events, terminal, sink);
+  }
+
+  private fold(msg: LoggedMessage, events: ThreadEvent[], terminal: ClientTerminal | null, sink: FoldSink | null): void {
+    this.lastSeq = msg.seq;
     if (events.length === 0 && terminal === null) return;
 
     this.unpark(events);

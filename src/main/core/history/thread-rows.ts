@@ -229,13 +229,33 @@ export class HistoryRows {
   ) {}
 
   apply(msg: LoggedMessage): void {
-    const st = this.b.state(msg.sessionId);
-    st.messageCount += 1;
-    st.firstTs ??= msg.ts;
-    st.lastTs = st.lastTs === null ? msg.ts : Math.max(st.lastTs, msg.ts);
+    this.applyRun([msg]);
+  }
+
+  /** Applies messages in log order; consecutive messages of one session are folded together. */
+  applyAll(msgs: readonly LoggedMessage[]): void {
+    let start = 0;
+    for (let i = 1; i <= msgs.length; i++) {
+      const m = msgs[i];
+      const prev = msgs[i - 1]!;
+      if (m && m.sessionId === prev.sessionId && m.seq === prev.seq + 1) continue;
+      this.applyRun(start === 0 && i === msgs.length ? msgs : msgs.slice(start, i));
+      start = i;
+    }
+  }
+
+  /** Consecutive messages (by seq) of one session. */
+  private applyRun(msgs: readonly LoggedMessage[]): void {
+    const first = msgs[0]!;
+    const st = this.b.state(first.sessionId);
+    for (const msg of msgs) {
+      st.messageCount += 1;
+      st.firstTs ??= msg.ts;
+      st.lastTs = st.lastTs === null ? msg.ts : Math.max(st.lastTs, msg.ts);
+    }
     let sink = this.sinks.get(st);
     if (!sink) this.sinks.set(st, (sink = this.sink(st)));
-    this.folds(msg.sessionId, msg.seq).apply(msg, sink);
+    this.folds(first.sessionId, first.seq).applyAll(msgs, sink);
   }
 
   private sink(st: SessionState): FoldSink {
