@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { messageText, threadFromWire } from '../../../src/shared/acp-thread';
+import { buildTranscript } from '../../../src/main/core/history/transcript';
+import { INDEX_CAPS } from '../../../src/main/core/history/model';
+import { iterateMessages } from '../../../src/main/core/store/message-log';
 import { Acp, createStore, type TestStore } from './acp';
 
 const stores: TestStore[] = [];
@@ -75,5 +78,34 @@ describe("history's transcript is the shared thread model replayed from the log"
     expect(t.history.list({ limit: 1, offset: 0 }).sessions[0]).toMatchObject({ turnCount: 12, toolCallCount: 12 });
     expect(t.history.search({ query: '"checked its rows (7)"', limit: 5, perSession: 5 }).hits).toHaveLength(1);
     t.db.exec("INSERT INTO history_fts (history_fts) VALUES ('integrity-check')");
+  });
+});
+
+describe('a flood of chunks written in one batch', () => {
+  it('gives the rows folding one message at a time gives: each row starts at its own message, 16 KB segments', async () => {
+    const t = await createStore();
+    stores.push(t);
+    t.addSession('s1');
+    const acp = new Acp();
+    const p = acp.prompt('stream a lot');
+    const wire = [p, acp.thought('thinking '), acp.thought('harder'), acp.agent('start ')];
+    for (let i = 0; i < 400; i++) wire.push(acp.agent(`${'x'.repeat(90)} chunk ${i} `));
+    wire.push(acp.tool({ toolCallId: 't1', title: 'Read file', kind: 'read', status: 'completed' }), acp.user('(an interjection)'));
+    for (let i = 0; i < 5; i++) wire.push(acp.agent(`tail ${i} `, 'm2'));
+    wire.push(acp.agent('other message', 'm3'), acp.stop(p.id));
+    t.append('s1', wire);
+
+    const rows = t.db
+      .prepare("SELECT kind, seq, last_seq AS lastSeq, text FROM history_entries WHERE session_id = ? AND kind <> 'title' ORDER BY id")
+      .all('s1') as Array<{ kind: string; seq: number; lastSeq: number; text: string | null }>;
+    const oneByOne = buildTranscript('s1', iterateMessages(t.db, 's1'), INDEX_CAPS).entries.map((e) => ({ kind: e.kind, seq: e.seq, lastSeq: e.lastSeq, text: e.text }));
+    const plain = (kind: string) => kind === 'agent' || kind === 'thought' || kind === 'user';
+    expect(rows.map((r) => ({ ...r, text: plain(r.kind) ? r.text : null }))).toEqual(oneByOne.map((r) => ({ ...r, text: plain(r.kind) ? r.text : null })));
+    const agent = rows.filter((r) => r.kind === 'agent');
+    expect(agent.length).toBeGreaterThanOrEqual(4); // 36 KB split in 16 KB segments, then two more messages
+    expect(agent[0]).toMatchObject({ seq: 4 }); // 'start ' is the 4th message of the session
+    expect(rows.find((r) => r.kind === 'thought')).toMatchObject({ seq: 2, lastSeq: 3, text: 'thinking harder' });
+    expect(agent.at(-1)).toMatchObject({ seq: wire.length - 1, lastSeq: wire.length - 1, text: 'other message' });
+    for (const r of agent) expect(r.text!.length).toBeLessThan(INDEX_CAPS.segment + 200);
   });
 });
