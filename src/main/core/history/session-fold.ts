@@ -151,18 +151,15 @@ export class SessionFold {
    * hands each message's own part to the sink as folding it alone would; otherwise one message at a time.
    */
   private foldChunks(run: readonly Chunk[], sink: FoldSink | null): void {
-    // The usual miss is a run's first chunk starting the message the others extend: fold it alone and try
-    // the rest once more; after a second miss, one at a time.
-    for (let attempt = 0, i = 0; i < run.length; attempt++) {
-      const rest = i === 0 ? run : run.slice(i);
-      if (attempt < 2 && this.foldBatch(rest, sink)) return;
-      if (attempt < 1) {
-        this.fold(rest[0]!.msg, [rest[0]!.event], null, sink);
-        i++;
-        continue;
-      }
-      for (const c of rest) this.fold(c.msg, [c.event], null, sink);
-      return;
+    // A miss is a chunk in the run starting a new message: fold one at a time, and try the rest as a batch
+    // again each time one started a message (what follows usually extends it), a few times per run.
+    let attempts = 4;
+    let retry = true;
+    for (let i = 0; i < run.length; i++) {
+      if (retry && attempts-- > 0 && this.foldBatch(i === 0 ? run : run.slice(i), sink)) return;
+      const n = this.thread.entries.length;
+      this.fold(run[i]!.msg, [run[i]!.event], null, sink);
+      retry = this.thread.entries.length !== n;
     }
   }
 
