@@ -12,7 +12,31 @@ export class Draft {
   private toolIndex: Record<string, number> | null = null;
 
   constructor(base: ThreadState) {
-    this.state = { ...base, turn: { ...base.turn } };
+    // Field by field rather than a spread: one literal shape, several times faster per batch (history folds
+    // one batch per logged message).
+    const t = base.turn;
+    this.state = {
+      entries: base.entries,
+      toolIndex: base.toolIndex,
+      modes: base.modes,
+      configOptions: base.configOptions,
+      commands: base.commands,
+      usage: base.usage,
+      title: base.title,
+      updatedAt: base.updatedAt,
+      plan: base.plan,
+      stopMarks: base.stopMarks,
+      turn: {
+        running: t.running,
+        promptId: t.promptId,
+        startIndex: t.startIndex,
+        cancelRequested: t.cancelRequested,
+        lastStopReason: t.lastStopReason,
+        lastError: t.lastError,
+      },
+      nextId: base.nextId,
+      version: base.version,
+    };
   }
 
   get length(): number {

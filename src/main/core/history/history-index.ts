@@ -1,8 +1,9 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database';
-import { expandRows, MESSAGE_COLUMNS, type MessageRow, type PersistedMessage } from '../store/message-log';
+import { expandRows, iterateMessages, MESSAGE_COLUMNS, type MessageRow, type PersistedMessage } from '../store/message-log';
 import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
-import { HistoryReducer, newDraft, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
+import { SessionFold, type LoggedMessage } from './session-fold';
+import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
 interface EntryRow {
   id: number;
@@ -115,10 +116,12 @@ interface Lag {
 }
 
 export const FTS_LAG_MS = 1000;
+/** Sessions whose fold stays in memory between batches. */
+const MAX_FOLDS = 64;
 
 const signature = (d: Draft): string => `${d.textLength}:${d.failed ? 1 : 0}`;
 
-/** One transaction's worth of reducer state over the SQLite tables; written back by flush(). */
+/** One transaction's worth of rows and session summaries over the SQLite tables; written back by flush(). */
 class DbBatch implements HistoryBackend {
   readonly caps: Caps;
   private readonly states = new Map<string, SessionState>();
@@ -247,24 +250,6 @@ class DbBatch implements HistoryBackend {
     }
   }
 
-  rpcTrack(sessionId: string, dir: 'c2a' | 'a2c', rpcId: string, method: string, data: string | null): void {
-    this.s.rpcPut.run(sessionId, dir, rpcId, method, data);
-  }
-
-  rpcTake(sessionId: string, dir: 'c2a' | 'a2c', rpcId: string): { method: string; data: string | null } | undefined {
-    const row = this.s.rpcGet.get(sessionId, dir, rpcId) as { method: string; data: string | null } | undefined;
-    if (row) this.s.rpcDel.run(sessionId, dir, rpcId);
-    return row;
-  }
-
-  terminalLink(sessionId: string, terminalId: string, entryId: number): void {
-    this.s.termPut.run(sessionId, terminalId, entryId);
-  }
-
-  terminalEntry(sessionId: string, terminalId: string): number | undefined {
-    return (this.s.termGet.get(sessionId, terminalId) as { entry_id: number } | undefined)?.entry_id;
-  }
-
   addFile(sessionId: string, path: string, edited: boolean, seq: number): { added: boolean; nowEdited: boolean } {
     const key = `${sessionId}\0${path}`;
     const known = this.files.get(key);
@@ -368,11 +353,6 @@ function prepare(db: Db) {
     lagAll: st('SELECT l.entry_id AS id, e.session_id AS sessionId FROM history_fts_lag l JOIN history_entries e ON e.id = l.entry_id'),
     turnEntries: st("SELECT id FROM history_entries WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind <> 'title'"),
     selSession: st('SELECT agent_id AS agentId, cwd FROM sessions WHERE id = ?'),
-    rpcPut: st('INSERT OR REPLACE INTO history_rpc (session_id, dir, rpc_id, method, data) VALUES (?, ?, ?, ?, ?)'),
-    rpcGet: st('SELECT method, data FROM history_rpc WHERE session_id = ? AND dir = ? AND rpc_id = ?'),
-    rpcDel: st('DELETE FROM history_rpc WHERE session_id = ? AND dir = ? AND rpc_id = ?'),
-    termPut: st('INSERT OR REPLACE INTO history_terminals (session_id, terminal_id, entry_id) VALUES (?, ?, ?)'),
-    termGet: st('SELECT entry_id FROM history_terminals WHERE session_id = ? AND terminal_id = ?'),
     fileIns: st('INSERT OR IGNORE INTO history_files (session_id, path, edited, seq) VALUES (?, ?, ?, ?)'),
     fileEdit: st('UPDATE history_files SET edited = 1 WHERE session_id = ? AND path = ? AND edited = 0'),
     watermark: st("SELECT value FROM history_meta WHERE key = 'indexed_through'"),
@@ -396,6 +376,12 @@ export class HistoryIndex {
   private readonly s: Statements;
   private liveMode = false;
   private readonly lag = new Map<number, Lag>();
+  /**
+   * Each session's thread as the shared model folds it (what can still change), most recently used last;
+   * a session not here is folded again from its log when its next message comes.
+   */
+  private readonly folds = new Map<string, SessionFold>();
+  private lastFolded: string | null = null;
   private lagTimer: ReturnType<typeof setTimeout> | null = null;
   /** Whether history_fts_lag may hold rows this map does not know (start-up after a crash, a failed batch). */
   private lagUnknown = true;
@@ -406,6 +392,29 @@ export class HistoryIndex {
   ) {
     this.s = prepare(db);
   }
+
+  /** The fold of a session, up to date with its log before `seq`. */
+  private readonly fold = (sessionId: string, seq: number): SessionFold => {
+    let f = this.folds.get(sessionId);
+    if (f && f.lastSeq === seq - 1 && sessionId === this.lastFolded) return f;
+    this.lastFolded = sessionId;
+    this.folds.delete(sessionId);
+    if (!f || f.lastSeq !== seq - 1) {
+      f = new SessionFold();
+      for (const m of iterateMessages(this.db, sessionId)) {
+        if (m.seq >= seq) break;
+        try {
+          f.apply(m, null);
+        } catch {
+          // A message the index skipped (it could not be indexed) is skipped here too.
+          f.lastSeq = m.seq;
+        }
+      }
+    }
+    this.folds.set(sessionId, f);
+    if (this.folds.size > MAX_FOLDS) this.folds.delete(this.folds.keys().next().value!);
+    return f;
+  };
 
   /** True once every message in the log is indexed and new batches are indexed as they are written. */
   get live(): boolean {
@@ -425,13 +434,17 @@ export class HistoryIndex {
   private apply(messages: readonly IndexedMessage[]): void {
     if (messages.length === 0) return;
     const batch = new DbBatch(this.s, this.caps, this.lag);
-    const reducer = new HistoryReducer(batch);
+    const rows = new HistoryRows(batch, this.fold);
     let max = 0;
-    for (const m of messages) {
-      reducer.apply(m);
-      if (m.id > max) max = m.id;
+    try {
+      rows.applyAll(messages);
+      for (const m of messages) if (m.id > max) max = m.id;
+      batch.flush();
+    } catch (e) {
+      // The folds may be ahead of what commits: they are rebuilt from the log.
+      this.folds.clear();
+      throw e;
     }
-    batch.flush();
     this.s.setWatermark.run(max);
     if (this.lag.size > 0) this.scheduleLag();
   }
@@ -496,6 +509,7 @@ export class HistoryIndex {
       })();
     } catch (e) {
       this.liveMode = false;
+      this.folds.clear();
       this.lag.clear();
       this.lagUnknown = true;
       console.error('history index: a batch could not be indexed; will catch up later:', e);
@@ -549,8 +563,9 @@ export class HistoryIndex {
   /** Drops every derived row and indexes the whole log again (recovery; also checks the FTS index). */
   rebuild(): void {
     this.liveMode = false;
+    this.folds.clear();
     this.db.transaction(() => {
-      for (const t of ['history_entries', 'history_files', 'history_rpc', 'history_terminals']) this.db.exec(`DELETE FROM ${t}`);
+      for (const t of ['history_entries', 'history_files']) this.db.exec(`DELETE FROM ${t}`);
       // Keep the user's titles; recompute everything else.
       this.db.exec(
         'DELETE FROM history_sessions WHERE custom_title IS NULL; UPDATE history_sessions SET info_title = NULL, prompt_title = NULL, first_ts = NULL, last_ts = NULL, message_count = 0, entry_count = 0, turn_count = 0, tool_call_count = 0, failed_tool_calls = 0, files_touched = 0, files_edited = 0, failed_turns = 0, last_stop_reason = NULL, turn = 0, turn_start_seq = 0, open_entry_id = NULL, open_kind = NULL, open_message_id = NULL, replay = 0',
@@ -563,11 +578,11 @@ export class HistoryIndex {
   }
 
   /** Applies a change to a session's state (rename) through the same backend, keeping the title entry in step. */
-  updateSession(sessionId: string, change: (st: SessionState, reducer: HistoryReducer) => void): void {
+  updateSession(sessionId: string, change: (st: SessionState, rows: HistoryRows) => void): void {
     this.db.transaction(() => {
       const batch = new DbBatch(this.s, this.caps, this.lag);
-      const reducer = new HistoryReducer(batch);
-      change(batch.state(sessionId), reducer);
+      const rows = new HistoryRows(batch, this.fold);
+      change(batch.state(sessionId), rows);
       batch.flush();
     })();
   }

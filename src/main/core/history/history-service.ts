@@ -273,9 +273,9 @@ export class HistoryService implements Disposable {
       this.session(sessionId);
       const clean = title?.replace(/\s+/g, ' ').trim() || null;
       const now = this.now();
-      this.index().updateSession(sessionId, (st, reducer) => {
+      this.index().updateSession(sessionId, (st, rows) => {
         st.customTitle = clean;
-        reducer.syncTitle(st, { seq: 0, ts: now });
+        rows.syncTitle(st, { seq: 0, ts: now });
       });
       this.bus?.emit('history.changed', { sessionIds: [sessionId], reason: 'rename' });
       return this.session(sessionId);

@@ -30,7 +30,7 @@ export type Detail =
   /** A thread entry the index has no columns of its own for, as the shared thread model folded it. */
   | { kind: 'entry'; entry: ThreadEntry };
 
-/** An entry as the reducer sees it while applying messages. */
+/** A stored row (history_entries) while thread-rows.ts builds it from thread entries. */
 export interface Draft {
   id: number;
   sessionId: string;

@@ -1,14 +1,13 @@
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
 import { draftText, newSessionState, NO_CAPS, threadEntryStrings, type Caps, type Draft, type SessionState, type StoredKind } from './model';
-import { HistoryReducer, newDraft, type HistoryBackend, type LoggedMessage, type NewDraft } from './reducer';
+import { SessionFold, type LoggedMessage } from './session-fold';
+import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
-/** The reducer's backend in memory, without size limits: a session's full transcript from its log. */
+/** The rows' backend in memory, without size limits: a session's full transcript from its log. */
 class MemoryBackend implements HistoryBackend {
   readonly entries: Draft[] = [];
   private readonly states = new Map<string, SessionState>();
   private readonly refs = new Map<string, Draft>();
-  private readonly rpc = new Map<string, { method: string; data: string | null }>();
-  private readonly terminals = new Map<string, number>();
   private readonly files = new Map<string, boolean>();
 
   constructor(readonly caps: Caps) {}
@@ -40,25 +39,6 @@ class MemoryBackend implements HistoryBackend {
     for (const d of this.entries) if (d.sessionId === sessionId && d.seq >= fromSeq && d.kind !== 'title') d.failed = true;
   }
 
-  rpcTrack(sessionId: string, dir: string, rpcId: string, method: string, data: string | null): void {
-    this.rpc.set(`${sessionId}\0${dir}\0${rpcId}`, { method, data });
-  }
-
-  rpcTake(sessionId: string, dir: string, rpcId: string): { method: string; data: string | null } | undefined {
-    const key = `${sessionId}\0${dir}\0${rpcId}`;
-    const r = this.rpc.get(key);
-    this.rpc.delete(key);
-    return r;
-  }
-
-  terminalLink(sessionId: string, terminalId: string, entryId: number): void {
-    this.terminals.set(`${sessionId}\0${terminalId}`, entryId);
-  }
-
-  terminalEntry(sessionId: string, terminalId: string): number | undefined {
-    return this.terminals.get(`${sessionId}\0${terminalId}`);
-  }
-
   addFile(sessionId: string, path: string, edited: boolean): { added: boolean; nowEdited: boolean } {
     const key = `${sessionId}\0${path}`;
     const had = this.files.get(key);
@@ -72,11 +52,19 @@ export interface Transcript {
   state: SessionState;
 }
 
-/** Replays a session's messages (in log order) into transcript entries, keeping everything the log has. */
+/**
+ * A session's transcript: its log folded by the shared thread model (as a restored session is), its entries
+ * as rows without size limits.
+ */
 export function buildTranscript(sessionId: string, messages: Iterable<LoggedMessage>, caps: Caps = NO_CAPS): Transcript {
   const backend = new MemoryBackend(caps);
-  const reducer = new HistoryReducer(backend);
-  for (const m of messages) reducer.apply(m);
+  const folds = new Map<string, SessionFold>();
+  const rows = new HistoryRows(backend, (id) => {
+    let f = folds.get(id);
+    if (!f) folds.set(id, (f = new SessionFold()));
+    return f;
+  });
+  for (const m of messages) rows.apply(m);
   return {
     entries: backend.entries.filter((d) => d.kind !== 'title').map(toHistoryEntry),
     state: backend.state(sessionId),
