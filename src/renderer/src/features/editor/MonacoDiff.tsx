@@ -39,6 +39,7 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
           automaticLayout: true,
           minimap: { enabled: false },
           scrollBeyondLastLine: false,
+          fontSize,
         });
         e.createDecorationsCollection([
           {
@@ -84,6 +85,7 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
 
   useEffect(() => {
     editor.current?.updateOptions({ fontSize });
+    single.current?.updateOptions({ fontSize });
   }, [fontSize, ready]);
 
   useEffect(() => {
