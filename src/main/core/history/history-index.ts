@@ -116,6 +116,9 @@ interface Lag {
 
 export const FTS_LAG_MS = 1000;
 
+/** Refs of 'changes' entries start with this (a range of the history_entries_by_ref index). */
+export const CHANGES_REF = 'changes:';
+
 const signature = (d: Draft): string => `${d.textLength}:${d.failed ? 1 : 0}`;
 
 /** One transaction's worth of reducer state over the SQLite tables; written back by flush(). */
@@ -374,8 +377,9 @@ function prepare(db: Db) {
     lagDel: st('DELETE FROM history_fts_lag WHERE entry_id = ?'),
     lagAll: st('SELECT l.entry_id AS id, e.session_id AS sessionId FROM history_fts_lag l JOIN history_entries e ON e.id = l.entry_id'),
     turnEntries: st("SELECT id FROM history_entries WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind NOT IN ('title', 'changes')"),
-    promptIn: st("SELECT seq, turn FROM history_entries WHERE session_id = ? AND kind = 'prompt' AND ts >= ? AND ts < ? ORDER BY seq LIMIT 1"),
-    lastEntry: st('SELECT coalesce(max(last_seq), 0) AS seq, coalesce(max(turn), 0) AS turn FROM history_entries WHERE session_id = ?'),
+    // From the end: the turn just recorded is the session's latest (at most one prompt falls in its window).
+    promptIn: st("SELECT seq, turn FROM history_entries WHERE session_id = ? AND kind = 'prompt' AND ts >= ? AND ts < ? ORDER BY seq DESC LIMIT 1"),
+    lastEntry: st('SELECT seq, turn FROM history_entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1'),
     changesEntries: st("SELECT * FROM history_entries WHERE kind = 'changes'"),
     selSession: st('SELECT agent_id AS agentId, cwd FROM sessions WHERE id = ?'),
     rpcPut: st('INSERT OR REPLACE INTO history_rpc (session_id, dir, rpc_id, method, data) VALUES (?, ?, ?, ?, ?)'),
@@ -588,9 +592,9 @@ export class HistoryIndex {
 
   /**
    * Records the files one turn changed in one folder (its checkpoints), searchable with the session and
-   * placed at the turn's prompt: the first prompt logged in [window.from, window.to), the time from the
+   * placed at the turn's prompt: the prompt logged in [window.from, window.to), the time from the
    * turn's "before" checkpoint to the next turn's (a session runs one turn at a time). Recording the same
-   * turn (`ref`) again replaces it.
+   * turn (`ref`: its checkpoint id) again replaces it.
    */
   recordChanges(c: {
     sessionId: string;
@@ -605,15 +609,15 @@ export class HistoryIndex {
     this.db.transaction(() => {
       const batch = new DbBatch(this.s, this.caps, this.lag);
       const detail = { kind: 'changes' as const, promptId: c.promptId, folder: c.folder, paths: [...new Set(c.paths)], truncated: c.truncated };
-      const existing = batch.find(c.sessionId, 'changes', c.ref);
+      const ref = `${CHANGES_REF}${c.ref}`;
+      const existing = batch.find(c.sessionId, 'changes', ref);
       if (existing) {
         existing.detail = detail;
         batch.changed(existing);
       } else {
-        const at =
-          (this.s.promptIn.get(c.sessionId, c.window.from, c.window.to ?? Number.MAX_SAFE_INTEGER) as { seq: number; turn: number } | undefined) ??
-          (this.s.lastEntry.get(c.sessionId) as { seq: number; turn: number });
-        batch.create({ sessionId: c.sessionId, seq: at.seq, ts: c.ts, turn: at.turn, kind: 'changes', ref: c.ref, detail });
+        const at = (this.s.promptIn.get(c.sessionId, c.window.from, c.window.to ?? Number.MAX_SAFE_INTEGER) ??
+          this.s.lastEntry.get(c.sessionId) ?? { seq: 0, turn: 0 }) as { seq: number; turn: number };
+        batch.create({ sessionId: c.sessionId, seq: at.seq, ts: c.ts, turn: at.turn, kind: 'changes', ref, detail });
       }
       batch.flush();
     })();

@@ -7,7 +7,7 @@ import type { Router } from '../base/router';
 import type { Db } from '../store/database';
 import { iterateMessages, type MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
-import { draftFromRow, HistoryIndex } from './history-index';
+import { CHANGES_REF, draftFromRow, HistoryIndex } from './history-index';
 import { NOT_IN_TRANSCRIPT, type Detail } from './model';
 import { searchHistory } from './search';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
@@ -374,7 +374,10 @@ export class HistoryService implements Disposable {
         // Each turn's prompt id, from its recorded changes: the transcript shows them under the turn.
         const prompts = new Map<number, string>();
         const changes = db
-          .prepare("SELECT turn, detail FROM history_entries WHERE session_id = ? AND kind = 'changes' AND turn BETWEEN ? AND ? ORDER BY id")
+          .prepare(
+            `SELECT turn, detail FROM history_entries
+             WHERE session_id = ? AND ref >= '${CHANGES_REF}' AND ref < '${CHANGES_REF.slice(0, -1)};' AND kind = 'changes' AND turn BETWEEN ? AND ?`,
+          )
           .all(p.sessionId, entries[0]!.turn, entries.at(-1)!.turn) as Array<{ turn: number; detail: string }>;
         for (const c of changes) {
           const d = JSON.parse(c.detail) as Detail;
