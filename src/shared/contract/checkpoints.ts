@@ -63,6 +63,8 @@ export const turnCheckpointSchema = z.object({
   promptId: z.string(),
   folderId: z.string(),
   folder: z.string(),
+  /** The folder is gone from disk (a past session's): its changes can be reviewed, not restored. */
+  folderMissing: z.boolean(),
   startedAt: z.number(),
   endedAt: z.number().nullable(),
   /**
@@ -161,7 +163,7 @@ export const checkpointRequests = {
   /** Everything a session changed, per folder: from before its first turn to after its last. */
   'checkpoints.sessionChanges': request(
     z.object({ sessionId: id }).strict(),
-    z.object({ folders: z.array(z.object({ folderId: z.string(), folder: z.string(), changes: changeSetSchema })) }),
+    z.object({ folders: z.array(z.object({ folderId: z.string(), folder: z.string(), folderMissing: z.boolean(), changes: changeSetSchema })) }),
   ),
   /** One file's content on both sides of a change set, with its hunks. */
   'checkpoints.fileDiff': request(z.object({ from: id, to: id, path: relPath }).strict(), fileDiffSchema),

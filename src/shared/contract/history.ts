@@ -87,7 +87,8 @@ export const searchHitSchema = z.object({
   entryId: z.number().int(),
   /** Sequence number of the entry's first message: open the session scrolled to it (history.entries aroundSeq). */
   seq: z.number().int(),
-  kind: z.union([historyEntryKindSchema, z.literal('title')]),
+  /** 'changes': the files a turn changed (its checkpoint), found by their paths; seq is the turn's prompt. */
+  kind: z.union([historyEntryKindSchema, z.literal('title'), z.literal('changes')]),
   ts: z.number(),
   turn: z.number().int(),
   failed: z.boolean(),
@@ -161,6 +162,11 @@ export const historyEntrySchema = z.object({
   terminal: toolTerminalSchema.optional(),
   stop: z.object({ stopReason: z.string().nullable(), error: z.object({ code: z.number().nullable(), message: z.string() }).nullable() }).optional(),
   entry: threadEntrySchema.optional(),
+  /**
+   * The live prompt id of the entry's turn (checkpoints.listTurns' promptId), known once the turn's
+   * checkpoint was recorded: how a transcript finds each turn's changes.
+   */
+  promptId: z.string().optional(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
@@ -205,7 +211,7 @@ export const historyRequests = {
         query: z.string().max(1000),
         ...filters,
         sessionId: sessionId.optional(),
-        kinds: z.array(z.union([historyEntryKindSchema, z.literal('title')])).max(20).optional(),
+        kinds: z.array(z.union([historyEntryKindSchema, z.literal('title'), z.literal('changes')])).max(20).optional(),
         limit: z.number().int().min(1).max(200).default(20),
         perSession: z.number().int().min(1).max(50).default(3),
       })

@@ -130,6 +130,17 @@ export class CheckpointRows {
       .all(sessionId) as TurnRow[];
   }
 
+  /** When the session's first turn after this one started (any folder), or null. */
+  nextTurnStart(sessionId: string, startedAt: number, turnId: string): number | null {
+    const r = this.db
+      .prepare(
+        `SELECT min(started_at) AS at FROM checkpoint_turns
+         WHERE session_id = ? AND prompt_id <> (SELECT prompt_id FROM checkpoint_turns WHERE id = ?) AND started_at >= ?`,
+      )
+      .get(sessionId, turnId, startedAt) as { at: number | null };
+    return r.at;
+  }
+
   /** Other sessions' turns in the same folder whose time overlapped [from, to]. */
   overlapping(folderId: string, sessionId: string, from: number, to: number): Array<{ sessionId: string; label: string }> {
     const rows = this.db

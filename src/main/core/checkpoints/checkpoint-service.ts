@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { realpath, rm, readFile, writeFile } from 'node:fs/promises';
+import { realpath, rm, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import {
@@ -16,7 +16,7 @@ import {
 } from '../../../shared/contract/checkpoints';
 import type { TurnInfo, TurnObserver } from '../acp/turn-observer';
 import type { EventBus } from '../base/event-bus';
-import type { Disposable } from '../base/lifecycle';
+import { toDisposable, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
 import { diffSnapshots, hunksOf, isBinary, revertHunk } from './changes';
@@ -42,6 +42,14 @@ interface Folder {
   running: Map<string, string>;
 }
 
+/**
+ * Told once a turn's "after" checkpoint is taken (or failed), with the turn and when the session's next
+ * turn started (null: none yet). Listeners must not throw.
+ */
+export type TurnRecordedListener = (turn: TurnCheckpoint, nextStartedAt: number | null) => void;
+
+const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
+
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
@@ -60,6 +68,7 @@ export class CheckpointService implements Disposable, TurnObserver {
   private readonly ending = new Set<Promise<void>>();
   private statusPromise: Promise<CheckpointStatus> | null = null;
   private readonly changeCache = new Map<string, ChangeSet>();
+  private readonly recordedListeners = new Set<TurnRecordedListener>();
   private disposed = false;
 
   constructor(
@@ -266,6 +275,7 @@ export class CheckpointService implements Disposable, TurnObserver {
               this.rows().setTurn(turnId, { error: `the checkpoint after the turn failed: ${errorText(e)}` });
             }
           });
+          if (this.recordedListeners.size > 0) await this.tellRecorded(turnId);
           this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
         }),
       );
@@ -279,6 +289,27 @@ export class CheckpointService implements Disposable, TurnObserver {
     );
     this.ending.add(ending);
     void ending.finally(() => this.ending.delete(ending));
+  }
+
+  /** Listens for turns whose checkpoints are recorded (history makes their changed paths searchable). */
+  onTurnRecorded(listener: TurnRecordedListener): Disposable {
+    this.recordedListeners.add(listener);
+    return toDisposable(() => void this.recordedListeners.delete(listener));
+  }
+
+  private async tellRecorded(turnId: string): Promise<void> {
+    const row = this.store.available ? this.rows().turn(turnId) : undefined;
+    if (!row) return;
+    const view = await this.turnView(row);
+    // Read right before telling (no await in between): a later turn's prompt cannot be sent before its row exists.
+    const next = this.rows().nextTurnStart(row.session_id, row.started_at, row.id);
+    for (const listener of this.recordedListeners) {
+      try {
+        listener(view, next);
+      } catch (e) {
+        console.error('a listener of recorded turns failed:', e);
+      }
+    }
   }
 
   // ───────────── reading changes ─────────────
@@ -319,6 +350,7 @@ export class CheckpointService implements Disposable, TurnObserver {
       promptId: t.prompt_id,
       folderId: t.folder_id,
       folder: t.path,
+      folderMissing: !(await isDirectory(t.path)),
       startedAt: t.started_at,
       endedAt: t.ended_at,
       beforeLate: t.before_late === 1,
@@ -335,19 +367,19 @@ export class CheckpointService implements Disposable, TurnObserver {
     return turns;
   }
 
-  async sessionChanges(sessionId: string): Promise<{ folders: Array<{ folderId: string; folder: string; changes: ChangeSet }> }> {
+  async sessionChanges(sessionId: string): Promise<{ folders: Array<{ folderId: string; folder: string; folderMissing: boolean; changes: ChangeSet }> }> {
     const byFolder = new Map<string, TurnRow[]>();
     for (const t of this.rows().turnsOfSession(sessionId)) {
       if (!byFolder.has(t.folder_id)) byFolder.set(t.folder_id, []);
       byFolder.get(t.folder_id)!.push(t);
     }
-    const folders: Array<{ folderId: string; folder: string; changes: ChangeSet }> = [];
+    const folders: Array<{ folderId: string; folder: string; folderMissing: boolean; changes: ChangeSet }> = [];
     for (const [folderId, turns] of byFolder) {
       const first = turns.find((t) => t.before_id);
       const last = [...turns].reverse().find((t) => t.after_id);
       if (!first?.before_id || !last?.after_id) continue;
       const folder = await this.folder(turns[0]!.path);
-      folders.push({ folderId, folder: folder.path, changes: await this.changesBetween(folder, this.checkpointRow(first.before_id), this.checkpointRow(last.after_id)) });
+      folders.push({ folderId, folder: folder.path, folderMissing: !(await isDirectory(folder.path)), changes: await this.changesBetween(folder, this.checkpointRow(first.before_id), this.checkpointRow(last.after_id)) });
     }
     return { folders };
   }
@@ -420,6 +452,8 @@ export class CheckpointService implements Disposable, TurnObserver {
     items: (pre: CheckpointRow) => Promise<{ items: RestoreItem[]; refused?: RestoreReport['refused'] }>,
   ): Promise<RestoreReport & { preId: string }> {
     this.refuseWhileRunning(folder);
+    // A past session's folder that is gone is not brought back by writing its files again.
+    if (!(await isDirectory(folder.path))) throw new IpcFailure('not_found', `${folder.path} no longer exists: its changes can be reviewed, not restored.`);
     const report = await this.exclusive(folder, async () => {
       this.refuseWhileRunning(folder);
       const journal = join(folder.repo.dir, 'restore-journal.json');

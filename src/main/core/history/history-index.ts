@@ -119,6 +119,9 @@ export const FTS_LAG_MS = 1000;
 /** Sessions whose fold stays in memory between batches. */
 const MAX_FOLDS = 64;
 
+/** Refs of 'changes' entries start with this (a range of the history_entries_by_ref index). */
+export const CHANGES_REF = 'changes:';
+
 const signature = (d: Draft): string => `${d.textLength}:${d.failed ? 1 : 0}`;
 
 /** One transaction's worth of rows and session summaries over the SQLite tables; written back by flush(). */
@@ -239,11 +242,18 @@ class DbBatch implements HistoryBackend {
     this.s.lagDel.run(d.id);
   }
 
+  /** Writes the FTS row of a stored entry (after the FTS index was emptied). */
+  indexAgain(row: EntryRow): void {
+    const t = this.track(row);
+    const cols = this.columns(t.draft);
+    this.s.ftsIns.run(row.id, cols.body, cols.paths, cols.facets);
+  }
+
   markFailed(sessionId: string, fromSeq: number): void {
     // Re-indexed with the failed facet at flush.
     for (const { id } of this.s.turnEntries.all(sessionId, fromSeq) as { id: number }[]) this.entry(id);
     for (const t of this.drafts.values()) {
-      if (t.draft.sessionId === sessionId && t.draft.seq >= fromSeq && !t.draft.failed && t.draft.kind !== 'title') {
+      if (t.draft.sessionId === sessionId && t.draft.seq >= fromSeq && !t.draft.failed && t.draft.kind !== 'title' && t.draft.kind !== 'changes') {
         t.draft.failed = true;
         t.dirty = true;
       }
@@ -351,7 +361,11 @@ function prepare(db: Db) {
     lagIns: st('INSERT OR IGNORE INTO history_fts_lag (entry_id) VALUES (?)'),
     lagDel: st('DELETE FROM history_fts_lag WHERE entry_id = ?'),
     lagAll: st('SELECT l.entry_id AS id, e.session_id AS sessionId FROM history_fts_lag l JOIN history_entries e ON e.id = l.entry_id'),
-    turnEntries: st("SELECT id FROM history_entries WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind <> 'title'"),
+    turnEntries: st("SELECT id FROM history_entries WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind NOT IN ('title', 'changes')"),
+    // From the end: the turn just recorded is the session's latest (at most one prompt falls in its window).
+    promptIn: st("SELECT seq, turn FROM history_entries WHERE session_id = ? AND kind = 'prompt' AND ts >= ? AND ts < ? ORDER BY seq DESC LIMIT 1"),
+    lastEntry: st('SELECT seq, turn FROM history_entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1'),
+    changesEntries: st("SELECT * FROM history_entries WHERE kind = 'changes'"),
     selSession: st('SELECT agent_id AS agentId, cwd FROM sessions WHERE id = ?'),
     fileIns: st('INSERT OR IGNORE INTO history_files (session_id, path, edited, seq) VALUES (?, ?, ?, ?)'),
     fileEdit: st('UPDATE history_files SET edited = 1 WHERE session_id = ? AND path = ? AND edited = 0'),
@@ -565,12 +579,16 @@ export class HistoryIndex {
     this.liveMode = false;
     this.folds.clear();
     this.db.transaction(() => {
-      for (const t of ['history_entries', 'history_files']) this.db.exec(`DELETE FROM ${t}`);
+      this.db.exec('DELETE FROM history_files');
+      // Changed files come from checkpoints, not from the log: kept (and indexed again below).
+      this.db.exec("DELETE FROM history_entries WHERE kind <> 'changes'");
       // Keep the user's titles; recompute everything else.
       this.db.exec(
         'DELETE FROM history_sessions WHERE custom_title IS NULL; UPDATE history_sessions SET info_title = NULL, prompt_title = NULL, first_ts = NULL, last_ts = NULL, message_count = 0, entry_count = 0, turn_count = 0, tool_call_count = 0, failed_tool_calls = 0, files_touched = 0, files_edited = 0, failed_turns = 0, last_stop_reason = NULL, turn = 0, turn_start_seq = 0, open_entry_id = NULL, open_kind = NULL, open_message_id = NULL, replay = 0',
       );
       this.db.exec("INSERT INTO history_fts (history_fts) VALUES ('delete-all')");
+      const batch = new DbBatch(this.s, this.caps, this.lag);
+      for (const row of this.s.changesEntries.all() as EntryRow[]) batch.indexAgain(row);
       this.lag.clear();
       this.s.resetWatermark.run(0);
     })();
@@ -583,6 +601,39 @@ export class HistoryIndex {
       const batch = new DbBatch(this.s, this.caps, this.lag);
       const rows = new HistoryRows(batch, this.fold);
       change(batch.state(sessionId), rows);
+      batch.flush();
+    })();
+  }
+
+  /**
+   * Records the files one turn changed in one folder (its checkpoints), searchable with the session and
+   * placed at the turn's prompt: the prompt logged in [window.from, window.to), the time from the
+   * turn's "before" checkpoint to the next turn's (a session runs one turn at a time). Recording the same
+   * turn (`ref`: its checkpoint id) again replaces it.
+   */
+  recordChanges(c: {
+    sessionId: string;
+    ref: string;
+    promptId: string;
+    folder: string;
+    paths: readonly string[];
+    truncated: boolean;
+    ts: number;
+    window: { from: number; to: number | null };
+  }): void {
+    this.db.transaction(() => {
+      const batch = new DbBatch(this.s, this.caps, this.lag);
+      const detail = { kind: 'changes' as const, promptId: c.promptId, folder: c.folder, paths: [...new Set(c.paths)], truncated: c.truncated };
+      const ref = `${CHANGES_REF}${c.ref}`;
+      const existing = batch.find(c.sessionId, 'changes', ref);
+      if (existing) {
+        existing.detail = detail;
+        batch.changed(existing);
+      } else {
+        const at = (this.s.promptIn.get(c.sessionId, c.window.from, c.window.to ?? Number.MAX_SAFE_INTEGER) ??
+          this.s.lastEntry.get(c.sessionId) ?? { seq: 0, turn: 0 }) as { seq: number; turn: number };
+        batch.create({ sessionId: c.sessionId, seq: at.seq, ts: c.ts, turn: at.turn, kind: 'changes', ref, detail });
+      }
       batch.flush();
     })();
   }

@@ -1,3 +1,4 @@
+import type { TurnCheckpoint } from '../../../shared/contract/checkpoints';
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
 import { IpcFailure, type ParsedParamsOf } from '../../../shared/contract';
 import type { EventBus } from '../base/event-bus';
@@ -6,7 +7,8 @@ import type { Router } from '../base/router';
 import type { Db } from '../store/database';
 import { iterateMessages, type MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
-import { draftFromRow, HistoryIndex } from './history-index';
+import { CHANGES_REF, draftFromRow, HistoryIndex } from './history-index';
+import { NOT_IN_TRANSCRIPT, type Detail } from './model';
 import { searchHistory } from './search';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
@@ -350,25 +352,66 @@ export class HistoryService implements Disposable {
     return this.run(() => {
       const db = this.db;
       this.session(p.sessionId);
-      const total = (db.prepare("SELECT count(*) AS n FROM history_entries WHERE session_id = ? AND kind <> 'title'").get(p.sessionId) as { n: number }).n;
+      const total = (db.prepare(`SELECT count(*) AS n FROM history_entries WHERE session_id = ? AND kind NOT IN (${NOT_IN_TRANSCRIPT})`).get(p.sessionId) as { n: number }).n;
       let offset = p.offset;
       let targetIndex: number | null = null;
       if (p.aroundSeq !== undefined) {
         const target = (db
-          .prepare("SELECT seq FROM history_entries WHERE session_id = ? AND kind <> 'title' AND seq <= ? ORDER BY seq DESC LIMIT 1")
+          .prepare(`SELECT seq FROM history_entries WHERE session_id = ? AND kind NOT IN (${NOT_IN_TRANSCRIPT}) AND seq <= ? ORDER BY seq DESC LIMIT 1`)
           .get(p.sessionId, p.aroundSeq) ?? { seq: 0 }) as { seq: number };
         targetIndex = (
-          db.prepare("SELECT count(*) AS n FROM history_entries WHERE session_id = ? AND kind <> 'title' AND seq < ?").get(p.sessionId, target.seq) as {
+          db.prepare(`SELECT count(*) AS n FROM history_entries WHERE session_id = ? AND kind NOT IN (${NOT_IN_TRANSCRIPT}) AND seq < ?`).get(p.sessionId, target.seq) as {
             n: number;
           }
         ).n;
         offset = Math.max(0, Math.min(targetIndex - Math.floor(p.limit / 2), total - p.limit));
       }
       const rows = db
-        .prepare("SELECT * FROM history_entries WHERE session_id = ? AND kind <> 'title' ORDER BY seq LIMIT ? OFFSET ?")
+        .prepare(`SELECT * FROM history_entries WHERE session_id = ? AND kind NOT IN (${NOT_IN_TRANSCRIPT}) ORDER BY seq LIMIT ? OFFSET ?`)
         .all(p.sessionId, p.limit, offset) as Parameters<typeof draftFromRow>[0][];
-      return { total, offset, entries: rows.map((r) => toHistoryEntry(draftFromRow(r))), targetIndex };
+      const entries = rows.map((r) => toHistoryEntry(draftFromRow(r)));
+      if (entries.length > 0) {
+        // Each turn's prompt id, from its recorded changes: the transcript shows them under the turn.
+        const prompts = new Map<number, string>();
+        const changes = db
+          .prepare(
+            `SELECT turn, detail FROM history_entries
+             WHERE session_id = ? AND ref >= '${CHANGES_REF}' AND ref < '${CHANGES_REF.slice(0, -1)};' AND kind = 'changes' AND turn BETWEEN ? AND ?`,
+          )
+          .all(p.sessionId, entries[0]!.turn, entries.at(-1)!.turn) as Array<{ turn: number; detail: string }>;
+        for (const c of changes) {
+          const d = JSON.parse(c.detail) as Detail;
+          if (d.kind === 'changes' && c.turn > 0) prompts.set(c.turn, d.promptId);
+        }
+        for (const e of entries) {
+          const promptId = prompts.get(e.turn);
+          if (promptId) e.promptId = promptId;
+        }
+      }
+      return { total, offset, entries, targetIndex };
     });
+  }
+
+  /**
+   * Makes the files a turn changed searchable with its session (called when a turn's checkpoint is
+   * recorded). Never throws: a failure here must not affect checkpoints.
+   */
+  recordTurnChanges(turn: TurnCheckpoint, nextStartedAt: number | null): void {
+    if (this.disposed || !this.store.available) return;
+    try {
+      this.index().recordChanges({
+        sessionId: turn.sessionId,
+        ref: turn.id,
+        promptId: turn.promptId,
+        folder: turn.folder,
+        paths: turn.changes?.files.flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path])) ?? [],
+        truncated: turn.changes?.truncated ?? false,
+        ts: turn.endedAt ?? this.now(),
+        window: { from: turn.startedAt, to: nextStartedAt },
+      });
+    } catch (e) {
+      console.error("history: could not record a turn's changed files:", e);
+    }
   }
 
   register(router: Router): void {

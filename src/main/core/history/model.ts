@@ -1,8 +1,15 @@
 import type { ThreadEntry } from '../../../shared/acp-thread';
 import type { HistoryEntryKind, PromptBlock, ToolCallInfo } from '../../../shared/contract/history';
 
-/** Entry kinds, plus the per-session title entry (searchable, not part of the transcript). */
-export type StoredKind = HistoryEntryKind | 'title';
+/**
+ * Entry kinds, plus entries that are searchable but not part of the transcript: the per-session title, and
+ * the files each turn changed (from its checkpoints, written by HistoryIndex.recordChanges, not derived
+ * from the message log).
+ */
+export type StoredKind = HistoryEntryKind | 'title' | 'changes';
+
+/** Kinds history.entries leaves out of the transcript. */
+export const NOT_IN_TRANSCRIPT = "'title', 'changes'";
 
 export interface PlanItem {
   content: string;
@@ -27,6 +34,8 @@ export type Detail =
   | { kind: 'terminal'; terminal: TerminalInfo }
   | { kind: 'stop'; stopReason: string | null; error: { code: number | null; message: string } | null }
   | { kind: 'title'; title: string }
+  /** The files a turn changed in one folder (paths relative to it), and the live prompt id of the turn. */
+  | { kind: 'changes'; promptId: string; folder: string; paths: string[]; truncated: boolean }
   /** A thread entry the index has no columns of its own for, as the shared thread model folded it. */
   | { kind: 'entry'; entry: ThreadEntry };
 
@@ -219,6 +228,12 @@ export function entryText(d: Draft, caps: Caps): { body: string; paths: string[]
       case 'title':
         body = detail.title;
         break;
+      case 'changes': {
+        const root = detail.folder.replace(/[\\/]+$/, '');
+        body = detail.paths.join('\n');
+        for (const p of detail.paths) paths.push(root ? `${root}/${p}` : p);
+        break;
+      }
       case 'entry':
         body = threadEntryStrings(detail.entry).join('\n');
         break;

@@ -259,7 +259,7 @@ export interface SearchOptions {
   to?: number | undefined;
   failedOnly?: boolean | undefined;
   sessionId?: string | undefined;
-  kinds?: Array<HistoryEntryKind | 'title'> | undefined;
+  kinds?: Array<HistoryEntryKind | 'title' | 'changes'> | undefined;
   /** Look long prefixes up as typed (the fallback when their first six characters gave too few hits). */
   exactPrefixes?: boolean;
   limit: number;
@@ -275,7 +275,7 @@ interface Candidate {
   seq: number;
   ts: number;
   turn: number;
-  kind: HistoryEntryKind | 'title';
+  kind: HistoryEntryKind | 'title' | 'changes';
   failed: number;
 }
 

@@ -79,7 +79,7 @@ export function toHistoryEntry(d: Draft): HistoryEntry {
     lastSeq: d.lastSeq,
     ts: d.ts,
     turn: d.turn,
-    kind: d.kind === 'title' ? 'agent' : d.kind,
+    kind: d.kind === 'title' || d.kind === 'changes' ? 'agent' : d.kind,
     failed: d.failed,
   } as const;
   const detail = d.detail;
@@ -103,6 +103,8 @@ export function toHistoryEntry(d: Draft): HistoryEntry {
       };
     case 'title':
       return { ...base, text: detail.title };
+    case 'changes':
+      return { ...base, text: detail.paths.join('\n') };
     case 'entry':
       return { ...base, text: threadEntryStrings(detail.entry).join('\n'), entry: detail.entry };
   }

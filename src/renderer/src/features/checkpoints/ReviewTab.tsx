@@ -8,6 +8,8 @@ import { formatBytes } from './store';
 interface FolderChanges {
   folderId: string;
   folder: string;
+  /** Gone from disk (a past session's folder): reviewed, not restored. */
+  folderMissing: boolean;
   changes: ChangeSet;
   /** The turn checkpoint (per-turn review): rewinding goes back to before it. */
   turn: TurnCheckpoint | null;
@@ -34,7 +36,7 @@ export function ReviewTab({ tab }: TabViewProps) {
       const r = await api.call('checkpoints.listTurns', { sessionId: p.sessionId });
       if (!r.ok) return setError(r.error.message);
       const turns = r.value.turns.filter((t) => t.promptId === p.turnId);
-      setFolders(turns.filter((t) => t.changes).map((t) => ({ folderId: t.folderId, folder: t.folder, changes: t.changes!, turn: t })));
+      setFolders(turns.filter((t) => t.changes).map((t) => ({ folderId: t.folderId, folder: t.folder, folderMissing: t.folderMissing, changes: t.changes!, turn: t })));
       if (turns.length === 0) setError('No checkpoint was recorded for this turn.');
     } else {
       const r = await api.call('checkpoints.sessionChanges', { sessionId: p.sessionId });
@@ -98,7 +100,7 @@ export function ReviewTab({ tab }: TabViewProps) {
             <div className="review-folder-head">
               <code>{f.folder}</code>
               <span className="spacer" />
-              {f.turn && (
+              {f.turn && !f.folderMissing && (
                 <button
                   onClick={() => void act(() => api.call('checkpoints.rewind', { turnId: f.turn!.id }))}
                   disabled={busy}
@@ -109,7 +111,12 @@ export function ReviewTab({ tab }: TabViewProps) {
                 </button>
               )}
             </div>
-            <ChangesView changes={f.changes} canRestore onRestored={restored} />
+            {f.folderMissing && (
+              <p className="muted small" data-testid="review-read-only">
+                This folder no longer exists: its changes can be reviewed here, but not reverted or rewound.
+              </p>
+            )}
+            <ChangesView changes={f.changes} canRestore={!f.folderMissing} onRestored={restored} />
             {done.length > 0 && (
               <details className="review-restores">
                 <summary>Restores in this folder ({done.length})</summary>

@@ -1,12 +1,13 @@
 import { ChevronDown, ChevronRight, Save } from 'lucide-react';
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { HistoryEntry, HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
+import { byPrompt, TurnChanges, useTurnCheckpoints } from '../checkpoints';
 import { StopMark, ThreadEntryView } from '../session/entries';
 import { MetaTerminalView } from '../session/TerminalView';
 import { deleteSessions, exportSession, pinSession } from './actions';
@@ -236,6 +237,8 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
   const meta = useSessionMeta(api, p);
   const session = meta.session;
   const { entries, loaded, target, ensure } = useEntries(api, p.sessionId, p.seq, p.nonce);
+  const turnCheckpoints = useTurnCheckpoints(api, p.sessionId);
+  const checkpoints = useMemo(() => byPrompt(turnCheckpoints), [turnCheckpoints]);
   const scroller = useRef<HTMLDivElement>(null);
   const [highlight, setHighlight] = useState<number | null>(null);
   const [renaming, setRenaming] = useState(false);
@@ -364,6 +367,10 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
             <div className="thread-inner" style={{ height: virtualizer.getTotalSize() }}>
               {items.map((item) => {
                 const entry = entries.current[item.index];
+                // A turn's changes (its checkpoints) follow the turn's last entry.
+                const next = entries.current[item.index + 1];
+                const turnEnds = entry?.promptId !== undefined && (item.index === loaded.total - 1 || (next !== undefined && next.turn !== entry.turn));
+                const turns = turnEnds ? checkpoints.get(entry.promptId!) : undefined;
                 return (
                   <div
                     key={item.key}
@@ -373,9 +380,12 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
                     style={{ transform: `translateY(${item.start}px)` }}
                   >
                     {entry ? (
-                      <div data-testid="transcript-entry" data-seq={entry.seq} data-kind={entry.kind} data-target={highlight === item.index || undefined}>
-                        <TranscriptEntry entry={entry} sessionId={p.sessionId} cwd={cwd} />
-                      </div>
+                      <>
+                        <div data-testid="transcript-entry" data-seq={entry.seq} data-kind={entry.kind} data-target={highlight === item.index || undefined}>
+                          <TranscriptEntry entry={entry} sessionId={p.sessionId} cwd={cwd} />
+                        </div>
+                        {turns && <TurnChanges sessionId={p.sessionId} turns={turns} />}
+                      </>
                     ) : (
                       <div className="tx-placeholder" style={{ height: Math.max(24, item.size - 8) }} aria-hidden />
                     )}

@@ -67,4 +67,5 @@ export const KIND_TEXT: Record<string, string> = {
   plan: 'Plan',
   stop: 'Turn end',
   title: 'Title',
+  changes: 'Changed files',
 };
