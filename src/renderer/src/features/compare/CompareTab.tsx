@@ -1,12 +1,13 @@
+import type { ChangeSet } from '@shared/contract/checkpoints';
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { Compare, CompareFile, CompareRun } from '@shared/contract/compare';
+import type { Compare, CompareRun } from '@shared/contract/compare';
 import type { AgentSummary } from '@shared/contract/agents';
 import { useApi, useEvent } from '../../app/api-context';
 import { AppInfoContext } from '../../app/App';
 import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
 import { MAX_PANES, useTabs } from '../../state/tabs';
-import { MonacoDiff } from '../editor/MonacoDiff';
+import { ChangesView } from '../checkpoints/ChangesView';
 import './compare.css';
 
 interface RunStats {
@@ -91,57 +92,44 @@ function NewCompare({ onCreated }: { onCreated(c: Compare): void }) {
   );
 }
 
+/**
+ * One agent's result: what its session changed in its worktree, read from the session's checkpoints (the
+ * same change sets and review as everywhere else), and "apply this one" into the user's checkout.
+ */
 function RunDiff({ compare, run, name }: { compare: Compare; run: CompareRun; name: string }) {
   const api = useApi();
-  const [files, setFiles] = useState<CompareFile[] | null>(null);
+  const [changes, setChanges] = useState<ChangeSet | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [selected, setSelected] = useState<string | null>(null);
-  const [inline, setInline] = useState(false);
   const load = useCallback(async () => {
-    const r = await api.call('compare.diff', { compareId: compare.id, runId: run.id });
+    if (!run.sessionId) return;
+    const r = await api.call('checkpoints.sessionChanges', { sessionId: run.sessionId });
     if (!r.ok) return setError(r.error.message);
-    setFiles(r.value.files);
-    setSelected((s) => s ?? r.value.files[0]?.path ?? null);
-  }, [api, compare.id, run.id]);
-  useEffect(() => void load(), [load, run.endedAt]);
+    setChanges(r.value.folders[0]?.changes ?? null);
+  }, [api, run.sessionId]);
+  useEffect(() => {
+    void load();
+    return api.on('checkpoints.changed', (p) => {
+      if (p.sessionId === run.sessionId) void load();
+    });
+  }, [api, load, run.endedAt, run.sessionId]);
   const apply = async () => {
     if (!window.confirm(`Apply ${name}'s changes to ${compare.repo}?`)) return;
     const r = await api.call('compare.apply', { compareId: compare.id, runId: run.id });
     if (r.ok) useNotices.getState().push('info', `Applied ${r.value.files.length} file(s) from ${name} to ${compare.repo}.`);
     else useNotices.getState().push('error', r.error.message);
   };
-  const file = files?.find((f) => f.path === selected);
+  const count = changes?.files.length ?? 0;
   return (
     <div className="compare-run-diff" data-testid="compare-run-diff">
       <div className="compare-run-head">
         <strong>{name}</strong>
-        <span className="muted">{files ? `${files.length} file${files.length === 1 ? '' : 's'} changed` : '…'}</span>
-        <label className="muted">
-          <input type="checkbox" checked={inline} onChange={(e) => setInline(e.target.checked)} /> inline
-        </label>
-        <button className="primary" onClick={() => void apply()} disabled={!files?.length || run.appliedAt !== null} data-testid="compare-apply">
+        <span className="muted">{changes ? `${count} file${count === 1 ? '' : 's'} changed` : '…'}</span>
+        <button className="primary" onClick={() => void apply()} disabled={count === 0 || run.appliedAt !== null} data-testid="compare-apply">
           {run.appliedAt ? 'Applied' : 'Apply this one'}
         </button>
       </div>
       {error && <p className="error">{error}</p>}
-      <ul className="compare-files">
-        {files?.map((f) => (
-          <li key={f.path}>
-            <button className={f.path === selected ? 'selected' : ''} onClick={() => setSelected(f.path)}>
-              <span className={`file-status ${f.status}`}>{f.status[0]!.toUpperCase()}</span> {f.path}{' '}
-              <span className="muted">
-                +{f.additions} −{f.deletions}
-              </span>
-            </button>
-          </li>
-        ))}
-      </ul>
-      {file &&
-        (file.oldText === null || file.newText === null ? (
-          <p className="muted">Binary or large file: no text diff.</p>
-        ) : (
-          <MonacoDiff key={file.path} path={file.path} oldText={file.oldText} newText={file.newText} inline={inline} height={360} />
-        ))}
+      {changes && <ChangesView changes={changes} canRestore={false} onRestored={() => void load()} />}
     </div>
   );
 }
