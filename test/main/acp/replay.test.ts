@@ -92,3 +92,13 @@ describe.each([
     expect(await searchHits(id, 'zebracorn')).toEqual(['agent', 'agent', 'prompt', 'prompt']);
   });
 });
+
+describe('message ids', () => {
+  it('are kept on thread entries, live and when the stored session is reopened', async () => {
+    const { id } = await reopenTwice({ SCENARIO_LOAD_ORDER: 'after', SCENARIO_MESSAGE_IDS: '1' });
+    const ids = (await t.call('sessions.state', { sessionId: id })).thread.entries.flatMap((e) => (e.kind === 'agent_message' ? [e.messageId] : []));
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    expect(ids.slice(0, 2).every((m) => typeof m === 'string' && m.startsWith('msg-'))).toBe(true);
+    expect(new Set(ids.slice(0, 2)).size).toBe(2);
+  });
+});
