@@ -7,6 +7,7 @@ import type { Db } from '../store/database';
 import { iterateMessages, type MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
 import { draftFromRow, HistoryIndex } from './history-index';
+import { removeReplayDuplicates } from './replay-cleanup';
 import { searchHistory } from './search';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
@@ -157,8 +158,18 @@ export class HistoryService implements Disposable {
     });
   }
 
-  /** Starts indexing what the index has not seen yet (in slices, yielding to the event loop), then purges. */
+  /**
+   * Removes replay duplicates earlier versions stored (migration 0011), then starts indexing what the index
+   * has not seen yet (in slices, yielding to the event loop), then purges.
+   */
   start(): void {
+    if (this.store.available) {
+      try {
+        if (removeReplayDuplicates(this.store.db) > 0) this.index().rebuild(false);
+      } catch (e) {
+        console.error('history: removing stored replay duplicates failed:', e);
+      }
+    }
     this.scheduleCatchUp();
   }
 
