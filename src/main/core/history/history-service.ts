@@ -7,8 +7,8 @@ import type { Db } from '../store/database';
 import { iterateMessages, type MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
 import { draftFromRow, HistoryIndex } from './history-index';
-import { removeReplayDuplicates } from './replay-cleanup';
 import { searchHistory } from './search';
+import { removeReplayDuplicates } from './replay-cleanup';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
 const DAY = 86_400_000;
