@@ -4,3 +4,4 @@ export { CHUNK_UPDATE_KINDS, CONVERSATION_UPDATE_KINDS, entryKindOf, KNOWN_UPDAT
 export { messageText, partsFromContent } from './messages';
 export { isFinished } from './tool-calls';
 export { threadFromWire, WireReplayer, type WireMessage } from './replay';
+export { ReplayMatcher } from './replay-match';

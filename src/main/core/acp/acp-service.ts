@@ -608,8 +608,9 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     const log = this.messageLog();
     const stored = log ? log.read(sessionId) : [];
     const known = hasStoredConversation(stored);
-    session.seed(mode === 'resume' || known ? threadFromWire(stored) : createThread(), row.title);
-    if (mode === 'load' && known) rt.skipReplay(sessionId);
+    const thread = mode === 'resume' || known ? threadFromWire(stored) : createThread();
+    session.seed(thread, row.title);
+    if (mode === 'load' && known) rt.skipReplay(sessionId, thread);
     this.sessions.set(sessionId, session);
     try {
       await session.open(mode);

@@ -17,6 +17,7 @@ import {
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
 import { existsSync } from 'node:fs';
+import type { ThreadState } from '../../../shared/acp-thread';
 import { homedir } from 'node:os';
 import { IpcFailure } from '../../../shared/contract';
 import type { AgentStatus, AgentRuntimeState } from '../../../shared/contract/agents';
@@ -204,9 +205,9 @@ export class AgentRuntime {
     this.wire?.expectNewSession(sessionId);
   }
 
-  /** Call right before session/load of a session already stored: its replay is dropped (see AcpWire.skipReplay). */
-  skipReplay(sessionId: string): void {
-    this.wire?.skipReplay(sessionId);
+  /** Call right before session/load of a session already stored (`stored`): its replay is dropped (see AcpWire.skipReplay). */
+  skipReplay(sessionId: string, stored: ThreadState): void {
+    this.wire?.skipReplay(sessionId, stored);
   }
 
   request<R = unknown>(method: string, params: unknown, options?: SendRequestOptions): Promise<R> {

@@ -574,8 +574,11 @@ export class HistoryIndex {
     return false;
   }
 
-  /** Drops every derived row and indexes the whole log again (recovery; also checks the FTS index). */
-  rebuild(): void {
+  /**
+   * Drops every derived row and indexes the whole log again (recovery; also checks the FTS index); with
+   * `now` false the indexing is left to catchUp (in slices, off the start-up path).
+   */
+  rebuild(now = true): void {
     this.liveMode = false;
     this.folds.clear();
     this.db.transaction(() => {
@@ -592,7 +595,7 @@ export class HistoryIndex {
       this.lag.clear();
       this.s.resetWatermark.run(0);
     })();
-    this.catchUp();
+    if (now) this.catchUp();
   }
 
   /** Applies a change to a session's state (rename) through the same backend, keeping the title entry in step. */

@@ -10,6 +10,7 @@ import type { StoreService } from '../store/store-service';
 import { CHANGES_REF, draftFromRow, HistoryIndex } from './history-index';
 import { NOT_IN_TRANSCRIPT, type Detail } from './model';
 import { searchHistory } from './search';
+import { removeReplayDuplicates } from './replay-cleanup';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
 const DAY = 86_400_000;
@@ -159,8 +160,18 @@ export class HistoryService implements Disposable {
     });
   }
 
-  /** Starts indexing what the index has not seen yet (in slices, yielding to the event loop), then purges. */
+  /**
+   * Removes replay duplicates earlier versions stored (migration 0011), then starts indexing what the index
+   * has not seen yet (in slices, yielding to the event loop), then purges.
+   */
   start(): void {
+    if (this.store.available) {
+      try {
+        if (removeReplayDuplicates(this.store.db) > 0) this.index().rebuild(false);
+      } catch (e) {
+        console.error('history: removing stored replay duplicates failed:', e);
+      }
+    }
     this.scheduleCatchUp();
   }
 

@@ -3,6 +3,7 @@ import type { WarningKind } from './warnings';
 import type { AgentLog } from './agent-log';
 import { LineSplitter, type SplitItem } from './line-splitter';
 import type { LogEntry, LogSource, MessageLog, PersistedMessage } from '../../store/message-log';
+import { ReplayMatcher, type ThreadState } from '../../../../shared/acp-thread';
 
 type JsonRpcId = string | number;
 
@@ -66,10 +67,10 @@ export class AcpWire implements LogSource {
   private readonly a2c = new Map<string, Pending>();
   /** Switchboard session ids of session/new requests about to be written, in call order. */
   private readonly newSessionQueue: string[] = [];
-  /** Sessions whose session/load is in flight and whose conversation is already stored: replays are dropped. */
-  private readonly replaySkipped = new Set<string>();
+  /** Sessions loaded while their conversation is stored: updates the matcher recognises as replay are dropped. */
+  private readonly replays = new Map<string, ReplayMatcher>();
   /** skipReplay was called: armed by the session's next request if it is session/load, else dropped. */
-  private readonly replayToSkip = new Set<string>();
+  private readonly replayToSkip = new Map<string, ReplayMatcher>();
   private ended = false;
   private closed = false;
   private pendingItems: SplitItem[] = [];
@@ -107,11 +108,12 @@ export class AcpWire implements LogSource {
   }
 
   /**
-   * Call right before `session/load` of a session whose conversation is already stored: the updates the
-   * agent replays until it answers are neither stored again nor handed on (the store has them).
+   * Call right before `session/load` of a session whose conversation (`stored`) is already stored: the
+   * updates the agent replays are recognised by their content (see ReplayMatcher), whether they come
+   * before or after its answer, and are neither stored again nor handed on.
    */
-  skipReplay(sessionId: string): void {
-    this.replayToSkip.add(sessionId);
+  skipReplay(sessionId: string, stored: ThreadState): void {
+    this.replayToSkip.set(sessionId, new ReplayMatcher(stored));
   }
 
   // ───────────── client → agent ─────────────
@@ -126,7 +128,11 @@ export class AcpWire implements LogSource {
       sessionId = this.sessionFromParams(m.params);
       if (method === 'session/new') sessionId = this.newSessionQueue.shift() ?? null;
       if (isId(m.id)) this.c2a.set(idKey(m.id), { method, sessionId });
-      if (sessionId !== null && this.replayToSkip.delete(sessionId) && method === 'session/load') this.replaySkipped.add(sessionId);
+      const matcher = sessionId !== null ? this.replayToSkip.get(sessionId) : undefined;
+      if (matcher) {
+        this.replayToSkip.delete(sessionId!);
+        if (method === 'session/load') this.replays.set(sessionId!, matcher);
+      }
     } else if (isId(m.id)) {
       const key = idKey(m.id);
       sessionId = this.a2c.get(key)?.sessionId ?? null;
@@ -261,7 +267,6 @@ export class AcpWire implements LogSource {
       const pending = this.c2a.get(key);
       this.c2a.delete(key);
       sessionId = pending?.sessionId ?? null;
-      if (pending && sessionId && pending.method === 'session/load') this.replaySkipped.delete(sessionId);
       // Bind the new ACP session id now, before the lines after this one are routed.
       if (pending && sessionId && pending.method === 'session/new' && isRecord(msg.result) && typeof msg.result.sessionId === 'string') {
         this.hooks.bindSession(msg.result.sessionId, sessionId);
@@ -299,7 +304,11 @@ export class AcpWire implements LogSource {
         message: acpId === null ? 'session/update without a sessionId' : `session/update for unknown session ${acpId.slice(0, 100)}`,
       };
     }
-    if (this.replaySkipped.has(sessionId)) return null;
+    const replay = this.replays.get(sessionId);
+    if (replay) {
+      if (replay.isReplay(params.update)) return null;
+      if (replay.done) this.replays.delete(sessionId);
+    }
     return { kind: 'update', sessionId, params, entry: this.entryFor(sessionId, 'a2c', 'session/update', text, msg) };
   }
 
@@ -372,7 +381,7 @@ export class AcpWire implements LogSource {
       /* already closed */
     }
     this.newSessionQueue.length = 0;
-    this.replaySkipped.clear();
+    this.replays.clear();
     this.replayToSkip.clear();
   }
 

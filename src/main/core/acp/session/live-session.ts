@@ -258,7 +258,8 @@ export class LiveSession {
 
   /**
    * After an agent restart: resume when the agent can, else load, create the session when it never was.
-   * A load's replay is dropped: this live thread, and the store, already hold every message it repeats.
+   * A load's replay is dropped: this live thread, and the store, already hold every message it repeats
+   * (recognised by comparing with this thread).
    */
   async reopen(): Promise<boolean> {
     if (this.status === 'closed') return false;
@@ -268,7 +269,7 @@ export class LiveSession {
     }
     const mode = reopenModeOf(this.runtime.capabilities);
     if (!mode) return false;
-    if (mode === 'load') this.runtime.skipReplay(this.id);
+    if (mode === 'load') this.runtime.skipReplay(this.id, this.thread);
     await this.open(mode).catch(() => {});
     return this.currentStatus() === 'idle';
   }

@@ -1,0 +1,129 @@
+/**
+ * What Switchboard does with each part of the Agent Client Protocol as the SDK defines it (stable and
+ * unstable v1 schema): every method, `session/update` kind, content block type and tool call content type.
+ * test/shared/conformance.test.ts reads the SDK's schema and fails when the SDK defines something this
+ * table does not decide, or when the table names something the SDK no longer has. docs/conformance.md is
+ * rendered from this table (the same test checks it).
+ */
+
+export type Conformance =
+  | { status: 'supported'; note?: string }
+  | { status: 'ignored'; reason: string }
+  | { status: 'not_yet'; note?: string };
+
+const yes = (note?: string): Conformance => (note ? { status: 'supported', note } : { status: 'supported' });
+const ignored = (reason: string): Conformance => ({ status: 'ignored', reason });
+const notYet = (note?: string): Conformance => (note ? { status: 'not_yet', note } : { status: 'not_yet' });
+
+export const ACP_CONFORMANCE = {
+  /** JSON-RPC methods of both sides (`x-method` in the schema). */
+  methods: {
+    initialize: yes(),
+    authenticate: yes('agent, env-var and terminal methods'),
+    logout: yes('when the agent advertises auth.logout'),
+    'session/new': yes(),
+    'session/load': yes('reopens a stored session; the replay is recognised by content and not shown or stored twice'),
+    'session/resume': yes('preferred over load when advertised'),
+    'session/list': yes('the agent’s own sessions, paged'),
+    'session/delete': yes('deletes the agent’s copy when the user deletes a session'),
+    'session/close': yes(),
+    'session/prompt': yes(),
+    'session/cancel': yes(),
+    'session/set_mode': yes(),
+    'session/set_config_option': yes(),
+    'session/request_permission': yes(),
+    'session/update': yes('see the update kinds below'),
+    'fs/read_text_file': yes('confined to the session’s folders'),
+    'fs/write_text_file': yes('confined to the session’s folders; every write can be reverted'),
+    'terminal/create': yes(),
+    'terminal/output': yes(),
+    'terminal/release': yes(),
+    'terminal/wait_for_exit': yes(),
+    'terminal/kill': yes(),
+    '$/cancel_request': notYet('honoured when the agent withdraws a request; the client does not send it yet'),
+    'elicitation/create': notYet('form and URL modes (issue 14)'),
+    'elicitation/complete': notYet('issue 14'),
+    // Unstable.
+    'session/fork': notYet('"Fork from here" (issue 14)'),
+    'session/archive': notYet(),
+    'session/unarchive': notYet(),
+    'session/status': notYet(),
+    'session/set_title': notYet('titles are kept by Switchboard; not sent to the agent'),
+    'providers/list': notYet(),
+    'providers/set': notYet(),
+    'providers/disable': notYet(),
+    'auth/status': notYet(),
+    'auth/status_update': notYet(),
+    'mcp/message': notYet('MCP servers are passed to agents as stdio/http/sse, not tunnelled over ACP'),
+    'proxy/initialize': ignored('for proxies chained in front of an agent; Switchboard is a client, not a proxy'),
+    'proxy/successor': ignored('for proxies chained in front of an agent; Switchboard is a client, not a proxy'),
+  },
+  /** `sessionUpdate` kinds of `session/update`. */
+  sessionUpdates: {
+    user_message_chunk: yes(),
+    agent_message_chunk: yes('sanitized markdown'),
+    agent_thought_chunk: yes('collapsible'),
+    tool_call: yes(),
+    tool_call_update: yes(),
+    plan: yes(),
+    available_commands_update: yes('slash commands'),
+    current_mode_update: yes(),
+    config_option_update: yes(),
+    session_info_update: yes('title'),
+    usage_update: yes(),
+    notice: yes(),
+    compaction_update: notYet('known and skipped; the compaction capability is not advertised yet (issue 14)'),
+    compaction_summary_chunk: notYet('known and skipped; the compaction capability is not advertised yet (issue 14)'),
+    // Unstable.
+    plan_update: notYet(),
+    plan_removed: notYet(),
+    subagent_update: notYet(),
+    session_message: notYet(),
+    session_message_chunk: notYet(),
+  },
+  /** `type` of content blocks (prompts, messages, tool call content). */
+  contentBlocks: {
+    text: yes(),
+    image: yes('shown; sent when the agent advertises image prompts'),
+    audio: yes('shown as a labelled chip (not played); sent when the agent advertises audio prompts'),
+    resource_link: yes('@-mentions'),
+    resource: yes('embedded context when the agent advertises it'),
+  },
+  /** `type` of tool call content. */
+  toolCallContent: {
+    content: yes('tool output, preformatted'),
+    diff: yes('Monaco diff'),
+    terminal: yes('live terminal'),
+  },
+} as const satisfies Record<string, Record<string, Conformance>>;
+
+export type ConformanceSection = keyof typeof ACP_CONFORMANCE;
+
+const TITLES: Record<ConformanceSection, string> = {
+  methods: 'Methods',
+  sessionUpdates: 'Session update kinds',
+  contentBlocks: 'Content block types',
+  toolCallContent: 'Tool call content types',
+};
+
+const LABEL: Record<Conformance['status'], string> = { supported: 'supported', ignored: 'ignored on purpose', not_yet: 'not yet' };
+
+/** The table as Markdown (docs/conformance.md). */
+export function conformanceMarkdown(unstable: ReadonlySet<string>): string {
+  const out = [
+    '# ACP conformance',
+    '',
+    'What Switchboard does with each part of the Agent Client Protocol (v1) as SDK `@agentclientprotocol/sdk` defines it.',
+    'Generated from `src/shared/acp-conformance.ts` by `test/shared/conformance.test.ts` (run it with',
+    '`SWITCHBOARD_WRITE_CONFORMANCE=1` to rewrite this file); the test fails when the SDK defines something the table does',
+    'not decide. *Unstable* marks what only the SDK\'s unstable schema has.',
+  ];
+  for (const section of Object.keys(ACP_CONFORMANCE) as ConformanceSection[]) {
+    out.push('', `## ${TITLES[section]}`, '', '| Name | Status | Notes |', '| --- | --- | --- |');
+    for (const [name, c] of Object.entries(ACP_CONFORMANCE[section]) as Array<[string, Conformance]>) {
+      const note = c.status === 'ignored' ? c.reason : (c.note ?? '');
+      out.push(`| \`${name}\`${unstable.has(`${section}:${name}`) ? ' (unstable)' : ''} | ${LABEL[c.status]} | ${note.replace(/\|/g, '\\|')} |`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
