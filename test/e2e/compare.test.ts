@@ -54,11 +54,12 @@ describe('compare mode in Chromium', () => {
     await expect(diffs.count()).resolves.toBe(2);
     for (const i of [0, 1]) {
       await diffs.nth(i).getByText('1 file changed').waitFor();
-      await diffs.nth(i).getByText('notes.txt').waitFor();
+      // Each agent's changes from its session's checkpoints: the new file, shown as added content.
+      await diffs.nth(i).getByTestId('change-file').filter({ hasText: 'notes.txt' }).and(page.locator('[data-status=added]')).waitFor();
       await diffs.nth(i).locator('[data-testid=monaco-diff][data-ready=true]').waitFor();
     }
     // Monaco renders spaces as no-break spaces.
-    expect((await diffs.nth(0).locator('.monaco-diff-editor').innerText()).replace(/\u00a0/g, ' ')).toContain('written in a worktree');
+    expect((await diffs.nth(0).locator('[data-testid=monaco-diff] .view-lines').first().innerText()).replace(/\u00a0/g, ' ')).toContain('written in a worktree');
 
     // The sessions open side by side in their own panes.
     await page.getByRole('button', { name: 'Show sessions side by side' }).click();
