@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../../support/app-server';
 import { connectContract } from '../../support/contract-client';
+import { processes } from '../../support/processes';
 
 /**
  * A Switchboard killed outright (SIGKILL, a crash) runs no cleanup of its own: its agents and terminals,
@@ -10,28 +11,6 @@ import { connectContract } from '../../support/contract-client';
  * (ignores SIGTERM, keeps a grandchild) and a shell tab running a command gets SIGKILL; within a second
  * every process group it started is gone.
  */
-
-interface ProcInfo {
-  pid: number;
-  ppid: number;
-  pgrp: number;
-  state: string;
-}
-
-function processes(): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      out.push({ pid: Number(name), state: f[0]!, ppid: Number(f[1]), pgrp: Number(f[2]) });
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
 
 /** The process groups of every descendant of `root`, but its own. */
 function descendantGroups(root: number): Set<number> {

@@ -1,36 +1,15 @@
-import { readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../../support/app-server';
 import { connectContract } from '../../support/contract-client';
+import { processes } from '../../support/processes';
 
 /**
  * Quitting the app leaves no process behind: the built server (as `npm start` runs it) with a stubborn
  * agent (ignores SIGTERM, keeps a grandchild) and a shell tab running a command gets SIGTERM; afterwards
  * nothing it started is alive.
  */
-
-interface ProcInfo {
-  pid: number;
-  ppid: number;
-  pgrp: number;
-  state: string;
-}
-
-function processes(): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      out.push({ pid: Number(name), state: f[0]!, ppid: Number(f[1]), pgrp: Number(f[2]) });
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
 
 /** Every descendant of `root`, and every member of their process groups. */
 function tree(root: number): Set<number> {

@@ -1,0 +1,24 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  state: string;
+}
+
+/** Every process on this (Linux) machine, read from /proc. */
+export function processes(): ProcInfo[] {
+  const out: ProcInfo[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      out.push({ pid: Number(name), state: f[0]!, ppid: Number(f[1]), pgrp: Number(f[2]) });
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
