@@ -314,7 +314,8 @@ for (const c of CASES) {
       const open = tab.getByTestId('turn-changes-open').last();
       await expect.poll(() => open.innerText(), { timeout: 30_000 }).toContain('modified');
       await open.click();
-      const review = page.getByTestId('review-tab');
+      // The review opens in a tab of its own (a review tab of another agent's suite may be restored, hidden).
+      const review = page.locator('.tab-panel:not([hidden])').getByTestId('review-tab');
       const fileButton = review.getByTestId('change-file').filter({ hasText: `${key('seed')}.txt` }).getByRole('button');
       // The first changed file opens by itself; another is opened by a click.
       if ((await fileButton.getAttribute('aria-expanded')) !== 'true') await fileButton.click();
