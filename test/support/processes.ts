@@ -22,3 +22,18 @@ export function processes(): ProcInfo[] {
   }
   return out;
 }
+
+/** Every descendant of `root` (children, their children…), from one reading of /proc. */
+export function descendants(root: number, all: readonly ProcInfo[] = processes()): Set<number> {
+  const found = new Set<number>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) {
+      if (!found.has(p.pid) && (p.ppid === root || found.has(p.ppid))) {
+        found.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}

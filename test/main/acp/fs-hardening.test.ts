@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCore, promptAndWait, type TestCore } from './helpers';
+import { makeCore, promptAndWait, type TestCore, agentReply } from './helpers';
 
 let t: TestCore;
 let outside: string;
@@ -16,18 +16,7 @@ afterEach(async () => {
   await t.dispose();
 });
 
-/** The JSON the scenario agent replies with (its last message of the turn). */
-async function reply(sessionId: string, text: string): Promise<{ ok: boolean; result?: { content?: string }; code?: number; message?: string }> {
-  const before = t.rec.updates().length;
-  await promptAndWait(t, sessionId, text);
-  const chunks = t.rec
-    .updates()
-    .slice(before)
-    .filter((p) => p.sessionId === sessionId && p.event.type === 'update' && p.event.update.sessionUpdate === 'agent_message_chunk');
-  const last = chunks.at(-1)!.event;
-  if (last.type !== 'update' || last.update.sessionUpdate !== 'agent_message_chunk' || last.update.content.type !== 'text') throw new Error('no reply');
-  return JSON.parse(last.update.content.text);
-}
+const reply = (sessionId: string, text: string) => agentReply(t, sessionId, text);
 
 describe('client file system, hardened', () => {
   it('Revert does not follow a folder the agent swapped for a symlink: nothing outside changes', async () => {

@@ -140,3 +140,20 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The JSON the scenario agent replies with to a file-system prompt (its last message of the turn). */
+export async function agentReply(
+  t: TestCore,
+  sessionId: string,
+  text: string,
+): Promise<{ ok: boolean; result?: { content?: string }; code?: number; message?: string }> {
+  const before = t.rec.updates().length;
+  await promptAndWait(t, sessionId, text);
+  const chunks = t.rec
+    .updates()
+    .slice(before)
+    .filter((p) => p.sessionId === sessionId && p.event.type === 'update' && p.event.update.sessionUpdate === 'agent_message_chunk');
+  const last = chunks.at(-1)!.event;
+  if (last.type !== 'update' || last.update.sessionUpdate !== 'agent_message_chunk' || last.update.content.type !== 'text') throw new Error('no reply');
+  return JSON.parse(last.update.content.text);
+}

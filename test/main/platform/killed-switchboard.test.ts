@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../../support/app-server';
 import { connectContract } from '../../support/contract-client';
-import { processes } from '../../support/processes';
+import { descendants, processes } from '../../support/processes';
 
 /**
  * A Switchboard killed outright (SIGKILL, a crash) runs no cleanup of its own: its agents and terminals,
@@ -15,18 +15,9 @@ import { processes } from '../../support/processes';
 /** The process groups of every descendant of `root`, but its own. */
 function descendantGroups(root: number): Set<number> {
   const all = processes();
-  const found = new Set<number>([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of all) {
-      if (!found.has(p.pid) && found.has(p.ppid)) {
-        found.add(p.pid);
-        grew = true;
-      }
-    }
-  }
+  const found = descendants(root, all);
   const own = all.find((p) => p.pid === root)?.pgrp;
-  return new Set(all.filter((p) => found.has(p.pid) && p.pid !== root && p.pgrp !== own).map((p) => p.pgrp));
+  return new Set(all.filter((p) => found.has(p.pid) && p.pgrp !== own).map((p) => p.pgrp));
 }
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../../support/app-server';
 import { connectContract } from '../../support/contract-client';
-import { processes } from '../../support/processes';
+import { descendants, processes } from '../../support/processes';
 
 /**
  * Quitting the app leaves no process behind: the built server (as `npm start` runs it) with a stubborn
@@ -14,17 +14,7 @@ import { processes } from '../../support/processes';
 /** Every descendant of `root`, and every member of their process groups. */
 function tree(root: number): Set<number> {
   const all = processes();
-  const found = new Set<number>();
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const p of all) {
-      if (!found.has(p.pid) && (p.ppid === root || found.has(p.ppid))) {
-        found.add(p.pid);
-        grew = true;
-      }
-    }
-  }
+  const found = descendants(root, all);
   const groups = new Set([...found].map((pid) => all.find((p) => p.pid === pid)!.pgrp));
   for (const p of all) if (groups.has(p.pgrp) && p.pgrp !== root) found.add(p.pid);
   return found;
