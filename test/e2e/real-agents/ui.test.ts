@@ -321,9 +321,12 @@ for (const c of CASES) {
       if ((await fileButton.getAttribute('aria-expanded')) !== 'true') await fileButton.click();
       await review.locator('[data-testid=monaco-diff][data-ready=true] .view-lines', { hasText: 'CHANGED-10' }).first().waitFor();
       await review.getByTestId('revert-hunk').first().click();
-      await review.getByTestId('restore-report').filter({ hasText: `${key('seed')}.txt` }).waitFor();
+      const report = review.getByTestId('restore-report').filter({ hasText: `${key('seed')}.txt` });
+      await report.waitFor();
+      // A refusal names the file too: it would say why here.
+      expect(await report.getByTestId('restore-refused').count(), await report.innerText()).toBe(0);
       const afterHunk = `${lines.map((l, i) => (i === 9 ? `${l} CHANGED-10` : l)).join('\n')}\n`;
-      expect(readFileSync(seed, 'utf8')).toBe(afterHunk);
+      await expect.poll(() => readFileSync(seed, 'utf8')).toBe(afterHunk);
 
       // Rewind the folder to before the turn, then undo the rewind.
       await review.getByTestId('rewind-turn').first().click();

@@ -35,6 +35,9 @@ for g in $term; do kill -TERM -"$g" 2>/dev/null; done
 for g in $hup; do kill -HUP -"$g" 2>/dev/null; done
 sleep 0.4
 for g in "$@"; do kill -KILL -"$g" 2>/dev/null; done
+# A terminal's shell leads its own session: jobs it put in groups of their own are ended with the session,
+# even when the shell had no time to pass the hangup on before it was killed.
+for g in $hup; do pkill -KILL -s "$g" 2>/dev/null; done
 exit 0
 `;
 
