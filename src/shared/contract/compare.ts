@@ -12,16 +12,6 @@ const absolutePath = z
   .max(4096)
   .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path');
 
-export const compareFileSchema = z.object({
-  path: z.string(),
-  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
-  /** null for binary or too large files */
-  oldText: z.string().nullable(),
-  newText: z.string().nullable(),
-  additions: z.number().int(),
-  deletions: z.number().int(),
-});
-export type CompareFile = z.infer<typeof compareFileSchema>;
 
 export const compareRunSchema = z.object({
   id: z.string(),
@@ -78,11 +68,6 @@ export const compareRequests = {
   ),
   'compare.get': request(z.object({ compareId: z.string().min(1).max(100) }).strict(), compareSchema),
   'compare.list': request(z.object({}).strict(), z.object({ compares: z.array(compareSchema) })),
-  /** What a run changed in its worktree relative to the base commit (committed, staged, unstaged and new files). */
-  'compare.diff': request(
-    z.object({ compareId: z.string().min(1).max(100), runId: z.string().min(1).max(100) }).strict(),
-    z.object({ files: z.array(compareFileSchema), truncated: z.boolean() }),
-  ),
   /** Applies a run's changes to the main checkout (refused, with the reason, when they do not apply cleanly). */
   'compare.apply': request(
     z.object({ compareId: z.string().min(1).max(100), runId: z.string().min(1).max(100) }).strict(),

@@ -77,18 +77,6 @@ export const sessionSnapshotSchema = z.object({
 });
 export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;
 
-export const fileWriteSchema = z.object({
-  id: z.number().int(),
-  sessionId: z.string(),
-  path: z.string(),
-  /** The file did not exist before the write. */
-  created: z.boolean(),
-  previousSize: z.number().int().nullable(),
-  newSize: z.number().int(),
-  ts: z.number(),
-  revertedAt: z.number().nullable(),
-});
-export type FileWriteInfo = z.infer<typeof fileWriteSchema>;
 
 export const reopenPlanSchema = z.object({
   mode: z.enum(['resume', 'load', 'live']).nullable(),
@@ -193,17 +181,6 @@ export const sessionRequests = {
     z.object({ sessionId: sessionIdSchema, path: absolutePath }).strict(),
     z.object({ path: z.string(), content: z.string() }),
   ),
-  /** Files the agent wrote through fs/write_text_file in this session (live or not). */
-  'sessions.fileWrites': request(sid, z.object({ writes: z.array(fileWriteSchema) })),
-  'sessions.fileWriteContent': request(
-    z.object({ writeId: z.number().int().min(1) }).strict(),
-    z.object({ path: z.string(), previousContent: z.string().nullable(), newContent: z.string() }),
-  ),
-  /** Puts the file back as it was before the write (deletes it if the write created it). */
-  'sessions.revertWrite': request(
-    z.object({ writeId: z.number().int().min(1), force: z.boolean().default(false) }).strict(),
-    z.object({ path: z.string(), deleted: z.boolean() }),
-  ),
 } as const;
 
 export const sessionUpdateItemSchema = z.object({
@@ -256,8 +233,6 @@ export const sessionEvents = {
     }),
   ),
   'session.queue': event(z.object({ sessionId: z.string(), items: z.array(queueItemSchema) })),
-  /** The session's recorded file writes changed (a write recorded or reverted): the whole list. */
-  'session.fileWrites': event(z.object({ sessionId: z.string(), writes: z.array(fileWriteSchema) })),
   /** Something the agent sent was dropped or ignored; the session goes on. sessionId null: agent-wide. */
   'session.warning': event(
     z.object({ sessionId: z.string().nullable(), agentId: z.string(), kind: warningKindSchema, message: z.string(), ts: z.number() }),

@@ -26,32 +26,29 @@ describe('client file system, hardened', () => {
     writeFileSync(join(t.work, 'd', 'x.txt'), 'old');
     expect((await reply(s.id, `write ${t.work}/d/x.txt new`)).ok).toBe(true);
     expect((await reply(s.id, `write ${t.work}/d/created.txt new`)).ok).toBe(true);
-    // The agent (with its own shell) moves the folder away and leaves a link to an outside folder whose
+    await t.core.checkpoints.idle();
+    // After the turn, the agent (with its own shell) moves the folder away and leaves a link to an outside folder whose
     // files match what it wrote, so the "changed since" check would pass.
     renameSync(join(t.work, 'd'), join(t.work, 'd-moved'));
     writeFileSync(join(outside, 'x.txt'), 'new');
     writeFileSync(join(outside, 'created.txt'), 'new');
     symlinkSync(outside, join(t.work, 'd'));
 
-    const { writes } = await t.call('sessions.fileWrites', { sessionId: s.id });
-    expect(writes).toHaveLength(2);
-    for (const w of writes) {
-      for (const force of [false, true]) {
-        const e = await t.callError('sessions.revertWrite', { writeId: w.id, force });
-        expect(e.code).toBe('forbidden');
-        expect(e.message).toMatch(/outside the session's folders/);
-      }
+    const turns = (await t.call('checkpoints.listTurns', { sessionId: s.id })).turns.slice(0, 2).map((turn) => turn.changes!);
+    expect(turns.map((c) => c.files.map((f) => f.path))).toEqual([['d/x.txt'], ['d/created.txt']]);
+    for (const { from, to } of turns) {
+      const report = await t.call('checkpoints.revert', { from, to, scope: { kind: 'all' } });
+      expect(report.applied).toEqual([]);
     }
     expect(readFileSync(join(outside, 'x.txt'), 'utf8')).toBe('new');
     expect(readFileSync(join(outside, 'created.txt'), 'utf8')).toBe('new');
-    expect((await t.call('sessions.fileWrites', { sessionId: s.id })).writes.every((w) => w.revertedAt === null)).toBe(true);
 
     // The folder back in place: Revert works.
     renameSync(join(t.work, 'd'), join(t.work, 'd-link'));
     renameSync(join(t.work, 'd-moved'), join(t.work, 'd'));
-    expect(await t.call('sessions.revertWrite', { writeId: writes[0]!.id })).toEqual({ path: join(t.work, 'd/x.txt'), deleted: false });
+    expect((await t.call('checkpoints.revert', { from: turns[0]!.from, to: turns[0]!.to, scope: { kind: 'all' } })).applied).toEqual([{ path: 'd/x.txt', action: 'written' }]);
     expect(readFileSync(join(t.work, 'd/x.txt'), 'utf8')).toBe('old');
-    expect(await t.call('sessions.revertWrite', { writeId: writes[1]!.id })).toEqual({ path: join(t.work, 'd/created.txt'), deleted: true });
+    expect((await t.call('checkpoints.revert', { from: turns[1]!.from, to: turns[1]!.to, scope: { kind: 'all' } })).applied).toEqual([{ path: 'd/created.txt', action: 'removed' }]);
     expect(existsSync(join(t.work, 'd/created.txt'))).toBe(false);
     expect(readdirSync(outside).sort()).toEqual(['created.txt', 'x.txt']);
   });

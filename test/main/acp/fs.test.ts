@@ -68,7 +68,7 @@ describe('client file system', () => {
     expect((await t.call('agents.list', {})).agents.find((a) => a.id === agentId)?.compat.missingFileAsEmpty).toBe(true);
   });
 
-  it('writes inside the roots, records every write and reverts it; refuses escapes without writing', async () => {
+  it('writes inside the roots, shows each write in its turn\'s changes and reverts it there; refuses escapes without writing', async () => {
     const agentId = await t.addAgent();
     const s = await t.call('sessions.create', { agentId, cwd: t.work });
     expect((await reply(s.id, `write ${t.work}/notes.txt changed\\ncontent`)).ok).toBe(true);
@@ -92,24 +92,26 @@ describe('client file system', () => {
     expect(existsSync(join(outside, 'not-yet.txt'))).toBe(false);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET');
 
-    const { writes } = await t.call('sessions.fileWrites', { sessionId: s.id });
-    expect(writes.map((w) => [w.path, w.created])).toEqual([
-      [join(t.work, 'notes.txt'), false],
-      [join(t.work, 'sub/dir/new.txt'), true],
-    ]);
-    const content = await t.call('sessions.fileWriteContent', { writeId: writes[0]!.id });
-    expect(content).toEqual({ path: join(t.work, 'notes.txt'), previousContent: 'one\ntwo\nthree\nfour\n', newContent: 'changed\ncontent' });
+    // Its writes are reviewed and undone like any other change: through the turn's checkpoints.
+    await t.core.checkpoints.idle();
+    const { turns } = await t.call('checkpoints.listTurns', { sessionId: s.id });
+    const changed = turns.map((turn) => turn.changes?.files.map((f) => [f.path, f.status]) ?? []);
+    expect(changed.slice(0, 2)).toEqual([[['notes.txt', 'modified']], [['sub/dir/new.txt', 'added']]]);
+    expect(changed.slice(2).flat()).toEqual([]);
+    const [first, second] = [turns[0]!.changes!, turns[1]!.changes!];
+    const diff = await t.call('checkpoints.fileDiff', { from: first.from, to: first.to, path: 'notes.txt' });
+    expect([diff.oldText, diff.newText]).toEqual(['one\ntwo\nthree\nfour\n', 'changed\ncontent']);
 
-    // Revert: the old content is back; a created file is removed.
-    await t.call('sessions.revertWrite', { writeId: writes[0]!.id });
+    // Revert: the old content is back.
+    const reverted = await t.call('checkpoints.revert', { from: first.from, to: first.to, scope: { kind: 'file', path: 'notes.txt' } });
+    expect(reverted.applied).toEqual([{ path: 'notes.txt', action: 'written' }]);
     expect(readFileSync(join(t.work, 'notes.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\n');
-    // The user changed the new file since: reverting needs force.
+    // The user rewrote the new file since: reverting its creation is refused, and the user's text stays.
     writeFileSync(join(t.work, 'sub/dir/new.txt'), 'edited by the user');
-    expect((await t.callError('sessions.revertWrite', { writeId: writes[1]!.id })).code).toBe('conflict');
-    expect(await t.call('sessions.revertWrite', { writeId: writes[1]!.id, force: true })).toEqual({ path: join(t.work, 'sub/dir/new.txt'), deleted: true });
-    expect(existsSync(join(t.work, 'sub/dir/new.txt'))).toBe(false);
-    expect((await t.callError('sessions.revertWrite', { writeId: writes[1]!.id })).code).toBe('conflict');
-    expect((await t.call('sessions.fileWrites', { sessionId: s.id })).writes.every((w) => w.revertedAt !== null)).toBe(true);
+    const refused = await t.call('checkpoints.revert', { from: second.from, to: second.to, scope: { kind: 'all' } });
+    expect(refused.applied).toEqual([]);
+    expect(refused.refused).toMatchObject([{ path: 'sub/dir/new.txt', reason: expect.stringMatching(/changed/) }]);
+    expect(readFileSync(join(t.work, 'sub/dir/new.txt'), 'utf8')).toBe('edited by the user');
   });
 
   it('uses the additional directories as roots only when the agent advertises them', async () => {

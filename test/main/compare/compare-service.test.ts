@@ -33,7 +33,7 @@ async function call<T>(method: string, params: unknown): Promise<T> {
 }
 
 describe('compare mode worktrees', () => {
-  it('gives each agent its own worktree, shows each one its own diff, applies the chosen one, and cleans up', async () => {
+  it('gives each agent its own worktree, applies the chosen one, and cleans up', async () => {
     const cmp = await call<Compare>('compare.create', { repo: join(repo, 'src'), prompt: 'make it friendlier', agentIds: ['alpha', 'beta'], start: false });
     expect(cmp.repo).toBe(repo);
     expect(cmp.runs).toHaveLength(2);
@@ -45,14 +45,6 @@ describe('compare mode worktrees', () => {
     writeFileSync(join(a.worktree, 'src/app.ts'), 'export const greeting = "hello, friend";\n');
     writeFileSync(join(a.worktree, 'src/new.ts'), 'export const added = true;\n');
     writeFileSync(join(b.worktree, 'README.md'), '# demo\n\nNow with docs.\n');
-
-    const da = await call<{ files: Array<{ path: string; status: string; oldText: string | null; newText: string | null; additions: number }> }>('compare.diff', { compareId: cmp.id, runId: a.id });
-    expect(da.files.map((f) => [f.path, f.status]).sort()).toEqual([['src/app.ts', 'modified'], ['src/new.ts', 'added']]);
-    const app = da.files.find((f) => f.path === 'src/app.ts')!;
-    expect(app.oldText).toContain('"hello"');
-    expect(app.newText).toContain('hello, friend');
-    const db = await call<{ files: Array<{ path: string }> }>('compare.diff', { compareId: cmp.id, runId: b.id });
-    expect(db.files.map((f) => f.path)).toEqual(['README.md']);
 
     // The main checkout is untouched until "apply this one".
     expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toContain('"hello"');

@@ -22,7 +22,6 @@ import { AgentPrefsRepo } from '../agents/agent-prefs';
 import { AgentCapabilitiesRepo } from '../agents/agent-capabilities';
 import { AgentRuntime, runtimeKey } from './agent-runtime';
 import { ConfinedFs, FsRefusal } from '../fs/confined-fs';
-import { FileWrites, MAX_TEXT_FILE_BYTES } from './session/fs-access';
 import { DEFAULT_ACP_OPTIONS, type AcpOptions } from './options';
 import type { RuntimeDeps } from './agent-runtime';
 import { LiveSession, type SessionHost } from './session/live-session';
@@ -190,9 +189,6 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   }
   rules(): PermissionRules {
     return new PermissionRules(this.db());
-  }
-  fileWrites(): FileWrites {
-    return new FileWrites(this.db());
   }
   rows(): SessionRows {
     return new SessionRows(this.db());
@@ -537,37 +533,6 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     return session.info();
   }
 
-  /**
-   * Undoes a recorded agent write. The path is resolved and confined again now (the folders may have
-   * changed since the write): a path that leads outside the session's folders is refused, untouched.
-   */
-  async revertWrite(writeId: number, force: boolean): Promise<{ path: string; deleted: boolean }> {
-    const writes = this.fileWrites();
-    const row = writes.get(writeId);
-    if (!row) throw new IpcFailure('not_found', `no file write ${writeId}`);
-    if (row.reverted_at !== null) throw new IpcFailure('conflict', 'this write was already reverted');
-    const fs = await this.sessionFs(row.session_id);
-    let deleted = false;
-    try {
-      const found = await fs.readFileIfExists(row.path, { maxBytes: MAX_TEXT_FILE_BYTES });
-      const current = found ? found.data.toString('utf8') : null;
-      if (!force && current !== row.new_content) {
-        throw new IpcFailure('conflict', `${row.path} changed since the agent wrote it; revert anyway with force`);
-      }
-      if (row.previous_content === null) {
-        await fs.removeFile(row.path);
-        deleted = true;
-      } else {
-        await fs.writeFile(row.path, row.previous_content, { createParents: true });
-      }
-    } catch (e) {
-      throw ipcFailureOf(e);
-    }
-    writes.markReverted(writeId);
-    this.bus.emit('session.fileWrites', { sessionId: row.session_id, writes: writes.list(row.session_id) });
-    return { path: row.path, deleted };
-  }
-
   /** The session's folders, for confined access (live session: its roots; stored: its folder). */
   private async sessionFs(sessionId: string): Promise<ConfinedFs> {
     let roots: readonly string[];
@@ -720,13 +685,6 @@ function registerHandlers(router: Router, acp: AcpService): void {
   router.handle('sessions.live', () => ({ sessions: acp.listLive() }));
   router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => acp.live(sessionId).mentionSearch(query, limit));
   router.handle('sessions.readFile', ({ sessionId, path }) => acp.readSessionFile(sessionId, path));
-  router.handle('sessions.fileWrites', ({ sessionId }) => ({ writes: acp.fileWrites().list(sessionId) }));
-  router.handle('sessions.fileWriteContent', ({ writeId }) => {
-    const row = acp.fileWrites().get(writeId);
-    if (!row) throw new IpcFailure('not_found', `no file write ${writeId}`);
-    return { path: row.path, previousContent: row.previous_content, newContent: row.new_content };
-  });
-  router.handle('sessions.revertWrite', ({ writeId, force }) => acp.revertWrite(writeId, force));
   router.handle('permissionRules.list', ({ agentId }) => ({ rules: acp.rules().list(agentId) }));
   router.handle('permissionRules.set', ({ agentId, toolKind, decision }) => {
     if (!acp.agents().get(agentId)) throw new IpcFailure('not_found', `no agent ${agentId}`);

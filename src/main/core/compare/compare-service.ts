@@ -10,7 +10,7 @@ import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
 import { git, GitError, repoRoot } from './git';
-import { addWorktree, applyWorktree, diffWorktree, removeWorktree } from './worktrees';
+import { addWorktree, applyWorktree, removeWorktree } from './worktrees';
 
 interface CompareRow {
   id: string;
@@ -84,10 +84,6 @@ export class CompareService implements Disposable {
     router.handle('compare.list', () => ({
       compares: (this.store.db.prepare('SELECT id FROM compares ORDER BY created_at DESC').all() as { id: string }[]).map((r) => this.get(r.id)),
     }));
-    router.handle('compare.diff', async (p) => {
-      const { compare, run } = this.run(p.compareId, p.runId);
-      return diffWorktree(run.worktree, compare.baseCommit);
-    });
     router.handle('compare.apply', async (p) => {
       const { compare, run } = this.run(p.compareId, p.runId);
       let files: string[];

@@ -11,7 +11,7 @@
  *   await fs.resolve(path)                 → { real, exists }       the real path, inside the roots
  *   await fs.readFile(path, { maxBytes })  → { real, data }         a regular file, never blocking
  *   await fs.readFileIfExists(path, …)     → { real, data } | null  the same; null when missing
- *   await fs.writeFile(path, data, …)      → { real, previous }     atomic (temp file + rename), no link followed
+ *   await fs.writeFile(path, data, …)      → { real }               atomic (temp file + rename), no link followed
  *   await fs.removeFile(path)              → boolean                unlinks a regular file (never a link target)
  *
  * Refusals are thrown as `FsRefusal` (a `reason` and a sentence for a human); callers map them to their
@@ -160,11 +160,6 @@ export interface ReadOptions {
 export interface WriteOptions {
   /** Create missing parent folders (each one confined as it is made). */
   createParents?: boolean;
-  /**
-   * Also return the content the file had (null when it did not exist); a larger previous file is refused,
-   * nothing is written.
-   */
-  previousMaxBytes?: number;
 }
 
 export class ConfinedFs {
@@ -269,7 +264,7 @@ export class ConfinedFs {
    * path is followed only when it resolves inside the roots (the real file is replaced); the name being
    * swapped for a link later is never followed. The file keeps its permission bits.
    */
-  async writeFile(path: unknown, data: string | Buffer, options: WriteOptions = {}): Promise<{ real: string; previous: Buffer | null }> {
+  async writeFile(path: unknown, data: string | Buffer, options: WriteOptions = {}): Promise<{ real: string }> {
     const { real, exists } = await this.resolve(path);
     const name = basename(real);
     const dir = exists ? dirname(real) : await this.parentFolder(real, options.createParents ?? false);
@@ -277,7 +272,6 @@ export class ConfinedFs {
     let tmpName: string | null = null;
     try {
       const target = anchor.child(name);
-      let previous: Buffer | null = null;
       let mode = 0o666;
       const old = await open(target, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((e: unknown) => {
         if (errnoOf(e) === 'ENOENT') return null;
@@ -288,7 +282,6 @@ export class ConfinedFs {
           const info = await old.stat();
           if (!info.isFile()) throw notRegular(real, info);
           mode = info.mode & 0o7777;
-          if (options.previousMaxBytes !== undefined) previous = await readBounded(old, real, options.previousMaxBytes);
         } finally {
           await old.close().catch(() => {});
         }
@@ -306,7 +299,7 @@ export class ConfinedFs {
       await rename(anchor.child(tmpName), target);
       tmpName = null;
       await anchor.sync();
-      return { real: join(dir, name), previous };
+      return { real: join(dir, name) };
     } catch (e) {
       throw refusalFor(e, real);
     } finally {

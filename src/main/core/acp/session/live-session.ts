@@ -31,7 +31,6 @@ import type { EventBus } from '../../base/event-bus';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';
 import type { AgentTerminals } from '../../terminals/agent-terminals';
 import type { WarningKind } from '../connection/warnings';
-import type { FileWrites } from './fs-access';
 import type { PermissionRules } from './permission-rules';
 import type { SessionRows } from './session-rows';
 import type { TurnObserver } from '../turn-observer';
@@ -51,7 +50,6 @@ export interface SessionHost {
   rows(): SessionRows;
   rules(): Pick<PermissionRules, 'find' | 'set'>;
   prefs(): Pick<AgentPrefsRepo, 'get'>;
-  fileWrites(): FileWrites;
   setting<K extends SettingKey>(key: K): SettingValue<K>;
   /** The MCP servers this agent gets at session/new, and those left out. */
   mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection;
@@ -572,11 +570,7 @@ export class LiveSession {
   }
 
   async writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse> {
-    await writeTextFile(this.roots, params.path, params.content, (real, previous) => {
-      const writes = this.host.fileWrites();
-      writes.record(this.id, real, previous, params.content);
-      this.host.bus.emit('session.fileWrites', { sessionId: this.id, writes: writes.list(this.id) });
-    });
+    await writeTextFile(this.roots, params.path, params.content);
     return {};
   }
 
