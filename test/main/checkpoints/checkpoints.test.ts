@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnCheckpoint } from '../../../src/shared/contract/checkpoints';
-import { ConfinedPathError, writeFileConfined } from '../../../src/main/core/checkpoints/disk';
+import { ConfinedFs, FsRefusal } from '../../../src/main/core/fs/confined-fs';
 import { makeRig, type Rig } from './helpers';
 
 const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
@@ -287,15 +287,19 @@ describe('safety', () => {
     expect(readdirSync(outside)).toEqual(['f.txt']);
   });
 
-  it('writeFileConfined refuses parents that are symlinks, paths that leave the folder, and non-regular targets', async () => {
+  it('a restore write refuses parents that are symlinks, paths that leave the folder, and non-regular targets', async () => {
     rig = makeRig();
     const outside = join(rig.root, 'outside');
     mkdirSync(outside);
     symlinkSync(outside, join(rig.work, 'link'));
     mkdirSync(join(rig.work, 'dir'));
-    for (const rel of ['link/x.txt', '../outside/x.txt', '/etc/x', 'dir']) {
-      await expect(writeFileConfined(rig.work, rel, Buffer.from('x'), 0o644)).rejects.toBeInstanceOf(ConfinedPathError);
+    const fs = await ConfinedFs.open([rig.work]);
+    for (const rel of ['link/x.txt', 'link/deeper/x.txt', '../outside/x.txt', 'a/../../outside/x.txt', '/etc/x', 'dir', '.git/config']) {
+      await expect(fs.placeFile(rel, Buffer.from('x'), 0o644), rel).rejects.toBeInstanceOf(FsRefusal);
+      await expect(fs.removeEntry(rel), rel).rejects.toBeInstanceOf(FsRefusal);
     }
+    expect(await fs.removeEntry('link')).toBe(true);
+    expect(readdirSync(rig.work)).toEqual(['dir']);
     expect(readdirSync(outside)).toEqual([]);
   });
 });

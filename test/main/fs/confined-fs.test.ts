@@ -145,6 +145,11 @@ describe('confined file access', () => {
           fs.readFile(join(work, 'd', 'secret.txt'), { maxBytes: 1024 }).then((r) => {
             if (r.data.toString() !== 'inside') leaked.push(r.data.toString());
           }),
+          // What checkpoint restores use: no link followed anywhere on the path.
+          fs.placeFile(`d/r${i % 7}/keep.txt`, Buffer.from('restored'), 0o644),
+          fs.placeSymlink(`d/link${i % 3}`, '/etc/hostname'),
+          fs.removeEntry('d/keep.txt'),
+          fs.hasEntry('d/keep.txt'),
         ];
         for (const r of await Promise.allSettled(ops)) {
           if (r.status === 'fulfilled') done++;

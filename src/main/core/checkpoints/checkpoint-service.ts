@@ -21,10 +21,10 @@ import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
 import { diffSnapshots, hunksOf, isBinary, revertHunk } from './changes';
 import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-rows';
-import { removeTempFiles } from './disk';
 import { applyPlan, planRestore, type RestoreItem } from './restore';
 import { gitVersion } from './shadow-git';
 import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
+import { ConfinedFs } from '../fs/confined-fs';
 
 export const CHECKPOINT_SETTINGS_KEY = 'checkpoints.settings';
 const MIN_GIT = [2, 25];
@@ -458,7 +458,7 @@ export class CheckpointService implements Disposable, TurnObserver {
       this.refuseWhileRunning(folder);
       const journal = join(folder.repo.dir, 'restore-journal.json');
       const left = await readFile(journal, 'utf8').catch(() => null);
-      if (left) await removeTempFiles(folder.path, JSON.parse(left) as string[]).catch(() => {});
+      if (left) await (await ConfinedFs.open([folder.path])).removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
       const pre = await this.takeCheckpoint(folder, 'restore_pre');
       const { items: list, refused = [] } = await items(pre);
       const plan = await planRestore(folder.repo, list, await folder.repo.lsTree(pre.tree), new Set(pre.large.map((f) => f.path)));

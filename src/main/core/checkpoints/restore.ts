@@ -1,6 +1,6 @@
 import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import { isBinary } from './changes';
-import { ConfinedPathError, existsConfined, removeConfined, symlinkConfined, writeFileConfined } from './disk';
+import { ConfinedFs, FsRefusal } from '../fs/confined-fs';
 import type { ShadowRepo, TreeEntry } from './shadow-repo';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */
@@ -40,9 +40,9 @@ export async function planRestore(repo: ShadowRepo, items: readonly RestoreItem[
       if (cur === null && target !== null) {
         let present: boolean;
         try {
-          present = await existsConfined(repo.folder, path);
+          present = await (await ConfinedFs.open([repo.folder])).hasEntry(path);
         } catch (e) {
-          plans.push({ path, refused: e instanceof Error ? e.message : String(e) });
+          plans.push({ path, refused: reasonOf(e) });
           continue;
         }
         if (present) {
@@ -71,22 +71,25 @@ export async function planRestore(repo: ShadowRepo, items: readonly RestoreItem[
   return plans;
 }
 
-/** Carries out a plan through the confined disk primitives; a path that turns out unsafe is refused. */
+const reasonOf = (e: unknown): string =>
+  e instanceof FsRefusal ? e.message.replace(/^refused: /, '') : `could not be written: ${e instanceof Error ? e.message : String(e)}`;
+
+/** Carries out a plan through confined file access (no link followed); a path that turns out unsafe is refused. */
 export async function applyPlan(repo: ShadowRepo, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
   const report: Pick<RestoreReport, 'applied' | 'refused'> = { applied: [], refused: [] };
+  const fs = await ConfinedFs.open([repo.folder]);
   for (const p of plans) {
     if ('refused' in p) {
       report.refused.push({ path: p.path, reason: p.refused });
       continue;
     }
     try {
-      if (p.entry === null) await removeConfined(repo.folder, p.path);
-      else if (p.entry.mode === '120000') await symlinkConfined(repo.folder, p.path, (await repo.blob(p.entry.sha)).toString('utf8'));
-      else await writeFileConfined(repo.folder, p.path, p.merged ?? (await repo.blob(p.entry.sha)), p.entry.mode === '100755' ? 0o755 : 0o644);
+      if (p.entry === null) await fs.removeEntry(p.path);
+      else if (p.entry.mode === '120000') await fs.placeSymlink(p.path, (await repo.blob(p.entry.sha)).toString('utf8'));
+      else await fs.placeFile(p.path, p.merged ?? (await repo.blob(p.entry.sha)), p.entry.mode === '100755' ? 0o755 : 0o644);
       report.applied.push({ path: p.path, action: p.action });
     } catch (e) {
-      if (e instanceof ConfinedPathError) report.refused.push({ path: p.path, reason: e.message });
-      else report.refused.push({ path: p.path, reason: `could not be written: ${e instanceof Error ? e.message : String(e)}` });
+      report.refused.push({ path: p.path, reason: reasonOf(e) });
     }
   }
   return report;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ShadowGit } from './shadow-git';
+import { TEMP_PREFIX } from '../fs/confined-fs';
 
 /** A file over the size cap: recorded, content not kept. */
 export interface LargeFile {
@@ -20,8 +21,7 @@ export interface TreeEntry {
   sha: string;
 }
 
-/** Never captured, whatever the settings say: our own temporary files of an interrupted restore. */
-export const TEMP_PREFIX = '.switchboard-tmp-';
+/** Never captured, whatever the settings say: our own temporary files of an interrupted write. */
 const BUILTIN_EXCLUDES = [`${TEMP_PREFIX}*`];
 
 const escapeIgnore = (path: string): string => `/${path.replace(/[\\*?[]/g, (c) => `\\${c}`).replace(/ $/, '\\ ')}`;

@@ -1,7 +1,7 @@
 /**
  * File access confined to a set of root folders: the one place where Switchboard touches the disk on a
- * session's behalf (an agent's fs/read_text_file and fs/write_text_file, the user's Revert, checkpoint
- * restores, @-mentions, the file viewer).
+ * session's behalf (an agent's fs/read_text_file and fs/write_text_file, checkpoint reverts and rewinds,
+ * @-mentions, the file viewer).
  *
  * Every operation resolves and confines its path at the moment it acts; nothing reuses an earlier check,
  * because whoever controls the folders (the agent, with its own shell) can swap a folder for a symlink at
@@ -13,6 +13,10 @@
  *   await fs.readFileIfExists(path, …)     → { real, data } | null  the same; null when missing
  *   await fs.writeFile(path, data, …)      → { real }               atomic (temp file + rename), no link followed
  *   await fs.removeFile(path)              → boolean                unlinks a regular file (never a link target)
+ *
+ * Checkpoint restores put back exactly what was recorded, by paths relative to the first root, following
+ * no link at all (a recorded symlink is written as a link; a link in the way is replaced, never followed):
+ *   await fs.placeFile(rel, data, mode) / fs.placeSymlink(rel, target) / fs.removeEntry(rel) / fs.hasEntry(rel)
  *
  * Refusals are thrown as `FsRefusal` (a `reason` and a sentence for a human); callers map them to their
  * protocol (JSON-RPC error, IpcFailure). No other error leaves this module: an unexpected errno becomes an
@@ -33,7 +37,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, existsSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath, rename, stat, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath, sep, win32 } from 'node:path';
 
 export type RefusalReason =
@@ -68,6 +72,10 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') ? '/proc/self/fd' : null;
+
+/** Names of Switchboard's temporary files (written, then renamed over their target); checkpoints skip them. */
+export const TEMP_PREFIX = '.switchboard-tmp-';
+const tempName = (): string => `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`;
 
 const errnoOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
 
@@ -286,7 +294,7 @@ export class ConfinedFs {
           await old.close().catch(() => {});
         }
       }
-      tmpName = `.switchboard-${randomBytes(8).toString('hex')}.tmp`;
+      tmpName = tempName();
       const tmp = await open(anchor.child(tmpName), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, mode);
       try {
         if (old) await tmp.chmod(mode);
@@ -340,6 +348,158 @@ export class ConfinedFs {
     }
   }
 
+  /*
+   * Paths relative to the first root where no link is followed at all, in the parents or at the name
+   * (checkpoint restores put back exactly what was recorded: a symlink is written as a symlink and a
+   * symlink in the way is replaced, never followed). Each parent is opened from the one above it with
+   * O_DIRECTORY|O_NOFOLLOW (on Linux through /proc/self/fd, so a swap anywhere on the path cannot
+   * redirect the walk).
+   */
+
+  /** Writes a regular file atomically at `rel` (absent, a regular file or a symlink now), creating parents. */
+  async placeFile(rel: string, data: Buffer, mode: number): Promise<void> {
+    await this.placeEntry(rel, async (temp) => {
+      const fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, mode);
+      try {
+        await fh.writeFile(data);
+        await fh.chmod(mode);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    });
+  }
+
+  /** Makes `rel` a symbolic link to `target` (the link itself; its target is never touched). */
+  async placeSymlink(rel: string, target: string): Promise<void> {
+    await this.placeEntry(rel, (temp) => symlink(target, temp));
+  }
+
+  /** Removes the file or symlink at `rel`; false when nothing is there. Folders and others are refused. */
+  async removeEntry(rel: string): Promise<boolean> {
+    const held = await this.holdTreeParent(rel, false);
+    if (!held) return false;
+    const { anchor, name } = held;
+    try {
+      const info = await this.entryAt(anchor, name, rel);
+      if (!info) return false;
+      await anchor.verify();
+      await unlink(anchor.child(name));
+      await anchor.sync();
+      return true;
+    } catch (e) {
+      throw refusalFor(e, rel);
+    } finally {
+      await anchor.close();
+    }
+  }
+
+  /** Whether anything is at `rel`, without following a link anywhere on the way. */
+  async hasEntry(rel: string): Promise<boolean> {
+    const held = await this.holdTreeParent(rel, false);
+    if (!held) return false;
+    try {
+      return (await lstat(held.anchor.child(held.name)).catch(() => null)) !== null;
+    } finally {
+      await held.anchor.close();
+    }
+  }
+
+  /** Removes temporary files an interrupted write left in the parent folders of these paths. */
+  async removeTempFiles(rels: readonly string[]): Promise<void> {
+    const dirs = new Set(rels.map((r) => treeParts(r).slice(0, -1).join('/')));
+    for (const d of dirs) {
+      const held = await this.holdTreeParent(d === '' ? 'x' : `${d}/x`, false).catch(() => null);
+      if (!held) continue;
+      try {
+        const names = await readdir(held.anchor.child('.')).catch(() => [] as string[]);
+        for (const n of names) if (n.startsWith(TEMP_PREFIX)) await unlink(held.anchor.child(n)).catch(() => {});
+      } finally {
+        await held.anchor.close();
+      }
+    }
+  }
+
+  private async placeEntry(rel: string, make: (temp: string) => Promise<void>): Promise<void> {
+    const { anchor, name } = (await this.holdTreeParent(rel, true))!;
+    let temp: string | null = null;
+    try {
+      await this.entryAt(anchor, name, rel);
+      temp = tempName();
+      await make(anchor.child(temp));
+      await anchor.verify();
+      await this.entryAt(anchor, name, rel);
+      await rename(anchor.child(temp), anchor.child(name));
+      temp = null;
+      await anchor.sync();
+    } catch (e) {
+      throw refusalFor(e, rel);
+    } finally {
+      if (temp) await unlink(anchor.child(temp)).catch(() => {});
+      await anchor.close();
+    }
+  }
+
+  /** What is at `name` in the held folder: null, a regular file or a symlink; anything else is refused. */
+  private async entryAt(anchor: DirAnchor, name: string, rel: string): Promise<Stats | null> {
+    const info = await lstat(anchor.child(name)).catch((e: unknown) => {
+      if (errnoOf(e) === 'ENOENT') return null;
+      throw e;
+    });
+    if (info && !info.isFile() && !info.isSymbolicLink()) {
+      throw new FsRefusal('not_regular', `refused: ${showPath(rel)} is ${kindOf(info)} now; left as it is`);
+    }
+    return info;
+  }
+
+  /** Holds the parent folder of `rel` under the first root; null when a parent is missing and `create` is off. */
+  private async holdTreeParent(rel: string, create: boolean): Promise<{ anchor: DirAnchor; name: string } | null> {
+    const parts = treeParts(rel);
+    const root = this.roots[0]!;
+    let dir = root;
+    let fh = await open(root, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((e: unknown) => {
+      throw refusalFor(e, root);
+    });
+    try {
+      for (const part of parts.slice(0, -1)) {
+        const next = PROC_FD ? `${PROC_FD}/${fh.fd}/${part}` : join(dir, part);
+        const shown = join(dir, part).slice(root.length + 1);
+        const openNext = () => open(next, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        // A link opened with O_NOFOLLOW|O_DIRECTORY fails with ELOOP or ENOTDIR depending on the system.
+        const notFolder = async (e: unknown): Promise<FsRefusal> => {
+          if (errnoOf(e) !== 'ELOOP' && errnoOf(e) !== 'ENOTDIR') return refusalFor(e, shown);
+          const link = await lstat(next).then((i) => i.isSymbolicLink(), () => false);
+          return link
+            ? new FsRefusal('symlink_loop', `refused: ${showPath(shown)} is a symbolic link; not followed`)
+            : new FsRefusal('not_a_folder', `refused: ${showPath(shown)} is not a folder`);
+        };
+        let child = await openNext().catch(async (e: unknown) => {
+          if (errnoOf(e) === 'ENOENT') return null;
+          throw await notFolder(e);
+        });
+        if (!child) {
+          if (!create) return null;
+          await mkdir(next).catch((e: unknown) => {
+            if (errnoOf(e) !== 'EEXIST') throw refusalFor(e, shown);
+          });
+          child = await openNext().catch(async (e: unknown) => {
+            throw await notFolder(e);
+          });
+        }
+        await fh.close();
+        fh = child;
+        dir = join(dir, part);
+      }
+      const anchor = this.anchorOf(fh, dir, rel);
+      await anchor.verify();
+      return { anchor, name: parts.at(-1)! };
+    } catch (e) {
+      await fh.close().catch(() => {});
+      throw e;
+    }
+  }
+
+
   /** The real parent folder of a missing `real` path, creating missing folders when asked (each confined). */
   private async parentFolder(real: string, create: boolean): Promise<string> {
     const want = dirname(real);
@@ -378,49 +538,67 @@ export class ConfinedFs {
 
   /** Holds the folder `dir` (a real path inside the roots); `forPath` names the request in messages. */
   private async anchor(dir: string, forPath: string): Promise<DirAnchor> {
+    let fh: FileHandle;
+    try {
+      fh = await open(dir, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    } catch (e) {
+      throw refusalFor(e, forPath);
+    }
+    const anchor = this.anchorOf(fh, dir, forPath);
+    try {
+      await anchor.verify();
+    } catch (e) {
+      await anchor.close();
+      throw e;
+    }
+    return anchor;
+  }
+
+  /**
+   * A held folder. Linux: addressed through its descriptor, and where it is now is the kernel's answer
+   * (" (deleted)" when it was removed). Elsewhere: addressed by path, and its dev/ino must still match.
+   */
+  private anchorOf(fh: FileHandle, dir: string, forPath: string): DirAnchor {
+    const close = () => fh.close().catch(() => {});
+    const sync = () => fh.sync().catch(() => {});
     if (PROC_FD) {
-      let fh: FileHandle;
-      try {
-        fh = await open(dir, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-      } catch (e) {
-        throw refusalFor(e, forPath);
-      }
       const base = `${PROC_FD}/${fh.fd}`;
-      const anchor: DirAnchor = {
+      return {
         child: (name) => `${base}/${name}`,
         verify: async () => {
-          // Where the held folder is now (the kernel's answer; " (deleted)" when it was removed).
           const where = await readlink(base);
           if (!isAbsolute(where) || !this.contains(where)) throw this.outside(forPath);
         },
-        sync: () => fh.sync().catch(() => {}),
-        close: () => fh.close().catch(() => {}),
+        sync,
+        close,
       };
-      try {
-        await anchor.verify();
-      } catch (e) {
-        await anchor.close();
-        throw e;
-      }
-      return anchor;
     }
-    const first = await stat(dir).catch((e: unknown) => {
-      throw refusalFor(e, forPath);
-    });
-    if (!first.isDirectory()) throw new FsRefusal('not_a_folder', `refused: a parent of ${showPath(forPath)} is not a folder`);
     return {
       child: (name) => join(dir, name),
       verify: async () => {
-        const again = await this.resolve(dir);
-        const now = await stat(again.real);
-        if (again.real !== dir || now.dev !== first.dev || now.ino !== first.ino) {
+        const [held, now] = await Promise.all([fh.stat(), lstat(dir).catch(() => null)]);
+        const real = await realpath(dir).catch(() => null);
+        if (!now || !now.isDirectory() || now.dev !== held.dev || now.ino !== held.ino || real === null || !this.contains(real)) {
           throw new FsRefusal('changed', `refused: a folder on the way to ${showPath(forPath)} changed; try again`);
         }
       },
-      sync: async () => {},
-      close: async () => {},
+      sync,
+      close,
     };
   }
+}
+
+/** A path relative to a root, as names: never absolute, never `..`, never inside a `.git` folder. */
+function treeParts(rel: string): string[] {
+  const refuse = (why: string) => new FsRefusal('invalid_path', `refused: ${showPath(rel)} ${why}`);
+  if (rel.includes('\0')) throw refuse('contains a NUL byte');
+  if (rel.startsWith('/') || /^[A-Za-z]:/.test(rel)) throw refuse('is absolute');
+  const parts = rel.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+  if (parts.length === 0) throw refuse('is empty');
+  if (parts.some((p) => p === '..')) throw refuse('leaves the folder');
+  if (parts.some((p) => p === '.git')) throw refuse('is inside a .git folder');
+  if (parts.some((p) => Buffer.byteLength(p) > MAX_NAME_BYTES)) throw refuse(`has a name over ${MAX_NAME_BYTES} bytes`);
+  return parts;
 }
 
 /** Up to `maxBytes` of an open regular file; more is refused (the size on disk is not trusted). */
