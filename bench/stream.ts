@@ -3,7 +3,9 @@
 //                                        through the app's core: line split, JSON parse, MessageLog (SQLite)
 //                                        with the history indexer attached, validation, thread, bus events
 //                                        serialized as the WebSocket server does. Median of 3, each after a
-//                                        warm-up.
+//                                        warm-up. Timed from the first chunk received to the turn's end; the
+//                                        turn's start (its checkpoint before the turn, a git snapshot of the
+//                                        folder) is printed on its own '#' line.
 //   stream.ingest_vs_parse: X ratio      its time over a bare loop that only splits and JSON.parses the same
 //                                        agent's same flood, in the same run (runs alternate with the app's).
 //                                        Both include the agent's own time to write the flood; '#' gives the
@@ -54,6 +56,9 @@ async function ingest(): Promise<void> {
   log(`# ingest: ${updates} updates of ~${BYTES} B per run, ${RUNS} runs each after a warm-up; app core ${secs(app)} s, parse-only baseline ${secs(base)} s (alternating)`);
   log(`# ingest: CPU of this process per run (the agent excluded): app core ${Math.round(appCpu)} ms = ${(appCpu / (updates / 1000)).toFixed(1)} ms per 1k updates (${Math.round(updates / (appCpu / 1000))} updates/s on a core of its own), parse-only ${Math.round(baseCpu)} ms → CPU ratio ${(appCpu / baseCpu).toFixed(2)}; ${(app[0]!.frameBytes / 1e6).toFixed(1)} MB of event frames`);
   log(`# ingest: AcpService without the history indexer or event serialization (bench/support/client-path.ts): ${acpOnly.seconds.toFixed(3)} s = ${Math.round(acpOnly.updates / acpOnly.seconds)} updates/s`);
+  const appTurn = median(app.map((r) => r.turnSeconds));
+  const baseTurn = median(base.map((r) => r.turnSeconds));
+  log(`# ingest: whole turns (prompt sent → turn end, incl. the turn's start with its checkpoint): app ${appTurn.toFixed(3)} s, parse-only ${baseTurn.toFixed(3)} s → ratio ${(appTurn / baseTurn).toFixed(2)}; the app's turn start ≈ ${Math.round((appTurn - appS) * 1000)} ms`);
   log(`stream.ingest_rate: ${Math.round(updates / appS)} updates/s`);
   log(`stream.ingest_vs_parse: ${(appS / baseS).toFixed(2)} ratio`);
 }
