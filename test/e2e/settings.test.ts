@@ -65,7 +65,7 @@ describe('settings', { timeout: 180_000 }, () => {
     await tab.getByTestId('settings-no-match').waitFor();
     await search.fill('');
     // The shortcuts table lists the shortcut that opened it.
-    await expect(tab.getByTestId('shortcuts-table').innerText()).resolves.toMatch(/Ctrl \+ ,\s+Settings/);
+    await expect(tab.getByTestId('shortcuts-table').innerText()).resolves.toMatch(/Settings\s+Ctrl \+ ,/);
     // One Settings tab: the launcher focuses it.
     await page.keyboard.press('Control+t');
     await page.locator('.tab-panel:not([hidden])').getByTestId('launch-settings').click();
@@ -108,6 +108,63 @@ describe('settings', { timeout: 180_000 }, () => {
 
     await tab.getByTestId('setting-appearance.theme').selectOption('light');
     await expect.poll(() => looks(page)).toMatchObject({ theme: 'light', body: LIGHT_BG, monacoDark: false, xterm: LIGHT_BG, thread: lightThread });
+    expect(errors).toEqual([]);
+  });
+
+  it('a shortcut is changed by pressing its new keys; a combination taken elsewhere is moved only when asked; the change is kept', async () => {
+    const { page, errors } = await open();
+    const tabCount = () => page.locator('[role=tab]').count();
+    const row = (id: string) => settingsTab(page).locator(`[data-testid=shortcut-row][data-command="${id}"]`);
+    const tab = await openSettings(page);
+    await tab.getByTestId('settings-search').fill('new tab');
+    await expect(row('tabs.new').innerText()).resolves.toContain('Ctrl + T');
+
+    await row('tabs.new').getByRole('button', { name: 'Change' }).click();
+    await row('tabs.new').getByTestId('shortcut-recording').waitFor();
+    // While recording, the old keys do nothing but get recorded: no new tab opens.
+    const before = await tabCount();
+    await page.keyboard.press('Control+Alt+n');
+    await expect.poll(() => row('tabs.new').innerText()).toContain('Ctrl + Alt + N');
+    expect(await tabCount()).toBe(before);
+    await expect(row('tabs.new').innerText()).resolves.not.toContain('Ctrl + T');
+
+    // The new keys open a tab; the old ones no longer do.
+    await page.locator('body').click({ position: { x: 1, y: 1 } });
+    await page.keyboard.press('Control+t');
+    await page.waitForTimeout(300);
+    expect(await tabCount()).toBe(before);
+    await page.keyboard.press('Control+Alt+n');
+    await expect.poll(tabCount).toBe(before + 1);
+
+    // Taken by another command: said so, and moved only on "Use it here instead".
+    const settings = await openSettings(page);
+    await settings.getByTestId('settings-search').fill('tab');
+    await row('tabs.close').getByRole('button', { name: 'Change' }).click();
+    await page.keyboard.press('Control+Alt+n');
+    await expect(row('tabs.close').getByTestId('shortcut-conflict').innerText()).resolves.toMatch(/Ctrl \+ Alt \+ N.*used by “New tab”/);
+    await row('tabs.close').getByRole('button', { name: 'Cancel' }).click();
+    await expect(row('tabs.new').innerText()).resolves.toContain('Ctrl + Alt + N');
+    await row('tabs.close').getByRole('button', { name: 'Change' }).click();
+    await page.keyboard.press('Control+Alt+n');
+    await row('tabs.close').getByRole('button', { name: 'Use it here instead' }).click();
+    await expect.poll(() => row('tabs.close').innerText()).toContain('Ctrl + Alt + N');
+    await expect(row('tabs.new').innerText()).resolves.toMatch(/none/);
+
+    // Kept by the core: after a reload the change is still there; Reset brings the defaults back.
+    await page.reload();
+    const again = await openSettings(page);
+    await again.getByTestId('settings-search').fill('tab');
+    await expect(row('tabs.close').innerText()).resolves.toContain('Ctrl + Alt + N');
+    await row('tabs.new').getByRole('button', { name: 'Reset' }).click();
+    await row('tabs.close').getByRole('button', { name: 'Reset' }).click();
+    await expect.poll(() => row('tabs.new').innerText()).toContain('Ctrl + T');
+    await expect(row('tabs.close').innerText()).resolves.toContain('Ctrl + W');
+    const c = await connectContract(suite.app);
+    try {
+      await expect(c.call('settings.get', { key: 'keyboard.bindings' })).resolves.toMatchObject({ entry: { value: {} } });
+    } finally {
+      c.close();
+    }
     expect(errors).toEqual([]);
   });
 

@@ -57,6 +57,23 @@ export const savedLayoutSchema = z.object({
 });
 export type SavedLayout = z.infer<typeof savedLayoutSchema>;
 
+/**
+ * A key combination as the Keyboard settings write it: modifiers then one key, joined by '+'
+ * ('Mod+Shift+T', 'Ctrl+PageDown', 'Alt+\\'). Mod is Cmd on macOS, Ctrl elsewhere.
+ */
+export const keyComboSchema = z
+  .string()
+  .max(60)
+  .regex(/^(?:(?:Mod|Ctrl|Meta|Alt|Shift)\+)*(?:[^+\s]|[A-Za-z][A-Za-z0-9]{1,19})$/, 'a key combination such as Mod+Shift+T');
+export const keyBindingSchema = z.object({
+  keys: keyComboSchema,
+  /** Also fires while a terminal has the focus (where the plain Ctrl keys belong to the shell). */
+  inTerminal: z.boolean(),
+});
+export type KeyBinding = z.infer<typeof keyBindingSchema>;
+/** Shortcut changes: command id → its bindings (an empty list unbinds it); commands not listed keep their defaults. */
+export const keyBindingsSchema = z.record(z.string().regex(/^[a-z][\w.-]{0,99}$/), z.array(keyBindingSchema).max(4));
+
 const registryUrlSchema = z
   .string()
   .max(8192)
@@ -158,6 +175,15 @@ export const SETTINGS = {
     description: 'Where the ACP Registry is read from: an http(s) or file: URL. Empty: the ACP CDN.',
     scope: 'app',
     section: 'registry',
+  }),
+
+  'keyboard.bindings': def({
+    schema: keyBindingsSchema,
+    default: {},
+    label: 'Shortcuts',
+    description: 'Shortcuts you changed; every other command keeps its default keys.',
+    scope: 'app',
+    section: 'keyboard',
   }),
 
   // Kept by the app itself

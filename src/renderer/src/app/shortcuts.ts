@@ -1,40 +1,38 @@
 import { useEffect } from 'react';
+import type { KeyBinding } from '@shared/contract/settings';
 import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
 import { focusNextNeedingYou } from '../features/workspace/attention';
 import { closeTab, openLauncher } from './PaneView';
+import { settingNow, useSetting } from './settings';
 
-export interface Shortcut {
-  /** e.g. 'Mod+T', 'Mod+Shift+Tab', 'Mod+K'. Mod is Cmd on macOS, Ctrl elsewhere. */
-  keys: string;
+/** A command a shortcut runs. Its keys are its defaults; the Keyboard settings may change them. */
+export interface ShortcutCommand {
+  /** Stable id, the key of `keyboard.bindings` ('tabs.new'). */
+  id: string;
   description: string;
-  /** Also fire while focus is in a terminal (where the plain Ctrl key belongs to the shell). */
-  inTerminal?: boolean;
+  /** Default bindings, e.g. { keys: 'Mod+Shift+T', inTerminal: true }. */
+  keys: KeyBinding[];
   run(api: Api): void;
 }
 
-const isMac = navigator.platform.toLowerCase().includes('mac');
+export const isMac = typeof navigator !== 'undefined' && navigator.platform.toLowerCase().includes('mac');
 
-export const shortcuts: Shortcut[] = [
-  { keys: 'Mod+T', description: 'New tab', run: () => openLauncher() },
-  { keys: 'Mod+Shift+T', description: 'New tab (also in terminals)', inTerminal: true, run: () => openLauncher() },
-  {
-    keys: 'Mod+W',
-    description: 'Close tab',
-    run: (api) => closeActive(api),
-  },
-  { keys: 'Mod+Shift+W', description: 'Close tab (also in terminals)', inTerminal: true, run: (api) => closeActive(api) },
-  { keys: 'Ctrl+Tab', description: 'Next tab', inTerminal: true, run: () => useTabs.getState().cycle(1) },
-  { keys: 'Ctrl+Shift+Tab', description: 'Previous tab', inTerminal: true, run: () => useTabs.getState().cycle(-1) },
-  { keys: 'Ctrl+PageDown', description: 'Next tab', inTerminal: true, run: () => useTabs.getState().cycle(1) },
-  { keys: 'Ctrl+PageUp', description: 'Previous tab', inTerminal: true, run: () => useTabs.getState().cycle(-1) },
-  { keys: 'Mod+\\', description: 'Split right', inTerminal: true, run: () => void useTabs.getState().split('row') },
-  { keys: 'Mod+Shift+|', description: 'Split down', inTerminal: true, run: () => void useTabs.getState().split('column') },
-  { keys: 'Mod+J', description: 'Next session that needs you', inTerminal: true, run: () => void focusNextNeedingYou() },
+const bind = (keys: string, inTerminal = true): KeyBinding => ({ keys, inTerminal });
+
+export const shortcuts: ShortcutCommand[] = [
+  // Mod+T and Mod+W belong to the shell in a terminal (Ctrl+T, Ctrl+W): there only their Shift forms work.
+  { id: 'tabs.new', description: 'New tab', keys: [bind('Mod+T', false), bind('Mod+Shift+T')], run: () => openLauncher() },
+  { id: 'tabs.close', description: 'Close tab', keys: [bind('Mod+W', false), bind('Mod+Shift+W')], run: (api) => closeActive(api) },
+  { id: 'tabs.next', description: 'Next tab', keys: [bind('Ctrl+Tab'), bind('Ctrl+PageDown')], run: () => useTabs.getState().cycle(1) },
+  { id: 'tabs.previous', description: 'Previous tab', keys: [bind('Ctrl+Shift+Tab'), bind('Ctrl+PageUp')], run: () => useTabs.getState().cycle(-1) },
+  { id: 'panes.splitRight', description: 'Split right', keys: [bind('Mod+\\')], run: () => void useTabs.getState().split('row') },
+  { id: 'panes.splitDown', description: 'Split down', keys: [bind('Mod+Shift+|')], run: () => void useTabs.getState().split('column') },
+  { id: 'sessions.nextNeedingYou', description: 'Next session that needs you', keys: [bind('Mod+J')], run: () => void focusNextNeedingYou() },
   ...[1, 2, 3, 4].map((n) => ({
-    keys: `Mod+${n}`,
+    id: `panes.focus${n}`,
     description: `Focus pane ${n}`,
-    inTerminal: true,
+    keys: [bind(`Mod+${n}`)],
     run: () => {
       const pane = useTabs.getState().panes[n - 1];
       if (pane) useTabs.getState().focusPane(pane.id);
@@ -48,32 +46,79 @@ function closeActive(api: Api): void {
   if (pane?.activeTabId) closeTab(pane.activeTabId, api);
 }
 
-export function registerShortcut(s: Shortcut): void {
-  shortcuts.push(s);
+export function registerShortcut(command: ShortcutCommand): void {
+  shortcuts.push(command);
 }
 
-function matches(e: KeyboardEvent, keys: string): boolean {
+/** The bindings in force for a command: the user's, or its defaults. */
+export function bindingsOf(command: ShortcutCommand, changed: Readonly<Record<string, KeyBinding[]>>): KeyBinding[] {
+  return Object.prototype.hasOwnProperty.call(changed, command.id) ? changed[command.id]! : command.keys;
+}
+
+/** The bindings in force for every command (re-renders when the Keyboard settings change). */
+export function useBindings(): Readonly<Record<string, KeyBinding[]>> {
+  return useSetting('keyboard.bindings');
+}
+
+/** One form of a combination, so 'Shift+Mod+t' and 'Mod+Shift+T' compare equal (Mod resolved for this system). */
+export function normalizeCombo(keys: string): string {
   const parts = keys.split('+');
-  const key = parts.pop()!.toLowerCase();
-  const want = new Set(parts.map((p) => p.toLowerCase()));
-  const ctrl = want.has('ctrl') || (want.has('mod') && !isMac);
-  const meta = want.has('meta') || (want.has('mod') && isMac);
-  return (
-    e.ctrlKey === ctrl && e.metaKey === meta && e.shiftKey === want.has('shift') && e.altKey === want.has('alt') && e.key.toLowerCase() === key
-  );
+  const key = parts.pop()!;
+  const mods = new Set(parts.map((p) => (p === 'Mod' ? (isMac ? 'Meta' : 'Ctrl') : p)));
+  return [...['Ctrl', 'Meta', 'Alt', 'Shift'].filter((m) => mods.has(m)), key.length === 1 ? key.toUpperCase() : key].join('+');
+}
+
+const NAMED_KEYS = new Set(['Tab', 'Enter', 'Escape', 'Backspace', 'Delete', 'Insert', 'Home', 'End', 'PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Space']);
+
+/** The combination a key press makes, as bindings write it; null for a press of modifiers alone or an unusable key. */
+export function comboOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>): string | null {
+  if (['Control', 'Meta', 'Alt', 'Shift', 'CapsLock', 'Dead', 'Unidentified', 'Process'].includes(e.key)) return null;
+  const key = e.key === ' ' ? 'Space' : e.key;
+  if (key.length !== 1 && !NAMED_KEYS.has(key) && !/^F\d{1,2}$/.test(key)) return null;
+  if (key === '+') return null;
+  const mods = [e.ctrlKey && 'Ctrl', e.metaKey && 'Meta', e.altKey && 'Alt', e.shiftKey && 'Shift'].filter(Boolean) as string[];
+  // Mod, so a binding made on one system means the same on the other.
+  const modKey = isMac ? 'Meta' : 'Ctrl';
+  const shown = mods.map((m) => (m === modKey ? 'Mod' : m));
+  return [...shown, key.length === 1 ? key.toUpperCase() : key].join('+');
+}
+
+/** How a combination reads on this system ('Ctrl + Shift + T', '⌘ + ,'). */
+export function showCombo(keys: string): string {
+  return keys
+    .replace(/\bMod\b/g, isMac ? '⌘' : 'Ctrl')
+    .split('+')
+    .join(' + ');
+}
+
+/** Other commands a combination is bound to (to say so before it is taken from them). */
+export function commandsBoundTo(keys: string, except: string, changed: Readonly<Record<string, KeyBinding[]>>): ShortcutCommand[] {
+  const want = normalizeCombo(keys);
+  return shortcuts.filter((c) => c.id !== except && bindingsOf(c, changed).some((b) => normalizeCombo(b.keys) === want));
+}
+
+/** While the Keyboard settings record a new combination, no shortcut runs. */
+let recording = false;
+export function setRecordingShortcut(on: boolean): void {
+  recording = on;
 }
 
 export function useShortcuts(api: Api): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      if (recording || e.defaultPrevented) return;
+      const combo = comboOf(e);
+      if (!combo) return;
+      const pressed = normalizeCombo(combo);
       const inTerminal = e.target instanceof Element && e.target.closest('.xterm') !== null;
-      for (const s of shortcuts) {
-        if (matches(e, s.keys) && (!inTerminal || s.inTerminal)) {
-          e.preventDefault();
-          e.stopPropagation();
-          s.run(api);
-          return;
-        }
+      const changed = settingNow('keyboard.bindings');
+      for (const command of shortcuts) {
+        const hit = bindingsOf(command, changed).find((b) => normalizeCombo(b.keys) === pressed && (!inTerminal || b.inTerminal));
+        if (!hit) continue;
+        e.preventDefault();
+        e.stopPropagation();
+        command.run(api);
+        return;
       }
     };
     // Capture phase: before the terminal or an editor swallows the key.

@@ -29,8 +29,14 @@ registerLauncherAction({
   run: () => void openHistoryTab(),
 });
 
-for (const keys of ['Mod+Shift+F', 'Mod+K']) {
-  registerShortcut({ keys, description: 'Search history', inTerminal: true, run: () => openSearch() });
-}
+registerShortcut({
+  id: 'history.search',
+  description: 'Search history',
+  keys: [
+    { keys: 'Mod+Shift+F', inTerminal: true },
+    { keys: 'Mod+K', inTerminal: true },
+  ],
+  run: () => openSearch(),
+});
 
 export { openHistoryTab, openTranscript } from './actions';

@@ -20,6 +20,6 @@ registerLauncherAction({
   run: () => void openOverview(),
 });
 
-registerShortcut({ keys: 'Mod+Shift+O', description: 'Overview of live sessions', inTerminal: true, run: () => void openOverview() });
+registerShortcut({ id: 'overview.open', description: 'Overview of live sessions', keys: [{ keys: 'Mod+Shift+O', inTerminal: true }], run: () => void openOverview() });
 
 export { AgentMetricsBadge, AgentSupervisorNote } from './AgentHealth';

@@ -17,4 +17,4 @@ registerLauncherAction({
   run: () => void openSettings(),
 });
 
-registerShortcut({ keys: 'Mod+,', description: 'Settings', inTerminal: true, run: () => void openSettings() });
+registerShortcut({ id: 'settings.open', description: 'Settings', keys: [{ keys: 'Mod+,', inTerminal: true }], run: () => void openSettings() });
