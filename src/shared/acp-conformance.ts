@@ -34,7 +34,7 @@ export const ACP_CONFORMANCE = {
     'session/request_permission': yes(),
     'session/update': yes('see the update kinds below'),
     'fs/read_text_file': yes('confined to the session’s folders'),
-    'fs/write_text_file': yes('confined to the session’s folders; every write can be reverted'),
+    'fs/write_text_file': yes('confined to the session’s folders; reviewed and reverted with its turn’s checkpoints'),
     'terminal/create': yes(),
     'terminal/output': yes(),
     'terminal/release': yes(),
