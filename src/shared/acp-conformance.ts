@@ -40,7 +40,7 @@ export const ACP_CONFORMANCE = {
     'terminal/release': yes(),
     'terminal/wait_for_exit': yes(),
     'terminal/kill': yes(),
-    '$/cancel_request': notYet('honoured when the agent withdraws a request; the client does not send it yet'),
+    '$/cancel_request': yes('both ways: the agent may withdraw its requests; the client withdraws session setup the user gives up on, requests past the hang timeout and an unanswered session/close'),
     'elicitation/create': notYet('form and URL modes (issue 14)'),
     'elicitation/complete': notYet('issue 14'),
     // Unstable.

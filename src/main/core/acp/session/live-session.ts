@@ -105,6 +105,8 @@ export class LiveSession {
   private mentions: MentionSearch | null = null;
   /** The agent process this session lived on is gone. */
   private gone = false;
+  /** Withdraws the session/new, load, resume or fork in flight ($/cancel_request) when the user gives up on it. */
+  private opening: AbortController | null = null;
 
   constructor(
     readonly id: string,
@@ -205,11 +207,14 @@ export class LiveSession {
     this.recordConfig(mode, dirs, mcp);
     this.gone = false;
     this.setStatus('starting');
+    const opening = new AbortController();
+    this.opening = opening;
+    const withdrawable = { cancellationSignal: opening.signal, stopWaitingOnCancel: true };
     let result: NewSessionResponse | ResumeSessionResponse | LoadSessionResponse;
     try {
       if (mode === 'new') {
         this.runtime.expectNewSession(this.id);
-        const res = await this.runtime.request<NewSessionResponse>('session/new', params);
+        const res = await this.runtime.request<NewSessionResponse>('session/new', params, withdrawable);
         if (typeof res?.sessionId !== 'string') throw new Error('the agent answered session/new without a sessionId');
         this.acpSessionId = res.sessionId;
         this.runtime.bind(res.sessionId, this.id);
@@ -219,16 +224,18 @@ export class LiveSession {
         // Bound first: session/load replays the conversation before it answers.
         this.runtime.bind(this.acpSessionId!, this.id);
         const method = mode === 'resume' ? 'session/resume' : 'session/load';
-        result = await this.runtime.request<ResumeSessionResponse>(method, { sessionId: this.acpSessionId, ...params });
+        result = await this.runtime.request<ResumeSessionResponse>(method, { sessionId: this.acpSessionId, ...params }, withdrawable);
       }
     } catch (e) {
       if (e instanceof RequestError && e.code === AUTH_REQUIRED) {
         this.setStatus('auth_required', e.message);
         return;
       }
-      const message = `session/${mode} failed: ${errorOf(e).message}`;
+      const message = opening.signal.aborted ? `session/${mode} was cancelled` : `session/${mode} failed: ${errorOf(e).message}`;
       this.setStatus('failed', message);
       throw new IpcFailure('agent_error', message);
+    } finally {
+      if (this.opening === opening) this.opening = null;
     }
     this.emit([{ event: { type: 'setup', modes: result?.modes ?? null, configOptions: result?.configOptions ?? null }, seq: null }]);
     this.setStatus('idle');
@@ -371,6 +378,7 @@ export class LiveSession {
       this.queue = [];
       this.emitQueue();
     }
+    this.opening?.abort();
     if (!this.turn || this.turn.cancelled) return;
     this.turn.cancelled = true;
     void this.runtime.notify('session/cancel', { sessionId: this.acpSessionId });
@@ -643,11 +651,15 @@ export class LiveSession {
   /** `tellAgent: false` on app shutdown (the agent is about to be stopped anyway). */
   async close(tellAgent = true): Promise<void> {
     if (this.status === 'closed') return;
+    this.opening?.abort();
     if (this.turn) this.cancel(false);
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
     const canClose = Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
     if (tellAgent && canClose && this.acpSessionId && this.runtime.connected) {
-      await Promise.race([this.runtime.request('session/close', { sessionId: this.acpSessionId }).catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+      // Not answered within 5 s: withdrawn ($/cancel_request), and the session closes here anyway.
+      await this.runtime
+        .request('session/close', { sessionId: this.acpSessionId }, { cancellationSignal: AbortSignal.timeout(5000), stopWaitingOnCancel: true })
+        .catch(() => {});
     }
     this.setStatus('closed');
     this.status = 'closed';
