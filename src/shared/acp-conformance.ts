@@ -72,8 +72,8 @@ export const ACP_CONFORMANCE = {
     session_info_update: yes('title'),
     usage_update: yes(),
     notice: yes(),
-    compaction_update: notYet('known and skipped; the compaction capability is not advertised yet (issue 14)'),
-    compaction_summary_chunk: notYet('known and skipped; the compaction capability is not advertised yet (issue 14)'),
+    compaction_update: yes('session.compaction advertised; a “context compacted” marker, patched in place, kept in history'),
+    compaction_summary_chunk: yes('the marker’s summary, collapsed until expanded'),
     // Unstable.
     plan_update: notYet(),
     plan_removed: notYet(),

@@ -85,7 +85,7 @@ export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
   auth: { terminal: true },
-  session: { configOptions: { boolean: {} }, notices: {} },
+  session: { configOptions: { boolean: {} }, notices: {}, compaction: {} },
   // Extensions real agents look for: terminal output in tool call _meta (Claude), legacy terminal auth.
   _meta: { terminal_output: true, 'terminal-auth': true },
 };

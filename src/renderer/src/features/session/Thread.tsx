@@ -52,6 +52,7 @@ const ESTIMATE: Record<ThreadEntry['kind'], number> = {
   tool_call: 46,
   plan: 110,
   notice: 44,
+  compaction: 34,
   turn_error: 70,
 };
 
