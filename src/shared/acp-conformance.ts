@@ -44,7 +44,7 @@ export const ACP_CONFORMANCE = {
     'elicitation/create': notYet('form and URL modes (issue 14)'),
     'elicitation/complete': notYet('issue 14'),
     // Unstable.
-    'session/fork': notYet('"Fork from here" (issue 14)'),
+    'session/fork': yes('"Fork from here" on the last prompt of an idle session, when advertised: ACP forks the whole conversation (no message point); fork and parent linked in history'),
     'session/archive': notYet(),
     'session/unarchive': notYet(),
     'session/status': notYet(),

@@ -40,6 +40,7 @@ import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
 import { reopenModeOf } from './restore';
+import { canFork } from './fork';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
 import type { UpdateItem } from '../connection/stdio-tap';
@@ -92,6 +93,10 @@ export class LiveSession {
   error: string | null = null;
   title: string | null = null;
   additionalDirectories: string[] = [];
+  /** The session this one was forked from (shown on the fork). */
+  forkedFrom: { id: string; title: string } | null = null;
+  /** open('fork'): the ACP session the agent forks. */
+  forkSource: string | null = null;
   readonly createdAt = Date.now();
   updatedAt = Date.now();
   private thread: ThreadState = createThread();
@@ -137,6 +142,8 @@ export class LiveSession {
       status: this.status,
       error: this.error,
       prompt: { image: Boolean(caps?.image), audio: Boolean(caps?.audio), embeddedContext: Boolean(caps?.embeddedContext) },
+      canFork: canFork(this.runtime.capabilities),
+      forkedFrom: this.forkedFrom,
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
     };
@@ -192,10 +199,11 @@ export class LiveSession {
   // ───────────── setup ─────────────
 
   /**
-   * session/new; session/resume or session/load (after an agent restart, or reopening a stored session; a
-   * load replays the conversation as updates). Auth errors leave the session in auth_required.
+   * session/new, or session/fork of `forkSource`; session/resume or session/load (after an agent restart, or
+   * reopening a stored session; a load replays the conversation as updates). Auth errors leave the session
+   * in auth_required.
    */
-  async open(mode: 'new' | 'resume' | 'load'): Promise<void> {
+  async open(mode: 'new' | 'fork' | 'resume' | 'load'): Promise<void> {
     const caps = this.runtime.capabilities;
     const dirs = caps?.sessionCapabilities?.additionalDirectories ? this.requestedDirectories : [];
     this.additionalDirectories = dirs;
@@ -212,10 +220,11 @@ export class LiveSession {
     const withdrawable = { cancellationSignal: opening.signal, stopWaitingOnCancel: true };
     let result: NewSessionResponse | ResumeSessionResponse | LoadSessionResponse;
     try {
-      if (mode === 'new') {
+      if (mode === 'new' || mode === 'fork') {
+        const method = `session/${mode}`;
         this.runtime.expectNewSession(this.id);
-        const res = await this.runtime.request<NewSessionResponse>('session/new', params, withdrawable);
-        if (typeof res?.sessionId !== 'string') throw new Error('the agent answered session/new without a sessionId');
+        const res = await this.runtime.request<NewSessionResponse>(method, mode === 'fork' ? { sessionId: this.forkSource, ...params } : params, withdrawable);
+        if (typeof res?.sessionId !== 'string') throw new Error(`the agent answered ${method} without a sessionId`);
         this.acpSessionId = res.sessionId;
         this.runtime.bind(res.sessionId, this.id);
         this.db(() => this.host.rows().setAcpSessionId(this.id, res.sessionId));
@@ -242,7 +251,7 @@ export class LiveSession {
     this.drain();
   }
 
-  private recordConfig(mode: 'new' | 'resume' | 'load', dirs: string[], mcp: McpSelection): void {
+  private recordConfig(mode: 'new' | 'fork' | 'resume' | 'load', dirs: string[], mcp: McpSelection): void {
     const leftOutDirs = this.requestedDirectories
       .filter((d) => !dirs.includes(d))
       .map((d) => ({ kind: 'directory' as const, name: d, reason: 'the agent does not support additional folders' }));
@@ -271,7 +280,7 @@ export class LiveSession {
   async reopen(): Promise<boolean> {
     if (this.status === 'closed') return false;
     if (this.acpSessionId === null) {
-      await this.open('new').catch(() => {});
+      await this.open(this.forkSource !== null ? 'fork' : 'new').catch(() => {});
       return this.currentStatus() === 'idle';
     }
     const mode = reopenModeOf(this.runtime.capabilities);
@@ -291,7 +300,7 @@ export class LiveSession {
       this.emitQueue();
     }
     if (this.acpSessionId === null) {
-      await this.open('new').catch(() => {});
+      await this.open(this.forkSource !== null ? 'fork' : 'new').catch(() => {});
     } else {
       this.setStatus('idle');
     }
