@@ -1,7 +1,9 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { appSuite } from '../support/app-suite';
+import { tempDir } from '../support/app-server';
 import { activeSession, addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /**
@@ -19,7 +21,10 @@ const historyOpen = (page: Page, sessionId: string) =>
 describe('session fork', { timeout: 180_000 }, () => {
   it('forks from the last prompt into a new tab, linked both ways in history', async () => {
     const { page, errors } = await suite.open({ empty: true });
-    const row = await addScenarioAgent(page, 'Forking Agent', `SCENARIO_CAPS=fork\nSCENARIO_STORE=${join(suite.work, 'agent-store.json')}`);
+    // The agent keeps its sessions outside the project folder (not a change of the project).
+    const agentStore = tempDir('sb-fork-agent-');
+    onTestFinished(() => rmSync(agentStore, { recursive: true, force: true }));
+    const row = await addScenarioAgent(page, 'Forking Agent', `SCENARIO_CAPS=fork\nSCENARIO_STORE=${join(agentStore, 'sessions.json')}`);
     const parent = await startSessionFromSidebar(page, row, suite.work);
     const parentId = (await parent.getAttribute('data-session-id'))!;
     await sendPrompt(parent, 'say the first question');
