@@ -62,6 +62,16 @@ describe('session/fork', () => {
     expect((await t.call('history.list', {})).sessions).toHaveLength(1);
   });
 
+  it('refuses a fork the agent answers with the id of the open parent, and the parent goes on', async () => {
+    const agentId = await t.addAgent({ SCENARIO_CAPS: 'fork', SCENARIO_FORK_SAME_ID: '1' });
+    const parent = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
+    const error = await t.callError('sessions.fork', { sessionId: parent.id });
+    expect(error.message).toBe(`session/fork failed: the agent answered session/fork with the id of another open session (${parent.acpSessionId})`);
+    expect((await promptAndWait(t, parent.id, 'hello')).stopReason).toBe('end_turn');
+    expect(agentText(t.rec, parent.id)).toBe('Hello from the scenario agent.');
+    expect((await t.call('sessions.live', {})).sessions.map((s) => s.id)).toEqual([parent.id]);
+  });
+
   it('is refused while the session is working', async () => {
     const agentId = await t.addAgent({ SCENARIO_CAPS: 'fork' });
     const s = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });

@@ -225,8 +225,10 @@ export class LiveSession {
         this.runtime.expectNewSession(this.id);
         const res = await this.runtime.request<NewSessionResponse>(method, mode === 'fork' ? { sessionId: this.forkSource, ...params } : params, withdrawable);
         if (typeof res?.sessionId !== 'string') throw new Error(`the agent answered ${method} without a sessionId`);
+        if (!this.runtime.bind(res.sessionId, this.id)) {
+          throw new Error(`the agent answered ${method} with the id of another open session (${res.sessionId.slice(0, 200)})`);
+        }
         this.acpSessionId = res.sessionId;
-        this.runtime.bind(res.sessionId, this.id);
         this.db(() => this.host.rows().setAcpSessionId(this.id, res.sessionId));
         result = res;
       } else {
