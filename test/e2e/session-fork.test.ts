@@ -63,6 +63,15 @@ describe('session fork', { timeout: 180_000 }, () => {
     // A link to a live session goes to its tab.
     await forkTranscript.getByTestId('forked-from').getByRole('button').click();
     await activeSession(page).and(page.locator(`[data-session-id="${parentId}"]`)).waitFor();
+
+    // The History tab's rows: the parent lists its fork, the fork its parent, and the fork link opens the fork.
+    await page.getByTestId('history-open-tab').click();
+    const list = visible(page, 'history-tab');
+    const parentRow = list.locator(`[data-testid=history-row][data-session-id="${parentId}"]`);
+    await parentRow.getByTestId('forks').filter({ hasText: 'remember' }).waitFor();
+    await list.locator(`[data-testid=history-row][data-session-id="${forkId}"]`).getByTestId('forked-from').filter({ hasText: 'say the first question' }).waitFor();
+    await parentRow.getByTestId('forks').getByRole('button', { name: 'remember' }).click();
+    await activeSession(page).and(page.locator(`[data-session-id="${forkId}"]`)).waitFor();
     expect(errors).toEqual([]);
   });
 
