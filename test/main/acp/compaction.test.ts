@@ -33,5 +33,11 @@ describe('context compaction', () => {
     }, 'the compaction in the history transcript');
     expect(stored.status).toBe('completed');
     expect(messageText(stored.summary)).toBe('The user asked for a summary of earlier work.');
+    // Searchable and exported by its summary (not by its id).
+    const { hits } = await t.call('history.search', { query: 'summary earlier' });
+    expect(hits.map((h) => [h.sessionId, h.kind])).toEqual([[sessionId, 'entry']]);
+    const { text } = await t.call('history.export', { sessionId, format: 'markdown' });
+    expect(text).toContain('> The user asked for a summary of earlier work.');
+    expect(text).not.toContain(live.compactionId);
   });
 });
