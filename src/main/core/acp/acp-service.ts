@@ -539,33 +539,6 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   }
 
   /**
-   * A new live session the agent forks from an idle one (session/fork): same agent process, folders and MCP
-   * servers; the fork goes on from the whole conversation so far (ACP has no fork point). Linked to its
-   * parent in the store (history shows both ways).
-   */
-  async forkSession(parentId: string) {
-    if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
-    const parent = this.live(parentId);
-    if (!canFork(parent.runtime.capabilities)) throw new IpcFailure('unavailable', 'this agent does not support forking sessions');
-    if (parent.acpSessionId === null || parent.status !== 'idle') throw new IpcFailure('conflict', `the session is ${parent.status}: fork it once it is idle`);
-    if (!parent.runtime.connected) throw new IpcFailure('unavailable', 'the agent is not running');
-    const id = randomUUID();
-    this.rows().insert({ id, agentId: parent.agentId, cwd: parent.cwd, status: 'starting', now: Date.now(), forkedFrom: parent.id });
-    const session = new LiveSession(id, parent.runtime, this, parent.cwd, parent.additionalDirectories);
-    session.forkSource = parent.acpSessionId;
-    session.forkedFrom = this.rows().forkedFrom(id);
-    this.sessions.set(id, session);
-    try {
-      await session.open('fork');
-    } catch (e) {
-      this.sessions.delete(id);
-      session.abandon();
-      throw e;
-    }
-    return session.info();
-  }
-
-  /**
    * Undoes a recorded agent write. The path is resolved and confined again now (the folders may have
    * changed since the write): a path that leads outside the session's folders is refused, untouched.
    */
@@ -645,6 +618,33 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       await session.open(mode);
     } catch (e) {
       this.sessions.delete(sessionId);
+      session.abandon();
+      throw e;
+    }
+    return session.info();
+  }
+
+  /**
+   * A new live session the agent forks from an idle one (session/fork): same agent process, folders and MCP
+   * servers; the fork goes on from the whole conversation so far (ACP has no fork point). Linked to its
+   * parent in the store (history shows both ways).
+   */
+  async forkSession(parentId: string) {
+    if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
+    const parent = this.live(parentId);
+    if (!canFork(parent.runtime.capabilities)) throw new IpcFailure('unavailable', 'this agent does not support forking sessions');
+    if (parent.acpSessionId === null || parent.status !== 'idle') throw new IpcFailure('conflict', `the session is ${parent.status}: fork it once it is idle`);
+    if (!parent.runtime.connected) throw new IpcFailure('unavailable', 'the agent is not running');
+    const id = randomUUID();
+    this.rows().insert({ id, agentId: parent.agentId, cwd: parent.cwd, status: 'starting', now: Date.now(), forkedFrom: parent.id });
+    const session = new LiveSession(id, parent.runtime, this, parent.cwd, parent.additionalDirectories);
+    session.forkSource = parent.acpSessionId;
+    session.forkedFrom = this.rows().forkedFrom(id);
+    this.sessions.set(id, session);
+    try {
+      await session.open('fork');
+    } catch (e) {
+      this.sessions.delete(id);
       session.abandon();
       throw e;
     }
