@@ -108,6 +108,8 @@ function cloneEntry(entry: ThreadEntry): ThreadEntry {
     case 'agent_message':
     case 'thought':
       return { ...entry, parts: entry.parts.slice() };
+    case 'compaction':
+      return { ...entry, summary: entry.summary.slice() };
     case 'tool_call':
       return { ...entry, metaTerminals: entry.metaTerminals ? { ...entry.metaTerminals } : null };
     default:

@@ -11,7 +11,7 @@ export function isContentBlock(v: unknown): v is ContentBlock {
   return isRecord(v) && typeof v.type === 'string';
 }
 
-function appendPart(parts: MessagePart[], block: ContentBlock): void {
+export function appendPart(parts: MessagePart[], block: ContentBlock): void {
   if (block.type === 'text' && typeof block.text === 'string') {
     const last = parts[parts.length - 1];
     if (last && last.type === 'text') {

@@ -91,6 +91,7 @@ export class WireReplayer {
           },
         ];
       case 'session/new':
+      case 'session/fork':
       case 'session/load':
       case 'session/resume':
         return result ? [{ type: 'setup', modes: (result.modes ?? null) as never, configOptions: (result.configOptions ?? null) as never }] : [];

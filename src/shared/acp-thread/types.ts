@@ -98,6 +98,18 @@ export interface NoticeEntry {
   description: string | null;
 }
 
+/** A context compaction the agent reported (`compaction_update` / `compaction_summary_chunk`), patched in place. */
+export interface CompactionEntry {
+  kind: 'compaction';
+  id: string;
+  compactionId: string;
+  /** in_progress, completed, failed, cancelled, or a status this client does not know. */
+  status: string;
+  /** The summary the agent kept of what it compacted (may stream in chunks). */
+  summary: MessagePart[];
+  error: string | null;
+}
+
 /** A turn that ended with an error (the agent failed the request, crashed, or asked for authentication). */
 export interface TurnErrorEntry {
   kind: 'turn_error';
@@ -113,6 +125,7 @@ export type ThreadEntry =
   | ToolCallEntry
   | PlanThreadEntry
   | NoticeEntry
+  | CompactionEntry
   | TurnErrorEntry;
 
 export interface TurnError {

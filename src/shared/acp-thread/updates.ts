@@ -1,4 +1,5 @@
 import type { Draft } from './draft';
+import { applyCompactionSummaryChunk, applyCompactionUpdate } from './compaction';
 import { applyChunk } from './messages';
 import { applyPlan } from './plan';
 import { applyCommands, applyConfigOptions, applyCurrentMode, applyNotice, applySessionInfo, applyUsage } from './session-state';
@@ -40,9 +41,8 @@ export const UPDATE_KINDS = {
   config_option_update: { entry: null, apply: (d, u) => applyConfigOptions(d, u.configOptions) },
   session_info_update: { entry: null, apply: applySessionInfo },
   usage_update: { entry: null, apply: applyUsage },
-  // Compaction: this client does not advertise it; known, so not reported as unknown, and ignored.
-  compaction_update: { entry: null, apply: null },
-  compaction_summary_chunk: { entry: null, apply: null },
+  compaction_update: { entry: 'compaction', apply: applyCompactionUpdate },
+  compaction_summary_chunk: { entry: 'compaction', apply: applyCompactionSummaryChunk },
 } as const satisfies Record<string, UpdateRow>;
 
 export type UpdateKind = keyof typeof UPDATE_KINDS;

@@ -21,6 +21,10 @@ export const historyEntryKinds = ['prompt', 'user', 'agent', 'thought', 'tool', 
 export const historyEntryKindSchema = z.enum(historyEntryKinds);
 export type HistoryEntryKind = z.infer<typeof historyEntryKindSchema>;
 
+/** Another session, by id and the title history shows for it (fork links). */
+export const sessionLinkSchema = z.object({ id: z.string(), title: z.string() });
+export type SessionLink = z.infer<typeof sessionLinkSchema>;
+
 export const historySessionSchema = z.object({
   id: z.string(),
   agentId: z.string(),
@@ -45,6 +49,10 @@ export const historySessionSchema = z.object({
   /** Turns that ended in an error, a refusal or a token/turn limit. */
   failedTurns: z.number().int(),
   lastStopReason: z.string().nullable(),
+  /** The session this one was forked from (session/fork). */
+  forkedFrom: sessionLinkSchema.nullable(),
+  /** Sessions forked from this one (not deleted), oldest first. */
+  forks: z.array(sessionLinkSchema),
 });
 export type HistorySession = z.infer<typeof historySessionSchema>;
 

@@ -8,7 +8,7 @@ import { request } from './define';
  */
 export const effectiveConfigSchema = z.object({
   recordedAt: z.number(),
-  method: z.enum(['session/new', 'session/resume', 'session/load']),
+  method: z.enum(['session/new', 'session/resume', 'session/load', 'session/fork']),
   cwd: z.string(),
   additionalDirectories: z.array(z.string()),
   mcpServers: z.array(

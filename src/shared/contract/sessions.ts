@@ -31,6 +31,10 @@ export const sessionInfoSchema = z.object({
   error: z.string().nullable(),
   /** What the prompt may contain (the agent's promptCapabilities). */
   prompt: z.object({ image: z.boolean(), audio: z.boolean(), embeddedContext: z.boolean() }),
+  /** The agent advertises session/fork (sessions.fork). */
+  canFork: z.boolean(),
+  /** The session this one was forked from (its history title), when it is a fork. */
+  forkedFrom: z.object({ id: z.string(), title: z.string() }).nullable(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
@@ -100,6 +104,11 @@ export const sessionRequests = {
       .strict(),
     sessionInfoSchema,
   ),
+  /**
+   * A new session forked from this one by the agent (session/fork, when advertised): the fork goes on with the
+   * whole conversation so far (ACP forks a whole session, not from a given message). The session must be idle.
+   */
+  'sessions.fork': request(sid, sessionInfoSchema),
   /** Sent now when the session is idle, else queued (sent when the current turn ends). */
   'sessions.prompt': request(
     z.object({ sessionId: sessionIdSchema, prompt: promptSchema }).strict(),

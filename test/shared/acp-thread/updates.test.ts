@@ -26,8 +26,8 @@ describe('the update-kind table', () => {
       config_option_update: { configOptions: [] },
       session_info_update: { title: 'T' },
       usage_update: { used: 1, size: 2 },
-      compaction_update: {},
-      compaction_summary_chunk: { content: { type: 'text', text: 's' } },
+      compaction_update: { compactionId: 'c1', status: 'in_progress' },
+      compaction_summary_chunk: { compactionId: 'c2', content: { type: 'text', text: 's' } },
     };
     expect(Object.keys(samples).sort()).toEqual(Object.keys(UPDATE_KINDS).sort());
     for (const [kind, fields] of Object.entries(samples)) {
@@ -41,5 +41,26 @@ describe('the update-kind table', () => {
     for (const kind of ['bogus', 'toString', '__proto__', 'constructor', 42, null]) expect(entryKindOf(kind)).toBeNull();
     const s = applyEvents(createThread(), [{ type: 'update', update: { sessionUpdate: 'toString' } } as unknown as ThreadEvent]);
     expect(s.entries).toEqual([]);
+  });
+
+  it('keeps one compaction entry per id where it first came, patched by later updates', () => {
+    const u = (update: Record<string, unknown>): ThreadEvent => ({ type: 'update', update } as unknown as ThreadEvent);
+    let s = applyEvents(createThread(), [
+      u({ sessionUpdate: 'compaction_summary_chunk', compactionId: 'c1', content: { type: 'text', text: 'Kept: ' } }),
+      u({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'between' } }),
+      u({ sessionUpdate: 'compaction_summary_chunk', compactionId: 'c1', content: { type: 'text', text: 'the plan.' } }),
+      u({ sessionUpdate: 'compaction_update', compactionId: 'c1', status: 'completed' }),
+    ]);
+    expect(s.entries.map((e) => e.kind)).toEqual(['compaction', 'agent_message']);
+    expect(s.entries[0]).toMatchObject({ compactionId: 'c1', status: 'completed', summary: [{ type: 'text', text: 'Kept: the plan.' }], error: null });
+    // summary and error: absent keeps, a value replaces, null clears.
+    s = applyEvents(s, [u({ sessionUpdate: 'compaction_update', compactionId: 'c1', status: 'failed', error: 'out of tokens', summary: [{ type: 'text', text: 'New' }] })]);
+    expect(s.entries[0]).toMatchObject({ status: 'failed', summary: [{ type: 'text', text: 'New' }], error: 'out of tokens' });
+    s = applyEvents(s, [u({ sessionUpdate: 'compaction_update', compactionId: 'c1', status: 'failed', summary: null })]);
+    expect(s.entries[0]).toMatchObject({ summary: [], error: 'out of tokens' });
+    // Malformed updates change nothing.
+    const before = s.entries;
+    s = applyEvents(s, [u({ sessionUpdate: 'compaction_update', status: 'completed' }), u({ sessionUpdate: 'compaction_summary_chunk', compactionId: 'c1', content: 'x' })]);
+    expect(s.entries).toEqual(before);
   });
 });

@@ -27,6 +27,7 @@ import type { RuntimeDeps } from './agent-runtime';
 import { LiveSession, type SessionHost } from './session/live-session';
 import type { TurnObserver } from './turn-observer';
 import { hasStoredConversation, registerRestoreHandlers, reopenModeOf } from './session/restore';
+import { canFork } from './session/fork';
 import { PermissionRules } from './session/permission-rules';
 import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from '../agents/secret-store';
 import { SessionRows } from './session/session-rows';
@@ -568,6 +569,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     if (!existsSync(row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
     const session = new LiveSession(sessionId, rt, this, row.cwd, []);
     session.acpSessionId = row.acp_session_id;
+    session.forkedFrom = this.rows().forkedFrom(sessionId);
     // The thread starts from the stored messages. Resumed: the agent does not replay. Loaded: the replay
     // is dropped when the store has the conversation (else, e.g. an imported session, it is the conversation).
     const log = this.messageLog();
@@ -581,6 +583,33 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       await session.open(mode);
     } catch (e) {
       this.sessions.delete(sessionId);
+      session.abandon();
+      throw e;
+    }
+    return session.info();
+  }
+
+  /**
+   * A new live session the agent forks from an idle one (session/fork): same agent process, folders and MCP
+   * servers; the fork goes on from the whole conversation so far (ACP has no fork point). Linked to its
+   * parent in the store (history shows both ways).
+   */
+  async forkSession(parentId: string) {
+    if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
+    const parent = this.live(parentId);
+    if (!canFork(parent.runtime.capabilities)) throw new IpcFailure('unavailable', 'this agent does not support forking sessions');
+    if (parent.acpSessionId === null || parent.status !== 'idle') throw new IpcFailure('conflict', `the session is ${parent.status}: fork it once it is idle`);
+    if (!parent.runtime.connected) throw new IpcFailure('unavailable', 'the agent is not running');
+    const id = randomUUID();
+    this.rows().insert({ id, agentId: parent.agentId, cwd: parent.cwd, status: 'starting', now: Date.now(), forkedFrom: parent.id });
+    const session = new LiveSession(id, parent.runtime, this, parent.cwd, parent.additionalDirectories);
+    session.forkSource = parent.acpSessionId;
+    session.forkedFrom = this.rows().forkedFrom(id);
+    this.sessions.set(id, session);
+    try {
+      await session.open('fork');
+    } catch (e) {
+      this.sessions.delete(id);
       session.abandon();
       throw e;
     }
@@ -652,6 +681,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
   });
 
   router.handle('sessions.create', (p) => acp.createSession(p));
+  router.handle('sessions.fork', ({ sessionId }) => acp.forkSession(sessionId));
   router.handle('sessions.prompt', ({ sessionId, prompt }) => acp.live(sessionId).prompt(prompt));
   router.handle('sessions.cancel', ({ sessionId, clearQueue }) => {
     acp.live(sessionId).cancel(clearQueue);

@@ -85,7 +85,7 @@ export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
   auth: { terminal: true },
-  session: { configOptions: { boolean: {} }, notices: {} },
+  session: { configOptions: { boolean: {} }, notices: {}, compaction: {} },
   // Extensions real agents look for: terminal output in tool call _meta (Claude), legacy terminal auth.
   _meta: { terminal_output: true, 'terminal-auth': true },
 };
@@ -185,8 +185,16 @@ export class AgentRuntime {
 
   // ───────────── sessions ─────────────
 
-  bind(acpSessionId: string, sessionId: string): void {
+  /**
+   * Routes the ACP session's requests and updates to `sessionId`. Refused (false) when the id is another
+   * open session's: an agent that answers session/new or session/fork with an id it gave before must not
+   * take that session's conversation.
+   */
+  bind(acpSessionId: string, sessionId: string): boolean {
+    const other = this.bindings.get(acpSessionId);
+    if (other !== undefined && other !== sessionId && this.host.session(other)) return false;
     this.bindings.set(acpSessionId, sessionId);
+    return true;
   }
 
   unbind(acpSessionId: string): void {

@@ -43,11 +43,23 @@ interface SessionRow {
   files_edited: number | null;
   failed_turns: number | null;
   last_stop_reason: string | null;
+  parent_id: string | null;
+  parent_title: string | null;
+  forks_json: string;
 }
+
+/** The title toSession shows, in SQL, for session `s` and its history row `h`. */
+const titleOf = (s: string, h: string) =>
+  `coalesce(nullif(${h}.custom_title, ''), nullif(${s}.title, ''), nullif(${h}.info_title, ''), nullif(${h}.prompt_title, ''), '')`;
 
 const SESSION_COLUMNS = `s.id, s.agent_id, s.cwd, s.title, s.status, s.pinned, s.created_at, s.updated_at, s.deleted_at,
   h.custom_title, h.info_title, h.prompt_title, h.last_ts, h.message_count, h.turn_count, h.tool_call_count,
-  h.failed_tool_calls, h.files_touched, h.files_edited, h.failed_turns, h.last_stop_reason`;
+  h.failed_tool_calls, h.files_touched, h.files_edited, h.failed_turns, h.last_stop_reason,
+  s.forked_from AS parent_id,
+  (SELECT ${titleOf('p', 'ph')} FROM sessions p LEFT JOIN history_sessions ph ON ph.session_id = p.id WHERE p.id = s.forked_from) AS parent_title,
+  (SELECT json_group_array(json_object('id', c.id, 'title', ${titleOf('c', 'ch')})) FROM
+    (SELECT * FROM sessions WHERE forked_from = s.id AND deleted_at IS NULL ORDER BY created_at, id) c
+    LEFT JOIN history_sessions ch ON ch.session_id = c.id) AS forks_json`;
 const ACTIVITY = 'coalesce(h.last_ts, s.updated_at)';
 
 function toSession(r: SessionRow): HistorySession {
@@ -80,6 +92,8 @@ function toSession(r: SessionRow): HistorySession {
     filesEdited: r.files_edited ?? 0,
     failedTurns: r.failed_turns ?? 0,
     lastStopReason: r.last_stop_reason,
+    forkedFrom: r.parent_id !== null ? { id: r.parent_id, title: r.parent_title ?? '' } : null,
+    forks: JSON.parse(r.forks_json) as Array<{ id: string; title: string }>,
   };
 }
 

@@ -243,7 +243,7 @@ export function entryText(d: Draft, caps: Caps): { body: string; paths: string[]
 }
 
 /** Keys of a thread entry that hold identifiers, not text anyone would search for. */
-const ID_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'type', 'messageId', 'promptId', 'requestId', 'toolCallId', 'severity', 'status', 'priority', 'mimeType']);
+const ID_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'type', 'messageId', 'compactionId', 'promptId', 'requestId', 'toolCallId', 'severity', 'status', 'priority', 'mimeType']);
 
 /** The text of any thread entry: its string values, in order (so a new entry kind is searchable as is). */
 export function threadEntryStrings(entry: ThreadEntry): string[] {

@@ -59,6 +59,9 @@ const idKey = (id: JsonRpcId): string => (typeof id === 'string' ? `s${id}` : `n
  * to the SDK connection. Lines are split with a bounded buffer; malformed and oversized lines are
  * reported as warnings and skipped.
  */
+/** Requests whose answer names a new ACP session (logged as the new Switchboard session's, see expectNewSession). */
+const CREATES_SESSION: ReadonlySet<string> = new Set(['session/new', 'session/fork']);
+
 export class AcpWire implements LogSource {
   readonly stream: Stream;
   private controller: ReadableStreamDefaultController<AnyMessage> | null = null;
@@ -102,7 +105,7 @@ export class AcpWire implements LogSource {
     return this.a2c.size;
   }
 
-  /** Call right before `session/new` is requested for `sessionId`: its response binds the ACP id. */
+  /** Call right before `session/new` (or `session/fork`) is requested for `sessionId`: its response binds the ACP id. */
   expectNewSession(sessionId: string): void {
     this.newSessionQueue.push(sessionId);
   }
@@ -126,7 +129,7 @@ export class AcpWire implements LogSource {
     if (typeof m.method === 'string') {
       method = m.method;
       sessionId = this.sessionFromParams(m.params);
-      if (method === 'session/new') sessionId = this.newSessionQueue.shift() ?? null;
+      if (CREATES_SESSION.has(method)) sessionId = this.newSessionQueue.shift() ?? null;
       if (isId(m.id)) this.c2a.set(idKey(m.id), { method, sessionId });
       const matcher = sessionId !== null ? this.replayToSkip.get(sessionId) : undefined;
       if (matcher) {
@@ -268,7 +271,7 @@ export class AcpWire implements LogSource {
       this.c2a.delete(key);
       sessionId = pending?.sessionId ?? null;
       // Bind the new ACP session id now, before the lines after this one are routed.
-      if (pending && sessionId && pending.method === 'session/new' && isRecord(msg.result) && typeof msg.result.sessionId === 'string') {
+      if (pending && sessionId && CREATES_SESSION.has(pending.method) && isRecord(msg.result) && typeof msg.result.sessionId === 'string') {
         this.hooks.bindSession(msg.result.sessionId, sessionId);
       }
     }
@@ -278,7 +281,7 @@ export class AcpWire implements LogSource {
   /** Switchboard sessions whose session/new is in flight. */
   private pendingNewSessions(): string[] {
     const out: string[] = [];
-    for (const p of this.c2a.values()) if (p.method === 'session/new' && p.sessionId !== null) out.push(p.sessionId);
+    for (const p of this.c2a.values()) if (CREATES_SESSION.has(p.method) && p.sessionId !== null) out.push(p.sessionId);
     return out;
   }
 

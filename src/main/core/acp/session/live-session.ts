@@ -39,6 +39,7 @@ import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
 import { reopenModeOf } from './restore';
+import { canFork } from './fork';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
 import type { UpdateItem } from '../connection/stdio-tap';
@@ -90,6 +91,10 @@ export class LiveSession {
   error: string | null = null;
   title: string | null = null;
   additionalDirectories: string[] = [];
+  /** The session this one was forked from (shown on the fork). */
+  forkedFrom: { id: string; title: string } | null = null;
+  /** open('fork'): the ACP session the agent forks. */
+  forkSource: string | null = null;
   readonly createdAt = Date.now();
   updatedAt = Date.now();
   private thread: ThreadState = createThread();
@@ -103,6 +108,8 @@ export class LiveSession {
   private mentions: MentionSearch | null = null;
   /** The agent process this session lived on is gone. */
   private gone = false;
+  /** Withdraws the session/new, load, resume or fork in flight ($/cancel_request) when the user gives up on it. */
+  private opening: AbortController | null = null;
 
   constructor(
     readonly id: string,
@@ -133,6 +140,8 @@ export class LiveSession {
       status: this.status,
       error: this.error,
       prompt: { image: Boolean(caps?.image), audio: Boolean(caps?.audio), embeddedContext: Boolean(caps?.embeddedContext) },
+      canFork: canFork(this.runtime.capabilities),
+      forkedFrom: this.forkedFrom,
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
     };
@@ -188,10 +197,11 @@ export class LiveSession {
   // ───────────── setup ─────────────
 
   /**
-   * session/new; session/resume or session/load (after an agent restart, or reopening a stored session; a
-   * load replays the conversation as updates). Auth errors leave the session in auth_required.
+   * session/new, or session/fork of `forkSource`; session/resume or session/load (after an agent restart, or
+   * reopening a stored session; a load replays the conversation as updates). Auth errors leave the session
+   * in auth_required.
    */
-  async open(mode: 'new' | 'resume' | 'load'): Promise<void> {
+  async open(mode: 'new' | 'fork' | 'resume' | 'load'): Promise<void> {
     const caps = this.runtime.capabilities;
     const dirs = caps?.sessionCapabilities?.additionalDirectories ? this.requestedDirectories : [];
     this.additionalDirectories = dirs;
@@ -203,37 +213,45 @@ export class LiveSession {
     this.recordConfig(mode, dirs, mcp);
     this.gone = false;
     this.setStatus('starting');
+    const opening = new AbortController();
+    this.opening = opening;
+    const withdrawable = { cancellationSignal: opening.signal, stopWaitingOnCancel: true };
     let result: NewSessionResponse | ResumeSessionResponse | LoadSessionResponse;
     try {
-      if (mode === 'new') {
+      if (mode === 'new' || mode === 'fork') {
+        const method = `session/${mode}`;
         this.runtime.expectNewSession(this.id);
-        const res = await this.runtime.request<NewSessionResponse>('session/new', params);
-        if (typeof res?.sessionId !== 'string') throw new Error('the agent answered session/new without a sessionId');
+        const res = await this.runtime.request<NewSessionResponse>(method, mode === 'fork' ? { sessionId: this.forkSource, ...params } : params, withdrawable);
+        if (typeof res?.sessionId !== 'string') throw new Error(`the agent answered ${method} without a sessionId`);
+        if (!this.runtime.bind(res.sessionId, this.id)) {
+          throw new Error(`the agent answered ${method} with the id of another open session (${res.sessionId.slice(0, 200)})`);
+        }
         this.acpSessionId = res.sessionId;
-        this.runtime.bind(res.sessionId, this.id);
         this.db(() => this.host.rows().setAcpSessionId(this.id, res.sessionId));
         result = res;
       } else {
         // Bound first: session/load replays the conversation before it answers.
         this.runtime.bind(this.acpSessionId!, this.id);
         const method = mode === 'resume' ? 'session/resume' : 'session/load';
-        result = await this.runtime.request<ResumeSessionResponse>(method, { sessionId: this.acpSessionId, ...params });
+        result = await this.runtime.request<ResumeSessionResponse>(method, { sessionId: this.acpSessionId, ...params }, withdrawable);
       }
     } catch (e) {
       if (e instanceof RequestError && e.code === AUTH_REQUIRED) {
         this.setStatus('auth_required', e.message);
         return;
       }
-      const message = `session/${mode} failed: ${errorOf(e).message}`;
+      const message = opening.signal.aborted ? `session/${mode} was cancelled` : `session/${mode} failed: ${errorOf(e).message}`;
       this.setStatus('failed', message);
       throw new IpcFailure('agent_error', message);
+    } finally {
+      if (this.opening === opening) this.opening = null;
     }
     this.emit([{ event: { type: 'setup', modes: result?.modes ?? null, configOptions: result?.configOptions ?? null }, seq: null }]);
     this.setStatus('idle');
     this.drain();
   }
 
-  private recordConfig(mode: 'new' | 'resume' | 'load', dirs: string[], mcp: McpSelection): void {
+  private recordConfig(mode: 'new' | 'fork' | 'resume' | 'load', dirs: string[], mcp: McpSelection): void {
     const leftOutDirs = this.requestedDirectories
       .filter((d) => !dirs.includes(d))
       .map((d) => ({ kind: 'directory' as const, name: d, reason: 'the agent does not support additional folders' }));
@@ -262,7 +280,7 @@ export class LiveSession {
   async reopen(): Promise<boolean> {
     if (this.status === 'closed') return false;
     if (this.acpSessionId === null) {
-      await this.open('new').catch(() => {});
+      await this.open(this.forkSource !== null ? 'fork' : 'new').catch(() => {});
       return this.currentStatus() === 'idle';
     }
     const mode = reopenModeOf(this.runtime.capabilities);
@@ -282,7 +300,7 @@ export class LiveSession {
       this.emitQueue();
     }
     if (this.acpSessionId === null) {
-      await this.open('new').catch(() => {});
+      await this.open(this.forkSource !== null ? 'fork' : 'new').catch(() => {});
     } else {
       this.setStatus('idle');
     }
@@ -369,6 +387,7 @@ export class LiveSession {
       this.queue = [];
       this.emitQueue();
     }
+    this.opening?.abort();
     if (!this.turn || this.turn.cancelled) return;
     this.turn.cancelled = true;
     void this.runtime.notify('session/cancel', { sessionId: this.acpSessionId });
@@ -637,11 +656,15 @@ export class LiveSession {
   /** `tellAgent: false` on app shutdown (the agent is about to be stopped anyway). */
   async close(tellAgent = true): Promise<void> {
     if (this.status === 'closed') return;
+    this.opening?.abort();
     if (this.turn) this.cancel(false);
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
     const canClose = Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
     if (tellAgent && canClose && this.acpSessionId && this.runtime.connected) {
-      await Promise.race([this.runtime.request('session/close', { sessionId: this.acpSessionId }).catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+      // Not answered within 5 s: withdrawn ($/cancel_request), and the session closes here anyway.
+      await this.runtime
+        .request('session/close', { sessionId: this.acpSessionId }, { cancellationSignal: AbortSignal.timeout(5000), stopWaitingOnCancel: true })
+        .catch(() => {});
     }
     this.setStatus('closed');
     this.status = 'closed';

@@ -5,10 +5,22 @@ import type { Db } from '../../store/database';
 export class SessionRows {
   constructor(private readonly db: Db) {}
 
-  insert(row: { id: string; agentId: string; cwd: string; status: SessionStatus; now: number }): void {
+  /** `forkedFrom`: the session this one was forked from (session/fork). */
+  insert(row: { id: string; agentId: string; cwd: string; status: SessionStatus; now: number; forkedFrom?: string }): void {
     this.db
-      .prepare('INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at) VALUES (?, ?, NULL, ?, NULL, ?, ?, ?)')
-      .run(row.id, row.agentId, row.cwd, row.status, row.now, row.now);
+      .prepare('INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at, forked_from) VALUES (?, ?, NULL, ?, NULL, ?, ?, ?, ?)')
+      .run(row.id, row.agentId, row.cwd, row.status, row.now, row.now, row.forkedFrom ?? null);
+  }
+
+  /** The session a session was forked from, with the title history shows for it; null when it was not forked. */
+  forkedFrom(id: string): { id: string; title: string } | null {
+    const row = this.db
+      .prepare(
+        `SELECT p.id, coalesce(nullif(h.custom_title, ''), nullif(p.title, ''), nullif(h.info_title, ''), nullif(h.prompt_title, ''), '') AS title
+         FROM sessions s JOIN sessions p ON p.id = s.forked_from LEFT JOIN history_sessions h ON h.session_id = p.id WHERE s.id = ?`,
+      )
+      .get(id) as { id: string; title: string } | undefined;
+    return row ?? null;
   }
 
   setAcpSessionId(id: string, acpSessionId: string): void {

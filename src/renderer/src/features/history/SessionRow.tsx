@@ -4,6 +4,7 @@ import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
 import { openLiveSessionTab, reopenAsTab } from './continue';
+import { ForkLinks } from './ForkLinks';
 import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
 
 export const displayTitle = (s: HistorySession): string => s.title || 'Untitled session';
@@ -123,6 +124,7 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           <span>{plural(s.toolCallCount, 'tool call')}</span>
           <span title={s.filesEdited ? `${s.filesEdited} edited` : undefined}>{plural(s.filesTouched, 'file')} touched</span>
           {s.failedTurns > 0 && <span className="history-failed">{plural(s.failedTurns, 'failed turn')}</span>}
+          <ForkLinks forkedFrom={s.forkedFrom} forks={s.forks} agentId={s.agentId} cwd={s.cwd} />
           <span className="history-actions">
             <button
               onClick={() => void reopen()}

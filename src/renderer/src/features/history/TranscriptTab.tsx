@@ -13,6 +13,7 @@ import { MetaTerminalView } from '../session/TerminalView';
 import { deleteSessions, exportSession, pinSession } from './actions';
 import { adapted, STOP_REASONS } from './adapt';
 import { ContinuePanel } from './ContinuePanel';
+import { ForkLinks } from './ForkLinks';
 import { formatDateTime, plural, relativeTime, shortPath, STOP_TEXT } from './format';
 import { useAgentNames, useLiveSessions } from './hooks';
 import { displayTitle, InlineRename } from './SessionRow';
@@ -346,6 +347,7 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
               <span>{plural(session.toolCallCount, 'tool call')}</span>
               <span>{plural(session.filesTouched, 'file')} touched</span>
               {session.failedTurns > 0 && <span className="history-failed">{plural(session.failedTurns, 'failed turn')}</span>}
+              <ForkLinks forkedFrom={session.forkedFrom} forks={session.forks} agentId={session.agentId} cwd={session.cwd} />
             </>
           )}
         </div>

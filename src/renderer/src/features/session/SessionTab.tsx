@@ -19,6 +19,7 @@ import { QueuePanel } from './QueuePanel';
 import { rememberFolder } from './recent';
 import { Thread, type ThreadHandle } from './Thread';
 import { basename, isEditable, quickOption } from './format';
+import { ForkLinks } from '../history/ForkLinks';
 
 interface CreateRequest {
   agentId: string;
@@ -122,7 +123,10 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const agent = session ? agents.find((a) => a.id === session.agentId) : undefined;
   const agentName = session ? nameOf(agents, session.agentId) : 'Agent';
   const running = view.thread.turn.running || session?.status === 'working' || session?.status === 'awaiting_permission';
-  const title = view.thread.title ?? session?.title ?? (session ? `${agentName} · ${basename(session.cwd)}` : 'Session');
+  const title =
+    view.thread.title ??
+    session?.title ??
+    (session?.forkedFrom ? `Fork of ${session.forkedFrom.title || 'a session'}` : session ? `${agentName} · ${basename(session.cwd)}` : 'Session');
 
   // A session that is not live any more (Switchboard restarted, or it was closed) becomes its stored
   // transcript in this tab: read-only, with its real title and agent, offering Reopen. Nothing is started.
@@ -226,6 +230,22 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const sessionWarnings = view.warnings;
   const status = session?.status;
 
+  // "Fork from here": ACP forks a whole session, so it is offered on the last prompt of an idle session.
+  const [forking, setForking] = useState(false);
+  const forkIndex = useMemo(() => {
+    const entries = view.thread.entries;
+    for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.kind === 'user_message') return i;
+    return -1;
+  }, [view.thread.entries]);
+  const runFork = useCallback(async () => {
+    setForking(true);
+    const r = await api.call('sessions.fork', { sessionId });
+    setForking(false);
+    if (!r.ok) return useNotices.getState().push('error', `Could not fork the session: ${r.error.message}`);
+    useTabs.getState().open({ kind: 'session', title: `Fork of ${title}`, props: { sessionId: r.value.id } });
+  }, [api, sessionId, title]);
+  const fork = session?.canFork && status === 'idle' && !running && forkIndex >= 0 ? { index: forkIndex, pending: forking, run: () => void runFork() } : null;
+
   return (
     <div className="session-tab" ref={root} tabIndex={-1} data-testid="session-tab" data-session-id={sessionId} data-status={status ?? 'loading'}>
       <SessionHeader
@@ -273,6 +293,12 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         </div>
       )}
       {status === 'closed' && <div className="banner">This session is closed.</div>}
+      {session?.forkedFrom && (
+        <div className="banner fork-banner" data-testid="fork-banner">
+          <ForkLinks forkedFrom={session.forkedFrom} agentId={session.agentId} cwd={session.cwd} /> — {agentName} goes on from that whole conversation; it is not
+          repeated here.
+        </div>
+      )}
       {sessionWarnings.length > 0 && (
         <div className="warnings" data-testid="session-warnings">
           <button className="link-button" onClick={() => setWarningsOpen(!warningsOpen)} aria-expanded={warningsOpen}>
@@ -311,6 +337,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
             active={active}
             onRestart={status === 'failed' ? () => void doRestart() : null}
             checkpoints={checkpoints}
+            fork={fork}
           />
         )}
         {filesOpen && <SessionChangesPanel sessionId={sessionId} folders={sessionChanges.folders} onClose={() => setFilesOpen(false)} />}

@@ -4,6 +4,7 @@ import { forwardRef, useCallback, useImperativeHandle, useLayoutEffect, useMemo,
 import type { ThreadEntry, ThreadState } from '@shared/acp-thread';
 import type { TurnCheckpoint } from '@shared/contract/checkpoints';
 import { TurnChanges } from '../checkpoints';
+import { GitFork } from 'lucide-react';
 import { StopMark, ThreadEntryView, WorkingRow } from './entries';
 
 type Row =
@@ -52,6 +53,7 @@ const ESTIMATE: Record<ThreadEntry['kind'], number> = {
   tool_call: 46,
   plan: 110,
   notice: 44,
+  compaction: 34,
   turn_error: 70,
 };
 
@@ -75,13 +77,15 @@ interface ThreadProps {
   onRestart: (() => void) | null;
   /** Checkpoints of each turn, by prompt id: shown under the turn. */
   checkpoints?: ReadonlyMap<string, TurnCheckpoint[]>;
+  /** Offers "Fork from here" under the entry at this index (the last prompt). */
+  fork?: { index: number; pending: boolean; run(): void } | null;
 }
 
 /**
  * The conversation, virtualized (only the rows in view are mounted, so a 10,000-entry session opens at
  * once). While the view is at the bottom it stays there as the agent writes.
  */
-export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, sessionId, cwd, active, onRestart, checkpoints = NO_CHECKPOINTS }, ref) {
+export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, sessionId, cwd, active, onRestart, checkpoints = NO_CHECKPOINTS, fork = null }, ref) {
   const rows = useMemo(() => buildRows(thread, checkpoints), [thread, checkpoints]);
   const scroller = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
@@ -182,7 +186,22 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
             return (
               <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement}>
                 {row.type === 'entry' ? (
-                  <ThreadEntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
+                  <>
+                    <ThreadEntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
+                    {fork && row.index === fork.index && (
+                      <div className="fork-action">
+                        <button
+                          className="link-button"
+                          onClick={fork.run}
+                          disabled={fork.pending}
+                          title="A new session, in a new tab, that goes on from this conversation. The agent forks the whole conversation so far (ACP has no fork point), so this is offered on the last prompt."
+                          data-testid="fork-from-here"
+                        >
+                          <GitFork size={12} aria-hidden /> {fork.pending ? 'Forking…' : 'Fork from here'}
+                        </button>
+                      </div>
+                    )}
+                  </>
                 ) : row.type === 'stop' ? (
                   <StopMark reason={row.reason} />
                 ) : row.type === 'changes' ? (

@@ -1,7 +1,7 @@
 import { ChevronDown, ChevronRight, Circle, CircleCheck, CircleDashed } from 'lucide-react';
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
-import type { AgentMessageEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, ThreadEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
+import type { AgentMessageEntry, CompactionEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, ThreadEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
 import { messageText } from '@shared/acp-thread';
 import { Markdown } from '../markdown';
 import { Parts } from './Blocks';
@@ -78,6 +78,38 @@ export const NoticeView = memo(function NoticeView({ entry }: { entry: NoticeEnt
   );
 });
 
+const COMPACTION_TEXT: Record<string, string> = {
+  in_progress: 'Compacting context…',
+  completed: 'Context compacted',
+  failed: 'Context compaction failed',
+  cancelled: 'Context compaction cancelled',
+};
+
+/** A context compaction: a marker in the thread, its summary collapsed. */
+export const CompactionView = memo(function CompactionView({ entry, sessionId }: { entry: CompactionEntry; sessionId: string }) {
+  const [open, toggle] = useToggle(`compaction:${sessionId}:${entry.id}`, false);
+  const hasSummary = entry.summary.length > 0;
+  const label = COMPACTION_TEXT[entry.status] ?? `Context compaction: ${entry.status}`;
+  return (
+    <div className={`compaction status-${entry.status}`} data-testid="compaction" data-status={entry.status}>
+      {hasSummary ? (
+        <button className="compaction-head" onClick={() => toggle()} aria-expanded={open}>
+          {open ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />} {label}
+          {!open && <span className="muted"> · summary</span>}
+        </button>
+      ) : (
+        <div className="compaction-head">{label}</div>
+      )}
+      {entry.error && <div className="compaction-error">{entry.error}</div>}
+      {open && hasSummary && (
+        <div className="compaction-summary" data-testid="compaction-summary">
+          <Parts parts={entry.summary} markdown />
+        </div>
+      )}
+    </div>
+  );
+});
+
 export function TurnErrorView({ entry, onRestart }: { entry: TurnErrorEntry; onRestart: (() => void) | null }) {
   const exited = entry.code === 'agent_exited';
   return (
@@ -138,6 +170,8 @@ export function ThreadEntryView({
       return <PlanView entry={entry} />;
     case 'notice':
       return <NoticeView entry={entry} />;
+    case 'compaction':
+      return <CompactionView entry={entry} sessionId={sessionId} />;
     case 'turn_error':
       return <TurnErrorView entry={entry} onRestart={onRestart} />;
   }

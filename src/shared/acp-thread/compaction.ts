@@ -1,0 +1,38 @@
+import type { Draft } from './draft';
+import { appendPart, isContentBlock, partsFromContent } from './messages';
+import type { CompactionEntry } from './types';
+
+/**
+ * Context compactions (`compaction_update`, `compaction_summary_chunk`): one entry per compaction id, at the
+ * place its first update arrived; later updates patch it there. `summary` and `error` have patch semantics:
+ * absent leaves them, null (or an empty summary) clears them, a value replaces them.
+ */
+
+function compactionIndex(d: Draft, compactionId: string): number | undefined {
+  for (let i = d.length - 1; i >= 0; i--) {
+    const e = d.at(i);
+    if (e?.kind === 'compaction' && e.compactionId === compactionId) return i;
+  }
+  return undefined;
+}
+
+function entryOf(d: Draft, compactionId: string): CompactionEntry {
+  const i = compactionIndex(d, compactionId);
+  if (i !== undefined) return d.mutable<CompactionEntry>(i);
+  const index = d.push({ kind: 'compaction', id: d.nextEntryId(), compactionId, status: 'in_progress', summary: [], error: null });
+  return d.mutable<CompactionEntry>(index);
+}
+
+export function applyCompactionUpdate(d: Draft, u: Record<string, unknown>): void {
+  if (typeof u.compactionId !== 'string' || typeof u.status !== 'string') return;
+  const entry = entryOf(d, u.compactionId);
+  entry.status = u.status;
+  if ('summary' in u) entry.summary = Array.isArray(u.summary) ? partsFromContent(u.summary.filter(isContentBlock)) : [];
+  if ('error' in u) entry.error = typeof u.error === 'string' ? u.error : null;
+}
+
+export function applyCompactionSummaryChunk(d: Draft, u: Record<string, unknown>): void {
+  if (typeof u.compactionId !== 'string' || !isContentBlock(u.content)) return;
+  const entry = entryOf(d, u.compactionId);
+  appendPart(entry.summary, u.content);
+}
