@@ -41,8 +41,8 @@ export const ACP_CONFORMANCE = {
     'terminal/wait_for_exit': yes(),
     'terminal/kill': yes(),
     '$/cancel_request': notYet('honoured when the agent withdraws a request; the client does not send it yet'),
-    'elicitation/create': notYet('form and URL modes (issue 14)'),
-    'elicitation/complete': notYet('issue 14'),
+    'elicitation/create': yes('form and URL modes, in a session (request-scoped ones are refused); cancelled with their turn'),
+    'elicitation/complete': yes('marks the URL elicitation done'),
     // Unstable.
     'session/fork': notYet('"Fork from here" (issue 14)'),
     'session/archive': notYet(),

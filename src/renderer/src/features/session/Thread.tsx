@@ -53,6 +53,7 @@ const ESTIMATE: Record<ThreadEntry['kind'], number> = {
   plan: 110,
   notice: 44,
   turn_error: 70,
+  elicitation: 160,
 };
 
 function estimate(row: Row | undefined): number {
