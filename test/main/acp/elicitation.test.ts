@@ -131,6 +131,14 @@ describe('elicitation', () => {
     }, 'the elicitation completed');
     expect(done.entry.state).toBe('accept');
     expect(t.rec.updates().filter((u) => u.event.type === 'elicitation_complete').map((u) => u.event)).toEqual([{ type: 'elicitation_complete', elicitationId: 'oauth-1' }]);
+
+    // The notification names no session: it is stored with the session that asked, so history shows it done.
+    await t.call('sessions.close', { sessionId: s.id });
+    const stored = await eventually(async () => {
+      const r = await t.call('history.entries', { sessionId: s.id, offset: 0, limit: 100 });
+      return r.entries.find((e) => e.kind === 'entry' && e.entry?.kind === 'elicitation')?.entry;
+    }, 'the stored elicitation');
+    expect(stored?.kind === 'elicitation' && [stored.state, stored.completed]).toEqual(['accept', true]);
   });
 
   it('refuses, with -32602 and the reason, what it cannot show safely; the session goes on', async () => {
