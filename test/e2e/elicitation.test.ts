@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
-import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /**
  * ACP elicitation (issue 14): the agent asks for input with a form built from its schema, or asks the user
@@ -43,10 +43,11 @@ async function setup() {
   // The socket opened before the recorder: reload so its frames are seen.
   await opened.page.reload();
   await opened.page.getByTestId('workspace').waitFor();
-  const row = await addScenarioAgent(opened.page, `Elicit ${Math.random().toString(36).slice(2, 7)}`);
+  const name = `Elicit ${Math.random().toString(36).slice(2, 7)}`;
+  const row = await addScenarioAgent(opened.page, name);
   const tab = await startSessionFromSidebar(opened.page, row, suite.work);
   const answers = () => tab.getByTestId('agent-message').filter({ hasText: 'elicitation:' });
-  return { ...opened, calls, tab, answers };
+  return { ...opened, calls, tab, answers, name };
 }
 
 describe('elicitation', () => {
@@ -140,11 +141,13 @@ describe('elicitation', () => {
     expect(errors).toEqual([]);
   });
 
-  it('a pending form is dismissed when the turn is stopped', async () => {
-    const { errors, tab, answers } = await setup();
+  it('notifies the desktop when unfocused; a pending form is dismissed when the turn is stopped', async () => {
+    const { page, errors, tab, answers, name } = await setup();
+    const notes = await recordNotifications(page);
     await sendPrompt(tab, `elicit ${JSON.stringify(FORM)}`);
     const card = tab.getByTestId('elicitation');
     await card.getByTestId('elicit-form').waitFor();
+    await expect.poll(notes).toEqual([`${name} asks you something`]);
     await tab.getByTestId('stop-button').click();
     await answers().first().waitFor();
     expect(JSON.parse((await answers().first().innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'cancel' } });
