@@ -30,3 +30,21 @@ export function applyElicitationComplete(d: Draft, elicitationId: string): void 
   if (i < 0) return;
   d.mutable<ElicitationEntry>(i).completed = true;
 }
+
+/** An elicitation in words, line by line (transcript exports and search): the question, then the answer. */
+export function elicitationLines(e: ElicitationEntry): string[] {
+  const { request } = e;
+  const lines = [request.message];
+  if (request.mode === 'url') lines.push(request.url);
+  if (e.state === 'pending') return lines;
+  if (e.state === 'decline') return [...lines, 'Declined.'];
+  if (e.state === 'cancel') return [...lines, 'Dismissed.'];
+  if (request.mode === 'url') return [...lines, e.completed ? 'Opened; done.' : 'Opened.'];
+  for (const [name, value] of Object.entries(e.content ?? {})) {
+    const f = request.form.fields.find((x) => x.name === name);
+    const title = (v: string) => (f && (f.type === 'enum' || f.type === 'multi') ? (f.options.find((o) => o.value === v)?.title ?? v) : v);
+    const shown = Array.isArray(value) ? value.map(title).join(', ') : typeof value === 'boolean' ? (value ? 'yes' : 'no') : typeof value === 'string' ? title(value) : String(value);
+    lines.push(`${f?.title || name}: ${shown}`);
+  }
+  return lines;
+}

@@ -38,6 +38,9 @@ describe('history keeps elicitations', () => {
     expect(stored).toHaveLength(1);
     const { id: _id, ...rest } = live;
     expect(stored[0]!.entry).toMatchObject(rest);
+    // Exported (and searched) in words: the question, then the answer.
+    expect(t.history.export('s1', 'markdown').text).toContain('> Which port?\n> port: 8080\n');
+    expect(t.history.search({ query: 'which port', limit: 10, perSession: 10 }).hits.map((h) => h.kind)).toEqual(['entry']);
   });
 
   it('a refused request (the client answered with an error) leaves nothing in the transcript', async () => {

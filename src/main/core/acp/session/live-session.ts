@@ -153,7 +153,9 @@ export class LiveSession {
 
   /** Starts the thread from what is already stored (a reopened session). */
   seed(thread: ThreadState, title: string | null): void {
-    this.thread = thread;
+    // Questions of an earlier agent process can no longer be answered.
+    const dead = thread.entries.flatMap((e): ThreadEvent[] => (e.kind === 'elicitation' && e.state === 'pending' ? [{ type: 'elicitation_resolved', requestId: e.requestId, action: 'cancel', content: null }] : []));
+    this.thread = applyEvents(thread, dead);
     this.title = title;
   }
 
