@@ -1,5 +1,5 @@
 import { ExternalLink, MessageCircleQuestion, TriangleAlert } from 'lucide-react';
-import { memo, useId, useState, type FormEvent } from 'react';
+import { memo, useEffect, useId, useState, type FormEvent } from 'react';
 import type { ElicitationEntry } from '@shared/acp-thread';
 import { contentErrors, type ElicitationAction, type ElicitationContent, type ElicitationField, type ElicitationForm, type ElicitationValue } from '@shared/elicitation';
 import { useApi } from '../../app/api-context';
@@ -13,6 +13,9 @@ import { useNotices } from '../../app/notices';
  */
 
 type Draft = Record<string, string | boolean | string[]>;
+
+/** What the user typed so far, by request: it outlives the row of the virtualized thread (scrolled away and back). */
+const kept = new Map<string, { draft: Draft; tried: boolean }>();
 
 const label = (f: ElicitationField): string => f.title || f.name;
 
@@ -157,9 +160,14 @@ function FieldInput({ field: f, value, error, disabled, onChange }: { field: Eli
 
 function FormBody({ entry, sessionId, form }: { entry: ElicitationEntry; sessionId: string; form: ElicitationForm }) {
   const api = useApi();
-  const [draft, setDraft] = useState<Draft>(() => initialDraft(form));
-  const [tried, setTried] = useState(false);
+  const key = `${sessionId}\0${entry.requestId}`;
+  const [{ draft, tried }, setForm] = useState(() => kept.get(key) ?? { draft: initialDraft(form), tried: false });
   const [sending, setSending] = useState(false);
+  useEffect(() => {
+    kept.set(key, { draft, tried });
+  }, [key, draft, tried]);
+  const setDraft = (change: (d: Draft) => Draft) => setForm((f) => ({ ...f, draft: change(f.draft) }));
+  const setTried = (v: boolean) => setForm((f) => ({ ...f, tried: v }));
   const content = contentOf(form, draft);
   const errors = tried ? contentErrors(form, content) : {};
   const send = async (action: ElicitationAction) => {
@@ -168,7 +176,8 @@ function FormBody({ entry, sessionId, form }: { entry: ElicitationEntry; session
       if (Object.keys(contentErrors(form, content)).length > 0) return;
     }
     setSending(true);
-    if (!(await answer(api, sessionId, entry.requestId, action, action === 'accept' ? content : undefined))) setSending(false);
+    if (await answer(api, sessionId, entry.requestId, action, action === 'accept' ? content : undefined)) kept.delete(key);
+    else setSending(false);
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
