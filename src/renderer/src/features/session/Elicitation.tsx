@@ -194,10 +194,10 @@ function FormBody({ entry, sessionId, form }: { entry: ElicitationEntry; session
         <button type="submit" className="primary" disabled={sending} data-testid="elicit-accept">
           Submit
         </button>
-        <button type="button" disabled={sending} onClick={() => void send('decline')} data-testid="elicit-decline">
+        <button type="button" disabled={sending} onClick={() => void send('decline')} title="Tell the agent no" data-testid="elicit-decline">
           Decline
         </button>
-        <button type="button" disabled={sending} onClick={() => void send('cancel')} data-testid="elicit-cancel">
+        <button type="button" disabled={sending} onClick={() => void send('cancel')} title="Close without answering (the agent hears cancel)" data-testid="elicit-cancel">
           Dismiss
         </button>
       </div>
@@ -232,10 +232,10 @@ function UrlBody({ entry, sessionId, pending }: { entry: ElicitationEntry; sessi
           <button type="button" className="primary" disabled={sending} onClick={() => requestOpenLink(url, () => void send('accept'))} data-testid="elicit-open">
             <ExternalLink size={13} aria-hidden /> Open in browser…
           </button>
-          <button type="button" disabled={sending} onClick={() => void send('decline')} data-testid="elicit-decline">
+          <button type="button" disabled={sending} onClick={() => void send('decline')} title="Tell the agent no" data-testid="elicit-decline">
             Decline
           </button>
-          <button type="button" disabled={sending} onClick={() => void send('cancel')} data-testid="elicit-cancel">
+          <button type="button" disabled={sending} onClick={() => void send('cancel')} title="Close without answering (the agent hears cancel)" data-testid="elicit-cancel">
             Dismiss
           </button>
         </div>
