@@ -19,6 +19,10 @@ export const ELICITATION_LIMITS = {
   pattern: 500,
   /** Longest string a field takes (whatever maxLength the agent asks). */
   stringLength: 100_000,
+  /** Longest string a field with a pattern takes (the pattern runs on it, in the main process too). */
+  patternInput: 256,
+  /** Most open-ended repetitions (*, +, {n,}) in a pattern: each multiplies how long a failing match may take. */
+  patternRepeats: 3,
   elicitationId: 500,
 } as const;
 
@@ -107,8 +111,9 @@ function optNumber(o: Obj, key: string, where: string, integer = false): number 
 const quote = (s: string): string => JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s);
 
 /**
- * A pattern the renderer can run on what the user types without hanging: it must compile, and no
- * repeated group may itself repeat or alternate (the nested quantifiers of catastrophic backtracking).
+ * A pattern the app can run on what the user types without hanging: it must compile, no repeated group
+ * may itself repeat or alternate (the nested quantifiers of catastrophic backtracking), and it may repeat
+ * open-endedly only a few times (polynomial backtracking, bounded with the input's length).
  */
 export function checkPattern(pattern: string): string | null {
   if (pattern.length > ELICITATION_LIMITS.pattern) return `the pattern is longer than ${ELICITATION_LIMITS.pattern} characters`;
@@ -120,6 +125,7 @@ export function checkPattern(pattern: string): string | null {
   // Per open group: does it hold a quantifier or an alternation?
   const stack: boolean[] = [];
   let risky = false;
+  let repeats = 0;
   let closed: boolean | null = null;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
@@ -143,9 +149,12 @@ export function checkPattern(pattern: string): string | null {
     } else if (c === '*' || c === '+' || c === '{' || c === '?') {
       if (afterGroup === true && c !== '?') risky = true;
       if (c !== '?' && stack.length > 0) stack[stack.length - 1] = true;
+      if (c === '*' || c === '+' || (c === '{' && /^\{\d*,\}/.test(pattern.slice(i, i + 12)))) repeats++;
     }
   }
-  return risky ? 'the pattern repeats a group that itself repeats or alternates (it could hang the app)' : null;
+  if (risky) return 'the pattern repeats a group that itself repeats or alternates (it could hang the app)';
+  if (repeats > ELICITATION_LIMITS.patternRepeats) return `the pattern has more than ${ELICITATION_LIMITS.patternRepeats} open-ended repetitions (it could hang the app)`;
+  return null;
 }
 
 function choices(list: unknown, where: string, titled: boolean): EnumChoice[] {
@@ -331,7 +340,10 @@ export function fieldError(f: ElicitationField, value: ElicitationValue | undefi
         const want = formatError(f.format, value);
         if (want) return `Must be ${want}.`;
       }
-      if (f.pattern !== null && !new RegExp(f.pattern, 'u').test(value)) return `Must match the pattern ${f.pattern}.`;
+      if (f.pattern !== null) {
+        if (value.length > ELICITATION_LIMITS.patternInput) return `At most ${ELICITATION_LIMITS.patternInput} characters.`;
+        if (!new RegExp(f.pattern, 'u').test(value)) return `Must match the pattern ${f.pattern}.`;
+      }
       return null;
     }
     case 'number':

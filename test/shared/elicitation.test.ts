@@ -65,8 +65,10 @@ describe('reading an elicitation request (untrusted)', () => {
   });
 
   it('patterns that could backtrack for ever are refused', () => {
-    for (const bad of ['^(a+)+$', '(a|a)*', '(x*)*y', '((ab)*c)+', '(a{1,})+']) expect(checkPattern(bad), bad).not.toBeNull();
-    for (const ok of ['^[a-z][a-z0-9-]*$', '^(foo)+$', '^\\(a+\\)+$', '^[(a+)]+$', '(?:ab)?c', '^\\d{4}-\\d{2}$']) expect(checkPattern(ok), ok).toBeNull();
+    for (const bad of ['^(a+)+$', '(a|a)*', '(x*)*y', '((ab)*c)+', '(a{1,})+', 'a*a*a*a*b', 'a+b+c{2,}d*']) expect(checkPattern(bad), bad).not.toBeNull();
+    for (const ok of ['^[a-z][a-z0-9-]*$', '^(foo)+$', '^\\(a+\\)+$', '^[(a+)]+$', '(?:ab)?c', '^\\d{4}-\\d{2}$', '^[\\w.+-]+@[\\w-]+\\.[a-z]{2,}$', '^a{1,5}b{2}$']) {
+      expect(checkPattern(ok), ok).toBeNull();
+    }
   });
 });
 
@@ -91,5 +93,8 @@ describe('checking an answer against the form', () => {
       pick: 'Pick at most 2.',
     });
     expect(contentErrors(f, { name: 'abcdefghi', port: '3', pick: ['z'] })).toEqual({ name: 'At most 8 characters.', port: 'Must be a number.', pick: 'Pick among the choices.' });
+    // A patterned field takes at most 256 characters, whatever maxLength says.
+    const long = fieldsOf({ p: { type: 'string', pattern: '^a+$' } });
+    expect(contentErrors(long, { p: 'a'.repeat(257) })).toEqual({ p: 'At most 256 characters.' });
   });
 });
