@@ -111,6 +111,37 @@ describe('elicitation', () => {
     expect(late.code).toBe('not_found');
   });
 
+  it('a pending elicitation is dismissed when its agent stops: the session fails and nothing waits for an answer', async () => {
+    const agentId = await t.addAgent();
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    const { entry } = await ask(s.id, FORM);
+    await t.call('agents.stop', { agentId });
+    const after = await eventually(async () => {
+      const st = await stateOf(s.id, entry.requestId);
+      return st.status === 'failed' && st;
+    }, 'the session to fail');
+    expect(after.entry.state).toBe('cancel');
+    expect((await t.callError('sessions.respondElicitation', { sessionId: s.id, requestId: entry.requestId, action: 'decline' })).code).toBe('not_found');
+  });
+
+  it('asked between turns: the session waits for the user (a prompt is queued) until it is answered', async () => {
+    const agentId = await t.addAgent();
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    await promptAndWait(t, s.id, `elicit-later ${JSON.stringify(FORM)}`);
+    const entry = await eventually(async () => {
+      const { thread } = await t.call('sessions.state', { sessionId: s.id });
+      return thread.entries.find((e): e is ElicitationEntry => e.kind === 'elicitation' && e.state === 'pending');
+    }, 'the elicitation between turns');
+    expect((await stateOf(s.id, entry.requestId)).status).toBe('awaiting_permission');
+    const next = await t.call('sessions.prompt', { sessionId: s.id, prompt: [{ type: 'text', text: 'hello' }] });
+    expect(next.queued).toBe(true);
+    await t.call('sessions.respondElicitation', { sessionId: s.id, requestId: entry.requestId, action: 'accept', content: { name: 'kite', port: 4000 } });
+    await turnEnd(t, s.id, next.promptId);
+    const text = agentText(t.rec, s.id);
+    expect(text).toContain('elicitation: {"ok":true,"result":{"action":"accept","content":{"name":"kite","port":4000}}}');
+    expect(text).toContain('Hello from the scenario agent.');
+  });
+
   it('URL mode: accept means the user chose to open it; elicitation/complete marks it done; unknown ids are ignored', async () => {
     const agentId = await t.addAgent();
     const s = await t.call('sessions.create', { agentId, cwd: t.work });
