@@ -137,6 +137,17 @@ describe('elicitation', () => {
     await sendPrompt(tab, 'elicit-complete gh-1');
     await expect.poll(() => card.getAttribute('data-completed')).toBe('true');
     expect(await card.innerText()).toContain('the agent says it is done');
+
+    // Kept in history: the transcript shows it as it ended, with nothing left to click.
+    const sessionId = (await tab.getAttribute('data-session-id'))!;
+    await page.locator('[role=tab][aria-selected=true] .tab-close').first().click();
+    const row = page.getByTestId('sidebar-history').locator(`[data-testid=history-row][data-session-id="${sessionId}"]`);
+    await row.getByTestId('history-open').click();
+    const stored = page.locator('.tab-panel:not([hidden]) [data-testid=transcript] [data-testid=elicitation]');
+    await stored.waitFor();
+    expect([await stored.getAttribute('data-state'), await stored.getAttribute('data-completed')]).toEqual(['accept', 'true']);
+    expect(await stored.getByTestId('elicit-domain').innerText()).toBe('auth.example.com');
+    expect(await stored.locator('button').count()).toBe(0);
     expect(popups).toEqual([]);
     expect(errors).toEqual([]);
   });
