@@ -24,7 +24,16 @@ export const elicitationRequests = {
    */
   'sessions.respondElicitation': request(
     z.discriminatedUnion('action', [
-      z.object({ ...base, action: z.literal('accept'), content: z.record(z.string().max(ELICITATION_LIMITS.name), valueSchema).optional() }).strict(),
+      z
+        .object({
+          ...base,
+          action: z.literal('accept'),
+          content: z
+            .record(z.string().max(ELICITATION_LIMITS.name), valueSchema)
+            .refine((c) => Object.keys(c).length <= ELICITATION_LIMITS.fields, `at most ${ELICITATION_LIMITS.fields} fields`)
+            .optional(),
+        })
+        .strict(),
       z.object({ ...base, action: z.literal('decline') }).strict(),
       z.object({ ...base, action: z.literal('cancel') }).strict(),
     ]),
