@@ -138,12 +138,22 @@ describe('elicitation', () => {
     await expect.poll(() => card.getAttribute('data-completed')).toBe('true');
     expect(await card.innerText()).toContain('the agent says it is done');
 
+    // A host in punycode (imitating another name) is shown as such, with a warning; declined here.
+    await sendPrompt(tab, `elicit ${JSON.stringify({ mode: 'url', elicitationId: 'gh-2', url: 'https://\u0430pple.com/login', message: 'Sign in' })}`);
+    const spoof = tab.getByTestId('elicitation').nth(1);
+    await spoof.getByTestId('elicit-punycode').waitFor();
+    expect(await spoof.getByTestId('elicit-domain').innerText()).toBe('xn--pple-43d.com');
+    await spoof.getByTestId('elicit-decline').click();
+    await expect.poll(() => answers().count()).toBe(2);
+    expect(JSON.parse((await answers().nth(1).innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'decline' } });
+    expect(opened()).toEqual([url]);
+
     // Kept in history: the transcript shows it as it ended, with nothing left to click.
     const sessionId = (await tab.getAttribute('data-session-id'))!;
     await page.locator('[role=tab][aria-selected=true] .tab-close').first().click();
     const row = page.getByTestId('sidebar-history').locator(`[data-testid=history-row][data-session-id="${sessionId}"]`);
     await row.getByTestId('history-open').click();
-    const stored = page.locator('.tab-panel:not([hidden]) [data-testid=transcript] [data-testid=elicitation]');
+    const stored = page.locator('.tab-panel:not([hidden]) [data-testid=transcript] [data-testid=elicitation]').first();
     await stored.waitFor();
     expect([await stored.getAttribute('data-state'), await stored.getAttribute('data-completed')]).toEqual(['accept', 'true']);
     expect(await stored.getByTestId('elicit-domain').innerText()).toBe('auth.example.com');
