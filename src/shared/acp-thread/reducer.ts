@@ -1,5 +1,6 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { Draft } from './draft';
+import { applyElicitation, applyElicitationComplete, applyElicitationResolved } from './elicitations';
 import { isRecord } from './messages';
 import { applyConfigOptions, applyCurrentMode, applySetup } from './session-state';
 import { applyPermission, applyPermissionResolved, applyStoredTerminal } from './tool-calls';
@@ -54,6 +55,12 @@ function apply(d: Draft, e: ThreadEvent): void {
       return applyPermissionResolved(d, e.requestId, e.toolCallId);
     case 'terminal_output':
       return applyStoredTerminal(d, e);
+    case 'elicitation':
+      return applyElicitation(d, e.requestId, e.request);
+    case 'elicitation_resolved':
+      return applyElicitationResolved(d, e.requestId, e.action, e.content);
+    case 'elicitation_complete':
+      return applyElicitationComplete(d, e.elicitationId);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ContentBlock, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
+import { parseElicitation, type ElicitationAction, type ElicitationContent } from '../elicitation';
 import { isRecord } from './messages';
 import { applyEvents, createThread } from './reducer';
 import type { ThreadEvent, ThreadState } from './types';
@@ -69,6 +70,11 @@ export class WireReplayer {
         },
       ];
     }
+    if (method === 'elicitation/create' && key) {
+      const parsed = parseElicitation(params);
+      return parsed.ok ? [{ type: 'elicitation', requestId: `rpc-${key}`, request: parsed.value }] : [];
+    }
+    if (method === 'elicitation/complete' && typeof params.elicitationId === 'string') return [{ type: 'elicitation_complete', elicitationId: params.elicitationId }];
     return [];
   }
 
@@ -109,6 +115,7 @@ export class WireReplayer {
     if ((req.method === 'terminal/output' || req.method === 'terminal/wait_for_exit') && typeof req.params.terminalId === 'string' && isRecord(msg.result)) {
       return [terminalEvent(req.method, req.params.terminalId, msg.result)];
     }
+    if (req.method === 'elicitation/create') return elicitationAnswer(`rpc-${key}`, msg.result);
     if (req.method !== 'session/request_permission' || !isRecord(req.params.toolCall)) return [];
     const toolCallId = req.params.toolCall.toolCallId;
     if (typeof toolCallId !== 'string') return [];
@@ -124,6 +131,14 @@ export class WireReplayer {
       },
     ];
   }
+}
+
+const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);
+
+function elicitationAnswer(requestId: string, result: unknown): ThreadEvent[] {
+  if (!isRecord(result) || typeof result.action !== 'string' || !ACTIONS.has(result.action)) return [];
+  const content = result.action === 'accept' && isRecord(result.content) ? (result.content as ElicitationContent) : null;
+  return [{ type: 'elicitation_resolved', requestId, action: result.action as ElicitationAction, content }];
 }
 
 const exitOf = (x: Record<string, unknown>) => ({

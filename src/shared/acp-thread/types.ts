@@ -15,6 +15,7 @@ import type {
   ToolCallUpdate,
   ToolKind,
 } from '@agentclientprotocol/sdk';
+import type { ElicitationAction, ElicitationContent, ElicitationRequestView } from '../elicitation';
 
 /**
  * A UI-agnostic model of one ACP session's conversation: a list of entries folded from `session/update`
@@ -118,6 +119,20 @@ export interface TurnErrorEntry {
   message: string;
 }
 
+/** The agent asked the user for input (`elicitation/create`): a form, or a URL to open. */
+export interface ElicitationEntry {
+  kind: 'elicitation';
+  id: string;
+  requestId: string;
+  request: ElicitationRequestView;
+  /** pending until answered; a pending one is answered `cancel` with its turn. */
+  state: 'pending' | ElicitationAction;
+  /** What was sent with `accept` (form mode). */
+  content: ElicitationContent | null;
+  /** URL mode: the agent said the interaction finished (`elicitation/complete`). */
+  completed: boolean;
+}
+
 export type ThreadEntry =
   | UserMessageEntry
   | AgentMessageEntry
@@ -126,7 +141,8 @@ export type ThreadEntry =
   | PlanThreadEntry
   | NoticeEntry
   | CompactionEntry
-  | TurnErrorEntry;
+  | TurnErrorEntry
+  | ElicitationEntry;
 
 export interface TurnError {
   code: number | string;
@@ -198,5 +214,9 @@ export type ThreadEvent =
   | { type: 'config_options'; configOptions: SessionConfigOption[] }
   | { type: 'permission'; requestId: string; toolCall: ToolCallUpdate; options: PermissionOption[] }
   | { type: 'permission_resolved'; requestId: string; toolCallId: string; outcome: 'selected' | 'cancelled'; optionId: string | null }
+  | { type: 'elicitation'; requestId: string; request: ElicitationRequestView }
+  | { type: 'elicitation_resolved'; requestId: string; action: ElicitationAction; content: ElicitationContent | null }
+  /** URL mode: the agent's `elicitation/complete`. */
+  | { type: 'elicitation_complete'; elicitationId: string }
   /** The client answered terminal/output or terminal/wait_for_exit (stored sessions: the output outlives the terminal). */
   | { type: 'terminal_output'; terminalId: string; output: string | null; truncated: boolean; exit: { exitCode: number | null; signal: string | null } | null };

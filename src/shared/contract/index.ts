@@ -3,6 +3,7 @@ import { agentEvents, agentRequests } from './agents';
 import { appEvents, appRequests } from './app';
 import { checkpointEvents, checkpointRequests } from './checkpoints';
 import { compareEvents, compareRequests } from './compare';
+import { elicitationRequests } from './elicitation';
 import { historyEvents, historyRequests } from './history';
 import { mcpEvents, mcpRequests } from './mcp';
 import type { EventDef, RequestDef, Result } from './define';
@@ -26,6 +27,7 @@ export const requests = {
   ...appRequests,
   ...checkpointRequests,
   ...compareRequests,
+  ...elicitationRequests,
   ...historyRequests,
   ...mcpRequests,
   ...permissionRequests,

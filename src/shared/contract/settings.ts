@@ -130,7 +130,7 @@ export const SETTINGS = {
 
   // Notifications
   'notifications.turnEnd': def({ schema: z.boolean(), default: true, label: 'When an agent finishes its turn', description: 'A desktop notification while Switchboard is not focused.', scope: 'app', section: 'notifications' }),
-  'notifications.permission': def({ schema: z.boolean(), default: true, label: 'When an agent asks for permission', description: 'A desktop notification while Switchboard is not focused.', scope: 'app', section: 'notifications' }),
+  'notifications.permission': def({ schema: z.boolean(), default: true, label: 'When an agent asks for permission or for input', description: 'A desktop notification while Switchboard is not focused.', scope: 'app', section: 'notifications' }),
 
   // Supervision (applies at once, to running agents too)
   'agents.autoRestart': def({

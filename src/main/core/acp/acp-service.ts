@@ -694,6 +694,10 @@ function registerHandlers(router: Router, acp: AcpService): void {
   router.handle('sessions.setConfigOption', async ({ sessionId, configId, value }) => ({
     configOptions: await acp.live(sessionId).setConfigOption(configId, value),
   }));
+  router.handle('sessions.respondElicitation', (p) => {
+    acp.live(p.sessionId).respondElicitation(p.requestId, p.action, p.action === 'accept' ? p.content : undefined);
+    return {};
+  });
   router.handle('sessions.respondPermission', (p) => {
     acp.live(p.sessionId).respondPermission(p.requestId, p.outcome === 'selected' ? { outcome: 'selected', optionId: p.optionId, confirmMismatch: p.confirmMismatch === true } : { outcome: 'cancelled' });
     return {};

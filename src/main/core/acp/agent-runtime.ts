@@ -4,6 +4,8 @@ import {
   RequestError,
   type AgentCapabilities,
   type ClientConnection,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type CreateTerminalRequest,
   type CreateTerminalResponse,
   type InitializeRequest,
@@ -43,6 +45,10 @@ export interface SessionEndpoint {
   readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse>;
   writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse>;
   createTerminal(params: CreateTerminalRequest): Promise<CreateTerminalResponse>;
+  /** `elicitation/create` for this session: answered when the user does (or with cancel, with the turn). */
+  createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> | CreateElicitationResponse;
+  /** `elicitation/complete`: true when this session had that URL elicitation. */
+  completeElicitation(elicitationId: string): boolean;
   /** A run of consecutive `session/update` notifications, already persisted, in wire order. */
   onAgentUpdates(items: UpdateItem[]): void;
   /** The agent process ended; `message` says how. */
@@ -86,6 +92,7 @@ export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] = {
   terminal: true,
   auth: { terminal: true },
   session: { configOptions: { boolean: {} }, notices: {}, compaction: {} },
+  elicitation: { form: {}, url: {} },
   // Extensions real agents look for: terminal output in tool call _meta (Claude), legacy terminal auth.
   _meta: { terminal_output: true, 'terminal-auth': true },
 };
@@ -404,6 +411,18 @@ export class AgentRuntime {
         const s = this.sessionFor(ctx.params.sessionId);
         await host.terminals.release(ctx.params.terminalId, s.id);
         return {};
+      })
+      .onRequest(methods.client.elicitation.create, (ctx) => {
+        const params = ctx.params as CreateElicitationRequest & { sessionId?: unknown };
+        if (typeof params.sessionId !== 'string') {
+          throw RequestError.invalidParams(undefined, 'Switchboard shows elicitations in a session: this one names no sessionId (request-scoped elicitations are not supported)');
+        }
+        return this.sessionFor(params.sessionId).createElicitation(ctx.params, ctx.signal);
+      })
+      .onNotification(methods.client.elicitation.complete, (ctx) => {
+        const id = ctx.params.elicitationId;
+        // Unknown and already completed ids are ignored, as the protocol asks.
+        if (!host.sessionsOf(this).some((s) => s.completeElicitation(id))) this.log.write('note', `elicitation/complete for an unknown elicitation: ${String(id).slice(0, 200)}`);
       })
       .onRequest('*', (ctx) => {
         // Trap 3: unknown requests (Qwen's craft/drainMidTurnQueue…) get -32601 and the session goes on.

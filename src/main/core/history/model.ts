@@ -1,4 +1,4 @@
-import type { ThreadEntry } from '../../../shared/acp-thread';
+import { elicitationLines, type ThreadEntry } from '../../../shared/acp-thread';
 import type { HistoryEntryKind, PromptBlock, ToolCallInfo } from '../../../shared/contract/history';
 
 /**
@@ -247,6 +247,7 @@ const ID_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'type', 'messageId',
 
 /** The text of any thread entry: its string values, in order (so a new entry kind is searchable as is). */
 export function threadEntryStrings(entry: ThreadEntry): string[] {
+  if (entry.kind === 'elicitation') return elicitationLines(entry);
   const out: string[] = [];
   const walk = (v: unknown, key: string | null): void => {
     if (typeof v === 'string') {

@@ -330,7 +330,13 @@ export class SessionFold {
           this.parked.set(e.toolCallId, e);
           return;
         }
-        const keep = e.kind === 'tool_call' || i === entries.length - 1 || i === lastUser || (e.kind === 'plan' && i >= Math.max(start, lastUser));
+        const keep =
+          e.kind === 'tool_call' ||
+          i === entries.length - 1 ||
+          i === lastUser ||
+          (e.kind === 'plan' && i >= Math.max(start, lastUser)) ||
+          // Its answer is still to come.
+          (e.kind === 'elicitation' && e.state === 'pending');
         if (!keep) return;
         if (e.kind === 'tool_call') toolIndex[e.toolCallId] = kept.length;
         kept.push(e);

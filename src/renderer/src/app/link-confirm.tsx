@@ -10,20 +10,20 @@ import { useApi } from './api-context';
  * http(s) is refused with a message.
  */
 
-type Pending = { kind: 'confirm'; url: string; host: string } | { kind: 'refused'; raw: string; reason: string };
+type Pending = { kind: 'confirm'; url: string; host: string; onOpen?: (() => void) | undefined } | { kind: 'refused'; raw: string; reason: string };
 
 const useLinkConfirm = create<{ pending: Pending | null }>(() => ({ pending: null }));
 
-/** Asks the user to confirm opening `raw` (a link from content the app does not trust). */
-export function requestOpenLink(raw: string): void {
+/** Asks the user to confirm opening `raw` (a link from content the app does not trust); `onOpen` runs once it is opened. */
+export function requestOpenLink(raw: string, onOpen?: () => void): void {
   const check = checkExternalLink(raw);
   useLinkConfirm.setState({
-    pending: check.ok ? { kind: 'confirm', url: check.url, host: check.host } : { kind: 'refused', raw: raw.slice(0, 2000), reason: check.reason },
+    pending: check.ok ? { kind: 'confirm', url: check.url, host: check.host, onOpen } : { kind: 'refused', raw: raw.slice(0, 2000), reason: check.reason },
   });
 }
 
 /** The URL with its host emphasised (what the user must read to know where the link goes). */
-function UrlWithHost({ url, host }: { url: string; host: string }) {
+export function UrlWithHost({ url, host }: { url: string; host: string }) {
   const at = url.indexOf(host, url.indexOf('//') + 2);
   if (at < 0) return <>{url}</>;
   return (
@@ -58,7 +58,10 @@ export function LinkConfirmDialog() {
 
   if (!pending) return null;
   const open = () => {
-    if (pending.kind === 'confirm') void api.call('app.openExternal', { url: pending.url });
+    if (pending.kind === 'confirm') {
+      void api.call('app.openExternal', { url: pending.url });
+      pending.onOpen?.();
+    }
     close();
   };
   return createPortal(

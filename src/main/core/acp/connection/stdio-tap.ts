@@ -74,6 +74,8 @@ export class AcpWire implements LogSource {
   private readonly replays = new Map<string, ReplayMatcher>();
   /** skipReplay was called: armed by the session's next request if it is session/load, else dropped. */
   private readonly replayToSkip = new Map<string, ReplayMatcher>();
+  /** URL elicitation id → session: `elicitation/complete` names no session, and is stored with the one that asked. */
+  private readonly elicitations = new Map<string, string>();
   private ended = false;
   private closed = false;
   private pendingItems: SplitItem[] = [];
@@ -265,6 +267,13 @@ export class AcpWire implements LogSource {
     if (method !== null) {
       sessionId = this.sessionFromParams(msg.params);
       if (isId(msg.id)) this.a2c.set(idKey(msg.id), { method, sessionId });
+      const elicitationId = isRecord(msg.params) && typeof msg.params.elicitationId === 'string' ? msg.params.elicitationId : null;
+      if (elicitationId !== null && method === 'elicitation/create' && sessionId !== null) {
+        this.elicitations.set(elicitationId, sessionId);
+        if (this.elicitations.size > 1000) this.elicitations.delete(this.elicitations.keys().next().value!);
+      } else if (elicitationId !== null && method === 'elicitation/complete') {
+        sessionId = this.elicitations.get(elicitationId) ?? null;
+      }
     } else if (isId(msg.id)) {
       const key = idKey(msg.id);
       const pending = this.c2a.get(key);

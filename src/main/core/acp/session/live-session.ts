@@ -1,5 +1,7 @@
 import {
   RequestError,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type CreateTerminalRequest,
   type CreateTerminalResponse,
   type LoadSessionResponse,
@@ -20,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { nameContradiction } from '../../../../shared/acp-thread/permission-option';
 import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
+import { contentErrors, parseElicitation, type ElicitationAction, type ElicitationContent, type ElicitationRequestView } from '../../../../shared/elicitation';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
 import type { EffectiveConfig } from '../../../../shared/contract/session-config';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
@@ -71,6 +74,13 @@ interface PendingPermission {
   resolve: (response: RequestPermissionResponse) => void;
 }
 
+interface PendingElicitation {
+  request: ElicitationRequestView;
+  /** The turn it was asked in (cancelled with it); null when asked between turns. */
+  promptId: string | null;
+  resolve: (response: CreateElicitationResponse) => void;
+}
+
 const errorOf = (e: unknown): TurnError => {
   if (e instanceof RequestError) return { code: e.code, message: e.message };
   if (e instanceof IpcFailure) return { code: e.code, message: e.message };
@@ -101,6 +111,7 @@ export class LiveSession {
   private n = 0;
   private queue: QueueItem[] = [];
   private readonly permissions = new Map<string, PendingPermission>();
+  private readonly elicitations = new Map<string, PendingElicitation>();
   private turn: { promptId: string; item: QueueItem; cancelled: boolean } | null = null;
   /** A prompt refused with auth_required: sent again once the agent is authenticated. */
   private authRetry: QueueItem | null = null;
@@ -149,7 +160,9 @@ export class LiveSession {
 
   /** Starts the thread from what is already stored (a reopened session). */
   seed(thread: ThreadState, title: string | null): void {
-    this.thread = thread;
+    // Questions of an earlier agent process can no longer be answered.
+    const dead = thread.entries.flatMap((e): ThreadEvent[] => (e.kind === 'elicitation' && e.state === 'pending' ? [{ type: 'elicitation_resolved', requestId: e.requestId, action: 'cancel', content: null }] : []));
+    this.thread = applyEvents(thread, dead);
     this.title = title;
   }
 
@@ -372,6 +385,7 @@ export class LiveSession {
     this.host.turnObserver?.turnEnded(this.turnInfo(promptId));
     // Left-over permission requests of the turn can no longer be answered usefully.
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
+    this.cancelElicitations(promptId);
     this.emit([{ event: { type: 'turn_end', promptId, stopReason, error }, seq: null }]);
     this.db(() => this.host.rows().touch(this.id));
     if (!this.gone && (this.status === 'working' || this.status === 'awaiting_permission')) this.setStatus('idle');
@@ -392,6 +406,7 @@ export class LiveSession {
     this.turn.cancelled = true;
     void this.runtime.notify('session/cancel', { sessionId: this.acpSessionId });
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
+    this.cancelElicitations(this.turn.promptId);
     this.emit([{ event: { type: 'cancel' }, seq: null }]);
   }
 
@@ -574,7 +589,68 @@ export class LiveSession {
       optionId: selected,
       byRule,
     });
-    if (this.permissions.size === 0 && this.status === 'awaiting_permission') this.setStatus(this.turn ? 'working' : 'idle');
+    this.userAnswered();
+  }
+
+  /** The last question the user had to answer was answered: back to working (or idle). */
+  private userAnswered(): void {
+    if (this.permissions.size > 0 || this.elicitations.size > 0 || this.status !== 'awaiting_permission') return;
+    this.setStatus(this.turn ? 'working' : 'idle');
+    this.drain();
+  }
+
+  // ───────────── elicitations ─────────────
+
+  /**
+   * `elicitation/create`: a request that does not fit what Switchboard can show (an unknown mode or field
+   * type, a schema over its bounds, a URL that is not http(s)) is refused with -32602 and the reason.
+   */
+  createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> | CreateElicitationResponse {
+    const parsed = parseElicitation(params);
+    if (!parsed.ok) {
+      this.host.warn(this.agentId, this.id, 'invalid_update', `elicitation refused: ${parsed.message}`);
+      throw RequestError.invalidParams(undefined, parsed.message);
+    }
+    if (this.turn?.cancelled || this.status === 'closed') return { action: 'cancel' };
+    const requestId = randomUUID();
+    return new Promise<CreateElicitationResponse>((resolve) => {
+      this.elicitations.set(requestId, { request: parsed.value, promptId: this.turn?.promptId ?? null, resolve });
+      this.emit([{ event: { type: 'elicitation', requestId, request: parsed.value }, seq: null }]);
+      this.setStatus('awaiting_permission');
+      // The agent withdrew the request ($/cancel_request) or the connection closed.
+      signal.addEventListener('abort', () => this.resolveElicitation(requestId, 'cancel', null), { once: true });
+    });
+  }
+
+  /** The user's answer; a form's content must fit its fields (else invalid_params, and it stays pending). */
+  respondElicitation(requestId: string, action: ElicitationAction, content: ElicitationContent | undefined): void {
+    const pending = this.elicitations.get(requestId);
+    if (!pending) throw new IpcFailure('not_found', `no pending elicitation ${requestId} (it may have been answered or cancelled)`);
+    if (action === 'accept' && pending.request.mode === 'form') {
+      const errors = Object.entries(contentErrors(pending.request.form, content ?? {}));
+      if (errors.length > 0) throw new IpcFailure('invalid_params', `the answer does not fit the form: ${errors.map(([k, v]) => `${k}: ${v}`).join(' ')}`);
+    }
+    this.resolveElicitation(requestId, action, action === 'accept' && pending.request.mode === 'form' ? (content ?? {}) : null);
+  }
+
+  private resolveElicitation(requestId: string, action: ElicitationAction, content: ElicitationContent | null): void {
+    const pending = this.elicitations.get(requestId);
+    if (!pending) return;
+    this.elicitations.delete(requestId);
+    pending.resolve(content !== null ? { action: 'accept', content } : { action });
+    this.emit([{ event: { type: 'elicitation_resolved', requestId, action, content }, seq: null }]);
+    this.userAnswered();
+  }
+
+  /** Pending elicitations of the turn `promptId` (all of them with `all`) are answered cancel. */
+  private cancelElicitations(promptId: string | null, all = false): void {
+    for (const [id, p] of [...this.elicitations]) if (all || p.promptId === promptId) this.resolveElicitation(id, 'cancel', null);
+  }
+
+  completeElicitation(elicitationId: string): boolean {
+    const known = this.thread.entries.some((e) => e.kind === 'elicitation' && e.request.mode === 'url' && e.request.elicitationId === elicitationId && !e.completed);
+    if (known) this.emit([{ event: { type: 'elicitation_complete', elicitationId }, seq: null }]);
+    return known;
   }
 
   private get roots(): ConfinedFs {
@@ -618,6 +694,7 @@ export class LiveSession {
     if (this.status === 'closed' || this.gone) return;
     this.gone = true;
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
+    this.cancelElicitations(null, true);
     if (this.turn) {
       const { promptId } = this.turn;
       this.finishTurn(promptId, null, { code: 'agent_exited', message });
@@ -659,6 +736,7 @@ export class LiveSession {
     this.opening?.abort();
     if (this.turn) this.cancel(false);
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
+    this.cancelElicitations(null, true);
     const canClose = Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
     if (tellAgent && canClose && this.acpSessionId && this.runtime.connected) {
       // Not answered within 5 s: withdrawn ($/cancel_request), and the session closes here anyway.

@@ -202,7 +202,7 @@ function WriteView({ entry, cwd }: { entry: HistoryEntry; cwd: string | null }) 
 
 const TranscriptEntry = memo(function TranscriptEntry({ entry, sessionId, cwd }: { entry: HistoryEntry; sessionId: string; cwd: string | null }) {
   const t = adapted(entry);
-  if (t) return <ThreadEntryView entry={t} sessionId={sessionId} cwd={cwd} live={false} onRestart={null} />;
+  if (t) return <ThreadEntryView entry={t} sessionId={sessionId} cwd={cwd} live={false} onRestart={null} stored />;
   switch (entry.kind) {
     case 'write':
       return <WriteView entry={entry} cwd={cwd} />;

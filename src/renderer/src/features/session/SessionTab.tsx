@@ -150,6 +150,10 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   // Desktop notifications while the window is in the background.
   useEffect(() => {
     controller.onAttention = (what) => {
+      if (what.kind === 'elicitation') {
+        if (notifyWanted('permission')) desktopNotify(`${agentName} asks you something`, what.message.slice(0, 200), tabId);
+        return;
+      }
       const who = nameOf(useAgents.getState().agents, what.kind === 'permission' ? what.info.agentId : what.session.agentId);
       if (what.kind === 'permission') {
         if (notifyWanted('permission')) desktopNotify(`${who} asks for permission`, String(what.info.toolCall.title ?? 'A tool call'), tabId);
@@ -160,7 +164,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     return () => {
       controller.onAttention = null;
     };
-  }, [controller, tabId, title]);
+  }, [controller, tabId, title, agentName]);
 
   const cancel = useCallback(() => {
     void api.call('sessions.cancel', { sessionId }).then((r) => !r.ok && useNotices.getState().push('error', `Could not stop the turn: ${r.error.message}`));

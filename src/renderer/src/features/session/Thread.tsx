@@ -55,6 +55,7 @@ const ESTIMATE: Record<ThreadEntry['kind'], number> = {
   notice: 44,
   compaction: 34,
   turn_error: 70,
+  elicitation: 160,
 };
 
 function estimate(row: Row | undefined): number {

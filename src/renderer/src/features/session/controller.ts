@@ -58,7 +58,9 @@ export class SessionController {
   private loadSeq = 0;
   refs = 0;
   /** Called for a new permission request and for a finished turn (desktop notifications). */
-  onAttention: ((what: { kind: 'permission'; info: PermissionRequestInfo } | { kind: 'done' | 'failed'; session: SessionInfo }) => void) | null = null;
+  onAttention:
+    | ((what: { kind: 'permission'; info: PermissionRequestInfo } | { kind: 'elicitation'; message: string } | { kind: 'done' | 'failed'; session: SessionInfo }) => void)
+    | null = null;
 
   constructor(
     private readonly api: Api,
@@ -79,7 +81,10 @@ export class SessionController {
     this.offs.push(
       api.on('session.update', (p) => {
         if (p.sessionId !== id) return;
-        for (const item of p.events) this.pending.push(item);
+        for (const item of p.events) {
+          this.pending.push(item);
+          if (item.event.type === 'elicitation') this.onAttention?.({ kind: 'elicitation', message: item.event.request.message });
+        }
         this.schedule();
       }),
       api.on('session.state', (s) => {

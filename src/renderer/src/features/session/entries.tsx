@@ -5,6 +5,7 @@ import type { AgentMessageEntry, CompactionEntry, NoticeEntry, PlanThreadEntry, 
 import { messageText } from '@shared/acp-thread';
 import { Markdown } from '../markdown';
 import { Parts } from './Blocks';
+import { ElicitationView } from './Elicitation';
 import { ToolCallView } from './ToolCall';
 import { useToggle } from './ui-state';
 import { STOP_REASON_TEXT } from './format';
@@ -150,12 +151,15 @@ export function ThreadEntryView({
   cwd,
   live,
   onRestart,
+  stored = false,
 }: {
   entry: ThreadEntry;
   sessionId: string;
   cwd: string | null;
   live: boolean;
   onRestart: (() => void) | null;
+  /** A stored transcript: nothing in it can be answered. */
+  stored?: boolean;
 }) {
   switch (entry.kind) {
     case 'user_message':
@@ -174,5 +178,7 @@ export function ThreadEntryView({
       return <CompactionView entry={entry} sessionId={sessionId} />;
     case 'turn_error':
       return <TurnErrorView entry={entry} onRestart={onRestart} />;
+    case 'elicitation':
+      return <ElicitationView entry={entry} sessionId={sessionId} stored={stored} />;
   }
 }
