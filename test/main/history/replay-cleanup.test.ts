@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -65,9 +65,9 @@ it('removes a stored replay duplicate on upgrade, keeps what was new, and rebuil
     chunk('agent_message_chunk', ' Welcome back, quokkanew.'),
   ]);
   expect(readMessages(db, s.id).length).toBe(before + 9);
-  // As the store was before migration 0011.
+  // Migration 0011 as it runs on such a store (later migrations are not undone: running it again is enough).
   db.exec('DROP TABLE replay_cleanup');
-  db.pragma('user_version = 10');
+  db.exec(readFileSync(new URL('../../../src/main/core/store/migrations/0011_replay_cleanup.sql', import.meta.url), 'utf8'));
   db.close();
 
   core = new AppCore({ dataDir, transport: 'browser', version: 'test' });
