@@ -2,7 +2,12 @@
 // cores are kept busy by a background CPU burner this bench starts: one spinning process per core, each
 // bounded (it exits by itself after MAX_BURN_S whatever happens to this process) and always stopped at the end.
 // Prints agents10.ts's figures as agents10_busy.* (goals: frame_p95 ≤ 25 ms, write_to_paint_p95 ≤ 100 ms).
+// The burners run in a session of their own, as a build started in another terminal or another app does: with
+// the kernel's autogroup scheduling (on by default on desktop Linux) CPU is shared fairly between sessions
+// first. Started in this bench's own session they would share one group with the app server only (Chromium,
+// launched by Playwright, has its own), starving the server alone: a set-up no desktop user has.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { cpuMs } from './support/proc';
@@ -26,8 +31,16 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 
 let status = 1;
 try {
-  for (let i = 0; i < BURNERS; i++) burners.push(spawn(process.execPath, ['-e', BURN], { stdio: 'ignore' }));
+  for (let i = 0; i < BURNERS; i++) burners.push(spawn(process.execPath, ['-e', BURN], { stdio: 'ignore', detached: true }));
+  const autogroup = (pid: number | undefined) => {
+    try {
+      return readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim();
+    } catch {
+      return 'no autogroup';
+    }
+  };
   console.log(`# ${BURNERS} CPU burner processes started (pids ${burners.map((b) => b.pid).join(', ')}), each spinning for at most ${MAX_BURN_S} s`);
+  console.log(`# scheduling: autogroup ${existsSync('/proc/sys/kernel/sched_autogroup_enabled') ? readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() : 'n/a'}; this bench ${autogroup(process.pid)}, burners ${autogroup(burners[0]?.pid)}`);
   const t0 = Date.now();
   const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./agents10.ts', import.meta.url)), ...process.argv.slice(2)], {
     stdio: 'inherit',
