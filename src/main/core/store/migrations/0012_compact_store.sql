@@ -5,15 +5,15 @@
 -- Sessions written since they were last compacted: every batch of the message log touches its sessions here,
 -- and src/main/core/history/store-compactor.ts compacts each once it has been quiet for a while. A session
 -- leaves the queue in the transaction that compacts it, so a crash mid-way loses nothing and it resumes.
-CREATE TABLE store_compaction (
+CREATE TABLE IF NOT EXISTS store_compaction (
   session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
   touched_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 
 -- Migrating an existing store: every session is compacted (at once: touched_at 0), and while this row is
 -- there the migration is under way (its progress bar counts the sessions it queued).
-INSERT INTO store_compaction (session_id, touched_at) SELECT id, 0 FROM sessions;
-INSERT INTO history_meta (key, value) SELECT 'compaction_migration', (SELECT count(*) FROM sessions) WHERE EXISTS (SELECT 1 FROM sessions);
+INSERT OR REPLACE INTO store_compaction (session_id, touched_at) SELECT id, 0 FROM sessions;
+INSERT OR REPLACE INTO history_meta (key, value) SELECT 'compaction_migration', (SELECT count(*) FROM sessions) WHERE EXISTS (SELECT 1 FROM sessions);
 
 -- The FTS index of 0003 with prefix indexes of 2 and 4 characters instead of 2 to 6 (each took as much room as
 -- the index itself; longer prefixes are looked up by their first four characters, see search.ts). Its rows are
@@ -34,5 +34,5 @@ CREATE TRIGGER history_entries_ad AFTER DELETE ON history_entries BEGIN
   DELETE FROM history_fts WHERE rowid = old.id;
 END;
 DELETE FROM history_fts_lag;
-INSERT INTO history_meta (key, value) SELECT 'fts_rebuild_through', 0 WHERE EXISTS (SELECT 1 FROM history_entries);
-INSERT INTO history_meta (key, value) SELECT 'fts_rebuild_end', (SELECT max(id) FROM history_entries) WHERE EXISTS (SELECT 1 FROM history_entries);
+INSERT OR REPLACE INTO history_meta (key, value) SELECT 'fts_rebuild_through', 0 WHERE EXISTS (SELECT 1 FROM history_entries);
+INSERT OR REPLACE INTO history_meta (key, value) SELECT 'fts_rebuild_end', (SELECT max(id) FROM history_entries) WHERE EXISTS (SELECT 1 FROM history_entries);
