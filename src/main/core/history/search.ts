@@ -1,6 +1,5 @@
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shared/contract/history';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../store/database';
+import { prepared, type Db } from '../store/database';
 import { draftFromRow, type EntryRow } from './history-index';
 import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './model';
 
@@ -326,18 +325,7 @@ function computeShares(db: Db): Shares {
   return value;
 }
 
-/** Prepared statements per connection (preparing costs more than running these queries). */
-const statements = new WeakMap<Db, Map<string, Statement>>();
-function cached(db: Db, sql: string): Statement {
-  let map = statements.get(db);
-  if (!map) statements.set(db, (map = new Map()));
-  let st = map.get(sql);
-  if (!st) {
-    if (map.size > 200) map.clear();
-    map.set(sql, (st = db.prepare(sql)));
-  }
-  return st;
-}
+const cached = prepared;
 
 /**
  * Relevance of one entry, BM25-like, from the matches found for its snippet: each phrase's occurrences

@@ -1,5 +1,5 @@
 import { compress } from '../store/compression';
-import type { Db } from '../store/database';
+import { prepared, type Db } from '../store/database';
 import { compactSessionLog } from '../store/log-compaction';
 
 /** Entry texts shorter than this stay plain (compressing them saves little and costs a read). */
@@ -16,13 +16,12 @@ export interface CompactionStep {
 
 /** Compresses the long text and detail of a session's history entries (draftFromRow reads them back). */
 export function compactEntries(db: Db, sessionId: string, level = 6): number {
-  const rows = db
-    .prepare(
-      `SELECT id, text, detail FROM history_entries WHERE session_id = ?
+  const rows = prepared(
+    db,
+    `SELECT id, text, detail FROM history_entries WHERE session_id = ?
          AND ((typeof(text) = 'text' AND length(text) >= ${MIN_ENTRY_CHARS}) OR (typeof(detail) = 'text' AND length(detail) >= ${MIN_ENTRY_CHARS}))`,
-    )
-    .all(sessionId) as Array<{ id: number; text: string | Uint8Array | null; detail: string | Uint8Array | null }>;
-  const update = db.prepare('UPDATE history_entries SET text = ?, detail = ? WHERE id = ?');
+  ).all(sessionId) as Array<{ id: number; text: string | Uint8Array | null; detail: string | Uint8Array | null }>;
+  const update = prepared(db, 'UPDATE history_entries SET text = ?, detail = ? WHERE id = ?');
   const packed = (v: string | Uint8Array | null): string | Uint8Array | null => {
     if (typeof v !== 'string' || v.length < MIN_ENTRY_CHARS) return v;
     const z = compress(v, level);
@@ -53,9 +52,9 @@ export class StoreCompactor {
     readonly db: Db,
     private readonly quietMs = 30_000,
   ) {
-    this.next = db.prepare('SELECT session_id AS sessionId, touched_at AS touchedAt FROM store_compaction WHERE touched_at <= ? ORDER BY touched_at LIMIT 16');
-    this.done = db.prepare('DELETE FROM store_compaction WHERE session_id = ? AND touched_at = ?');
-    this.count = db.prepare('SELECT count(*) AS n FROM store_compaction');
+    this.next = prepared(db, 'SELECT session_id AS sessionId, touched_at AS touchedAt FROM store_compaction WHERE touched_at <= ? ORDER BY touched_at LIMIT 16');
+    this.done = prepared(db, 'DELETE FROM store_compaction WHERE session_id = ? AND touched_at = ?');
+    this.count = prepared(db, 'SELECT count(*) AS n FROM store_compaction');
   }
 
   get remaining(): number {

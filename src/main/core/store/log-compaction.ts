@@ -1,4 +1,4 @@
-import type { Db } from './database';
+import { prepared, type Db } from './database';
 import { encodeBlock, expandRows, MAX_PACKED, MESSAGE_COLUMNS, type MessageRow } from './message-log';
 
 /** A block holds a run of a session's rows up to this many characters of messages (or MAX_PACKED messages). */
@@ -24,13 +24,12 @@ export interface CompactionResult {
 export function compactSessionLog(db: Db, sessionId: string, throughId: number, { tail = true, level = 6 } = {}): CompactionResult {
   const result: CompactionResult = { messages: 0, blocks: 0, charsIn: 0, bytesOut: 0 };
   // Blocks are not read (only where they are: they end a run).
-  const rows = db
-    .prepare(
-      `SELECT ${MESSAGE_COLUMNS.replace('body', "CASE WHEN typeof(body) = 'text' THEN body END AS body")} FROM acp_messages WHERE session_id = ? ORDER BY seq`,
-    )
-    .all(sessionId) as Array<Omit<MessageRow, 'body'> & { body: string | null }>;
-  const update = db.prepare('UPDATE acp_messages SET n = ?, body = ? WHERE id = ?');
-  const remove = db.prepare('DELETE FROM acp_messages WHERE id = ?');
+  const rows = prepared(
+    db,
+    `SELECT ${MESSAGE_COLUMNS.replace('body', "CASE WHEN typeof(body) = 'text' THEN body END AS body")} FROM acp_messages WHERE session_id = ? ORDER BY seq`,
+  ).all(sessionId) as Array<Omit<MessageRow, 'body'> & { body: string | null }>;
+  const update = prepared(db, 'UPDATE acp_messages SET n = ?, body = ? WHERE id = ?');
+  const remove = prepared(db, 'DELETE FROM acp_messages WHERE id = ?');
   let run: MessageRow[] = [];
   let runMessages = 0;
   let runChars = 0;
