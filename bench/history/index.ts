@@ -16,6 +16,7 @@ import type Database from 'better-sqlite3';
 import type { StoreMigration } from '../../src/shared/contract/app';
 import { EventBus } from '../../src/main/core/base/event-bus';
 import { HistoryService } from '../../src/main/core/history/history-service';
+import { StoreCompactor } from '../../src/main/core/history/store-compactor';
 import { openDatabase } from '../../src/main/core/store/database';
 import { migrations } from '../../src/main/core/store/migrations';
 import { StoreService } from '../../src/main/core/store/store-service';
@@ -35,6 +36,11 @@ export interface HistoryBenchOptions {
   reuse?: boolean;
   /** Timed rounds over the 50 queries. */
   rounds?: number;
+  /**
+   * Write the store as a new Switchboard does (compacted by the app's compactor once sessions are quiet, no
+   * VACUUM) instead of in the old format then migrated.
+   */
+  fresh?: boolean;
   /** Hits per query (with snippets). Default 20, history.search's default page. */
   limit?: number;
   log?: (line: string) => void;
@@ -125,8 +131,9 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
 
   // The store is written as Switchboard wrote it before migration 0012 (plain rows, five prefix indexes), then
   // migrated as the app does at start-up (timed): the figures below are of the migrated store.
-  let db = reuse ? openDatabase(dbPath) : openDatabase(dbPath, { migrations: migrations.filter((m) => m.version < 12) });
-  if (!reuse) db.exec('CREATE TABLE store_compaction (session_id TEXT PRIMARY KEY, touched_at INTEGER NOT NULL)'); // written by this MessageLog
+  const old = !reuse && !options.fresh;
+  let db = old ? openDatabase(dbPath, { migrations: migrations.filter((m) => m.version < 12) }) : openDatabase(dbPath);
+  if (old) db.exec('CREATE TABLE store_compaction (session_id TEXT PRIMARY KEY, touched_at INTEGER NOT NULL)'); // written by this MessageLog
   let index = new HistoryIndex(db);
   index.catchUp();
   // One row per message: the generator writes whole sessions at once, while live agents' chunks arrive a
@@ -177,7 +184,15 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     const generateSeconds = (performance.now() - started) / 1000;
     index.indexLagging(); // sessions whose last message was still open when their batch was written
     let migration: { seconds: number; eventsPerSecond: number; bytesBefore: number } | null = null;
-    if (!reuse) {
+    if (!reuse && options.fresh) {
+      // What the app does once the sessions are quiet; the freed pages are handed back as it goes.
+      const t0 = performance.now();
+      const compactor = new StoreCompactor(db, 0);
+      while (compactor.step(index.watermark, 1000).sessions > 0);
+      compactor.vacuum(Number.MAX_SAFE_INTEGER);
+      log(`# compacted in ${round((performance.now() - t0) / 1000, 1)} s`);
+    }
+    if (old) {
       db.exec('DROP TABLE store_compaction');
       db.pragma('wal_checkpoint(TRUNCATE)');
       const bytesBefore = fileSize(dbPath) + fileSize(`${dbPath}-wal`);

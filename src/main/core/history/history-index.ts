@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { storedText } from '../store/compression';
+import { packed } from './store-compactor';
 import type { Db } from '../store/database';
 import { expandRows, iterateMessages, MESSAGE_COLUMNS, type MessageRow, type PersistedMessage } from '../store/message-log';
 import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
@@ -290,8 +291,10 @@ class DbBatch implements HistoryBackend {
     const list = [...this.drafts.values()].filter((t) => t.dirty).sort((a, b) => a.draft.id - b.draft.id);
     for (const t of list) {
       const d = t.draft;
-      const text = d.detail === null ? draftText(d) : null;
-      const detail = d.detail === null ? null : JSON.stringify(d.detail);
+      // Stored compressed from the start (a row that shrinks in place leaves its page half empty), except the
+      // text of a message still being streamed, which grows with every chunk (compacted once its session is quiet).
+      const text = d.detail === null ? (this.isOpen(d) ? draftText(d) : packed(draftText(d))) : null;
+      const detail = d.detail === null ? null : packed(JSON.stringify(d.detail));
       if (t.isNew) s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
       else s.updEntry.run(d.lastSeq, d.failed ? 1 : 0, text, detail, d.id);
       const wasNew = t.isNew;

@@ -14,6 +14,13 @@ export interface CompactionStep {
   remaining: number;
 }
 
+/** An entry's text or detail as stored: compressed when long enough for that to pay. */
+export function packed<T extends string | Uint8Array | null>(v: T, level = 6): T | Buffer {
+  if (typeof v !== 'string' || v.length < MIN_ENTRY_CHARS) return v;
+  const z = compress(v, level);
+  return z.length < Buffer.byteLength(v) ? z : v;
+}
+
 /** Compresses the long text and detail of a session's history entries (draftFromRow reads them back). */
 export function compactEntries(db: Db, sessionId: string, level = 6): number {
   const rows = prepared(
@@ -22,15 +29,10 @@ export function compactEntries(db: Db, sessionId: string, level = 6): number {
          AND ((typeof(text) = 'text' AND length(text) >= ${MIN_ENTRY_CHARS}) OR (typeof(detail) = 'text' AND length(detail) >= ${MIN_ENTRY_CHARS}))`,
   ).all(sessionId) as Array<{ id: number; text: string | Uint8Array | null; detail: string | Uint8Array | null }>;
   const update = prepared(db, 'UPDATE history_entries SET text = ?, detail = ? WHERE id = ?');
-  const packed = (v: string | Uint8Array | null): string | Uint8Array | null => {
-    if (typeof v !== 'string' || v.length < MIN_ENTRY_CHARS) return v;
-    const z = compress(v, level);
-    return z.length < Buffer.byteLength(v) ? z : v;
-  };
   let n = 0;
   for (const r of rows) {
-    const text = packed(r.text);
-    const detail = packed(r.detail);
+    const text = packed(r.text, level);
+    const detail = packed(r.detail, level);
     if (text === r.text && detail === r.detail) continue;
     update.run(text, detail, r.id);
     n++;
