@@ -1,6 +1,10 @@
 // History benchmark: a store of 10,000 sessions / 1,000,000 ACP messages indexed through the real indexer,
 // the same transcripts as JSONL files (one per session, as agents keep their own histories), and 50 mixed
-// queries timed against the index and against grep (or ripgrep) over the JSONL files.
+// queries timed against the index and against grep (or ripgrep) over the JSONL files. The store is written as
+// Switchboard wrote it before migration 0012 and then migrated as the app does at start-up (timed:
+// store.migration_events_per_s); its size is then taken all-in (file and WAL after a checkpoint, by table in a
+// '#' line). `fresh: true` (run.ts --fresh) writes it as a new Switchboard does instead (entries compressed as
+// written, the log compacted by the app's compactor, no VACUUM).
 //
 //   runHistoryBench()                  full scale (takes a few minutes and ~2 GB of temp disk)
 //   runHistoryBench({ scale: 0.02 })   200 sessions / 20,000 messages, for a quick run
@@ -11,6 +15,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HistoryIndex } from '../../src/main/core/history/history-index';
+import { INDEX_CAPS } from '../../src/main/core/history/model';
 import { searchHistory } from '../../src/main/core/history/search';
 import type Database from 'better-sqlite3';
 import type { StoreMigration } from '../../src/shared/contract/app';
@@ -134,7 +139,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
   const old = !reuse && !options.fresh;
   let db = old ? openDatabase(dbPath, { migrations: migrations.filter((m) => m.version < 12) }) : openDatabase(dbPath);
   if (old) db.exec('CREATE TABLE store_compaction (session_id TEXT PRIMARY KEY, touched_at INTEGER NOT NULL)'); // written by this MessageLog
-  let index = new HistoryIndex(db);
+  let index = new HistoryIndex(db, INDEX_CAPS, old);
   index.catchUp();
   // One row per message: the generator writes whole sessions at once, while live agents' chunks arrive a
   // few per commit (only floods fill packed rows), so packing here would flatter the store size.

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { Corpus, generateSession } from '../../../bench/history/corpus';
 import { HistoryIndex } from '../../../src/main/core/history/history-index';
+import { INDEX_CAPS } from '../../../src/main/core/history/model';
 import { searchHistory } from '../../../src/main/core/history/search';
 import { openDatabase, type Db } from '../../../src/main/core/store/database';
 import { MessageLog, readMessages, type PersistedMessage } from '../../../src/main/core/store/message-log';
@@ -16,7 +17,7 @@ export const QUERIES = ['token refresh', 'the', 'fix bug', 'migration', 'docker 
 export function writeOldFormatStore(dataDir: string, sessions: number, perSession: number): void {
   const db = openDatabase(join(dataDir, 'switchboard.db'), { migrations: migrations.filter((m) => m.version < 12) });
   db.exec('CREATE TABLE store_compaction (session_id TEXT PRIMARY KEY, touched_at INTEGER NOT NULL)'); // MessageLog writes it
-  const index = new HistoryIndex(db);
+  const index = new HistoryIndex(db, INDEX_CAPS, true);
   index.catchUp();
   const log = new MessageLog(db, { maxPacked: 1 });
   log.addIndexer(index.indexer);

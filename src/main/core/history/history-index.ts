@@ -154,6 +154,7 @@ class DbBatch implements HistoryBackend {
     caps: Caps,
     private readonly lag: Map<number, Lag>,
     private readonly ftsRebuild: FtsRebuild | null = null,
+    private readonly plainEntries = false,
   ) {
     this.caps = caps;
     this.nextId = (s.maxEntryId.get() as { id: number }).id + 1;
@@ -293,8 +294,8 @@ class DbBatch implements HistoryBackend {
       const d = t.draft;
       // Stored compressed from the start (a row that shrinks in place leaves its page half empty), except the
       // text of a message still being streamed, which grows with every chunk (compacted once its session is quiet).
-      const text = d.detail === null ? (this.isOpen(d) ? draftText(d) : packed(draftText(d))) : null;
-      const detail = d.detail === null ? null : packed(JSON.stringify(d.detail));
+      const text = d.detail === null ? (this.isOpen(d) || this.plainEntries ? draftText(d) : packed(draftText(d))) : null;
+      const detail = d.detail === null ? null : this.plainEntries ? JSON.stringify(d.detail) : packed(JSON.stringify(d.detail));
       if (t.isNew) s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
       else s.updEntry.run(d.lastSeq, d.failed ? 1 : 0, text, detail, d.id);
       const wasNew = t.isNew;
@@ -426,6 +427,8 @@ export class HistoryIndex {
   constructor(
     readonly db: Db,
     private readonly caps: Caps = INDEX_CAPS,
+    /** Store entry texts uncompressed, as before migration 0012 (benchmarks and tests of the migration). */
+    private readonly plainEntries = false,
   ) {
     this.s = prepare(db);
     const through = this.s.metaGet.get('fts_rebuild_through') as { value: number } | undefined;
@@ -445,7 +448,7 @@ export class HistoryIndex {
     if (!r) return true;
     this.db.transaction(() => {
       const rows = this.s.entriesRange.all(r.through, r.end, chunk) as EntryRow[];
-      const batch = new DbBatch(this.s, this.caps, this.lag, null);
+      const batch = new DbBatch(this.s, this.caps, this.lag, null, this.plainEntries);
       for (const row of rows) batch.indexAgain(row);
       r.through = rows.length < chunk ? r.end : rows.at(-1)!.id;
       if (r.through >= r.end) {
@@ -497,7 +500,7 @@ export class HistoryIndex {
   /** Applies messages (in log order) to the index. Call inside a transaction. */
   private apply(messages: readonly IndexedMessage[]): void {
     if (messages.length === 0) return;
-    const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild);
+    const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
     const rows = new HistoryRows(batch, this.fold);
     let max = 0;
     try {
@@ -542,7 +545,7 @@ export class HistoryIndex {
         }
         this.lagUnknown = false;
       }
-      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild);
+      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       batch.flushLag(all ? Number.POSITIVE_INFINITY : Date.now());
     })();
   }
@@ -647,7 +650,7 @@ export class HistoryIndex {
         this.s.metaDel.run('fts_rebuild_through');
         this.s.metaDel.run('fts_rebuild_end');
       }
-      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild);
+      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       for (const row of this.s.changesEntries.all() as EntryRow[]) batch.indexAgain(row);
       this.lag.clear();
       this.s.resetWatermark.run(0);
@@ -658,7 +661,7 @@ export class HistoryIndex {
   /** Applies a change to a session's state (rename) through the same backend, keeping the title entry in step. */
   updateSession(sessionId: string, change: (st: SessionState, rows: HistoryRows) => void): void {
     this.db.transaction(() => {
-      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild);
+      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       const rows = new HistoryRows(batch, this.fold);
       change(batch.state(sessionId), rows);
       batch.flush();
@@ -682,7 +685,7 @@ export class HistoryIndex {
     window: { from: number; to: number | null };
   }): void {
     this.db.transaction(() => {
-      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild);
+      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       const detail = { kind: 'changes' as const, promptId: c.promptId, folder: c.folder, paths: [...new Set(c.paths)], truncated: c.truncated };
       const ref = `${CHANGES_REF}${c.ref}`;
       const existing = batch.find(c.sessionId, 'changes', ref);
