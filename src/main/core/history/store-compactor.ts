@@ -64,7 +64,7 @@ export class StoreCompactor {
   }
 
   /** Compacts quiet sessions for about `budgetMs`; `indexedThrough`: the last log row the history index has seen. */
-  step(indexedThrough: number, budgetMs = 50, now = Date.now()): CompactionStep {
+  step(indexedThrough: number, budgetMs = 20, now = Date.now()): CompactionStep {
     const started = performance.now();
     const out: CompactionStep = { sessions: 0, messages: 0, remaining: 0 };
     while (performance.now() - started < budgetMs) {
