@@ -1,7 +1,7 @@
 // History benchmark: a store of 10,000 sessions / 1,000,000 ACP messages indexed through the real indexer,
 // the same transcripts as JSONL files (one per session, as agents keep their own histories), and 50 mixed
 // queries timed against the index and against grep (or ripgrep) over the JSONL files. The store is written as
-// Switchboard wrote it before migration 0012 and then migrated as the app does at start-up (timed:
+// Switchboard wrote it before migration 0013 and then migrated as the app does at start-up (timed:
 // store.migration_events_per_s); its size is then taken all-in (file and WAL after a checkpoint, by table in a
 // '#' line). `fresh: true` (run.ts --fresh) writes it as a new Switchboard does instead (entries compressed as
 // written, the log compacted by the app's compactor, no VACUUM).
@@ -134,10 +134,10 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     for (const f of readdirSync(jsonlDir)) rmSync(join(jsonlDir, f));
   }
 
-  // The store is written as Switchboard wrote it before migration 0012 (plain rows, five prefix indexes), then
+  // The store is written as Switchboard wrote it before migration 0013 (plain rows, five prefix indexes), then
   // migrated as the app does at start-up (timed): the figures below are of the migrated store.
   const old = !reuse && !options.fresh;
-  let db = old ? openDatabase(dbPath, { migrations: migrations.filter((m) => m.version < 12) }) : openDatabase(dbPath);
+  let db = old ? openDatabase(dbPath, { migrations: migrations.filter((m) => m.version < 13) }) : openDatabase(dbPath);
   if (old) db.exec('CREATE TABLE store_compaction (session_id TEXT PRIMARY KEY, touched_at INTEGER NOT NULL)'); // written by this MessageLog
   let index = new HistoryIndex(db, INDEX_CAPS, old);
   index.catchUp();
@@ -201,7 +201,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
       db.exec('DROP TABLE store_compaction');
       db.pragma('wal_checkpoint(TRUNCATE)');
       const bytesBefore = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
-      log(`# before migration 0012: store ${bytesBefore} bytes (${Math.round((bytesBefore / total) * 1_000_000)} per million events)`);
+      log(`# before migration 0013: store ${bytesBefore} bytes (${Math.round((bytesBefore / total) * 1_000_000)} per million events)`);
       messageLog.dispose();
       index.dispose();
       db.close();

@@ -36,7 +36,7 @@ export const appRequests = {
   ),
 } as const;
 
-/** Progress of a store migration that rewrites existing data (migrations/0012: compaction), for a progress bar. */
+/** Progress of a store migration that rewrites existing data (migrations/0013: compaction), for a progress bar. */
 export const storeMigrationSchema = z.object({
   phase: z.enum(['indexing', 'compacting', 'vacuuming', 'done']),
   /** Work done and to do in this phase: entries and messages to index, then sessions to compact. */

@@ -101,11 +101,11 @@ describe('message log compaction', () => {
   });
 });
 
-describe('migration 0012 (compaction of an existing store)', () => {
+describe('migration 0013 (compaction of an existing store)', () => {
   it('compresses the log and entries in place, keeps every message and every search result, and reports progress', async () => {
     const dir = tempDir('sb-migrate-');
     writeOldFormatStore(dir, 40, 400);
-    const old = openDatabase(join(dir, 'switchboard.db'), { migrations: migrations.filter((m) => m.version < 12) });
+    const old = openDatabase(join(dir, 'switchboard.db'), { migrations: migrations.filter((m) => m.version < 13) });
     const messages = allMessages(old);
     const results = searchResults(old);
     old.close();
@@ -137,7 +137,7 @@ describe('migration 0012 (compaction of an existing store)', () => {
   it.each(['indexing', 'compacting'] as const)('resumes after a SIGKILL while %s, losing nothing', async (phase) => {
     const dir = tempDir('sb-migrate-kill-');
     writeOldFormatStore(dir, 150, 400);
-    const old = openDatabase(join(dir, 'switchboard.db'), { migrations: migrations.filter((m) => m.version < 12) });
+    const old = openDatabase(join(dir, 'switchboard.db'), { migrations: migrations.filter((m) => m.version < 13) });
     const messages = allMessages(old);
     const results = searchResults(old);
     old.close();

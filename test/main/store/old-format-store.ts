@@ -1,4 +1,4 @@
-// A store as Switchboard wrote it before migration 0012 (plain message rows, uncompressed entries, the FTS
+// A store as Switchboard wrote it before migration 0013 (plain message rows, uncompressed entries, the FTS
 // index with five prefix indexes), holding realistic sessions (the history benchmark's generator), for the
 // compaction migration tests. Also the messages and search results to compare with after the migration.
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ export const QUERIES = ['token refresh', 'the', 'fix bug', 'migration', 'docker 
 
 /** Writes `sessions` sessions of about `perSession` messages each into dataDir/switchboard.db, in the old format. */
 export function writeOldFormatStore(dataDir: string, sessions: number, perSession: number): void {
-  const db = openDatabase(join(dataDir, 'switchboard.db'), { migrations: migrations.filter((m) => m.version < 12) });
+  const db = openDatabase(join(dataDir, 'switchboard.db'), { migrations: migrations.filter((m) => m.version < 13) });
   db.exec('CREATE TABLE store_compaction (session_id TEXT PRIMARY KEY, touched_at INTEGER NOT NULL)'); // MessageLog writes it
   const index = new HistoryIndex(db, INDEX_CAPS, true);
   index.catchUp();

@@ -94,7 +94,7 @@ export const draftFromRow = (r: EntryRow): Draft => {
 type Columns = { body: string; paths: string; facets: string };
 
 /**
- * The FTS index being filled again from the stored entries (migration 0012 recreated it): entries with ids in
+ * The FTS index being filled again from the stored entries (migration 0013 recreated it): entries with ids in
  * (through, end] have no row yet. Writers leave those to the rebuild, which goes in id order.
  */
 interface FtsRebuild {
@@ -427,7 +427,7 @@ export class HistoryIndex {
   constructor(
     readonly db: Db,
     private readonly caps: Caps = INDEX_CAPS,
-    /** Store entry texts uncompressed, as before migration 0012 (benchmarks and tests of the migration). */
+    /** Store entry texts uncompressed, as before migration 0013 (benchmarks and tests of the migration). */
     private readonly plainEntries = false,
   ) {
     this.s = prepare(db);

@@ -117,7 +117,7 @@ export class HistoryService implements Disposable {
   private catchUpTimer: NodeJS.Immediate | null = null;
   private compactTimer: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
   private compactor: StoreCompactor | null = null;
-  /** Migration 0012 under way: what it started from, for its progress events. */
+  /** Migration 0013 under way: what it started from, for its progress events. */
   private migration: { startedAt: number; sessions: number; messages: number; pendingAtStart: number; lastEmit: number } | null = null;
   private readonly quietMs: number;
   private disposed = false;
@@ -226,7 +226,7 @@ export class HistoryService implements Disposable {
     this.reportMigration('indexing');
   }
 
-  /** Compaction of a migrated store (migrations/0012) is reported as it goes, with the indexing before it. */
+  /** Compaction of a migrated store (migrations/0013) is reported as it goes, with the indexing before it. */
   private beginMigration(): void {
     const db = this.store.db;
     const row = db.prepare("SELECT value FROM history_meta WHERE key = 'compaction_migration'").get() as { value: number } | undefined;
@@ -298,7 +298,7 @@ export class HistoryService implements Disposable {
     if (this.compactTimer.kind === 'timeout') this.compactTimer.handle.unref();
   }
 
-  /** The end of migration 0012: the file is rewritten once, compact, and from now on gives freed pages back as it goes. */
+  /** The end of migration 0013: the file is rewritten once, compact, and from now on gives freed pages back as it goes. */
   private finishMigration(): void {
     const db = this.db;
     this.reportMigration('vacuuming', true);

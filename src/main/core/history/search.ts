@@ -69,7 +69,7 @@ export function toFtsQuery(input: string | Phrase[], exactPrefixes = false): str
 }
 
 /**
- * The prefix indexes of history_fts (prefix = '2 4', migrations/0012). A plain word is looked up by the
+ * The prefix indexes of history_fts (prefix = '2 4', migrations/0013). A plain word is looked up by the
  * longest indexed prefix it has ("refresh" by "refr", "the" by "th"): one stored list, read newest first,
  * while the word itself may start hundreds of terms whose lists FTS5 would merge in full. Identifiers
  * (camelCase, CAPS, digits) start few terms, so their own prefix is cheap. The hits are checked for the whole

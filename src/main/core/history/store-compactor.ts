@@ -41,7 +41,7 @@ export function compactEntries(db: Db, sessionId: string, level = 6): number {
 }
 
 /**
- * Drains store_compaction (migrations/0012): each session quiet for `quietMs` has its indexed log rows
+ * Drains store_compaction (migrations/0013): each session quiet for `quietMs` has its indexed log rows
  * turned into compressed blocks and its entries' long texts compressed, in one transaction that also takes it
  * off the queue (unless it was written meanwhile), so stopping at any point loses nothing.
  */
