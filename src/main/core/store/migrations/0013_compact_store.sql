@@ -9,6 +9,7 @@ CREATE TABLE IF NOT EXISTS store_compaction (
   session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
   touched_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS store_compaction_by_time ON store_compaction (touched_at);
 
 -- Migrating an existing store: every session is compacted (at once: touched_at 0), and while this row is
 -- there the migration is under way (its progress bar counts the sessions it queued).
