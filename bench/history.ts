@@ -1,5 +1,5 @@
 // `npm run bench -- history [--quick]`: search latency vs grep over the same transcripts as JSONL,
-// store size per million events, and opening a 10,000-event session to first paint in Chromium.
+// store size per million events and the speed of migrating an old store to the compact format, and opening a 10,000-event session to first paint in Chromium.
 import { runHistoryBench } from './history/index';
 import { runRestoreBench } from './restore-first-paint';
 

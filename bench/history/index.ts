@@ -1,6 +1,10 @@
 // History benchmark: a store of 10,000 sessions / 1,000,000 ACP messages indexed through the real indexer,
 // the same transcripts as JSONL files (one per session, as agents keep their own histories), and 50 mixed
-// queries timed against the index and against grep (or ripgrep) over the JSONL files.
+// queries timed against the index and against grep (or ripgrep) over the JSONL files. The store is written as
+// Switchboard wrote it before migration 0013 and then migrated as the app does at start-up (timed:
+// store.migration_events_per_s); its size is then taken all-in (file and WAL after a checkpoint, by table in a
+// '#' line). `fresh: true` (run.ts --fresh) writes it as a new Switchboard does instead (entries compressed as
+// written, the log compacted by the app's compactor, no VACUUM).
 //
 //   runHistoryBench()                  full scale (takes a few minutes and ~2 GB of temp disk)
 //   runHistoryBench({ scale: 0.02 })   200 sessions / 20,000 messages, for a quick run
@@ -11,8 +15,16 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HistoryIndex } from '../../src/main/core/history/history-index';
+import { INDEX_CAPS } from '../../src/main/core/history/model';
 import { searchHistory } from '../../src/main/core/history/search';
+import type Database from 'better-sqlite3';
+import type { StoreMigration } from '../../src/shared/contract/app';
+import { EventBus } from '../../src/main/core/base/event-bus';
+import { HistoryService } from '../../src/main/core/history/history-service';
+import { StoreCompactor } from '../../src/main/core/history/store-compactor';
 import { openDatabase } from '../../src/main/core/store/database';
+import { migrations } from '../../src/main/core/store/migrations';
+import { StoreService } from '../../src/main/core/store/store-service';
 import { MessageLog, type LogEntry } from '../../src/main/core/store/message-log';
 import { benchQueries, Corpus, generateSession, rng } from './corpus';
 
@@ -29,6 +41,11 @@ export interface HistoryBenchOptions {
   reuse?: boolean;
   /** Timed rounds over the 50 queries. */
   rounds?: number;
+  /**
+   * Write the store as a new Switchboard does (compacted by the app's compactor once sessions are quiet, no
+   * VACUUM) instead of in the old format then migrated.
+   */
+  fresh?: boolean;
   /** Hits per query (with snippets). Default 20, history.search's default page. */
   limit?: number;
   log?: (line: string) => void;
@@ -70,6 +87,37 @@ function hasCommand(cmd: string): boolean {
   return spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+/** Pages of each table and index (dbstat), largest first: where the bytes are. */
+function storeBreakdown(db: Database.Database): string {
+  const rows = db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 8').all() as Array<{ name: string; bytes: number }>;
+  return rows.map((r) => `${r.name} ${round(r.bytes / 1e6, 1)} MB`).join(', ');
+}
+
+/** Opens the store the way the app does (StoreService, then HistoryService.start) and waits for its migration. */
+async function migrateStore(dir: string, log: (line: string) => void): Promise<{ seconds: number; eventsPerSecond: number }> {
+  const bus = new EventBus();
+  let last = '';
+  let eventsPerSecond = 0;
+  bus.connect((name, payload) => {
+    if (name !== 'app.storeMigration') return;
+    const p = payload as StoreMigration;
+    const line = `# migration: ${p.phase} ${p.done}/${p.total}`;
+    if (p.phase !== last || p.done === p.total) log(line);
+    last = p.phase;
+    if (p.eventsPerSecond !== null) eventsPerSecond = p.eventsPerSecond;
+  });
+  const t0 = performance.now();
+  const store = new StoreService(dir);
+  const history = new HistoryService(store, bus, { compactAfterMs: 30_000 });
+  history.start();
+  await history.whenMigrated();
+  const seconds = (performance.now() - t0) / 1000;
+  history.dispose();
+  store.dispose();
+  log(`# migration took ${round(seconds, 1)} s`);
+  return { seconds, eventsPerSecond };
+}
+
 export async function runHistoryBench(options: HistoryBenchOptions = {}): Promise<HistoryBenchResult> {
   const log = options.log ?? ((l: string) => console.log(l));
   const scale = options.scale ?? 1;
@@ -79,15 +127,19 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sb-bench-history-'));
   const jsonlDir = join(dir, 'jsonl');
   mkdirSync(jsonlDir, { recursive: true });
-  const dbPath = join(dir, 'history.db');
+  const dbPath = join(dir, 'switchboard.db');
   const reuse = !!options.reuse && fileSize(dbPath) > 0 && readdirSync(jsonlDir).length > 0;
   if (!reuse) {
     for (const s of ['', '-wal', '-shm']) rmSync(dbPath + s, { force: true });
     for (const f of readdirSync(jsonlDir)) rmSync(join(jsonlDir, f));
   }
 
-  const db = openDatabase(dbPath);
-  const index = new HistoryIndex(db);
+  // The store is written as Switchboard wrote it before migration 0013 (plain rows, five prefix indexes), then
+  // migrated as the app does at start-up (timed): the figures below are of the migrated store.
+  const old = !reuse && !options.fresh;
+  let db = old ? openDatabase(dbPath, { migrations: migrations.filter((m) => m.version < 13) }) : openDatabase(dbPath);
+  if (old) db.exec('CREATE TABLE store_compaction (session_id TEXT PRIMARY KEY, touched_at INTEGER NOT NULL)'); // written by this MessageLog
+  let index = new HistoryIndex(db, INDEX_CAPS, old);
   index.catchUp();
   // One row per message: the generator writes whole sessions at once, while live agents' chunks arrive a
   // few per commit (only floods fill packed rows), so packing here would flatter the store size.
@@ -136,8 +188,31 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     flush();
     const generateSeconds = (performance.now() - started) / 1000;
     index.indexLagging(); // sessions whose last message was still open when their batch was written
+    let migration: { seconds: number; eventsPerSecond: number; bytesBefore: number } | null = null;
+    if (!reuse && options.fresh) {
+      // What the app does once the sessions are quiet; the freed pages are handed back as it goes.
+      const t0 = performance.now();
+      const compactor = new StoreCompactor(db, 0);
+      while (compactor.step(index.watermark, 1000).sessions > 0);
+      compactor.vacuum(Number.MAX_SAFE_INTEGER);
+      log(`# compacted in ${round((performance.now() - t0) / 1000, 1)} s`);
+    }
+    if (old) {
+      db.exec('DROP TABLE store_compaction');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const bytesBefore = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
+      log(`# before migration 0013: store ${bytesBefore} bytes (${Math.round((bytesBefore / total) * 1_000_000)} per million events)`);
+      messageLog.dispose();
+      index.dispose();
+      db.close();
+      migration = { ...(await migrateStore(dir, log)), bytesBefore };
+      db = openDatabase(dbPath);
+      index = new HistoryIndex(db);
+      index.catchUp();
+    }
     db.pragma('wal_checkpoint(TRUNCATE)');
     const storeBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
+    log(`# store by table: ${storeBreakdown(db)}`);
     const jsonlBytes = readdirSync(jsonlDir).reduce((a, f) => a + fileSize(join(jsonlDir, f)), 0);
     const entries = (db.prepare('SELECT count(*) AS n FROM history_entries').get() as { n: number }).n;
     const realSessions = (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
@@ -231,6 +306,9 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     log(`# slowest queries (best ms): ${slowest.map((s) => `${s.query} ${s.ms}`).join('; ')}`);
 
     const bytesPerMillion = Math.round((storeBytes / total) * 1_000_000);
+    const jsonlPerMillion = Math.round((jsonlBytes / total) * 1_000_000);
+    log(`# the same events as JSONL: ${jsonlPerMillion} bytes per million`);
+    if (migration) log(`store.migration_events_per_s: ${Math.round(migration.eventsPerSecond)} events/s`);
     log(`search.p50: ${round(p50)} ms`);
     log(`search.p95: ${round(p95)} ms`);
     log(`search.speedup_vs_grep: ${round(speedup, 1)} ratio`);
@@ -255,9 +333,11 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
       },
     };
   } finally {
-    messageLog.dispose();
-    index.dispose();
-    db.close();
+    if (db.open) {
+      messageLog.dispose();
+      index.dispose();
+      db.close();
+    }
     if (ownDir && !options.keep) rmSync(dir, { recursive: true, force: true });
   }
 }

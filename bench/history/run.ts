@@ -1,4 +1,4 @@
-// node --import tsx bench/history/run.ts [--scale 0.02] [--dir DIR] [--keep] [--reuse] [--limit 20]
+// node --import tsx bench/history/run.ts [--scale 0.02] [--dir DIR] [--keep] [--reuse] [--fresh] [--limit 20]
 import { runHistoryBench } from './index';
 
 const args = process.argv.slice(2);
@@ -15,4 +15,5 @@ await runHistoryBench({
   ...(limit ? { limit: Number(limit) } : {}),
   keep: args.includes('--keep'),
   reuse: args.includes('--reuse'),
+  fresh: args.includes('--fresh'),
 });

@@ -4,6 +4,8 @@
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HistoryIndex } from '../../src/main/core/history/history-index';
+import { StoreCompactor } from '../../src/main/core/history/store-compactor';
+import { latestSchemaVersion } from '../../src/main/core/store/migrations';
 import { MessageLog, type LogEntry } from '../../src/main/core/store/message-log';
 import { openSeedStore } from '../../test/support/history-seed';
 import { Corpus, generateSession, rng } from '../history/corpus';
@@ -21,7 +23,8 @@ const READY = '.complete';
 /** Ensures `dataDir/switchboard.db` holds `events` messages over `sessions` sessions (generating it unless a complete one is there). */
 export function ensureHistoryStore(dataDir: string, { events = 1_000_000, sessions = Math.max(10, Math.round(events / 100)), log = (_: string) => {} } = {}): MillionStore {
   const dbPath = join(dataDir, 'switchboard.db');
-  const marker = join(dataDir, `${READY}-${events}`);
+  // A store cached by an earlier schema is written again (the app would migrate it at start-up).
+  const marker = join(dataDir, `${READY}-${events}-schema${latestSchemaVersion}`);
   let generatedSeconds: number | null = null;
   if (!existsSync(marker)) {
     rmSync(dataDir, { recursive: true, force: true });
@@ -62,6 +65,10 @@ export function ensureHistoryStore(dataDir: string, { events = 1_000_000, sessio
       }
       flush();
       index.indexLagging();
+      // As the app leaves it once the sessions are quiet (store-compactor.ts).
+      const compactor = new StoreCompactor(db, 0);
+      while (compactor.step(index.watermark, 1000).sessions > 0);
+      compactor.vacuum(Number.MAX_SAFE_INTEGER);
       db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
       messageLog.dispose();

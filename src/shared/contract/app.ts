@@ -36,6 +36,18 @@ export const appRequests = {
   ),
 } as const;
 
+/** Progress of a store migration that rewrites existing data (migrations/0013: compaction), for a progress bar. */
+export const storeMigrationSchema = z.object({
+  phase: z.enum(['indexing', 'compacting', 'vacuuming', 'done']),
+  /** Work done and to do in this phase: entries and messages to index, then sessions to compact. */
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  /** The store's messages migrated per second so far (null until there is a measure). */
+  eventsPerSecond: z.number().nonnegative().nullable(),
+});
+export type StoreMigration = z.infer<typeof storeMigrationSchema>;
+
 export const appEvents = {
+  'app.storeMigration': event(storeMigrationSchema),
   'app.notice': event(z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() })),
 } as const;

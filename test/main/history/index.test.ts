@@ -1,3 +1,4 @@
+import { storedText } from '../../../src/main/core/store/compression';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Acp, createStore, turn, type TestStore } from './acp';
 
@@ -12,14 +13,16 @@ async function store(): Promise<TestStore> {
 }
 
 const entries = (t: TestStore, sessionId = 's1') =>
-  t.db.prepare("SELECT kind, seq, last_seq AS lastSeq, turn, failed, text FROM history_entries WHERE session_id = ? AND kind <> 'title' ORDER BY seq").all(sessionId) as Array<{
-    kind: string;
-    seq: number;
-    lastSeq: number;
-    turn: number;
-    failed: number;
-    text: string | null;
-  }>;
+  (
+    t.db.prepare("SELECT kind, seq, last_seq AS lastSeq, turn, failed, text FROM history_entries WHERE session_id = ? AND kind <> 'title' ORDER BY seq").all(sessionId) as Array<{
+      kind: string;
+      seq: number;
+      lastSeq: number;
+      turn: number;
+      failed: number;
+      text: string | Uint8Array | null;
+    }>
+  ).map((r) => ({ ...r, text: storedText(r.text, 'entry') }));
 const search = (t: TestStore, query: string, extra: Record<string, unknown> = {}) =>
   t.history.search({ query, limit: 50, perSession: 10, ...extra }).hits;
 const ftsOk = (t: TestStore) => t.db.exec("INSERT INTO history_fts (history_fts) VALUES ('integrity-check')");

@@ -8,16 +8,17 @@ const NOW = Date.UTC(2025, 5, 1);
 describe('query syntax', () => {
   it('matches every word as a prefix, quoted text as an exact phrase, and never emits raw FTS syntax', () => {
     expect(toFtsQuery('auth fi')).toBe('"auth"* AND "fi"*');
-    expect(toFtsQuery('  "token refresh"  handle ')).toBe('"token refresh" AND "handle"*');
-    // Longer prefixes are looked up by their first 6 characters (the longest prefix index); hits are checked.
-    expect(toFtsQuery('middlewares')).toBe('"middle"*');
+    expect(toFtsQuery('  "token refresh"  handle ')).toBe('"token refresh" AND "hand"*');
+    // Plain words are looked up by their longest indexed prefix (4 or 2 characters); hits are checked.
+    expect(toFtsQuery('middlewares')).toBe('"midd"*');
+    expect(toFtsQuery('the')).toBe('"th"*');
     expect(toFtsQuery('middlewares', true)).toBe('"middlewares"*');
     // Identifiers keep their own prefix (few terms start with one).
     expect(toFtsQuery('refreshSessionToken ECONNRESET v8engine')).toBe('"refreshSessionToken"* AND "ECONNRESET"* AND "v8engine"*');
-    expect(toFtsQuery('refresh_token')).toBe('"refresh token"*');
+    expect(toFtsQuery('refresh_token')).toBe('"refresh toke"*');
     expect(toFtsQuery('a')).toBe('"a"'); // one letter: whole token only
     expect(toFtsQuery('NOT OR AND NEAR(x)')).toBe('"NOT"* AND "OR"* AND "AND"* AND "NEAR x"');
-    expect(toFtsQuery('"unclosed phr')).toBe('"unclosed phr"*');
+    expect(toFtsQuery('"unclosed phr')).toBe('"unclosed ph"*');
     expect(toFtsQuery('*** ^^^ ::: ()')).toBeNull();
     expect(toFtsQuery('')).toBeNull();
     // Paths become one path token (prefix).

@@ -1,3 +1,4 @@
+import { storedText } from '../../../src/main/core/store/compression';
 import { afterEach, describe, expect, it } from 'vitest';
 import { messageText, threadFromWire } from '../../../src/shared/acp-thread';
 import { buildTranscript } from '../../../src/main/core/history/transcript';
@@ -97,7 +98,8 @@ describe('a flood of chunks written in one batch', () => {
 
     const rows = t.db
       .prepare("SELECT kind, seq, last_seq AS lastSeq, text FROM history_entries WHERE session_id = ? AND kind <> 'title' ORDER BY id")
-      .all('s1') as Array<{ kind: string; seq: number; lastSeq: number; text: string | null }>;
+      .all('s1')
+      .map((r) => ({ ...(r as { kind: string; seq: number; lastSeq: number }), text: storedText((r as { text: string | Uint8Array | null }).text, 'entry') }));
     const oneByOne = buildTranscript('s1', iterateMessages(t.db, 's1'), INDEX_CAPS).entries.map((e) => ({ kind: e.kind, seq: e.seq, lastSeq: e.lastSeq, text: e.text }));
     const plain = (kind: string) => kind === 'agent' || kind === 'thought' || kind === 'user';
     expect(rows.map((r) => ({ ...r, text: plain(r.kind) ? r.text : null }))).toEqual(oneByOne.map((r) => ({ ...r, text: plain(r.kind) ? r.text : null })));

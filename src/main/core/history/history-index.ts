@@ -1,4 +1,6 @@
 import type { Statement } from 'better-sqlite3';
+import { storedText } from '../store/compression';
+import { packed } from './store-compactor';
 import type { Db } from '../store/database';
 import { expandRows, iterateMessages, MESSAGE_COLUMNS, type MessageRow, type PersistedMessage } from '../store/message-log';
 import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
@@ -15,8 +17,9 @@ interface EntryRow {
   kind: StoredKind;
   failed: number;
   ref: string | null;
-  text: string | null;
-  detail: string | null;
+  /** TEXT, or compressed (store/compression.ts) once the session was compacted. */
+  text: string | Uint8Array | null;
+  detail: string | Uint8Array | null;
 }
 
 interface StateRow {
@@ -70,7 +73,8 @@ const stateFromRow = (r: StateRow): SessionState => ({
 export type { EntryRow };
 
 export const draftFromRow = (r: EntryRow): Draft => {
-  const text = r.text ?? '';
+  const text = storedText(r.text, `history entry ${r.id}`) ?? '';
+  const detail = storedText(r.detail, `history entry ${r.id}`);
   return {
     id: r.id,
     sessionId: r.session_id,
@@ -83,11 +87,20 @@ export const draftFromRow = (r: EntryRow): Draft => {
     ref: r.ref,
     parts: [text],
     textLength: text.length,
-    detail: r.detail === null ? null : (JSON.parse(r.detail) as Detail),
+    detail: detail === null ? null : (JSON.parse(detail) as Detail),
   };
 };
 
 type Columns = { body: string; paths: string; facets: string };
+
+/**
+ * The FTS index being filled again from the stored entries (migration 0013 recreated it): entries with ids in
+ * (through, end] have no row yet. Writers leave those to the rebuild, which goes in id order.
+ */
+interface FtsRebuild {
+  through: number;
+  end: number;
+}
 
 interface Tracked {
   draft: Draft;
@@ -140,6 +153,8 @@ class DbBatch implements HistoryBackend {
     private readonly s: Statements,
     caps: Caps,
     private readonly lag: Map<number, Lag>,
+    private readonly ftsRebuild: FtsRebuild | null = null,
+    private readonly plainEntries = false,
   ) {
     this.caps = caps;
     this.nextId = (s.maxEntryId.get() as { id: number }).id + 1;
@@ -277,13 +292,17 @@ class DbBatch implements HistoryBackend {
     const list = [...this.drafts.values()].filter((t) => t.dirty).sort((a, b) => a.draft.id - b.draft.id);
     for (const t of list) {
       const d = t.draft;
-      const text = d.detail === null ? draftText(d) : null;
-      const detail = d.detail === null ? null : JSON.stringify(d.detail);
+      // Stored compressed from the start (a row that shrinks in place leaves its page half empty), except the
+      // text of a message still being streamed, which grows with every chunk (compacted once its session is quiet).
+      const text = d.detail === null ? (this.isOpen(d) || this.plainEntries ? draftText(d) : packed(draftText(d))) : null;
+      const detail = d.detail === null ? null : this.plainEntries ? JSON.stringify(d.detail) : packed(JSON.stringify(d.detail));
       if (t.isNew) s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
       else s.updEntry.run(d.lastSeq, d.failed ? 1 : 0, text, detail, d.id);
       const wasNew = t.isNew;
       t.isNew = false;
       t.dirty = false;
+      // Its FTS row is written when the rebuild gets to it.
+      if (this.ftsRebuild && d.id > this.ftsRebuild.through && d.id <= this.ftsRebuild.end) continue;
       const lag = this.lag.get(d.id);
       if (d.detail === null && this.isOpen(d) && !this.ended.has(d.sessionId)) {
         if (!lag) {
@@ -375,6 +394,10 @@ function prepare(db: Db) {
     messagesAfter: st(`SELECT ${MESSAGE_COLUMNS} FROM acp_messages WHERE id > ? ORDER BY id LIMIT ?`),
     messagesBetween: st(`SELECT ${MESSAGE_COLUMNS} FROM acp_messages WHERE id > ? AND id < ? ORDER BY id`),
     countAfter: st('SELECT coalesce(sum(n), 0) AS n FROM acp_messages WHERE id > ?'),
+    metaGet: st('SELECT value FROM history_meta WHERE key = ?'),
+    metaSet: st('INSERT INTO history_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    metaDel: st('DELETE FROM history_meta WHERE key = ?'),
+    entriesRange: st('SELECT * FROM history_entries WHERE id > ? AND id <= ? ORDER BY id LIMIT ?'),
   };
 }
 
@@ -399,12 +422,41 @@ export class HistoryIndex {
   private lagTimer: ReturnType<typeof setTimeout> | null = null;
   /** Whether history_fts_lag may hold rows this map does not know (start-up after a crash, a failed batch). */
   private lagUnknown = true;
+  private readonly ftsRebuild: FtsRebuild | null;
 
   constructor(
     readonly db: Db,
     private readonly caps: Caps = INDEX_CAPS,
+    /** Store entry texts uncompressed, as before migration 0013 (benchmarks and tests of the migration). */
+    private readonly plainEntries = false,
   ) {
     this.s = prepare(db);
+    const through = this.s.metaGet.get('fts_rebuild_through') as { value: number } | undefined;
+    const end = this.s.metaGet.get('fts_rebuild_end') as { value: number } | undefined;
+    this.ftsRebuild = through && end ? { through: through.value, end: end.value } : null;
+  }
+
+  /** About how many entries the FTS rebuild has still to index (ids are dense: counting them would cost a scan). */
+  get ftsPending(): number {
+    const r = this.ftsRebuild;
+    return r && r.through < r.end ? r.end - r.through : 0;
+  }
+
+  /** Writes the FTS rows of up to `chunk` entries awaiting the rebuild, in one transaction. True when none are left. */
+  private rebuildFts(chunk: number): boolean {
+    const r = this.ftsRebuild;
+    if (!r) return true;
+    this.db.transaction(() => {
+      const rows = this.s.entriesRange.all(r.through, r.end, chunk) as EntryRow[];
+      const batch = new DbBatch(this.s, this.caps, this.lag, null, this.plainEntries);
+      for (const row of rows) batch.indexAgain(row);
+      r.through = rows.length < chunk ? r.end : rows.at(-1)!.id;
+      if (r.through >= r.end) {
+        this.s.metaDel.run('fts_rebuild_through');
+        this.s.metaDel.run('fts_rebuild_end');
+      } else this.s.metaSet.run('fts_rebuild_through', r.through);
+    })();
+    return r.through >= r.end;
   }
 
   /** The fold of a session, up to date with its log before `seq`. */
@@ -439,15 +491,16 @@ export class HistoryIndex {
     return (this.s.watermark.get() as { value: number } | undefined)?.value ?? 0;
   }
 
+  /** pendingMessages counts the entries the FTS rebuild has still to index too. */
   status(): { done: boolean; pendingMessages: number } {
-    const pending = (this.s.countAfter.get(this.watermark) as { n: number }).n;
+    const pending = (this.s.countAfter.get(this.watermark) as { n: number }).n + this.ftsPending;
     return { done: pending === 0, pendingMessages: pending };
   }
 
   /** Applies messages (in log order) to the index. Call inside a transaction. */
   private apply(messages: readonly IndexedMessage[]): void {
     if (messages.length === 0) return;
-    const batch = new DbBatch(this.s, this.caps, this.lag);
+    const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
     const rows = new HistoryRows(batch, this.fold);
     let max = 0;
     try {
@@ -492,7 +545,7 @@ export class HistoryIndex {
         }
         this.lagUnknown = false;
       }
-      const batch = new DbBatch(this.s, this.caps, this.lag);
+      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       batch.flushLag(all ? Number.POSITIVE_INFINITY : Date.now());
     })();
   }
@@ -538,7 +591,9 @@ export class HistoryIndex {
    */
   catchUp(chunk = 2000, maxChunks = Number.POSITIVE_INFINITY): boolean {
     if (this.lagUnknown) this.indexLagging();
-    for (let i = 0; i < maxChunks; i++) {
+    let i = 0;
+    for (; i < maxChunks && this.ftsRebuild && this.ftsRebuild.through < this.ftsRebuild.end; i++) this.rebuildFts(chunk);
+    for (; i < maxChunks; i++) {
       const done = this.db.transaction(() => {
         const rows = this.s.messagesAfter.all(this.watermark, chunk) as MessageRow[];
         if (rows.length === 0) {
@@ -590,7 +645,12 @@ export class HistoryIndex {
         'DELETE FROM history_sessions WHERE custom_title IS NULL; UPDATE history_sessions SET info_title = NULL, prompt_title = NULL, first_ts = NULL, last_ts = NULL, message_count = 0, entry_count = 0, turn_count = 0, tool_call_count = 0, failed_tool_calls = 0, files_touched = 0, files_edited = 0, failed_turns = 0, last_stop_reason = NULL, turn = 0, turn_start_seq = 0, open_entry_id = NULL, open_kind = NULL, open_message_id = NULL, replay = 0',
       );
       this.db.exec("INSERT INTO history_fts (history_fts) VALUES ('delete-all')");
-      const batch = new DbBatch(this.s, this.caps, this.lag);
+      if (this.ftsRebuild) {
+        this.ftsRebuild.through = this.ftsRebuild.end;
+        this.s.metaDel.run('fts_rebuild_through');
+        this.s.metaDel.run('fts_rebuild_end');
+      }
+      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       for (const row of this.s.changesEntries.all() as EntryRow[]) batch.indexAgain(row);
       this.lag.clear();
       this.s.resetWatermark.run(0);
@@ -601,7 +661,7 @@ export class HistoryIndex {
   /** Applies a change to a session's state (rename) through the same backend, keeping the title entry in step. */
   updateSession(sessionId: string, change: (st: SessionState, rows: HistoryRows) => void): void {
     this.db.transaction(() => {
-      const batch = new DbBatch(this.s, this.caps, this.lag);
+      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       const rows = new HistoryRows(batch, this.fold);
       change(batch.state(sessionId), rows);
       batch.flush();
@@ -625,7 +685,7 @@ export class HistoryIndex {
     window: { from: number; to: number | null };
   }): void {
     this.db.transaction(() => {
-      const batch = new DbBatch(this.s, this.caps, this.lag);
+      const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       const detail = { kind: 'changes' as const, promptId: c.promptId, folder: c.folder, paths: [...new Set(c.paths)], truncated: c.truncated };
       const ref = `${CHANGES_REF}${c.ref}`;
       const existing = batch.find(c.sessionId, 'changes', ref);

@@ -4,6 +4,7 @@ import { IpcFailure, type ParsedParamsOf } from '../../../shared/contract';
 import type { EventBus } from '../base/event-bus';
 import { toDisposable, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
+import { StoreDataError, storedText } from '../store/compression';
 import type { Db } from '../store/database';
 import { iterateMessages, type MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
@@ -11,6 +12,7 @@ import { CHANGES_REF, draftFromRow, HistoryIndex } from './history-index';
 import { NOT_IN_TRANSCRIPT, type Detail } from './model';
 import { searchHistory } from './search';
 import { removeReplayDuplicates } from './replay-cleanup';
+import { StoreCompactor } from './store-compactor';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
 const DAY = 86_400_000;
@@ -19,6 +21,8 @@ export interface HistoryOptions {
   /** Soft-deleted sessions are purged for good after this long. */
   retentionMs?: number;
   now?: () => number;
+  /** A session's log and entries are compacted once it has had no new message for this long. */
+  compactAfterMs?: number;
 }
 
 interface SessionRow {
@@ -100,6 +104,7 @@ function toSession(r: SessionRow): HistorySession {
 /** SQLite errors that mean "someone else has the file": say so instead of showing an empty history. */
 function translate(e: unknown, path: string): unknown {
   if (e instanceof IpcFailure) return e;
+  if (e instanceof StoreDataError) return new IpcFailure('unavailable', `the history store ${path} is damaged: ${e.message}; restore a backup`);
   const code = (e as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
@@ -124,8 +129,14 @@ export class HistoryService implements Disposable {
   private current: HistoryIndex | null = null;
   private readonly logs = new Set<MessageLog>();
   private catchUpTimer: NodeJS.Immediate | null = null;
+  private compactTimer: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
+  private compactor: StoreCompactor | null = null;
+  /** Migration 0013 under way: what it started from, for its progress events. */
+  private migration: { startedAt: number; sessions: number; messages: number; pendingAtStart: number; lastEmit: number } | null = null;
+  private readonly quietMs: number;
   private disposed = false;
   private readonly waiters: Array<() => void> = [];
+  private readonly migrationWaiters: Array<() => void> = [];
   private readonly retentionMs: number;
   private readonly now: () => number;
 
@@ -136,6 +147,7 @@ export class HistoryService implements Disposable {
   ) {
     this.retentionMs = options.retentionMs ?? 30 * DAY;
     this.now = options.now ?? Date.now;
+    this.quietMs = options.compactAfterMs ?? 30_000;
   }
 
   private get db(): Db {
@@ -181,6 +193,11 @@ export class HistoryService implements Disposable {
   start(): void {
     if (this.store.available) {
       try {
+        this.beginMigration();
+      } catch (e) {
+        console.error('history: reading the store migration state failed:', e);
+      }
+      try {
         if (removeReplayDuplicates(this.store.db) > 0) this.index().rebuild(false);
       } catch (e) {
         console.error('history: removing stored replay duplicates failed:', e);
@@ -218,7 +235,105 @@ export class HistoryService implements Disposable {
         console.error('history: purge failed:', e);
       }
       for (const w of this.waiters.splice(0)) w();
+      this.scheduleCompaction(0);
     });
+    this.reportMigration('indexing');
+  }
+
+  /** Compaction of a migrated store (migrations/0013) is reported as it goes, with the indexing before it. */
+  private beginMigration(): void {
+    const db = this.store.db;
+    const row = db.prepare("SELECT value FROM history_meta WHERE key = 'compaction_migration'").get() as { value: number } | undefined;
+    if (!row) return;
+    const messages = (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM acp_messages').get() as { n: number }).n;
+    this.migration = { startedAt: performance.now(), sessions: row.value, messages, pendingAtStart: this.index().status().pendingMessages, lastEmit: 0 };
+  }
+
+  private reportMigration(phase: 'indexing' | 'compacting' | 'vacuuming' | 'done', force = false): void {
+    const m = this.migration;
+    if (!m || !this.store.available) return;
+    const now = performance.now();
+    if (!force && now - m.lastEmit < 250) return;
+    m.lastEmit = now;
+    let done = 0;
+    let total = 0;
+    if (phase === 'indexing') {
+      total = Math.max(m.pendingAtStart, 1);
+      done = Math.max(0, total - this.index().status().pendingMessages);
+    } else if (phase === 'compacting') {
+      total = m.sessions;
+      done = Math.max(0, total - this.compaction().remaining);
+    } else {
+      total = done = m.sessions;
+    }
+    const seconds = (now - m.startedAt) / 1000;
+    const eventsPerSecond = phase === 'done' && seconds > 0 ? Math.round(m.messages / seconds) : null;
+    this.bus?.emit('app.storeMigration', { phase, done, total, eventsPerSecond });
+  }
+
+  /** The compactor of the currently open store file. */
+  private compaction(): StoreCompactor {
+    const db = this.db;
+    if (this.compactor?.db !== db) this.compactor = new StoreCompactor(db, this.quietMs);
+    return this.compactor;
+  }
+
+  /** Compacts quiet sessions (store-compactor.ts) in short steps while there are some, then checks again later. */
+  private scheduleCompaction(delayMs: number): void {
+    if (this.disposed) return;
+    if (this.compactTimer?.kind === 'immediate') return;
+    if (this.compactTimer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.compactTimer.handle);
+    }
+    const run = (): void => {
+      this.compactTimer = null;
+      if (this.disposed || !this.store.available) return;
+      const index = this.index();
+      if (!index.live) return; // catch-up schedules it again when done
+      let step;
+      try {
+        step = this.compaction().step(index.watermark);
+      } catch (e) {
+        console.error('history: compacting the store failed:', e);
+        this.scheduleCompaction(this.quietMs);
+        return;
+      }
+      if (step.sessions > 0) {
+        this.reportMigration('compacting');
+        this.scheduleCompaction(0);
+        return;
+      }
+      if (this.migration) this.finishMigration();
+      this.scheduleCompaction(this.quietMs);
+    };
+    this.compactTimer =
+      delayMs <= 0 ? { kind: 'immediate', handle: setImmediate(run) } : { kind: 'timeout', handle: setTimeout(run, delayMs) };
+    if (this.compactTimer.kind === 'timeout') this.compactTimer.handle.unref();
+  }
+
+  /** The end of migration 0013: the file is rewritten once, compact, and from now on gives freed pages back as it goes. */
+  private finishMigration(): void {
+    const db = this.db;
+    this.reportMigration('vacuuming', true);
+    try {
+      // Also repacks the pages that rows shrunk in place left half empty.
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.exec('VACUUM');
+    } catch (e) {
+      // Not enough disk for the copy VACUUM makes, or a reader in the way: the store works as it is.
+      console.error('history: vacuuming the store after its migration failed:', e);
+    }
+    db.prepare("DELETE FROM history_meta WHERE key = 'compaction_migration'").run();
+    this.reportMigration('done', true);
+    this.migration = null;
+    for (const w of this.migrationWaiters.splice(0)) w();
+  }
+
+  /** Resolves once a store migration (if any) is done. */
+  whenMigrated(): Promise<void> {
+    if (!this.migration) return Promise.resolve();
+    return new Promise((resolve) => this.migrationWaiters.push(resolve));
   }
 
   private run<T>(fn: () => T): T {
@@ -403,9 +518,9 @@ export class HistoryService implements Disposable {
             `SELECT turn, detail FROM history_entries
              WHERE session_id = ? AND ref >= '${CHANGES_REF}' AND ref < '${CHANGES_REF.slice(0, -1)};' AND kind = 'changes' AND turn BETWEEN ? AND ?`,
           )
-          .all(p.sessionId, entries[0]!.turn, entries.at(-1)!.turn) as Array<{ turn: number; detail: string }>;
+          .all(p.sessionId, entries[0]!.turn, entries.at(-1)!.turn) as Array<{ turn: number; detail: string | Uint8Array }>;
         for (const c of changes) {
-          const d = JSON.parse(c.detail) as Detail;
+          const d = JSON.parse(storedText(c.detail, 'a history entry') ?? 'null') as Detail;
           if (d.kind === 'changes' && c.turn > 0) prompts.set(c.turn, d.promptId);
         }
         for (const e of entries) {
@@ -455,6 +570,10 @@ export class HistoryService implements Disposable {
     this.current?.dispose();
     if (this.catchUpTimer) clearImmediate(this.catchUpTimer);
     this.catchUpTimer = null;
+    if (this.compactTimer?.kind === 'immediate') clearImmediate(this.compactTimer.handle);
+    else if (this.compactTimer) clearTimeout(this.compactTimer.handle);
+    this.compactTimer = null;
     for (const w of this.waiters.splice(0)) w();
+    for (const w of this.migrationWaiters.splice(0)) w();
   }
 }

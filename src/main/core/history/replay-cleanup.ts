@@ -62,7 +62,9 @@ export function removeReplayDuplicates(db: Db): number {
           // What is left of the row, as rows of consecutive sequence numbers.
           let run: PersistedMessage[] = [];
           const flush = () => {
-            if (run.length > 0) insert.run(id, run[0]!.seq, run.length, row.ts, row.direction, row.method, run.map((l) => l.body).join('\n'));
+            if (run.length > 0 && typeof row.body === 'string') insert.run(id, run[0]!.seq, run.length, row.ts, row.direction, row.method, run.map((l) => l.body).join('\n'));
+            // A compressed block's messages differ in direction, method and time: a row each (compacted again later).
+            else for (const l of run) insert.run(id, l.seq, 1, l.ts, l.direction, l.method, l.body);
             run = [];
           };
           for (const l of lines) {

@@ -1,6 +1,5 @@
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shared/contract/history';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../store/database';
+import { prepared, type Db } from '../store/database';
 import { draftFromRow, type EntryRow } from './history-index';
 import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './model';
 
@@ -62,7 +61,7 @@ export function toFtsQuery(input: string | Phrase[], exactPrefixes = false): str
   return phrases
     .map((p) => {
       // A prefix longer than the longest prefix index would merge the lists of every term it starts (slow for
-      // common words): look up its first PREFIX_INDEX characters, and check the hits for the whole prefix.
+      // common words): look up its longest indexed prefix, and check the hits for the whole prefix.
       const tokens = p.prefix && !p.path && !exactPrefixes ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
       return `${quoted(tokens.join(' '))}${p.prefix ? '*' : ''}`;
     })
@@ -70,15 +69,20 @@ export function toFtsQuery(input: string | Phrase[], exactPrefixes = false): str
 }
 
 /**
- * The longest prefix index of history_fts (prefix = '2 3 4 5 6'). Plain words longer than that ("refresh",
- * "kubernetes") are looked up by their first 6 characters: about as selective, while the word itself can
- * start hundreds of terms whose lists FTS5 would merge in full. Identifiers (camelCase, CAPS, digits) start
- * few terms, so their own prefix is cheap. When the hits of the shorter prefix do not fill the page, the
- * search runs again with the exact prefixes.
+ * The prefix indexes of history_fts (prefix = '2 4', migrations/0013). A plain word is looked up by the
+ * longest indexed prefix it has ("refresh" by "refr", "the" by "th"): one stored list, read newest first,
+ * while the word itself may start hundreds of terms whose lists FTS5 would merge in full. Identifiers
+ * (camelCase, CAPS, digits) start few terms, so their own prefix is cheap. The hits are checked for the whole
+ * word, and when they do not fill the page the search runs again with the exact prefixes.
  */
-const PREFIX_INDEX = 6;
-const PLAIN_WORD = /^\p{Lu}?\p{Ll}{6,13}$/u;
-const truncated = (token: string): string => (PLAIN_WORD.test(token) ? [...token].slice(0, PREFIX_INDEX).join('') : token);
+const PREFIX_INDEXES = [4, 2];
+const PLAIN_WORD = /^\p{Lu}?\p{Ll}{2,13}$/u;
+const truncated = (token: string): string => {
+  if (!PLAIN_WORD.test(token)) return token;
+  const chars = [...token];
+  const n = PREFIX_INDEXES.find((k) => k <= chars.length) ?? chars.length;
+  return chars.slice(0, n).join('');
+};
 const needsCheck = (p: Phrase): boolean => p.prefix && !p.path && truncated(p.tokens.at(-1)!) !== p.tokens.at(-1);
 const quoted = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
@@ -321,18 +325,7 @@ function computeShares(db: Db): Shares {
   return value;
 }
 
-/** Prepared statements per connection (preparing costs more than running these queries). */
-const statements = new WeakMap<Db, Map<string, Statement>>();
-function cached(db: Db, sql: string): Statement {
-  let map = statements.get(db);
-  if (!map) statements.set(db, (map = new Map()));
-  let st = map.get(sql);
-  if (!st) {
-    if (map.size > 200) map.clear();
-    map.set(sql, (st = db.prepare(sql)));
-  }
-  return st;
-}
+const cached = prepared;
 
 /**
  * Relevance of one entry, BM25-like, from the matches found for its snippet: each phrase's occurrences

@@ -7,6 +7,19 @@ import { latestSchemaVersion, migrations, type Migration } from './migrations';
 
 export type Db = Database.Database;
 
+/** Prepared statements per connection (preparing costs more than running most queries). */
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+export function prepared(db: Db, sql: string): Database.Statement {
+  let map = statements.get(db);
+  if (!map) statements.set(db, (map = new Map()));
+  let st = map.get(sql);
+  if (!st) {
+    if (map.size > 200) map.clear();
+    map.set(sql, (st = db.prepare(sql)));
+  }
+  return st;
+}
+
 export class StoreOpenError extends Error {
   constructor(
     readonly kind: Extract<StoreStatus, { ok: false }>['kind'],
@@ -47,6 +60,11 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
         path,
         `the store was written by a newer Switchboard (schema ${current}, this one knows ${latest})`,
       );
+    }
+    // A new file: freed pages (compaction, purges) go back to the file system in steps (store-compactor.ts).
+    if (current === 0 && (db.prepare("SELECT count(*) AS n FROM sqlite_schema").get() as { n: number }).n === 0) {
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.exec('VACUUM');
     }
     for (const m of list.filter((m) => m.version > current)) {
       db.transaction(() => {

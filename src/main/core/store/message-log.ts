@@ -1,16 +1,20 @@
 import type { Disposable } from '../base/lifecycle';
 import { toDisposable } from '../base/lifecycle';
+import { compress, decompress, StoreDataError } from './compression';
 import type { Db } from './database';
 
 export type Direction = 'c2a' | 'a2c';
 
 const ROWS_PER_INSERT = 64;
-/** Most messages one row holds (see `n` in migrations/0006). */
+/** Most messages one row holds (see `n` in migrations/0006), packed or compressed. */
 export const MAX_PACKED = 512;
 /** Packed rows start at most this many sequence numbers before a message they hold. */
 const PACK_SPAN = MAX_PACKED - 1;
 
-/** A row of acp_messages as selected by readers (`n` messages; see expandRows). */
+/**
+ * A row of acp_messages as selected by readers (`n` messages; see expandRows): plain TEXT (one message, or a
+ * packed run of session/update lines), or a compressed block (BLOB) of any messages (see encodeBlock).
+ */
 export interface MessageRow {
   id: number;
   sessionId: string;
@@ -19,7 +23,7 @@ export interface MessageRow {
   ts: number;
   direction: Direction;
   method: string | null;
-  body: string;
+  body: string | Uint8Array;
 }
 
 /** The columns readers select, in MessageRow's names. */
@@ -29,6 +33,10 @@ export const MESSAGE_COLUMNS = 'id, session_id AS sessionId, seq, n, ts, directi
 export function expandRows(rows: readonly MessageRow[]): PersistedMessage[] {
   const out: PersistedMessage[] = [];
   for (const r of rows) {
+    if (typeof r.body !== 'string') {
+      decodeBlock(r, out);
+      continue;
+    }
     if (r.n === 1) {
       out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq, ts: r.ts, direction: r.direction, method: r.method, body: r.body });
       continue;
@@ -37,6 +45,48 @@ export function expandRows(rows: readonly MessageRow[]): PersistedMessage[] {
     for (let i = 0; i < lines.length; i++) out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq + i, ts: r.ts, direction: r.direction, method: r.method, body: lines[i]! });
   }
   return out;
+}
+
+/** A message of a block: `ts` relative to the block row's. */
+export interface BlockMessage {
+  ts: number;
+  direction: Direction;
+  method: string | null;
+  body: string;
+}
+
+/**
+ * A block's messages as one compressed value: per message a header line `<ts - ts0> <0|1 direction>
+ * <method length, -1 for none> <body length>` then the method and the body, lengths in UTF-16 units (any
+ * text is safe: nothing is escaped or split on).
+ */
+export function encodeBlock(messages: readonly BlockMessage[], ts0: number, level?: number): Buffer {
+  let s = '';
+  for (const m of messages) {
+    s += `${m.ts - ts0} ${m.direction === 'a2c' ? 1 : 0} ${m.method === null ? -1 : m.method.length} ${m.body.length}\n`;
+    if (m.method !== null) s += m.method;
+    s += m.body;
+  }
+  return compress(s, level);
+}
+
+function decodeBlock(r: MessageRow, out: PersistedMessage[]): void {
+  const what = `message log block ${r.id} (session ${r.sessionId}, messages ${r.seq}–${r.seq + r.n - 1})`;
+  const s = decompress(r.body as Uint8Array, what);
+  let at = 0;
+  for (let i = 0; i < r.n; i++) {
+    const nl = s.indexOf('\n', at);
+    const h = nl < 0 ? [] : s.slice(at, nl).split(' ').map(Number);
+    const [dts, dir, methodLen, bodyLen] = h;
+    if (h.length !== 4 || !h.every(Number.isInteger) || methodLen! < -1 || bodyLen! < 0 || nl + 1 + Math.max(0, methodLen!) + bodyLen! > s.length) {
+      throw new StoreDataError(`${what} is damaged (message ${i + 1} of ${r.n} cannot be read)`);
+    }
+    at = nl + 1;
+    const method = methodLen === -1 ? null : s.slice(at, (at += methodLen!));
+    const body = s.slice(at, (at += bodyLen!));
+    out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq + i, ts: r.ts + dts!, direction: dir === 1 ? 'a2c' : 'c2a', method, body });
+  }
+  if (at !== s.length) throw new StoreDataError(`${what} is damaged (it holds more than its ${r.n} messages)`);
 }
 
 /** Every message of a session after `afterSeq`, in order. */
@@ -112,6 +162,7 @@ export class MessageLog implements Disposable {
   /** Prepared multi-row INSERTs by row count: one statement call writes up to ROWS_PER_INSERT messages. */
   private readonly inserts = new Map<number, ReturnType<Db['prepare']>>();
   private readonly maxSeq;
+  private readonly touch;
 
   constructor(
     private readonly db: Db,
@@ -120,6 +171,7 @@ export class MessageLog implements Disposable {
     this.groupMs = options.groupMs ?? 0;
     this.maxPacked = Math.max(1, Math.min(MAX_PACKED, options.maxPacked ?? MAX_PACKED));
     this.maxSeq = db.prepare('SELECT seq + n - 1 AS seq FROM acp_messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1');
+    this.touch = db.prepare('INSERT INTO store_compaction (session_id, touched_at) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET touched_at = excluded.touched_at');
   }
 
   addIndexer(indexer: BatchIndexer): Disposable {
@@ -250,6 +302,11 @@ export class MessageLog implements Disposable {
           i = end;
         }
         insert();
+        // The sessions written are compacted once they are quiet (store-compactor.ts).
+        const touched = new Set<string>();
+        for (const e of entries) touched.add(e.sessionId);
+        const now = Date.now();
+        for (const sessionId of touched) this.touch.run(sessionId, now);
         for (const indexer of this.indexers) indexer(this.db, out);
         return out;
       })();

@@ -15,6 +15,7 @@ import { startSettings } from './settings';
 import { useShortcuts } from './shortcuts';
 import { Sidebar } from './Sidebar';
 import { StoreErrorScreen } from './StoreErrorScreen';
+import { StoreMigrationBar } from './StoreMigrationBar';
 import { useDocumentTheme } from './theme';
 
 registerTabKind('launcher', { view: Launcher, icon: Plus });
@@ -56,6 +57,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
         ))}
       </main>
       <LinkConfirmDialog />
+      <StoreMigrationBar api={api} />
       <div className="notices" aria-live="polite">
         {notices.map((n) => (
           <div key={n.id} className={`notice ${n.level}`} role={n.level === 'error' ? 'alert' : 'status'}>
