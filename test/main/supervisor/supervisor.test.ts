@@ -150,6 +150,13 @@ describe('agent supervisor', () => {
     const agentId = await t.addAgent();
     await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
     await t.rec.until(() => metricsOf(t, agentId).find((m) => m.cpuPercent !== null), 'a full sample');
+    // A freshly started agent is still loading (its memory grows for a while, more slowly on a loaded
+    // machine): idle means two samples in a row with nothing to report.
+    for (let settled = false; !settled; ) {
+      const seen = metricsOf(t, agentId).length;
+      await samplesLater(t, 2);
+      settled = metricsOf(t, agentId).length === seen;
+    }
     const before = metricsOf(t, agentId).length;
     await samplesLater(t, 6);
     const sent = metricsOf(t, agentId).slice(before);
