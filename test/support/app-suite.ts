@@ -33,7 +33,12 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
     ((await client!.call('agents.list', {})) as { agents: Array<{ id: string }> }).agents.map((a) => a.id);
   beforeAll(async () => {
     work = realpathSync(tempDir(`sb-${prefix}-work-`));
-    [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+    // Both are kept as soon as they exist, so afterAll stops the server even when the browser fails to launch.
+    const [server, chromium] = await Promise.allSettled([startAppServer(), launchBrowser()]);
+    if (server.status === 'fulfilled') app = server.value;
+    if (chromium.status === 'fulfilled') browser = chromium.value;
+    if (server.status === 'rejected') throw server.reason;
+    if (chromium.status === 'rejected') throw chromium.reason;
     client = await connectContract(app);
     await setup?.(app);
   }, 90_000);
