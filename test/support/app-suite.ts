@@ -39,8 +39,8 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
     if (chromium.status === 'fulfilled') browser = chromium.value;
     if (server.status === 'rejected') throw server.reason;
     if (chromium.status === 'rejected') throw chromium.reason;
-    client = await connectContract(app);
-    await setup?.(app);
+    client = await connectContract(server.value);
+    await setup?.(server.value);
   }, 90_000);
   beforeEach(async () => {
     agentsBefore = new Set(await agentIds());
