@@ -1,6 +1,7 @@
 import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
+import { closeTab } from '../../app/PaneView';
 import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
 import { useTabs, type TabStatus } from '../../state/tabs';
@@ -39,12 +40,18 @@ export function SessionTab({ tab, active }: TabViewProps) {
   const start = useCallback(() => {
     if (!create || creating.has(tab.id)) return;
     setError(null);
-    useTabs.getState().update(tab.id, { status: 'working' });
+    // Chosen here so that closing the tab (or Cancel) can withdraw the session before the agent answers.
+    const pendingSessionId = crypto.randomUUID();
+    const props = useTabs.getState().tabs[tab.id]?.props ?? tab.props;
+    useTabs.getState().update(tab.id, { status: 'working', props: { ...props, pendingSessionId } });
     const p = (async () => {
-      const r = await api.call('sessions.create', { agentId: create.agentId, cwd: create.cwd });
+      const r = await api.call('sessions.create', { agentId: create.agentId, cwd: create.cwd, sessionId: pendingSessionId });
       if (!r.ok) {
+        const current = useTabs.getState().tabs[tab.id];
+        // Withdrawn: the tab is gone.
+        if (!current) return;
         setError(r.error.message);
-        useTabs.getState().update(tab.id, { status: 'failed' });
+        useTabs.getState().update(tab.id, { status: 'failed', props: { ...current.props, pendingSessionId: undefined } });
         return;
       }
       void rememberFolder(api, create.cwd);
@@ -54,7 +61,7 @@ export function SessionTab({ tab, active }: TabViewProps) {
         void api.call('sessions.close', { sessionId: r.value.id });
         return;
       }
-      useTabs.getState().update(tab.id, { props: { ...(current?.props ?? {}), sessionId: r.value.id, create: undefined }, status: 'idle' });
+      useTabs.getState().update(tab.id, { props: { ...current.props, sessionId: r.value.id, create: undefined, pendingSessionId: undefined }, status: 'idle' });
     })().finally(() => creating.delete(tab.id));
     creating.set(tab.id, p);
   }, [api, create, tab.id]);
@@ -83,6 +90,9 @@ export function SessionTab({ tab, active }: TabViewProps) {
       ) : (
         <div className="starting">
           <span className="spinner" aria-hidden /> Starting {name} in <code>{create?.cwd}</code>…
+          <button onClick={() => closeTab(tab.id, api)} data-testid="session-starting-cancel">
+            Cancel
+          </button>
         </div>
       )}
     </div>
