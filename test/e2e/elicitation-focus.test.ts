@@ -54,6 +54,8 @@ describe('elicitation focus', { timeout: 120_000 }, () => {
     await page.keyboard.type('demo');
     await page.keyboard.press('Enter');
     await tab.getByTestId('agent-message').filter({ hasText: 'elicitation: {"ok":true,"result":{"action":"accept","content":{"name":"demo"}}}' }).waitFor();
+    // Answered: the keyboard is back in the prompt.
+    await expect.poll(() => focused(page)).toEqual({ testid: 'prompt-input', field: null });
   });
 
   it('does not take the keyboard from a prompt being typed', async () => {

@@ -175,6 +175,8 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   // elsewhere (focus on the page or the thread), and when its tab is shown.
   const activeRef = useRef(active);
   activeRef.current = active;
+  /** The form given the keyboard: once answered, the keyboard goes back to the prompt. */
+  const answering = useRef<string | null>(null);
   const focusElicitation = useCallback((requestId: string) => {
     const entries = controller.getView().thread.entries;
     let index = -1;
@@ -190,11 +192,28 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     let frames = 10;
     const tryFocus = () => {
       const field = root.current?.querySelector<HTMLElement>(`[data-testid=elicitation][data-request-id="${CSS.escape(requestId)}"] form :is(input, select, textarea, button):not([disabled])`);
-      if (field) field.focus();
-      else if (--frames > 0) requestAnimationFrame(tryFocus);
+      if (field) {
+        field.focus();
+        answering.current = requestId;
+      } else if (--frames > 0) requestAnimationFrame(tryFocus);
     };
     requestAnimationFrame(tryFocus);
   }, [controller]);
+
+  const entries = view.thread.entries;
+  useEffect(() => {
+    const id = answering.current;
+    if (id === null || !active) return;
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const e = entries[i]!;
+      if (e.kind !== 'elicitation' || e.requestId !== id) continue;
+      if (e.state === 'pending') return;
+      break;
+    }
+    answering.current = null;
+    const a = document.activeElement;
+    if (a === null || a === document.body || a === root.current) composer.current?.focus();
+  }, [entries, active]);
 
   useEffect(() => {
     controller.setActive(active);
