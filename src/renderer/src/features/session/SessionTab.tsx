@@ -1,6 +1,5 @@
 import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ThreadEntry } from '@shared/acp-thread';
 import { useApi } from '../../app/api-context';
 import { closeTab } from '../../app/PaneView';
 import { useNotices } from '../../app/notices';
@@ -10,6 +9,7 @@ import { AuthPanel } from '../agents/AuthPanel';
 import { openAgentLog } from '../agents/log';
 import { agentName as nameOf, useAgents } from '../agents/store';
 import { Composer, type ComposerHandle } from './Composer';
+import { useElicitationFocus } from './elicitation-focus';
 import { useController, useSessionView, type SessionController, type SessionView } from './controller';
 import { byPrompt, useTurnCheckpoints } from '../checkpoints';
 import { SessionChangesPanel, useSessionChanges } from '../checkpoints/SessionChangesPanel';
@@ -100,24 +100,6 @@ export function SessionTab({ tab, active }: TabViewProps) {
   );
 }
 
-/** The oldest form of the agent still waiting for an answer (its request id). */
-function pendingForm(entries: readonly ThreadEntry[]): string | null {
-  let found: string | null = null;
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i]!;
-    if (e.kind === 'elicitation' && e.state === 'pending' && e.request.mode === 'form') found = e.requestId;
-  }
-  return found;
-}
-
-/** Focus is on nothing in particular (the page, the tab, the thread): not in a field the user is typing in. */
-function keyboardIsFree(tab: HTMLElement | null): boolean {
-  const a = document.activeElement;
-  if (a === null || a === document.body || a === tab) return true;
-  const thread = tab?.querySelector('[data-testid=thread]');
-  return Boolean(thread?.contains(a)) && !isEditable(a);
-}
-
 /** Turns a session tab into the transcript tab of the same session (see history/TranscriptTab). */
 function endedToTranscript(tabId: string, sessionId: string): void {
   const t = useTabs.getState().tabs[tabId];
@@ -171,63 +153,18 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     if (t && (t.title !== title || t.status !== status)) useTabs.getState().update(tabId, { title, status });
   }, [tabId, title, view]);
 
-  // A form the agent asks the user to fill takes the keyboard: when it comes in while the user is not typing
-  // elsewhere (focus on the page or the thread), and when its tab is shown.
-  const activeRef = useRef(active);
-  activeRef.current = active;
-  /** The form given the keyboard: once answered, the keyboard goes back to the prompt. */
-  const answering = useRef<string | null>(null);
-  const focusElicitation = useCallback((requestId: string) => {
-    const entries = controller.getView().thread.entries;
-    let index = -1;
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const e = entries[i]!;
-      if (e.kind === 'elicitation' && e.requestId === requestId) {
-        index = i;
-        break;
-      }
-    }
-    if (index >= 0) thread.current?.scrollToEntry(index);
-    // Its row is mounted once the thread has rendered it (a few frames at most).
-    let frames = 10;
-    const tryFocus = () => {
-      const field = root.current?.querySelector<HTMLElement>(`[data-testid=elicitation][data-request-id="${CSS.escape(requestId)}"] form :is(input, select, textarea, button):not([disabled])`);
-      if (field) {
-        field.focus();
-        answering.current = requestId;
-      } else if (--frames > 0) requestAnimationFrame(tryFocus);
-    };
-    requestAnimationFrame(tryFocus);
-  }, [controller]);
-
-  const entries = view.thread.entries;
-  useEffect(() => {
-    const id = answering.current;
-    if (id === null || !active) return;
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const e = entries[i]!;
-      if (e.kind !== 'elicitation' || e.requestId !== id) continue;
-      if (e.state === 'pending') return;
-      break;
-    }
-    answering.current = null;
-    const a = document.activeElement;
-    if (a === null || a === document.body || a === root.current) composer.current?.focus();
-  }, [entries, active]);
-
+  const { onShown, onAsked } = useElicitationFocus({ controller, entries: view.thread.entries, active, root, thread, composer });
   useEffect(() => {
     controller.setActive(active);
     if (!active) return;
-    const asking = pendingForm(controller.getView().thread.entries);
-    if (asking) focusElicitation(asking);
-    else requestAnimationFrame(() => composer.current?.focus());
-  }, [controller, active, focusElicitation]);
+    if (!onShown()) requestAnimationFrame(() => composer.current?.focus());
+  }, [controller, active, onShown]);
 
   // Desktop notifications while the window is in the background.
   useEffect(() => {
     controller.onAttention = (what) => {
       if (what.kind === 'elicitation') {
-        if (what.mode === 'form' && activeRef.current && keyboardIsFree(root.current)) focusElicitation(what.requestId);
+        onAsked(what.requestId, what.mode);
         if (notifyWanted('permission')) desktopNotify(`${agentName} asks you something`, what.message.slice(0, 200), tabId);
         return;
       }
@@ -241,7 +178,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     return () => {
       controller.onAttention = null;
     };
-  }, [controller, tabId, title, agentName, focusElicitation]);
+  }, [controller, tabId, title, agentName, onAsked]);
 
   const cancel = useCallback(() => {
     void api.call('sessions.cancel', { sessionId }).then((r) => !r.ok && useNotices.getState().push('error', `Could not stop the turn: ${r.error.message}`));
