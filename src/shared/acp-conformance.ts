@@ -41,7 +41,7 @@ export const ACP_CONFORMANCE = {
     'terminal/wait_for_exit': yes(),
     'terminal/kill': yes(),
     '$/cancel_request': yes('both ways: the agent may withdraw its requests; the client withdraws session setup the user gives up on, requests past the hang timeout and an unanswered session/close'),
-    'elicitation/create': yes('form and URL modes, in a session (request-scoped ones are refused); cancelled with their turn'),
+    'elicitation/create': yes('form and URL modes, in a session (request-scoped ones are refused); cancelled with their turn; one asked during a tool call (toolCallId) links to that tool call'),
     'elicitation/complete': yes('marks the URL elicitation done'),
     // Unstable.
     'session/fork': yes('"Fork from here" on the last prompt of an idle session, when advertised: ACP forks the whole conversation (no message point); fork and parent linked in history'),

@@ -100,6 +100,11 @@ export const sessionRequests = {
         agentId: agentIdSchema,
         cwd: absolutePath,
         additionalDirectories: z.array(absolutePath).max(64).default([]),
+        /**
+         * The id the new session gets, chosen by the client so that it can give up on the session before this
+         * returns (sessions.close or sessions.cancel withdraw session/new). Default: one chosen by the core.
+         */
+        sessionId: z.string().uuid().optional(),
       })
       .strict(),
     sessionInfoSchema,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, makeCore, promptAndWait, type TestCore } from './helpers';
 
@@ -34,6 +35,45 @@ describe('$/cancel_request sent by the client', () => {
     expect(error.message).toBe('session/new was cancelled');
     await agentLogSays(agentId, 'cancel_request: session/new');
     expect(t.rec.of('session.state').filter((s) => s.id === sessionId).at(-1)?.status).toBe('closed');
+  });
+
+  it('withdraws session/new when the client closes the session it is creating, by the id it chose, and keeps no trace of it', async () => {
+    const agentId = await t.addAgent({ SCENARIO_HANG_ON: 'session/new' });
+    const sessionId = randomUUID();
+    const created = t.callError('sessions.create', { agentId, cwd: t.work, additionalDirectories: [], sessionId });
+    await agentLogSays(agentId, 'hanging: session/new');
+    await t.call('sessions.close', { sessionId });
+    expect((await created).message).toBe('session/new was cancelled');
+    await agentLogSays(agentId, 'cancel_request: session/new');
+    expect((await t.call('sessions.live', {})).sessions.map((s) => s.id)).not.toContain(sessionId);
+    expect((await t.call('history.list', {})).sessions.map((s) => s.id)).not.toContain(sessionId);
+    // The agent's late answer is not stored for the forgotten session (which would fail the store's write).
+    expect(t.rec.of('session.warning').filter((w) => w.kind === 'store_error')).toEqual([]);
+    // The agent is still there for the next session.
+    const next = await t.addAgent({}, 'Next');
+    expect((await t.call('sessions.create', { agentId: next, cwd: t.work, additionalDirectories: [] })).status).toBe('idle');
+  });
+
+  it('gives up on a session whose agent is still starting, without waiting for the agent', async () => {
+    const agentId = await t.addAgent({ SCENARIO_HANG_INIT: '1' });
+    const sessionId = randomUUID();
+    const created = t.callError('sessions.create', { agentId, cwd: t.work, additionalDirectories: [], sessionId });
+    await startingSession(agentId);
+    await t.call('sessions.close', { sessionId });
+    expect((await created).message).toBe('session/new was cancelled');
+    expect((await t.call('history.list', {})).sessions.map((s) => s.id)).not.toContain(sessionId);
+    // The stuck agent is ended here (stopping waits for its start).
+    const { agents } = await t.call('agents.list', {});
+    const pid = agents.find((a) => a.id === agentId)?.status.pid;
+    if (pid) process.kill(pid, 'SIGKILL');
+  });
+
+  it('refuses a client-chosen id that is already taken', async () => {
+    const agentId = await t.addAgent();
+    const { id } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
+    const error = await t.callError('sessions.create', { agentId, cwd: t.work, additionalDirectories: [], sessionId: id });
+    expect(error.code).toBe('conflict');
+    expect((await t.call('sessions.live', {})).sessions.filter((s) => s.id === id)).toHaveLength(1);
   });
 
   it('withdraws session/load when the user closes a session while it is being reopened', async () => {

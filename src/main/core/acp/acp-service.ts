@@ -512,26 +512,51 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     return s;
   }
 
-  async createSession(p: { agentId: string; cwd: string; additionalDirectories: string[] }) {
+  /**
+   * A new session (session/new). It is live, as `starting`, from the call on, under `p.sessionId` when the
+   * client chose it: closing or cancelling it while the agent starts or answers withdraws it, and a
+   * withdrawn session leaves no row behind.
+   */
+  async createSession(p: { agentId: string; cwd: string; additionalDirectories: string[]; sessionId?: string | undefined }) {
     if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
     this.record(p.agentId);
     for (const dir of [p.cwd, ...p.additionalDirectories]) {
       if (!isAbsolute(dir) || !existsSync(dir) || !statSync(dir).isDirectory()) throw new IpcFailure('not_found', `no such folder: ${dir}`);
     }
+    const id = p.sessionId ?? randomUUID();
+    if (this.sessions.has(id) || this.rows().exists(id)) throw new IpcFailure('conflict', `a session ${id} already exists`);
     const rt = this.runtimeFor(p.agentId, p.cwd);
-    await rt.ensureStarted();
-    const id = randomUUID();
     this.rows().insert({ id, agentId: p.agentId, cwd: p.cwd, status: 'starting', now: Date.now() });
     const session = new LiveSession(id, rt, this, p.cwd, p.additionalDirectories);
     this.sessions.set(id, session);
+    let started = false;
     try {
+      // The agent may start slowly (or never): giving up does not wait for it.
+      const starting = rt.ensureStarted().then(() => true);
+      starting.catch(() => {});
+      started = await Promise.race([starting, session.whenWithdrawn().then(() => false)]);
+      if (session.withdrawn) throw new IpcFailure('agent_error', 'session/new was cancelled');
       await session.open('new');
     } catch (e) {
       this.sessions.delete(id);
       session.abandon();
+      // Nothing of it exists at the agent (the user gave up, or the agent did not start): nothing is kept.
+      if (session.withdrawn || !started) this.forgetUncreated(rt, id);
       throw e;
     }
     return session.info();
+  }
+
+  /** Deletes a session the agent never created, with the messages of its withdrawn session/new. */
+  private forgetUncreated(rt: AgentRuntime, id: string): void {
+    rt.forgetNewSession(id);
+    try {
+      // Its messages still queued are written first (the row they belong to must exist until then).
+      this.messageLog()?.flush();
+      this.rows().deleteUncreated(id);
+    } catch (e) {
+      this.warn(rt.agentId, id, 'store_error', `could not forget a withdrawn session: ${(e as Error).message}`);
+    }
   }
 
   /** The session's folders, for confined access (live session: its roots; stored: its folder). */

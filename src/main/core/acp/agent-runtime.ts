@@ -220,6 +220,11 @@ export class AgentRuntime {
     this.wire?.expectNewSession(sessionId);
   }
 
+  /** A session withdrawn before the agent created it (see AcpWire.forgetNewSession). */
+  forgetNewSession(sessionId: string): void {
+    this.wire?.forgetNewSession(sessionId);
+  }
+
   /** Call right before session/load of a session already stored (`stored`): its replay is dropped (see AcpWire.skipReplay). */
   skipReplay(sessionId: string, stored: ThreadState): void {
     this.wire?.skipReplay(sessionId, stored);

@@ -113,6 +113,14 @@ export class AcpWire implements LogSource {
   }
 
   /**
+   * The Switchboard session `sessionId` was withdrawn before the agent created it: what is still to come of
+   * its session/new (the late answer, early updates) is no longer its (it goes to the agent log only).
+   */
+  forgetNewSession(sessionId: string): void {
+    for (const p of this.c2a.values()) if (CREATES_SESSION.has(p.method) && p.sessionId === sessionId) p.sessionId = null;
+  }
+
+  /**
    * Call right before `session/load` of a session whose conversation (`stored`) is already stored: the
    * updates the agent replays are recognised by their content (see ReplayMatcher), whether they come
    * before or after its answer, and are neither stored again nor handed on.

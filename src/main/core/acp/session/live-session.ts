@@ -121,6 +121,8 @@ export class LiveSession {
   private gone = false;
   /** Withdraws the session/new, load, resume or fork in flight ($/cancel_request) when the user gives up on it. */
   private opening: AbortController | null = null;
+  /** Aborted when the user gives up on the session while it is starting (closes or cancels it). */
+  private readonly withdrawal = new AbortController();
 
   constructor(
     readonly id: string,
@@ -129,6 +131,16 @@ export class LiveSession {
     readonly cwd: string,
     private readonly requestedDirectories: string[],
   ) {}
+
+  get withdrawn(): boolean {
+    return this.withdrawal.signal.aborted;
+  }
+
+  /** Resolves when the user gives up on the session while it is starting. */
+  whenWithdrawn(): Promise<void> {
+    const signal = this.withdrawal.signal;
+    return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  }
 
   /** (A method, so TypeScript does not narrow it across awaits.) */
   currentStatus(): SessionStatus {
@@ -401,6 +413,7 @@ export class LiveSession {
       this.queue = [];
       this.emitQueue();
     }
+    if (this.status === 'starting') this.withdrawal.abort();
     this.opening?.abort();
     if (!this.turn || this.turn.cancelled) return;
     this.turn.cancelled = true;
@@ -733,6 +746,7 @@ export class LiveSession {
   /** `tellAgent: false` on app shutdown (the agent is about to be stopped anyway). */
   async close(tellAgent = true): Promise<void> {
     if (this.status === 'closed') return;
+    if (this.status === 'starting') this.withdrawal.abort();
     this.opening?.abort();
     if (this.turn) this.cancel(false);
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);

@@ -50,6 +50,11 @@ export class SessionRows {
     return row ? row.effective_config : undefined;
   }
 
+  /** Deletes a session the agent never created (with what was logged of its session/new). */
+  deleteUncreated(id: string): void {
+    this.db.prepare('DELETE FROM sessions WHERE id = ? AND acp_session_id IS NULL').run(id);
+  }
+
   exists(id: string): boolean {
     return this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
   }

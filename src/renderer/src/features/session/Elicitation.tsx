@@ -1,10 +1,11 @@
-import { ExternalLink, MessageCircleQuestion, TriangleAlert } from 'lucide-react';
+import { ExternalLink, MessageCircleQuestion, TriangleAlert, Wrench } from 'lucide-react';
 import { memo, useEffect, useId, useState, type FormEvent } from 'react';
 import type { ElicitationEntry } from '@shared/acp-thread';
 import { contentErrors, type ElicitationAction, type ElicitationContent, type ElicitationField, type ElicitationForm, type ElicitationValue } from '@shared/elicitation';
 import { useApi } from '../../app/api-context';
 import { requestOpenLink, UrlWithHost } from '../../app/link-confirm';
 import { useNotices } from '../../app/notices';
+import { useThreadNav } from './thread-nav';
 
 /**
  * The agent asks the user for input (ACP elicitation): a form built from its schema, or a URL to open in
@@ -275,6 +276,24 @@ function Outcome({ entry }: { entry: ElicitationEntry }) {
   );
 }
 
+/** The tool call the question comes from (an MCP server's, during the call): a link to it in the thread. */
+function AskedBy({ toolCallId }: { toolCallId: string }) {
+  const nav = useThreadNav();
+  const title = nav?.toolTitle(toolCallId) ?? null;
+  return (
+    <div className="elicit-tool muted small" data-testid="elicit-tool">
+      <Wrench size={12} aria-hidden /> Asked during the tool call{' '}
+      {title !== null && nav ? (
+        <button type="button" className="link-button" onClick={() => nav.showTool(toolCallId)} title="Show the tool call in the thread" data-testid="elicit-tool-link">
+          {title}
+        </button>
+      ) : (
+        <code>{toolCallId}</code>
+      )}
+    </div>
+  );
+}
+
 /** `stored`: a transcript (nothing can be answered any more). */
 export const ElicitationView = memo(function ElicitationView({ entry, sessionId, stored }: { entry: ElicitationEntry; sessionId: string; stored: boolean }) {
   const pending = entry.state === 'pending' && !stored;
@@ -285,6 +304,7 @@ export const ElicitationView = memo(function ElicitationView({ entry, sessionId,
       role="group"
       aria-label={request.mode === 'url' ? 'The agent asks you to open a link' : 'The agent asks for input'}
       data-testid="elicitation"
+      data-request-id={entry.requestId}
       data-mode={request.mode}
       data-state={entry.state}
       data-completed={entry.completed ? 'true' : undefined}
@@ -295,6 +315,7 @@ export const ElicitationView = memo(function ElicitationView({ entry, sessionId,
       <div className="elicit-message" data-testid="elicit-message">
         {request.message}
       </div>
+      {request.toolCallId !== null && <AskedBy toolCallId={request.toolCallId} />}
       {request.mode === 'url' ? <UrlBody entry={entry} sessionId={sessionId} pending={pending} /> : pending ? <FormBody entry={entry} sessionId={sessionId} form={request.form} /> : null}
       {entry.state !== 'pending' ? <Outcome entry={entry} /> : !pending && <div className="elicit-outcome muted">Not answered.</div>}
     </div>

@@ -1,6 +1,7 @@
 import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
+import { closeTab } from '../../app/PaneView';
 import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
 import { useTabs, type TabStatus } from '../../state/tabs';
@@ -8,6 +9,7 @@ import { AuthPanel } from '../agents/AuthPanel';
 import { openAgentLog } from '../agents/log';
 import { agentName as nameOf, useAgents } from '../agents/store';
 import { Composer, type ComposerHandle } from './Composer';
+import { useElicitationFocus } from './elicitation-focus';
 import { useController, useSessionView, type SessionController, type SessionView } from './controller';
 import { byPrompt, useTurnCheckpoints } from '../checkpoints';
 import { SessionChangesPanel, useSessionChanges } from '../checkpoints/SessionChangesPanel';
@@ -39,12 +41,18 @@ export function SessionTab({ tab, active }: TabViewProps) {
   const start = useCallback(() => {
     if (!create || creating.has(tab.id)) return;
     setError(null);
-    useTabs.getState().update(tab.id, { status: 'working' });
+    // Chosen here so that closing the tab (or Cancel) can withdraw the session before the agent answers.
+    const pendingSessionId = crypto.randomUUID();
+    const props = useTabs.getState().tabs[tab.id]?.props ?? tab.props;
+    useTabs.getState().update(tab.id, { status: 'working', props: { ...props, pendingSessionId } });
     const p = (async () => {
-      const r = await api.call('sessions.create', { agentId: create.agentId, cwd: create.cwd });
+      const r = await api.call('sessions.create', { agentId: create.agentId, cwd: create.cwd, sessionId: pendingSessionId });
       if (!r.ok) {
+        const current = useTabs.getState().tabs[tab.id];
+        // Withdrawn: the tab is gone.
+        if (!current) return;
         setError(r.error.message);
-        useTabs.getState().update(tab.id, { status: 'failed' });
+        useTabs.getState().update(tab.id, { status: 'failed', props: { ...current.props, pendingSessionId: undefined } });
         return;
       }
       void rememberFolder(api, create.cwd);
@@ -54,7 +62,7 @@ export function SessionTab({ tab, active }: TabViewProps) {
         void api.call('sessions.close', { sessionId: r.value.id });
         return;
       }
-      useTabs.getState().update(tab.id, { props: { ...(current?.props ?? {}), sessionId: r.value.id, create: undefined }, status: 'idle' });
+      useTabs.getState().update(tab.id, { props: { ...current.props, sessionId: r.value.id, create: undefined, pendingSessionId: undefined }, status: 'idle' });
     })().finally(() => creating.delete(tab.id));
     creating.set(tab.id, p);
   }, [api, create, tab.id]);
@@ -83,6 +91,9 @@ export function SessionTab({ tab, active }: TabViewProps) {
       ) : (
         <div className="starting">
           <span className="spinner" aria-hidden /> Starting {name} in <code>{create?.cwd}</code>…
+          <button onClick={() => closeTab(tab.id, api)} data-testid="session-starting-cancel">
+            Cancel
+          </button>
         </div>
       )}
     </div>
@@ -142,15 +153,18 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     if (t && (t.title !== title || t.status !== status)) useTabs.getState().update(tabId, { title, status });
   }, [tabId, title, view]);
 
+  const { onShown, onAsked } = useElicitationFocus({ controller, entries: view.thread.entries, active, root, thread, composer });
   useEffect(() => {
     controller.setActive(active);
-    if (active) requestAnimationFrame(() => composer.current?.focus());
-  }, [controller, active]);
+    if (!active) return;
+    if (!onShown()) requestAnimationFrame(() => composer.current?.focus());
+  }, [controller, active, onShown]);
 
   // Desktop notifications while the window is in the background.
   useEffect(() => {
     controller.onAttention = (what) => {
       if (what.kind === 'elicitation') {
+        onAsked(what.requestId, what.mode);
         if (notifyWanted('permission')) desktopNotify(`${agentName} asks you something`, what.message.slice(0, 200), tabId);
         return;
       }
@@ -164,7 +178,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     return () => {
       controller.onAttention = null;
     };
-  }, [controller, tabId, title, agentName]);
+  }, [controller, tabId, title, agentName, onAsked]);
 
   const cancel = useCallback(() => {
     void api.call('sessions.cancel', { sessionId }).then((r) => !r.ok && useNotices.getState().push('error', `Could not stop the turn: ${r.error.message}`));

@@ -6,6 +6,7 @@ import type { TurnCheckpoint } from '@shared/contract/checkpoints';
 import { TurnChanges } from '../checkpoints';
 import { GitFork } from 'lucide-react';
 import { StopMark, ThreadEntryView, WorkingRow } from './entries';
+import { ThreadNavContext, type ThreadNav } from './thread-nav';
 
 type Row =
   | { key: string; type: 'entry'; entry: ThreadEntry; index: number }
@@ -174,59 +175,78 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     if (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home') stuck.current = false;
   };
 
+  const nav = useMemo<ThreadNav>(
+    () => ({
+      toolTitle(toolCallId) {
+        const e = thread.entries[thread.toolIndex[toolCallId] ?? -1];
+        return e?.kind === 'tool_call' ? e.title || 'Tool call' : null;
+      },
+      showTool(toolCallId) {
+        const index = thread.toolIndex[toolCallId];
+        const row = index === undefined ? -1 : rows.findIndex((r) => r.type === 'entry' && r.index === index);
+        if (row < 0) return;
+        stuck.current = false;
+        virtualizer.scrollToIndex(row, { align: 'center' });
+      },
+    }),
+    [thread.entries, thread.toolIndex, rows, virtualizer],
+  );
+
   const items = virtualizer.getVirtualItems();
   const lastEntryIndex = thread.entries.length - 1;
 
   return (
-    <div className="thread-wrap">
-      <div className="thread" ref={scroller} onScroll={onScroll} onWheel={onWheel} onKeyDown={onKeyDown} data-testid="thread" role="log" aria-live="off">
-        {rows.length === 0 && <div className="thread-empty muted">Say what you want done. Type @ to mention a file, / for the agent’s commands.</div>}
-        <div className="thread-inner" ref={virtualizer.containerRef}>
-          {items.map((item) => {
-            const row = rows[item.index]!;
-            return (
-              <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement}>
-                {row.type === 'entry' ? (
-                  <>
-                    <ThreadEntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
-                    {fork && row.index === fork.index && (
-                      <div className="fork-action">
-                        <button
-                          className="link-button"
-                          onClick={fork.run}
-                          disabled={fork.pending}
-                          title="A new session, in a new tab, that goes on from this conversation. The agent forks the whole conversation so far (ACP has no fork point), so this is offered on the last prompt."
-                          data-testid="fork-from-here"
-                        >
-                          <GitFork size={12} aria-hidden /> {fork.pending ? 'Forking…' : 'Fork from here'}
-                        </button>
-                      </div>
-                    )}
-                  </>
-                ) : row.type === 'stop' ? (
-                  <StopMark reason={row.reason} />
-                ) : row.type === 'changes' ? (
-                  <TurnChanges sessionId={sessionId} turns={row.turns} />
-                ) : (
-                  <WorkingRow cancelling={row.cancelling} />
-                )}
-              </div>
-            );
-          })}
+    <ThreadNavContext.Provider value={nav}>
+      <div className="thread-wrap">
+        <div className="thread" ref={scroller} onScroll={onScroll} onWheel={onWheel} onKeyDown={onKeyDown} data-testid="thread" role="log" aria-live="off">
+          {rows.length === 0 && <div className="thread-empty muted">Say what you want done. Type @ to mention a file, / for the agent’s commands.</div>}
+          <div className="thread-inner" ref={virtualizer.containerRef}>
+            {items.map((item) => {
+              const row = rows[item.index]!;
+              return (
+                <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement}>
+                  {row.type === 'entry' ? (
+                    <>
+                      <ThreadEntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
+                      {fork && row.index === fork.index && (
+                        <div className="fork-action">
+                          <button
+                            className="link-button"
+                            onClick={fork.run}
+                            disabled={fork.pending}
+                            title="A new session, in a new tab, that goes on from this conversation. The agent forks the whole conversation so far (ACP has no fork point), so this is offered on the last prompt."
+                            data-testid="fork-from-here"
+                          >
+                            <GitFork size={12} aria-hidden /> {fork.pending ? 'Forking…' : 'Fork from here'}
+                          </button>
+                        </div>
+                      )}
+                    </>
+                  ) : row.type === 'stop' ? (
+                    <StopMark reason={row.reason} />
+                  ) : row.type === 'changes' ? (
+                    <TurnChanges sessionId={sessionId} turns={row.turns} />
+                  ) : (
+                    <WorkingRow cancelling={row.cancelling} />
+                  )}
+                </div>
+              );
+            })}
+          </div>
         </div>
+        {!atBottom && (
+          <button
+            className="jump-bottom"
+            onClick={() => {
+              stuck.current = true;
+              setAtBottom(true);
+              stick();
+            }}
+          >
+            ↓ Latest
+          </button>
+        )}
       </div>
-      {!atBottom && (
-        <button
-          className="jump-bottom"
-          onClick={() => {
-            stuck.current = true;
-            setAtBottom(true);
-            stick();
-          }}
-        >
-          ↓ Latest
-        </button>
-      )}
-    </div>
+    </ThreadNavContext.Provider>
   );
 });

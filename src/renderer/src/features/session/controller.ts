@@ -59,7 +59,7 @@ export class SessionController {
   refs = 0;
   /** Called for a new permission request and for a finished turn (desktop notifications). */
   onAttention:
-    | ((what: { kind: 'permission'; info: PermissionRequestInfo } | { kind: 'elicitation'; message: string } | { kind: 'done' | 'failed'; session: SessionInfo }) => void)
+    | ((what: { kind: 'permission'; info: PermissionRequestInfo } | { kind: 'elicitation'; requestId: string; mode: 'form' | 'url'; message: string } | { kind: 'done' | 'failed'; session: SessionInfo }) => void)
     | null = null;
 
   constructor(
@@ -83,7 +83,7 @@ export class SessionController {
         if (p.sessionId !== id) return;
         for (const item of p.events) {
           this.pending.push(item);
-          if (item.event.type === 'elicitation') this.onAttention?.({ kind: 'elicitation', message: item.event.request.message });
+          if (item.event.type === 'elicitation') this.onAttention?.({ kind: 'elicitation', requestId: item.event.requestId, mode: item.event.request.mode, message: item.event.request.message });
         }
         this.schedule();
       }),

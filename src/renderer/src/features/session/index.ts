@@ -8,9 +8,10 @@ import './session.css';
 registerTabKind('session', {
   view: SessionTab,
   icon: Bot,
-  // Closing the tab ends the session (the conversation stays in History).
+  // Closing the tab ends the session (the conversation stays in History), or withdraws the one being created.
   onClose: async (tab, api) => {
-    if (typeof tab.props.sessionId === 'string') await api.call('sessions.close', { sessionId: tab.props.sessionId });
+    const sessionId = tab.props.sessionId ?? tab.props.pendingSessionId;
+    if (typeof sessionId === 'string') await api.call('sessions.close', { sessionId });
   },
   // A reloaded page re-attaches to the live session; after a restart the tab says the session ended.
   persist: (tab) => (typeof tab.props.sessionId === 'string' ? { sessionId: tab.props.sessionId } : null),
