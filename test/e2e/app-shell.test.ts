@@ -88,11 +88,12 @@ describe('app shell in Chromium (browser transport)', () => {
     await page.keyboard.press('Control+Shift+t'); // works while the terminal has focus
     await tabCount(page, 2);
     const selected = () => page.locator('[role=tab][aria-selected=true] .tab-title').innerText();
-    expect(await selected()).toBe('New tab');
+    await expect.poll(selected).toBe('New tab');
     await page.keyboard.press('Control+Tab');
-    expect(await selected()).not.toBe('New tab');
+    // React paints the switch after the key press resolves: polled, not read once.
+    await expect.poll(selected).not.toBe('New tab');
     await page.keyboard.press('Control+Shift+Tab');
-    expect(await selected()).toBe('New tab');
+    await expect.poll(selected).toBe('New tab');
     await page.keyboard.press('Control+w');
     await tabCount(page, 1);
     await page.keyboard.press('Control+Shift+w');

@@ -58,6 +58,17 @@ describe('elicitation focus', { timeout: 120_000 }, () => {
     await expect.poll(() => focused(page)).toEqual({ testid: 'prompt-input', field: null });
   });
 
+  it('takes the keyboard from the prompt left empty after sending, as a permission request does', async () => {
+    const { page, tab } = await session(`Sent ${Math.random().toString(36).slice(2, 7)}`);
+    const input = tab.getByTestId('prompt-input');
+    await input.click();
+    await page.keyboard.type(`elicit ${JSON.stringify(FORM)}`);
+    await page.keyboard.press('Enter');
+    await tab.getByTestId('elicit-form').waitFor();
+    await expect.poll(() => focused(page)).toEqual({ testid: 'INPUT', field: 'name' });
+    expect(await input.inputValue()).toBe('');
+  });
+
   it('does not take the keyboard from a prompt being typed', async () => {
     const { page, tab } = await session(`Typing ${Math.random().toString(36).slice(2, 7)}`);
     const input = tab.getByTestId('prompt-input');
@@ -65,11 +76,11 @@ describe('elicitation focus', { timeout: 120_000 }, () => {
     await page.keyboard.type('half a thought');
     await askFromAgent(tab, FORM);
     await tab.getByTestId('elicit-form').waitFor();
-    // The frames in which the form would have taken the keyboard (it tries for 10 after it comes in).
+    // The frames in which the form would have taken the keyboard (it tries for 20 after it comes in).
     await page.evaluate(
       () =>
         new Promise<void>((resolve) => {
-          let n = 12;
+          let n = 24;
           const next = () => (--n > 0 ? requestAnimationFrame(next) : resolve());
           requestAnimationFrame(next);
         }),

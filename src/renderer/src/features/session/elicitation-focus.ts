@@ -25,16 +25,17 @@ export function useElicitationFocus(p: {
   const answering = useRef<string | null>(null);
 
   const focus = useCallback(
-    (requestId: string) => {
+    (requestId: string, onlyIfFree = false) => {
       const index = indexOf(controller.getView().thread.entries, requestId);
       if (index >= 0) thread.current?.scrollToEntry(index);
-      // Its row is mounted once the thread has rendered it (a few frames at most).
-      let frames = 10;
+      // Its row is mounted once the thread has rendered it (a few frames at most); a prompt just sent is
+      // emptied once its request returns, which may be after the question came in.
+      let frames = 20;
       const tryFocus = () => {
         const field = root.current?.querySelector<HTMLElement>(
           `[data-testid=elicitation][data-request-id="${CSS.escape(requestId)}"] form :is(input, select, textarea, button):not([disabled])`,
         );
-        if (field) {
+        if (field && (!onlyIfFree || keyboardIsFree(root.current))) {
           field.focus();
           answering.current = requestId;
         } else if (--frames > 0) requestAnimationFrame(tryFocus);
@@ -63,9 +64,9 @@ export function useElicitationFocus(p: {
   /** A new elicitation came in. */
   const onAsked = useCallback(
     (requestId: string, mode: 'form' | 'url'): void => {
-      if (mode === 'form' && activeRef.current && keyboardIsFree(root.current)) focus(requestId);
+      if (mode === 'form' && activeRef.current) focus(requestId, true);
     },
-    [focus, root],
+    [focus],
   );
   return { onShown, onAsked };
 }
@@ -87,10 +88,14 @@ function oldestPendingForm(entries: readonly ThreadEntry[]): string | null {
   return found;
 }
 
-/** Focus is on nothing in particular (the page, the tab, the thread): not in a field the user is typing in. */
+/**
+ * Focus is on nothing in particular (the page, the tab, the thread, or the prompt left empty after sending,
+ * as a permission request takes it): not in a field the user is typing in.
+ */
 function keyboardIsFree(tab: HTMLElement | null): boolean {
   const a = document.activeElement;
   if (a === null || a === document.body || a === tab) return true;
+  if (a instanceof HTMLTextAreaElement && a.dataset.testid === 'prompt-input' && tab?.contains(a)) return a.value === '';
   const thread = tab?.querySelector('[data-testid=thread]');
   return Boolean(thread?.contains(a)) && !isEditable(a);
 }
