@@ -5,3 +5,4 @@ export { messageText, partsFromContent } from './messages';
 export { isFinished } from './tool-calls';
 export { threadFromWire, WireReplayer, type WireMessage } from './replay';
 export { ReplayMatcher } from './replay-match';
+export { threadEntries, threadLength, threadTail } from './window';
