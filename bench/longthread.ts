@@ -19,8 +19,10 @@
 //                                             painted (event timestamp → first task after that frame)
 //   longthread.renderer_heap: N MB           the page's JS heap after a GC, once scrolled to the top and
 //                                             back; '#': after opening, and the renderer process's RSS
+// SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the wheel trip;
+// --entries=N sets the thread's length.
 // Goals: first paint ≤ 300 ms, scroll frame p95 ≤ 16 ms, keypress → paint p95 ≤ 16 ms.
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { startAppServer, type AppServer } from '../test/support/app-server';
 import { launchBrowser, openApp } from '../test/support/browser';
@@ -75,7 +77,7 @@ async function fill(client: ContractClient, sessionId: string, entries: number, 
   }
 }
 
-/** Activates the tab of `label` (its title) in the focused pane. */
+/** Activates the tab of `sessionId` in the focused pane. */
 async function activate(page: Page, sessionId: string): Promise<void> {
   const tabs = page.locator('[role=tab]');
   for (let i = 0; i < (await tabs.count()); i++) {
@@ -85,11 +87,18 @@ async function activate(page: Page, sessionId: string): Promise<void> {
   throw new Error(`no tab for ${sessionId}`);
 }
 
-async function reloadToFirstRow(page: Page): Promise<number> {
-  await page.reload();
-  const ms = (await page.evaluate('window.__firstRow')) as number;
-  await page.getByTestId('workspace').waitFor();
-  return ms;
+/** Reloads the page with `sessionId`'s tab active; the time to its first row painted. */
+async function reloadToFirstRow(page: Page, sessionId: string): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    await activate(page, sessionId);
+    // The workspace (which tab is active) is saved shortly after it changes.
+    await sleep(1500);
+    await page.reload();
+    const ms = (await page.evaluate('window.__firstRow')) as number;
+    await page.getByTestId('workspace').waitFor();
+    if ((await page.locator(ACTIVE).getAttribute('data-session-id')) === sessionId) return ms;
+    if (attempt === 3) throw new Error(`the reloaded page does not show ${sessionId}`);
+  }
 }
 
 /** Wheel from the bottom to the top (the first entry on screen) and back; returns main-thread time per frame. */
@@ -110,6 +119,10 @@ async function wheelTrip(page: Page, firstText: string, lastText: string): Promi
       const done = dir < 0 ? m.top <= 0 : m.top + m.client >= m.height - 2;
       if (done && (await shows(dir < 0 ? firstText : lastText)) > 0) break;
       if (Date.now() - t0 > 300_000) throw new Error(`the wheel did not reach the ${dir < 0 ? 'top' : 'bottom'} of the thread in 5 minutes (${events} events, at ${m.top} of ${m.height} px)`);
+      if (step === 40 && process.env.LT_DEBUG) {
+        console.error(await page.evaluate(`(() => { const out = []; for (let e = document.elementFromPoint(${box.x + box.width / 2}, ${box.y + box.height / 2}); e; e = e.parentElement) out.push(e.tagName + '.' + e.className); return out.join(' < ') + ' | active: ' + document.activeElement?.tagName + '.' + document.activeElement?.className; })()`));
+        await page.screenshot({ path: '/tmp/lt-wheel.png' });
+      }
       if (step % 20 === 0) console.error(`# wheel ${dir < 0 ? 'up' : 'down'}: ${events} events, at ${m.top} of ${m.height} px, ${Math.round((Date.now() - t0) / 1000)} s`);
       for (let i = 0; i < 10; i++) await page.mouse.wheel(0, dir * delta);
       events += 10;
@@ -159,17 +172,26 @@ try {
     const firstLong: number[] = [];
     const firstShort: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      await activate(page, shortId);
-      firstShort.push(await reloadToFirstRow(page));
-      await activate(page, longId);
-      firstLong.push(await reloadToFirstRow(page));
+      firstShort.push(await reloadToFirstRow(page, shortId));
+      firstLong.push(await reloadToFirstRow(page, longId));
     }
     await page.locator(`${ACTIVE} .thread-row`).filter({ hasText: `long${TURNS - 1}/` }).first().waitFor();
     await sleep(1000);
     const heapOpen = await heapMB(page);
     log(`# first paint: ${ENTRIES}-entry thread runs ${firstLong.map(round1).join(', ')} ms; ${BASELINE_ENTRIES}-entry thread (baseline) ${firstShort.map(round1).join(', ')} ms, median ${round1(median(firstShort))} ms`);
 
+    const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
+    const cdp = profileTo ? await context.newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.start');
+    }
     const tripLong = await wheelTrip(page, 'long0/0: first message', `long${TURNS - 1}/`);
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      writeFileSync(profileTo, JSON.stringify(profile));
+      log(`# the page's CPU profile of the wheel trip: ${profileTo}`);
+    }
     const heapAfter = await heapMB(page);
     await activate(page, shortId);
     const tripShort = await wheelTrip(page, 'short0/0: first message', 'short0/');
@@ -183,7 +205,7 @@ try {
     const idle = whenIdle(client, longId);
     await prompt(client, longId, `stream 200 ${quick ? 8 : 15} 40 100`);
     await page.locator(`${ACTIVE} [data-testid=agent-message]`).filter({ hasText: '{t=' }).first().waitFor();
-    const composer = page.locator(`${ACTIVE} textarea`).first();
+    const composer = page.locator(`${ACTIVE} [data-testid=prompt-input]`);
     await composer.click();
     const text = 'the quick brown fox jumps over the lazy dog while the agent keeps writing ';
     for (const ch of text.repeat(quick ? 1 : 2)) {
