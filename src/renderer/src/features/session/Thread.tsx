@@ -50,8 +50,16 @@ class Rows {
     return { type: 'entry', index };
   }
 
+  /** The entry shown by `row`, or -1 (a stop mark, the working row). Called for every row as the list is laid out: no allocation. */
+  entryIndex(row: number): number {
+    const m = this.markRows.length === 0 ? 0 : this.marksBefore(row);
+    if (m < this.markRows.length && this.markRows[m] === row) return -1;
+    const index = row - m;
+    return index >= this.total ? -1 : index;
+  }
+
   key(row: number): number {
-    const m = this.marksBefore(row);
+    const m = this.markRows.length === 0 ? 0 : this.marksBefore(row);
     if (m < this.markRows.length && this.markRows[m] === row) return -1 - m;
     const index = row - m;
     return index >= this.total ? WORKING_KEY : index;
@@ -109,8 +117,8 @@ const ESTIMATE: Record<ThreadEntry['kind'], number> = {
 /** An entry not held yet (it is fetched when it comes into view). */
 const UNKNOWN_ESTIMATE = 90;
 
-function estimate(row: Row, entry: ThreadEntry | undefined): number {
-  if (row.type !== 'entry') return 32;
+function estimate(isEntry: boolean, entry: ThreadEntry | undefined): number {
+  if (!isEntry) return 32;
   if (!entry) return UNKNOWN_ESTIMATE;
   if (entry.kind === 'tool_call' && entry.content.some((c) => c.type === 'diff' || c.type === 'terminal')) return 360;
   return ESTIMATE[entry.kind];
@@ -198,8 +206,8 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   entryAtRef.current = entryAt;
   const getItemKey = useCallback((i: number) => rows.key(i), [rows]);
   const estimateSize = useCallback((i: number) => {
-    const row = rowsRef.current.at(i);
-    return estimate(row, row.type === 'entry' ? entryAtRef.current(row.index) : undefined);
+    const index = rowsRef.current.entryIndex(i);
+    return estimate(index >= 0, index >= 0 ? entryAtRef.current(index) : undefined);
   }, []);
   const scroller = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
