@@ -225,6 +225,7 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   }, []);
 
   const lastTotal = useRef(0);
+  const pendingAdjust = useRef(0);
   const virtualizer = useVirtualizer({
     count: rows.count,
     getScrollElement: () => scroller.current,
@@ -245,12 +246,26 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     // …and a list that grew keeps to the bottom if it was there (a scroll alone changes no size: the user's
     // own scroll is never pulled back here).
     onChange: (v) => {
+      const adjust = pendingAdjust.current;
+      pendingAdjust.current = 0;
+      const el = scroller.current;
+      if (adjust !== 0 && el && !stuck.current) el.scrollTop += adjust;
       const total = v.getTotalSize();
       if (total === lastTotal.current) return;
       lastTotal.current = total;
       if (stuck.current) stick();
     },
   });
+  // Rows above the view that were measured other than estimated move the view by the difference, once per
+  // batch of measurements (onChange above): the virtualizer's own correction lays out every row after the
+  // measured one again for each row measured, which over 100,000 rows took most of a frame scrolling up.
+  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = (item, delta, v) => {
+    const offset = v.scrollOffset ?? 0;
+    const firstMeasure = !v.itemSizeCache.has(item.key);
+    const above = firstMeasure ? item.start < offset : item.start + item.size <= offset && v.scrollDirection !== 'backward';
+    if (above) pendingAdjust.current += delta;
+    return false;
+  };
 
   useImperativeHandle(
     ref,
@@ -307,7 +322,8 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   }
   useEffect(() => {
     if (firstShown >= 0) ensure(Math.max(0, firstShown - OVERFETCH), lastShown);
-  }, [ensure, firstShown, lastShown]);
+    // Again when pages arrive or are dropped (a page dropped while in view is fetched again).
+  }, [ensure, firstShown, lastShown, pages]);
 
   return (
     <div className="thread-wrap">
