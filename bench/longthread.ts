@@ -119,10 +119,6 @@ async function wheelTrip(page: Page, firstText: string, lastText: string): Promi
       const done = dir < 0 ? m.top <= 0 : m.top + m.client >= m.height - 2;
       if (done && (await shows(dir < 0 ? firstText : lastText)) > 0) break;
       if (Date.now() - t0 > 300_000) throw new Error(`the wheel did not reach the ${dir < 0 ? 'top' : 'bottom'} of the thread in 5 minutes (${events} events, at ${m.top} of ${m.height} px)`);
-      if (step === 40 && process.env.LT_DEBUG) {
-        console.error(await page.evaluate(`(() => { const out = []; for (let e = document.elementFromPoint(${box.x + box.width / 2}, ${box.y + box.height / 2}); e; e = e.parentElement) out.push(e.tagName + '.' + e.className); return out.join(' < ') + ' | active: ' + document.activeElement?.tagName + '.' + document.activeElement?.className; })()`));
-        await page.screenshot({ path: '/tmp/lt-wheel.png' });
-      }
       if (step % 20 === 0) console.error(`# wheel ${dir < 0 ? 'up' : 'down'}: ${events} events, at ${m.top} of ${m.height} px, ${Math.round((Date.now() - t0) / 1000)} s`);
       for (let i = 0; i < 10; i++) await page.mouse.wheel(0, dir * delta);
       events += 10;
