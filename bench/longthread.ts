@@ -198,19 +198,24 @@ try {
     await activate(page, longId);
     await page.locator(`${ACTIVE} [data-testid=thread]`).evaluate((el) => (el.scrollTop = el.scrollHeight));
     await page.evaluate(KEY_PROBE);
+    const composer = page.locator(`${ACTIVE} [data-testid=prompt-input]`);
+    await composer.click();
+    const type = async () => {
+      for (const ch of 'the quick brown fox jumps over the lazy dog while the agent keeps writing '.repeat(quick ? 1 : 2)) {
+        await page.keyboard.press(ch === ' ' ? 'Space' : ch);
+        await sleep(40);
+      }
+      await sleep(300);
+      return (await page.evaluate('window.__keys.lat.splice(0)')) as number[];
+    };
+    // Baseline: the same typing with nothing streaming.
+    const quietKeys = await type();
     const idle = whenIdle(client, longId);
     await prompt(client, longId, `stream 200 ${quick ? 8 : 15} 40 100`);
     await page.locator(`${ACTIVE} [data-testid=agent-message]`).filter({ hasText: '{t=' }).first().waitFor();
-    const composer = page.locator(`${ACTIVE} [data-testid=prompt-input]`);
-    await composer.click();
-    const text = 'the quick brown fox jumps over the lazy dog while the agent keeps writing ';
-    for (const ch of text.repeat(quick ? 1 : 2)) {
-      await page.keyboard.press(ch === ' ' ? 'Space' : ch);
-      await sleep(40);
-    }
-    await sleep(300);
-    const keys = (await page.evaluate('window.__keys.lat')) as number[];
+    const keys = await type();
     await idle;
+    log(`# keypress baseline (nothing streaming): ${quietKeys.length} keys, keydown → painted p50 ${round1(percentile(quietKeys, 50))} ms, p95 ${round1(percentile(quietKeys, 95))} ms`);
     log(`# keypress: ${keys.length} keys while streaming 200 updates/s: keydown → painted p50 ${round1(percentile(keys, 50))} ms, p95 ${round1(percentile(keys, 95))} ms, max ${round1(Math.max(...keys))} ms`);
     log(`# heap: ${round1(heapOpen)} MB after opening the thread, ${round1(heapAfter)} MB after the trip to its top and back; renderer RSS now ${Math.round(rendererRssMB())} MB`);
     if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
