@@ -2,7 +2,8 @@
 // (`name: value unit`). Each scenario compares against a baseline measured in the same run.
 // Scenarios: stream (ACP ingest + paint), history (search, restore, store size), agents10 (ten agents),
 // checkpoints (snapshots of a large folder vs plain git), idle (ten idle sessions), start (cold start over a
-// million-event store), agents10_busy (agents10 on loaded cores).
+// million-event store), agents10_busy (agents10 on loaded cores), longthread (a 100,000-entry live thread:
+// first paint, scrolling, typing while it streams, heap).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureNodeNative } from './native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy'];
+const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread'];
 const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith('--'));
 const chosen = args.filter((a) => !a.startsWith('--'));

@@ -580,6 +580,44 @@ describe('session tab', { timeout: 90_000 }, () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
+  it('a reloaded 20,000-entry thread shows its last message at once, and the wheel takes it up to its first', async () => {
+    const { page, errors } = await open();
+    const tab = await startSession(page);
+    await sendPrompt(tab, 'long-thread 20000 lt');
+    await agentMessages(tab).filter({ hasText: 'lt/19999: last message' }).waitFor({ timeout: 120_000 });
+    await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 60_000 });
+
+    // What the page receives until the last message is back on screen: the thread's tail, not all of it
+    // (about 6 MB as one snapshot).
+    let received = 0;
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => (received += typeof f.payload === 'string' ? f.payload.length : f.payload.byteLength)));
+    await page.reload();
+    const again = activeSession(page);
+    await agentMessages(again).filter({ hasText: 'lt/19999: last message' }).waitFor({ timeout: 60_000 });
+    expect(received).toBeLessThan(1_000_000);
+    const thread = again.getByTestId('thread');
+    // The scrollbar is the whole thread's.
+    expect(await thread.evaluate((el) => el.scrollHeight)).toBeGreaterThan(500_000);
+
+    // Up with the wheel: earlier entries arrive as they come into view, down to the first.
+    const box = (await thread.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const first = agentMessages(again).filter({ hasText: 'lt/0: first message of the long thread' });
+    for (let i = 0; i < 2000 && (await first.count()) === 0; i++) {
+      const height = await thread.evaluate((el) => el.scrollHeight);
+      await page.mouse.wheel(0, -Math.max(2000, Math.round(height / 100)));
+    }
+    await first.waitFor();
+    await again.getByTestId('user-message').filter({ hasText: 'long-thread 20000 lt' }).waitFor();
+    expect(await again.locator('.thread-row').count()).toBeLessThan(80);
+    // The scrollbar dragged to the middle: the entries there come (without those in between).
+    await thread.evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
+    const shown = async () => (await agentMessages(again).allInnerTexts()).map((text) => Number(/^lt\/(\d+):/.exec(text)?.[1] ?? -1));
+    await expect.poll(async () => (await shown()).some((i) => i > 2000 && i < 18000), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => again.getByTestId('thread-pending').count()).toBe(0);
+    expect(errors).toEqual([]);
+  }, 300_000);
+
   it('changes a config option; the header shows what the agent answered', async () => {
     const { page } = await open();
     const tab = await startSession(page);

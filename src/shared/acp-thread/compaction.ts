@@ -8,8 +8,13 @@ import type { CompactionEntry } from './types';
  * absent leaves them, null (or an empty summary) clears them, a value replaces them.
  */
 
+/**
+ * Only the entries this state holds are searched: a view holding the thread's tail that hears of a
+ * compaction begun before it would show a second marker for it until it reloads (the stored thread, which
+ * holds every entry, has one).
+ */
 function compactionIndex(d: Draft, compactionId: string): number | undefined {
-  for (let i = d.length - 1; i >= 0; i--) {
+  for (let i = d.length - 1; i >= d.first; i--) {
     const e = d.at(i);
     if (e?.kind === 'compaction' && e.compactionId === compactionId) return i;
   }

@@ -1,23 +1,35 @@
 import type { ThreadEntry, ThreadState } from './types';
 
+/** Reports entries [from, to) a batch would have changed but the state does not hold (see ThreadState.firstIndex). */
+export type OnMissed = (from: number, to: number) => void;
+
 /**
  * Copy-on-write working copy of a ThreadState for one batch of events. The entries array and each touched
  * entry are copied at most once per batch, so folding 20,000 chunks costs one array copy, not 20,000.
  * States handed out before stay untouched (views may keep them).
+ * Indices are the thread's (from its first entry), whether or not the state holds its earliest entries.
  */
 export class Draft {
   readonly state: ThreadState;
+  /** Index of the first entry held. */
+  readonly first: number;
   private entries: ThreadEntry[] | null = null;
   private readonly cloned = new Set<number>();
   private toolIndex: Record<string, number> | null = null;
 
-  constructor(base: ThreadState) {
+  constructor(
+    base: ThreadState,
+    private readonly onMissed: OnMissed | null = null,
+  ) {
+    this.first = base.firstIndex ?? 0;
     // Field by field rather than a spread: one literal shape, several times faster per batch (history folds
     // one batch per logged message).
     const t = base.turn;
     this.state = {
       entries: base.entries,
+      firstIndex: this.first,
       toolIndex: base.toolIndex,
+      planIndex: base.planIndex,
       modes: base.modes,
       configOptions: base.configOptions,
       commands: base.commands,
@@ -39,12 +51,23 @@ export class Draft {
     };
   }
 
+  /** The thread's length (held or not). */
   get length(): number {
-    return this.state.entries.length;
+    return this.first + this.state.entries.length;
+  }
+
+  /** Whether this state holds the entry at `index`. */
+  holds(index: number): boolean {
+    return index >= this.first && index < this.length;
+  }
+
+  /** A change to entries [from, to) this state does not hold: the view that holds them elsewhere is told. */
+  missed(from: number, to = from + 1): void {
+    if (to > from) this.onMissed?.(from, to);
   }
 
   at(index: number): ThreadEntry | undefined {
-    return (this.entries ?? this.state.entries)[index];
+    return index < this.first ? undefined : (this.entries ?? this.state.entries)[index - this.first];
   }
 
   last(): ThreadEntry | undefined {
@@ -67,20 +90,23 @@ export class Draft {
   push(entry: ThreadEntry): number {
     const list = this.ownEntries();
     list.push(entry);
-    const index = list.length - 1;
+    const index = this.first + list.length - 1;
+    if (entry.kind === 'user_message') this.state.planIndex = null;
     // A new entry belongs to this batch: no need to copy it again.
     this.cloned.add(index);
     return index;
   }
 
-  /** The entry at `index`, copied once per batch so it can be changed in place. */
+  /** The entry at `index` (held: see holds), copied once per batch so it can be changed in place. */
   mutable<T extends ThreadEntry>(index: number): T {
+    if (!this.holds(index)) throw new RangeError(`entry ${index} is not held (${this.first}…${this.length})`);
     const list = this.ownEntries();
+    const at = index - this.first;
     if (!this.cloned.has(index)) {
-      list[index] = cloneEntry(list[index]!);
+      list[at] = cloneEntry(list[at]!);
       this.cloned.add(index);
     }
-    return list[index] as T;
+    return list[at] as T;
   }
 
   toolIndexOf(toolCallId: string): number | undefined {

@@ -8,11 +8,13 @@ export function applyElicitation(d: Draft, requestId: string, request: Elicitati
   d.push({ kind: 'elicitation', id: d.nextEntryId(), requestId, request, state: 'pending', content: null, completed: false });
 }
 
+/** The entry among those held; when the state does not hold the thread's start, that part is reported missed (refetched). */
 function findIndex(d: Draft, match: (e: ElicitationEntry) => boolean): number {
-  for (let i = d.length - 1; i >= 0; i--) {
+  for (let i = d.length - 1; i >= d.first; i--) {
     const e = d.at(i);
     if (e?.kind === 'elicitation' && match(e)) return i;
   }
+  d.missed(0, d.first);
   return -1;
 }
 

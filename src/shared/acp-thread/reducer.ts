@@ -1,5 +1,5 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
-import { Draft } from './draft';
+import { Draft, type OnMissed } from './draft';
 import { applyElicitation, applyElicitationComplete, applyElicitationResolved } from './elicitations';
 import { isRecord } from './messages';
 import { applyConfigOptions, applyCurrentMode, applySetup } from './session-state';
@@ -11,7 +11,9 @@ import { updateRow } from './updates';
 export function createThread(): ThreadState {
   return {
     entries: [],
+    firstIndex: 0,
     toolIndex: {},
+    planIndex: null,
     modes: null,
     configOptions: [],
     commands: [],
@@ -68,10 +70,12 @@ function apply(d: Draft, e: ThreadEvent): void {
  * Folds a batch of events into a new state. The input state is not modified; unchanged entries are
  * shared with it. Feed events in batches (per animation frame, per stdout chunk): the cost of a batch
  * is one copy of the entries array plus the work of its events.
+ * A state that holds only the thread's tail (firstIndex > 0) folds what it holds; `onMissed` hears of the
+ * earlier entries the batch changes (that the view holds elsewhere, and must fetch again).
  */
-export function applyEvents(state: ThreadState, events: readonly ThreadEvent[]): ThreadState {
+export function applyEvents(state: ThreadState, events: readonly ThreadEvent[], onMissed?: OnMissed): ThreadState {
   if (events.length === 0) return state;
-  const d = new Draft(state);
+  const d = new Draft(state, onMissed ?? null);
   for (const e of events) apply(d, e);
   return d.finish();
 }

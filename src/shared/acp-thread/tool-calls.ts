@@ -39,8 +39,9 @@ function upsertIndex(d: Draft, toolCallId: string): number {
  */
 export function applyToolCall(d: Draft, u: Record<string, unknown>): void {
   if (typeof u.toolCallId !== 'string') return;
-  const e = d.mutable<ToolCallEntry>(upsertIndex(d, u.toolCallId));
-  mergeToolFields(e, u);
+  const index = upsertIndex(d, u.toolCallId);
+  if (!d.holds(index)) return d.missed(index);
+  mergeToolFields(d.mutable<ToolCallEntry>(index), u);
 }
 
 function mergeToolFields(e: ToolCallEntry, u: Record<string, unknown>): void {
@@ -94,7 +95,9 @@ function applyTerminalMeta(e: ToolCallEntry, meta: Record<string, unknown>): voi
 
 export function applyPermission(d: Draft, requestId: string, toolCall: unknown, options: PermissionOption[]): void {
   if (!isRecord(toolCall) || typeof toolCall.toolCallId !== 'string') return;
-  const e = d.mutable<ToolCallEntry>(upsertIndex(d, toolCall.toolCallId));
+  const index = upsertIndex(d, toolCall.toolCallId);
+  if (!d.holds(index)) return d.missed(index);
+  const e = d.mutable<ToolCallEntry>(index);
   mergeToolFields(e, toolCall);
   e.permission = { requestId, options: Array.isArray(options) ? options : [] };
 }
@@ -102,6 +105,7 @@ export function applyPermission(d: Draft, requestId: string, toolCall: unknown, 
 export function applyPermissionResolved(d: Draft, requestId: string, toolCallId: string): void {
   const index = d.toolIndexOf(toolCallId);
   if (index === undefined) return;
+  if (!d.holds(index)) return d.missed(index);
   const entry = d.at(index);
   if (entry?.kind !== 'tool_call' || entry.permission?.requestId !== requestId) return;
   d.mutable<ToolCallEntry>(index).permission = null;
@@ -109,7 +113,8 @@ export function applyPermissionResolved(d: Draft, requestId: string, toolCallId:
 
 /** Marks the unfinished tool calls of the current turn (cancel → cancelled, failed turn → failed). */
 export function markUnfinishedToolCalls(d: Draft, from: number, status: 'failed' | 'cancelled'): void {
-  for (let i = Math.max(0, from); i < d.length; i++) {
+  d.missed(Math.max(0, from), d.first);
+  for (let i = Math.max(0, from, d.first); i < d.length; i++) {
     const entry = d.at(i);
     if (entry?.kind !== 'tool_call') continue;
     if (isFinished(entry.status) && !entry.permission) continue;
@@ -124,7 +129,8 @@ const STORED_TERMINAL_MAX_CHARS = 1_000_000;
 
 /** A stored answer to terminal/output or terminal/wait_for_exit: kept on the tool calls that show that terminal. */
 export function applyStoredTerminal(d: Draft, e: Extract<ThreadEvent, { type: 'terminal_output' }>): void {
-  for (let i = d.length - 1; i >= 0; i--) {
+  let found = false;
+  for (let i = d.length - 1; i >= d.first; i--) {
     const entry = d.at(i);
     if (entry?.kind !== 'tool_call' || !entry.content.some((c) => c.type === 'terminal' && c.terminalId === e.terminalId)) continue;
     const t = d.mutable<ToolCallEntry>(i);
@@ -136,5 +142,9 @@ export function applyStoredTerminal(d: Draft, e: Extract<ThreadEvent, { type: 't
       exit: e.exit ?? prev.exit,
     };
     t.storedTerminals = { ...t.storedTerminals, [e.terminalId]: next };
+    found = true;
   }
+  // A terminal is shown by the tool call that ran it, nearly always among the latest entries: the earlier
+  // ones (when not held) are only looked at when it is not there.
+  if (!found) d.missed(0, d.first);
 }

@@ -179,9 +179,21 @@ export interface StoredTerminal {
 }
 
 export interface ThreadState {
+  /**
+   * The thread's entries from index `firstIndex` on. Every index in the model (toolIndex, turn.startIndex,
+   * stopMarks, planIndex) counts from the thread's first entry.
+   */
   entries: readonly ThreadEntry[];
-  /** toolCallId → index in `entries`. */
+  /**
+   * How many of the thread's first entries `entries` leaves out: a view that holds only the thread's tail
+   * (sessions.state with `tail`; the earlier entries come page by page with sessions.entries). 0 or absent:
+   * all of them. The thread has `firstIndex + entries.length` entries.
+   */
+  firstIndex?: number;
+  /** toolCallId → index of its entry. */
   toolIndex: Readonly<Record<string, number>>;
+  /** The plan entry later plans update in place (until the next user message); null: the next plan starts one. Absent: found by looking back. */
+  planIndex?: number | null;
   modes: SessionModeState | null;
   /** In the agent's order (its preferred priority). */
   configOptions: readonly SessionConfigOption[];

@@ -1,6 +1,6 @@
 import type { PermissionOption, SessionConfigOption, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { z } from 'zod';
-import type { ThreadEvent, ThreadState } from '../acp-thread/types';
+import type { ThreadEntry, ThreadEvent, ThreadState } from '../acp-thread/types';
 import { agentIdSchema } from './agents';
 import { absolutePathSchema, event, request } from './define';
 
@@ -181,8 +181,20 @@ export const sessionRequests = {
    * session is closed first). The stored transcript is untouched (history.delete handles that).
    */
   'sessions.deleteOnAgent': request(sid, z.object({ deleted: z.boolean(), reason: z.string() })),
-  /** Full current state of a live session, for a view that attaches. */
-  'sessions.state': request(sid, sessionSnapshotSchema),
+  /**
+   * Current state of a live session, for a view that attaches. With `tail`, its thread holds only its last
+   * `tail` entries (thread.firstIndex of them come before: fetch them with sessions.entries as they come into
+   * view); without it, the whole thread.
+   */
+  'sessions.state': request(z.object({ sessionId: sessionIdSchema, tail: z.number().int().min(0).optional() }).strict(), sessionSnapshotSchema),
+  /**
+   * A page of a live session's thread entries: [from, from + count), fewer at its end. `n` is the last event
+   * folded into them (as sessions.state's n): session.update events after it may change them.
+   */
+  'sessions.entries': request(
+    z.object({ sessionId: sessionIdSchema, from: z.number().int().min(0), count: z.number().int().min(1).max(2000) }).strict(),
+    z.object({ from: z.number().int(), entries: z.array(z.custom<ThreadEntry>()), total: z.number().int(), n: z.number().int() }),
+  ),
   /** Live (not closed) sessions of this run. */
   'sessions.live': request(z.object({}).strict(), z.object({ sessions: z.array(sessionInfoSchema) })),
   /** Fuzzy file search inside the session's roots, for @-mentions. */

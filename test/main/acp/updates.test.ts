@@ -92,4 +92,25 @@ describe('session updates', () => {
       reader.close();
     }
   });
+
+  it('a view attaching to a long thread gets its tail, and earlier entries page by page', async () => {
+    const agentId = await t.addAgent();
+    const session = await t.call('sessions.create', { agentId, cwd: t.work });
+    await promptAndWait(t, session.id, 'long-thread 1000 lt');
+    const whole = (await t.call('sessions.state', { sessionId: session.id })).thread;
+    expect(whole.entries).toHaveLength(1001);
+
+    const state = await t.call('sessions.state', { sessionId: session.id, tail: 50 });
+    expect(state.thread.firstIndex).toBe(951);
+    expect(state.thread.entries).toEqual(whole.entries.slice(951));
+    expect(state.thread.toolIndex).toEqual(whole.toolIndex);
+    const last = state.thread.entries.at(-1)!;
+    expect(last.kind === 'agent_message' && last.parts).toEqual([{ type: 'text', text: 'lt/999: last message of the long thread' }]);
+
+    const page = await t.call('sessions.entries', { sessionId: session.id, from: 0, count: 200 });
+    expect(page).toEqual({ from: 0, entries: whole.entries.slice(0, 200), total: 1001, n: state.n });
+    const end = await t.call('sessions.entries', { sessionId: session.id, from: 900, count: 200 });
+    expect(end.entries).toEqual(whole.entries.slice(900));
+    await expect(t.callError('sessions.entries', { sessionId: session.id, from: 0, count: 100_000 })).resolves.toMatchObject({ code: 'invalid_params' });
+  });
 });

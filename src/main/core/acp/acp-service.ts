@@ -736,7 +736,8 @@ function registerHandlers(router: Router, acp: AcpService): void {
     await acp.live(sessionId).close();
     return {};
   });
-  router.handle('sessions.state', ({ sessionId }) => acp.live(sessionId).snapshot());
+  router.handle('sessions.state', ({ sessionId, tail }) => acp.live(sessionId).snapshot(tail));
+  router.handle('sessions.entries', ({ sessionId, from, count }) => acp.live(sessionId).entries(from, count));
   router.handle('sessions.effectiveConfig', ({ sessionId }) => ({ config: acp.effectiveConfig(sessionId) }));
   router.handle('sessions.reopen', ({ sessionId }) => acp.reopenSession(sessionId));
   registerRestoreHandlers(router, acp);

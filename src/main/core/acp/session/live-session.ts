@@ -20,7 +20,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
 import { nameContradiction } from '../../../../shared/acp-thread/permission-option';
-import { applyEvents, createThread, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
+import { applyEvents, createThread, threadEntries, threadLength, threadTail, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { contentErrors, parseElicitation, type ElicitationAction, type ElicitationContent, type ElicitationRequestView } from '../../../../shared/elicitation';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
@@ -178,8 +178,15 @@ export class LiveSession {
     this.title = title;
   }
 
-  snapshot(): SessionSnapshot {
-    return { session: this.info(), thread: this.thread, n: this.n, queue: this.queue, permissions: [...this.permissions.values()].map((p) => p.info) };
+  /** The session's state; with `tail`, its thread holds only its last `tail` entries. */
+  snapshot(tail?: number): SessionSnapshot {
+    const thread = tail === undefined ? this.thread : threadTail(this.thread, tail);
+    return { session: this.info(), thread, n: this.n, queue: this.queue, permissions: [...this.permissions.values()].map((p) => p.info) };
+  }
+
+  /** Entries [from, from + count) of the thread, with `n` of the last event folded into them. */
+  entries(from: number, count: number): { from: number; entries: ThreadEntry[]; total: number; n: number } {
+    return { from, entries: threadEntries(this.thread, from, count), total: threadLength(this.thread), n: this.n };
   }
 
   private db<T>(fn: () => T): T | undefined {

@@ -158,7 +158,7 @@ function CompareView({ compareId }: { compareId: string }) {
   const sessionIds = useMemo(() => compare?.runs.map((r) => r.sessionId).filter((s): s is string => !!s) ?? [], [compare]);
   useEffect(() => {
     for (const sessionId of sessionIds) {
-      void api.call('sessions.state', { sessionId }).then((r) => {
+      void api.call('sessions.state', { sessionId, tail: 0 }).then((r) => {
         if (!r.ok) return;
         const u = r.value.thread.usage;
         setStats((s) => ({ ...s, [sessionId]: { used: u?.used ?? null, size: u?.size ?? null, cost: u?.cost ? `${u.cost.amount.toFixed(4)} ${u.cost.currency}` : null } }));

@@ -13,6 +13,9 @@ export interface MonacoDiffProps {
   height?: number;
 }
 
+/** How long a diff is in view before its editor is built. */
+const BUILD_DELAY_MS = 100;
+
 /** A read-only Monaco diff of one file's change; a new file (no old text) is shown as added content. */
 export function MonacoDiff({ path, oldText, newText, inline = false, height = 320 }: MonacoDiffProps) {
   const host = useRef<HTMLDivElement>(null);
@@ -25,7 +28,10 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
   useEffect(() => {
     let disposed = false;
     let models: Monaco.editor.ITextModel[] = [];
-    void loadMonaco().then((monaco) => {
+    // Built a moment after it comes into view: the diffs a fast wheel carries past in a long thread never
+    // build an editor (a few ms of the frame each).
+    const timer = setTimeout(() => void loadMonaco().then(build), BUILD_DELAY_MS);
+    const build = (monaco: typeof Monaco) => {
       if (disposed || !host.current) return;
       monaco.editor.setTheme(monacoTheme(scheme));
       const lang = languageForPath(path);
@@ -39,6 +45,8 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
           automaticLayout: true,
           minimap: { enabled: false },
           scrollBeyondLastLine: false,
+          // A wheel over it scrolls the page (the thread) when it has nothing to scroll itself.
+          scrollbar: { alwaysConsumeMouseWheel: false },
           fontSize,
         });
         e.createDecorationsCollection([
@@ -63,13 +71,16 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
         automaticLayout: true,
         minimap: { enabled: false },
         scrollBeyondLastLine: false,
+        // A wheel over it scrolls the page (the thread) when it has nothing to scroll itself.
+        scrollbar: { alwaysConsumeMouseWheel: false },
         fontSize,
       });
       e.setModel({ original, modified });
       editor.current = e;
       setReady(true);
-    });
+    };
     return () => {
+      clearTimeout(timer);
       disposed = true;
       editor.current?.dispose();
       editor.current = null;

@@ -81,7 +81,7 @@ export function syncOverview(api: Api): void {
   void api.call('sessions.live', {}).then(async (r) => {
     if (!r.ok) return;
     for (const s of r.value.sessions) {
-      const snap = await api.call('sessions.state', { sessionId: s.id });
+      const snap = await api.call('sessions.state', { sessionId: s.id, tail: 0 });
       if (!snap.ok || useOverview.getState().turns[s.id]) continue;
       const usage = snap.value.thread.usage;
       patchTurn(s.id, { startedAt: snap.value.thread.turn.running ? s.updatedAt : null, used: usage?.used ?? null, size: usage?.size ?? null });

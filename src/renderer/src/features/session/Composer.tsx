@@ -1,7 +1,7 @@
 import { X } from 'lucide-react';
 import type { AvailableCommand } from '@agentclientprotocol/sdk';
 import fuzzysort from 'fuzzysort';
-import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
+import { forwardRef, memo, useEffect, useImperativeHandle, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { buildPrompt, detectTrigger, type Mention, type PendingImage, type Trigger } from './prompt';
@@ -44,7 +44,7 @@ let imageCounter = 0;
  * commands, images can be pasted or dropped when the agent accepts them; while the agent works, what is
  * sent is queued and Esc stops the turn.
  */
-export const Composer = forwardRef<ComposerHandle, ComposerProps>(function Composer({ session, commands, running, onSent, onCancel }, ref) {
+const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer({ session, commands, running, onSent, onCancel }, ref) {
   const api = useApi();
   const area = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState('');
@@ -332,3 +332,6 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(function Compo
     </div>
   );
 });
+
+/** Memoized: the session tab re-renders for every frame an agent streams, the composer only when its props change. */
+export const Composer = memo(ComposerView);

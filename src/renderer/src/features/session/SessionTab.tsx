@@ -1,5 +1,6 @@
 import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { threadLength } from '@shared/acp-thread';
 import { useApi } from '../../app/api-context';
 import { closeTab } from '../../app/PaneView';
 import { useNotices } from '../../app/notices';
@@ -240,6 +241,9 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     } else setRestart({ state: 'not_resumed' });
   }, [api, session, sessionId, controller]);
 
+  const restartAgent = useCallback(() => void doRestart(), [doRestart]);
+  const scrollToBottom = useCallback(() => thread.current?.scrollToBottom(), []);
+
   const newSessionHere = async () => {
     if (!session) return;
     useTabs.getState().open({ kind: 'session', title: agentName, props: { create: { agentId: session.agentId, cwd: session.cwd } } });
@@ -350,10 +354,13 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           <Thread
             ref={thread}
             thread={view.thread}
+            entryAt={controller.entryAt}
+            ensure={controller.ensure}
+            pages={view.pages}
             sessionId={sessionId}
             cwd={session?.cwd ?? null}
             active={active}
-            onRestart={status === 'failed' ? () => void doRestart() : null}
+            onRestart={status === 'failed' ? restartAgent : null}
             checkpoints={checkpoints}
             fork={fork}
           />
@@ -361,7 +368,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         {filesOpen && <SessionChangesPanel sessionId={sessionId} folders={sessionChanges.folders} onClose={() => setFilesOpen(false)} />}
       </div>
       {pending && (
-        <button className="permission-jump" onClick={() => thread.current?.scrollToEntry(view.thread.toolIndex[String(pending.toolCall.toolCallId)] ?? view.thread.entries.length - 1)} data-testid="permission-pending">
+        <button className="permission-jump" onClick={() => thread.current?.scrollToEntry(view.thread.toolIndex[String(pending.toolCall.toolCallId)] ?? threadLength(view.thread) - 1)} data-testid="permission-pending">
           The agent is waiting for your permission — press 1–{Math.min(9, pending.options.length)}, Y or N
         </button>
       )}
@@ -372,7 +379,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         commands={view.thread.commands}
         running={running}
         onCancel={cancel}
-        onSent={() => thread.current?.scrollToBottom()}
+        onSent={scrollToBottom}
       />
     </div>
   );

@@ -60,6 +60,14 @@ function useFit(host: React.RefObject<HTMLDivElement | null>, term: React.RefObj
   }, [host, term, fit]);
 }
 
+/** About the height a read-only terminal takes for `output` (the lines it uses, between 3 and `max`). */
+function approxHeight(output: string, max: number, fontSize: number): number {
+  let lines = 1;
+  for (let i = output.indexOf('\n'); i >= 0 && lines <= max; i = output.indexOf('\n', i + 1)) lines++;
+  if (output.endsWith('\n')) lines--;
+  return Math.max(3, Math.min(max, lines)) * Math.ceil(fontSize * 1.2) + 8;
+}
+
 export type ExitInfo = { exitCode: number | null; signal: string | null };
 
 export const describeExit = (e: ExitInfo): string => (e.signal ? `killed by ${e.signal}` : `exited with code ${e.exitCode ?? '?'}`);
@@ -168,24 +176,38 @@ export function AgentTerminalView({
   );
 }
 
-/** Output of a terminal the agent ran itself and reported in the tool call's `_meta` (the client never created it). */
+/** How long a stored terminal is in view before it is built (see MetaTerminalView). */
+const BUILD_DELAY_MS = 100;
+
+/**
+ * Output of a terminal the agent ran itself and reported in the tool call's `_meta` (the client never created it).
+ * The terminal is built a moment after it comes into view (building one lays out and measures a canvas, a
+ * few ms): those a fast wheel carries past in a long thread are never built. Until then its place is kept.
+ */
 export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; output: string; exit: ExitInfo | null; rows?: number }) {
   const look = useTerminalAppearance();
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   const fit = useRef<FitAddon | null>(null);
   const written = useRef('');
+  const [built, setBuilt] = useState(false);
   useFit(host, term, fit);
 
   useEffect(() => {
-    const { t, fit: f } = makeTerminal(look, rows, false, true);
-    t.open(host.current!);
-    term.current = t;
-    fit.current = f;
-    fitCols(t, f);
-    written.current = '';
+    let made: Terminal | null = null;
+    const timer = setTimeout(() => {
+      const { t, fit: f } = makeTerminal(look, rows, false, true);
+      t.open(host.current!);
+      made = t;
+      term.current = t;
+      fit.current = f;
+      fitCols(t, f);
+      written.current = '';
+      setBuilt(true);
+    }, BUILD_DELAY_MS);
     return () => {
-      t.dispose();
+      clearTimeout(timer);
+      made?.dispose();
       term.current = null;
     };
   }, []);
@@ -200,7 +222,7 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
       t.write(output, grow);
     }
     written.current = output;
-  }, [output]);
+  }, [output, built]);
 
   useEffect(() => {
     if (term.current) term.current.options = { theme: look.theme, fontSize: look.fontSize };
@@ -208,7 +230,7 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
 
   return (
     <div className="agent-terminal" data-testid="meta-terminal" data-terminal-id={id}>
-      <div className="agent-terminal-host" ref={host} />
+      <div className="agent-terminal-host" ref={host} style={built ? undefined : { minHeight: approxHeight(output, rows, look.fontSize) }} />
       {exit && <div className={`terminal-exit ${exit.exitCode === 0 ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
     </div>
   );

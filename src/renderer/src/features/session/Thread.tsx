@@ -1,51 +1,111 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { forwardRef, useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { ThreadEntry, ThreadState } from '@shared/acp-thread';
+import { forwardRef, memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { threadLength, type ThreadEntry, type ThreadState } from '@shared/acp-thread';
 import type { TurnCheckpoint } from '@shared/contract/checkpoints';
 import { TurnChanges } from '../checkpoints';
 import { GitFork } from 'lucide-react';
 import { StopMark, ThreadEntryView, WorkingRow } from './entries';
 import { ThreadNavContext, type ThreadNav } from './thread-nav';
 
-type Row =
-  | { key: string; type: 'entry'; entry: ThreadEntry; index: number }
-  | { key: string; type: 'stop'; reason: StopReason }
-  | { key: string; type: 'working'; cancelling: boolean }
-  | { key: string; type: 'changes'; turns: TurnCheckpoint[] };
+/**
+ * The list's rows, by index, without building them: the thread's entries in order (held or not: see
+ * SessionController.entryAt), a stop mark after the entries of a turn that stopped other than by
+ * end_turn, and the working row while a turn runs. Keys are numbers (entry index; stop marks below 0) so
+ * that a row keeps its measured height when its entry arrives and as the list grows.
+ */
+type Row = { type: 'entry'; index: number } | { type: 'stop'; reason: StopReason } | { type: 'working'; cancelling: boolean };
 
-function buildRows(thread: ThreadState, checkpoints: ReadonlyMap<string, TurnCheckpoint[]>): Row[] {
-  const rows: Row[] = [];
-  const marks = thread.stopMarks ?? [];
-  let m = 0;
-  const entries = thread.entries;
-  // A turn's changes (its checkpoints) follow the turn's last entry.
+const WORKING_KEY = Number.MIN_SAFE_INTEGER;
+
+class Rows {
+  /** Row index of each stop mark (ascending). */
+  private readonly markRows: number[];
+  readonly count: number;
+
+  constructor(
+    readonly total: number,
+    private readonly marks: ThreadState['stopMarks'],
+    private readonly working: { cancelling: boolean } | null,
+  ) {
+    this.markRows = marks.map((m, i) => Math.min(m.afterEntries, total) + i);
+    this.count = total + marks.length + (working ? 1 : 0);
+  }
+
+  /** Stop marks in rows before `row`. */
+  private marksBefore(row: number): number {
+    let lo = 0;
+    let hi = this.markRows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.markRows[mid]! < row) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  at(row: number): Row {
+    const m = this.marksBefore(row);
+    if (m < this.markRows.length && this.markRows[m] === row) return { type: 'stop', reason: this.marks[m]!.stopReason };
+    const index = row - m;
+    if (index >= this.total) return { type: 'working', cancelling: this.working?.cancelling ?? false };
+    return { type: 'entry', index };
+  }
+
+  /** The entry shown by `row`, or -1 (a stop mark, the working row). Called for every row as the list is laid out: no allocation. */
+  entryIndex(row: number): number {
+    const m = this.markRows.length === 0 ? 0 : this.marksBefore(row);
+    if (m < this.markRows.length && this.markRows[m] === row) return -1;
+    const index = row - m;
+    return index >= this.total ? -1 : index;
+  }
+
+  key(row: number): number {
+    const m = this.markRows.length === 0 ? 0 : this.marksBefore(row);
+    if (m < this.markRows.length && this.markRows[m] === row) return -1 - m;
+    const index = row - m;
+    return index >= this.total ? WORKING_KEY : index;
+  }
+
+  /** The row of entry `index`. */
+  rowOf(index: number): number {
+    let m = 0;
+    while (m < this.markRows.length && this.markRows[m]! - m <= index) m++;
+    return index + m;
+  }
+}
+
+/**
+ * A turn's changes (its checkpoints) are shown under the turn's last entry: by entry index. A turn is placed
+ * once every entry from its prompt to the next prompt is held (earlier entries arrive as they come into view).
+ */
+function changesByEntry(entryAt: (i: number) => ThreadEntry | undefined, total: number, running: { promptId: string | null } | null, checkpoints: ReadonlyMap<string, TurnCheckpoint[]>): Map<number, TurnCheckpoint[]> {
+  const out = new Map<number, TurnCheckpoint[]>();
+  if (checkpoints.size === 0) return out;
   let turnPrompt: string | null = null;
-  const closeTurn = () => {
+  const close = (last: number) => {
     const turns = turnPrompt !== null ? checkpoints.get(turnPrompt) : undefined;
-    if (turns) rows.push({ key: `changes-${turnPrompt}`, type: 'changes', turns });
+    if (turns && last >= 0) out.set(last, turns);
     turnPrompt = null;
   };
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i]!;
-    if (entry.kind === 'user_message' && entry.promptId !== null) closeTurn();
-    while (m < marks.length && marks[m]!.afterEntries <= i) {
-      rows.push({ key: `stop-${m}`, type: 'stop', reason: marks[m]!.stopReason });
-      m++;
+  for (let i = 0; i < total; i++) {
+    const entry = entryAt(i);
+    if (!entry) {
+      turnPrompt = null;
+      continue;
     }
-    rows.push({ key: entry.id, type: 'entry', entry, index: i });
-    if (entry.kind === 'user_message' && entry.promptId !== null) turnPrompt = entry.promptId;
+    if (entry.kind === 'user_message' && entry.promptId !== null) {
+      close(i - 1);
+      turnPrompt = entry.promptId;
+    }
   }
-  while (m < marks.length) {
-    rows.push({ key: `stop-${m}`, type: 'stop', reason: marks[m]!.stopReason });
-    m++;
-  }
-  if (!(thread.turn.running && thread.turn.promptId === turnPrompt)) closeTurn();
-  if (thread.turn.running) rows.push({ key: 'working', type: 'working', cancelling: thread.turn.cancelRequested });
-  return rows;
+  if (!(running && running.promptId === turnPrompt)) close(total - 1);
+  return out;
 }
 
 const NO_CHECKPOINTS: ReadonlyMap<string, TurnCheckpoint[]> = new Map();
+/** Entries above the first one in view fetched with it (the wheel is going up). */
+const OVERFETCH = 100;
 
 const ESTIMATE: Record<ThreadEntry['kind'], number> = {
   user_message: 56,
@@ -58,12 +118,69 @@ const ESTIMATE: Record<ThreadEntry['kind'], number> = {
   turn_error: 70,
   elicitation: 160,
 };
+/** An entry not held yet (it is fetched when it comes into view). */
+const UNKNOWN_ESTIMATE = 90;
 
-function estimate(row: Row | undefined): number {
-  if (!row) return 40;
-  if (row.type !== 'entry') return 32;
-  if (row.entry.kind === 'tool_call' && row.entry.content.some((c) => c.type === 'diff' || c.type === 'terminal')) return 360;
-  return ESTIMATE[row.entry.kind];
+function estimate(isEntry: boolean, entry: ThreadEntry | undefined): number {
+  if (!isEntry) return 32;
+  if (!entry) return UNKNOWN_ESTIMATE;
+  if (entry.kind === 'tool_call' && entry.content.some((c) => c.type === 'diff' || c.type === 'terminal')) return 360;
+  return ESTIMATE[entry.kind];
+}
+
+interface RowProps {
+  row: Row;
+  entry: ThreadEntry | undefined;
+  sessionId: string;
+  cwd: string | null;
+  live: boolean;
+  onRestart: (() => void) | null;
+  changes: TurnCheckpoint[] | undefined;
+  /** "Fork from here" under this entry. */
+  fork: Fork | null;
+}
+
+type Fork = { index: number; pending: boolean; run(): void };
+
+/** One row's content; re-rendered only when its own entry (or its place) changes. */
+const RowView = memo(function RowView({ row, entry, sessionId, cwd, live, onRestart, changes, fork }: RowProps) {
+  if (row.type === 'stop') return <StopMark reason={row.reason} />;
+  if (row.type === 'working') return <WorkingRow cancelling={row.cancelling} />;
+  if (!entry) return <div className="thread-pending" aria-busy="true" data-testid="thread-pending" />;
+  return (
+    <>
+      <ThreadEntryView entry={entry} sessionId={sessionId} cwd={cwd} live={live} onRestart={onRestart} />
+      {fork && (
+        <div className="fork-action">
+          <button
+            className="link-button"
+            onClick={fork.run}
+            disabled={fork.pending}
+            title="A new session, in a new tab, that goes on from this conversation. The agent forks the whole conversation so far (ACP has no fork point), so this is offered on the last prompt."
+            data-testid="fork-from-here"
+          >
+            <GitFork size={12} aria-hidden /> {fork.pending ? 'Forking…' : 'Fork from here'}
+          </button>
+        </div>
+      )}
+      {changes && <TurnChanges sessionId={sessionId} turns={changes} />}
+    </>
+  );
+}, sameRow);
+
+function sameRow(a: RowProps, b: RowProps): boolean {
+  return (
+    a.entry === b.entry &&
+    a.live === b.live &&
+    a.changes === b.changes &&
+    a.fork === b.fork &&
+    a.sessionId === b.sessionId &&
+    a.cwd === b.cwd &&
+    a.onRestart === b.onRestart &&
+    a.row.type === b.row.type &&
+    (a.row.type !== 'stop' || (b.row.type === 'stop' && a.row.reason === b.row.reason)) &&
+    (a.row.type !== 'working' || (b.row.type === 'working' && a.row.cancelling === b.row.cancelling))
+  );
 }
 
 export interface ThreadHandle {
@@ -73,6 +190,12 @@ export interface ThreadHandle {
 
 interface ThreadProps {
   thread: ThreadState;
+  /** The thread's entry at an index, held or not (entries before thread.firstIndex come page by page). */
+  entryAt: (index: number) => ThreadEntry | undefined;
+  /** Entries [from, to] are in view: fetch those not held. */
+  ensure: (from: number, to: number) => void;
+  /** Changes when entries before thread.firstIndex arrive. */
+  pages: number;
   sessionId: string;
   cwd: string | null;
   active: boolean;
@@ -80,15 +203,36 @@ interface ThreadProps {
   /** Checkpoints of each turn, by prompt id: shown under the turn. */
   checkpoints?: ReadonlyMap<string, TurnCheckpoint[]>;
   /** Offers "Fork from here" under the entry at this index (the last prompt). */
-  fork?: { index: number; pending: boolean; run(): void } | null;
+  fork?: Fork | null;
 }
 
 /**
- * The conversation, virtualized (only the rows in view are mounted, so a 10,000-entry session opens at
- * once). While the view is at the bottom it stays there as the agent writes.
+ * The conversation, virtualized (only the rows in view are mounted, and only the entries in view need to be
+ * held, so a 100,000-entry session opens at once). While the view is at the bottom it stays there as the
+ * agent writes.
  */
-export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, sessionId, cwd, active, onRestart, checkpoints = NO_CHECKPOINTS, fork = null }, ref) {
-  const rows = useMemo(() => buildRows(thread, checkpoints), [thread, checkpoints]);
+export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ thread, entryAt, ensure, pages, sessionId, cwd, active, onRestart, checkpoints = NO_CHECKPOINTS, fork = null }, ref) {
+  const total = threadLength(thread);
+  const running = thread.turn.running;
+  const cancelling = thread.turn.cancelRequested;
+  const rows = useMemo(() => new Rows(total, thread.stopMarks ?? [], running ? { cancelling } : null), [total, thread.stopMarks, running, cancelling]);
+  const runningPrompt = running ? thread.turn.promptId : undefined;
+  // Recomputed when entries are added or arrive, not for every streamed chunk.
+  const changes = useMemo(
+    () => changesByEntry(entryAt, total, runningPrompt === undefined ? null : { promptId: runningPrompt }, checkpoints),
+    [entryAt, total, runningPrompt, checkpoints, pages, thread.firstIndex],
+  );
+  // Read through refs so that the virtualizer's options stay the same functions while the agent writes
+  // (a changed getItemKey makes it lay out every row again).
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  const entryAtRef = useRef(entryAt);
+  entryAtRef.current = entryAt;
+  const getItemKey = useCallback((i: number) => rows.key(i), [rows]);
+  const estimateSize = useCallback((i: number) => {
+    const index = rowsRef.current.entryIndex(i);
+    return estimate(index >= 0, index >= 0 ? entryAtRef.current(index) : undefined);
+  }, []);
   const scroller = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
   const [atBottom, setAtBottom] = useState(true);
@@ -105,11 +249,12 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   }, []);
 
   const lastTotal = useRef(0);
+  const pendingAdjust = useRef(0);
   const virtualizer = useVirtualizer({
-    count: rows.length,
+    count: rows.count,
     getScrollElement: () => scroller.current,
-    estimateSize: (i) => estimate(rows[i]),
-    getItemKey: (i) => rows[i]?.key ?? i,
+    estimateSize,
+    getItemKey,
     overscan: 6,
     paddingStart: 12,
     paddingEnd: 16,
@@ -125,12 +270,26 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     // …and a list that grew keeps to the bottom if it was there (a scroll alone changes no size: the user's
     // own scroll is never pulled back here).
     onChange: (v) => {
+      const adjust = pendingAdjust.current;
+      pendingAdjust.current = 0;
+      const el = scroller.current;
+      if (adjust !== 0 && el && !stuck.current) el.scrollTop += adjust;
       const total = v.getTotalSize();
       if (total === lastTotal.current) return;
       lastTotal.current = total;
       if (stuck.current) stick();
     },
   });
+  // Rows above the view that were measured other than estimated move the view by the difference, once per
+  // batch of measurements (onChange above): the virtualizer's own correction lays out every row after the
+  // measured one again for each row measured, which over 100,000 rows took most of a frame scrolling up.
+  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = (item, delta, v) => {
+    const offset = v.scrollOffset ?? 0;
+    const firstMeasure = !v.itemSizeCache.has(item.key);
+    const above = firstMeasure ? item.start < offset : item.start + item.size <= offset && v.scrollDirection !== 'backward';
+    if (above) pendingAdjust.current += delta;
+    return false;
+  };
 
   useImperativeHandle(
     ref,
@@ -141,8 +300,7 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
         stick();
       },
       scrollToEntry(index: number) {
-        const row = rows.findIndex((r) => r.type === 'entry' && r.index === index);
-        if (row >= 0) virtualizer.scrollToIndex(row, { align: 'center' });
+        if (index >= 0 && index < rows.total) virtualizer.scrollToIndex(rows.rowOf(index), { align: 'center' });
       },
     }),
     [rows, virtualizer, stick],
@@ -178,75 +336,74 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   const nav = useMemo<ThreadNav>(
     () => ({
       toolTitle(toolCallId) {
-        const e = thread.entries[thread.toolIndex[toolCallId] ?? -1];
+        const e = entryAt(thread.toolIndex[toolCallId] ?? -1);
         return e?.kind === 'tool_call' ? e.title || 'Tool call' : null;
       },
       showTool(toolCallId) {
         const index = thread.toolIndex[toolCallId];
-        const row = index === undefined ? -1 : rows.findIndex((r) => r.type === 'entry' && r.index === index);
-        if (row < 0) return;
+        if (index === undefined || index < 0 || index >= rows.total) return;
         stuck.current = false;
-        virtualizer.scrollToIndex(row, { align: 'center' });
+        virtualizer.scrollToIndex(rows.rowOf(index), { align: 'center' });
       },
     }),
-    [thread.entries, thread.toolIndex, rows, virtualizer],
+    [entryAt, thread.toolIndex, rows, virtualizer],
   );
 
   const items = virtualizer.getVirtualItems();
-  const lastEntryIndex = thread.entries.length - 1;
+  const lastEntryIndex = total - 1;
+  // The entries in view (and overscan) that are not held yet are fetched.
+  let firstShown = -1;
+  let lastShown = -1;
+  for (const item of items) {
+    const row = rows.at(item.index);
+    if (row.type !== 'entry' || entryAt(row.index)) continue;
+    if (firstShown < 0) firstShown = row.index;
+    lastShown = row.index;
+  }
+  useEffect(() => {
+    if (firstShown >= 0) ensure(Math.max(0, firstShown - OVERFETCH), lastShown);
+    // Again when pages arrive or are dropped (a page dropped while in view is fetched again).
+  }, [ensure, firstShown, lastShown, pages]);
 
   return (
     <ThreadNavContext.Provider value={nav}>
-      <div className="thread-wrap">
-        <div className="thread" ref={scroller} onScroll={onScroll} onWheel={onWheel} onKeyDown={onKeyDown} data-testid="thread" role="log" aria-live="off">
-          {rows.length === 0 && <div className="thread-empty muted">Say what you want done. Type @ to mention a file, / for the agent’s commands.</div>}
-          <div className="thread-inner" ref={virtualizer.containerRef}>
-            {items.map((item) => {
-              const row = rows[item.index]!;
-              return (
-                <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement}>
-                  {row.type === 'entry' ? (
-                    <>
-                      <ThreadEntryView entry={row.entry} sessionId={sessionId} cwd={cwd} live={thread.turn.running && row.index === lastEntryIndex} onRestart={onRestart} />
-                      {fork && row.index === fork.index && (
-                        <div className="fork-action">
-                          <button
-                            className="link-button"
-                            onClick={fork.run}
-                            disabled={fork.pending}
-                            title="A new session, in a new tab, that goes on from this conversation. The agent forks the whole conversation so far (ACP has no fork point), so this is offered on the last prompt."
-                            data-testid="fork-from-here"
-                          >
-                            <GitFork size={12} aria-hidden /> {fork.pending ? 'Forking…' : 'Fork from here'}
-                          </button>
-                        </div>
-                      )}
-                    </>
-                  ) : row.type === 'stop' ? (
-                    <StopMark reason={row.reason} />
-                  ) : row.type === 'changes' ? (
-                    <TurnChanges sessionId={sessionId} turns={row.turns} />
-                  ) : (
-                    <WorkingRow cancelling={row.cancelling} />
-                  )}
-                </div>
-              );
-            })}
-          </div>
+    <div className="thread-wrap">
+      <div className="thread" ref={scroller} onScroll={onScroll} onWheel={onWheel} onKeyDown={onKeyDown} data-testid="thread" role="log" aria-live="off">
+        {rows.count === 0 && <div className="thread-empty muted">Say what you want done. Type @ to mention a file, / for the agent’s commands.</div>}
+        <div className="thread-inner" ref={virtualizer.containerRef}>
+          {items.map((item) => {
+            const row = rows.at(item.index);
+            const index = row.type === 'entry' ? row.index : -1;
+            return (
+              <div key={item.key} className="thread-row" data-index={item.index} ref={virtualizer.measureElement}>
+                <RowView
+                  row={row}
+                  entry={index >= 0 ? entryAt(index) : undefined}
+                  sessionId={sessionId}
+                  cwd={cwd}
+                  live={running && index === lastEntryIndex}
+                  onRestart={onRestart}
+                  changes={index >= 0 ? changes.get(index) : undefined}
+                  fork={fork && index === fork.index ? fork : null}
+                />
+              </div>
+            );
+          })}
         </div>
-        {!atBottom && (
-          <button
-            className="jump-bottom"
-            onClick={() => {
-              stuck.current = true;
-              setAtBottom(true);
-              stick();
-            }}
-          >
-            ↓ Latest
-          </button>
-        )}
       </div>
+      {!atBottom && (
+        <button
+          className="jump-bottom"
+          onClick={() => {
+            stuck.current = true;
+            setAtBottom(true);
+            stick();
+          }}
+        >
+          ↓ Latest
+        </button>
+      )}
+    </div>
     </ThreadNavContext.Provider>
   );
 });

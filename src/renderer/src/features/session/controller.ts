@@ -1,5 +1,5 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import { applyEvents, createThread, type ThreadEvent, type ThreadState } from '@shared/acp-thread';
+import { applyEvents, createThread, type ThreadEntry, type ThreadEvent, type ThreadState } from '@shared/acp-thread';
 import type { PayloadOf } from '@shared/contract';
 import type { PermissionRequestInfo, QueueItem, SessionInfo } from '@shared/contract/sessions';
 import type { Api } from '../../ipc/client';
@@ -19,6 +19,8 @@ export interface SessionView {
   warnings: readonly SessionWarning[];
   /** A turn ended while the tab was not active (cleared when it becomes active). */
   unseenDone: boolean;
+  /** Bumped when pages of the thread's earlier entries (before thread.firstIndex) arrive or are dropped. */
+  pages: number;
 }
 
 /** One folded event of a session.update batch. */
@@ -36,11 +38,28 @@ const FALLBACK_FLUSH_MS = 250;
 const HIDDEN_FLUSH_MS = 1000;
 /** …and at the latest this long after that, however busy the page is. */
 const HIDDEN_IDLE_TIMEOUT_MS = 1000;
+/** Entries the snapshot brings (the thread's tail: what the view shows first, at its bottom). */
+const TAIL = 100;
+/** Earlier entries are fetched in pages of this many as they come into view… */
+export const PAGE = 200;
+/** …and at most this many pages are kept (the least recently shown are dropped, and fetched again if need be). */
+const MAX_PAGES = 50;
+/** Misses remembered (see onMissed); older ones are summed up in a watermark. */
+const MAX_MISSES = 256;
+
+interface Page {
+  entries: readonly ThreadEntry[];
+  /** sessions.entries' n: the last event folded into these entries. */
+  n: number;
+}
 
 /**
  * The renderer's side of one live session: attaches with sessions.state, then folds session.update
  * events (n > snapshot.n) into the acp-thread model in batches, once per animation frame. Other events
  * (status, permissions, queue, warnings) are small and applied at once.
+ * The snapshot holds the thread's tail (TAIL entries); the view asks for earlier ones (ensure) as they come
+ * into view, and they are fetched in pages (sessions.entries) and kept aside, read-only: an event that
+ * changes one of them (an old tool call updated…) drops its page, fetched again when shown.
  */
 export class SessionController {
   private view: SessionView;
@@ -56,6 +75,13 @@ export class SessionController {
   /** The thread was folded while the tab was hidden, without telling its view (told when it is shown). */
   private unseenThread = false;
   private loadSeq = 0;
+  /** Pages of the entries before thread.firstIndex, by page number, least recently shown first. */
+  private readonly pages = new Map<number, Page>();
+  private readonly inflight = new Set<number>();
+  /** Entries [from, to) changed by the fold up to event n without being held: pages older than n are stale. */
+  private misses: Array<{ from: number; to: number; n: number }> = [];
+  /** Every page older than this is stale (misses forgotten past MAX_MISSES). */
+  private missFloor = -1;
   refs = 0;
   /** Called for a new permission request and for a finished turn (desktop notifications). */
   onAttention:
@@ -76,6 +102,7 @@ export class SessionController {
       permissions: [],
       warnings: [],
       unseenDone: false,
+      pages: 0,
     };
     const id = sessionId;
     this.offs.push(
@@ -147,8 +174,12 @@ export class SessionController {
   /** (Re)attaches: the snapshot replaces the thread; buffered updates newer than it are folded on top. */
   async load(): Promise<void> {
     const seq = ++this.loadSeq;
-    const r = await this.api.call('sessions.state', { sessionId: this.sessionId });
+    const r = await this.api.call('sessions.state', { sessionId: this.sessionId, tail: TAIL });
     if (seq !== this.loadSeq) return;
+    this.pages.clear();
+    this.inflight.clear();
+    this.misses = [];
+    this.missFloor = -1;
     if (!r.ok) {
       this.n = null;
       this.set({ loading: false, loadError: r.error.message, ended: r.error.code === 'not_found' });
@@ -164,8 +195,71 @@ export class SessionController {
       thread: snap.thread,
       queue: snap.queue,
       permissions: snap.permissions,
+      pages: this.view.pages + 1,
     });
     this.flush();
+  }
+
+  /** The thread's entry at `index` (of the whole thread), if it is held; see ensure. */
+  entryAt = (index: number): ThreadEntry | undefined => {
+    const t = this.view.thread;
+    const first = t.firstIndex ?? 0;
+    if (index >= first) return t.entries[index - first];
+    return this.pages.get(Math.floor(index / PAGE))?.entries[index % PAGE];
+  };
+
+  /** Entries [from, to] are in view: fetches those not held (and keeps their pages as the latest shown). */
+  ensure = (from: number, to: number): void => {
+    const first = this.view.thread.firstIndex ?? 0;
+    if (this.n === null || from >= first) return;
+    const last = Math.min(to, first - 1);
+    for (let p = Math.floor(Math.max(0, from) / PAGE); p <= Math.floor(last / PAGE); p++) {
+      const page = this.pages.get(p);
+      if (page) {
+        // Most recently shown last (dropped last).
+        this.pages.delete(p);
+        this.pages.set(p, page);
+      } else if (!this.inflight.has(p)) this.fetchPage(p);
+    }
+  };
+
+  private fetchPage(p: number): void {
+    const seq = this.loadSeq;
+    this.inflight.add(p);
+    void this.api.call('sessions.entries', { sessionId: this.sessionId, from: p * PAGE, count: PAGE }).then((r) => {
+      if (seq !== this.loadSeq) return;
+      this.inflight.delete(p);
+      if (!r.ok) return;
+      const { n, entries } = r.value;
+      // Changed by events folded since it was read: read it again.
+      if (this.isStale(p, n)) return this.fetchPage(p);
+      this.pages.set(p, { entries, n });
+      for (const old of this.pages.keys()) {
+        if (this.pages.size <= MAX_PAGES) break;
+        this.pages.delete(old);
+      }
+      this.set({ pages: this.view.pages + 1 });
+    });
+  }
+
+  private isStale(p: number, n: number): boolean {
+    if (n < this.missFloor) return true;
+    const from = p * PAGE;
+    return this.misses.some((m) => m.n > n && m.from < from + PAGE && m.to > from);
+  }
+
+  /** The fold up to event n changed entries [from, to) that the thread does not hold: their pages are stale. */
+  private onMissed(from: number, to: number, n: number): boolean {
+    this.misses.push({ from, to, n });
+    if (this.misses.length > MAX_MISSES) this.missFloor = Math.max(this.missFloor, this.misses.shift()!.n);
+    let dropped = false;
+    for (const [p, page] of this.pages) {
+      if (page.n < n && p * PAGE < to && (p + 1) * PAGE > from) {
+        this.pages.delete(p);
+        dropped = true;
+      }
+    }
+    return dropped;
   }
 
   private schedule(): void {
@@ -204,7 +298,10 @@ export class SessionController {
       last = p.n;
       segment.push(p.event);
     }
-    const thread = applyEvents(this.view.thread, segment);
+    let dropped = false;
+    const thread = applyEvents(this.view.thread, segment, (from, to) => {
+      if (this.onMissed(from, to, last)) dropped = true;
+    });
     this.n = last;
     const rest = batch.filter((p) => p.n > last);
     if (rest.length > 0) {
@@ -212,10 +309,11 @@ export class SessionController {
       this.n = null;
       void this.load();
     }
-    if (this.active) this.set({ thread });
+    const pages = dropped ? this.view.pages + 1 : this.view.pages;
+    if (this.active) this.set({ thread, pages });
     else {
       // Out of view: keep the thread current without re-rendering a tab nobody sees.
-      this.view = { ...this.view, thread };
+      this.view = { ...this.view, thread, pages };
       this.unseenThread = true;
     }
   }

@@ -1,0 +1,240 @@
+// `npm run bench -- longthread [--quick]` (issue 16): one live session of 100,000 thread entries (--quick:
+// 20,000), opened in Chromium against the built app in browser mode.
+//
+// The thread comes from the real path: a scenario agent (test/fixtures/scenario-agent, `long-thread`) writes
+// it over stdio in ten turns of 10,000 entries (messages, thoughts, reads, edits with diffs, commands with
+// terminal output; ~10 MB of text), the app ingests and stores it as it would a real agent's. The session
+// stays live; "reload with a 100k-entry live thread" is the page reloaded with its tab open: the tab
+// attaches to the live session (sessions.state) as it does after every reload.
+// Prints, one per line:
+//   longthread.open_first_paint: N ms        page reload → the first thread row painted (navigation start →
+//                                             the first task after the frame that shows it), median of 3;
+//                                             '#': the same for a 100-entry session (baseline)
+//   longthread.scroll_frame_p95: N ms        the wheel from the bottom to the top (the first entry shown)
+//                                             and back, ~400 wheel events each way (each a flick of 1/400 of
+//                                             the list, at least 2,000 px): the page's main-thread time per
+//                                             frame, p95; '#': the same over the 100-entry thread
+//   longthread.keypress_to_paint_p95: N ms   typing in the composer while the agent streams 200 updates/s
+//                                             into that thread: keydown → the frame that shows the character
+//                                             painted (event timestamp → first task after that frame)
+//   longthread.renderer_heap: N MB           the page's JS heap after a GC, once scrolled to the top and
+//                                             back; '#': after opening, and the renderer process's RSS
+// SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the wheel trip;
+// --entries=N sets the thread's length.
+// Goals: first paint ≤ 300 ms, scroll frame p95 ≤ 16 ms, keypress → paint p95 ≤ 16 ms.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { startAppServer, type AppServer } from '../test/support/app-server';
+import { launchBrowser, openApp } from '../test/support/browser';
+import { connectContract, type ContractClient } from '../test/support/contract-client';
+import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
+import { installProbes, recordFrames, takeFrames } from './support/page-probes';
+import { cmdline, descendants, rssBytes } from './support/proc';
+import { median, percentile, round1 } from './support/stats';
+
+const quick = process.argv.includes('--quick');
+const entriesFlag = process.argv.find((a) => a.startsWith('--entries='));
+const ENTRIES = entriesFlag ? Number(entriesFlag.slice('--entries='.length)) : quick ? 20_000 : 100_000;
+const TURNS = 10;
+const BASELINE_ENTRIES = 100;
+const RUNS = 3;
+const log = (line: string) => console.log(line);
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const MB = 1024 * 1024;
+const ACTIVE = '.tab-panel:not([hidden]) [data-testid=session-tab]';
+
+// Before the app's scripts: resolves when the visible session tab's first thread row has been painted.
+const FIRST_ROW = `(() => {
+  window.__firstRow = new Promise((resolve) => {
+    const mo = new MutationObserver(() => {
+      if (!document.querySelector('${ACTIVE} .thread-row [data-testid]')) return;
+      mo.disconnect();
+      requestAnimationFrame(() => setTimeout(() => resolve(performance.now()), 0));
+    });
+    mo.observe(document, { childList: true, subtree: true });
+  });
+})()`;
+
+// keydown (its event timestamp) → the first task after the frame that follows its input event.
+const KEY_PROBE = `(() => {
+  const k = window.__keys = { lat: [], down: [] };
+  document.addEventListener('keydown', (e) => { k.down.push(e.timeStamp); }, { capture: true });
+  document.addEventListener('input', () => {
+    const t0 = k.down.shift();
+    if (t0 === undefined) return;
+    requestAnimationFrame(() => setTimeout(() => k.lat.push(performance.now() - t0), 0));
+  }, { capture: true });
+})()`;
+
+/** Fills a new session with `entries` entries over `turns` turns of the scenario agent. */
+async function fill(client: ContractClient, sessionId: string, entries: number, turns: number, tag: string): Promise<void> {
+  const per = Math.ceil(entries / turns);
+  for (let t = 0; t < turns; t++) {
+    const idle = whenIdle(client, sessionId, 600_000);
+    await prompt(client, sessionId, `long-thread ${Math.min(per, entries - t * per)} ${tag}${t}`);
+    await idle;
+  }
+}
+
+/** Activates the tab of `sessionId` in the focused pane. */
+async function activate(page: Page, sessionId: string): Promise<void> {
+  const tabs = page.locator('[role=tab]');
+  for (let i = 0; i < (await tabs.count()); i++) {
+    await tabs.nth(i).click();
+    if ((await page.locator(ACTIVE).getAttribute('data-session-id')) === sessionId) return;
+  }
+  throw new Error(`no tab for ${sessionId}`);
+}
+
+/** Reloads the page with `sessionId`'s tab active; the time to its first row painted. */
+async function reloadToFirstRow(page: Page, sessionId: string): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    await activate(page, sessionId);
+    // The workspace (which tab is active) is saved shortly after it changes.
+    await sleep(1500);
+    await page.reload();
+    const ms = (await page.evaluate('window.__firstRow')) as number;
+    await page.getByTestId('workspace').waitFor();
+    if ((await page.locator(ACTIVE).getAttribute('data-session-id')) === sessionId) return ms;
+    if (attempt === 3) throw new Error(`the reloaded page does not show ${sessionId}`);
+  }
+}
+
+/** Wheel from the bottom to the top (the first entry on screen) and back; returns main-thread time per frame. */
+async function wheelTrip(page: Page, firstText: string, lastText: string): Promise<{ busy: number[]; events: number }> {
+  const thread = page.locator(`${ACTIVE} [data-testid=thread]`);
+  const box = (await thread.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const metrics = () => thread.evaluate((el) => ({ top: el.scrollTop, height: el.scrollHeight, client: el.clientHeight }));
+  const shows = (text: string) => page.locator(`${ACTIVE} .thread-row`).filter({ hasText: text }).count();
+  await installProbes(page);
+  await recordFrames(page, true);
+  let events = 0;
+  for (const dir of [-1, 1] as const) {
+    const t0 = Date.now();
+    for (let step = 0; ; step++) {
+      const m = await metrics();
+      const delta = Math.max(2000, Math.round(m.height / 400));
+      const done = dir < 0 ? m.top <= 0 : m.top + m.client >= m.height - 2;
+      if (done && (await shows(dir < 0 ? firstText : lastText)) > 0) break;
+      if (Date.now() - t0 > 300_000) throw new Error(`the wheel did not reach the ${dir < 0 ? 'top' : 'bottom'} of the thread in 5 minutes (${events} events, at ${m.top} of ${m.height} px)`);
+      if (step % 20 === 0) console.error(`# wheel ${dir < 0 ? 'up' : 'down'}: ${events} events, at ${m.top} of ${m.height} px, ${Math.round((Date.now() - t0) / 1000)} s`);
+      for (let i = 0; i < 10; i++) await page.mouse.wheel(0, dir * delta);
+      events += 10;
+    }
+  }
+  await recordFrames(page, false);
+  return { busy: (await takeFrames(page)).busy, events };
+}
+
+async function heapMB(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+    return usedSize / MB;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+function rendererRssMB(): number {
+  const pids = descendants(process.pid).filter((p) => /chrom/i.test(cmdline(p).split(' ')[0] ?? '') && cmdline(p).includes('--type=renderer'));
+  return Math.max(0, ...pids.map((p) => rssBytes(p) / MB));
+}
+
+log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
+const work = benchWorkDir();
+const browser = await launchBrowser();
+let app: AppServer | null = null;
+try {
+  app = await startAppServer();
+  const client = await connectContract(app);
+  const [agent] = await addScenarioAgents(client, 1, 'Long');
+  const { page, context, errors } = await openApp(browser, app.url);
+  try {
+    await readyWorkspace(page);
+    const shortId = await startSessionInPage(page, agent!.name, work);
+    const longId = await startSessionInPage(page, agent!.name, work);
+    const t0 = Date.now();
+    await fill(client, shortId, BASELINE_ENTRIES, 1, 'short');
+    await fill(client, longId, ENTRIES, TURNS, 'long');
+    const snap = await client.call<{ thread: { entries: unknown[] } }>('sessions.state', { sessionId: longId });
+    const snapChars = JSON.stringify(snap).length;
+    log(`# fill: ${ENTRIES} entries in ${TURNS} turns written by the scenario agent in ${((Date.now() - t0) / 1000).toFixed(1)} s; sessions.state of the session: ${(snapChars / 1e6).toFixed(1)} M characters`);
+
+    await page.addInitScript(FIRST_ROW);
+    const firstLong: number[] = [];
+    const firstShort: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      firstShort.push(await reloadToFirstRow(page, shortId));
+      firstLong.push(await reloadToFirstRow(page, longId));
+    }
+    await page.locator(`${ACTIVE} .thread-row`).filter({ hasText: `long${TURNS - 1}/` }).first().waitFor();
+    await sleep(1000);
+    const heapOpen = await heapMB(page);
+    log(`# first paint: ${ENTRIES}-entry thread runs ${firstLong.map(round1).join(', ')} ms; ${BASELINE_ENTRIES}-entry thread (baseline) ${firstShort.map(round1).join(', ')} ms, median ${round1(median(firstShort))} ms`);
+
+    const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
+    const cdp = profileTo ? await context.newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.start');
+    }
+    const tripLong = await wheelTrip(page, 'long0/0: first message', `long${TURNS - 1}/`);
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      writeFileSync(profileTo, JSON.stringify(profile));
+      log(`# the page's CPU profile of the wheel trip: ${profileTo}`);
+    }
+    const heapAfter = await heapMB(page);
+    await activate(page, shortId);
+    const tripShort = await wheelTrip(page, 'short0/0: first message', 'short0/');
+    const long50 = tripLong.busy.filter((b) => b > 50).length / Math.max(1, tripLong.busy.length);
+    log(`# scroll: ${tripLong.events} wheel events, ${tripLong.busy.length} frames; main-thread time per frame p50 ${round1(percentile(tripLong.busy, 50))} ms, p95 ${round1(percentile(tripLong.busy, 95))} ms, ${(long50 * 100).toFixed(1)}% over 50 ms; baseline (${BASELINE_ENTRIES} entries, ${tripShort.events} wheel events): p50 ${round1(percentile(tripShort.busy, 50))} ms, p95 ${round1(percentile(tripShort.busy, 95))} ms`);
+
+    // Typing while the agent streams into the long thread (the view at its bottom, as when following it).
+    await activate(page, longId);
+    await page.locator(`${ACTIVE} [data-testid=thread]`).evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await page.evaluate(KEY_PROBE);
+    const composer = page.locator(`${ACTIVE} [data-testid=prompt-input]`);
+    await composer.click();
+    const type = async () => {
+      for (const ch of 'the quick brown fox jumps over the lazy dog while the agent keeps writing '.repeat(quick ? 1 : 2)) {
+        await page.keyboard.press(ch === ' ' ? 'Space' : ch);
+        await sleep(40);
+      }
+      await sleep(300);
+      return (await page.evaluate('window.__keys.lat.splice(0)')) as number[];
+    };
+    // Baseline: the same typing with nothing streaming.
+    const quietKeys = await type();
+    const idle = whenIdle(client, longId);
+    await prompt(client, longId, `stream 200 ${quick ? 8 : 15} 40 100`);
+    await page.locator(`${ACTIVE} [data-testid=agent-message]`).filter({ hasText: '{t=' }).first().waitFor();
+    const keys = await type();
+    await idle;
+    log(`# keypress baseline (nothing streaming): ${quietKeys.length} keys, keydown → painted p50 ${round1(percentile(quietKeys, 50))} ms, p95 ${round1(percentile(quietKeys, 95))} ms`);
+    log(`# keypress: ${keys.length} keys while streaming 200 updates/s: keydown → painted p50 ${round1(percentile(keys, 50))} ms, p95 ${round1(percentile(keys, 95))} ms, max ${round1(Math.max(...keys))} ms`);
+    log(`# heap: ${round1(heapOpen)} MB after opening the thread, ${round1(heapAfter)} MB after the trip to its top and back; renderer RSS now ${Math.round(rendererRssMB())} MB`);
+    if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
+    log(`longthread.open_first_paint: ${round1(median(firstLong))} ms`);
+    log(`longthread.scroll_frame_p95: ${round1(percentile(tripLong.busy, 95))} ms`);
+    log(`longthread.keypress_to_paint_p95: ${round1(percentile(keys, 95))} ms`);
+    log(`longthread.renderer_heap: ${Math.round(heapAfter)} MB`);
+  } catch (e) {
+    await page.screenshot({ path: '/tmp/longthread-failed.png' }).catch(() => {});
+    console.error('# a screenshot of the page: /tmp/longthread-failed.png');
+    throw e;
+  } finally {
+    await context.close();
+    client.close();
+  }
+} finally {
+  await browser.close();
+  await app?.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+log(`# load average at end: ${load()}`);
+process.exit(0);
