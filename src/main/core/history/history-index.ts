@@ -7,6 +7,9 @@ import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type 
 import { SessionFold, type LoggedMessage } from './session-fold';
 import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
+/** Entry texts longer than this are stored plain when written and compressed by the store compactor later. */
+const PACK_NOW_MAX_CHARS = 64 * 1024;
+
 interface EntryRow {
   id: number;
   session_id: string;
@@ -293,9 +296,11 @@ class DbBatch implements HistoryBackend {
     for (const t of list) {
       const d = t.draft;
       // Stored compressed from the start (a row that shrinks in place leaves its page half empty), except the
-      // text of a message still being streamed, which grows with every chunk (compacted once its session is quiet).
-      const text = d.detail === null ? (this.isOpen(d) || this.plainEntries ? draftText(d) : packed(draftText(d))) : null;
-      const detail = d.detail === null ? null : this.plainEntries ? JSON.stringify(d.detail) : packed(JSON.stringify(d.detail));
+      // text of a message still being streamed, which grows with every chunk, and a very long text, whose
+      // compression would hold up the events of this batch (both compacted once their session is quiet).
+      const pack = (v: string) => (this.plainEntries || v.length > PACK_NOW_MAX_CHARS ? v : packed(v));
+      const text = d.detail === null ? (this.isOpen(d) ? draftText(d) : pack(draftText(d))) : null;
+      const detail = d.detail === null ? null : pack(JSON.stringify(d.detail));
       if (t.isNew) s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
       else s.updEntry.run(d.lastSeq, d.failed ? 1 : 0, text, detail, d.id);
       const wasNew = t.isNew;

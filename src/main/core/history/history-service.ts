@@ -132,7 +132,7 @@ export class HistoryService implements Disposable {
   private compactTimer: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
   private compactor: StoreCompactor | null = null;
   /** Migration 0013 under way: what it started from, for its progress events. */
-  private migration: { startedAt: number; sessions: number; messages: number; pendingAtStart: number; lastEmit: number } | null = null;
+  private migration: { startedAt: number; sessions: number; messages: number; pendingAtStart: number; lastEmit: number; lastPhase: string | null } | null = null;
   private readonly quietMs: number;
   private disposed = false;
   private readonly waiters: Array<() => void> = [];
@@ -246,15 +246,17 @@ export class HistoryService implements Disposable {
     const row = db.prepare("SELECT value FROM history_meta WHERE key = 'compaction_migration'").get() as { value: number } | undefined;
     if (!row) return;
     const messages = (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM acp_messages').get() as { n: number }).n;
-    this.migration = { startedAt: performance.now(), sessions: row.value, messages, pendingAtStart: this.index().status().pendingMessages, lastEmit: 0 };
+    this.migration = { startedAt: performance.now(), sessions: row.value, messages, pendingAtStart: this.index().status().pendingMessages, lastEmit: 0, lastPhase: null };
   }
 
   private reportMigration(phase: 'indexing' | 'compacting' | 'vacuuming' | 'done', force = false): void {
     const m = this.migration;
     if (!m || !this.store.available) return;
     const now = performance.now();
-    if (!force && now - m.lastEmit < 250) return;
+    // At most four a second, but every change of phase is told (a fast phase would otherwise not show).
+    if (!force && phase === m.lastPhase && now - m.lastEmit < 250) return;
     m.lastEmit = now;
+    m.lastPhase = phase;
     let done = 0;
     let total = 0;
     if (phase === 'indexing') {
