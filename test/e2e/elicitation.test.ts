@@ -1,6 +1,6 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
+import { recordCalls } from '../support/browser';
 import { addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /**
@@ -10,17 +10,6 @@ import { addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSide
 
 const suite = appSuite('elicitation');
 
-/** The contract calls the page sends (method and params), read from its WebSocket. */
-function recordCalls(page: Page): Array<{ method: string; params: Record<string, unknown> }> {
-  const calls: Array<{ method: string; params: Record<string, unknown> }> = [];
-  page.on('websocket', (ws) =>
-    ws.on('framesent', (f) => {
-      const frame = JSON.parse(String(f.payload)) as { type: string; method?: string; params?: Record<string, unknown> };
-      if (frame.type === 'invoke' && frame.method) calls.push({ method: frame.method, params: frame.params ?? {} });
-    }),
-  );
-  return calls;
-}
 
 const FORM = {
   mode: 'form',

@@ -31,3 +31,15 @@ export async function openApp(
   await page.goto(url);
   return { context, page, errors };
 }
+
+/** The contract calls the page sends (method and params), read from its WebSocket. */
+export function recordCalls(page: Page): Array<{ method: string; params: Record<string, unknown> }> {
+  const calls: Array<{ method: string; params: Record<string, unknown> }> = [];
+  page.on('websocket', (ws) =>
+    ws.on('framesent', (f) => {
+      const frame = JSON.parse(String(f.payload)) as { type: string; method?: string; params?: Record<string, unknown> };
+      if (frame.type === 'invoke' && frame.method) calls.push({ method: frame.method, params: frame.params ?? {} });
+    }),
+  );
+  return calls;
+}
