@@ -80,6 +80,10 @@ describe('app shell in Chromium (browser transport)', () => {
 
   it('keyboard shortcuts open, cycle and close tabs', async () => {
     const { page, context } = await openApp(browser, app.url);
+    await page.getByTestId('workspace').waitFor();
+    // The shell test before this one may have left its tab in the saved layout (shell tabs are reopened).
+    const close = page.locator('[role=tab] .tab-close');
+    while ((await close.count()) > 0) await close.first().click();
     await page.getByTestId('empty-state').waitFor();
     await page.keyboard.press('Control+t');
     await page.getByTestId('launcher').waitFor();
