@@ -13,17 +13,23 @@ const suite = appSuite('links');
 
 const opened = (calls: ReturnType<typeof recordCalls>) => calls.filter((c) => c.method === 'app.openExternal').map((c) => c.params.url);
 
+/** A session in a page whose contract calls and popups are recorded. */
+async function sessionWatchingLinks(agentName: string) {
+  const { page, errors, context } = await suite.open({ empty: true });
+  const calls = recordCalls(page);
+  // The socket opened before the recorder: reload so its frames are seen.
+  await page.reload();
+  await page.getByTestId('workspace').waitFor();
+  const popups: string[] = [];
+  context.on('page', (p) => popups.push(p.url()));
+  const row = await addScenarioAgent(page, agentName);
+  const tab = await startSessionFromSidebar(page, row, suite.work);
+  return { page, errors, context, calls, popups, tab };
+}
+
 describe('links from agent content', () => {
   it('a markdown link asks first, showing the whole URL; Cancel opens nothing, Open calls app.openExternal; javascript:, file: and mailto: are refused', async () => {
-    const { page, errors, context } = await suite.open({ empty: true });
-    const calls = recordCalls(page);
-    // The socket opened before the recorder: reload so its frames are seen.
-    await page.reload();
-    await page.getByTestId('workspace').waitFor();
-    const popups: string[] = [];
-    context.on('page', (p) => popups.push(p.url()));
-    const row = await addScenarioAgent(page, 'Links agent');
-    const tab = await startSessionFromSidebar(page, row, suite.work);
+    const { page, errors, calls, popups, tab } = await sessionWatchingLinks('Links agent');
     const url = 'https://docs.example.com/guide/a?x=1&y=two#top';
     await sendPrompt(tab, `say Read [the guide](${url}), [bad one](javascript:window.__pwned=1), [a file](file:///etc/passwd) and [mail](mailto:a@example.com).`);
     const link = tab.locator('.markdown a', { hasText: 'the guide' });
@@ -69,14 +75,7 @@ describe('links from agent content', () => {
   });
 
   it('an OSC 8 link in an agent terminal asks first and opens through app.openExternal, never a new tab', async () => {
-    const { page, errors, context } = await suite.open({ empty: true });
-    const calls = recordCalls(page);
-    await page.reload();
-    await page.getByTestId('workspace').waitFor();
-    const popups: string[] = [];
-    context.on('page', (p) => popups.push(p.url()));
-    const row = await addScenarioAgent(page, 'Terminal links agent');
-    const tab = await startSessionFromSidebar(page, row, suite.work);
+    const { page, errors, calls, popups, tab } = await sessionWatchingLinks('Terminal links agent');
     const url = 'https://term.example.org/path?q=1';
     const printf = `\\033]8;;${url}\\033\\\\CLICK-THE-LINK\\033]8;;\\033\\\\ and \\033]8;;file:///etc/passwd\\033\\\\FILE-LINK\\033]8;;\\033\\\\\\n`;
     await sendPrompt(tab, `terminal ${JSON.stringify({ command: 'printf', args: [printf] })}`);

@@ -195,14 +195,23 @@ function FormBody({ entry, sessionId, form }: { entry: ElicitationEntry; session
         <button type="submit" className="primary" disabled={sending} data-testid="elicit-accept">
           Submit
         </button>
-        <button type="button" disabled={sending} onClick={() => void send('decline')} title="Tell the agent no" data-testid="elicit-decline">
-          Decline
-        </button>
-        <button type="button" disabled={sending} onClick={() => void send('cancel')} title="Close without answering (the agent hears cancel)" data-testid="elicit-cancel">
-          Dismiss
-        </button>
+        <NoAnswer disabled={sending} send={send} />
       </div>
     </form>
+  );
+}
+
+/** Decline (the agent hears no) and Dismiss (it hears cancel). */
+function NoAnswer({ disabled, send }: { disabled: boolean; send: (action: ElicitationAction) => Promise<void> }) {
+  return (
+    <>
+      <button type="button" disabled={disabled} onClick={() => void send('decline')} title="Tell the agent no" data-testid="elicit-decline">
+        Decline
+      </button>
+      <button type="button" disabled={disabled} onClick={() => void send('cancel')} title="Close without answering (the agent hears cancel)" data-testid="elicit-cancel">
+        Dismiss
+      </button>
+    </>
   );
 }
 
@@ -233,12 +242,7 @@ function UrlBody({ entry, sessionId, pending }: { entry: ElicitationEntry; sessi
           <button type="button" className="primary" disabled={sending} onClick={() => requestOpenLink(url, () => void send('accept'))} data-testid="elicit-open">
             <ExternalLink size={13} aria-hidden /> Open in browser…
           </button>
-          <button type="button" disabled={sending} onClick={() => void send('decline')} title="Tell the agent no" data-testid="elicit-decline">
-            Decline
-          </button>
-          <button type="button" disabled={sending} onClick={() => void send('cancel')} title="Close without answering (the agent hears cancel)" data-testid="elicit-cancel">
-            Dismiss
-          </button>
+          <NoAnswer disabled={sending} send={send} />
         </div>
       )}
     </div>

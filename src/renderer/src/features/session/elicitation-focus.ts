@@ -35,14 +35,14 @@ export function useElicitationFocus(p: {
         const field = root.current?.querySelector<HTMLElement>(
           `[data-testid=elicitation][data-request-id="${CSS.escape(requestId)}"] form :is(input, select, textarea, button):not([disabled])`,
         );
-        if (field && (!onlyIfFree || keyboardIsFree(root.current))) {
+        if (field && (!onlyIfFree || keyboardIsFree(root.current, composer.current))) {
           field.focus();
           answering.current = requestId;
         } else if (--frames > 0) requestAnimationFrame(tryFocus);
       };
       requestAnimationFrame(tryFocus);
     },
-    [controller, root, thread],
+    [controller, root, thread, composer],
   );
 
   useEffect(() => {
@@ -92,10 +92,10 @@ function oldestPendingForm(entries: readonly ThreadEntry[]): string | null {
  * Focus is on nothing in particular (the page, the tab, the thread, or the prompt left empty after sending,
  * as a permission request takes it): not in a field the user is typing in.
  */
-function keyboardIsFree(tab: HTMLElement | null): boolean {
+function keyboardIsFree(tab: HTMLElement | null, composer: ComposerHandle | null): boolean {
   const a = document.activeElement;
   if (a === null || a === document.body || a === tab) return true;
-  if (a instanceof HTMLTextAreaElement && a.dataset.testid === 'prompt-input' && tab?.contains(a)) return a.value === '';
+  if (composer?.hasFocus()) return composer.isEmpty();
   const thread = tab?.querySelector('[data-testid=thread]');
   return Boolean(thread?.contains(a)) && !isEditable(a);
 }
