@@ -458,12 +458,13 @@ export class CheckpointService implements Disposable, TurnObserver {
       this.refuseWhileRunning(folder);
       const journal = join(folder.repo.dir, 'restore-journal.json');
       const left = await readFile(journal, 'utf8').catch(() => null);
-      if (left) await (await ConfinedFs.open([folder.path])).removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
+      const fs = await ConfinedFs.open([folder.path]);
+      if (left) await fs.removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
       const pre = await this.takeCheckpoint(folder, 'restore_pre');
       const { items: list, refused = [] } = await items(pre);
-      const plan = await planRestore(folder.repo, list, await folder.repo.lsTree(pre.tree), new Set(pre.large.map((f) => f.path)));
+      const plan = await planRestore(folder.repo, fs, list, await folder.repo.lsTree(pre.tree), new Set(pre.large.map((f) => f.path)));
       await writeFile(journal, JSON.stringify(plan.map((p) => p.path)));
-      const done = await applyPlan(folder.repo, plan);
+      const done = await applyPlan(folder.repo, fs, plan);
       await rm(journal, { force: true });
       const result: RestoreReport & { preId: string } = { restoreId: null, applied: done.applied, refused: [...refused, ...done.refused], preId: pre.id };
       if (done.applied.length > 0) {
