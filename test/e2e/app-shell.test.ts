@@ -98,6 +98,8 @@ describe('app shell in Chromium (browser transport)', () => {
     await expect.poll(selected).not.toBe('New tab');
     await page.keyboard.press('Control+Shift+Tab');
     await expect.poll(selected).toBe('New tab');
+    // The keyboard left the terminal that is hidden now: Ctrl+W is the app's, and typing reaches no hidden shell.
+    expect(await page.evaluate(() => document.activeElement?.closest('.tab-panel[hidden]') ?? null)).toBeNull();
     await page.keyboard.press('Control+w');
     await tabCount(page, 1);
     await page.keyboard.press('Control+Shift+w');

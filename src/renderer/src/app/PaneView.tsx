@@ -1,7 +1,7 @@
 import { Circle, Columns2, Rows2, X } from 'lucide-react';
 import { useApi } from './api-context';
 import { tabKinds } from './contributions';
-import { useState, type DragEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { MAX_PANES, useTabs, type Pane } from '../state/tabs';
 
 export function closeTab(tabId: string, api: ReturnType<typeof useApi>): void {
@@ -128,12 +128,32 @@ export function PaneView({ pane }: { pane: Pane }) {
           if (!tab || !kind) return null;
           const active = pane.activeTabId === id;
           return (
-            <div key={id} className="tab-panel" hidden={!active} role="tabpanel">
+            <TabPanel key={id} active={active}>
               <kind.view tab={tab} active={active} />
-            </div>
+            </TabPanel>
           );
         })}
       </div>
+    </div>
+  );
+}
+
+/**
+ * A tab's panel. When it is shown while the keyboard is still in a panel just hidden (a terminal, say), it
+ * takes the keyboard, so keys neither reach the hidden tab nor count as typed in it; the tab's own view
+ * may then focus what it prefers.
+ */
+function TabPanel({ active, children }: { active: boolean; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  // Before the browser handles another key: a layout effect runs as the panels are swapped.
+  useLayoutEffect(() => {
+    if (!active) return;
+    const a = document.activeElement;
+    if (a && a.closest('.tab-panel[hidden]')) ref.current?.focus({ preventScroll: true });
+  }, [active]);
+  return (
+    <div ref={ref} className="tab-panel" hidden={!active} role="tabpanel" tabIndex={-1}>
+      {children}
     </div>
   );
 }
