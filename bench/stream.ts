@@ -22,7 +22,7 @@ import { startAppServer, type AppServer } from '../test/support/app-server';
 import { launchBrowser, openApp } from '../test/support/browser';
 import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
 import { runAppIngest, runParseBaseline, type AppIngestRun, type IngestRun } from './support/ingest';
-import { installArrivalProbe, installProbes, takeArrivals, takePainted, waitForPainted } from './support/page-probes';
+import { installArrivalProbe, installProbes, takeArrivals, takeMarkArrivals, takePainted, waitForPainted } from './support/page-probes';
 import { median, percentile, round1 } from './support/stats';
 import { connectContract } from '../test/support/contract-client';
 import type { PayloadOf } from '../src/shared/contract';
@@ -32,6 +32,8 @@ type SessionUpdatePayload = PayloadOf<'session.update'>;
 const quick = process.argv.includes('--quick');
 /** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: also records the page's CPU profile during the measured floods. */
 const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
+/** SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: the server's CPU profile of the same floods (support/cpu-prof-preload.mjs). */
+const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
 const CHUNKS = 20_000;
 const BYTES = 100;
 const RUNS = quick ? 1 : 3;
@@ -68,7 +70,9 @@ async function paint(): Promise<void> {
   let app: AppServer | null = null;
   const browser = await launchBrowser();
   try {
-    app = await startAppServer();
+    app = await startAppServer(
+      serverProfileTo ? { env: { NODE_OPTIONS: `--import ${new URL('./support/cpu-prof-preload.mjs', import.meta.url).href}`, SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } } : {},
+    );
     const client = await connectContract(app);
     const [agent] = await addScenarioAgents(client, 1);
     const { page, context, errors } = await openApp(browser, app.url);
@@ -88,12 +92,13 @@ async function paint(): Promise<void> {
           if (at >= 0) markAtSocket = Date.now() - Number(text.slice(at + 7, -1));
         }
       });
-      const flood = async (n: number): Promise<[number, number]> => {
+      const flood = async (n: number): Promise<[number, number, number]> => {
         const idle = whenIdle(client, sessionId);
+        await takeMarkArrivals(page);
         await prompt(client, sessionId, `flood-mark ${n} ${BYTES}`);
         const mark = await waitForPainted(page, 'marks', 300_000);
         await idle;
-        return [mark.painted - mark.sent, markAtSocket];
+        return [mark.painted - mark.sent, markAtSocket, (await takeMarkArrivals(page))[0] ?? Number.NaN];
       };
       await flood(2_000); // warm-up
       const cdp = profileTo ? await context.newCDPSession(page) : null;
@@ -101,20 +106,28 @@ async function paint(): Promise<void> {
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.start');
       }
+      if (serverProfileTo) app.proc.kill('SIGUSR2');
       const runs: number[] = [];
       const socket: number[] = [];
+      const atPage: number[] = [];
       for (let i = 0; i < RUNS; i++) {
-        const [painted, atSocket] = await flood(CHUNKS);
+        const [painted, atSocket, arrived] = await flood(CHUNKS);
         runs.push(round1(painted));
         socket.push(atSocket);
+        atPage.push(round1(arrived));
       }
       off();
+      if (serverProfileTo) {
+        app.proc.kill('SIGUSR2');
+        await new Promise((r) => setTimeout(r, 1000));
+        log(`# the server's CPU profile of the floods: ${serverProfileTo}`);
+      }
       if (cdp) {
         const { profile } = await cdp.send('Profiler.stop');
         writeFileSync(profileTo, JSON.stringify(profile));
         log(`# the page's CPU profile of the floods: ${profileTo}`);
       }
-      log(`# paint: last of ${CHUNKS} chunks written → painted, runs ${runs.join(', ')} ms; → at a WebSocket client (main process share) ${socket.join(', ')} ms`);
+      log(`# paint: last of ${CHUNKS} chunks written → painted, runs ${runs.join(', ')} ms; → at a WebSocket client (main process share) ${socket.join(', ')} ms, → at the page's socket ${atPage.join(', ')} ms`);
 
       // Steady streaming: every chunk's write → paint.
       await takePainted(page);
@@ -140,7 +153,7 @@ async function paint(): Promise<void> {
 }
 
 log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
-await ingest();
-await paint();
+if (!process.argv.includes('--paint-only')) await ingest();
+if (!process.argv.includes('--ingest-only')) await paint();
 log(`# load average at end: ${load()}`);
 process.exit(0);

@@ -26,19 +26,36 @@ const PROBE = `(() => {
   if (window.__bench) return;
   const now = () => performance.timeOrigin + performance.now();
   const b = window.__bench = { painted: [], marks: [], ends: [], seen: new Set(), frames: { deltas: [], busy: [] }, recording: false, selector: '' };
-  const visibleMessages = () => {
-    const panel = document.querySelector(b.selector || '.tab-panel:not([hidden]) [data-testid=session-tab]');
-    if (!panel) return [];
-    const all = panel.querySelectorAll('[data-testid=agent-message]');
-    return Array.prototype.slice.call(all, Math.max(0, all.length - 3));
+  const panelOf = () => document.querySelector(b.selector || '.tab-panel:not([hidden]) [data-testid=session-tab]');
+  // Only the text that changed is read (a streaming message of 200 KB is not read again on every change).
+  const changedTexts = (records, panel) => {
+    const out = [];
+    const inMessage = (node) => {
+      const el = node.nodeType === 1 ? node : node.parentElement;
+      const msg = el && el.closest('[data-testid=agent-message]');
+      return msg !== null && msg !== undefined && panel.contains(msg);
+    };
+    for (const r of records) {
+      if (r.type === 'characterData') {
+        if (inMessage(r.target)) out.push(r.target.data);
+      } else {
+        for (const n of r.addedNodes) {
+          if (n.nodeType !== 3 && n.nodeType !== 1) continue;
+          if (inMessage(n)) out.push(n.textContent || '');
+          else if (n.nodeType === 1) for (const msg of n.querySelectorAll('[data-testid=agent-message]')) if (panel.contains(msg)) out.push(msg.textContent || '');
+        }
+      }
+    }
+    return out;
   };
   const tokenRe = /\\{t=(\\d+):(\\d+)\\}/g;
-  const scan = () => {
+  const scan = (records) => {
+    const panel = panelOf();
+    if (!panel) return;
     const fresh = [];
     const marks = [];
     const ends = [];
-    for (const el of visibleMessages()) {
-      const text = el.textContent || '';
+    for (const text of changedTexts(records, panel)) {
       let m;
       tokenRe.lastIndex = 0;
       while ((m = tokenRe.exec(text))) {
@@ -114,13 +131,17 @@ export async function waitForPainted(page: Page, kind: 'marks' | 'ends', timeout
 const ARRIVALS = `(() => {
   const now = () => performance.timeOrigin + performance.now();
   window.__arrivals = [];
+  window.__markArrivals = [];
   const Base = window.WebSocket;
   window.WebSocket = class extends Base {
     constructor(...args) {
       super(...args);
       this.addEventListener('message', (ev) => {
-        if (typeof ev.data !== 'string' || ev.data.indexOf('{t=') < 0) return;
+        if (typeof ev.data !== 'string') return;
         const t = now();
+        const mk = ev.data.lastIndexOf('{mark=');
+        if (mk >= 0) window.__markArrivals.push(t - Number(ev.data.slice(mk + 6, ev.data.indexOf('}', mk))));
+        if (ev.data.indexOf('{t=') < 0) return;
         const re = /\\{t=(\\d+):\\d+\\}/g;
         let m;
         while ((m = re.exec(ev.data))) window.__arrivals.push(t - Number(m[1]));
@@ -133,6 +154,11 @@ const ARRIVALS = `(() => {
 export async function installArrivalProbe(page: Page): Promise<void> {
   await page.addInitScript(ARRIVALS);
   await page.reload();
+}
+
+/** write → arrival in the page (ms) of every `{mark=…}` so far (and clears them). */
+export async function takeMarkArrivals(page: Page): Promise<number[]> {
+  return (await page.evaluate('(() => { const a = window.__markArrivals || []; window.__markArrivals = []; return a; })()')) as number[];
 }
 
 /** write → arrival in the page (ms) of every stamped chunk so far, all sessions (and clears them). */

@@ -89,6 +89,24 @@ describe('message log: one transaction for every agent', () => {
     expect(a.results.at(-1)!.stored).toHaveLength(2);
   });
 
+  it('a source that holds all it reads ahead is written on the next tick, inside the group window too', async () => {
+    const { db, log, batches } = setup(10_000);
+    const a = new Source(db, 'a');
+    a.push(1);
+    log.schedule(a);
+    await tick();
+    expect(batches).toHaveLength(1);
+    a.push(3);
+    log.schedule(a); // held for the window…
+    await tick();
+    expect(batches).toHaveLength(1);
+    a.push(2);
+    log.schedule(a, true); // …until the source is full: its reading waits for this commit
+    await tick();
+    expect(batches).toHaveLength(2);
+    expect(batches[1]).toHaveLength(5);
+  });
+
   it("a source that throws while collecting does not cost the others their lines", () => {
     const { db, log } = setup(0);
     const a = new Source(db, 'a');

@@ -84,7 +84,7 @@ const safeFileName = (id: string): string =>
  * Knows nothing of the UI: it speaks the contract in src/shared/contract/sessions.ts.
  */
 /** Commits of agents' messages are at least this far apart under load (one transaction for all agents). */
-const MESSAGE_GROUP_MS = 8;
+const MESSAGE_GROUP_MS = 4;
 
 export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   readonly bus: EventBus;

@@ -283,6 +283,7 @@ export class AgentRuntime {
       throw e;
     }
     this.launch = launch;
+    let reader: AgentProcess | null = null;
     const wire = new AcpWire(
       { write: (data) => this.proc?.write(data) ?? Promise.reject(new Error('not running')) },
       () => this.host.messageLog(),
@@ -292,6 +293,7 @@ export class AgentRuntime {
         bindSession: (acpId, sessionId) => this.bind(acpId, sessionId),
         onUpdates: (sessionId, items) => this.host.session(sessionId)?.onAgentUpdates(items),
         onWarning: (sessionId, kind, message) => this.host.warn(this.agentId, sessionId, kind, message),
+        readAhead: (full) => (full ? reader?.pauseStdout('read-ahead') : reader?.resumeStdout('read-ahead')),
       },
       this.host.options.maxLineBytes,
     );
@@ -299,8 +301,8 @@ export class AgentRuntime {
     let exitDone!: () => void;
     this.exitHandled = new Promise((r) => (exitDone = r));
     const flood = new FloodGuard(() => floodLimits({ get: (key) => this.host.setting(key) }), {
-      pause: () => proc.pauseStdout(),
-      resume: () => proc.resumeStdout(),
+      pause: () => proc.pauseStdout('flood'),
+      resume: () => proc.resumeStdout('flood'),
       throttled: (rate) => {
         const limits = flood.current;
         this.throttled =
@@ -326,6 +328,7 @@ export class AgentRuntime {
       onExit: (exit) => void this.onExit(proc, wire, exit).finally(exitDone),
     });
     this.proc = proc;
+    reader = proc;
     this.conn = this.clientApp().connect(wire.stream);
     const initRequest: InitializeRequest = { protocolVersion: 1, clientCapabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO };
     try {

@@ -269,6 +269,8 @@ export class CheckpointService implements Disposable, TurnObserver {
           // …and the "after" snapshot is queued on the folder before any later turn's "before".
           await this.exclusive(folder, async () => {
             try {
+              // Spawning git blocks for milliseconds: the events of the turn's last output go out first.
+              await new Promise((resolve) => setImmediate(resolve));
               const cp = await this.takeCheckpoint(folder, 'turn_end');
               this.rows().setTurn(turnId, { after_id: cp.id });
             } catch (e) {

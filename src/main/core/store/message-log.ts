@@ -186,11 +186,18 @@ export class MessageLog implements Disposable {
     });
   }
 
-  /** `source` has entries to write: they go in the next transaction. */
-  schedule(source?: LogSource): void {
+  /**
+   * `source` has entries to write: they go in the next transaction. `full`: the source holds as much as it
+   * reads ahead, so the transaction is not put off to group more.
+   */
+  schedule(source?: LogSource, full = false): void {
     if (source) this.sources.add(source);
+    if (this.scheduled?.kind === 'timeout' && full) {
+      clearTimeout(this.scheduled.handle);
+      this.scheduled = null;
+    }
     if (this.scheduled) return;
-    const wait = this.lastFlush + this.groupMs - performance.now();
+    const wait = full ? 0 : this.lastFlush + this.groupMs - performance.now();
     this.scheduled =
       wait <= 0 ? { kind: 'immediate', handle: setImmediate(() => this.flush()) } : { kind: 'timeout', handle: setTimeout(() => this.flush(), wait) };
   }

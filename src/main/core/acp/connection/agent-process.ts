@@ -29,8 +29,12 @@ export const signalName = (signal: number | null): string | null => {
  * An agent subprocess speaking ACP over stdio. It leads its own process group so that stopping it also
  * ends whatever it started (npx wrappers, language servers) — some agents ignore stdin EOF (trap 4).
  */
+/** Why stdout is not being read: the agent floods (flood-guard.ts), or what was read is not handled yet. */
+export type StdoutPause = 'flood' | 'read-ahead';
+
 export class AgentProcess {
   private readonly child: ChildProcessWithoutNullStreams;
+  private readonly pauses = new Set<StdoutPause>();
   private exitInfo: AgentExit | null = null;
   private readonly exitWaiters: Array<(e: AgentExit) => void> = [];
   /** The agent itself has exited: what is left in the pipe is read at full speed. */
@@ -125,13 +129,18 @@ export class AgentProcess {
     });
   }
 
-  /** Stops reading stdout for now (flood control): the pipe fills and the agent's writes wait. */
-  pauseStdout(): void {
+  /**
+   * Stops reading stdout for now, for `reason` (flood control, or output read but not yet handled): the pipe
+   * fills and the agent's writes wait. Reading goes on once no reason is left.
+   */
+  pauseStdout(reason: StdoutPause): void {
+    this.pauses.add(reason);
     if (!this.leaderExited && !this.child.stdout.destroyed) this.child.stdout.pause();
   }
 
-  resumeStdout(): void {
-    if (!this.child.stdout.destroyed) this.child.stdout.resume();
+  resumeStdout(reason: StdoutPause): void {
+    this.pauses.delete(reason);
+    if (this.pauses.size === 0 && !this.child.stdout.destroyed) this.child.stdout.resume();
   }
 
   waitForExit(): Promise<AgentExit> {

@@ -15,7 +15,19 @@ export interface WireHooks {
   /** A run of consecutive `session/update` notifications of one session, persisted, in wire order. */
   onUpdates(sessionId: string, items: UpdateItem[]): void;
   onWarning(sessionId: string | null, kind: WarningKind, message: string): void;
+  /**
+   * Output read but not handed on yet reached READ_AHEAD_BYTES (true: stop reading the agent's stdout), or
+   * was all handed on (false: read again).
+   */
+  readAhead?(full: boolean): void;
 }
+
+/**
+ * At most this much of an agent's output is read ahead of what has been handed on. A flood then waits in the
+ * agent's pipe, not in this process: what the agent writes last is shown soon after it writes it, and
+ * memory stays bounded however fast the agent writes.
+ */
+export const READ_AHEAD_BYTES = 256 * 1024;
 
 export interface UpdateItem {
   params: Record<string, unknown>;
@@ -79,6 +91,9 @@ export class AcpWire implements LogSource {
   private ended = false;
   private closed = false;
   private pendingItems: SplitItem[] = [];
+  /** Bytes received since the lines were last taken to be handed on. */
+  private readAhead = 0;
+  private readAheadFull = false;
   private scheduled: NodeJS.Immediate | null = null;
   /** What collect() prepared, waiting for its commit. */
   private collected: Collected | null = null;
@@ -166,9 +181,17 @@ export class AcpWire implements LogSource {
     const before = this.pendingItems.length;
     this.splitter.push(chunk, this.pendingItems);
     const lines = this.pendingItems.length - before;
-    if (lines === 0) return 0;
+    // Only lines waiting to be handed on count (a long partial line is the splitter's, bounded there).
+    if (this.pendingItems.length === 0) return 0;
+    this.readAhead += chunk.length;
+    const fills = !this.readAheadFull && this.readAhead >= READ_AHEAD_BYTES;
+    if (fills) {
+      this.readAheadFull = true;
+      this.hooks.readAhead?.(true);
+    }
+    if (lines === 0 && !fills) return 0;
     const log = this.messageLog();
-    if (log) log.schedule(this);
+    if (log) log.schedule(this, this.readAheadFull);
     else if (!this.scheduled) this.scheduled = setImmediate(() => this.flush());
     return lines;
   }
@@ -231,6 +254,11 @@ export class AcpWire implements LogSource {
   private prepareAll(): Collected {
     const items = this.pendingItems;
     this.pendingItems = [];
+    this.readAhead = 0;
+    if (this.readAheadFull) {
+      this.readAheadFull = false;
+      this.hooks.readAhead?.(false);
+    }
     const prepared: Prepared[] = [];
     const entries: LogEntry[] = [];
     const entryIndex: number[] = [];
