@@ -16,7 +16,11 @@
 //                                             frame, p95; '#': the same over the 100-entry thread
 //   longthread.keypress_to_paint_p95: N ms   typing in the composer while the agent streams 200 updates/s
 //                                             into that thread: keydown → the frame that shows the character
-//                                             painted (event timestamp → first task after that frame)
+//                                             painted (event timestamp → first task after that frame), at the
+//                                             60 Hz Chromium draws at here; '#': its parts (handlers, the wait
+//                                             for the next frame, that frame), the same with nothing streaming,
+//                                             and both again in a Chromium that draws each frame as soon as it
+//                                             is ready (--disable-frame-rate-limit: no wait for a refresh)
 //   longthread.renderer_heap: N MB           the page's JS heap after a GC, once scrolled to the top and
 //                                             back; '#': after opening, and the renderer process's RSS
 // SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the wheel trip;
@@ -56,16 +60,35 @@ const FIRST_ROW = `(() => {
   });
 })()`;
 
-// keydown (its event timestamp) → the first task after the frame that follows its input event.
+// keydown (its event timestamp) → the first task after the frame that follows its input event; with its
+// parts: keydown → handled (the app's input handlers done, the last listener on the way back up), → the
+// frame's start (its animation frame callbacks), → the frame done.
 const KEY_PROBE = `(() => {
-  const k = window.__keys = { lat: [], down: [] };
+  const k = window.__keys = { lat: [], handled: [], wait: [], frame: [], down: [] };
   document.addEventListener('keydown', (e) => { k.down.push(e.timeStamp); }, { capture: true });
-  document.addEventListener('input', () => {
+  window.addEventListener('input', () => {
     const t0 = k.down.shift();
     if (t0 === undefined) return;
-    requestAnimationFrame(() => setTimeout(() => k.lat.push(performance.now() - t0), 0));
-  }, { capture: true });
+    const handled = performance.now();
+    requestAnimationFrame(() => {
+      const frameStart = performance.now();
+      setTimeout(() => {
+        const end = performance.now();
+        k.lat.push(end - t0);
+        k.handled.push(handled - t0);
+        k.wait.push(frameStart - handled);
+        k.frame.push(end - frameStart);
+      }, 0);
+    });
+  });
 })()`;
+
+interface KeyTimes {
+  lat: number[];
+  handled: number[];
+  wait: number[];
+  frame: number[];
+}
 
 /** Fills a new session with `entries` entries over `turns` turns of the scenario agent. */
 async function fill(client: ContractClient, sessionId: string, entries: number, turns: number, tag: string): Promise<void> {
@@ -127,6 +150,41 @@ async function wheelTrip(page: Page, firstText: string, lastText: string): Promi
   await recordFrames(page, false);
   return { busy: (await takeFrames(page)).busy, events };
 }
+
+/** Chromium flags: a frame is drawn as soon as it is ready, not at the display's next refresh. */
+const UNLIMITED_FRAMES = ['--disable-frame-rate-limit', '--disable-gpu-vsync'];
+
+/**
+ * Types a sentence into the composer of `sessionId`'s tab (the view at the thread's bottom, as when
+ * following it), once with nothing streaming and once while the agent streams 200 updates/s into it.
+ */
+async function typing(page: Page, client: ContractClient, sessionId: string): Promise<{ quiet: KeyTimes; streaming: KeyTimes }> {
+  await page.locator(`${ACTIVE} [data-testid=thread]`).evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await page.evaluate(KEY_PROBE);
+  await page.locator(`${ACTIVE} [data-testid=prompt-input]`).click();
+  const type = async () => {
+    for (const ch of 'the quick brown fox jumps over the lazy dog while the agent keeps writing '.repeat(quick ? 1 : 2)) {
+      await page.keyboard.press(ch === ' ' ? 'Space' : ch);
+      await sleep(40);
+    }
+    await sleep(300);
+    return (await page.evaluate(
+      '(() => { const k = window.__keys; const r = { lat: k.lat, handled: k.handled, wait: k.wait, frame: k.frame }; k.lat = []; k.handled = []; k.wait = []; k.frame = []; return r; })()',
+    )) as KeyTimes;
+  };
+  const quiet = await type();
+  const idle = whenIdle(client, sessionId);
+  await prompt(client, sessionId, `stream 200 ${quick ? 8 : 15} 40 100`);
+  await page.locator(`${ACTIVE} [data-testid=agent-message]`).filter({ hasText: '{t=' }).first().waitFor();
+  const streaming = await type();
+  await idle;
+  await page.locator(`${ACTIVE} [data-testid=prompt-input]`).fill('');
+  return { quiet, streaming };
+}
+
+const describeKeys = (k: KeyTimes) =>
+  `${k.lat.length} keys, keydown → painted p50 ${round1(percentile(k.lat, 50))} ms, p95 ${round1(percentile(k.lat, 95))} ms, max ${round1(Math.max(...k.lat))} ms; ` +
+  `keydown → handled p50 ${round1(percentile(k.handled, 50))} / p95 ${round1(percentile(k.handled, 95))} ms, → the next frame's start p50 ${round1(percentile(k.wait, 50))} / p95 ${round1(percentile(k.wait, 95))} ms, that frame p50 ${round1(percentile(k.frame, 50))} / p95 ${round1(percentile(k.frame, 95))} ms`;
 
 async function heapMB(page: Page): Promise<number> {
   const cdp = await page.context().newCDPSession(page);
@@ -194,34 +252,32 @@ try {
     const long50 = tripLong.busy.filter((b) => b > 50).length / Math.max(1, tripLong.busy.length);
     log(`# scroll: ${tripLong.events} wheel events, ${tripLong.busy.length} frames; main-thread time per frame p50 ${round1(percentile(tripLong.busy, 50))} ms, p95 ${round1(percentile(tripLong.busy, 95))} ms, ${(long50 * 100).toFixed(1)}% over 50 ms; baseline (${BASELINE_ENTRIES} entries, ${tripShort.events} wheel events): p50 ${round1(percentile(tripShort.busy, 50))} ms, p95 ${round1(percentile(tripShort.busy, 95))} ms`);
 
-    // Typing while the agent streams into the long thread (the view at its bottom, as when following it).
+    // Typing while the agent streams into the long thread, at 60 Hz as Chromium draws here.
     await activate(page, longId);
-    await page.locator(`${ACTIVE} [data-testid=thread]`).evaluate((el) => (el.scrollTop = el.scrollHeight));
-    await page.evaluate(KEY_PROBE);
-    const composer = page.locator(`${ACTIVE} [data-testid=prompt-input]`);
-    await composer.click();
-    const type = async () => {
-      for (const ch of 'the quick brown fox jumps over the lazy dog while the agent keeps writing '.repeat(quick ? 1 : 2)) {
-        await page.keyboard.press(ch === ' ' ? 'Space' : ch);
-        await sleep(40);
-      }
-      await sleep(300);
-      return (await page.evaluate('window.__keys.lat.splice(0)')) as number[];
-    };
-    // Baseline: the same typing with nothing streaming.
-    const quietKeys = await type();
-    const idle = whenIdle(client, longId);
-    await prompt(client, longId, `stream 200 ${quick ? 8 : 15} 40 100`);
-    await page.locator(`${ACTIVE} [data-testid=agent-message]`).filter({ hasText: '{t=' }).first().waitFor();
-    const keys = await type();
-    await idle;
-    log(`# keypress baseline (nothing streaming): ${quietKeys.length} keys, keydown → painted p50 ${round1(percentile(quietKeys, 50))} ms, p95 ${round1(percentile(quietKeys, 95))} ms`);
-    log(`# keypress: ${keys.length} keys while streaming 200 updates/s: keydown → painted p50 ${round1(percentile(keys, 50))} ms, p95 ${round1(percentile(keys, 95))} ms, max ${round1(Math.max(...keys))} ms`);
-    log(`# heap: ${round1(heapOpen)} MB after opening the thread, ${round1(heapAfter)} MB after the trip to its top and back; renderer RSS now ${Math.round(rendererRssMB())} MB`);
+    const at60 = await typing(page, client, longId);
+    log(`# keypress at 60 Hz, nothing streaming: ${describeKeys(at60.quiet)}`);
+    log(`# keypress at 60 Hz, the agent streaming 200 updates/s: ${describeKeys(at60.streaming)}`);
+    const rss = rendererRssMB();
+    // The same in a Chromium that draws a frame as soon as it is ready (no wait for the display's next refresh),
+    // this page closed (it would draw the same stream).
+    await context.close();
+    const unlimited = await launchBrowser(UNLIMITED_FRAMES);
+    try {
+      const opened = await openApp(unlimited, app.url);
+      await opened.page.getByTestId('workspace').waitFor();
+      await activate(opened.page, longId);
+      const free = await typing(opened.page, client, longId);
+      log(`# keypress, frames unlimited, nothing streaming: ${describeKeys(free.quiet)}`);
+      log(`# keypress, frames unlimited, the agent streaming 200 updates/s: ${describeKeys(free.streaming)}`);
+      if (opened.errors.length) log(`# page errors (frames unlimited): ${opened.errors.slice(0, 3).join(' | ')}`);
+    } finally {
+      await unlimited.close();
+    }
+    log(`# heap: ${round1(heapOpen)} MB after opening the thread, ${round1(heapAfter)} MB after the trip to its top and back; renderer RSS then ${Math.round(rss)} MB`);
     if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
     log(`longthread.open_first_paint: ${round1(median(firstLong))} ms`);
     log(`longthread.scroll_frame_p95: ${round1(percentile(tripLong.busy, 95))} ms`);
-    log(`longthread.keypress_to_paint_p95: ${round1(percentile(keys, 95))} ms`);
+    log(`longthread.keypress_to_paint_p95: ${round1(percentile(at60.streaming.lat, 95))} ms`);
     log(`longthread.renderer_heap: ${Math.round(heapAfter)} MB`);
   } catch (e) {
     await page.screenshot({ path: '/tmp/longthread-failed.png' }).catch(() => {});

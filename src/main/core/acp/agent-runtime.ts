@@ -121,6 +121,8 @@ export class AgentRuntime {
   private readonly bindings = new Map<string, string>();
   private starting: Promise<void> | null = null;
   private stopping = false;
+  /** stop() was called while the agent was starting: its start ends as stopped, not failed. */
+  private stopWhileStarting = false;
   /** Resolves once the last process's exit has been handled (sessions told, status set). */
   exitHandled: Promise<void> = Promise.resolve();
   /** The command line of the running process (terminal auth re-runs it with extra args). */
@@ -253,6 +255,7 @@ export class AgentRuntime {
 
   ensureStarted(): Promise<void> {
     if (this.connected) return Promise.resolve();
+    if (!this.starting) this.stopWhileStarting = false;
     this.starting ??= this.start().finally(() => {
       this.starting = null;
     });
@@ -329,6 +332,11 @@ export class AgentRuntime {
     });
     this.proc = proc;
     reader = proc;
+    if (this.stopWhileStarting) {
+      // Stopped while its launch was being prepared.
+      this.stopping = true;
+      void proc.stop(this.host.options.stopGraceMs);
+    }
     this.conn = this.clientApp().connect(wire.stream);
     const initRequest: InitializeRequest = { protocolVersion: 1, clientCapabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO };
     try {
@@ -354,6 +362,12 @@ export class AgentRuntime {
         : e instanceof RequestError
           ? `initialize failed: ${e.message}`
           : (e as Error).message;
+      if (this.stopWhileStarting) {
+        this.log.write('note', 'stopped while starting');
+        await this.exitHandled;
+        this.setState('stopped');
+        throw new IpcFailure('agent_error', 'the agent was stopped while it was starting');
+      }
       this.log.write('note', `start failed: ${message}`);
       this.stopping = true;
       await proc.stop(this.host.options.stopGraceMs);
@@ -386,7 +400,16 @@ export class AgentRuntime {
   }
 
   async stop(): Promise<void> {
-    if (this.starting) await this.starting.catch(() => {});
+    if (this.starting) {
+      // An agent still starting (one that never answers initialize) is ended now, not after the timeout.
+      this.stopWhileStarting = true;
+      const starting = this.proc;
+      if (starting) {
+        this.stopping = true;
+        await starting.stop(this.host.options.stopGraceMs);
+      }
+      await this.starting?.catch(() => {});
+    }
     const proc = this.proc;
     if (!proc) return;
     this.stopping = true;
