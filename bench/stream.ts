@@ -12,7 +12,10 @@
 //                                        CPU-time ratio too (less sensitive to other load on the machine).
 //   stream.paint_latency: N ms           in Chromium against the built app: the agent floods 20,000 chunks,
 //                                        then writes a last chunk `{mark=<Date.now()>}`; the page records
-//                                        when that text is painted. Median of 3 after a warm-up.
+//                                        when that text is painted. Median of 3 after a warm-up. '#': when
+//                                        the mark reached a WebSocket client and the page's socket.
+// --ingest-only / --paint-only run one half. SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: the server's CPU
+// profile of the measured floods.
 // '#' lines: runs, the AcpService-only path (bench/support/client-path.ts, no history indexer), and write → paint of
 // chunks streamed at a steady 200/s.
 // Goals: ≥ 50,000 updates/s, ≤ 3×, ≤ 100 ms.

@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /** One newline-delimited record from an agent's stdout. */
 export type SplitItem =
   | { kind: 'line'; text: string }
@@ -13,7 +15,8 @@ const HEAD_CHARS = 4096;
  * (The SDK's own ndJsonStream errors the whole connection on an oversized message.)
  */
 export class LineSplitter {
-  private readonly decoder = new TextDecoder('utf-8');
+  // StringDecoder, not TextDecoder: the same decoding (a split character kept, bad bytes as U+FFFD), 3–4× faster.
+  private readonly decoder = new StringDecoder('utf8');
   /** The current incomplete line. */
   private partial = '';
   private partialBytes = 0;
@@ -28,12 +31,12 @@ export class LineSplitter {
   }
 
   push(chunk: Buffer, out: SplitItem[]): void {
-    this.split(this.decoder.decode(chunk, { stream: true }), out);
+    this.split(this.decoder.write(chunk), out);
   }
 
   /** The stream ended: a last line without newline still counts. */
   end(out: SplitItem[]): void {
-    this.split(this.decoder.decode(), out);
+    this.split(this.decoder.end(), out);
     if (this.skipping || this.partial.length > 0) this.endLine('', out);
   }
 
