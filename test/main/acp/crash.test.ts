@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentText, eventually, makeCore, promptAndWait, turnEnd, type TestCore } from './helpers';
+import type { AcpService } from '../../../src/main/core/acp/acp-service';
 
 let t: TestCore;
 beforeEach(async () => {
@@ -106,75 +107,62 @@ describe('stopping stubborn agents (trap 4)', () => {
   });
 });
 
+/** An AcpService of its own (no AppCore) with the given initialize timeout, and a way to add a hanging agent. */
+async function withAcpService(initializeTimeoutMs: number, fn: (acp: AcpService, addHanging: (name: string) => { id: string }) => Promise<void>): Promise<void> {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { AcpService: Service } = await import('../../../src/main/core/acp/acp-service');
+  const { EventBus } = await import('../../../src/main/core/base/event-bus');
+  const { Router } = await import('../../../src/main/core/base/router');
+  const { StoreService } = await import('../../../src/main/core/store/store-service');
+  const { PtyHost } = await import('../../../src/main/core/terminals/pty-host');
+  const { defaultsReader } = await import('../../../src/main/core/settings/settings-service');
+  const { scenarioAgentCommand } = await import('../../fixtures/scenario-agent/launch');
+  const dir = mkdtempSync(join(tmpdir(), 'sb-init-'));
+  const store = new StoreService(dir);
+  const ptys = new PtyHost();
+  const acp = new Service({ router: new Router(), bus: new EventBus(), store, settings: defaultsReader, ptys, options: { dataDir: dir } }, { initializeTimeoutMs });
+  const { command, args } = scenarioAgentCommand();
+  try {
+    await fn(acp, (name) => acp.addCustom({ name, command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir }));
+  } finally {
+    await acp.dispose();
+    await ptys.dispose();
+    store.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('start-up failures', () => {
   it('gives up on an agent that does not answer initialize in time, and ends it', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { AcpService } = await import('../../../src/main/core/acp/acp-service');
-    const { EventBus } = await import('../../../src/main/core/base/event-bus');
-    const { Router } = await import('../../../src/main/core/base/router');
-    const { StoreService } = await import('../../../src/main/core/store/store-service');
-    const { PtyHost } = await import('../../../src/main/core/terminals/pty-host');
-    const { scenarioAgentCommand } = await import('../../fixtures/scenario-agent/launch');
-    const dir = mkdtempSync(join(tmpdir(), 'sb-init-'));
-    const store = new StoreService(dir);
-    const ptys = new PtyHost();
-    const { defaultsReader } = await import('../../../src/main/core/settings/settings-service');
-    const acp = new AcpService({ router: new Router(), bus: new EventBus(), store, settings: defaultsReader, ptys, options: { dataDir: dir } }, { initializeTimeoutMs: 1500 });
-    try {
-      const { command, args } = scenarioAgentCommand();
-      const agent = acp.addCustom({ name: 'hangs', command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir });
+    await withAcpService(1500, async (acp, addHanging) => {
+      const agent = addHanging('hangs');
       await expect(acp.startAgent(agent.id)).rejects.toThrow(/did not answer initialize within 2 s/);
       const status = acp.runtime(agent.id).status();
       expect(status.state).toBe('failed');
       expect(status.pid).toBeNull();
-    } finally {
-      await acp.dispose();
-      await ptys.dispose();
-      store.dispose();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('stopping an agent that hangs in initialize ends it at once (not after the initialize timeout), as stopped', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { AcpService } = await import('../../../src/main/core/acp/acp-service');
-    const { EventBus } = await import('../../../src/main/core/base/event-bus');
-    const { Router } = await import('../../../src/main/core/base/router');
-    const { StoreService } = await import('../../../src/main/core/store/store-service');
-    const { PtyHost } = await import('../../../src/main/core/terminals/pty-host');
-    const { scenarioAgentCommand } = await import('../../fixtures/scenario-agent/launch');
-    const dir = mkdtempSync(join(tmpdir(), 'sb-init-'));
-    const store = new StoreService(dir);
-    const ptys = new PtyHost();
-    const { defaultsReader } = await import('../../../src/main/core/settings/settings-service');
     // An initialize timeout far beyond this test's own: stopping must not wait for it.
-    const acp = new AcpService({ router: new Router(), bus: new EventBus(), store, settings: defaultsReader, ptys, options: { dataDir: dir } }, { initializeTimeoutMs: 600_000 });
-    try {
-      const { command, args } = scenarioAgentCommand();
-      const agent = acp.addCustom({ name: 'hangs', command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir });
+    await withAcpService(600_000, async (acp, addHanging) => {
+      const agent = addHanging('hangs');
       const started = acp.startAgent(agent.id);
       const rt = acp.runtime(agent.id);
       for (let i = 0; i < 200 && rt.status().pid === null; i++) await new Promise((r) => setTimeout(r, 50));
       const pid = rt.status().pid!;
       expect(pid).toBeGreaterThan(0);
-      // Stopped right away too: while its launch is still being prepared.
       await Promise.all([rt.stop(), expect(started).rejects.toThrow(/stopped while it was starting/)]);
       expect(rt.status().state).toBe('stopped');
       expect(rt.status().pid).toBeNull();
       expect(() => process.kill(pid, 0)).toThrow();
-      const again = acp.addCustom({ name: 'hangs too', command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir });
+      // Stopped right away too: while its launch is still being prepared.
+      const again = addHanging('hangs too');
       const early = acp.startAgent(again.id);
       await Promise.all([acp.runtime(again.id).stop(), expect(early).rejects.toThrow(/stopped while it was starting/)]);
       expect(acp.runtime(again.id).status().state).toBe('stopped');
-    } finally {
-      await acp.dispose();
-      await ptys.dispose();
-      store.dispose();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
