@@ -20,7 +20,7 @@ interface Props {
   title: string;
 }
 
-type Stage = { kind: 'idle' } | { kind: 'summarizing' } | { kind: 'editing'; text: string } | { kind: 'starting'; text: string } | { kind: 'restoring' };
+type Stage = { kind: 'idle' } | { kind: 'summarizing' } | { kind: 'editing'; text: string } | { kind: 'restoring' };
 
 /**
  * The bottom of a transcript: go back to the live session (when it still runs), reopen it live (when its
@@ -61,23 +61,12 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
     }
   };
 
-  const start = async (text: string) => {
+  // The new session's tab creates it (Starting…, with Cancel and Retry there) and sends the summary first.
+  const start = (text: string) => {
     if (!agentId || !cwd) return;
     setError(null);
-    setStage({ kind: 'starting', text });
-    const created = await api.call('sessions.create', { agentId, cwd });
-    if (!created.ok) {
-      setError(`Could not start ${agentName}: ${created.error.message}`);
-      setStage({ kind: 'editing', text });
-      return;
-    }
-    const newId = created.value.id;
-    useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { sessionId: newId } });
+    useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd, prompt: text } } });
     setStage({ kind: 'idle' });
-    if (text.trim()) {
-      const sent = await api.call('sessions.prompt', { sessionId: newId, prompt: [{ type: 'text', text }] });
-      if (!sent.ok) useNotices.getState().push('error', `The summary was not sent: ${sent.error.message}`);
-    }
   };
 
   const restore = async () => {
@@ -106,8 +95,7 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
     );
   }
 
-  if (stage.kind === 'editing' || stage.kind === 'starting') {
-    const busy = stage.kind === 'starting';
+  if (stage.kind === 'editing') {
     return (
       <div className="transcript-continue editing" data-testid="transcript-continue">
         <label className="transcript-continue-label" htmlFor={`continue-${sessionId}`}>
@@ -118,7 +106,6 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
           className="transcript-continue-text"
           value={stage.text}
           onChange={(e) => setStage({ kind: 'editing', text: e.target.value })}
-          readOnly={busy}
           rows={8}
           data-testid="continue-summary"
         />
@@ -128,13 +115,13 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
           </div>
         )}
         <div className="form-actions">
-          <button className="primary" disabled={busy || !agentId || !cwd} onClick={() => void start(stage.text)} data-testid="continue-start">
-            {busy ? 'Starting…' : 'Start the new session'}
+          <button className="primary" disabled={!agentId || !cwd} onClick={() => start(stage.text)} data-testid="continue-start">
+            Start the new session
           </button>
-          <button disabled={busy} onClick={() => void start('')} title="Start it with an empty conversation">
+          <button disabled={!agentId || !cwd} onClick={() => start('')} title="Start it with an empty conversation">
             Start without the summary
           </button>
-          <button disabled={busy} onClick={() => setStage({ kind: 'idle' })}>
+          <button onClick={() => setStage({ kind: 'idle' })}>
             Cancel
           </button>
         </div>

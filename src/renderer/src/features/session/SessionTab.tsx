@@ -27,6 +27,8 @@ import { ForkLinks } from '../history/ForkLinks';
 interface CreateRequest {
   agentId: string;
   cwd: string;
+  /** Sent as the session's first prompt once it is created (a past session continued with its summary). */
+  prompt?: string;
 }
 
 const creating = new Map<string, Promise<void>>();
@@ -64,6 +66,10 @@ export function SessionTab({ tab, active }: TabViewProps) {
         return;
       }
       useTabs.getState().update(tab.id, { props: { ...current.props, sessionId: r.value.id, create: undefined, pendingSessionId: undefined }, status: 'idle' });
+      if (create.prompt?.trim()) {
+        const sent = await api.call('sessions.prompt', { sessionId: r.value.id, prompt: [{ type: 'text', text: create.prompt }] });
+        if (!sent.ok) useNotices.getState().push('error', `The first message was not sent: ${sent.error.message}`);
+      }
     })().finally(() => creating.delete(tab.id));
     creating.set(tab.id, p);
   }, [api, create, tab.id]);
