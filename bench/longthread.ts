@@ -27,7 +27,7 @@
 // --entries=N sets the thread's length.
 // Goals: first paint ≤ 300 ms, scroll frame p95 ≤ 16 ms, keypress → paint p95 ≤ 16 ms.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startAppServer, type AppServer } from '../test/support/app-server';
 import { launchBrowser, openApp } from '../test/support/browser';
 import { connectContract, type ContractClient } from '../test/support/contract-client';
@@ -182,6 +182,25 @@ async function typing(page: Page, client: ContractClient, sessionId: string): Pr
   return { quiet, streaming };
 }
 
+/** The same typing into a bare textarea in a page of its own: the floor of this measure in this Chromium. */
+async function bareTyping(browser: Browser): Promise<KeyTimes> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await page.setContent('<textarea style="width: 600px; height: 100px"></textarea>');
+    await page.evaluate(KEY_PROBE);
+    await page.locator('textarea').click();
+    for (const ch of 'the quick brown fox jumps over the lazy dog while the agent keeps writing '.repeat(quick ? 1 : 2)) {
+      await page.keyboard.press(ch === ' ' ? 'Space' : ch);
+      await sleep(40);
+    }
+    await sleep(300);
+    return (await page.evaluate('(() => { const k = window.__keys; return { lat: k.lat, handled: k.handled, wait: k.wait, frame: k.frame }; })()')) as KeyTimes;
+  } finally {
+    await context.close();
+  }
+}
+
 const describeKeys = (k: KeyTimes) =>
   `${k.lat.length} keys, keydown → painted p50 ${round1(percentile(k.lat, 50))} ms, p95 ${round1(percentile(k.lat, 95))} ms, max ${round1(Math.max(...k.lat))} ms; ` +
   `keydown → handled p50 ${round1(percentile(k.handled, 50))} / p95 ${round1(percentile(k.handled, 95))} ms, → the next frame's start p50 ${round1(percentile(k.wait, 50))} / p95 ${round1(percentile(k.wait, 95))} ms, that frame p50 ${round1(percentile(k.frame, 50))} / p95 ${round1(percentile(k.frame, 95))} ms`;
@@ -257,6 +276,7 @@ try {
     const at60 = await typing(page, client, longId);
     log(`# keypress at 60 Hz, nothing streaming: ${describeKeys(at60.quiet)}`);
     log(`# keypress at 60 Hz, the agent streaming 200 updates/s: ${describeKeys(at60.streaming)}`);
+    log(`# keypress at 60 Hz into a bare textarea, no app (this measure's floor here): ${describeKeys(await bareTyping(browser))}`);
     const rss = rendererRssMB();
     // The same in a Chromium that draws a frame as soon as it is ready (no wait for the display's next refresh),
     // this page closed (it would draw the same stream).
@@ -269,6 +289,7 @@ try {
       const free = await typing(opened.page, client, longId);
       log(`# keypress, frames unlimited, nothing streaming: ${describeKeys(free.quiet)}`);
       log(`# keypress, frames unlimited, the agent streaming 200 updates/s: ${describeKeys(free.streaming)}`);
+      log(`# keypress, frames unlimited, into a bare textarea, no app: ${describeKeys(await bareTyping(unlimited))}`);
       if (opened.errors.length) log(`# page errors (frames unlimited): ${opened.errors.slice(0, 3).join(' | ')}`);
     } finally {
       await unlimited.close();
