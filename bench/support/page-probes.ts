@@ -78,17 +78,28 @@ const PROBE = `(() => {
     }, 0);
   };
   new MutationObserver(scan).observe(document.body, { childList: true, subtree: true, characterData: true });
+  // Frames are recorded by a requestAnimationFrame loop that runs only while recording: a loop left running
+  // would make the page draw every frame, which changes what it measures (a key would always wait for the
+  // next frame instead of starting one).
   let last = 0;
+  b.looping = false;
   const loop = (ts) => {
-    if (b.recording) {
-      if (last) b.frames.deltas.push(ts - last);
-      const start = performance.now();
-      setTimeout(() => b.frames.busy.push(performance.now() - start), 0);
+    if (!b.recording) {
+      b.looping = false;
+      last = 0;
+      return;
     }
+    if (last) b.frames.deltas.push(ts - last);
+    const start = performance.now();
+    setTimeout(() => b.frames.busy.push(performance.now() - start), 0);
     last = ts;
     requestAnimationFrame(loop);
   };
-  requestAnimationFrame(loop);
+  b.startLoop = () => {
+    if (b.looping) return;
+    b.looping = true;
+    requestAnimationFrame(loop);
+  };
 })()`;
 
 /** Installs the probes (idempotent; again after a reload). */
@@ -98,7 +109,7 @@ export async function installProbes(page: Page): Promise<void> {
 
 /** Starts or stops recording frames; clears what was recorded when starting. */
 export async function recordFrames(page: Page, on: boolean): Promise<void> {
-  await page.evaluate(`(() => { const b = window.__bench; b.recording = ${on ? 'true' : 'false'}; if (${on ? 'true' : 'false'}) b.frames = { deltas: [], busy: [] }; })()`);
+  await page.evaluate(`(() => { const b = window.__bench; b.recording = ${on ? 'true' : 'false'}; if (${on ? 'true' : 'false'}) { b.frames = { deltas: [], busy: [] }; b.startLoop(); } })()`);
 }
 
 export async function takeFrames(page: Page): Promise<FrameStats> {
