@@ -82,6 +82,11 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
       }
       process.stdout.write(out);
       say(sid, 'last entry of many');
+    } else if (text.startsWith('retitle')) {
+      // retitle <toolCallId> <title…>: an update to a tool call of an earlier turn.
+      const [, id, ...title] = text.split(/\s+/);
+      update(sid, { sessionUpdate: 'tool_call_update', toolCallId: id, title: title.join(' ') });
+      say(sid, 'retitled ' + id);
     } else if (text.startsWith('wait')) {
       await new Promise((r) => setTimeout(r, Number(text.split(/\s+/)[1] || '1000')));
       say(sid, 'waited');
@@ -577,6 +582,21 @@ describe('session tab', { timeout: 90_000 }, () => {
     const again = activeSession(page);
     await agentMessages(again).filter({ hasText: 'last entry of many' }).waitFor({ timeout: 60_000 });
     expect(await again.locator('.thread-row').count()).toBeLessThan(80);
+    // An update to a tool call far before the tail the page attached with changes that tool call, where it
+    // is: the page does not take it for a new one at the end.
+    await sendPrompt(again, 'retitle tc3 Retitled after the reload');
+    await agentMessages(again).filter({ hasText: 'retitled tc3' }).waitFor();
+    await expect(again.getByTestId('tool-call').filter({ hasText: 'Retitled after the reload' }).count()).resolves.toBe(0);
+    await expect
+      .poll(
+        async () => {
+          await again.getByTestId('thread').evaluate((el) => (el.scrollTop = 0));
+          return again.getByTestId('tool-call').filter({ hasText: 'Retitled after the reload' }).count();
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(1);
+    await again.getByTestId('agent-message').filter({ hasText: /^entry number 2$/ }).waitFor();
     expect(errors).toEqual([]);
   }, 120_000);
 

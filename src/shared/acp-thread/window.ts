@@ -8,12 +8,37 @@ import type { ThreadEntry, ThreadState } from './types';
 /** The thread's length, whether or not `state` holds its earliest entries. */
 export const threadLength = (state: ThreadState): number => (state.firstIndex ?? 0) + state.entries.length;
 
-/** The same thread holding only its last `count` entries (everything else kept: indices stay the thread's). */
+/**
+ * The same thread holding only its last `count` entries (indices stay the thread's). Its toolIndex keeps only
+ * the tool calls it holds: the whole index grows with the thread (tens of thousands of ids), and a view gets
+ * the rest with threadToolIndex (sessions.toolIndex) once it has shown the tail.
+ */
 export function threadTail(state: ThreadState, count: number): ThreadState {
   const first = state.firstIndex ?? 0;
   const keep = Math.max(0, Math.min(state.entries.length, count));
   if (keep === state.entries.length) return state;
-  return { ...state, entries: state.entries.slice(state.entries.length - keep), firstIndex: first + state.entries.length - keep };
+  const tailFirst = first + state.entries.length - keep;
+  const toolIndex: Record<string, number> = {};
+  for (let i = state.entries.length - keep; i < state.entries.length; i++) {
+    const e = state.entries[i]!;
+    if (e.kind === 'tool_call' && Object.prototype.hasOwnProperty.call(state.toolIndex, e.toolCallId) && state.toolIndex[e.toolCallId] === first + i) {
+      toolIndex[e.toolCallId] = first + i;
+    }
+  }
+  return { ...state, entries: state.entries.slice(state.entries.length - keep), firstIndex: tailFirst, toolIndex };
+}
+
+/**
+ * A thread's toolIndex as it was when the thread was `length` entries long: a tool call's index never changes
+ * once it has one, so the ids of later tool calls are all that differ.
+ */
+export function toolIndexUpTo(toolIndex: Readonly<Record<string, number>>, length: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const id in toolIndex) {
+    const index = toolIndex[id]!;
+    if (index < length) out[id] = index;
+  }
+  return out;
 }
 
 /** Entries [from, from + count) of the thread, as far as `state` holds them. */

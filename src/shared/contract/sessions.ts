@@ -186,6 +186,7 @@ export const sessionRequests = {
    * `tail` entries (thread.firstIndex of them come before: fetch them with sessions.entries as they come into
    * view); without it, the whole thread.
    */
+  /** A live session's state; with `tail`, its thread holds only the last `tail` entries (and their tool calls' index). */
   'sessions.state': request(z.object({ sessionId: sessionIdSchema, tail: z.number().int().min(0).optional() }).strict(), sessionSnapshotSchema),
   /**
    * A page of a live session's thread entries: [from, from + count), fewer at its end. `n` is the last event
@@ -194,6 +195,14 @@ export const sessionRequests = {
   'sessions.entries': request(
     z.object({ sessionId: sessionIdSchema, from: z.number().int().min(0), count: z.number().int().min(1).max(2000) }).strict(),
     z.object({ from: z.number().int(), entries: z.array(z.custom<ThreadEntry>()), total: z.number().int(), n: z.number().int() }),
+  ),
+  /**
+   * The whole toolIndex of a live session's thread (tool call id → entry index): sessions.state with `tail`
+   * holds only the tail's. `n` is the last event folded into it.
+   */
+  'sessions.toolIndex': request(
+    z.object({ sessionId: sessionIdSchema }).strict(),
+    z.object({ toolIndex: z.record(z.string(), z.number().int()), n: z.number().int() }),
   ),
   /** Live (not closed) sessions of this run. */
   'sessions.live': request(z.object({}).strict(), z.object({ sessions: z.array(sessionInfoSchema) })),

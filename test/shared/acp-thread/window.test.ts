@@ -1,6 +1,6 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
-import { applyEvents, createThread, threadEntries, threadLength, threadTail, type ThreadEvent, type ThreadState } from '../../../src/shared/acp-thread';
+import { applyEvents, createThread, threadEntries, threadLength, threadTail, toolIndexUpTo, type ThreadEvent, type ThreadState } from '../../../src/shared/acp-thread';
 
 const up = (update: unknown): ThreadEvent => ({ type: 'update', update: update as SessionUpdate });
 const chunk = (text: string, messageId: string): ThreadEvent => up({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text } });
@@ -26,11 +26,17 @@ function history(): ThreadState {
   ]);
 }
 
+/** A view's thread as the session view builds it: the tail, then the whole toolIndex as of the tail (sessions.toolIndex). */
+function view(state: ThreadState, tailCount: number): ThreadState {
+  const tail = threadTail(state, tailCount);
+  return { ...tail, toolIndex: { ...toolIndexUpTo(state.toolIndex, threadLength(state)), ...tail.toolIndex } };
+}
+
 /** Folds `events` into the whole thread and into its tail: the tail holds the same entries, and says what it missed. */
 function both(tailCount: number, events: ThreadEvent[]) {
   const full = applyEvents(history(), events);
   const missed: Array<[number, number]> = [];
-  const tail = applyEvents(threadTail(history(), tailCount), events, (from, to) => missed.push([from, to]));
+  const tail = applyEvents(view(history(), tailCount), events, (from, to) => missed.push([from, to]));
   return { full, tail, missed };
 }
 
@@ -41,10 +47,19 @@ describe('acp-thread: a view holding the thread tail', () => {
     expect(threadLength(tail)).toBe(threadLength(full));
     expect(tail.firstIndex).toBe(full.entries.length - 4);
     expect(tail.entries).toEqual(full.entries.slice(-4));
-    expect(tail.toolIndex).toEqual(full.toolIndex);
+    // Only the tail's tool calls are indexed in it (the whole index grows with the thread).
+    expect(tail.toolIndex).toEqual({ t3: full.toolIndex.t3, t4: full.toolIndex.t4 });
+    expect(threadTail(full, 20)).toBe(full);
     expect(threadEntries(full, 2, 3)).toEqual(full.entries.slice(2, 5));
     expect(threadEntries(full, 10, 50)).toEqual(full.entries.slice(10));
     expect(threadEntries(tail, 0, 3)).toEqual([]);
+  });
+
+  it('the whole toolIndex as of a length leaves out the tool calls added after it', () => {
+    const earlier = history();
+    const later = applyEvents(earlier, [tool('t5', 'pending'), chunk('six', 'm6'), tool('t6', 'pending')]);
+    expect(toolIndexUpTo(later.toolIndex, threadLength(earlier))).toEqual(earlier.toolIndex);
+    expect(Object.keys(later.toolIndex)).toEqual(['t1', 't2', 't3', 't4', 't5', 't6']);
   });
 
   it('folds what it holds as the whole thread does; changes to earlier entries are reported, not guessed', () => {

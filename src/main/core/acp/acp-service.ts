@@ -738,6 +738,7 @@ function registerHandlers(router: Router, acp: AcpService): void {
   });
   router.handle('sessions.state', ({ sessionId, tail }) => acp.live(sessionId).snapshot(tail));
   router.handle('sessions.entries', ({ sessionId, from, count }) => acp.live(sessionId).entries(from, count));
+  router.handle('sessions.toolIndex', ({ sessionId }) => acp.live(sessionId).toolIndex());
   router.handle('sessions.effectiveConfig', ({ sessionId }) => ({ config: acp.effectiveConfig(sessionId) }));
   router.handle('sessions.reopen', ({ sessionId }) => acp.reopenSession(sessionId));
   registerRestoreHandlers(router, acp);

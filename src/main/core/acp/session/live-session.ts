@@ -184,6 +184,11 @@ export class LiveSession {
     return { session: this.info(), thread, n: this.n, queue: this.queue, permissions: [...this.permissions.values()].map((p) => p.info) };
   }
 
+  /** The thread's whole toolIndex, with `n` of the last event folded into it. */
+  toolIndex(): { toolIndex: Record<string, number>; n: number } {
+    return { toolIndex: { ...this.thread.toolIndex }, n: this.n };
+  }
+
   /** Entries [from, from + count) of the thread, with `n` of the last event folded into them. */
   entries(from: number, count: number): { from: number; entries: ThreadEntry[]; total: number; n: number } {
     return { from, entries: threadEntries(this.thread, from, count), total: threadLength(this.thread), n: this.n };

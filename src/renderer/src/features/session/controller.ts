@@ -1,5 +1,5 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import { applyEvents, createThread, type ThreadEntry, type ThreadEvent, type ThreadState } from '@shared/acp-thread';
+import { applyEvents, createThread, threadLength, toolIndexUpTo, type ThreadEntry, type ThreadEvent, type ThreadState } from '@shared/acp-thread';
 import type { PayloadOf } from '@shared/contract';
 import type { PermissionRequestInfo, QueueItem, SessionInfo } from '@shared/contract/sessions';
 import type { Api } from '../../ipc/client';
@@ -201,6 +201,28 @@ export class SessionController {
       permissions: snap.permissions,
       pages: this.view.pages + 1,
     });
+    // The tail holds its own tool calls' index only: the rest comes next (the tail is shown meanwhile), and
+    // updates wait for it (one may be for an earlier tool call).
+    this.toolIndexPending = (snap.thread.firstIndex ?? 0) > 0;
+    if (this.toolIndexPending) void this.loadToolIndex(seq, threadLength(snap.thread));
+    else this.flush();
+  }
+
+  /** The snapshot's toolIndex is the tail's only, and the whole one has not arrived yet. */
+  private toolIndexPending = false;
+
+  private async loadToolIndex(seq: number, length: number): Promise<void> {
+    const r = await this.api.call('sessions.toolIndex', { sessionId: this.sessionId });
+    if (seq !== this.loadSeq) return;
+    if (!r.ok) {
+      void this.load();
+      return;
+    }
+    this.toolIndexPending = false;
+    // As it was at the snapshot: tool calls added since come with the updates still to fold.
+    const toolIndex = { ...toolIndexUpTo(r.value.toolIndex, length), ...this.view.thread.toolIndex };
+    this.view = { ...this.view, thread: { ...this.view.thread, toolIndex } };
+    this.set({});
     this.flush();
   }
 
@@ -293,7 +315,7 @@ export class SessionController {
   /** Folds the buffered updates in one go (one React render for the whole frame). */
   flush(): void {
     this.cancelScheduled();
-    if (this.n === null || this.pending.length === 0) return;
+    if (this.n === null || this.toolIndexPending || this.pending.length === 0) return;
     const base = this.n;
     const batch = this.pending.filter((p) => p.n > base).sort((a, b) => a.n - b.n);
     this.pending = [];
