@@ -25,13 +25,13 @@ export const signalName = (signal: number | null): string | null => {
   return String(signal);
 };
 
+/** Why stdout is not being read: the agent floods (flood-guard.ts), or what was read is not handled yet. */
+export type StdoutPause = 'flood' | 'read-ahead';
+
 /**
  * An agent subprocess speaking ACP over stdio. It leads its own process group so that stopping it also
  * ends whatever it started (npx wrappers, language servers) — some agents ignore stdin EOF (trap 4).
  */
-/** Why stdout is not being read: the agent floods (flood-guard.ts), or what was read is not handled yet. */
-export type StdoutPause = 'flood' | 'read-ahead';
-
 export class AgentProcess {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pauses = new Set<StdoutPause>();

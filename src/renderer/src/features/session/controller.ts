@@ -36,10 +36,10 @@ const FALLBACK_FLUSH_MS = 250;
  * shown) without re-rendering its thread 60 times a second behind the visible one.
  */
 const HIDDEN_FLUSH_MS = 1000;
-/** Folds of a visible session's stream are at least this far apart (60 Hz frames always are). */
-const MIN_FOLD_MS = 12;
 /** …and at the latest this long after that, however busy the page is. */
 const HIDDEN_IDLE_TIMEOUT_MS = 1000;
+/** Folds of a visible session's stream are at least this far apart (60 Hz frames always are). */
+const MIN_FOLD_MS = 12;
 /** Entries the snapshot brings (the thread's tail: what the view shows first, at its bottom). */
 const TAIL = 100;
 /** Earlier entries are fetched in pages of this many as they come into view… */
@@ -73,6 +73,8 @@ export class SessionController {
   private frame: number | null = null;
   /** The animation frame time of the last fold in a frame. */
   private foldFrameTime = Number.NEGATIVE_INFINITY;
+  /** The snapshot's toolIndex is the tail's only, and the whole one has not arrived yet. */
+  private toolIndexPending = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private idle: number | null = null;
   private active = false;
@@ -208,9 +210,6 @@ export class SessionController {
     else this.flush();
   }
 
-  /** The snapshot's toolIndex is the tail's only, and the whole one has not arrived yet. */
-  private toolIndexPending = false;
-
   private async loadToolIndex(seq: number, length: number): Promise<void> {
     const r = await this.api.call('sessions.toolIndex', { sessionId: this.sessionId });
     if (seq !== this.loadSeq) return;
@@ -221,8 +220,7 @@ export class SessionController {
     this.toolIndexPending = false;
     // As it was at the snapshot: tool calls added since come with the updates still to fold.
     const toolIndex = { ...toolIndexUpTo(r.value.toolIndex, length), ...this.view.thread.toolIndex };
-    this.view = { ...this.view, thread: { ...this.view.thread, toolIndex } };
-    this.set({});
+    this.set({ thread: { ...this.view.thread, toolIndex } });
     this.flush();
   }
 
