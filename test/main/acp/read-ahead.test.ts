@@ -79,7 +79,8 @@ describe('read-ahead of an agent’s output', () => {
     const log = new MessageLog(db, { groupMs: 1000 });
     const n = 40_000;
     const pad = 'y'.repeat(150);
-    // The agent writes its whole flood as fast as the pipe takes it.
+    // The agent writes its whole flood as fast as the pipe takes it, then stays (an agent that exits is read at
+    // full speed: what is left in its pipe is all there will be).
     const script = `
       const line = (i) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'acp-1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: i + ' ${pad}' } } } });
       let s = '';
@@ -87,7 +88,8 @@ describe('read-ahead of an agent’s output', () => {
         s += line(i) + '\\n';
         if (s.length > 1 << 20) { process.stdout.write(s); s = ''; }
       }
-      process.stdout.write(s);`;
+      process.stdout.write(s);
+      setInterval(() => {}, 1000);`;
     let proc: AgentProcess | null = null;
     let held = 0;
     let peak = 0;
@@ -110,7 +112,10 @@ describe('read-ahead of an agent’s output', () => {
         onExit: () => resolve(),
       });
     });
+    for (let i = 0; i < 600 && h.received.length < n; i++) await new Promise((r) => setTimeout(r, 50));
+    const stopped = (proc as AgentProcess | null)!.stop(1000);
     await exited;
+    await stopped;
     expect(h.received).toHaveLength(n);
     expect(h.received.every((v, i) => v === i)).toBe(true);
     expect((db.prepare('SELECT sum(n) AS n FROM acp_messages').get() as { n: number }).n).toBe(n);
