@@ -37,3 +37,14 @@ export function descendants(root: number, all: readonly ProcInfo[] = processes()
   }
   return found;
 }
+
+/** Calls `fn` with each complete line a child process writes to `stream` (a partial line waits for its end). */
+export function onLines(stream: NodeJS.ReadableStream, fn: (line: string) => void): void {
+  let buf = '';
+  stream.on('data', (c: Buffer | string) => {
+    buf += c.toString();
+    const lines = buf.split('\n');
+    buf = lines.pop()!;
+    for (const l of lines) fn(l);
+  });
+}

@@ -11,7 +11,7 @@ export const threadLength = (state: ThreadState): number => (state.firstIndex ??
 /**
  * The same thread holding only its last `count` entries (indices stay the thread's). Its toolIndex keeps only
  * the tool calls it holds: the whole index grows with the thread (tens of thousands of ids), and a view gets
- * the rest with threadToolIndex (sessions.toolIndex) once it has shown the tail.
+ * the rest (sessions.toolIndex) once it has shown the tail.
  */
 export function threadTail(state: ThreadState, count: number): ThreadState {
   const first = state.firstIndex ?? 0;
@@ -21,9 +21,7 @@ export function threadTail(state: ThreadState, count: number): ThreadState {
   const toolIndex: Record<string, number> = {};
   for (let i = state.entries.length - keep; i < state.entries.length; i++) {
     const e = state.entries[i]!;
-    if (e.kind === 'tool_call' && Object.prototype.hasOwnProperty.call(state.toolIndex, e.toolCallId) && state.toolIndex[e.toolCallId] === first + i) {
-      toolIndex[e.toolCallId] = first + i;
-    }
+    if (e.kind === 'tool_call' && state.toolIndex[e.toolCallId] === first + i) toolIndex[e.toolCallId] = first + i;
   }
   return { ...state, entries: state.entries.slice(state.entries.length - keep), firstIndex: tailFirst, toolIndex };
 }

@@ -184,9 +184,8 @@ export const sessionRequests = {
   /**
    * Current state of a live session, for a view that attaches. With `tail`, its thread holds only its last
    * `tail` entries (thread.firstIndex of them come before: fetch them with sessions.entries as they come into
-   * view); without it, the whole thread.
+   * view), and its toolIndex only their tool calls (the rest: sessions.toolIndex); without it, the whole thread.
    */
-  /** A live session's state; with `tail`, its thread holds only the last `tail` entries (and their tool calls' index). */
   'sessions.state': request(z.object({ sessionId: sessionIdSchema, tail: z.number().int().min(0).optional() }).strict(), sessionSnapshotSchema),
   /**
    * A page of a live session's thread entries: [from, from + count), fewer at its end. `n` is the last event

@@ -11,6 +11,7 @@ import { iterateMessages, MessageLog, readMessages, type LogEntry } from '../../
 import { migrations } from '../../../src/main/core/store/migrations';
 import { StoreService } from '../../../src/main/core/store/store-service';
 import { repoRoot, tempDir } from '../../support/app-server';
+import { onLines } from '../../support/processes';
 import { allMessages, searchResults, writeOldFormatStore } from './old-format-store';
 
 const open: Array<{ dispose(): void } | Db> = [];
@@ -39,6 +40,19 @@ function traffic(): LogEntry[] {
     else out.push({ sessionId: 's1', direction: 'a2c', method: 'session/update', body: note(`chunk ${i} ${'lorem ipsum '.repeat(i % 9)}`), ts });
   }
   return out;
+}
+
+/** Opens the store in `dir` as the app does and waits for its migration; the progress it reported. */
+async function migrate(dir: string): Promise<{ store: StoreService; history: HistoryService; events: StoreMigration[] }> {
+  const bus = new EventBus();
+  const events: StoreMigration[] = [];
+  bus.connect((name, p) => name === 'app.storeMigration' && events.push(p as StoreMigration));
+  const store = new StoreService(dir);
+  const history = new HistoryService(store, bus);
+  open.push(store, history);
+  history.start();
+  await history.whenMigrated();
+  return { store, history, events };
 }
 
 describe('message log compaction', () => {
@@ -111,14 +125,7 @@ describe('migration 0013 (compaction of an existing store)', () => {
     old.close();
     expect(results.flat().length).toBeGreaterThan(50);
 
-    const bus = new EventBus();
-    const events: StoreMigration[] = [];
-    bus.connect((name, p) => name === 'app.storeMigration' && events.push(p as StoreMigration));
-    const store = new StoreService(dir);
-    const history = new HistoryService(store, bus);
-    open.push(store, history);
-    history.start();
-    await history.whenMigrated();
+    const { store, history, events } = await migrate(dir);
 
     const db = store.db;
     expect(db.prepare("SELECT count(*) AS n FROM acp_messages WHERE typeof(body) = 'text'").get()).toEqual({ n: 0 });
@@ -147,30 +154,17 @@ describe('migration 0013 (compaction of an existing store)', () => {
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const seen: StoreMigration[] = [];
     await new Promise<void>((resolve, reject) => {
-      let buf = '';
-      child.stdout.on('data', (c: Buffer) => {
-        buf += c.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        for (const l of lines) {
-          if (l === 'finished') continue;
-          const p = JSON.parse(l) as StoreMigration;
-          seen.push(p);
-          if (p.phase === phase && p.done > 0 && p.done < p.total && !child.killed) child.kill('SIGKILL');
-        }
+      onLines(child.stdout, (l) => {
+        if (l === 'finished') return;
+        const p = JSON.parse(l) as StoreMigration;
+        seen.push(p);
+        if (p.phase === phase && p.done > 0 && p.done < p.total && !child.killed) child.kill('SIGKILL');
       });
       child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`the migration ended before it was killed (${code}): ${stderr}`))));
     });
     expect(seen.some((p) => p.phase === phase)).toBe(true);
 
-    const bus = new EventBus();
-    const events: StoreMigration[] = [];
-    bus.connect((name, p) => name === 'app.storeMigration' && events.push(p as StoreMigration));
-    const store = new StoreService(dir);
-    const history = new HistoryService(store, bus);
-    open.push(store, history);
-    history.start();
-    await history.whenMigrated();
+    const { store, history, events } = await migrate(dir);
     const db = store.db;
     expect(events.at(-1)).toMatchObject({ phase: 'done' });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');

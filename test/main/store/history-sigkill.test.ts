@@ -6,6 +6,7 @@ import { HistoryService } from '../../../src/main/core/history/history-service';
 import { openDatabase } from '../../../src/main/core/store/database';
 import { StoreService } from '../../../src/main/core/store/store-service';
 import { repoRoot, tempDir } from '../../support/app-server';
+import { onLines } from '../../support/processes';
 
 describe('history index durability', () => {
   it('after a SIGKILL mid-burst: a sound file, every acknowledged message, and an index in step with the log', async () => {
@@ -20,12 +21,8 @@ describe('history index durability', () => {
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     await new Promise<void>((resolve, reject) => {
-      let buf = '';
-      child.stdout.on('data', (c: Buffer) => {
-        buf += c.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        for (const l of lines) acked.add(Number(l));
+      onLines(child.stdout, (l) => {
+        acked.add(Number(l));
         if (acked.size >= 6000 && child.exitCode === null && !child.killed) child.kill('SIGKILL'); // while it is writing
       });
       child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited early (${code}): ${stderr}`))));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/main/core/store/database';
 import { readMessages } from '../../../src/main/core/store/message-log';
 import { repoRoot, tempDir } from '../../support/app-server';
+import { onLines } from '../../support/processes';
 
 describe('store durability', () => {
   it('keeps every acknowledged write and a sound file when the writer is SIGKILLed mid-burst', async () => {
@@ -20,12 +21,8 @@ describe('store durability', () => {
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     await new Promise<void>((resolve, reject) => {
-      let buf = '';
-      child.stdout.on('data', (c: Buffer) => {
-        buf += c.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        for (const l of lines) acked = Math.max(acked, Number(l));
+      onLines(child.stdout, (l) => {
+        acked = Math.max(acked, Number(l));
         // Kill while it is writing, after a good number of committed batches.
         if (acked >= 20_000) {
           child.kill('SIGKILL');
