@@ -31,6 +31,42 @@ function lenient(node: Json): Json {
   return out;
 }
 
+/** The property every branch of a `oneOf` fixes to a distinct constant (ContentBlock's `type`…), if there is one. */
+function tagOf(branches: Json[]): string | null {
+  let tag: string | null = null;
+  const seen = new Set<unknown>();
+  for (const b of branches) {
+    const branch = b as { properties?: Record<string, { const?: unknown }>; required?: unknown[] } | null;
+    const props = branch?.properties;
+    const candidates = props ? Object.keys(props).filter((k) => typeof props[k]?.const === 'string' && branch?.required?.includes(k)) : [];
+    const key: string | undefined = tag ?? candidates[0];
+    if (key === undefined || !candidates.includes(key) || seen.has(props![key]!.const)) return null;
+    tag = key;
+    seen.add(props![key]!.const);
+  }
+  return tag;
+}
+
+/**
+ * Marks tagged unions for Ajv's discriminator: it then checks the one branch the tag names. Without it, a
+ * `oneOf` checks every branch to prove only one matches, building error objects for the others: for a text
+ * chunk, the 4 other content kinds: ≈ 1 KB of garbage per chunk, a quarter of what a flood allocated (`npm run bench --
+ * stream`: the app's CPU per 20,000 chunks went from 89–93 to 66–70 ms, most of it less garbage collection).
+ */
+function discriminate(node: Json): void {
+  if (Array.isArray(node)) {
+    for (const n of node) discriminate(n);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const obj = node as Record<string, Json>;
+  if (Array.isArray(obj.oneOf)) {
+    const tag = tagOf(obj.oneOf);
+    if (tag !== null) obj.discriminator = { propertyName: tag };
+  }
+  for (const v of Object.values(obj)) discriminate(v);
+}
+
 interface UpdateBranch {
   properties: { sessionUpdate: { const: string } };
 }
@@ -39,7 +75,8 @@ let validators: Map<string, ValidateFunction> | null = null;
 
 function compile(): Map<string, ValidateFunction> {
   const defs = lenient((acpSchema as unknown as { $defs: Record<string, Json> }).$defs) as Record<string, Json>;
-  const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+  discriminate(defs);
+  const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, discriminator: true });
   ajv.addSchema({ $id: 'acp', $defs: defs });
   const branches = (defs.SessionUpdate as { oneOf: UpdateBranch[] }).oneOf;
   const map = new Map<string, ValidateFunction>();
