@@ -2,8 +2,8 @@
 //   stream.ingest_rate: N updates/s      20,000 agent_message_chunk updates (~2 MB) from the scenario agent
 //                                        through the app's core: line split, JSON parse, MessageLog (SQLite)
 //                                        with the history indexer attached, validation, thread, bus events
-//                                        serialized as the WebSocket server does. Median of 3, each after a
-//                                        warm-up. Timed from the first chunk received to the turn's end; the
+//                                        serialized as the WebSocket server does. Median of 5, each after a
+//                                        warm-up (and a first pair of runs not counted). Timed from the first chunk received to the turn's end; the
 //                                        turn's start (its checkpoint before the turn, a git snapshot of the
 //                                        folder) is printed on its own '#' line.
 //   stream.ingest_vs_parse: X ratio      its time over a bare loop that only splits and JSON.parses the same
