@@ -6,4 +6,5 @@ export { isFinished } from './tool-calls';
 export { threadFromWire, WireReplayer, type WireMessage } from './replay';
 export { ReplayMatcher } from './replay-match';
 export { elicitationLines } from './elicitations';
-export { threadEntries, threadLength, threadTail, toolIndexUpTo } from './window';
+export { threadEntries, threadLength, threadTail, toolCallIndex, toolIndexUpTo } from './window';
+export { putIndex } from './draft';

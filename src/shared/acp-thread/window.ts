@@ -1,3 +1,4 @@
+import { putIndex } from './draft';
 import type { ThreadEntry, ThreadState } from './types';
 
 /**
@@ -21,9 +22,16 @@ export function threadTail(state: ThreadState, count: number): ThreadState {
   const toolIndex: Record<string, number> = {};
   for (let i = state.entries.length - keep; i < state.entries.length; i++) {
     const e = state.entries[i]!;
-    if (e.kind === 'tool_call' && state.toolIndex[e.toolCallId] === first + i) toolIndex[e.toolCallId] = first + i;
+    if (e.kind === 'tool_call' && Object.prototype.hasOwnProperty.call(state.toolIndex, e.toolCallId) && state.toolIndex[e.toolCallId] === first + i) putIndex(toolIndex, e.toolCallId, first + i);
   }
   return { ...state, entries: state.entries.slice(state.entries.length - keep), firstIndex: tailFirst, toolIndex };
+}
+
+/** The entry index of tool call `toolCallId` (the toolIndex object may also name tool calls of later states). */
+export function toolCallIndex(state: ThreadState, toolCallId: string): number | undefined {
+  if (!Object.prototype.hasOwnProperty.call(state.toolIndex, toolCallId)) return undefined;
+  const index = state.toolIndex[toolCallId]!;
+  return index < threadLength(state) ? index : undefined;
 }
 
 /**
@@ -32,9 +40,9 @@ export function threadTail(state: ThreadState, count: number): ThreadState {
  */
 export function toolIndexUpTo(toolIndex: Readonly<Record<string, number>>, length: number): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const id in toolIndex) {
+  for (const id of Object.keys(toolIndex)) {
     const index = toolIndex[id]!;
-    if (index < length) out[id] = index;
+    if (index < length) putIndex(out, id, index);
   }
   return out;
 }

@@ -57,8 +57,11 @@ describe('acp-thread: a view holding the thread tail', () => {
 
   it('the whole toolIndex as of a length leaves out the tool calls added after it', () => {
     const earlier = history();
+    const asItWas = { ...earlier.toolIndex };
     const later = applyEvents(earlier, [tool('t5', 'pending'), chunk('six', 'm6'), tool('t6', 'pending')]);
-    expect(toolIndexUpTo(later.toolIndex, threadLength(earlier))).toEqual(earlier.toolIndex);
+    expect(toolIndexUpTo(later.toolIndex, threadLength(earlier))).toEqual(asItWas);
+    // The earlier state shares the index it grew into (no copy per new tool call), so this is how a view gets its own.
+    expect(toolIndexUpTo(earlier.toolIndex, threadLength(earlier))).toEqual(asItWas);
     expect(Object.keys(later.toolIndex)).toEqual(['t1', 't2', 't3', 't4', 't5', 't6']);
   });
 

@@ -1,5 +1,5 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { applyEvents, CHUNK_UPDATE_KINDS, createThread, isFinished, partsFromContent, WireReplayer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../shared/acp-thread';
+import { applyEvents, CHUNK_UPDATE_KINDS, createThread, isFinished, partsFromContent, putIndex, WireReplayer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../shared/acp-thread';
 
 /** One logged ACP message, as history reads it. */
 export interface LoggedMessage {
@@ -338,7 +338,7 @@ export class SessionFold {
           // Its answer is still to come.
           (e.kind === 'elicitation' && e.state === 'pending');
         if (!keep) return;
-        if (e.kind === 'tool_call') toolIndex[e.toolCallId] = kept.length;
+        if (e.kind === 'tool_call') putIndex(toolIndex, e.toolCallId, kept.length);
         kept.push(e);
       });
       if (start >= entries.length) newStart = kept.length;

@@ -20,7 +20,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
 import { nameContradiction } from '../../../../shared/acp-thread/permission-option';
-import { applyEvents, createThread, threadEntries, threadLength, threadTail, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
+import { applyEvents, createThread, threadEntries, threadLength, threadTail, toolCallIndex, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { contentErrors, parseElicitation, type ElicitationAction, type ElicitationContent, type ElicitationRequestView } from '../../../../shared/elicitation';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
@@ -543,8 +543,8 @@ export class LiveSession {
   requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> | RequestPermissionResponse {
     const toolCall = params.toolCall;
     const toolCallId = toolCall.toolCallId;
-    const known = this.thread.toolIndex[toolCallId];
-    const knownEntry = known !== undefined ? this.thread.entries[known] : undefined;
+    const known = toolCallIndex(this.thread, toolCallId);
+    const knownEntry = known !== undefined ? this.thread.entries[known - (this.thread.firstIndex ?? 0)] : undefined;
     const toolKind = toolCall.kind ?? (knownEntry?.kind === 'tool_call' ? knownEntry.toolKind : 'other');
     if (this.turn?.cancelled) return CANCELLED;
     const requestId = randomUUID();

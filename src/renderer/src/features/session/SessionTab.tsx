@@ -1,6 +1,6 @@
 import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { threadLength } from '@shared/acp-thread';
+import { threadLength, toolCallIndex } from '@shared/acp-thread';
 import { useApi } from '../../app/api-context';
 import { closeTab } from '../../app/PaneView';
 import { useNotices } from '../../app/notices';
@@ -374,7 +374,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         {filesOpen && <SessionChangesPanel sessionId={sessionId} folders={sessionChanges.folders} onClose={() => setFilesOpen(false)} />}
       </div>
       {pending && (
-        <button className="permission-jump" onClick={() => thread.current?.scrollToEntry(view.thread.toolIndex[String(pending.toolCall.toolCallId)] ?? threadLength(view.thread) - 1)} data-testid="permission-pending">
+        <button className="permission-jump" onClick={() => thread.current?.scrollToEntry(toolCallIndex(view.thread, String(pending.toolCall.toolCallId)) ?? threadLength(view.thread) - 1)} data-testid="permission-pending">
           The agent is waiting for your permission — press 1–{Math.min(9, pending.options.length)}, Y or N
         </button>
       )}

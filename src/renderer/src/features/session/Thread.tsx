@@ -1,7 +1,7 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { forwardRef, memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { threadLength, type ThreadEntry, type ThreadState } from '@shared/acp-thread';
+import { threadLength, toolCallIndex, type ThreadEntry, type ThreadState } from '@shared/acp-thread';
 import type { TurnCheckpoint } from '@shared/contract/checkpoints';
 import { TurnChanges } from '../checkpoints';
 import { GitFork } from 'lucide-react';
@@ -336,17 +336,17 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   const nav = useMemo<ThreadNav>(
     () => ({
       toolTitle(toolCallId) {
-        const e = entryAt(thread.toolIndex[toolCallId] ?? -1);
+        const e = entryAt(toolCallIndex(thread, toolCallId) ?? -1);
         return e?.kind === 'tool_call' ? e.title || 'Tool call' : null;
       },
       showTool(toolCallId) {
-        const index = thread.toolIndex[toolCallId];
-        if (index === undefined || index < 0 || index >= rows.total) return;
+        const index = toolCallIndex(thread, toolCallId);
+        if (index === undefined || index >= rows.total) return;
         stuck.current = false;
         virtualizer.scrollToIndex(rows.rowOf(index), { align: 'center' });
       },
     }),
-    [entryAt, thread.toolIndex, rows, virtualizer],
+    [entryAt, thread, rows, virtualizer],
   );
 
   const items = virtualizer.getVirtualItems();
