@@ -16,15 +16,16 @@
 // SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the run;
 // SWITCHBOARD_BENCH_SERVER_PROFILE=/tmp/server.cpuprofile the server's (support/cpu-prof-preload.mjs);
 // SWITCHBOARD_BENCH_TRACE=/tmp/trace.json a Chromium performance trace (style, layout, paint per frame).
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { startAppServer, type AppServer } from '../test/support/app-server';
-import { launchBrowser, openApp } from '../test/support/browser';
-import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionInPage } from './support/app-session';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { type AppServer } from '../test/support/app-server';
+import { openApp } from '../test/support/browser';
+import { addScenarioAgents, prompt, readyWorkspace, startSessionInPage } from './support/app-session';
 import { installArrivalProbe, installProbes, recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
 import { cmdline, cpuMs, descendants, rssBytes, schedstat } from './support/proc';
 import { setPriority } from 'node:os';
 import { median, percentile, round1 } from './support/stats';
 import { connectContract } from '../test/support/contract-client';
+import { loadAvg, log, sleep, withBenchApp } from './support/bench-app';
 
 const quick = process.argv.includes('--quick');
 /** The figures' prefix (agents10_busy.ts runs this bench on loaded cores under its own name). */
@@ -39,9 +40,6 @@ const AGENTS = 10;
 const RATE = 200;
 const SECONDS = quick ? 5 : 30;
 const BYTES = 40;
-const log = (line: string) => console.log(line);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MB = 1024 * 1024;
 
 /** The server's RSS after a pause, the median of a few samples (GC makes single samples jumpy). */
@@ -82,14 +80,8 @@ async function allIdle(app: AppServer, sessionIds: string[], timeoutMs: number):
   }
 }
 
-log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
-const work = benchWorkDir();
-const browser = await launchBrowser();
-let app: AppServer | null = null;
-try {
-  app = await startAppServer(
-    serverProfileTo ? { env: { NODE_OPTIONS: `--import ${new URL('./support/cpu-prof-preload.mjs', import.meta.url).href}`, SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } } : {},
-  );
+log(`# load average at start: ${loadAvg()} (2 cores; other work on the machine slows every figure)`);
+await withBenchApp(async ({ browser, app, work }) => {
   const pid = app.proc.pid!;
   const client = await connectContract(app);
   const agents = await addScenarioAgents(client, AGENTS, 'Agent');
@@ -178,10 +170,6 @@ try {
   } finally {
     await context.close();
   }
-} finally {
-  await browser.close();
-  await app?.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-log(`# load average at end: ${load()}`);
+});
+log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

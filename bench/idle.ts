@@ -13,14 +13,14 @@
 // Chromium child with --type=renderer; one page is open, so one renderer).
 // SWITCHBOARD_BENCH_SERVER_PROFILE=/tmp/idle-server.cpuprofile also saves the server's CPU profile of the idle phase;
 // SWITCHBOARD_BENCH_TRACE=/tmp/idle-trace.json a Chromium performance trace of it.
-import { readFileSync, rmSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { startAppServer, type AppServer } from '../test/support/app-server';
-import { launchBrowser, openApp } from '../test/support/browser';
+import { type AppServer } from '../test/support/app-server';
+import { openApp } from '../test/support/browser';
 import { connectContract } from '../test/support/contract-client';
-import { addScenarioAgents, benchWorkDir, readyWorkspace, startSessionInPage, whenIdle, prompt } from './support/app-session';
+import { addScenarioAgents, readyWorkspace, startSessionInPage, whenIdle, prompt } from './support/app-session';
 import { cmdline, cpuMs, descendants } from './support/proc';
 import { round1 } from './support/stats';
+import { loadAvg, log, sleep, withBenchApp } from './support/bench-app';
 
 const quick = process.argv.includes('--quick');
 const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
@@ -29,9 +29,6 @@ const AGENTS = 10;
 const ENTRIES = 1000;
 const SECONDS = quick ? 15 : 60;
 const SETTLE_MS = 5000;
-const log = (line: string) => console.log(line);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Init script: counts the callbacks the page's timers, intervals, idle callbacks and animation frames run
 // (by kind), and the WebSocket frames the page receives (by event name).
@@ -127,14 +124,8 @@ function describe(label: string, p: Phase): void {
 
 const wakeupsPerS = (p: Phase) => round1((p.wakeups.timeout + p.wakeups.interval + p.wakeups.raf + p.wakeups.idle) / p.seconds);
 
-log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
-const work = benchWorkDir();
-const browser = await launchBrowser();
-let app: AppServer | null = null;
-try {
-  app = await startAppServer(
-    serverProfileTo ? { env: { NODE_OPTIONS: `--import ${new URL('./support/cpu-prof-preload.mjs', import.meta.url).href}`, SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } } : {},
-  );
+log(`# load average at start: ${loadAvg()} (2 cores; other work on the machine slows every figure)`);
+await withBenchApp(async ({ browser, app, work }) => {
   const pid = app.proc.pid!;
   const { page, context, errors } = await openApp(browser, app.url);
   try {
@@ -188,10 +179,6 @@ try {
   } finally {
     await context.close();
   }
-} finally {
-  await browser.close();
-  await app?.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-log(`# load average at end: ${load()}`);
+});
+log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

@@ -26,15 +26,15 @@
 // SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the wheel trip;
 // --entries=N sets the thread's length.
 // Goals: first paint ≤ 300 ms, scroll frame p95 ≤ 16 ms, keypress → paint p95 ≤ 16 ms.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { startAppServer, type AppServer } from '../test/support/app-server';
 import { launchBrowser, openApp } from '../test/support/browser';
 import { connectContract, type ContractClient } from '../test/support/contract-client';
-import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
+import { addScenarioAgents, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
 import { installProbes, recordFrames, takeFrames } from './support/page-probes';
 import { cmdline, descendants, rssBytes } from './support/proc';
 import { median, percentile, round1 } from './support/stats';
+import { loadAvg, log, sleep, withBenchApp } from './support/bench-app';
 
 const quick = process.argv.includes('--quick');
 const entriesFlag = process.argv.find((a) => a.startsWith('--entries='));
@@ -42,9 +42,6 @@ const ENTRIES = entriesFlag ? Number(entriesFlag.slice('--entries='.length)) : q
 const TURNS = 10;
 const BASELINE_ENTRIES = 100;
 const RUNS = 3;
-const log = (line: string) => console.log(line);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MB = 1024 * 1024;
 const ACTIVE = '.tab-panel:not([hidden]) [data-testid=session-tab]';
 
@@ -221,12 +218,8 @@ function rendererRssMB(): number {
   return Math.max(0, ...pids.map((p) => rssBytes(p) / MB));
 }
 
-log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
-const work = benchWorkDir();
-const browser = await launchBrowser();
-let app: AppServer | null = null;
-try {
-  app = await startAppServer();
+log(`# load average at start: ${loadAvg()} (2 cores; other work on the machine slows every figure)`);
+await withBenchApp(async ({ browser, app, work }) => {
   const client = await connectContract(app);
   const [agent] = await addScenarioAgents(client, 1, 'Long');
   const { page, context, errors } = await openApp(browser, app.url);
@@ -308,10 +301,6 @@ try {
     await context.close();
     client.close();
   }
-} finally {
-  await browser.close();
-  await app?.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-log(`# load average at end: ${load()}`);
+});
+log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

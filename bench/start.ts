@@ -12,7 +12,7 @@
 //                                           loop is held by each backup step), p95; '#': max and the backup's length
 // The store is generated once into $SWITCHBOARD_BENCH_STORE_DIR (default: <tmp>/sb-bench-store-<events>) and reused.
 // The Electron main process is not measured here: there is no Electron binary on this machine.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAppServer, type AppServer } from '../test/support/app-server';
@@ -20,6 +20,7 @@ import { launchBrowser, openApp } from '../test/support/browser';
 import { connectContract } from '../test/support/contract-client';
 import { ensureHistoryStore } from './support/million-store';
 import { median, percentile, round1 } from './support/stats';
+import { loadAvg, log, sleep } from './support/bench-app';
 
 const quick = process.argv.includes('--quick');
 const EVENTS = quick ? 50_000 : 1_000_000;
@@ -27,9 +28,6 @@ const NORMAL_RUNS = 3;
 const BACKUP_RUNS = 2;
 /** The start-up backup's delay in the backup-day runs: short, so that the bench need not wait the app's 20 s. */
 const BACKUP_DELAY_MS = Number(process.env.SWITCHBOARD_BENCH_BACKUP_DELAY_MS ?? '3000');
-const log = (line: string) => console.log(line);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Init script: the moment (epoch ms) the sidebar's history first lists a session, after that frame's paint.
 const INTERACTIVE = `(() => {
@@ -59,7 +57,7 @@ const INTERACTIVE = `(() => {
 
 const storeDir = process.env.SWITCHBOARD_BENCH_STORE_DIR ?? join(tmpdir(), `sb-bench-store-${EVENTS}`);
 
-log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
+log(`# load average at start: ${loadAvg()} (2 cores; other work on the machine slows every figure)`);
 const store = ensureHistoryStore(storeDir, { events: EVENTS, log });
 log(`# store: ${store.events} events in ${store.sessions} sessions, ${store.bytes} bytes, ${store.generatedSeconds === null ? `reused from ${storeDir}` : `generated in ${Math.round(store.generatedSeconds)} s into ${storeDir}`}`);
 const backupsDir = join(storeDir, 'backups');
@@ -190,5 +188,5 @@ try {
 } finally {
   await browser.close();
 }
-log(`# load average at end: ${load()}`);
+log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

@@ -19,16 +19,16 @@
 // '#' lines: runs, the AcpService-only path (bench/support/client-path.ts, no history indexer), and write → paint of
 // chunks streamed at a steady 200/s.
 // Goals: ≥ 50,000 updates/s, ≤ 3×, ≤ 100 ms.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { runClientPath } from './support/client-path';
-import { startAppServer, type AppServer } from '../test/support/app-server';
-import { launchBrowser, openApp } from '../test/support/browser';
-import { addScenarioAgents, benchWorkDir, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
+import { openApp } from '../test/support/browser';
+import { addScenarioAgents, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
 import { runAppIngest, runParseBaseline, type AppIngestRun, type IngestRun } from './support/ingest';
 import { installArrivalProbe, installProbes, takeArrivals, takeMarkArrivals, takePainted, waitForPainted } from './support/page-probes';
 import { median, percentile, round1 } from './support/stats';
 import { connectContract } from '../test/support/contract-client';
 import type { PayloadOf } from '../src/shared/contract';
+import { loadAvg, log, withBenchApp } from './support/bench-app';
 
 type SessionUpdatePayload = PayloadOf<'session.update'>;
 
@@ -42,8 +42,6 @@ const BYTES = 100;
 const RUNS = quick ? 1 : 3;
 /** Ingest runs are short (≈ 0.1 s): more of them steady the ratio. */
 const INGEST_RUNS = quick ? 1 : 5;
-const log = (line: string) => console.log(line);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 async function ingest(): Promise<void> {
   // Baseline and app runs alternate (each after its own warm-up), so both see the same machine load. The first
@@ -75,13 +73,7 @@ async function ingest(): Promise<void> {
 }
 
 async function paint(): Promise<void> {
-  const work = benchWorkDir();
-  let app: AppServer | null = null;
-  const browser = await launchBrowser();
-  try {
-    app = await startAppServer(
-      serverProfileTo ? { env: { NODE_OPTIONS: `--import ${new URL('./support/cpu-prof-preload.mjs', import.meta.url).href}`, SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } } : {},
-    );
+  await withBenchApp(async ({ browser, app, work }) => {
     const client = await connectContract(app);
     const [agent] = await addScenarioAgents(client, 1);
     const { page, context, errors } = await openApp(browser, app.url);
@@ -154,15 +146,11 @@ async function paint(): Promise<void> {
       await context.close();
       client.close();
     }
-  } finally {
-    await browser.close();
-    await app?.stop();
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
-log(`# load average at start: ${load()} (2 cores; other work on the machine slows every figure)`);
+log(`# load average at start: ${loadAvg()} (2 cores; other work on the machine slows every figure)`);
 if (!process.argv.includes('--paint-only')) await ingest();
 if (!process.argv.includes('--ingest-only')) await paint();
-log(`# load average at end: ${load()}`);
+log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

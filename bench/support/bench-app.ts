@@ -1,0 +1,37 @@
+// What the browser benches share: their log lines, and Chromium with the built app's server around a run.
+import { readFileSync, rmSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { startAppServer, type AppServer } from '../../test/support/app-server';
+import { launchBrowser } from '../../test/support/browser';
+import { benchWorkDir } from './app-session';
+
+export const log = (line: string): void => console.log(line);
+export const loadAvg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: also records the server's CPU profile of the run (cpu-prof-preload.mjs). */
+const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
+
+export interface BenchApp {
+  browser: Browser;
+  app: AppServer;
+  /** A scratch folder for the agents' sessions, removed afterwards. */
+  work: string;
+}
+
+/** Runs `run` against a fresh app server (its own data folder) in Chromium; then stops both and removes the work folder. */
+export async function withBenchApp<T>(run: (b: BenchApp) => Promise<T>): Promise<T> {
+  const work = benchWorkDir();
+  const browser = await launchBrowser();
+  let app: AppServer | null = null;
+  try {
+    app = await startAppServer(
+      serverProfileTo ? { env: { NODE_OPTIONS: `--import ${new URL('./cpu-prof-preload.mjs', import.meta.url).href}`, SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } } : {},
+    );
+    return await run({ browser, app, work });
+  } finally {
+    await browser.close();
+    await app?.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
