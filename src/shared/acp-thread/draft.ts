@@ -3,7 +3,7 @@ import type { ThreadEntry, ThreadState } from './types';
 /**
  * The newest state to have extended each toolIndex object. A tool call's index never changes along a thread,
  * so a batch adds to its base's index in place, without a copy, when its base is that newest state (a thread
- * of 25,000 tool calls copied 25,000 keys for each new one: 12 ms a fold). The states before it then share an
+ * of 25,000 tool calls copied 25,000 keys for each new one: 9.7 ms a fold, `npm run bench -- thread`). The states before it then share an
  * index that also names later tool calls, past their own end (or, after a batch that was dropped, at an entry
  * that is another): Draft.toolIndexOf passes over those.
  */

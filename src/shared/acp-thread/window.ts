@@ -22,7 +22,7 @@ export function threadTail(state: ThreadState, count: number): ThreadState {
   const toolIndex: Record<string, number> = {};
   for (let i = state.entries.length - keep; i < state.entries.length; i++) {
     const e = state.entries[i]!;
-    if (e.kind === 'tool_call' && Object.prototype.hasOwnProperty.call(state.toolIndex, e.toolCallId) && state.toolIndex[e.toolCallId] === first + i) putIndex(toolIndex, e.toolCallId, first + i);
+    if (e.kind === 'tool_call' && state.toolIndex[e.toolCallId] === first + i) putIndex(toolIndex, e.toolCallId, first + i);
   }
   return { ...state, entries: state.entries.slice(state.entries.length - keep), firstIndex: tailFirst, toolIndex };
 }
