@@ -23,6 +23,11 @@ export function processes(): ProcInfo[] {
   return out;
 }
 
+/** Whether a member of process group `pgid` still runs (a zombie not reaped yet by a lazy pid 1 does not). */
+export function groupRunning(pgid: number): boolean {
+  return processes().some((p) => p.pgrp === pgid && p.state !== 'Z');
+}
+
 /** Every descendant of `root` (children, their children…), from one reading of /proc. */
 export function descendants(root: number, all: readonly ProcInfo[] = processes()): Set<number> {
   const found = new Set<number>();

@@ -1,33 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/app-server';
-
-/** Members of the group that still run (a zombie not reaped yet by a lazy pid 1 does not). */
-function running(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  return readdirSync('/proc').some((name) => {
-    if (!/^\d+$/.test(name)) return false;
-    try {
-      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      return f[0] !== 'Z' && Number(f[2]) === pgid;
-    } catch {
-      return false;
-    }
-  });
-}
+import { groupRunning } from '../../support/processes';
 
 let groups: number[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'sb-watchdog-'));
 afterAll(() => {
-  for (const g of groups) if (running(g)) process.kill(-g, 'SIGKILL');
+  for (const g of groups) if (groupRunning(g)) process.kill(-g, 'SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,17 +23,17 @@ describe.runIf(process.platform === 'linux')('process-group watchdog', () => {
         if (out.includes('\n')) resolve(JSON.parse(out) as number[]);
       });
     });
-    expect(groups.every(running)).toBe(true);
+    expect(groups.every(groupRunning)).toBe(true);
     const killedAt = Date.now();
     child.kill('SIGKILL');
     const [deaf, unguarded, deafTerminal, agent, terminal] = groups as [number, number, number, number, number];
     const guarded = [deaf, deafTerminal, agent, terminal];
-    while (guarded.some(running) && Date.now() - killedAt < 1000) await new Promise((r) => setTimeout(r, 20));
-    expect(guarded.filter(running)).toEqual([]);
+    while (guarded.some(groupRunning) && Date.now() - killedAt < 1000) await new Promise((r) => setTimeout(r, 20));
+    expect(guarded.filter(groupRunning)).toEqual([]);
     // An agent is asked to stop (it may clean up); a terminal is hung up, as when its window closes.
     expect(readFileSync(join(dir, 'agent'), 'utf8').trim()).toBe('TERM');
     expect(readFileSync(join(dir, 'terminal'), 'utf8').trim()).toBe('HUP');
     // Unregistered: the watchdog leaves it alone (its pid may be someone else's by now).
-    expect(running(unguarded)).toBe(true);
+    expect(groupRunning(unguarded)).toBe(true);
   });
 });

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keepTail, PtyHost } from '../../../src/main/core/terminals/pty-host';
 
@@ -84,5 +87,31 @@ describe('PtyHost', () => {
     }
     expect(alive).toBe(false);
     expect(host.size).toBe(0);
+  });
+
+  it("closing an interactive shell hangs up on it, as a terminal window does: it saves its history and runs its exit trap", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-pty-hup-'));
+    try {
+      const host = new PtyHost();
+      const env = { PATH: process.env.PATH ?? '', TERM: 'xterm', HOME: dir, HISTFILE: join(dir, 'history'), PS1: 'ready> ' };
+      const shell = host.spawn({ command: '/bin/bash', args: ['--norc', '--noprofile', '-i'], cwd: dir, env });
+      const seen = async (text: string) => {
+        for (let i = 0; i < 200 && !shell.snapshot().output.includes(text); i++) await new Promise((r) => setTimeout(r, 25));
+        expect(shell.snapshot().output).toContain(text);
+      };
+      await seen('ready> ');
+      shell.write(`trap 'echo trapped > "${dir}/exit-trap"' EXIT\r`);
+      shell.write('echo typed-$((6*7))\r');
+      await seen('typed-42');
+      const t0 = Date.now();
+      await host.release(shell.id);
+      // Ended by the hangup, not by the SIGKILL due 2 s later.
+      expect(Date.now() - t0).toBeLessThan(1500);
+      expect(shell.snapshot().exit?.signal).not.toBe(9);
+      expect(existsSync(join(dir, 'exit-trap'))).toBe(true);
+      expect(readFileSync(join(dir, 'history'), 'utf8')).toContain('echo typed-$((6*7))');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,6 +15,9 @@ export function userShell(): string {
 
 let cached: Promise<Record<string, string>> | null = null;
 
+/** A login shell that did not answer in time is hung up on, then killed this much later if it is still there. */
+export const SHELL_KILL_GRACE_MS = 1000;
+
 /**
  * The environment of the user's login shell. An app started from a desktop launcher lacks what the
  * shell profile adds to PATH (nvm, asdf, Homebrew); agents and runtime checks need it.
@@ -31,7 +34,8 @@ function currentEnv(): Record<string, string> {
   return env;
 }
 
-function readLoginShellEnv(timeoutMs: number): Promise<Record<string, string>> {
+/** The login shell's environment, read now (loginShellEnv reads it once). */
+export function readLoginShellEnv(timeoutMs: number): Promise<Record<string, string>> {
   const base = currentEnv();
   if (process.platform === 'win32') return Promise.resolve(base);
   const marker = '__SWITCHBOARD_ENV__';
@@ -41,14 +45,22 @@ function readLoginShellEnv(timeoutMs: number): Promise<Record<string, string>> {
       env: { ...base, DISABLE_AUTO_UPDATE: 'true' },
       detached: true,
     });
-    const unguard = guardProcessGroup(child.pid);
+    const unguard = guardProcessGroup(child.pid, { hangup: true });
     const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
+    const signal = (sig: NodeJS.Signals) => {
       try {
-        process.kill(-child.pid!, 'SIGKILL');
+        process.kill(-child.pid!, sig);
       } catch {
         /* gone */
       }
+    };
+    let kill: ReturnType<typeof setTimeout> | null = null;
+    // Hung up on first, as a closed terminal would be: the profile's traps run (pyenv's rehash removes its lock
+    // file; killed outright, it leaves the lock, and every login shell after it waits 60 s for it).
+    const timer = setTimeout(() => {
+      signal('SIGHUP');
+      kill = setTimeout(() => signal('SIGKILL'), SHELL_KILL_GRACE_MS);
+      kill.unref();
       resolve(base);
     }, timeoutMs);
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
@@ -57,9 +69,11 @@ function readLoginShellEnv(timeoutMs: number): Promise<Record<string, string>> {
       clearTimeout(timer);
       resolve(base);
     });
+    // Closed: the shell and whatever it started with our pipe are gone.
     child.on('close', () => {
       unguard();
       clearTimeout(timer);
+      if (kill) clearTimeout(kill);
       const out = Buffer.concat(chunks).toString('utf8');
       const start = out.indexOf(marker);
       const end = out.lastIndexOf(marker);

@@ -134,9 +134,13 @@ export class PtyProcess implements Disposable {
     }
   }
 
+  /**
+   * Hangs up, as a closed terminal window does: a shell saves its history and runs its exit traps, and passes
+   * the hangup on to its jobs (an interactive shell ignores SIGTERM: it waited for the SIGKILL, and lost both).
+   */
   async dispose(): Promise<void> {
     if (this.exitInfo) return;
-    this.kill('SIGTERM');
+    this.kill('SIGHUP');
     const timer = setTimeout(() => this.kill('SIGKILL'), 2000);
     await Promise.race([this.waitForExit(), new Promise((r) => setTimeout(r, 3000))]);
     clearTimeout(timer);
