@@ -9,7 +9,8 @@
 // Prints, one per line:
 //   longthread.open_first_paint: N ms        page reload → the first thread row painted (navigation start →
 //                                             the first task after the frame that shows it), median of 3;
-//                                             '#': the same for a 100-entry session (baseline)
+//                                             '#': the same for a 100-entry session (baseline), and for a
+//                                             session of one 11 MB agent message (a variant)
 //   longthread.scroll_frame_p95: N ms        the wheel from the bottom to the top (the first entry shown)
 //                                             and back, ~400 wheel events each way (each a flick of 1/400 of
 //                                             the list, at least 2,000 px): the page's main-thread time per
@@ -227,6 +228,7 @@ await withBenchApp(async ({ browser, app, work }) => {
     await readyWorkspace(page);
     const shortId = await startSessionInPage(page, agent!.name, work);
     const longId = await startSessionInPage(page, agent!.name, work);
+    const bigId = await startSessionInPage(page, agent!.name, work);
     const t0 = Date.now();
     await fill(client, shortId, BASELINE_ENTRIES, 1, 'short');
     await fill(client, longId, ENTRIES, TURNS, 'long');
@@ -234,17 +236,25 @@ await withBenchApp(async ({ browser, app, work }) => {
     const snapChars = JSON.stringify(snap).length;
     log(`# fill: ${ENTRIES} entries in ${TURNS} turns written by the scenario agent in ${((Date.now() - t0) / 1000).toFixed(1)} s; sessions.state of the session: ${(snapChars / 1e6).toFixed(1)} M characters`);
 
+    // A variant: one message of ≈ 11 MB (20,000 chunks of ≈ 550 characters, no paragraph breaks).
+    const bigIdle = whenIdle(client, bigId, 600_000);
+    await prompt(client, bigId, `flood ${quick ? 5000 : 20_000} 700`);
+    await bigIdle;
+
     await page.addInitScript(FIRST_ROW);
     const firstLong: number[] = [];
     const firstShort: number[] = [];
+    const firstBig: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       firstShort.push(await reloadToFirstRow(page, shortId));
+      firstBig.push(await reloadToFirstRow(page, bigId));
       firstLong.push(await reloadToFirstRow(page, longId));
     }
     await page.locator(`${ACTIVE} .thread-row`).filter({ hasText: `long${TURNS - 1}/` }).first().waitFor();
     await sleep(1000);
     const heapOpen = await heapMB(page);
     log(`# first paint: ${ENTRIES}-entry thread runs ${firstLong.map(round1).join(', ')} ms; ${BASELINE_ENTRIES}-entry thread (baseline) ${firstShort.map(round1).join(', ')} ms, median ${round1(median(firstShort))} ms`);
+    log(`# first paint: a thread of one ${quick ? '2.8' : '11'} MB agent message, runs ${firstBig.map(round1).join(', ')} ms, median ${round1(median(firstBig))} ms`);
 
     const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
     const cdp = profileTo ? await context.newCDPSession(page) : null;

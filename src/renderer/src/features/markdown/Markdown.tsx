@@ -1,4 +1,4 @@
-import { memo, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
@@ -146,21 +146,29 @@ const Block = memo(function Block({ text }: { text: string }) {
 /** The last blocks of a long text, rendered as markdown at once (where a streaming message grows). */
 const EAGER_TAIL = 2;
 
+/** Calls `onShown` once the element, laid out lazily (`content-visibility: auto`, markdown.css), is about to be shown. */
+function useShown(ref: { current: HTMLElement | null }, shown: boolean, onShown: () => void): void {
+  useEffect(() => {
+    const el = ref.current;
+    if (shown || !el) return;
+    const onState = (e: Event) => {
+      if ((e as Event & { skipped?: boolean }).skipped === false) onShown();
+    };
+    el.addEventListener('contentvisibilityautostatechange', onState);
+    return () => el.removeEventListener('contentvisibilityautostatechange', onState);
+  }, [ref, shown, onShown]);
+}
+
 /**
  * A block of a long text: shown as plain text until it comes near the view, then as markdown. Parsing is
  * most of what a long message costs (a flood of 200 KB is ~50 blocks), and most of them are off screen:
  * the user sees formatted text wherever they look, and the newest text paints without waiting for the rest.
+ * Far from the view, the plain text is not even laid out (`content-visibility: auto`).
  */
 const LazyBlock = memo(function LazyBlock({ text, eager }: { text: string; eager: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
   const [near, setNear] = useState(eager);
-  useEffect(() => {
-    const el = ref.current;
-    if (near || !el) return;
-    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setNear(true), { rootMargin: '300px 0px' });
-    io.observe(el);
-    return () => io.disconnect();
-  }, [near]);
+  useShown(ref, near, useCallback(() => setNear(true), []));
   if (near) return <Block text={text} />;
   return (
     <div ref={ref} className="md-plain" data-testid="md-plain">
@@ -169,11 +177,43 @@ const LazyBlock = memo(function LazyBlock({ text, eager }: { text: string; eager
   );
 });
 
+/** Blocks this far from the end of a long text are kept in groups of GROUP… */
+const SINGLE_TAIL = 64;
+/**
+ * …each one element until it is near the view, then a LazyBlock per block. A 10 MB message is ~7,000 blocks:
+ * one element each took 1.7–2.5 s from a reload to the first row painted; grouped (~300), 0.3 s.
+ */
+const GROUP = 32;
+
+const LazyGroup = memo(
+  function LazyGroup({ blocks }: { blocks: readonly string[] }) {
+    const ref = useRef<HTMLDivElement>(null);
+    const [near, setNear] = useState(false);
+    useShown(ref, near, useCallback(() => setNear(true), []));
+    if (near) return blocks.map((block, i) => <LazyBlock key={i} text={block} eager={false} />);
+    return (
+      <div ref={ref} className="md-plain md-plain-group" data-testid="md-plain">
+        {blocks.join('\n\n')}
+      </div>
+    );
+  },
+  (a, b) => a.blocks.length === b.blocks.length && a.blocks.every((block, i) => block === b.blocks[i]),
+);
+
+function Blocks({ blocks }: { blocks: readonly string[] }) {
+  // Whole groups only, so a group's blocks never change once it is formed (the text grows at its end).
+  const grouped = Math.floor(Math.max(0, blocks.length - SINGLE_TAIL) / GROUP) * GROUP;
+  const out = [];
+  for (let g = 0; g < grouped; g += GROUP) out.push(<LazyGroup key={`g${g}`} blocks={blocks.slice(g, g + GROUP)} />);
+  for (let i = grouped; i < blocks.length; i++) out.push(<LazyBlock key={`b${i}`} text={blocks[i]!} eager={i >= blocks.length - EAGER_TAIL} />);
+  return out;
+}
+
 export const Markdown = memo(function Markdown({ text, className }: { text: string; className?: string }) {
   const blocks = text.length > SPLIT_ABOVE ? splitBlocks(text) : null;
   return (
     <div className={`markdown${className ? ` ${className}` : ''}`}>
-      {blocks ? blocks.map((block, i) => <LazyBlock key={i} text={block} eager={i >= blocks.length - EAGER_TAIL} />) : <Block text={text} />}
+      {blocks ? <Blocks blocks={blocks} /> : <Block text={text} />}
     </div>
   );
 });
