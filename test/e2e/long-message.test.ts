@@ -27,12 +27,11 @@ describe('a long agent message', () => {
     expect(await message.locator('strong', { hasText: /^bold-0$/ }).count()).toBe(0);
     expect(await message.textContent()).toContain('Paragraph 0 says **bold-0**');
 
-    // Scrolled to its top, the first paragraphs are formatted too.
-    const thread = tab.getByTestId('thread');
+    // Scrolled to its top (above it: the prompt, as long), the first paragraphs are formatted too.
     await expect
       .poll(
         async () => {
-          await thread.evaluate((el) => el.scrollBy(0, -5000));
+          await message.evaluate((el) => el.scrollIntoView({ block: 'start' }));
           return message.locator('strong', { hasText: /^bold-0$/ }).count();
         },
         { timeout: 15_000 },

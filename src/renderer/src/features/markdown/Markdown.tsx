@@ -146,6 +146,21 @@ const Block = memo(function Block({ text }: { text: string }) {
 /** The last blocks of a long text, rendered as markdown at once (where a streaming message grows). */
 const EAGER_TAIL = 2;
 
+/**
+ * The height plain text far from the view is given until it is first laid out (`contain-intrinsic-size`):
+ * its lines, at about 100 characters each, so the thread's height and scroll bar stay close to the truth.
+ */
+function plainHeight(text: string): string {
+  let lines = 1;
+  let from = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+    lines += Math.floor((nl - from) / 100) + 1;
+    from = nl + 1;
+  }
+  lines += Math.floor((text.length - from) / 100);
+  return `auto ${Math.round(lines * 21)}px`;
+}
+
 /** Calls `onShown` once the element, laid out lazily (`content-visibility: auto`, markdown.css), is about to be shown. */
 function useShown(ref: { current: HTMLElement | null }, shown: boolean, onShown: () => void): void {
   useEffect(() => {
@@ -171,7 +186,7 @@ const LazyBlock = memo(function LazyBlock({ text, eager }: { text: string; eager
   useShown(ref, near, useCallback(() => setNear(true), []));
   if (near) return <Block text={text} />;
   return (
-    <div ref={ref} className="md-plain" data-testid="md-plain">
+    <div ref={ref} className="md-plain" style={{ containIntrinsicSize: plainHeight(text) }} data-testid="md-plain">
       {text}
     </div>
   );
@@ -191,9 +206,10 @@ const LazyGroup = memo(
     const [near, setNear] = useState(false);
     useShown(ref, near, useCallback(() => setNear(true), []));
     if (near) return blocks.map((block, i) => <LazyBlock key={i} text={block} eager={false} />);
+    const text = blocks.join('\n\n');
     return (
-      <div ref={ref} className="md-plain md-plain-group" data-testid="md-plain">
-        {blocks.join('\n\n')}
+      <div ref={ref} className="md-plain" style={{ containIntrinsicSize: plainHeight(text) }} data-testid="md-plain">
+        {text}
       </div>
     );
   },
