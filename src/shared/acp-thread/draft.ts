@@ -1,13 +1,15 @@
 import type { ThreadEntry, ThreadState } from './types';
 
 /**
- * The newest state to have extended each toolIndex object. A tool call's index never changes along a thread,
- * so a batch adds to its base's index in place, without a copy, when its base is that newest state (a thread
- * of 25,000 tool calls copied 25,000 keys for each new one: 9.7 ms a fold, `npm run bench -- thread`). The states before it then share an
+ * A tool call's index never changes along a thread, so a batch adds to its base's toolIndex in place, without a
+ * copy, when nothing was written to that index object since the base was made (a thread of 25,000 tool calls
+ * copied 25,000 keys for each new one: 9.7 ms a fold, `npm run bench -- thread`). Writes counts the writes to
+ * each index object; `seen`, how many of them each state reflects. The states before a write then share an
  * index that also names later tool calls, past their own end (or, after a batch that was dropped, at an entry
- * that is another): Draft.toolIndexOf passes over those.
+ * that is another): Draft.toolIndexOf passes over those. A state continued after another branch wrote copies.
  */
-const newestHolder = new WeakMap<object, ThreadState>();
+const writes = new WeakMap<object, number>();
+const seen = new WeakMap<ThreadState, number>();
 
 /** Sets an index entry as an own property, whatever the id (an agent's `__proto__` included). */
 export function putIndex(map: Record<string, number>, id: string, index: number): void {
@@ -111,6 +113,11 @@ export class Draft {
     return index;
   }
 
+  /** Indices of the entries this batch added or replaced, ascending. */
+  changedIndices(): number[] {
+    return [...this.cloned].sort((a, b) => a - b);
+  }
+
   /** The entry at `index` (held: see holds), copied once per batch so it can be changed in place. */
   mutable<T extends ThreadEntry>(index: number): T {
     if (!this.holds(index)) throw new RangeError(`entry ${index} is not held (${this.first}…${this.length})`);
@@ -127,7 +134,7 @@ export class Draft {
     const map = this.toolIndex ?? this.state.toolIndex;
     if (!Object.prototype.hasOwnProperty.call(map, toolCallId)) return undefined;
     const index = map[toolCallId]!;
-    // A shared index may name tool calls of later states (see newestHolder).
+    // A shared index may name tool calls of later states (see `writes`).
     if (index >= this.length) return undefined;
     if (!this.holds(index)) return index;
     const entry = this.at(index);
@@ -137,7 +144,8 @@ export class Draft {
   setToolIndex(toolCallId: string, index: number): void {
     if (!this.toolIndex) {
       const shared = this.state.toolIndex as Record<string, number>;
-      this.toolIndex = newestHolder.get(shared) === this.base ? shared : { ...shared };
+      const base = seen.get(this.base);
+      this.toolIndex = base !== undefined && writes.get(shared) === base ? shared : { ...shared };
       this.state.toolIndex = this.toolIndex;
     }
     putIndex(this.toolIndex, toolCallId, index);
@@ -145,8 +153,14 @@ export class Draft {
 
   finish(): ThreadState {
     this.state.version += 1;
-    const index = this.state.toolIndex;
-    if (this.toolIndex || newestHolder.get(index) === this.base) newestHolder.set(index, this.state);
+    if (this.toolIndex) {
+      const count = (writes.get(this.toolIndex) ?? 0) + 1;
+      writes.set(this.toolIndex, count);
+      seen.set(this.state, count);
+    } else {
+      const base = seen.get(this.base);
+      if (base !== undefined) seen.set(this.state, base);
+    }
     return this.state;
   }
 }

@@ -72,11 +72,13 @@ function apply(d: Draft, e: ThreadEvent): void {
  * is one copy of the entries array plus the work of its events.
  * A state that holds only the thread's tail (firstIndex > 0) folds what it holds; `onMissed` hears of the
  * earlier entries the batch changes (that the view holds elsewhere, and must fetch again).
+ * `changed`, when given, receives the indices of the entries the batch added or replaced, in ascending order.
  */
-export function applyEvents(state: ThreadState, events: readonly ThreadEvent[], onMissed?: OnMissed): ThreadState {
+export function applyEvents(state: ThreadState, events: readonly ThreadEvent[], onMissed?: OnMissed, changed?: number[]): ThreadState {
   if (events.length === 0) return state;
   const d = new Draft(state, onMissed ?? null);
   for (const e of events) apply(d, e);
+  if (changed) changed.push(...d.changedIndices());
   return d.finish();
 }
 

@@ -45,6 +45,23 @@ describe('the tool-call index of a growing thread', () => {
     expect(tools(applyEvents(after, [toolUpdate('later', 'failed')]), 'later')).toEqual([expect.objectContaining({ status: 'failed' })]);
   });
 
+  it('a batch tried and dropped without a tool call does not cost the next one a copy of the index', () => {
+    let s = applyEvents(long(1000), [tool('owned')]);
+    const index = s.toolIndex;
+    for (let i = 0; i < 3; i++) {
+      applyEvents(s, [chunk(`tried ${i}`)]); // the history fold tries a run of chunks as one batch, and may drop it
+      s = applyEvents(s, [tool(`after-try-${i}`)]);
+    }
+    expect(s.toolIndex).toBe(index);
+    // A branch that wrote to the index makes the other one copy it: each keeps its own tool calls.
+    const base = s;
+    const a = applyEvents(base, [tool('only-a')]);
+    const b = applyEvents(base, [tool('only-b')]);
+    expect(b.toolIndex).not.toBe(a.toolIndex);
+    expect(tools(applyEvents(b, [toolUpdate('only-b', 'completed')]), 'only-b')).toEqual([expect.objectContaining({ status: 'completed', title: 'call only-b' })]);
+    expect(tools(applyEvents(a, [toolUpdate('only-a', 'completed')]), 'only-a')).toEqual([expect.objectContaining({ status: 'completed', title: 'call only-a' })]);
+  });
+
   it('a batch folded and dropped (the history fold tries batches) leaves no tool call behind', () => {
     const base = long(2);
     applyEvents(base, [tool('dropped')]); // its result is never used
@@ -70,5 +87,13 @@ describe('the tool-call index of a growing thread', () => {
     expect(tools(applyEvents(wire, [toolUpdate('__proto__', 'failed')]), '__proto__')).toEqual([expect.objectContaining({ status: 'failed' })]);
     expect(Object.keys(threadTail(s, 4).toolIndex).sort()).toEqual(['hasOwnProperty', 'toString']);
     expect(Object.keys(toolIndexUpTo(s.toolIndex, 2))).toEqual(['__proto__']);
+  });
+
+  it('a batch reports the entries it added or replaced, in order (the history fold reads them instead of comparing every entry)', () => {
+    const base = long(3); // t, m, t, m, t, m
+    const changed: number[] = [];
+    const next = applyEvents(base, [toolUpdate('c0', 'failed'), chunk(' and more'), tool('c9'), toolUpdate('c1', 'failed')], undefined, changed);
+    expect(changed).toEqual([0, 2, 5, 6]);
+    for (let i = 0; i < next.entries.length; i++) expect(next.entries[i] !== base.entries[i], `entry ${i}`).toBe(changed.includes(i));
   });
 });

@@ -239,10 +239,10 @@ export class SessionFold {
         sink?.turnEnded(p.turn, p.seq, e.stopReason, e.error, this.at(msg));
       }
     }
-    this.thread = applyEvents(before, events);
-    const entries = this.thread.entries;
+    // What the events added or replaced (the fold's thread holds all its entries: indices are positions).
     const touched: number[] = [];
-    for (let i = 0; i < entries.length; i++) if (i >= before.entries.length || entries[i] !== before.entries[i]) touched.push(i);
+    this.thread = applyEvents(before, events, undefined, touched);
+    const entries = this.thread.entries;
     let linked = false;
     for (const i of touched) {
       const entry = entries[i]!;
