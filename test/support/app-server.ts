@@ -27,7 +27,10 @@ export async function startAppServer(options: { dataDir?: string; env?: Record<s
   const dataDir = options.dataDir ?? tempDir('sb-data-');
   const proc = spawn(process.execPath, [join(repoRoot, 'out/main/server.js'), '--port', '0', '--data-dir', dataDir], {
     cwd: repoRoot,
-    env: { ...process.env, ...options.env },
+    // Shell tabs and the login environment use /bin/sh: the machine's own bash profile must not decide a test. Here
+    // it runs pyenv's rehash, whose lock file a shell killed at the wrong moment leaves behind; every login
+    // shell after that waits 60 s for it.
+    env: { ...process.env, SHELL: '/bin/sh', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
