@@ -25,15 +25,13 @@ import { cmdline, cpuMs, descendants, rssBytes, schedstat } from './support/proc
 import { setPriority } from 'node:os';
 import { median, percentile, round1 } from './support/stats';
 import { connectContract } from '../test/support/contract-client';
-import { loadAvg, log, sleep, withBenchApp } from './support/bench-app';
+import { loadAvg, log, serverProfileTo, sleep, withBenchApp } from './support/bench-app';
 
 const quick = process.argv.includes('--quick');
 /** The figures' prefix (agents10_busy.ts runs this bench on loaded cores under its own name). */
 const NAME = process.env.SWITCHBOARD_BENCH_NAME ?? 'agents10';
 /** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: also records the page's CPU profile during the run. */
 const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
-/** SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: also records the server's CPU profile during the run. */
-const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
 /** SWITCHBOARD_BENCH_TRACE=file.json: also records a Chromium performance trace of the run (DevTools → Performance). */
 const traceTo = process.env.SWITCHBOARD_BENCH_TRACE ?? '';
 const AGENTS = 10;

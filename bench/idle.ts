@@ -20,10 +20,9 @@ import { connectContract } from '../test/support/contract-client';
 import { addScenarioAgents, readyWorkspace, startSessionInPage, whenIdle, prompt } from './support/app-session';
 import { cmdline, cpuMs, descendants } from './support/proc';
 import { round1 } from './support/stats';
-import { loadAvg, log, sleep, withBenchApp } from './support/bench-app';
+import { loadAvg, log, serverProfileTo, sleep, withBenchApp } from './support/bench-app';
 
 const quick = process.argv.includes('--quick');
-const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
 const traceTo = process.env.SWITCHBOARD_BENCH_TRACE ?? '';
 const AGENTS = 10;
 const ENTRIES = 1000;

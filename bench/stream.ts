@@ -3,9 +3,10 @@
 //                                        through the app's core: line split, JSON parse, MessageLog (SQLite)
 //                                        with the history indexer attached, validation, thread, bus events
 //                                        serialized as the WebSocket server does. Median of 5, each after a
-//                                        warm-up (and a first pair of runs not counted). Timed from the first chunk received to the turn's end; the
-//                                        turn's start (its checkpoint before the turn, a git snapshot of the
-//                                        folder) is printed on its own '#' line.
+//                                        warm-up, and a first pair of runs not counted. Timed from the first
+//                                        chunk received to the turn's end; the turn's start (its checkpoint
+//                                        before the turn, a git snapshot of the folder) is printed on its own
+//                                        '#' line.
 //   stream.ingest_vs_parse: X ratio      its time over a bare loop that only splits and JSON.parses the same
 //                                        agent's same flood, in the same run (runs alternate with the app's).
 //                                        Both include the agent's own time to write the flood; '#' gives the
@@ -28,15 +29,13 @@ import { installArrivalProbe, installProbes, takeArrivals, takeMarkArrivals, tak
 import { median, percentile, round1 } from './support/stats';
 import { connectContract } from '../test/support/contract-client';
 import type { PayloadOf } from '../src/shared/contract';
-import { loadAvg, log, withBenchApp } from './support/bench-app';
+import { loadAvg, log, serverProfileTo, withBenchApp } from './support/bench-app';
 
 type SessionUpdatePayload = PayloadOf<'session.update'>;
 
 const quick = process.argv.includes('--quick');
 /** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: also records the page's CPU profile during the measured floods. */
 const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
-/** SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: the server's CPU profile of the same floods (support/cpu-prof-preload.mjs). */
-const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
 const CHUNKS = 20_000;
 const BYTES = 100;
 const RUNS = quick ? 1 : 3;

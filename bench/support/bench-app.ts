@@ -10,7 +10,7 @@ export const loadAvg = (): string => readFileSync('/proc/loadavg', 'utf8').split
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: also records the server's CPU profile of the run (cpu-prof-preload.mjs). */
-const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
+export const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
 
 export interface BenchApp {
   browser: Browser;
