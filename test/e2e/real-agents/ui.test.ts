@@ -328,10 +328,14 @@ for (const c of CASES) {
       const afterHunk = `${lines.map((l, i) => (i === 9 ? `${l} CHANGED-10` : l)).join('\n')}\n`;
       await expect.poll(() => readFileSync(seed, 'utf8')).toBe(afterHunk);
 
-      // Rewind the folder to before the turn, then undo the rewind.
+      // Rewind the folder to before the turn, then undo the rewind (its own report: the files change on disk before
+      // the call returns and the hunk's report makes way for it).
+      const hunkRestore = await report.getAttribute('data-restore-id');
       await review.getByTestId('rewind-turn').first().click();
       await expect.poll(() => readFileSync(seed, 'utf8')).toBe(original);
-      await review.getByTestId('restore-report').getByTestId('undo-restore').click();
+      const rewindReport = review.locator(`[data-testid=restore-report]:not([data-restore-id="${hunkRestore}"])`);
+      await rewindReport.waitFor();
+      await rewindReport.getByTestId('undo-restore').click();
       await expect.poll(() => readFileSync(seed, 'utf8')).toBe(afterHunk);
       await page.keyboard.press('Control+w');
       await tab.waitFor();

@@ -9,7 +9,7 @@ const STATUS_LABEL: Record<ChangedFile['status'], string> = { added: 'added', mo
 /** What a restore did: files written, merged or removed, and each file it refused, with the reason. */
 export function RestoreReportView({ report, onUndo }: { report: RestoreReport; onUndo: (() => void) | null }) {
   return (
-    <div className="restore-report" role="status" data-testid="restore-report">
+    <div className="restore-report" role="status" data-testid="restore-report" data-restore-id={report.restoreId ?? ''}>
       {report.applied.length === 0 && report.refused.length === 0 && <p className="muted">Nothing to do: the files are already like that.</p>}
       {report.applied.length > 0 && (
         <p>
