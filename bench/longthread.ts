@@ -21,7 +21,8 @@
 //                                             60 Hz Chromium draws at here; '#': its parts (handlers, the wait
 //                                             for the next frame, that frame), the same with nothing streaming,
 //                                             and both again in a Chromium that draws each frame as soon as it
-//                                             is ready (--disable-frame-rate-limit: no wait for a refresh)
+//                                             is ready (--disable-frame-rate-limit: no wait for a refresh); and the
+//                                             floor: a bare textarea, alone and beside a line changed every frame
 //   longthread.renderer_heap: N MB           the page's JS heap after a GC, once scrolled to the top and
 //                                             back; '#': after opening, and the renderer process's RSS
 // SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the wheel trip;
@@ -180,12 +181,17 @@ async function typing(page: Page, client: ContractClient, sessionId: string): Pr
   return { quiet, streaming };
 }
 
-/** The same typing into a bare textarea in a page of its own: the floor of this measure in this Chromium. */
-async function bareTyping(browser: Browser): Promise<KeyTimes> {
+/**
+ * The same typing into a bare textarea in a page of its own: the floor of this measure in this Chromium.
+ * `drawing`: beside a line of text changed every frame, as a streamed message is (each key then waits for the
+ * display's next refresh: no frame of that refresh is left to it).
+ */
+async function bareTyping(browser: Browser, drawing = false): Promise<KeyTimes> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
-    await page.setContent('<textarea style="width: 600px; height: 100px"></textarea>');
+    await page.setContent('<textarea style="width: 600px; height: 100px"></textarea><div id="line"></div>');
+    if (drawing) await page.evaluate(`(() => { const line = document.getElementById('line'); let n = 0; const draw = () => { line.textContent = 'frame ' + n++; requestAnimationFrame(draw); }; requestAnimationFrame(draw); })()`);
     await page.evaluate(KEY_PROBE);
     await page.locator('textarea').click();
     for (const ch of 'the quick brown fox jumps over the lazy dog while the agent keeps writing '.repeat(quick ? 1 : 2)) {
@@ -271,6 +277,7 @@ await withBenchApp(async ({ browser, app, work }) => {
     log(`# keypress at 60 Hz, nothing streaming: ${describeKeys(at60.quiet)}`);
     log(`# keypress at 60 Hz, the agent streaming 200 updates/s: ${describeKeys(at60.streaming)}`);
     log(`# keypress at 60 Hz into a bare textarea, no app (this measure's floor here): ${describeKeys(await bareTyping(browser))}`);
+    log(`# keypress at 60 Hz into a bare textarea beside a line changed every frame, no app (the floor while something streams): ${describeKeys(await bareTyping(browser, true))}`);
     const rss = rendererRssMB();
 
     // A variant: a session of one agent message of ≈ 11 MB (20,000 chunks of ≈ 550 characters, no paragraph breaks).

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type * as Monaco from 'monaco-editor/editor/editor.api';
 import { useSetting } from '../../app/settings';
 import { monacoTheme, useColorScheme } from '../../app/theme';
+import { afterTypingPause } from '../../app/typing-pause';
 import { languageForPath, loadMonaco } from './monaco';
 
 export interface MonacoDiffProps {
@@ -29,8 +30,8 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
     let disposed = false;
     let models: Monaco.editor.ITextModel[] = [];
     // Built a moment after it comes into view: the diffs a fast wheel carries past in a long thread never
-    // build an editor (a few ms of the frame each).
-    const timer = setTimeout(() => void loadMonaco().then(build), BUILD_DELAY_MS);
+    // build an editor; and not while the user types (30–50 ms each).
+    const cancelBuild = afterTypingPause(() => void loadMonaco().then(build), BUILD_DELAY_MS);
     const build = (monaco: typeof Monaco) => {
       if (disposed || !host.current) return;
       monaco.editor.setTheme(monacoTheme(scheme));
@@ -80,7 +81,7 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
       setReady(true);
     };
     return () => {
-      clearTimeout(timer);
+      cancelBuild();
       disposed = true;
       editor.current?.dispose();
       editor.current = null;

@@ -6,6 +6,7 @@ import { useApi } from '../../app/api-context';
 import type { StoredTerminal } from '@shared/acp-thread';
 import { SafeTerminal } from '../../app/safe-terminal';
 import { useTerminalAppearance } from '../../app/theme';
+import { afterTypingPause } from '../../app/typing-pause';
 
 const FONT = 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace';
 
@@ -182,7 +183,8 @@ const BUILD_DELAY_MS = 100;
 /**
  * Output of a terminal the agent ran itself and reported in the tool call's `_meta` (the client never created it).
  * The terminal is built a moment after it comes into view (building one lays out and measures a canvas, a
- * few ms): those a fast wheel carries past in a long thread are never built. Until then its place is kept.
+ * few ms): those a fast wheel carries past in a long thread are never built, and none is built while the user
+ * types. Until then its place is kept.
  */
 export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; output: string; exit: ExitInfo | null; rows?: number }) {
   const look = useTerminalAppearance();
@@ -195,7 +197,7 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
 
   useEffect(() => {
     let made: Terminal | null = null;
-    const timer = setTimeout(() => {
+    const cancelBuild = afterTypingPause(() => {
       const { t, fit: f } = makeTerminal(look, rows, false, true);
       t.open(host.current!);
       made = t;
@@ -206,7 +208,7 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
       setBuilt(true);
     }, BUILD_DELAY_MS);
     return () => {
-      clearTimeout(timer);
+      cancelBuild();
       made?.dispose();
       term.current = null;
     };
