@@ -30,8 +30,15 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
     let disposed = false;
     let models: Monaco.editor.ITextModel[] = [];
     // Built a moment after it comes into view: the diffs a fast wheel carries past in a long thread never
-    // build an editor; and not while the user types (30–50 ms each).
-    const cancelBuild = afterTypingPause(() => void loadMonaco().then(build), BUILD_DELAY_MS);
+    // build an editor; and not while the user types (30–50 ms each). Monaco's first load takes a while: the
+    // pause is checked again once it has loaded.
+    let cancelBuild = afterTypingPause(
+      () =>
+        void loadMonaco().then((monaco) => {
+          if (!disposed) cancelBuild = afterTypingPause(() => build(monaco), 0);
+        }),
+      BUILD_DELAY_MS,
+    );
     const build = (monaco: typeof Monaco) => {
       if (disposed || !host.current) return;
       monaco.editor.setTheme(monacoTheme(scheme));
