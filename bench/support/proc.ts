@@ -1,6 +1,7 @@
 // /proc readers (Linux): CPU time and resident memory of a process, and its descendants.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { procStatFields } from '../../src/main/core/platform/proc-stat';
 
 const conf = (name: string, fallback: number): number => {
   try {
@@ -26,9 +27,9 @@ function stat(pid: number): Stat | null {
   } catch {
     return null;
   }
-  // The command name (field 2) may hold spaces: split what follows its closing paren.
   // f[0] = state (field 3), f[1] = ppid (4), f[11] = utime (14), f[12] = stime (15), f[21] = rss (24).
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const f = procStatFields(text);
+  if (!f) return null;
   return { ppid: Number(f[1]), cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / ticksPerSecond, rssBytes: Number(f[21]) * pageBytes };
 }
 

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { procStatFields } from '../../src/main/core/platform/proc-stat';
 
 export interface ProcInfo {
   pid: number;
@@ -13,9 +14,8 @@ export function processes(): ProcInfo[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      out.push({ pid: Number(name), state: f[0]!, ppid: Number(f[1]), pgrp: Number(f[2]) });
+      const f = procStatFields(readFileSync(`/proc/${name}/stat`, 'utf8'));
+      if (f) out.push({ pid: Number(name), state: f[0]!, ppid: Number(f[1]), pgrp: Number(f[2]) });
     } catch {
       /* gone */
     }

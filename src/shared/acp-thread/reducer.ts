@@ -78,7 +78,8 @@ export function applyEvents(state: ThreadState, events: readonly ThreadEvent[], 
   if (events.length === 0) return state;
   const d = new Draft(state, onMissed ?? null);
   for (const e of events) apply(d, e);
-  if (changed) changed.push(...d.changedIndices());
+  // One by one: a spread of a large batch's indices would overflow the stack.
+  if (changed) for (const i of d.changedIndices()) changed.push(i);
   return d.finish();
 }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import * as pty from 'node-pty';
 import type { Disposable } from '../base/lifecycle';
 import { ensureGroupWatchdog, guardProcessGroup } from '../platform/group-watchdog';
+import { sessionMembers } from '../platform/proc-stat';
 
 export interface PtySpawnOptions {
   command: string;
@@ -149,23 +149,6 @@ export class PtyProcess implements Disposable {
     // ends. Wait a moment for what is ending (a job that ignores hangups, as nohup's, is left to run).
     for (let waited = 0; waited < 500 && sessionMembers(this.proc.pid) > 0; waited += 25) await new Promise((r) => setTimeout(r, 25));
   }
-}
-
-/** How many live processes are in session `sid` (Linux; elsewhere 0). */
-function sessionMembers(sid: number): number {
-  if (process.platform !== 'linux') return 0;
-  let n = 0;
-  for (const name of readdirSync('/proc')) {
-    if (name.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (f[0] !== 'Z' && Number(f[3]) === sid) n++;
-    } catch {
-      /* gone */
-    }
-  }
-  return n;
 }
 
 /** Every pseudo-terminal of the app: shell tabs and the terminals agents ask for. */

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { procStatFields } from '../../platform/proc-stat';
 
 /** One process group's cost at one moment. */
 export interface GroupSample {
@@ -17,10 +18,8 @@ export const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Parses /proc/<pid>/stat (the command name may contain spaces and parentheses). */
 export function parseProcStat(text: string): { pgrp: number; ticks: number; rssPages: number } | null {
-  const close = text.lastIndexOf(')');
-  if (close < 0) return null;
-  const f = text.slice(close + 2).split(' ');
-  // f[0] is field 3 (state): field n is f[n - 3].
+  const f = procStatFields(text);
+  if (!f) return null;
   const pgrp = Number(f[2]);
   const ticks = Number(f[11]) + Number(f[12]);
   const rssPages = Number(f[21]);

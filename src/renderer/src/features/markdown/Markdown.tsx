@@ -1,4 +1,4 @@
-import { memo, useCallback, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { memo, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
@@ -161,35 +161,37 @@ function plainHeight(text: string): string {
   return `auto ${Math.round(lines * 21)}px`;
 }
 
-/** Calls `onShown` once the element, laid out lazily (`content-visibility: auto`, markdown.css), is about to be shown. */
-function useShown(ref: { current: HTMLElement | null }, shown: boolean, onShown: () => void): void {
+/**
+ * `text` as plain text until it is about to be shown, then `formatted()`. Far from the view, the plain text is not
+ * even laid out (`content-visibility: auto`, markdown.css), and the browser says when it is about to be shown.
+ */
+function PlainUntilShown({ text, shownAtFirst, formatted }: { text: string; shownAtFirst: boolean; formatted: () => ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [shown, setShown] = useState(shownAtFirst);
   useEffect(() => {
     const el = ref.current;
     if (shown || !el) return;
     const onState = (e: Event) => {
-      if ((e as Event & { skipped?: boolean }).skipped === false) onShown();
+      if ((e as Event & { skipped?: boolean }).skipped === false) setShown(true);
     };
     el.addEventListener('contentvisibilityautostatechange', onState);
     return () => el.removeEventListener('contentvisibilityautostatechange', onState);
-  }, [ref, shown, onShown]);
+  }, [shown]);
+  if (shown) return formatted();
+  return (
+    <div ref={ref} className="md-plain" style={{ containIntrinsicSize: plainHeight(text) }} data-testid="md-plain">
+      {text}
+    </div>
+  );
 }
 
 /**
  * A block of a long text: shown as plain text until it comes near the view, then as markdown. Parsing is
  * most of what a long message costs (a flood of 200 KB is ~50 blocks), and most of them are off screen:
  * the user sees formatted text wherever they look, and the newest text paints without waiting for the rest.
- * Far from the view, the plain text is not even laid out (`content-visibility: auto`).
  */
 const LazyBlock = memo(function LazyBlock({ text, eager }: { text: string; eager: boolean }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const [near, setNear] = useState(eager);
-  useShown(ref, near, useCallback(() => setNear(true), []));
-  if (near) return <Block text={text} />;
-  return (
-    <div ref={ref} className="md-plain" style={{ containIntrinsicSize: plainHeight(text) }} data-testid="md-plain">
-      {text}
-    </div>
-  );
+  return <PlainUntilShown text={text} shownAtFirst={eager} formatted={() => <Block text={text} />} />;
 });
 
 /** Blocks this far from the end of a long text are kept in groups of GROUP… */
@@ -202,16 +204,7 @@ const GROUP = 32;
 
 const LazyGroup = memo(
   function LazyGroup({ blocks }: { blocks: readonly string[] }) {
-    const ref = useRef<HTMLDivElement>(null);
-    const [near, setNear] = useState(false);
-    useShown(ref, near, useCallback(() => setNear(true), []));
-    if (near) return blocks.map((block, i) => <LazyBlock key={i} text={block} eager={false} />);
-    const text = blocks.join('\n\n');
-    return (
-      <div ref={ref} className="md-plain" style={{ containIntrinsicSize: plainHeight(text) }} data-testid="md-plain">
-        {text}
-      </div>
-    );
+    return <PlainUntilShown text={blocks.join('\n\n')} shownAtFirst={false} formatted={() => blocks.map((block, i) => <LazyBlock key={i} text={block} eager={false} />)} />;
   },
   (a, b) => a.blocks.length === b.blocks.length && a.blocks.every((block, i) => block === b.blocks[i]),
 );
