@@ -96,4 +96,14 @@ describe('the tool-call index of a growing thread', () => {
     expect(changed).toEqual([0, 2, 5, 6]);
     for (let i = 0; i < next.entries.length; i++) expect(next.entries[i] !== base.entries[i], `entry ${i}`).toBe(changed.includes(i));
   });
+
+  it('a batch of 300,000 new entries reports every one (an agent dumping a long turn at once)', () => {
+    const events: ThreadEvent[] = [];
+    for (let i = 0; i < 150_000; i++) events.push(tool(`b${i}`, 'completed'), chunk(`after b${i}`));
+    const changed: number[] = [];
+    const next = applyEvents(createThread(), events, undefined, changed);
+    expect(next.entries).toHaveLength(300_000);
+    expect(changed).toHaveLength(300_000);
+    expect(changed[299_999]).toBe(299_999);
+  });
 });
