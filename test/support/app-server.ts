@@ -21,11 +21,15 @@ export function tempDir(prefix = 'sb-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Starts the built main-process core in browser mode (`out/main/server.js`), as `npm start` does. */
-export async function startAppServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<AppServer> {
+/**
+ * Starts the built main-process core in browser mode (`out/main/server.js`), as `npm start` does; `port` and
+ * `token` start it again where a page already is (a restart the page reconnects to).
+ */
+export async function startAppServer(options: { dataDir?: string; env?: Record<string, string>; port?: number; token?: string } = {}): Promise<AppServer> {
   const ownDir = !options.dataDir;
   const dataDir = options.dataDir ?? tempDir('sb-data-');
-  const proc = spawn(process.execPath, [join(repoRoot, 'out/main/server.js'), '--port', '0', '--data-dir', dataDir], {
+  const args = [join(repoRoot, 'out/main/server.js'), '--port', String(options.port ?? 0), '--data-dir', dataDir, ...(options.token ? ['--token', options.token] : [])];
+  const proc = spawn(process.execPath, args, {
     cwd: repoRoot,
     // Shell tabs and the login environment use /bin/sh: the machine's own bash profile must not decide a test. Here
     // it runs pyenv's rehash, whose lock file a shell killed at the wrong moment leaves behind; every login

@@ -25,6 +25,10 @@ export const compareRunSchema = z.object({
   stopReason: z.string().nullable(),
   error: z.string().nullable(),
   appliedAt: z.number().nullable(),
+  /** Time the run's session spent waiting for the user (permission, question, sign-in), not counted as its work. */
+  waitedMs: z.number(),
+  /** When its session began waiting for the user, while it does (null: it is not waiting). */
+  waitingSince: z.number().nullable(),
 });
 export type CompareRun = z.infer<typeof compareRunSchema>;
 

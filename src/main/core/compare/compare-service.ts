@@ -33,7 +33,10 @@ interface RunRow {
   applied_at: number | null;
 }
 
-const toRun = (r: RunRow): CompareRun => ({
+/** A session status that waits for the user, not for the agent. */
+const waitsForUser = (status: string): boolean => status === 'awaiting_permission' || status === 'auth_required';
+
+const toRun = (r: RunRow, wait: { waitedMs: number; waitingSince: number | null } | undefined): CompareRun => ({
   id: r.id,
   agentId: r.agent_id,
   worktree: r.worktree,
@@ -44,6 +47,8 @@ const toRun = (r: RunRow): CompareRun => ({
   stopReason: r.stop_reason,
   error: r.error,
   appliedAt: r.applied_at,
+  waitedMs: wait?.waitedMs ?? 0,
+  waitingSince: r.ended_at === null ? (wait?.waitingSince ?? null) : null,
 });
 
 /** Compare mode's worktrees and their bookkeeping. Sessions in the worktrees are ordinary sessions. */
@@ -52,6 +57,11 @@ export class CompareService implements Disposable {
 
   private readonly busLink: Disposable;
   private router: Router | null = null;
+  /**
+   * Per session of a run: how long it waited for the user. Kept in memory: a session lives only as long as
+   * this process, and a run still going after a restart is not waiting for anyone.
+   */
+  private readonly waits = new Map<string, { waitedMs: number; waitingSince: number | null }>();
 
   constructor(
     private readonly store: StoreService,
@@ -61,6 +71,7 @@ export class CompareService implements Disposable {
     this.root = join(dataDir, 'worktrees');
     // A run ends when its session's turn ends, whether or not a compare view is open.
     this.busLink = bus.connect((name, payload) => {
+      if (name === 'session.state') return this.onSessionState(payload as PayloadOf<'session.state'>);
       if (name !== 'session.update') return;
       const { sessionId, events } = payload as PayloadOf<'session.update'>;
       for (const { event } of events) {
@@ -71,6 +82,27 @@ export class CompareService implements Disposable {
         if (run) this.updateRun(run.compare_id, run.id, undefined, { stopReason: event.stopReason, error: event.error?.message ?? null });
       }
     });
+  }
+
+  /** A run's timer stops while its session waits for the user (its Time is the agent's, not the user's). */
+  private onSessionState(s: PayloadOf<'session.state'>): void {
+    if (!this.store.available) return;
+    const waiting = waitsForUser(s.status);
+    const known = this.waits.get(s.id);
+    if (!known && !waiting) return;
+    const row = this.store.db.prepare('SELECT id, compare_id FROM compare_runs WHERE session_id = ? AND ended_at IS NULL').get(s.id) as
+      | { id: string; compare_id: string }
+      | undefined;
+    if (!row) return;
+    const wait = known ?? { waitedMs: 0, waitingSince: null };
+    const now = Date.now();
+    if (waiting && wait.waitingSince === null) wait.waitingSince = now;
+    else if (!waiting && wait.waitingSince !== null) {
+      wait.waitedMs += now - wait.waitingSince;
+      wait.waitingSince = null;
+    } else return;
+    this.waits.set(s.id, wait);
+    this.changed(row.compare_id);
   }
 
   register(router: Router): void {
@@ -168,14 +200,25 @@ export class CompareService implements Disposable {
     this.run(compareId, runId);
     const db = this.store.db;
     if (sessionId) db.prepare('UPDATE compare_runs SET session_id = ? WHERE id = ?').run(sessionId, runId);
-    if (ended) db.prepare('UPDATE compare_runs SET ended_at = ?, stop_reason = ?, error = ? WHERE id = ?').run(Date.now(), ended.stopReason, ended.error, runId);
+    if (ended) {
+      const now = Date.now();
+      const session = (db.prepare('SELECT session_id FROM compare_runs WHERE id = ?').get(runId) as { session_id: string | null }).session_id;
+      const wait = session ? this.waits.get(session) : undefined;
+      if (wait?.waitingSince != null) {
+        wait.waitedMs += now - wait.waitingSince;
+        wait.waitingSince = null;
+      }
+      db.prepare('UPDATE compare_runs SET ended_at = ?, stop_reason = ?, error = ? WHERE id = ?').run(now, ended.stopReason, ended.error, runId);
+    }
     return this.changed(compareId);
   }
 
   get(compareId: string): Compare {
     const row = this.store.db.prepare('SELECT * FROM compares WHERE id = ?').get(compareId) as CompareRow | undefined;
     if (!row) throw new IpcFailure('not_found', `no comparison ${compareId}`);
-    const runs = (this.store.db.prepare('SELECT * FROM compare_runs WHERE compare_id = ? ORDER BY id').all(compareId) as RunRow[]).map(toRun);
+    const runs = (this.store.db.prepare('SELECT * FROM compare_runs WHERE compare_id = ? ORDER BY id').all(compareId) as RunRow[]).map((r) =>
+      toRun(r, r.session_id ? this.waits.get(r.session_id) : undefined),
+    );
     return { id: row.id, repo: row.repo, baseCommit: row.base_commit, prompt: row.prompt, createdAt: row.created_at, runs };
   }
 

@@ -5,8 +5,10 @@ import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
 import { useTitleCount } from '../features/workspace/attention';
 import { restoreAndTrackLayout } from '../features/workspace/layout';
+import { syncAgents } from '../features/agents/store';
 import { ApiContext } from './api-context';
 import { Launcher } from './Launcher';
+import { ConnectionBanner } from './ConnectionBanner';
 import { LinkConfirmDialog } from './link-confirm';
 import { useNotices } from './notices';
 import { PaneView } from './PaneView';
@@ -29,6 +31,8 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   const dismiss = useNotices((s) => s.dismiss);
   const [restored, setRestored] = useState(false);
   useShortcuts(api);
+  // Live sessions' states: "needs you" counts a waiting session wherever it is, with or without a tab.
+  useEffect(() => syncAgents(api), [api]);
   useTitleCount();
   useDocumentTheme();
   useEffect(() => api.on('app.notice', (n) => useNotices.getState().push(n.level, n.message)), [api]);
@@ -50,6 +54,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   if (!restored) return null;
   return (
     <div className="app" data-transport={info.transport}>
+      <ConnectionBanner />
       <Sidebar />
       <main className={`workspace dir-${direction}`} data-testid="workspace">
         {panes.map((p) => (

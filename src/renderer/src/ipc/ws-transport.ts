@@ -1,4 +1,5 @@
 import { err, type ClientFrame, type Result, type ServerFrame, type Transport } from '@shared/contract';
+import { setConnected } from './connection';
 
 const TOKEN_KEY = 'switchboard.token';
 
@@ -13,14 +14,21 @@ export function takeToken(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
-/** Browser mode: the contract over a WebSocket to the main-process core on 127.0.0.1. */
+/** How often a lost connection is tried again. */
+const RECONNECT_MS = 1500;
+
+/**
+ * Browser mode: the contract over a WebSocket to the main-process core on 127.0.0.1. When the server goes
+ * away, the page says so (useConnection) and tries again; once the server is back, the page reloads, so that
+ * every view starts again from the core's state (its sessions, its agents) rather than from what it missed.
+ */
 export function createWsTransport(token: string): Transport & { ready: Promise<void> } {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws?token=${encodeURIComponent(token)}`;
-  const socket = new WebSocket(url);
   const pending = new Map<number, (r: Result<unknown>) => void>();
   const listeners = new Set<(name: string, payload: unknown) => void>();
   let nextId = 1;
   let closed = false;
+  const socket = new WebSocket(url);
 
   const ready = new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve());
@@ -41,8 +49,23 @@ export function createWsTransport(token: string): Transport & { ready: Promise<v
     closed = true;
     for (const resolve of pending.values()) resolve(err('unavailable', 'the connection to the Switchboard core was lost'));
     pending.clear();
-    for (const l of listeners) l('app.notice', { level: 'error', message: 'Disconnected from the Switchboard core. Restart it and reload this page.' });
+    setConnected(false);
+    retry();
   });
+
+  /** Tries the server again until it answers, then reloads the page on it. */
+  const retry = () => {
+    setTimeout(() => {
+      const probe = new WebSocket(url);
+      let back = false;
+      probe.addEventListener('open', () => {
+        back = true;
+        probe.close();
+        location.reload();
+      });
+      probe.addEventListener('close', () => !back && retry());
+    }, RECONNECT_MS);
+  };
 
   return {
     ready,

@@ -13,8 +13,13 @@ import { openAgentLog } from './log';
 import { PermissionRules } from './PermissionRules';
 import { Modal } from './Modal';
 import { displayStatus, dropAgent, syncAgents, useAgents } from './store';
+import { useConnection } from '../../ipc/connection';
 
-const STATE_TEXT: Record<AgentSummary['status']['state'], string> = {
+/** An agent's state as shown: 'disconnected' while the page does not reach the core. */
+type ShownState = AgentSummary['status']['state'] | 'disconnected';
+
+const STATE_TEXT: Record<ShownState, string> = {
+  disconnected: 'disconnected',
   stopped: 'not running',
   starting: 'starting…',
   running: 'running',
@@ -72,7 +77,10 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
-  const s = displayStatus(agent);
+  const connected = useConnection((c) => c.connected);
+  const shown = displayStatus(agent);
+  // Without the core nothing is known to run: the last state it sent is not shown as live.
+  const s: Omit<typeof shown, 'state'> & { state: ShownState } = connected ? shown : { ...shown, state: 'disconnected' };
   const folderProcesses = (agent.folderProcesses ?? []).filter((p) => p.state !== 'stopped');
   const title = agent.name;
   const needsAuth = s.authMethods.length > 0 && s.state === 'running';

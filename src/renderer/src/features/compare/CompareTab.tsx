@@ -8,6 +8,7 @@ import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
 import { MAX_PANES, useTabs } from '../../state/tabs';
 import { ChangesView } from '../checkpoints/ChangesView';
+import { showWaitingSession } from '../workspace/attention';
 import './compare.css';
 
 interface RunStats {
@@ -32,8 +33,10 @@ function openRunsInPanes(compare: Compare, agentName: (id: string) => string): v
   });
 }
 
+/** The run's own time: the waits for the user (a permission, a question, a sign-in) are not counted. */
 const elapsed = (run: CompareRun) => {
-  const ms = (run.endedAt ?? Date.now()) - run.startedAt;
+  const now = Date.now();
+  const ms = Math.max(0, (run.endedAt ?? now) - run.startedAt - run.waitedMs - (run.waitingSince !== null ? now - run.waitingSince : 0));
   return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 };
 
@@ -203,7 +206,19 @@ function CompareView({ compareId }: { compareId: string }) {
             return (
               <tr key={run.id} data-testid="compare-row">
                 <td>{name(run.agentId)}</td>
-                <td>{run.error ? <span className="error">failed: {run.error}</span> : run.endedAt ? (run.stopReason ?? 'done') : 'working…'}</td>
+                <td>
+                  {run.error ? (
+                    <span className="error">failed: {run.error}</span>
+                  ) : run.endedAt ? (
+                    (run.stopReason ?? 'done')
+                  ) : run.waitingSince !== null && run.sessionId ? (
+                    <button className="needs-you" data-testid="compare-needs-you" title="Show the request" onClick={() => showWaitingSession(run.sessionId!, name(run.agentId))}>
+                      needs you
+                    </button>
+                  ) : (
+                    'working…'
+                  )}
+                </td>
                 <td>{elapsed(run)}</td>
                 <td>{st?.used != null ? `${st.used.toLocaleString()}${st.size ? ` / ${st.size.toLocaleString()}` : ''}` : '—'}</td>
                 <td>{st?.cost ?? '—'}</td>

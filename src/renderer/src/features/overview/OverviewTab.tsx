@@ -5,7 +5,7 @@ import type { TabViewProps } from '../../app/contributions';
 import { openSessionTab } from '../agents/AgentsSection';
 import { agentName, syncAgents, useAgents } from '../agents/store';
 import { basename } from '../session/format';
-import { agentMetrics, formatElapsed, syncOverview, useOverview } from './store';
+import { agentMetrics, formatElapsed, syncOverview, turnTime, useOverview } from './store';
 import { openSettings } from '../settings/open';
 
 export const OVERVIEW_TAB_ID = 'overview';
@@ -77,7 +77,7 @@ export function OverviewTab({ active }: TabViewProps) {
               const name = agentName(agents, s.agentId);
               const m = agentMetrics(metrics, s.agentId);
               const running = s.status === 'working' || s.status === 'awaiting_permission';
-              const elapsed = running && turn?.startedAt ? formatElapsed(now - turn.startedAt) : '';
+              const elapsed = running && turn?.startedAt ? formatElapsed(turnTime(turn, now)) : '';
               const usage = turn?.used != null && turn.size ? `${Math.round((turn.used / turn.size) * 100)}%` : '';
               // A failed session says why; a throttled agent's sessions say so briefly, the reason on hover.
               const [note, why] =

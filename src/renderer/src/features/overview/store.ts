@@ -5,8 +5,11 @@ import type { Api } from '../../ipc/client';
 interface OverviewState {
   /** The supervisor's latest sample per agent process (metricsKey: the agent, and the folder it serves). */
   metrics: Record<string, AgentMetrics>;
-  /** Per live session: when its current turn began (null: no turn running), and its context usage. */
-  turns: Record<string, { startedAt: number | null; used: number | null; size: number | null }>;
+  /**
+   * Per live session: when its current turn began (null: no turn running), how long the turn waited for the
+   * user (finished waits, and the one going on since `waitingSince`), and its context usage.
+   */
+  turns: Record<string, { startedAt: number | null; waitedMs: number; waitingSince: number | null; used: number | null; size: number | null }>;
 }
 
 export const useOverview = create<OverviewState>(() => ({ metrics: {}, turns: {} }));
@@ -41,7 +44,7 @@ export function agentMetrics(all: Record<string, AgentMetrics>, agentId: string)
 
 const patchTurn = (sessionId: string, patch: Partial<OverviewState['turns'][string]>) => {
   const turns = useOverview.getState().turns;
-  const prev = turns[sessionId] ?? { startedAt: null, used: null, size: null };
+  const prev = turns[sessionId] ?? { startedAt: null, waitedMs: 0, waitingSince: null, used: null, size: null };
   useOverview.setState({ turns: { ...turns, [sessionId]: { ...prev, ...patch } } });
 };
 
@@ -64,14 +67,18 @@ export function syncOverview(api: Api): void {
   });
   api.on('session.update', ({ sessionId, events }) => {
     for (const { event } of events) {
-      if (event.type === 'prompt') patchTurn(sessionId, { startedAt: Date.now() });
-      else if (event.type === 'turn_end') patchTurn(sessionId, { startedAt: null });
+      if (event.type === 'prompt') patchTurn(sessionId, { startedAt: Date.now(), waitedMs: 0, waitingSince: null });
+      else if (event.type === 'turn_end') patchTurn(sessionId, { startedAt: null, waitingSince: null });
       else if (event.type === 'update' && event.update.sessionUpdate === 'usage_update') {
         patchTurn(sessionId, { used: event.update.used, size: event.update.size });
       }
     }
   });
   api.on('session.state', (s) => {
+    const turn = useOverview.getState().turns[s.id];
+    const waiting = s.status === 'awaiting_permission' || s.status === 'auth_required';
+    if (turn && waiting && turn.waitingSince === null) patchTurn(s.id, { waitingSince: Date.now() });
+    else if (turn && !waiting && turn.waitingSince !== null) patchTurn(s.id, { waitedMs: turn.waitedMs + Date.now() - turn.waitingSince, waitingSince: null });
     if (s.status !== 'closed') return;
     const turns = { ...useOverview.getState().turns };
     delete turns[s.id];
@@ -84,10 +91,20 @@ export function syncOverview(api: Api): void {
       const snap = await api.call('sessions.state', { sessionId: s.id, tail: 0 });
       if (!snap.ok || useOverview.getState().turns[s.id]) continue;
       const usage = snap.value.thread.usage;
-      patchTurn(s.id, { startedAt: snap.value.thread.turn.running ? s.updatedAt : null, used: usage?.used ?? null, size: usage?.size ?? null });
+      const waiting = s.status === 'awaiting_permission' || s.status === 'auth_required';
+      patchTurn(s.id, {
+        startedAt: snap.value.thread.turn.running ? s.updatedAt : null,
+        waitingSince: waiting ? s.updatedAt : null,
+        used: usage?.used ?? null,
+        size: usage?.size ?? null,
+      });
     }
   });
 }
+
+/** A turn's own time so far: its waits for the user are not counted. */
+export const turnTime = (turn: OverviewState['turns'][string], now: number): number =>
+  turn.startedAt === null ? 0 : now - turn.startedAt - turn.waitedMs - (turn.waitingSince !== null ? now - turn.waitingSince : 0);
 
 export function formatBytes(n: number): string {
   if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GB`;

@@ -4,6 +4,7 @@ import fuzzysort from 'fuzzysort';
 import { forwardRef, memo, useEffect, useImperativeHandle, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
+import { useConnection } from '../../ipc/connection';
 import { buildPrompt, detectTrigger, type Mention, type PendingImage, type Trigger } from './prompt';
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -58,6 +59,7 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
   const [sending, setSending] = useState(false);
   const sessionId = session?.id ?? null;
   const closedOrFailed = session?.status === 'failed' || session?.status === 'closed';
+  const connected = useConnection((c) => c.connected);
   const canImage = Boolean(session?.prompt.image);
 
   useImperativeHandle(ref, () => ({
@@ -140,7 +142,7 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
   }, [text, commands]);
 
   const send = async () => {
-    if (!sessionId || sending) return;
+    if (!sessionId || sending || !connected) return;
     const prompt = buildPrompt(text, mentions, images);
     if (prompt.length === 0) return;
     setSending(true);
@@ -231,7 +233,9 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
   };
 
   const empty = text.trim() === '' && mentions.length === 0 && images.length === 0;
-  const placeholder = closedOrFailed
+  const placeholder = !connected
+    ? 'Disconnected from Switchboard: you can write, and send once it is back.'
+    : closedOrFailed
     ? 'The session cannot take prompts now.'
     : running
       ? 'The agent is working. What you send now is queued. Esc stops the turn.'
@@ -311,7 +315,10 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
               Stop
             </button>
           )}
-          <button className="primary" onClick={() => void send()} disabled={empty || sending || closedOrFailed || !session} data-testid="send-button" title={running ? 'Queue this prompt (Enter)' : 'Send (Enter)'}>
+          <button className="primary" onClick={() => void send()} disabled={empty || sending || closedOrFailed || !session || !connected}
+            data-testid="send-button"
+            title={!connected ? 'Disconnected from Switchboard' : running ? 'Queue this prompt (Enter)' : 'Send (Enter)'}
+          >
             {running ? 'Queue' : 'Send'}
           </button>
         </div>

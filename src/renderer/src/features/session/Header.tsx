@@ -5,6 +5,7 @@ import type { ThreadState } from '@shared/acp-thread';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
+import { useConnection } from '../../ipc/connection';
 import { formatCost, formatTokens, STATUS_TEXT } from './format';
 import { EffectiveConfigPanel } from './EffectiveConfig';
 
@@ -138,17 +139,18 @@ export function SessionHeader({
 }) {
   const disabled = !session || session.status === 'failed' || session.status === 'closed' || session.status === 'starting';
   const hasModeOption = thread.configOptions.some((o) => o.category === 'mode');
+  const connected = useConnection((c) => c.connected);
   const status = session?.status ?? 'starting';
   const [setupOpen, setSetupOpen] = useState(false);
   return (
     <header className="session-header" data-testid="session-header">
       <div className="session-title-row">
-        <span className={`status-dot ${status}`} aria-hidden />
+        <span className={`status-dot ${connected ? status : 'disconnected'}`} aria-hidden />
         <h1 className="session-title" data-testid="session-title" title={title}>
           {title}
         </h1>
-        <span className="session-status" data-testid="session-status" data-status={status}>
-          {STATUS_TEXT[status]}
+        <span className="session-status" data-testid="session-status" data-status={connected ? status : 'disconnected'}>
+          {connected ? STATUS_TEXT[status] : 'Disconnected'}
         </span>
         <span className="spacer" />
         <Usage thread={thread} />

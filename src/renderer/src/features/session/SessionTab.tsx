@@ -23,6 +23,7 @@ import { rememberFolder } from './recent';
 import { Thread, type ThreadHandle } from './Thread';
 import { basename, isEditable, quickOption } from './format';
 import { ForkLinks } from '../history/ForkLinks';
+import { useFocusRequest } from '../workspace/attention';
 
 interface CreateRequest {
   agentId: string;
@@ -161,11 +162,42 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   }, [tabId, title, view]);
 
   const { onShown, onAsked } = useElicitationFocus({ controller, entries: view.thread.entries, active, root, thread, composer });
+  /**
+   * The keyboard goes to what the session waits for: its oldest permission card (1–9, Y, N then answer it),
+   * else its oldest question; false when it waits for nothing.
+   */
+  const focusWaiting = useCallback((): boolean => {
+    const request = controller.getView().permissions[0];
+    if (!request) return onShown();
+    const t = controller.getView().thread;
+    thread.current?.scrollToEntry(toolCallIndex(t, String(request.toolCall.toolCallId)) ?? threadLength(t) - 1);
+    // Its card is mounted once the thread has rendered it (a thread being loaded takes longer).
+    const until = performance.now() + 3000;
+    const tryFocus = () => {
+      const card = root.current?.querySelector<HTMLElement>(`[data-testid=permission-card][data-request-id="${CSS.escape(request.requestId)}"]`);
+      if (card) {
+        if (!card.hasAttribute('tabindex')) card.tabIndex = -1;
+        card.focus();
+      } else if (performance.now() < until) requestAnimationFrame(tryFocus);
+      else root.current?.focus();
+    };
+    requestAnimationFrame(tryFocus);
+    return true;
+  }, [controller, onShown]);
   useEffect(() => {
     controller.setActive(active);
     if (!active) return;
-    if (!onShown()) requestAnimationFrame(() => composer.current?.focus());
-  }, [controller, active, onShown]);
+    // A draft in the prompt keeps the keyboard (a digit typed there must not answer a request).
+    const draft = composer.current !== null && !composer.current.isEmpty();
+    if (draft ? !onShown() : !focusWaiting()) requestAnimationFrame(() => composer.current?.focus());
+  }, [controller, active, focusWaiting, onShown]);
+  // Ctrl+J, "needs you", compare's "needs you": the keyboard goes to the request even when the tab was shown already.
+  const focusRequest = useFocusRequest((s) => (s.tabId === tabId ? s.n : 0));
+  // Asked before the session's requests are known (its tab just opened): taken once they are.
+  const wantsWaiting = useRef(false);
+  useEffect(() => {
+    if (focusRequest > 0 && active) wantsWaiting.current = !focusWaiting();
+  }, [focusRequest, active, focusWaiting]);
 
   // Desktop notifications while the window is in the background.
   useEffect(() => {
@@ -226,12 +258,15 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     const has = pending !== null;
     if (has && !hadPending.current && active) {
       const c = composer.current;
-      if (!document.activeElement || document.activeElement === document.body || (c?.hasFocus() && c.isEmpty())) root.current?.focus();
-    } else if (!has && hadPending.current && active && document.activeElement === root.current) {
+      const a = document.activeElement;
+      const free = !a || a === document.body || a === root.current || a === root.current?.parentElement || (c?.hasFocus() && c.isEmpty());
+      if (free || wantsWaiting.current) focusWaiting();
+      wantsWaiting.current = false;
+    } else if (!has && hadPending.current && active && (document.activeElement === root.current || document.activeElement === document.body || !document.activeElement)) {
       composer.current?.focus();
     }
     hadPending.current = has;
-  }, [pending, active]);
+  }, [pending, active, focusWaiting]);
 
   const doRestart = useCallback(async () => {
     if (!session) return;
