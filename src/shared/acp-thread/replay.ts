@@ -14,6 +14,8 @@ export interface WireMessage {
 interface PendingRequest {
   method: string;
   params: Record<string, unknown>;
+  /** session/prompt: the prompt id its events carry. */
+  promptId?: string;
 }
 
 const idKey = (id: unknown): string | null => (typeof id === 'string' ? `s:${id}` : typeof id === 'number' ? `n:${id}` : null);
@@ -25,6 +27,13 @@ const idKey = (id: unknown): string | null => (typeof id === 'string' ? `s:${id}
 export class WireReplayer {
   private readonly c2a = new Map<string, PendingRequest>();
   private readonly a2c = new Map<string, PendingRequest>();
+  private prompts = 0;
+
+  /**
+   * `promptIds`: the live prompt id of each session/prompt, in order (the n-th request's at n), as the live
+   * client named it (checkpoints know turns by it); a prompt without one is named after its JSON-RPC id.
+   */
+  constructor(private readonly promptIds: ReadonlyArray<string | undefined> = []) {}
 
   push(message: WireMessage): ThreadEvent[] {
     let msg: unknown = message.body;
@@ -40,8 +49,9 @@ export class WireReplayer {
     const params = isRecord(msg.params) ? msg.params : {};
     const outgoing = message.direction === 'c2a';
     if (typeof msg.method === 'string') {
-      if (key !== null) (outgoing ? this.c2a : this.a2c).set(key, { method: msg.method, params });
-      return outgoing ? this.fromClient(msg.method, params, key) : this.fromAgent(msg.method, params, key);
+      const promptId = outgoing && msg.method === 'session/prompt' && key !== null ? (this.promptIds[this.prompts++] ?? `rpc-${key}`) : undefined;
+      if (key !== null) (outgoing ? this.c2a : this.a2c).set(key, { method: msg.method, params, ...(promptId ? { promptId } : {}) });
+      return outgoing ? this.fromClient(msg.method, params, promptId ?? null) : this.fromAgent(msg.method, params, key);
     }
     if (key === null) return [];
     const pending = (outgoing ? this.a2c : this.c2a).get(key);
@@ -50,9 +60,9 @@ export class WireReplayer {
     return outgoing ? this.clientResponse(pending, key, msg) : this.agentResponse(pending, key, msg);
   }
 
-  private fromClient(method: string, params: Record<string, unknown>, key: string | null): ThreadEvent[] {
-    if (method === 'session/prompt' && key) {
-      return [{ type: 'prompt', promptId: `rpc-${key}`, content: (Array.isArray(params.prompt) ? params.prompt : []) as ContentBlock[] }];
+  private fromClient(method: string, params: Record<string, unknown>, promptId: string | null): ThreadEvent[] {
+    if (method === 'session/prompt' && promptId) {
+      return [{ type: 'prompt', promptId, content: (Array.isArray(params.prompt) ? params.prompt : []) as ContentBlock[] }];
     }
     if (method === 'session/cancel') return [{ type: 'cancel' }];
     return [];
@@ -87,7 +97,7 @@ export class WireReplayer {
         return [
           {
             type: 'turn_end',
-            promptId: `rpc-${key}`,
+            promptId: req.promptId ?? `rpc-${key}`,
             stopReason: result && typeof result.stopReason === 'string' ? (result.stopReason as StopReason) : null,
             error: error
               ? { code: typeof error.code === 'number' ? error.code : 'error', message: typeof error.message === 'string' ? error.message : 'error' }
@@ -158,8 +168,8 @@ function terminalEvent(method: string, terminalId: string, result: Record<string
 }
 
 /** Rebuilds a thread from persisted messages. */
-export function threadFromWire(messages: Iterable<WireMessage>, initial: ThreadState = createThread()): ThreadState {
-  const replay = new WireReplayer();
+export function threadFromWire(messages: Iterable<WireMessage>, initial: ThreadState = createThread(), promptIds: ReadonlyArray<string | undefined> = []): ThreadState {
+  const replay = new WireReplayer(promptIds);
   const events: ThreadEvent[] = [];
   for (const m of messages) for (const e of replay.push(m)) events.push(e);
   return applyEvents(initial, events);

@@ -160,10 +160,15 @@ export const checkpointRequests = {
   'checkpoints.status': request(z.object({}).strict(), checkpointStatusSchema),
   /** A session's turns, newest last, each with its change set once recorded. */
   'checkpoints.listTurns': request(z.object({ sessionId: id }).strict(), z.object({ turns: z.array(turnCheckpointSchema) })),
-  /** Everything a session changed, per folder: from before its first turn to after its last. */
+  /**
+   * Everything a session changed, per folder: from before its first turn to the folder now (to after its last
+   * turn while a turn runs there). `editedSince`: files changed after the agent's last turn (a revert, a hand edit).
+   */
   'checkpoints.sessionChanges': request(
     z.object({ sessionId: id }).strict(),
-    z.object({ folders: z.array(z.object({ folderId: z.string(), folder: z.string(), folderMissing: z.boolean(), changes: changeSetSchema })) }),
+    z.object({
+      folders: z.array(z.object({ folderId: z.string(), folder: z.string(), folderMissing: z.boolean(), changes: changeSetSchema, editedSince: z.array(z.string()) })),
+    }),
   ),
   /** One file's content on both sides of a change set, with its hunks. */
   'checkpoints.fileDiff': request(z.object({ from: id, to: id, path: relPath }).strict(), fileDiffSchema),

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { AgentCapabilities, ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../shared/acp-thread';
+import { livePromptIds } from './session/live-prompt-ids';
 import { IpcFailure } from '../../../shared/contract';
 import { perAgent } from '../../../shared/contract/settings';
 import type { AgentSummary } from '../../../shared/contract/agents';
@@ -600,7 +601,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
     const log = this.messageLog();
     const stored = log ? log.read(sessionId) : [];
     const known = hasStoredConversation(stored);
-    const thread = mode === 'resume' || known ? threadFromWire(stored) : createThread();
+    const thread = mode === 'resume' || known ? threadFromWire(stored, createThread(), livePromptIds(this.db(), sessionId, stored)) : createThread();
     session.seed(thread, row.title);
     if (mode === 'load' && known) rt.skipReplay(sessionId, thread);
     this.sessions.set(sessionId, session);

@@ -369,21 +369,44 @@ export class CheckpointService implements Disposable, TurnObserver {
     return turns;
   }
 
-  async sessionChanges(sessionId: string): Promise<{ folders: Array<{ folderId: string; folder: string; folderMissing: boolean; changes: ChangeSet }> }> {
+  /**
+   * Everything a session changed, per folder, from before its first turn to the folder as it is now (a
+   * snapshot taken here, unless a turn runs in it: then up to the last recorded turn), so that a revert or a
+   * hand edit since shows; `editedSince`: the files that changed after the agent's last turn.
+   */
+  async sessionChanges(
+    sessionId: string,
+  ): Promise<{ folders: Array<{ folderId: string; folder: string; folderMissing: boolean; changes: ChangeSet; editedSince: string[] }> }> {
     const byFolder = new Map<string, TurnRow[]>();
     for (const t of this.rows().turnsOfSession(sessionId)) {
       if (!byFolder.has(t.folder_id)) byFolder.set(t.folder_id, []);
       byFolder.get(t.folder_id)!.push(t);
     }
-    const folders: Array<{ folderId: string; folder: string; folderMissing: boolean; changes: ChangeSet }> = [];
+    const folders: Array<{ folderId: string; folder: string; folderMissing: boolean; changes: ChangeSet; editedSince: string[] }> = [];
     for (const [folderId, turns] of byFolder) {
       const first = turns.find((t) => t.before_id);
       const last = [...turns].reverse().find((t) => t.after_id);
       if (!first?.before_id || !last?.after_id) continue;
       const folder = await this.folder(turns[0]!.path);
-      folders.push({ folderId, folder: folder.path, folderMissing: !(await isDirectory(folder.path)), changes: await this.changesBetween(folder, this.checkpointRow(first.before_id), this.checkpointRow(last.after_id)) });
+      const missing = !(await isDirectory(folder.path));
+      const lastAfter = this.checkpointRow(last.after_id);
+      const now = missing || folder.running.size > 0 ? lastAfter : await this.exclusive(folder, () => this.currentCheckpoint(folder));
+      const editedSince = now.tree === lastAfter.tree ? [] : (await this.changedEntries(folder.repo, lastAfter.tree, now.tree)).map((e) => e.path);
+      folders.push({ folderId, folder: folder.path, folderMissing: missing, changes: await this.changesBetween(folder, this.checkpointRow(first.before_id), now), editedSince });
     }
     return { folders };
+  }
+
+  /** A checkpoint of the folder as it is now: the latest one when nothing changed since (no new row), else a new one. Inside `exclusive`. */
+  private async currentCheckpoint(folder: Folder): Promise<CheckpointRow> {
+    const snap = await folder.repo.snapshot();
+    const latest = this.rows().checkpointIds(folder.id).at(-1);
+    const row = latest ? this.rows().checkpoint(latest.id) : undefined;
+    if (row && row.tree === snap.tree) return row;
+    const fresh: CheckpointRow = { id: randomUUID(), folderId: folder.id, tree: snap.tree, large: snap.large, kind: 'view', createdAt: Date.now() };
+    await folder.repo.keep(fresh.id, fresh.tree);
+    this.rows().insertCheckpoint(fresh);
+    return fresh;
   }
 
   private async pair(fromId: string, toId: string): Promise<{ folder: Folder; from: CheckpointRow; to: CheckpointRow }> {

@@ -2,15 +2,32 @@ import { useEffect, useState } from 'react';
 import type { ChangeSet, ChangedFile, FileDiff, RestoreReport } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
 import { MonacoDiff } from '../editor/MonacoDiff';
-import { describeChanges, formatBytes } from './store';
+import { describeChanges, formatBytes, useUndoneRestores } from './store';
 
 const STATUS_LABEL: Record<ChangedFile['status'], string> = { added: 'added', modified: 'modified', deleted: 'deleted', renamed: 'renamed' };
 
 /** What a restore did: files written, merged or removed, and each file it refused, with the reason. */
-export function RestoreReportView({ report, onUndo }: { report: RestoreReport; onUndo: (() => void) | null }) {
+export function RestoreReportView({
+  report,
+  onUndo,
+  earlier = null,
+}: {
+  report: RestoreReport;
+  onUndo: ((restoreId: string) => void) | null;
+  /** The last restore that can still be undone, when this one cannot: its Undo stays offered. */
+  earlier?: RestoreReport | null;
+}) {
   return (
     <div className="restore-report" role="status" data-testid="restore-report" data-restore-id={report.restoreId ?? ''}>
       {report.applied.length === 0 && report.refused.length === 0 && <p className="muted">Nothing to do: the files are already like that.</p>}
+      {earlier?.restoreId && onUndo && (
+        <p className="muted">
+          Before that: {earlier.applied.length === 1 ? '1 file' : `${earlier.applied.length} files`} restored ({earlier.applied.map((a) => a.path).join(', ')}).{' '}
+          <button onClick={() => onUndo(earlier.restoreId!)} data-testid="undo-restore">
+            Undo
+          </button>
+        </p>
+      )}
       {report.applied.length > 0 && (
         <p>
           {report.applied.length === 1 ? '1 file' : `${report.applied.length} files`} restored:{' '}
@@ -18,7 +35,7 @@ export function RestoreReportView({ report, onUndo }: { report: RestoreReport; o
           {report.restoreId && onUndo && (
             <>
               {' '}
-              <button onClick={onUndo} data-testid="undo-restore">
+              <button onClick={() => onUndo(report.restoreId!)} data-testid="undo-restore">
                 Undo
               </button>
             </>
@@ -38,7 +55,7 @@ export function RestoreReportView({ report, onUndo }: { report: RestoreReport; o
   );
 }
 
-function FileRow({ file, selected, onSelect }: { file: ChangedFile; selected: boolean; onSelect(): void }) {
+function FileRow({ file, selected, note, onSelect }: { file: ChangedFile; selected: boolean; note: string | undefined; onSelect(): void }) {
   return (
     <li className={`change-file status-${file.status}${selected ? ' selected' : ''}`} data-testid="change-file" data-path={file.path} data-status={file.status}>
       <button className="change-file-name" onClick={onSelect} aria-expanded={selected} title={file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}>
@@ -53,6 +70,11 @@ function FileRow({ file, selected, onSelect }: { file: ChangedFile; selected: bo
             ? `binary, ${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)}`
             : `+${file.additions} −${file.deletions}`}
       </span>
+      {note && (
+        <span className="tag edited-since" data-testid="edited-since">
+          {note}
+        </span>
+      )}
     </li>
   );
 }
@@ -62,11 +84,25 @@ interface ChangesViewProps {
   /** Restores are offered (a live folder); off for read-only views. */
   canRestore: boolean;
   onRestored(report: RestoreReport): void;
+  /** A word about some files (path → note), such as "edited since the agent's turn". */
+  notes?: Readonly<Record<string, string>>;
 }
 
+/** What was reverted in this view: `path` (the file), `path#hunk`, or `*` (all), each with its restore. */
+type Reverted = Readonly<Record<string, string>>;
+
 /** A change set: its files, each one's Monaco diff, and reverting a hunk, a file or everything. */
-export function ChangesView({ changes, canRestore, onRestored }: ChangesViewProps) {
+export function ChangesView({ changes, canRestore, onRestored, notes }: ChangesViewProps) {
   const api = useApi();
+  // A reverted hunk or file of a change set that stays (a past turn's) is not offered again until undone.
+  const [revertedAll, setReverted] = useState<{ of: string; keys: Reverted }>({ of: '', keys: {} });
+  const undone = useUndoneRestores((u) => u.ids);
+  const pair = `${changes.from}:${changes.to}`;
+  const reverted = (key: string): boolean => {
+    if (revertedAll.of !== pair) return false;
+    const id = revertedAll.keys[key] ?? revertedAll.keys[key.split('#')[0]!] ?? revertedAll.keys['*'];
+    return id !== undefined && !undone.has(id);
+  };
   const [selected, setSelected] = useState<string | null>(changes.files[0]?.path ?? null);
   const [diff, setDiff] = useState<FileDiff | { path: string; error: string } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -89,8 +125,14 @@ export function ChangesView({ changes, canRestore, onRestored }: ChangesViewProp
     setError(null);
     const r = await api.call('checkpoints.revert', { from: changes.from, to: changes.to, scope });
     setBusy(false);
-    if (r.ok) onRestored(r.value);
-    else setError(r.error.message);
+    if (!r.ok) return setError(r.error.message);
+    const restoreId = r.value.restoreId;
+    const done = new Set(r.value.applied.map((a) => a.path));
+    const key = scope.kind === 'all' ? '*' : scope.kind === 'file' ? scope.path : `${scope.path}#${scope.hunk}`;
+    if (restoreId && (scope.kind === 'all' ? done.size > 0 : done.has(scope.path))) {
+      setReverted((prev) => ({ of: pair, keys: { ...(prev.of === pair ? prev.keys : {}), [key]: restoreId } }));
+    }
+    onRestored(r.value);
   };
 
   return (
@@ -112,7 +154,7 @@ export function ChangesView({ changes, canRestore, onRestored }: ChangesViewProp
       )}
       <ul className="change-files">
         {changes.files.map((f) => (
-          <FileRow key={f.path} file={f} selected={selected === f.path} onSelect={() => setSelected(selected === f.path ? null : f.path)} />
+          <FileRow key={f.path} file={f} selected={selected === f.path} note={reverted(f.path) ? 'reverted' : notes?.[f.path]} onSelect={() => setSelected(selected === f.path ? null : f.path)} />
         ))}
       </ul>
       {selected && diff && 'error' in diff && <p className="error">{diff.error}</p>}
@@ -121,7 +163,7 @@ export function ChangesView({ changes, canRestore, onRestored }: ChangesViewProp
           <div className="change-diff-head">
             <code>{diff.file.path}</code>
             <span className="spacer" />
-            {canRestore && !diff.file.tooLarge && (
+            {canRestore && !diff.file.tooLarge && !reverted(diff.file.path) && (
               <button onClick={() => void revert({ kind: 'file', path: diff.file.path })} disabled={busy} data-testid="revert-file">
                 Revert file
               </button>
@@ -138,9 +180,15 @@ export function ChangesView({ changes, canRestore, onRestored }: ChangesViewProp
                   {diff.hunks.map((h) => (
                     <li key={h.index}>
                       Lines {h.newLines > 0 ? `${h.newStart}–${h.newStart + h.newLines - 1}` : `after ${h.newStart}`} (−{h.oldLines} +{h.newLines}){' '}
-                      <button onClick={() => void revert({ kind: 'hunk', path: diff.file.path, hunk: h.index })} disabled={busy} data-testid="revert-hunk">
-                        Revert this hunk
-                      </button>
+                      {reverted(`${diff.file.path}#${h.index}`) ? (
+                        <span className="tag" data-testid="hunk-reverted">
+                          reverted
+                        </span>
+                      ) : (
+                        <button onClick={() => void revert({ kind: 'hunk', path: diff.file.path, hunk: h.index })} disabled={busy} data-testid="revert-hunk">
+                          Revert this hunk
+                        </button>
+                      )}
                     </li>
                   ))}
                 </ol>

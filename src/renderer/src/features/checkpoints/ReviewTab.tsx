@@ -3,7 +3,9 @@ import type { ChangeSet, CheckpointFolder, Restore, RestoreReport, TurnCheckpoin
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { ChangesView, RestoreReportView } from './ChangesView';
-import { formatBytes } from './store';
+import { turnReviewTitle } from './open';
+import { editedNotes } from './SessionChangesPanel';
+import { formatBytes, undoRestore, useRestoreReports } from './store';
 
 interface FolderChanges {
   folderId: string;
@@ -13,10 +15,13 @@ interface FolderChanges {
   changes: ChangeSet;
   /** The turn checkpoint (per-turn review): rewinding goes back to before it. */
   turn: TurnCheckpoint | null;
+  /** Session-wide review: files changed after the agent's last turn. */
+  editedSince: string[];
 }
 
-export function reviewProps(props: Record<string, unknown>): { sessionId: string; turnId: string | null } | null {
-  return typeof props.sessionId === 'string' ? { sessionId: props.sessionId, turnId: typeof props.turnId === 'string' ? props.turnId : null } : null;
+export function reviewProps(props: Record<string, unknown>): { sessionId: string; turnId: string | null; startedAt?: number } | null {
+  if (typeof props.sessionId !== 'string') return null;
+  return { sessionId: props.sessionId, turnId: typeof props.turnId === 'string' ? props.turnId : null, ...(typeof props.startedAt === 'number' ? { startedAt: props.startedAt } : {}) };
 }
 
 /** Review of what a turn (or a whole session) changed in its folders, with revert, rewind and undo. */
@@ -25,7 +30,7 @@ export function ReviewTab({ tab }: TabViewProps) {
   const p = reviewProps(tab.props);
   const [folders, setFolders] = useState<FolderChanges[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [report, setReport] = useState<RestoreReport | null>(null);
+  const { report, undoable, show: setReport } = useRestoreReports();
   const [usage, setUsage] = useState<CheckpointFolder[]>([]);
   const [restores, setRestores] = useState<Record<string, Restore[]>>({});
   const [busy, setBusy] = useState(false);
@@ -36,7 +41,7 @@ export function ReviewTab({ tab }: TabViewProps) {
       const r = await api.call('checkpoints.listTurns', { sessionId: p.sessionId });
       if (!r.ok) return setError(r.error.message);
       const turns = r.value.turns.filter((t) => t.promptId === p.turnId);
-      setFolders(turns.filter((t) => t.changes).map((t) => ({ folderId: t.folderId, folder: t.folder, folderMissing: t.folderMissing, changes: t.changes!, turn: t })));
+      setFolders(turns.filter((t) => t.changes).map((t) => ({ folderId: t.folderId, folder: t.folder, folderMissing: t.folderMissing, changes: t.changes!, turn: t, editedSince: [] })));
       if (turns.length === 0) setError('No checkpoint was recorded for this turn.');
     } else {
       const r = await api.call('checkpoints.sessionChanges', { sessionId: p.sessionId });
@@ -61,8 +66,15 @@ export function ReviewTab({ tab }: TabViewProps) {
 
   useEffect(() => {
     void load();
-    return api.on('checkpoints.changed', () => void load());
-  }, [api, load]);
+    // The session-wide review shows the folder now: read again when the user comes back to the window.
+    const onBack = () => document.visibilityState === 'visible' && p?.turnId === null && void load();
+    window.addEventListener('focus', onBack);
+    const off = api.on('checkpoints.changed', () => void load());
+    return () => {
+      off();
+      window.removeEventListener('focus', onBack);
+    };
+  }, [api, load, p?.turnId]);
   useEffect(() => {
     if (folders) void loadRestores(folders.map((f) => f.folderId));
   }, [folders, loadRestores]);
@@ -83,13 +95,13 @@ export function ReviewTab({ tab }: TabViewProps) {
   if (!p) return <div className="review-tab">This tab has nothing to show.</div>;
   return (
     <div className="review-tab" data-testid="review-tab">
-      <h2>{p.turnId ? 'Changes of this turn' : 'Everything this session changed'}</h2>
+      <h2>{p.turnId ? (typeof tab.props.startedAt === 'number' ? turnReviewTitle(tab.props.startedAt) : 'Changes of this turn') : 'Everything this session changed, up to now'}</h2>
       {error && (
         <p className="error" role="alert" data-testid="review-error">
           {error}
         </p>
       )}
-      {report && <RestoreReportView report={report} onUndo={report.restoreId ? () => void act(() => api.call('checkpoints.undoRestore', { restoreId: report.restoreId! })) : null} />}
+      {report && <RestoreReportView report={report} earlier={undoable} onUndo={(id) => void act(() => undoRestore(api, id))} />}
       {folders === null && !error && <p className="muted">Loading…</p>}
       {folders?.length === 0 && !error && <p className="muted">No checkpoint yet.</p>}
       {folders?.map((f) => {
@@ -116,7 +128,7 @@ export function ReviewTab({ tab }: TabViewProps) {
                 This folder no longer exists: its changes can be reviewed here, but not reverted or rewound.
               </p>
             )}
-            <ChangesView changes={f.changes} canRestore={!f.folderMissing} onRestored={restored} />
+            <ChangesView changes={f.changes} canRestore={!f.folderMissing} onRestored={restored} notes={editedNotes(f)} />
             {done.length > 0 && (
               <details className="review-restores">
                 <summary>Restores in this folder ({done.length})</summary>
@@ -124,7 +136,7 @@ export function ReviewTab({ tab }: TabViewProps) {
                   {done.map((r) => (
                     <li key={r.id}>
                       {r.label} · {new Date(r.createdAt).toLocaleString()}{' '}
-                      <button onClick={() => void act(() => api.call('checkpoints.undoRestore', { restoreId: r.id }))} disabled={busy}>
+                      <button onClick={() => void act(() => undoRestore(api, r.id))} disabled={busy}>
                         Undo
                       </button>
                     </li>

@@ -1,28 +1,53 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { ChangeSet, RestoreReport } from '@shared/contract/checkpoints';
+import type { ChangeSet } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
 import { ChangesView, RestoreReportView } from './ChangesView';
 import { openReview } from './open';
+import { undoRestore, useRestoreReports } from './store';
 
-/** Everything a session changed in its folders so far (from its checkpoints), for the session's side panel. */
-export function useSessionChanges(sessionId: string): { folders: Array<{ folderId: string; folder: string; changes: ChangeSet }>; refresh(): void } {
+export interface SessionFolderChanges {
+  folderId: string;
+  folder: string;
+  changes: ChangeSet;
+  /** Files changed after the agent's last turn (a revert, a hand edit). */
+  editedSince: string[];
+}
+
+export const EDITED_SINCE = "edited since the agent's turn";
+
+/** Notes for the files edited after the agent's last turn. */
+export const editedNotes = (f: Pick<SessionFolderChanges, 'editedSince'>): Record<string, string> => Object.fromEntries(f.editedSince.map((p) => [p, EDITED_SINCE]));
+
+/**
+ * Everything a session changed in its folders, up to the folder as it is now: read again when a restore or a
+ * turn changes its checkpoints, and when the user comes back to the window (a file edited by hand meanwhile).
+ */
+export function useSessionChanges(sessionId: string): { folders: SessionFolderChanges[]; refresh(): void } {
   const api = useApi();
-  const [folders, setFolders] = useState<Array<{ folderId: string; folder: string; changes: ChangeSet }>>([]);
+  const [folders, setFolders] = useState<SessionFolderChanges[]>([]);
   const refresh = useCallback(() => {
     void api.call('checkpoints.sessionChanges', { sessionId }).then((r) => r.ok && setFolders(r.value.folders));
   }, [api, sessionId]);
   useEffect(() => {
     refresh();
-    return api.on('checkpoints.changed', (p) => {
+    const onBack = () => document.visibilityState === 'visible' && refresh();
+    window.addEventListener('focus', onBack);
+    document.addEventListener('visibilitychange', onBack);
+    const off = api.on('checkpoints.changed', (p) => {
       if (p.sessionId === sessionId || p.sessionId === null) refresh();
     });
+    return () => {
+      off();
+      window.removeEventListener('focus', onBack);
+      document.removeEventListener('visibilitychange', onBack);
+    };
   }, [api, sessionId, refresh]);
   return { folders, refresh };
 }
 
-export function SessionChangesPanel({ sessionId, folders, onClose }: { sessionId: string; folders: Array<{ folderId: string; folder: string; changes: ChangeSet }>; onClose(): void }) {
+export function SessionChangesPanel({ sessionId, folders, onClose }: { sessionId: string; folders: SessionFolderChanges[]; onClose(): void }) {
   const api = useApi();
-  const [report, setReport] = useState<RestoreReport | null>(null);
+  const { report, undoable, show } = useRestoreReports();
   const changed = folders.filter((f) => f.changes.files.length > 0);
   return (
     <div className="files-panel" data-testid="files-panel">
@@ -34,20 +59,15 @@ export function SessionChangesPanel({ sessionId, folders, onClose }: { sessionId
           ×
         </button>
       </div>
-      {report && (
-        <RestoreReportView
-          report={report}
-          onUndo={report.restoreId ? () => void api.call('checkpoints.undoRestore', { restoreId: report.restoreId! }).then((r) => r.ok && setReport(r.value)) : null}
-        />
-      )}
+      {report && <RestoreReportView report={report} earlier={undoable} onUndo={(id) => void undoRestore(api, id).then((r) => r.ok && show(r.value))} />}
       {changed.length === 0 && <p className="muted">No file in the session’s folders has changed since it started.</p>}
       {changed.map((f) => (
         <section key={f.folderId}>
           {folders.length > 1 && <code className="small">{f.folder}</code>}
-          <ChangesView changes={f.changes} canRestore onRestored={setReport} />
+          <ChangesView changes={f.changes} canRestore onRestored={show} notes={editedNotes(f)} />
         </section>
       ))}
-      <p className="muted small">Every change in the session’s folders, whoever made it: the agent’s own tools, shell commands, or you. Each turn’s changes are under the turn.</p>
+      <p className="muted small">Every change in the session’s folders up to now, whoever made it: the agent’s own tools, shell commands, or you. Each turn’s changes are under the turn.</p>
     </div>
   );
 }

@@ -24,7 +24,7 @@ export function TurnChanges({ sessionId, turns }: { sessionId: string; turns: re
       {pending && <span className="muted small">Recording the changes of this turn…</span>}
       {failed && <span className="error small">Changes could not be recorded: {failed.error}</span>}
       {changed.map((t) => (
-        <button key={t.id} className="turn-changes-button" onClick={() => openReview({ sessionId, turnId: t.promptId })} data-testid="turn-changes-open" title={t.folder}>
+        <button key={t.id} className="turn-changes-button" onClick={() => openReview({ sessionId, turnId: t.promptId, startedAt: t.startedAt })} data-testid="turn-changes-open" title={t.folder}>
           <strong>Changes</strong> {describeChanges(t.changes)}
           {turns.length > 1 && <span className="muted small"> in {t.folder}</span>}
         </button>

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { ChangeSet, TurnCheckpoint } from '@shared/contract/checkpoints';
+import { create } from 'zustand';
+import type { Result } from '@shared/contract';
+import type { ChangeSet, RestoreReport, TurnCheckpoint } from '@shared/contract/checkpoints';
 import type { Api } from '../../ipc/client';
 
 /** A session's turn checkpoints (newest last), kept in step with `checkpoints.changed`. */
@@ -51,4 +53,28 @@ export function formatBytes(n: number | null): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Restores undone in this window: a hunk or file they reverted is offered again. */
+export const useUndoneRestores = create<{ ids: ReadonlySet<string> }>(() => ({ ids: new Set() }));
+
+/** Undoes a restore; its report (what the undo did), or the error in words. */
+export async function undoRestore(api: Api, restoreId: string): Promise<Result<RestoreReport>> {
+  const r = await api.call('checkpoints.undoRestore', { restoreId });
+  if (r.ok) useUndoneRestores.setState((s) => ({ ids: new Set([...s.ids, restoreId]) }));
+  return r;
+}
+
+/**
+ * The last restore's report, and the last one that can be undone: a later restore that did nothing ("Nothing
+ * to do") is said without hiding the Undo of the one before.
+ */
+export function useRestoreReports(): { report: RestoreReport | null; undoable: RestoreReport | null; show(report: RestoreReport | null): void } {
+  const [state, setState] = useState<{ report: RestoreReport | null; undoable: RestoreReport | null }>({ report: null, undoable: null });
+  const undone = useUndoneRestores((s) => s.ids);
+  const show = useCallback((report: RestoreReport | null) => {
+    setState((s) => ({ report, undoable: report?.restoreId ? report : report === null ? null : s.undoable }));
+  }, []);
+  const undoable = state.undoable?.restoreId && !undone.has(state.undoable.restoreId) ? state.undoable : null;
+  return { report: state.report, undoable: undoable && undoable !== state.report ? undoable : null, show };
 }
