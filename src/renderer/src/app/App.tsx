@@ -3,9 +3,8 @@ import { useCallback, useEffect, useState } from 'react';
 import type { AppInfo } from '@shared/contract/app';
 import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
-import { useTitleCount } from '../features/workspace/attention';
-import { restoreAndTrackLayout } from '../features/workspace/layout';
-import { syncAgents } from '../features/agents/store';
+import { syncLiveSessions, useTitleCount } from './attention';
+import { restoreAndTrackLayout } from './layout';
 import { ApiContext } from './api-context';
 import { Launcher } from './Launcher';
 import { ConnectionBanner } from './ConnectionBanner';
@@ -32,7 +31,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   const [restored, setRestored] = useState(false);
   useShortcuts(api);
   // Live sessions' states: "needs you" counts a waiting session wherever it is, with or without a tab.
-  useEffect(() => syncAgents(api), [api]);
+  useEffect(() => syncLiveSessions(api), [api]);
   useTitleCount();
   useDocumentTheme();
   useEffect(() => api.on('app.notice', (n) => useNotices.getState().push(n.level, n.message)), [api]);

@@ -5,7 +5,7 @@ import type { TabViewProps } from '../../app/contributions';
 import { ChangesView, RestoreReportView } from './ChangesView';
 import { turnReviewTitle } from './open';
 import { editedNotes } from './SessionChangesPanel';
-import { formatBytes, undoRestore, useRestoreReports } from './store';
+import { formatBytes, undoRestore, useRestoreReports } from './state';
 
 interface FolderChanges {
   folderId: string;

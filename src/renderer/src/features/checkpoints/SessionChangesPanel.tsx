@@ -3,7 +3,7 @@ import type { ChangeSet } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
 import { ChangesView, RestoreReportView } from './ChangesView';
 import { openReview } from './open';
-import { undoRestore, useRestoreReports } from './store';
+import { undoRestore, useRestoreReports } from './state';
 
 export interface SessionFolderChanges {
   folderId: string;

@@ -7,8 +7,8 @@ import { AppInfoContext } from '../../app/App';
 import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
 import { MAX_PANES, useTabs } from '../../state/tabs';
-import { ChangesView } from '../checkpoints/ChangesView';
-import { showWaitingSession } from '../workspace/attention';
+import { ChangesView } from '../checkpoints';
+import { showWaitingSession } from '../../app/attention';
 import './compare.css';
 
 interface RunStats {
