@@ -40,9 +40,8 @@ describe('review views follow the disk', { timeout: 180_000 }, () => {
     const panel = tab.getByTestId('files-panel');
     await panel.getByTestId('change-file').filter({ hasText: 'notes.txt' }).waitFor();
 
-    // The user edits the file by hand, then comes back to the window.
+    // The user edits the file by hand (in another program: the page is not told, the folder's watch is).
     writeFileSync(join(folder, 'notes.txt'), 'one\ntwo (by hand)\nthree\n');
-    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
     const edited = panel.getByTestId('change-file').filter({ hasText: 'notes.txt' }).getByTestId('edited-since');
     await edited.waitFor({ timeout: 30_000 });
     expect(await edited.innerText()).toContain("edited since the agent's turn");

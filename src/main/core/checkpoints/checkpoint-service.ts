@@ -24,6 +24,9 @@ import { applyPlan, planRestore, type RestoreItem } from './restore';
 import { gitVersion } from './shadow-git';
 import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
 import { ConfinedFs } from '../host/local/confined-fs';
+import type { Host } from '../host/host';
+import { watchLocal } from '../host/local/local-watch';
+import { FolderWatches } from './folder-watches';
 
 export const CHECKPOINT_SETTINGS_KEY = 'checkpoints.settings';
 const MIN_GIT = [2, 25];
@@ -77,14 +80,26 @@ export class CheckpointService implements Disposable {
   private readonly changeCache = new Map<string, ChangeSet>();
   private readonly recordedListeners = new Set<TurnRecordedListener>();
   private disposed = false;
+  private readonly watches: FolderWatches;
 
   constructor(
     private readonly store: StoreService,
     private readonly bus: EventBus,
     dataDir: string,
-    private readonly options: { /** PATH to find git on (default: the app's). */ pathEnv?: string; autoPrune?: boolean; beforeWaitMs?: number } = {},
+    private readonly options: {
+      /** PATH to find git on (default: the app's). */ pathEnv?: string;
+      autoPrune?: boolean;
+      beforeWaitMs?: number;
+      /** How folders under review are watched (default: this machine's watcher). */
+      watch?: Host['watch'];
+    } = {},
   ) {
     this.root = join(dataDir, 'checkpoints');
+    // A folder under review changed outside a turn (a turn's end says so itself): its reviews read it again.
+    this.watches = new FolderWatches(options.watch ?? watchLocal, (path) => {
+      const folder = this.byReal.get(path);
+      if (folder && folder.running.size === 0 && !this.disposed) this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: null });
+    }, { ignore: DEFAULT_CHECKPOINT_SETTINGS.excludes.map((e) => e.replace(/\/$/, '')) });
     if (options.autoPrune !== false) {
       const run = () => void this.prune().catch((e: unknown) => console.error('checkpoint pruning failed:', e));
       const first = setTimeout(run, 60_000);
@@ -396,6 +411,7 @@ export class CheckpointService implements Disposable {
       if (!first?.before_id || !last?.after_id) continue;
       const folder = await this.folder(turns[0]!.path);
       const missing = !(await isDirectory(folder.path));
+      if (!missing) this.watches.add(folder.path);
       const lastAfter = this.checkpointRow(last.after_id);
       const now = missing || folder.running.size > 0 ? lastAfter : await this.exclusive(folder, () => this.currentCheckpoint(folder));
       const editedSince = now.tree === lastAfter.tree ? [] : (await this.changedEntries(folder.repo, lastAfter.tree, now.tree)).map((e) => e.path);
@@ -645,6 +661,7 @@ export class CheckpointService implements Disposable {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.watches.dispose();
     this.stopTimers();
     await this.idle();
   }

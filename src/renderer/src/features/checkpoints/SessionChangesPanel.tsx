@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ChangeSet } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
 import { ChangesView, RestoreReportView } from './ChangesView';
@@ -19,22 +19,29 @@ export const EDITED_SINCE = "edited since the agent's turn";
 export const editedNotes = (f: Pick<SessionFolderChanges, 'editedSince'>): Record<string, string> => Object.fromEntries(f.editedSince.map((p) => [p, EDITED_SINCE]));
 
 /**
- * Everything a session changed in its folders, up to the folder as it is now: read again when a restore or a
- * turn changes its checkpoints, and when the user comes back to the window (a file edited by hand meanwhile).
+ * Everything a session changed in its folders, up to the folder as it is now: read again when a turn or a
+ * restore changes its checkpoints, when a file changes in one of its folders, and when the user comes back to
+ * the window.
  */
 export function useSessionChanges(sessionId: string): { folders: SessionFolderChanges[]; refresh(): void } {
   const api = useApi();
   const [folders, setFolders] = useState<SessionFolderChanges[]>([]);
+  const folderIds = useRef<ReadonlySet<string>>(new Set());
   const refresh = useCallback(() => {
-    void api.call('checkpoints.sessionChanges', { sessionId }).then((r) => r.ok && setFolders(r.value.folders));
+    void api.call('checkpoints.sessionChanges', { sessionId }).then((r) => {
+      if (!r.ok) return;
+      folderIds.current = new Set(r.value.folders.map((f) => f.folderId));
+      setFolders(r.value.folders);
+    });
   }, [api, sessionId]);
   useEffect(() => {
     refresh();
     const onBack = () => document.visibilityState === 'visible' && refresh();
     window.addEventListener('focus', onBack);
     document.addEventListener('visibilitychange', onBack);
+    // Its own turns, a restore, or files changed in one of its folders (the core watches folders under review).
     const off = api.on('checkpoints.changed', (p) => {
-      if (p.sessionId === sessionId || p.sessionId === null) refresh();
+      if (p.sessionId === sessionId || (p.sessionId === null && (folderIds.current.size === 0 || folderIds.current.has(p.folderId)))) refresh();
     });
     return () => {
       off();
