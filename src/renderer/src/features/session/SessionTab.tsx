@@ -17,6 +17,7 @@ import { chooseOption } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
 import { Thread, type ThreadHandle } from './Thread';
 import { basename, isEditable, quickOption } from '../../ui/format';
+import { Elapsed } from '../../ui/Elapsed';
 import { ForkLinks } from './ForkLinks';
 import { useFocusRequest } from '../../app/attention';
 
@@ -74,6 +75,7 @@ export function SessionTab({ tab, active }: TabViewProps) {
     if (!sessionId && create) start();
     // Creation starts once per tab; Retry calls start again.
   }, []);
+  const [startedAt] = useState(() => Date.now());
 
   if (sessionId) return <LiveSession key={sessionId} tabId={tab.id} sessionId={sessionId} active={active} />;
   const name = create ? nameOf(agents, create.agentId) : 'agent';
@@ -92,13 +94,30 @@ export function SessionTab({ tab, active }: TabViewProps) {
           {create && agents.find((a) => a.id === create.agentId) && <AuthPanel agent={agents.find((a) => a.id === create.agentId)!} />}
         </div>
       ) : (
-        <div className="starting">
-          <span className="spinner" aria-hidden /> Starting {name} in <code>{create?.cwd}</code>…
-          <button onClick={() => closeTab(tab.id, api)} data-testid="session-starting-cancel">
-            Cancel
-          </button>
-        </div>
+        <StartingPanel name={name} cwd={create?.cwd ?? null} since={startedAt} onCancel={() => closeTab(tab.id, api)} />
       )}
+    </div>
+  );
+}
+
+/**
+ * An agent being started for this tab (its process, \`initialize\`, then the session): which agent, where, for
+ * how long so far, and a way to give up. Some agents take half a minute to start.
+ */
+function StartingPanel({ name, cwd, since, onCancel }: { name: string; cwd: string | null; since: number; onCancel(): void }) {
+  return (
+    <div className="starting" data-testid="starting-panel">
+      <span className="spinner" aria-hidden /> Starting {name}
+      {cwd && (
+        <>
+          {' '}
+          in <code>{cwd}</code>
+        </>
+      )}
+      … <Elapsed since={since} />
+      <button onClick={onCancel} data-testid="session-starting-cancel">
+        Cancel
+      </button>
     </div>
   );
 }
@@ -140,7 +159,12 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const title =
     view.thread.title ??
     session?.title ??
-    (session?.forkedFrom ? `Fork of ${session.forkedFrom.title || 'a session'}` : session ? `${agentName} · ${basename(session.cwd)}` : 'Session');
+    (session?.forkedFrom
+      ? `Fork of ${session.forkedFrom.title || 'a session'}`
+      : session
+        ? `${agentName} · ${basename(session.cwd)}`
+        : // Not known yet: the title its opener gave the tab.
+          (useTabs.getState().tabs[tabId]?.title ?? 'Session'));
 
   // A session that is not live any more (Switchboard restarted, or it was closed) becomes its stored
   // transcript in this tab: read-only, with its real title and agent, offering Reopen. Nothing is started.
@@ -382,7 +406,9 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         </div>
       )}
       <div className="session-body">
-        {view.loading ? (
+        {session?.status === 'starting' ? (
+          <StartingPanel name={agentName} cwd={session.cwd} since={session.updatedAt} onCancel={() => closeTab(tabId, api)} />
+        ) : view.loading ? (
           <div className="thread-loading muted">
             <span className="spinner" aria-hidden /> Loading the conversation…
           </div>
