@@ -191,6 +191,13 @@ export const checkpointRequests = {
 } as const;
 
 export const checkpointEvents = {
+  /**
+   * Switchboard snapshots a session's folder before a turn, and the prompt waits for it (at most a while):
+   * shown as Switchboard's work, not the agent's. `files`: how many it holds (null until known); `done` ends it.
+   */
+  'checkpoints.snapshotting': event(
+    z.object({ sessionId: z.string(), folder: z.string(), files: z.number().int().nullable(), startedAt: z.number(), done: z.boolean() }),
+  ),
   /** A turn's checkpoints changed state, or a restore happened in a folder. */
   'checkpoints.changed': event(z.object({ folderId: z.string(), sessionId: z.string().nullable(), turnId: z.string().nullable() })),
 } as const;

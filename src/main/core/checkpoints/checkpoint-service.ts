@@ -237,6 +237,8 @@ export class CheckpointService implements Disposable {
   turnStarting(turn: TurnInfo): Promise<void> {
     const key = `${turn.sessionId}\0${turn.promptId}`;
     let proceeded = false;
+    // Once the turn goes ahead (its snapshots done, or too long), the wait is no longer Switchboard's.
+    const progresses: Array<() => void> = [];
     const started = (async () => {
       if (this.disposed || !this.store.available || !(await this.status()).available) return [];
       const roots = [...new Set(turn.roots)];
@@ -247,8 +249,11 @@ export class CheckpointService implements Disposable {
           const turnId = randomUUID();
           this.rows().insertTurn({ id: turnId, sessionId: turn.sessionId, promptId: turn.promptId, folderId: folder.id, startedAt: Date.now() });
           folder.running.set(turnId, turn.sessionId);
+          const progress = this.snapshotProgress(turn.sessionId, folder);
+          progresses.push(progress);
+          if (proceeded) progress();
           try {
-            const cp = await this.exclusive(folder, () => this.takeCheckpoint(folder, 'turn_start'));
+            const cp = await this.exclusive(folder, () => this.takeCheckpoint(folder, 'turn_start')).finally(progress);
             this.rows().setTurn(turnId, proceeded ? { before_id: cp.id, before_late: 1 } : { before_id: cp.id });
           } catch (e) {
             this.rows().setTurn(turnId, { error: `the checkpoint before the turn failed: ${errorText(e)}` });
@@ -270,10 +275,35 @@ export class CheckpointService implements Disposable {
     const late = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
         proceeded = true;
+        for (const p of progresses) p();
         resolve();
       }, this.options.beforeWaitMs ?? BEFORE_WAIT_MS);
     });
     return Promise.race([done, late]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Says that the folder is being snapshotted for the session's turn, and how many files it holds once the
+   * last snapshot's count is read (beside the snapshot, never delaying it); the returned function says it is done.
+   */
+  private snapshotProgress(sessionId: string, folder: Folder): () => void {
+    const base = { sessionId, folder: folder.path, startedAt: Date.now() };
+    let done = false;
+    this.bus.emit('checkpoints.snapshotting', { ...base, files: null, done: false });
+    void folder.repo.git
+      .run(['ls-files', '-z'])
+      .then((r) => {
+        const out = r.stdout;
+        let files = 0;
+        for (let i = out.indexOf(0); i >= 0; i = out.indexOf(0, i + 1)) files++;
+        if (!done && files > 0) this.bus.emit('checkpoints.snapshotting', { ...base, files, done: false });
+      })
+      .catch(() => {});
+    return () => {
+      if (done) return;
+      done = true;
+      this.bus.emit('checkpoints.snapshotting', { ...base, files: null, done: true });
+    };
   }
 
   turnEnded(turn: TurnInfo): void {

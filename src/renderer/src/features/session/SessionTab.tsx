@@ -18,6 +18,7 @@ import { QueuePanel } from './QueuePanel';
 import { Thread, type ThreadHandle } from './Thread';
 import { basename, isEditable, quickOption } from '../../ui/format';
 import { Elapsed } from '../../ui/Elapsed';
+import { syncSnapshotting } from './snapshotting';
 import { ForkLinks } from './ForkLinks';
 import { useFocusRequest } from '../../app/attention';
 
@@ -141,6 +142,7 @@ function tabStatusOf(view: SessionView): TabStatus {
 function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: string; active: boolean }) {
   const api = useApi();
   const controller = useController(api, sessionId);
+  useEffect(() => syncSnapshotting(api), [api]);
   const view = useSessionView(controller);
   const agents = useAgents((s) => s.agents);
   const root = useRef<HTMLDivElement>(null);

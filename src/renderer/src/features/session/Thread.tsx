@@ -145,7 +145,7 @@ type Fork = { index: number; pending: boolean; run(): void };
 /** One row's content; re-rendered only when its own entry (or its place) changes. */
 const RowView = memo(function RowView({ row, entry, sessionId, cwd, live, onRestart, changes, fork }: RowProps) {
   if (row.type === 'stop') return <StopMark reason={row.reason} />;
-  if (row.type === 'working') return <WorkingRow cancelling={row.cancelling} />;
+  if (row.type === 'working') return <WorkingRow cancelling={row.cancelling} sessionId={sessionId} />;
   if (!entry) return <div className="thread-pending" aria-busy="true" data-testid="thread-pending" />;
   return (
     <>

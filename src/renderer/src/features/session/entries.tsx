@@ -9,6 +9,8 @@ import { ElicitationView } from './Elicitation';
 import { ToolCallView } from './ToolCall';
 import { useToggle } from './ui-state';
 import { STOP_REASON_TEXT } from '../../ui/format';
+import { Elapsed } from '../../ui/Elapsed';
+import { snapshottingText, useSnapshotting } from './snapshotting';
 
 export const UserMessageView = memo(function UserMessageView({ entry }: { entry: UserMessageEntry }) {
   return (
@@ -136,7 +138,22 @@ export function StopMark({ reason }: { reason: StopReason }) {
   );
 }
 
-export function WorkingRow({ cancelling }: { cancelling: boolean }) {
+/**
+ * The turn runs: the agent works, or, before the prompt goes out, Switchboard snapshots the folder (said as
+ * Switchboard's own work, with how many files and for how long).
+ */
+export function WorkingRow({ cancelling, sessionId }: { cancelling: boolean; sessionId?: string }) {
+  const snapshotting = useSnapshotting((s) => (sessionId ? s.bySession[sessionId] : undefined));
+  if (snapshotting && !cancelling) {
+    return (
+      <div className="working-row" data-testid="working" data-phase="snapshot" title={snapshotting.folder}>
+        <span className="spinner" aria-hidden /> <span data-testid="snapshotting">{snapshottingText(snapshotting)}</span>{' '}
+        <span className="muted">
+          Switchboard records the folder before the prompt goes to the agent · <Elapsed since={snapshotting.startedAt} />
+        </span>
+      </div>
+    );
+  }
   return (
     <div className="working-row" data-testid="working">
       <span className="spinner" aria-hidden /> {cancelling ? 'Stopping…' : 'Working…'} <span className="muted">Esc to stop</span>
