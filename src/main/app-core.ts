@@ -13,6 +13,7 @@ import { HistoryService } from './core/history/history-service';
 import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
 import { McpService } from './core/mcp/mcp-service';
+import { Hosts } from './core/host/hosts';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
@@ -40,6 +41,8 @@ export class AppCore implements Disposable {
   readonly store: StoreService;
   /** The typed settings (src/shared/contract/settings.ts); services read them live. */
   readonly settings: SettingsService;
+  /** Where work happens: 'local' (this machine) now; a session's host is its agent runtime's. */
+  readonly hosts = new Hosts();
   readonly ptys: PtyHost;
   /** Session history; a MessageLog is indexed once passed to history.attach(log). */
   readonly history: HistoryService;
@@ -54,10 +57,10 @@ export class AppCore implements Disposable {
     this.store = this.disposables.add(new StoreService(options.dataDir));
     this.settings = this.disposables.add(new SettingsService(this.store, this.bus));
     this.settings.register(this.router);
-    this.ptys = this.disposables.add(new PtyHost());
+    this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
-    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir));
+    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local }));
     this.checkpoints.register(this.router);
     // One MessageLog for the store; the history index is attached to it when it is first used.
     const acp = this.own(registerAcpService(this, {
@@ -68,6 +71,7 @@ export class AppCore implements Disposable {
     new McpService({
       router: this.router,
       bus: this.bus,
+      host: this.hosts.local,
       settings: { read: () => this.settings.get(MCP_SERVERS_SETTING), write: (value) => void this.settings.set({ key: MCP_SERVERS_SETTING, value }) },
       secrets: acp.secrets,
       agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities ?? acp.knownCapabilities(a.id) })),
@@ -80,9 +84,9 @@ export class AppCore implements Disposable {
     this.backups = this.disposables.add(new BackupService(this.store, options.dataDir, { keep: () => this.settings.get('history.backupsKept') }));
     this.backups.register(this.router);
     this.registry = this.disposables.add(
-      new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus }),
+      new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus, host: this.hosts.local }),
     );
-    this.disposables.add(new CompareService(this.store, this.bus, options.dataDir)).register(this.router);
+    this.disposables.add(new CompareService(this.store, this.bus, options.dataDir, this.hosts.local)).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }

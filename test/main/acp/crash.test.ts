@@ -121,8 +121,10 @@ async function withAcpService(initializeTimeoutMs: number, fn: (acp: AcpService,
   const { scenarioAgentCommand } = await import('../../fixtures/scenario-agent/launch');
   const dir = mkdtempSync(join(tmpdir(), 'sb-init-'));
   const store = new StoreService(dir);
-  const ptys = new PtyHost();
-  const acp = new Service({ router: new Router(), bus: new EventBus(), store, settings: defaultsReader, ptys, options: { dataDir: dir } }, { initializeTimeoutMs });
+  const { Hosts } = await import('../../../src/main/core/host/hosts');
+  const hosts = new Hosts();
+  const ptys = new PtyHost(hosts.local);
+  const acp = new Service({ router: new Router(), bus: new EventBus(), store, settings: defaultsReader, ptys, hosts, options: { dataDir: dir } }, { initializeTimeoutMs });
   const { command, args } = scenarioAgentCommand();
   try {
     await fn(acp, (name) => acp.addCustom({ name, command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir }));

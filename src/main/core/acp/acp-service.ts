@@ -22,7 +22,8 @@ import { AgentPrefsRepo } from '../agents/agent-prefs';
 import { AgentCapabilitiesRepo } from '../agents/agent-capabilities';
 import { AgentRuntime, runtimeKey } from './agent-runtime';
 import { FsRefusal } from '../host/files';
-import { ConfinedFs } from '../host/local/confined-fs';
+import type { ConfinedFiles } from '../host/files';
+import type { Hosts } from '../host/hosts';
 import { DEFAULT_ACP_OPTIONS, type AcpOptions } from './options';
 import type { RuntimeDeps } from './agent-runtime';
 import { LiveSession, type SessionHost } from './session/live-session';
@@ -48,6 +49,8 @@ export interface AcpCoreDeps {
   store: AcpStore;
   settings: SettingsReader;
   ptys: PtyHost;
+  /** Where agents run and sessions' files are (a session's host is its runtime's). */
+  hosts: Hosts;
   options: { dataDir: string };
 }
 
@@ -89,6 +92,7 @@ const MESSAGE_GROUP_MS = 4;
 
 export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   readonly bus: EventBus;
+  readonly hosts: Hosts;
   readonly options: AcpOptions;
   readonly dataDir: string;
   readonly terminals: AgentTerminals;
@@ -111,6 +115,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
 
   constructor(deps: AcpCoreDeps, options: AcpServiceOptions = {}) {
     this.bus = deps.bus;
+    this.hosts = deps.hosts;
     this.store = deps.store;
     this.settings = deps.settings;
     this.dataDir = deps.options.dataDir;
@@ -561,18 +566,20 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   }
 
   /** The session's folders, for confined access (live session: its roots; stored: its folder). */
-  private async sessionFs(sessionId: string): Promise<ConfinedFs> {
+  private async sessionFs(sessionId: string): Promise<ConfinedFiles> {
     let roots: readonly string[];
+    let host = this.hosts.local;
     const live = this.sessions.get(sessionId);
     if (live) {
       roots = [live.cwd, ...live.additionalDirectories];
+      host = live.runtime.workHost;
     } else {
       const row = this.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
       if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
       roots = [row.cwd];
     }
     try {
-      return await ConfinedFs.open(roots);
+      return await host.files(roots);
     } catch {
       throw new IpcFailure('not_found', `the session's folder is gone`);
     }

@@ -24,7 +24,8 @@ import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-r
 import { applyPlan, planRestore, type RestoreItem } from './restore';
 import { gitVersion } from './shadow-git';
 import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
-import { ConfinedFs } from '../host/local/confined-fs';
+import type { Host } from '../host/host';
+import { LocalHost } from '../host/local/local-host';
 
 export const CHECKPOINT_SETTINGS_KEY = 'checkpoints.settings';
 const MIN_GIT = [2, 25];
@@ -58,6 +59,7 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
  */
 export class CheckpointService implements Disposable, TurnObserver {
   private readonly root: string;
+  private readonly host: Host;
   private readonly folders = new Map<string, Promise<Folder>>();
   private readonly byReal = new Map<string, Folder>();
   /** Turns being started: their "before" snapshots (turnEnded waits for them). */
@@ -75,8 +77,9 @@ export class CheckpointService implements Disposable, TurnObserver {
     private readonly store: StoreService,
     private readonly bus: EventBus,
     dataDir: string,
-    private readonly options: { /** PATH to find git on (default: the app's). */ pathEnv?: string; autoPrune?: boolean; beforeWaitMs?: number } = {},
+    private readonly options: { /** PATH to find git on (default: the app's). */ pathEnv?: string; autoPrune?: boolean; beforeWaitMs?: number; /** Where git runs and folders are restored (default: this machine). */ host?: Host } = {},
   ) {
+    this.host = options.host ?? new LocalHost();
     this.root = join(dataDir, 'checkpoints');
     if (options.autoPrune !== false) {
       const run = () => void this.prune().catch((e: unknown) => console.error('checkpoint pruning failed:', e));
@@ -115,7 +118,7 @@ export class CheckpointService implements Disposable, TurnObserver {
   // ───────────── status and settings ─────────────
 
   status(): Promise<CheckpointStatus> {
-    this.statusPromise ??= gitVersion(this.options.pathEnv).then((v): CheckpointStatus => {
+    this.statusPromise ??= gitVersion(this.host, this.options.pathEnv).then((v): CheckpointStatus => {
       if (v === null) {
         return {
           available: false,
@@ -166,7 +169,7 @@ export class CheckpointService implements Disposable, TurnObserver {
       const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
       this.rows().ensureFolder(id, real);
       const s = this.settings();
-      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes), queue: Promise.resolve(), running: new Map() };
+      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes, this.host), queue: Promise.resolve(), running: new Map() };
       this.byReal.set(real, folder);
       return folder;
     })();
@@ -460,7 +463,7 @@ export class CheckpointService implements Disposable, TurnObserver {
       this.refuseWhileRunning(folder);
       const journal = join(folder.repo.dir, 'restore-journal.json');
       const left = await readFile(journal, 'utf8').catch(() => null);
-      const fs = await ConfinedFs.open([folder.path]);
+      const fs = await this.host.files([folder.path]);
       if (left) await fs.removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
       const pre = await this.takeCheckpoint(folder, 'restore_pre');
       const { items: list, refused = [] } = await items(pre);
@@ -560,7 +563,7 @@ export class CheckpointService implements Disposable, TurnObserver {
         .map(async (f) => ({
           id: f.id,
           path: f.path,
-          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, []).size(),
+          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, [], this.host).size(),
           checkpoints: f.checkpoints,
           oldestAt: f.oldest,
           newestAt: f.newest,
