@@ -25,5 +25,4 @@ describe('the Host port lint rule', () => {
   it("lets a data-folder exception write files, but still not spawn", async () => {
     expect(await refusedLines('src/main/core/store/probe.ts')).toEqual([2, 3, 7]);
   }, 60_000);
-
 });
