@@ -7,7 +7,7 @@ import type { Disposable } from '../base/lifecycle';
 import type { Host } from '../host/host';
 import { userShell } from '../platform/shell-env';
 import { keepTail, type PtyExit, type PtyHost, type PtyProcess } from './pty-host';
-import { signalName } from '../acp/connection/agent-process';
+import { signalName } from '../platform/signals';
 
 const DEFAULT_LIMIT = 1_000_000;
 /** Released terminals whose output stays viewable (a tool call shows it after release). */

@@ -1,4 +1,3 @@
-import { constants } from 'node:os';
 import type { Host, HostProcess, ProcessExit } from '../../host/host';
 import type { AgentLog } from './agent-log';
 
@@ -10,12 +9,6 @@ export interface AgentLaunch {
 }
 
 export type AgentExit = ProcessExit;
-
-export const signalName = (signal: number | null): string | null => {
-  if (signal === null) return null;
-  for (const [name, n] of Object.entries(constants.signals)) if (n === signal) return name;
-  return String(signal);
-};
 
 /** Why stdout is not being read: the agent floods (flood-guard.ts), or what was read is not handled yet. */
 export type StdoutPause = 'flood' | 'read-ahead';
