@@ -27,6 +27,8 @@ export interface CoreOptions {
   openExternal?: (url: string) => Promise<boolean>;
   /** Encrypts stored secrets; the Electron glue passes one built on safeStorage (default: a 0600 key file). */
   secretCipher?: SecretCipher;
+  /** Where work happens (default: this machine only). Tests may put an in-process agent behind the local host's spawn. */
+  hosts?: Hosts;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
   startupBackupDelayMs?: number;
 }
@@ -42,7 +44,7 @@ export class AppCore implements Disposable {
   /** The typed settings (src/shared/contract/settings.ts); services read them live. */
   readonly settings: SettingsService;
   /** Where work happens: 'local' (this machine) now; a session's host is its agent runtime's. */
-  readonly hosts = new Hosts();
+  readonly hosts: Hosts;
   readonly ptys: PtyHost;
   /** Session history; a MessageLog is indexed once passed to history.attach(log). */
   readonly history: HistoryService;
@@ -56,6 +58,7 @@ export class AppCore implements Disposable {
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
+    this.hosts = options.hosts ?? new Hosts();
     this.store = this.disposables.add(new StoreService(options.dataDir));
     this.settings = this.disposables.add(new SettingsService(this.store, this.bus));
     this.settings.register(this.router);
