@@ -21,7 +21,7 @@ import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-r
 import { applyPlan, planRestore, type RestoreItem } from './file-restore';
 import { gitVersion } from './shadow-git';
 import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
-import { ConfinedFs } from '../fs/confined-fs';
+import { ConfinedFs } from '../host/local/confined-fs';
 
 /** The checkpoint settings (keys checkpoints.* of the settings registry). */
 export interface CheckpointSettings {

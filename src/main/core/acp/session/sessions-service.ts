@@ -9,7 +9,8 @@ import { effectiveConfigSchema, type EffectiveConfig } from '../../../../shared/
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import { Emitter } from '../../base/emitter';
 import type { Disposable } from '../../base/lifecycle';
-import { ConfinedFs, FsRefusal } from '../../fs/confined-fs';
+import { FsRefusal } from '../../host/files';
+import { ConfinedFs } from '../../host/local/confined-fs';
 import type { McpSelection } from '../../mcp/mcp-servers';
 import type { AcpContext } from '../acp-context';
 import type { WarningKind } from '../connection/warnings';

@@ -4,7 +4,7 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { EntryCard, orphanEntry } from './EntryCard';
 import { KIND_TEXT, describeSource, filterEntries, formatDate, type ShowFilter } from './format';
-import { refreshList, syncRegistry, useRegistry } from './store';
+import { refreshList, syncRegistry, useRegistry } from './state';
 import { SettingField } from '../settings';
 
 const KINDS: DistKind[] = ['binary', 'npx', 'uvx'];
