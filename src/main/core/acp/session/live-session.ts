@@ -45,7 +45,7 @@ import { reopenModeOf } from './session-restore';
 import { canFork } from './fork';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
-import type { UpdateItem } from '../connection/stdio-tap';
+import type { UpdateItem } from '../connection/acp-wire';
 
 /** What a live session needs from the service around it. */
 export interface SessionHost {
