@@ -29,6 +29,8 @@ import type { TurnObserver } from './turn-observer';
 import { hasStoredConversation, registerRestoreHandlers, reopenModeOf } from './session/restore';
 import { canFork } from './session/fork';
 import { PermissionRules } from './session/permission-rules';
+import { agentRuleFiles, readAgentRuleFile } from './session/agent-rule-files';
+import type { AgentRuleFile } from '../../../shared/contract/permissions';
 import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from '../agents/secret-store';
 import { SessionRows } from './session/session-rows';
 import { AgentTerminals } from '../terminals/agent-terminals';
@@ -190,6 +192,22 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
   }
   rules(): PermissionRules {
     return new PermissionRules(this.db());
+  }
+  /** The rule files the agents read themselves: for `folder` (every agent), else for the folders of the live sessions. */
+  agentRuleFiles(folder?: string): AgentRuleFile[] {
+    const pairs = folder
+      ? this.agents().list().map((a) => ({ agentId: a.id, folder }))
+      : [...this.sessions.values()].map((s) => ({ agentId: s.agentId, folder: s.cwd }));
+    const seen = new Set<string>();
+    const files: AgentRuleFile[] = [];
+    for (const { agentId, folder: f } of pairs) {
+      const record = this.agents().get(agentId);
+      if (!record || seen.has(`${agentId}\0${f}`)) continue;
+      seen.add(`${agentId}\0${f}`);
+      const home = this.prefs().get(agentId).env.HOME ?? record.env.HOME ?? null;
+      files.push(...agentRuleFiles({ ...record, home }, f));
+    }
+    return files;
   }
   rows(): SessionRows {
     return new SessionRows(this.db());
@@ -747,11 +765,15 @@ function registerHandlers(router: Router, acp: AcpService): void {
   router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => acp.live(sessionId).mentionSearch(query, limit));
   router.handle('sessions.readFile', ({ sessionId, path }) => acp.readSessionFile(sessionId, path));
   router.handle('permissionRules.list', ({ agentId }) => ({ rules: acp.rules().list(agentId) }));
-  router.handle('permissionRules.set', ({ agentId, toolKind, decision }) => {
+  router.handle('permissionRules.set', ({ id, agentId, toolKind, scope, decision }) => {
     if (!acp.agents().get(agentId)) throw new IpcFailure('not_found', `no agent ${agentId}`);
-    const rules = acp.rules();
-    rules.set(agentId, toolKind, decision);
-    return { rule: rules.find(agentId, toolKind)! };
+    return { rule: acp.rules().set({ agentId, toolKind, scope, decision, label: null }, id) };
+  });
+  router.handle('permissionRules.agentFiles', ({ folder }) => ({ files: acp.agentRuleFiles(folder) }));
+  router.handle('permissionRules.readAgentFile', ({ path }) => {
+    const content = readAgentRuleFile(acp.agentRuleFiles(), path);
+    if (content === null) throw new IpcFailure('not_found', `${path} is not a rule file of an open session's agent`);
+    return { path, content };
   });
   router.handle('permissionRules.remove', ({ id }) => {
     if (!acp.rules().remove(id)) throw new IpcFailure('not_found', `no permission rule ${id}`);
