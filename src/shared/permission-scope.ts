@@ -32,7 +32,7 @@ export const PATTERN_MAX = 4096;
 
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 // Control characters (tab aside) and invisible format characters (bidi controls, zero-width joiners…).
-const HIDDEN = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\p{Cf}]/u;
+const HIDDEN = /[^\P{Cc}\t]|\p{Cf}/u;
 
 /** The text without direction controls (how labels are compared). */
 export const stripBidi = (text: string): string => text.replace(BIDI, '');

@@ -1,0 +1,23 @@
+import { ShieldCheck, ShieldX } from 'lucide-react';
+import type { RuleAnswer } from '@shared/acp-thread';
+import { describeScope } from '@shared/permission-scope';
+import { agentName, useAgents } from '../agents/store';
+import { openPermissionRule } from '../settings/open-rule';
+
+/** "Allowed by rule: Claude · run `echo *` in proj", with a link to the rule on the permissions page. */
+export function RuleAnswerLine({ answer }: { answer: RuleAnswer }) {
+  const name = useAgents((s) => agentName(s.agents, answer.agentId));
+  const allowed = answer.decision === 'allow';
+  const Icon = allowed ? ShieldCheck : ShieldX;
+  return (
+    <div className={`rule-answer ${allowed ? 'allow' : 'reject'}`} data-testid="rule-answer" data-rule-id={answer.ruleId}>
+      <Icon size={13} aria-hidden />
+      <span>
+        {allowed ? 'Allowed' : 'Rejected'} by rule: {name} · {describeScope(answer.toolKind, answer.scope)}
+      </span>
+      <button className="link-button small" onClick={() => openPermissionRule(answer.ruleId)} data-testid="rule-answer-link">
+        Show the rule
+      </button>
+    </div>
+  );
+}
