@@ -3,7 +3,6 @@ import { useCallback, useEffect, useState } from 'react';
 import type { PermissionRule } from '@shared/contract/permissions';
 import { describeScope } from '@shared/permission-scope';
 import { useApi, useEvent } from '../../app/api-context';
-import { openPermissionRule } from '../settings/open-rule';
 
 /** The "always" answers given to this agent, each with its scope; removing one makes the agent ask again. */
 export function PermissionRules({ agentId }: { agentId: string }) {
@@ -24,9 +23,9 @@ export function PermissionRules({ agentId }: { agentId: string }) {
           return (
             <li key={r.id} data-testid="permission-rule">
               <span className={`tag ${r.decision === 'allow' ? 'new' : ''}`}>{r.decision === 'allow' ? 'always allow' : 'always reject'}</span>{' '}
-              <button className="link-button small" onClick={() => openPermissionRule(r.id)} title="Show on the permissions page">
+              <span title="Settings › Permissions shows and edits every part of it">
                 {r.toolKind}: {what}
-              </button>
+              </span>
               <button
                 className="icon small"
                 aria-label={`Forget the rule: ${what}`}

@@ -1,8 +1,8 @@
 import { ShieldCheck, ShieldX } from 'lucide-react';
 import type { RuleAnswer } from '@shared/acp-thread';
 import { describeScope } from '@shared/permission-scope';
-import { agentName, useAgents } from '../agents/store';
-import { openPermissionRule } from '../settings/open-rule';
+import { agentName, useAgents } from '../agents';
+import { openPermissionRule } from '../settings';
 
 /** "Allowed by rule: Claude · run `echo *` in proj", with a link to the rule on the permissions page. */
 export function RuleAnswerLine({ answer }: { answer: RuleAnswer }) {

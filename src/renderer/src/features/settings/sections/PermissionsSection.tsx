@@ -3,8 +3,8 @@ import { TOOL_KINDS, type AgentRuleFile, type PermissionRule } from '@shared/con
 import { describeScope, patternText, scopeProblem, type RuleMatch, type RuleScope, type RuleSubject } from '@shared/permission-scope';
 import { useApi, useEvent } from '../../../app/api-context';
 import { useTabs } from '../../../state/tabs';
-import { agentName, syncAgents, useAgents } from '../../agents/store';
-import { usePermissionFocus } from '../open-rule';
+import { agentName, syncAgents, useAgents } from '../../agents';
+import { usePermissionFocus } from '../state';
 
 type Decision = PermissionRule['decision'];
 type ToolKind = (typeof TOOL_KINDS)[number];
