@@ -4,6 +4,7 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { tempDir } from '../support/app-server';
+import { connectContract } from '../support/contract-client';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /** Permission rules are no wider than what the user was shown, answer with "once", and say so in the thread. */
@@ -42,10 +43,20 @@ describe('permission rules', { timeout: 120_000 }, () => {
     await expect(ruled.innerText()).resolves.toContain(`Allowed by rule: Echo Agent · run \`echo *\` in ${basename(suite.work)}`);
     await expect(tab.getByTestId('rule-answer').count()).resolves.toBe(1);
 
-    // It is part of the session: still there after the page is loaded again.
+    // It is part of the session: still there after the page is loaded again (once the layout that reopens
+    // its tab is saved).
+    const sessionId = await tab.getAttribute('data-session-id');
+    const c = await connectContract(suite.app);
+    try {
+      await expect
+        .poll(async () => JSON.stringify(((await c.call('settings.get', { key: 'workspace.layout' })) as { entry: { value: unknown } }).entry.value), { timeout: 10_000 })
+        .toContain(sessionId);
+    } finally {
+      c.close();
+    }
     await page.reload();
     await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
-    const again = page.locator(`[data-testid=session-tab][data-session-id="${await tab.getAttribute('data-session-id')}"]`);
+    const again = page.locator(`[data-testid=session-tab][data-session-id="${sessionId}"]`);
     const ruledAgain = again.getByTestId('tool-call').filter({ hasText: 'echo again' }).getByTestId('rule-answer');
     await ruledAgain.waitFor();
 
