@@ -167,8 +167,13 @@ const VERBS: Record<string, string> = { execute: 'run', edit: 'edit', read: 'rea
 
 export const folderName = (folder: string): string => folder.replace(/\/$/, '').split('/').pop() || folder;
 
+/** The parts of "run `echo *` in proj (this session only)", for a view that sets the pattern apart. */
+export function scopeParts(toolKind: string, scope: RuleScope): { verb: string; pattern: string; folder: string; sessionOnly: boolean } {
+  return { verb: scope.subject === 'command' ? 'run' : (VERBS[toolKind] ?? 'use'), pattern: patternText(scope), folder: folderName(scope.folder), sessionOnly: scope.sessionId !== null };
+}
+
 /** "run `echo *` in proj" (and "this session only" when it is one). */
 export function describeScope(toolKind: string, scope: RuleScope): string {
-  const verb = scope.subject === 'command' ? 'run' : (VERBS[toolKind] ?? 'use');
-  return `${verb} \`${patternText(scope)}\` in ${folderName(scope.folder)}${scope.sessionId ? ' (this session only)' : ''}`;
+  const p = scopeParts(toolKind, scope);
+  return `${p.verb} \`${p.pattern}\` in ${p.folder}${p.sessionOnly ? ' (this session only)' : ''}`;
 }

@@ -40,7 +40,8 @@ describe('permission rules', { timeout: 120_000 }, () => {
     await agentMessages(tab).filter({ hasText: 'ask-run echo again: selected allow-once' }).waitFor();
     await expect(card.count()).resolves.toBe(0);
     const ruled = tab.getByTestId('tool-call').filter({ hasText: 'echo again' }).getByTestId('rule-answer');
-    await expect(ruled.innerText()).resolves.toContain(`Allowed by rule: Echo Agent · run \`echo *\` in ${basename(suite.work)}`);
+    await expect(ruled.innerText()).resolves.toContain(`Allowed by rule: Echo Agent · run echo * in ${basename(suite.work)}`);
+    await expect(ruled.locator('code').innerText()).resolves.toBe('echo *');
     await expect(tab.getByTestId('rule-answer').count()).resolves.toBe(1);
 
     // It is part of the session: still there after the page is loaded again (once the layout that reopens

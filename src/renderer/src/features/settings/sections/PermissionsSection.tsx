@@ -39,6 +39,8 @@ export function PermissionsSection() {
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Draft | null>(null);
   const focus = usePermissionFocus();
+  // A new rule's folder: that of an open session, to start from.
+  const openFolder = useAgents((s) => Object.values(s.sessions)[0]?.cwd ?? '');
   const table = useRef<HTMLTableElement>(null);
   const load = useCallback(() => {
     void api.call('permissionRules.list', {}).then((r) => r.ok && setRules(r.value.rules));
@@ -169,7 +171,8 @@ export function PermissionsSection() {
       {agents.length > 0 && !editing && (
         <RuleEditor
           title="Add a rule"
-          initial={{ agentId: agents[0]!.id, toolKind: 'execute', subject: 'command', match: 'prefix', pattern: '', folder: '', sessionId: '', decision: 'allow' }}
+          key={openFolder}
+          initial={{ agentId: agents[0]!.id, toolKind: 'execute', subject: 'command', match: 'prefix', pattern: '', folder: openFolder, sessionId: '', decision: 'allow' }}
           agents={agents.map((a) => ({ id: a.id, name: a.name }))}
           submitText="Add"
           onSubmit={async (d) => void (await save(d))}
