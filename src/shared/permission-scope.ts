@@ -42,10 +42,16 @@ const collapse = (text: string): string => text.replace(/[ \t]+/g, ' ').trim();
 
 // Shell syntax that joins several commands into one line, or runs one inside another.
 const COMPOUND = /[;&|`\n\r]|\$\(|<\(|>\(/;
+// Redirections read or write files the command does not name as its arguments.
+const REDIRECT = /[<>]/;
 
-/** A command split into what a prefix rule compares: its words, or null when it is compound (or hides characters). */
+/**
+ * A command as a prefix rule compares it: its words, or null when a prefix rule cannot answer it: it is
+ * compound (`;`, `&&`, `|`, `$( )`…), redirects to or from files, or hides characters. (An exact rule still
+ * answers the very command the user saw.)
+ */
 export function commandWords(command: string): string | null {
-  if (hasHidden(command) || COMPOUND.test(command)) return null;
+  if (hasHidden(command) || COMPOUND.test(command) || REDIRECT.test(command)) return null;
   return collapse(command);
 }
 
@@ -53,7 +59,7 @@ export function commandWords(command: string): string | null {
 function prefixProblem(prefix: string): string | null {
   const words = collapse(prefix);
   if (!words) return 'a command prefix needs at least its first word';
-  if (COMPOUND.test(words)) return 'a command prefix cannot hold ;, &, |, backticks or $( )';
+  if (COMPOUND.test(words) || REDIRECT.test(words)) return 'a command prefix cannot hold ;, &, |, <, >, backticks or $( )';
   if (/[*?[\]{}]/.test(words.split(' ')[0]!)) return 'the first word of a command prefix must be literal';
   return null;
 }

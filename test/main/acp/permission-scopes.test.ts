@@ -1,4 +1,5 @@
 import type { PermissionOption } from '@agentclientprotocol/sdk';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { optionForDecision, PermissionRules, ruleForOption } from '../../../src/main/core/acp/session/permission-rules';
@@ -105,6 +106,9 @@ const CASES: Case[] = [
       { what: 'a word that starts alike', facts: bash('echoevil x'), answer: null },
       { what: 'the prefix chained to another command', facts: bash('echo hi && rm -rf x'), answer: null },
       { what: 'a command substitution', facts: bash('echo $(rm -rf x)'), answer: null },
+      { what: 'an output redirection (writes a file it does not name)', facts: bash('echo key >> ~/.ssh/authorized_keys'), answer: null },
+      { what: 'an input redirection', facts: bash('echo < /etc/shadow'), answer: null },
+      { what: 'a pipe', facts: bash('echo y | sudo rm -rf /'), answer: null },
       { what: 'a newline then another command', facts: bash('echo hi\nrm -rf x'), answer: null },
       { what: 'hidden direction controls', facts: bash('echo \u202Eabc'), answer: null },
       { what: 'a subfolder session', facts: bash('echo sub'), folder: `${PROJ}/sub`, answer: 'allow-once' },
@@ -314,6 +318,28 @@ describe('answering and storing', () => {
     expect(optionForDecision(onlyAlways, 'allow')).toBeUndefined();
     expect(optionForDecision(onlyAlways, 'reject')).toBeUndefined();
     expect(optionForDecision([...onlyAlways, { optionId: 'ro', name: 'No', kind: 'reject_once' }], 'reject')?.optionId).toBe('ro');
+  });
+
+  it('compares a path through a link as the file it leads to', () => {
+    const root = realpathSync(tempDir('sb-rules-links-'));
+    const proj = join(root, 'proj');
+    mkdirSync(join(proj, 'src'), { recursive: true });
+    mkdirSync(join(root, 'outside'));
+    symlinkSync(join(root, 'outside'), join(proj, 'escape'));
+    // The session's folder itself reached through a link: paths inside it still count as inside.
+    symlinkSync(proj, join(root, 'proj-link'));
+    db = openDatabase(join(root, 'switchboard.db'));
+    const rules = new PermissionRules(db);
+    const option = QWEN_EDIT[0]!;
+    for (const cwd of [proj, join(root, 'proj-link')]) {
+      const scope = scopeForAnswer({ option, subject: requestSubject(write(`${cwd}/a.txt`), cwd), title: '', cwd, sessionId: 's' });
+      expect(scope).toMatchObject({ match: 'glob', pattern: `${cwd}/**` });
+      rules.set({ agentId: 'qwen', toolKind: 'edit', scope, decision: 'allow', label: option.name });
+      const answers = (path: string) => rules.find({ agentId: 'qwen', toolKind: 'edit', sessionId: 's', folder: cwd, subject: requestSubject(write(path), cwd) }) !== undefined;
+      expect(answers(`${cwd}/src/new.ts`)).toBe(true);
+      expect(answers(`${cwd}/escape/authorized_keys`)).toBe(false);
+      expect(answers(`${cwd}/escape/new-dir/x`)).toBe(false);
+    }
   });
 
   it('refuses scopes wider than a rule may be', () => {

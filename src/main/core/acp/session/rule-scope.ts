@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type { PermissionOption, ToolCallLocation } from '@agentclientprotocol/sdk';
 import {
   isAbsolute,
@@ -34,10 +35,39 @@ export function requestSubject(facts: ToolCallFacts, cwd: string): RequestSubjec
   if (typeof input?.command === 'string' && input.command.trim()) return { subject: 'command', command: input.command };
   if (facts.kind === 'execute' && title) return { subject: 'command', command: title.replace(/^`([^`]*)`$/, '$1') };
   const paths = new Set<string>();
-  for (const l of facts.locations ?? []) if (typeof l?.path === 'string' && l.path) paths.add(normalizePath(l.path, cwd));
-  for (const key of PATH_KEYS) if (typeof input?.[key] === 'string' && input[key]) paths.add(normalizePath(input[key] as string, cwd));
+  const add = (p: string) => paths.add(resolveLinks(normalizePath(p, cwd), cwd));
+  for (const l of facts.locations ?? []) if (typeof l?.path === 'string' && l.path) add(l.path);
+  for (const key of PATH_KEYS) if (typeof input?.[key] === 'string' && input[key]) add(input[key] as string);
   if (paths.size > 0) return { subject: 'path', paths: [...paths] };
   return { subject: 'title', title };
+}
+
+/**
+ * The path with symbolic links resolved (those of its longest existing part), so that a link inside the
+ * project to a file outside it is compared as that file; written under `cwd` when it lies inside the real
+ * folder of `cwd`. Resolved when the request comes, as it will be used.
+ */
+export function resolveLinks(path: string, cwd: string): string {
+  const real = realOf(path);
+  const realCwd = realOf(normalizePath(cwd));
+  const folder = normalizePath(cwd);
+  if (realCwd !== folder && isInside(real, realCwd)) return real === realCwd ? folder : `${folder}${real.slice(realCwd.length)}`;
+  return real;
+}
+
+function realOf(path: string): string {
+  let existing = path;
+  let rest = '';
+  for (;;) {
+    try {
+      return normalizePath(realpathSync.native(existing) + rest);
+    } catch {
+      const cut = existing.lastIndexOf('/');
+      if (cut <= 0) return path;
+      rest = existing.slice(cut) + rest;
+      existing = existing.slice(0, cut);
+    }
+  }
 }
 
 // Phrases of option labels that name a command pattern: Qwen's "Always Allow in project: echo *", Claude's
@@ -82,10 +112,13 @@ export function scopeForAnswer(args: { option: Pick<PermissionOption, 'name'>; s
   const base = { folder, sessionId };
   if (s.subject === 'command') {
     const exact: RuleScope = { ...base, subject: 'command', match: 'exact', pattern: s.command };
-    if (commandWords(s.command) === null) return exact;
+    // The prefix is judged on the command's first simple part ("echo always" of "echo always > a.txt"); the
+    // rule it makes still answers only simple commands (no redirection, no chaining).
+    const simple = s.command.split(/[;&|<>`\n\r]|\$\(/)[0]!;
+    if (commandWords(simple) === null || !simple.trim()) return exact;
     const prefixes = [...new Set(labelPrefixes(label))]
       .map((pattern): RuleScope => ({ ...base, subject: 'command', match: 'prefix', pattern }))
-      .filter((scope) => !scopeProblem(scope) && matchCommand(scope, s.command));
+      .filter((scope) => !scopeProblem(scope) && matchCommand(scope, simple));
     // Several names ("git status, git diff") would take several rules: the exact command is what is certain.
     return prefixes.length === 1 ? prefixes[0]! : exact;
   }
