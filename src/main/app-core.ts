@@ -65,7 +65,7 @@ export class AppCore implements Disposable {
     this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
-    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local }));
+    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local, settings: this.settings }));
     this.checkpoints.register(this.router);
     // One MessageLog for the store; the history index is attached to it when it is first used.
     const acp = this.own(

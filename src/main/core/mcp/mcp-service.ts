@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { AgentCapabilities } from '@agentclientprotocol/sdk';
+import { IpcFailure } from '../../../shared/contract';
 import type { McpImportPreview } from '../../../shared/contract/mcp';
 import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
@@ -45,8 +46,10 @@ export class McpService {
     );
     router.handle('mcp.importSources', () => ({ sources: knownConfigFiles().map((s) => ({ ...s, exists: existsSync(s.path) })) }));
     router.handle('mcp.importPreview', ({ path }) => this.preview(path));
-    router.handle('mcp.importApply', async ({ path, names }) => {
-      const { entries } = await readMcpConfig(path);
+    router.handle('mcp.importApply', async ({ path, digest, names }) => {
+      // Exactly what was previewed, or nothing: the file is read again and must be the same bytes.
+      const { entries, digest: now } = await readMcpConfig(path);
+      if (now !== digest) throw new IpcFailure('conflict', `${path} changed since it was previewed: nothing was imported. Preview it again to see what it now holds.`);
       const imported: string[] = [];
       for (const name of names) {
         const entry = entries.find((e) => e.name === name);
@@ -72,10 +75,11 @@ export class McpService {
   }
 
   async preview(path: string): Promise<McpImportPreview> {
-    const { file, entries } = await readMcpConfig(path);
+    const { file, digest, entries } = await readMcpConfig(path);
     const names = new Set(this.servers.list().map((s) => s.name));
     return {
       path: file,
+      digest,
       entries: entries.map((e) =>
         e.input
           ? { name: e.name, server: previewView(e.input), action: names.has(e.name) ? ('replace' as const) : ('new' as const), problem: null }

@@ -27,7 +27,7 @@ import type { AgentLog } from '../connection/agent-log';
 import { AgentProcess, type AgentExit, type AgentLaunch } from '../connection/agent-process';
 import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from '../../agents/auth';
 import { FloodGuard, floodLimits } from '../connection/flood-guard';
-import { AcpWire, type UpdateItem } from '../connection/stdio-tap';
+import { AcpWire, type UpdateItem } from '../connection/acp-wire';
 import type { WarningKind } from '../connection/warnings';
 import type { AcpOptions } from '../options';
 import type { AgentRepository } from '../../agents/agent-repository';

@@ -16,6 +16,8 @@ import type { AcpContext } from '../acp-context';
 import type { WarningKind } from '../connection/warnings';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { RuntimePool } from '../runtimes/runtime-pool';
+import type { AgentRuleFile } from '../../../../shared/contract/permissions';
+import { agentRuleFiles } from './agent-rule-files';
 import { canFork } from './fork';
 import { LiveSession, type SessionHost } from './live-session';
 import type { LiveSessions } from './live-sessions';
@@ -141,6 +143,21 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   }
 
   /** Sends a prompt (queued while a turn runs). */
+  /** The rule files the agents read themselves: for `folder` (every agent), else for the folders of the live sessions. */
+  agentRuleFiles(folder?: string): AgentRuleFile[] {
+    const pairs = folder ? this.agents().list().map((a) => ({ agentId: a.id, folder })) : this.live.all().map((s) => ({ agentId: s.agentId, folder: s.cwd }));
+    const seen = new Set<string>();
+    const files: AgentRuleFile[] = [];
+    for (const { agentId, folder: f } of pairs) {
+      const record = this.agents().get(agentId);
+      if (!record || seen.has(`${agentId}\0${f}`)) continue;
+      seen.add(`${agentId}\0${f}`);
+      const home = this.prefs().get(agentId).env.HOME ?? record.env.HOME ?? null;
+      files.push(...agentRuleFiles({ ...record, home }, f));
+    }
+    return files;
+  }
+
   prompt(sessionId: string, prompt: PromptBlock[]) {
     return this.get(sessionId).prompt(prompt);
   }
