@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { SectionFields } from './GenericSection';
 import { TOOL_KINDS, type PermissionRule } from '@shared/contract/permissions';
 import { useApi, useEvent } from '../../../app/api-context';
 import { syncAgents, useAgents } from '../../agents';
@@ -29,6 +30,7 @@ export function PermissionsSection() {
   return (
     <div className="settings-permissions">
       <p className="muted small">An agent asks before it runs a tool, unless a rule answers for it. Rules are made by “always” answers, or here.</p>
+      <SectionFields section="permissions" />
       {rules.length === 0 ? (
         <p className="muted small" data-testid="permission-rules-empty">
           No rules: every agent asks.
