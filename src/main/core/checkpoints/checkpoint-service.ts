@@ -21,7 +21,8 @@ import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-r
 import { applyPlan, planRestore, type RestoreItem } from './file-restore';
 import { gitVersion } from './shadow-git';
 import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
-import { ConfinedFs } from '../host/local/confined-fs';
+import type { Host } from '../host/host';
+import { LocalHost } from '../host/local/local-host';
 
 /** The checkpoint settings (keys checkpoints.* of the settings registry). */
 export interface CheckpointSettings {
@@ -72,6 +73,7 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
  */
 export class CheckpointService implements Disposable {
   private readonly root: string;
+  private readonly host: Host;
   private readonly folders = new Map<string, Promise<Folder>>();
   private readonly byReal = new Map<string, Folder>();
   /** Turns being started: their "before" snapshots (turnEnded waits for them). */
@@ -98,8 +100,11 @@ export class CheckpointService implements Disposable {
       beforeWaitMs?: number;
       /** The app's settings (default: read straight from the store). */
       settings?: CheckpointSettingsSource;
+      /** Where git runs and folders are restored (default: this machine). */
+      host?: Host;
     } = {},
   ) {
+    this.host = options.host ?? new LocalHost();
     this.root = join(dataDir, 'checkpoints');
     this.settingsSource = options.settings ?? new SettingsService(store, bus);
     // What is captured changed: folders known so far capture by the new rules from their next snapshot.
@@ -145,7 +150,7 @@ export class CheckpointService implements Disposable {
   // ───────────── status and settings ─────────────
 
   status(): Promise<CheckpointStatus> {
-    this.statusPromise ??= gitVersion(this.options.pathEnv).then((v): CheckpointStatus => {
+    this.statusPromise ??= gitVersion(this.host, this.options.pathEnv).then((v): CheckpointStatus => {
       if (v === null) {
         return {
           available: false,
@@ -193,7 +198,7 @@ export class CheckpointService implements Disposable {
       const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
       this.rows().ensureFolder(id, real);
       const s = this.settings();
-      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes), queue: Promise.resolve(), running: new Map() };
+      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes, this.host), queue: Promise.resolve(), running: new Map() };
       this.byReal.set(real, folder);
       return folder;
     })();
@@ -487,7 +492,7 @@ export class CheckpointService implements Disposable {
       this.refuseWhileRunning(folder);
       const journal = join(folder.repo.dir, 'restore-journal.json');
       const left = await readFile(journal, 'utf8').catch(() => null);
-      const fs = await ConfinedFs.open([folder.path]);
+      const fs = await this.host.files([folder.path]);
       if (left) await fs.removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
       const pre = await this.takeCheckpoint(folder, 'restore_pre');
       const { items: list, refused = [] } = await items(pre);
@@ -587,7 +592,7 @@ export class CheckpointService implements Disposable {
         .map(async (f) => ({
           id: f.id,
           path: f.path,
-          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, []).size(),
+          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, [], this.host).size(),
           checkpoints: f.checkpoints,
           oldestAt: f.oldest,
           newestAt: f.newest,

@@ -7,6 +7,7 @@ import './settings.css';
 
 export { openSettings } from './open';
 export { SettingField } from './SettingField';
+export { openPermissionRule } from './open';
 
 registerTabKind('settings', { view: SettingsTab, icon: Settings, persist: () => ({}) });
 
