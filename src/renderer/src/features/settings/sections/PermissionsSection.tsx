@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { TOOL_KINDS, type AgentRuleFile, type PermissionRule } from '@shared/contract/permissions';
 import { describeScope, patternText, scopeProblem, type RuleMatch, type RuleScope, type RuleSubject } from '@shared/permission-scope';
 import { useApi, useEvent } from '../../../app/api-context';
+import { SectionFields } from './GenericSection';
 import { useTabs } from '../../../state/tabs';
 import { agentName, syncAgents, useAgents } from '../../agents';
 import { usePermissionFocus } from '../state';
@@ -85,6 +86,7 @@ export function PermissionsSection() {
         An agent asks before it runs a tool, unless a rule answers for it. A rule answers one agent, one tool kind, requests whose command, path or title
         fits its pattern, in one project folder (and, if set, one session). It answers with the agent’s “once” option, so the agent remembers nothing more.
       </p>
+      <SectionFields section="permissions" />
       {rules.length === 0 ? (
         <p className="muted small" data-testid="permission-rules-empty">
           No rules in Switchboard: every agent asks, unless it answers itself from its own rule files (below).
