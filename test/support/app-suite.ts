@@ -19,8 +19,8 @@ export interface AppSuite {
 /**
  * One app server (browser mode, its own data folder), one Chromium and a project folder for a suite of
  * end-to-end tests; each test's pages are closed after it, and a failed test prints what the server and
- * its agents last said, then removes the agents it added (a retried test, CI retries once, must not meet
- * the agent of its failed attempt).
+ * its agents last said, then removes the agents it added (the suite's next test must not meet the agent
+ * of a failed one).
  */
 export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<void>): AppSuite {
   let app: AppServer | null = null;
