@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnCheckpoint } from '../../../src/shared/contract/checkpoints';
-import { ConfinedFs, FsRefusal } from '../../../src/main/core/fs/confined-fs';
+import { FsRefusal } from '../../../src/main/core/host/files';
+import { ConfinedFs } from '../../../src/main/core/host/local/confined-fs';
 import { makeRig, type Rig } from './helpers';
 
 const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };

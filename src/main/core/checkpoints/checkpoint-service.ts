@@ -24,7 +24,7 @@ import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-r
 import { applyPlan, planRestore, type RestoreItem } from './restore';
 import { gitVersion } from './shadow-git';
 import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
-import { ConfinedFs } from '../fs/confined-fs';
+import { ConfinedFs } from '../host/local/confined-fs';
 
 export const CHECKPOINT_SETTINGS_KEY = 'checkpoints.settings';
 const MIN_GIT = [2, 25];

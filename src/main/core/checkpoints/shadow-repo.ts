@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ShadowGit } from './shadow-git';
-import { TEMP_PREFIX } from '../fs/confined-fs';
+import { TEMP_PREFIX } from '../host/files';
 
 /** A file over the size cap: recorded, content not kept. */
 export interface LargeFile {

@@ -28,7 +28,7 @@ import type { EffectiveConfig } from '../../../../shared/contract/session-config
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
-import { ConfinedFs } from '../../fs/confined-fs';
+import { ConfinedFs } from '../../host/local/confined-fs';
 import { readTextFile, writeTextFile } from './fs-access';
 import type { EventBus } from '../../base/event-bus';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';

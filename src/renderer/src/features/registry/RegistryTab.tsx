@@ -4,7 +4,7 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { EntryCard, orphanEntry } from './EntryCard';
 import { KIND_TEXT, describeSource, filterEntries, formatDate, type ShowFilter } from './format';
-import { refreshList, setRegistryUrl, syncRegistry, useRegistry } from './store';
+import { refreshList, setRegistryUrl, syncRegistry, useRegistry } from './state';
 
 const KINDS: DistKind[] = ['binary', 'npx', 'uvx'];
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
-import { MonacoViewer } from '../editor/MonacoViewer';
+import { MonacoViewer } from '../editor';
 import { readSessionFile, type FileContent } from './files';
 
 /** A file a tool call pointed at, opened at the line. */

@@ -6,7 +6,7 @@ import { kindText, nameContradiction } from '@shared/acp-thread/permission-optio
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import type { Api } from '../../ipc/client';
-import { quickOption } from './format';
+import { quickOption } from '../../ui/format';
 
 export async function answerPermission(api: Api, sessionId: string, requestId: string, optionId: string | null, confirmMismatch = false): Promise<boolean> {
   const r = await api.call(

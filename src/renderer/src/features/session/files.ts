@@ -1,6 +1,6 @@
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
-import { basename } from './format';
+import { basename } from '../../ui/format';
 
 export interface FileContent {
   text: string;

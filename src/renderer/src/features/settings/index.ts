@@ -17,4 +17,13 @@ registerLauncherAction({
   run: () => void openSettings(),
 });
 
+// The MCP servers section lives in this tab; the launcher goes straight there.
+registerLauncherAction({
+  id: 'mcp',
+  label: 'MCP servers',
+  description: 'Add, check and import MCP servers; choose which agents get them',
+  order: 160,
+  run: () => void openSettings('mcp'),
+});
+
 registerShortcut({ id: 'settings.open', description: 'Settings', keys: [{ keys: 'Mod+,', inTerminal: true }], run: () => void openSettings() });

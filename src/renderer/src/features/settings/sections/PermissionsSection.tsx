@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { TOOL_KINDS, type PermissionRule } from '@shared/contract/permissions';
 import { useApi, useEvent } from '../../../app/api-context';
-import { syncAgents, useAgents } from '../../agents/store';
+import { syncAgents, useAgents } from '../../agents';
 
 type Decision = PermissionRule['decision'];
 

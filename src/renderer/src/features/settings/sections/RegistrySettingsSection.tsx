@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { DEFAULT_REGISTRY_URL } from '@shared/contract/registry';
 import { useApi } from '../../../app/api-context';
 import { useSetting } from '../../../app/settings';
-import { setRegistryUrl } from '../../registry/store';
+import { setRegistryUrl } from '../../registry';
 
 /** Where the ACP Registry is read from; the list is loaded again at once. */
 export function RegistrySettingsSection() {

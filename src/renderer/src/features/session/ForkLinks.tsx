@@ -1,8 +1,8 @@
 import { GitFork } from 'lucide-react';
 import type { SessionLink } from '@shared/contract/history';
-import { openTranscript } from './actions';
-import { openLiveSessionTab } from './continue';
-import { useLiveSessions } from './hooks';
+import { openTranscript } from '../../app/contributions';
+import { useAgents } from '../agents';
+import { openLiveSessionTab } from './open';
 
 const linkTitle = (link: SessionLink): string => link.title || 'Untitled session';
 
@@ -13,7 +13,7 @@ export function openLinkedSession(link: SessionLink, agentId: string, cwd: strin
 }
 
 function LinkButton({ link, agentId, cwd }: { link: SessionLink; agentId: string; cwd: string }) {
-  const live = useLiveSessions();
+  const live = useAgents((s) => s.sessions);
   return (
     <button className="link-button fork-link" onClick={() => openLinkedSession(link, agentId, cwd, link.id in live)} data-session-id={link.id} title={`Open “${linkTitle(link)}”`}>
       {linkTitle(link)}

@@ -1,8 +1,8 @@
 import { savedLayoutSchema, type SavedLayout } from '@shared/contract/settings';
-import type { Api } from '../../ipc/client';
-import { fetchSetting, saveSetting } from '../../app/settings';
-import { tabKinds } from '../../app/contributions';
-import { useTabs, type Pane, type Tab } from '../../state/tabs';
+import type { Api } from '../ipc/client';
+import { fetchSetting, saveSetting } from './settings';
+import { tabKinds } from './contributions';
+import { useTabs, type Pane, type Tab } from '../state/tabs';
 
 export const LAYOUT_SETTING = 'workspace.layout';
 

@@ -4,9 +4,9 @@ import { useApi } from '../../app/api-context';
 import { useSetting } from '../../app/settings';
 import { AppInfoContext } from '../../app/App';
 import { useTabs } from '../../state/tabs';
-import { syncAgents, useAgents } from '../agents/store';
+import { syncAgents, useAgents } from './state';
 import { forgetFolder, loadRecentFolders } from './recent';
-import { basename, isAbsolutePath } from './format';
+import { basename, isAbsolutePath } from '../../ui/format';
 
 export function openNewSessionTab(agentId: string, agentName: string, cwd: string): string {
   return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd } } });

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { useTabs, type Tab } from '../../state/tabs';
+import { useTabs, type Tab } from '../state/tabs';
 
 /** Tabs that need the user: a permission is waiting, or a turn finished while the tab was not looked at. */
 export const needsYou = (tabs: Record<string, Tab>): Tab[] => Object.values(tabs).filter((t) => t.status === 'attention' || t.status === 'done');

@@ -3,11 +3,11 @@ import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useApi } from '../../app/api-context';
 import type { AgentMetrics } from '@shared/contract/supervisor';
-import { agentMetrics, formatBytes, syncOverview, useOverview } from './store';
+import { agentMetrics, formatBytes, syncAgentMetrics, useMetrics } from './metrics';
 
 /** The supervisor's figures of an agent, over all its processes. */
 function useAgentMetrics(agentId: string) {
-  const all = useOverview((s) => s.metrics);
+  const all = useMetrics((s) => s.metrics);
   return useMemo(() => agentMetrics(all, agentId), [all, agentId]);
 }
 
@@ -26,8 +26,8 @@ function badgeOf(m: AgentMetrics | undefined) {
 /** Memory and CPU of an agent's process group, small, for its sidebar line. */
 export function AgentMetricsBadge({ agentId }: { agentId: string }) {
   const api = useApi();
-  useEffect(() => syncOverview(api), [api]);
-  const b = useOverview(useShallow((s) => badgeOf(agentMetrics(s.metrics, agentId) ?? undefined)));
+  useEffect(() => syncAgentMetrics(api), [api]);
+  const b = useMetrics(useShallow((s) => badgeOf(agentMetrics(s.metrics, agentId) ?? undefined)));
   if (b.warning) {
     return (
       <span className="agent-health warn" title={b.warning} data-testid="agent-health-warning" aria-label="needs attention">

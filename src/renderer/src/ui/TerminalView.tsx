@@ -2,11 +2,11 @@ import { FitAddon } from '@xterm/addon-fit';
 import type { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
-import { useApi } from '../../app/api-context';
+import { useApi } from '../app/api-context';
 import type { StoredTerminal } from '@shared/acp-thread';
-import { SafeTerminal } from '../../app/safe-terminal';
-import { useTerminalAppearance } from '../../app/theme';
-import { afterTypingPause } from '../../app/typing-pause';
+import { SafeTerminal } from '../app/safe-terminal';
+import { useTerminalAppearance } from '../app/theme';
+import { afterTypingPause } from '../app/typing-pause';
 
 const FONT = 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace';
 
