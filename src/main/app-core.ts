@@ -3,6 +3,7 @@ import type { AppInfo } from '../shared/contract/app';
 import { checkExternalLink } from '../shared/links';
 import { registerAcpService } from './core/acp/acp-service';
 import type { SecretCipher } from './core/agents/secret-store';
+import type { Host } from './core/host/host';
 import { registerShellService } from './core/terminals/shell-service';
 import { PtyHost } from './core/terminals/pty-host';
 import { StoreService } from './core/store/store-service';
@@ -28,6 +29,8 @@ export interface CoreOptions {
   secretCipher?: SecretCipher;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
   startupBackupDelayMs?: number;
+  /** Where agent processes start (default: this machine); tests pass one whose agents run in-process. */
+  agentHost?: Pick<Host, 'spawn'>;
 }
 
 /**
@@ -64,6 +67,7 @@ export class AppCore implements Disposable {
         onMessageLog: (log) => this.history.attach(log),
         turnObserver: this.checkpoints,
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
+        ...(options.agentHost ? { agentHost: options.agentHost } : {}),
       }));
     new McpService({
       router: this.router,

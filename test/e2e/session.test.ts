@@ -7,6 +7,7 @@ import { tempDir } from '../support/app-server';
 import { appSuite } from '../support/app-suite';
 import { setSetting } from '../support/contract-client';
 import { activeSession, addAgent, agentRow, agentsSidebar, recordNotifications, sendPrompt } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /**
  * The session UI end to end in Chromium: the built app in browser mode, the scripted scenario agent
@@ -40,7 +41,6 @@ const UI_AGENT_NAME = 'UI agent';
  */
 const UI_AGENT = String.raw`
 import { createInterface } from 'node:readline';
-import { WAIT } from '../support/waits';
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
 let cwd = '/';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

@@ -118,6 +118,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_ACP_OPTIONS.maxLineBytes,
       initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_ACP_OPTIONS.initializeTimeoutMs,
       stopGraceMs: options.stopGraceMs ?? DEFAULT_ACP_OPTIONS.stopGraceMs,
+      agentHost: options.agentHost ?? DEFAULT_ACP_OPTIONS.agentHost,
     };
     this.externalLog = options.messageLog;
     this.turnObserver = options.turnObserver;

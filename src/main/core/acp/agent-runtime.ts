@@ -322,7 +322,7 @@ export class AgentRuntime {
     this.flood?.dispose();
     this.flood = flood;
     this.throttled = null;
-    const proc = new AgentProcess(launch, this.log, {
+    const proc = new AgentProcess(this.host.options.agentHost, launch, this.log, {
       onStdout: (chunk) => {
         this.lastActivity = Date.now();
         flood.take(wire.receive(chunk));

@@ -1,3 +1,6 @@
+import type { Host } from '../host/host';
+import { LocalHost } from '../host/local/local-host';
+
 export interface AcpOptions {
   /** Longest line accepted from an agent; longer ones are dropped with a warning. */
   maxLineBytes: number;
@@ -5,10 +8,13 @@ export interface AcpOptions {
   initializeTimeoutMs: number;
   /** Between SIGTERM and SIGKILL when stopping an agent. */
   stopGraceMs: number;
+  /** Where agent processes start: this machine (tests hand in a host whose agents run in-process). */
+  agentHost: Pick<Host, 'spawn'>;
 }
 
 export const DEFAULT_ACP_OPTIONS: AcpOptions = {
   maxLineBytes: 16 * 1024 * 1024,
   initializeTimeoutMs: 60_000,
   stopGraceMs: 2000,
+  agentHost: new LocalHost(),
 };

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { constants } from 'node:os';
-import { guardProcessGroup } from '../../platform/group-watchdog';
+import type { Host, HostProcess, ProcessExit } from '../../host/host';
 import type { AgentLog } from './agent-log';
 
 export interface AgentLaunch {
@@ -10,14 +9,8 @@ export interface AgentLaunch {
   cwd: string;
 }
 
-export interface AgentExit {
-  code: number | null;
-  signal: string | null;
-  /** Spawning failed (command not found…). */
-  error: string | null;
-  /** Why spawning failed, as the system says it (ENOENT, EACCES…). */
-  errorCode?: string;
-}
+/** How an agent process ended (`error`: spawning failed, command not found…). */
+export type AgentExit = ProcessExit;
 
 export const signalName = (signal: number | null): string | null => {
   if (signal === null) return null;
@@ -29,11 +22,13 @@ export const signalName = (signal: number | null): string | null => {
 export type StdoutPause = 'flood' | 'read-ahead';
 
 /**
- * An agent subprocess speaking ACP over stdio. It leads its own process group so that stopping it also
- * ends whatever it started (npx wrappers, language servers) — some agents ignore stdin EOF (trap 4).
+ * An agent process speaking ACP over stdio, started on a host (`Host.spawn`: this machine's by default). It
+ * leads its own process group so that stopping it also ends whatever it started (npx wrappers, language
+ * servers) — some agents ignore stdin EOF (trap 4). The host may hand back an in-process stand-in (a fake
+ * agent on in-memory streams, for tests): nothing here needs a real process.
  */
 export class AgentProcess {
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly proc: HostProcess;
   private readonly pauses = new Set<StdoutPause>();
   private exitInfo: AgentExit | null = null;
   private readonly exitWaiters: Array<(e: AgentExit) => void> = [];
@@ -41,73 +36,62 @@ export class AgentProcess {
   private leaderExited = false;
 
   constructor(
+    host: Pick<Host, 'spawn'>,
     launch: AgentLaunch,
     private readonly log: AgentLog,
     handlers: { onStdout: (chunk: Buffer) => void; onStdoutEnd: () => void; onExit: (exit: AgentExit) => void },
   ) {
-    this.child = spawn(launch.command, launch.args, {
-      cwd: launch.cwd,
-      env: launch.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      windowsHide: true,
-    });
-    log.write('note', `spawn ${JSON.stringify([launch.command, ...launch.args])} in ${launch.cwd} (pid ${this.child.pid ?? '?'})`);
-    // Ended by the watchdog should Switchboard die without stopping it.
-    const unguard = guardProcessGroup(this.child.pid);
-    this.child.stdout.on('data', handlers.onStdout);
+    const proc = host.spawn([launch.command, ...launch.args], { cwd: launch.cwd, env: launch.env });
+    this.proc = proc;
+    log.write('note', `spawn ${JSON.stringify([launch.command, ...launch.args])} in ${launch.cwd} (pid ${proc.pid ?? '?'})`);
+    proc.stdout.on('data', handlers.onStdout);
     let ended = false;
     const endStdout = () => {
       if (ended) return;
       ended = true;
       handlers.onStdoutEnd();
     };
-    this.child.stdout.on('end', endStdout);
-    this.child.stdout.on('close', endStdout);
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (chunk: string) => log.stderr(chunk));
+    proc.stdout.on('end', endStdout);
+    proc.stdout.on('close', endStdout);
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (chunk: string) => log.stderr(chunk));
     // A dead agent's stdin errors with EPIPE; the exit handler reports the death.
-    this.child.stdin.on('error', (e) => log.write('note', `stdin: ${e.message}`));
+    proc.stdin.on('error', (e) => log.write('note', `stdin: ${e.message}`));
     let settled = false;
     const finish = (exit: AgentExit) => {
       if (settled) return;
       settled = true;
-      unguard();
       this.exitInfo = exit;
       log.write('note', exit.error ? `failed: ${exit.error}` : `exited code=${exit.code} signal=${exit.signal}`);
       handlers.onExit(exit);
       for (const w of this.exitWaiters.splice(0)) w(exit);
     };
-    this.child.on('error', (e) => {
-      // 'error' without a pid: the spawn itself failed; stdout 'end' may never come.
-      if (this.child.pid === undefined) {
-        endStdout();
-        const code = (e as NodeJS.ErrnoException).code;
-        finish({ code: null, signal: null, error: e.message, ...(code ? { errorCode: code } : {}) });
-      } else {
-        log.write('note', `process error: ${e.message}`);
-      }
-    });
-    // 'close' comes after the stdio streams ended, so all output has been delivered. A grandchild that
+    // `closed` comes after the stdio streams ended, so all output has been delivered. A grandchild that
     // keeps the pipes open would delay it forever: a little after the agent itself exits, end its group.
-    this.child.on('close', (code, signal) => finish({ code, signal, error: null }));
-    this.child.on('exit', (code, signal) => {
+    void proc.exited.then((exit) => {
+      if (exit.error) {
+        // Starting failed: stdout's end may never come.
+        endStdout();
+        finish(exit);
+        return;
+      }
       this.leaderExited = true;
-      this.child.stdout.resume();
+      proc.stdout.resume();
       const timer = setTimeout(() => {
         if (settled) return;
-        this.signalGroup('SIGKILL');
-        this.child.stdout.destroy();
-        this.child.stderr.destroy();
+        proc.kill('SIGKILL');
+        proc.stdout.destroy();
+        proc.stderr.destroy();
         endStdout();
-        finish({ code, signal, error: null });
+        finish(exit);
       }, 1500);
       timer.unref();
     });
+    void proc.closed.then(finish);
   }
 
   get pid(): number | null {
-    return this.child.pid ?? null;
+    return this.proc.pid;
   }
 
   get exit(): AgentExit | null {
@@ -116,16 +100,17 @@ export class AgentProcess {
 
   /** Writes to the agent's stdin; resolves when it may take more (backpressure). */
   write(data: string): Promise<void> {
-    if (this.exitInfo || this.child.stdin.destroyed) return Promise.reject(new Error('the agent process is not running'));
-    if (this.child.stdin.write(data)) return Promise.resolve();
+    const stdin = this.proc.stdin;
+    if (this.exitInfo || stdin.destroyed) return Promise.reject(new Error('the agent process is not running'));
+    if (stdin.write(data)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        this.child.stdin.off('drain', done);
-        this.child.stdin.off('close', done);
+        stdin.off('drain', done);
+        stdin.off('close', done);
         resolve();
       };
-      this.child.stdin.once('drain', done);
-      this.child.stdin.once('close', done);
+      stdin.once('drain', done);
+      stdin.once('close', done);
     });
   }
 
@@ -135,12 +120,12 @@ export class AgentProcess {
    */
   pauseStdout(reason: StdoutPause): void {
     this.pauses.add(reason);
-    if (!this.leaderExited && !this.child.stdout.destroyed) this.child.stdout.pause();
+    if (!this.leaderExited && !this.proc.stdout.destroyed) this.proc.stdout.pause();
   }
 
   resumeStdout(reason: StdoutPause): void {
     this.pauses.delete(reason);
-    if (this.pauses.size === 0 && !this.child.stdout.destroyed) this.child.stdout.resume();
+    if (this.pauses.size === 0 && !this.proc.stdout.destroyed) this.proc.stdout.resume();
   }
 
   waitForExit(): Promise<AgentExit> {
@@ -149,17 +134,7 @@ export class AgentProcess {
   }
 
   private signalGroup(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      try {
-        this.child.kill(signal);
-      } catch {
-        /* gone */
-      }
-    }
+    this.proc.kill(signal);
   }
 
   /** stdin EOF, SIGTERM to the group, SIGKILL after the grace period. */
@@ -169,7 +144,7 @@ export class AgentProcess {
       this.signalGroup('SIGKILL');
       return this.exitInfo;
     }
-    this.child.stdin.end();
+    this.proc.stdin.end();
     this.signalGroup('SIGTERM');
     const timer = setTimeout(() => this.signalGroup('SIGKILL'), graceMs);
     const exit = await this.waitForExit();
