@@ -4,6 +4,7 @@ import { checkExternalLink } from '../shared/links';
 import { registerAcpService } from './core/acp/acp-service';
 import type { SecretCipher } from './core/agents/secret-store';
 import type { Host } from './core/host/host';
+import type { Clock } from './core/base/clock';
 import { registerShellService } from './core/terminals/shell-service';
 import { PtyHost } from './core/terminals/pty-host';
 import { StoreService } from './core/store/store-service';
@@ -31,6 +32,8 @@ export interface CoreOptions {
   startupBackupDelayMs?: number;
   /** Where agent processes start (default: this machine); tests pass one whose agents run in-process. */
   agentHost?: Pick<Host, 'spawn'>;
+  /** The agents' clock: supervision, flood control, hang and idle timeouts (default: the real time). */
+  clock?: Clock;
 }
 
 /**
@@ -68,6 +71,7 @@ export class AppCore implements Disposable {
         turnObserver: this.checkpoints,
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
         ...(options.agentHost ? { agentHost: options.agentHost } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
       }));
     new McpService({
       router: this.router,

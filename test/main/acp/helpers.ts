@@ -5,6 +5,7 @@ import type { EventName, ParamsOf, PayloadOf, RequestName, ResultOf } from '../.
 import type { SessionUpdateItem } from '../../../src/shared/contract/sessions';
 import { AppCore } from '../../../src/main/app-core';
 import type { Host } from '../../../src/main/core/host/host';
+import type { Clock } from '../../../src/main/core/base/clock';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 
 export interface RecordedEvent {
@@ -61,14 +62,17 @@ export interface TestCore {
   dispose(): Promise<void>;
 }
 
-/** A core on a fresh data folder; `agentHost`: where its agents start (a StubAgentHost runs them in-process). */
-export async function makeCore(options: { agentHost?: Pick<Host, 'spawn'> } = {}): Promise<TestCore> {
+/**
+ * A core on a fresh data folder; `agentHost`: where its agents start (a StubAgentHost runs them in-process);
+ * `clock`: its agents' time (a FakeClock moves only when told).
+ */
+export async function makeCore(options: { agentHost?: Pick<Host, 'spawn'>; clock?: Clock } = {}): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-acp-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(work, { recursive: true });
-  const core = new AppCore({ dataDir, transport: 'browser', version: 'test', ...(options.agentHost ? { agentHost: options.agentHost } : {}) });
+  const core = new AppCore({ dataDir, transport: 'browser', version: 'test', ...options });
   const rec = new Recorder();
   core.bus.connect((name, payload) => rec.push(name, payload));
   const call = async <N extends RequestName>(method: N, params: ParamsOf<N>): Promise<ResultOf<N>> => {

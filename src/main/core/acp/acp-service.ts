@@ -119,6 +119,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_ACP_OPTIONS.initializeTimeoutMs,
       stopGraceMs: options.stopGraceMs ?? DEFAULT_ACP_OPTIONS.stopGraceMs,
       agentHost: options.agentHost ?? DEFAULT_ACP_OPTIONS.agentHost,
+      clock: options.clock ?? DEFAULT_ACP_OPTIONS.clock,
     };
     this.externalLog = options.messageLog;
     this.turnObserver = options.turnObserver;
@@ -136,7 +137,7 @@ export class AcpService implements Disposable, RuntimeDeps, SessionHost {
       this.secrets,
     );
     registerHandlers(deps.router, this);
-    this.supervisor = new AgentSupervisor(this);
+    this.supervisor = new AgentSupervisor(this, { clock: this.options.clock });
     deps.router.handle('agents.metrics', () => ({ agents: this.supervisor.metrics() }));
   }
 

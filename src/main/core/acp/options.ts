@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../base/clock';
 import type { Host } from '../host/host';
 import { LocalHost } from '../host/local/local-host';
 
@@ -10,6 +11,8 @@ export interface AcpOptions {
   stopGraceMs: number;
   /** Where agent processes start: this machine (tests hand in a host whose agents run in-process). */
   agentHost: Pick<Host, 'spawn'>;
+  /** Time and timers of the supervisor, the flood guard and agents' activity (tests pass a fake clock). */
+  clock: Clock;
 }
 
 export const DEFAULT_ACP_OPTIONS: AcpOptions = {
@@ -17,4 +20,5 @@ export const DEFAULT_ACP_OPTIONS: AcpOptions = {
   initializeTimeoutMs: 60_000,
   stopGraceMs: 2000,
   agentHost: new LocalHost(),
+  clock: systemClock,
 };
