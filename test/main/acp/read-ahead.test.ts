@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AgentLog } from '../../../src/main/core/acp/connection/agent-log';
 import { AgentProcess } from '../../../src/main/core/acp/connection/agent-process';
 import { LocalHost } from '../../../src/main/core/host/local/local-host';
-import { AcpWire, READ_AHEAD_BYTES, type UpdateItem } from '../../../src/main/core/acp/connection/stdio-tap';
+import { AcpWire, READ_AHEAD_BYTES, type UpdateItem } from '../../../src/main/core/acp/connection/acp-wire';
 import { openDatabase, type Db } from '../../../src/main/core/store/database';
 import { MessageLog } from '../../../src/main/core/store/message-log';
 
