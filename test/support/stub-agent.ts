@@ -1,6 +1,7 @@
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { ndJsonStream, type AgentApp } from '@agentclientprotocol/sdk/unstable';
-import type { Host, HostProcess, ProcessExit, SpawnOptions } from '../../src/main/core/host/host';
+import type { HostProcess, ProcessExit, SpawnOptions } from '../../src/main/core/host/host';
+import { Hosts } from '../../src/main/core/host/hosts';
 import { LocalHost } from '../../src/main/core/host/local/local-host';
 
 /**
@@ -68,15 +69,14 @@ export class StubAgentProcess implements HostProcess {
 }
 
 /**
- * A Host whose `spawn` starts the stub agents it was told of (`[STUB_COMMAND, name]`) in this process, and
- * anything else on this machine.
+ * This machine, except that `spawn` starts the stub agents it was told of (`[STUB_COMMAND, name]`) in this
+ * process. `hosts` is what AppCore takes (CoreOptions.hosts).
  */
-export class StubAgentHost implements Pick<Host, 'spawn'> {
+export class StubAgentHost extends LocalHost {
   private readonly apps = new Map<string, () => AgentApp>();
   /** Every stub process started, newest last. */
   readonly started: StubAgentProcess[] = [];
-
-  constructor(private readonly local: Pick<Host, 'spawn'> = new LocalHost()) {}
+  readonly hosts = new Hosts(this);
 
   /** Registers an agent (a fresh app for each process) and returns the command line to add it with. */
   define(name: string, build: () => AgentApp): { command: string; args: string[] } {
@@ -84,8 +84,8 @@ export class StubAgentHost implements Pick<Host, 'spawn'> {
     return { command: STUB_COMMAND, args: [name] };
   }
 
-  spawn(argv: readonly string[], options: SpawnOptions): HostProcess {
-    if (argv[0] !== STUB_COMMAND) return this.local.spawn(argv, options);
+  override spawn(argv: readonly string[], options: SpawnOptions): HostProcess {
+    if (argv[0] !== STUB_COMMAND) return super.spawn(argv, options);
     const build = this.apps.get(argv[1] ?? '');
     if (!build) throw new Error(`no stub agent "${argv[1]}"`);
     const proc = new StubAgentProcess(build(), options);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { EventName, ParamsOf, PayloadOf, RequestName, ResultOf } from '../../../src/shared/contract';
 import type { SessionUpdateItem } from '../../../src/shared/contract/sessions';
 import { AppCore } from '../../../src/main/app-core';
-import type { Host } from '../../../src/main/core/host/host';
+import type { Hosts } from '../../../src/main/core/host/hosts';
 import type { Clock } from '../../../src/main/core/base/clock';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 
@@ -63,10 +63,10 @@ export interface TestCore {
 }
 
 /**
- * A core on a fresh data folder; `agentHost`: where its agents start (a StubAgentHost runs them in-process);
+ * A core on a fresh data folder; `hosts`: where work happens (a StubAgentHost's runs its agents in-process);
  * `clock`: its agents' time (a FakeClock moves only when told).
  */
-export async function makeCore(options: { agentHost?: Pick<Host, 'spawn'>; clock?: Clock } = {}): Promise<TestCore> {
+export async function makeCore(options: { hosts?: Hosts; clock?: Clock } = {}): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-acp-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');

@@ -68,7 +68,7 @@ function stubAgent(turn: Turn, memory = new Map<string, string[]>(), caps: { loa
 }
 
 async function start(host: StubAgentHost, name: string, build: ReturnType<typeof stubAgent>): Promise<{ agentId: string }> {
-  t = await makeCore({ agentHost: host });
+  t = await makeCore({ hosts: host.hosts });
   const { command, args } = host.define(name, build);
   const agentId = (await t.call('agents.addCustom', { name, command, args, env: {}, cwd: t.work })).id;
   return { agentId };
