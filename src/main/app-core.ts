@@ -3,6 +3,7 @@ import type { AppInfo } from '../shared/contract/app';
 import { checkExternalLink } from '../shared/links';
 import { AcpServices } from './core/acp/acp-services';
 import type { SecretCipher } from './core/agents/secret-store';
+import type { Clock } from './core/base/clock';
 import { registerShellService } from './core/terminals/shell-service';
 import { PtyHost } from './core/terminals/pty-host';
 import { StoreService } from './core/store/store-service';
@@ -31,6 +32,8 @@ export interface CoreOptions {
   hosts?: Hosts;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
   startupBackupDelayMs?: number;
+  /** The agents' clock: supervision, flood control, hang and idle timeouts (default: the real time). */
+  clock?: Clock;
 }
 
 /**
@@ -72,6 +75,7 @@ export class AppCore implements Disposable {
       new AcpServices(this, {
         onMessageLog: (log) => this.history.attach(log),
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
       }).register(this.router),
     );
     this.acp = acp;
