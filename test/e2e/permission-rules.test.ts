@@ -24,6 +24,8 @@ describe('permission rules', { timeout: 120_000 }, () => {
     await card.waitFor();
     const always = card.locator('[data-testid=permission-option][data-kind=allow_always]');
     await expect(always.innerText()).resolves.toContain(`don't ask again for echo commands in ${basename(suite.work)}`);
+    // What Switchboard will remember, before the user chooses it.
+    await expect(always.getByTestId('permission-option-rule').innerText()).resolves.toBe(`remembers: run \`echo *\` in ${basename(suite.work)}`);
     await always.click();
     await agentMessages(tab).filter({ hasText: 'ask-run echo always > a.txt: selected allow-always' }).waitFor();
     await card.waitFor({ state: 'detached' });

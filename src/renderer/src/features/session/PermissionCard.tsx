@@ -48,12 +48,15 @@ export function PermissionCard({
   requestId,
   options,
   note,
+  rules,
 }: {
   sessionId: string;
   requestId: string;
   options: readonly PermissionOption[];
   /** Why a rule did not answer (the agent offered only "always" options for it). */
   note?: string | undefined;
+  /** What Switchboard remembers for each "always" option. */
+  rules?: Record<string, string> | undefined;
 }) {
   const api = useApi();
   const [sent, setSent] = useState<string | null>(null);
@@ -100,7 +103,7 @@ export function PermissionCard({
               data-testid="permission-option"
               data-kind={o.kind}
               data-mismatch={mismatch ? 'true' : undefined}
-              aria-label={`${what}${o.name ? ` (the agent calls it “${o.name}”)` : ''}${mismatch ? ' — warning: the name contradicts what it does' : ''}`}
+              aria-label={`${what}${o.name ? ` (the agent calls it “${displayedText(o.name)}”)` : ''}${rules?.[o.optionId] ? `, remembers: ${rules[o.optionId]}` : ''}${mismatch ? ' — warning: the name contradicts what it does' : ''}`}
             >
               {i < 9 && <kbd>{i + 1}</kbd>}
               {mismatch && (
@@ -114,6 +117,11 @@ export function PermissionCard({
               {o.name && o.name.trim().toLowerCase() !== what.toLowerCase() && (
                 <span className="option-agent-name" data-testid="permission-option-name">
                   “{displayedText(o.name).length > 80 ? `${displayedText(o.name).slice(0, 80)}…` : displayedText(o.name)}”
+                </span>
+              )}
+              {rules?.[o.optionId] && (
+                <span className="option-rule" data-testid="permission-option-rule">
+                  remembers: {rules[o.optionId]}
                 </span>
               )}
             </button>
