@@ -30,7 +30,7 @@ import type { EffectiveConfig } from '../../../../shared/contract/session-config
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
-import { ConfinedFs } from '../../host/local/confined-fs';
+import type { ConfinedFiles } from '../../host/files';
 import { readTextFile, writeTextFile } from './fs-access';
 import type { EventBus } from '../../base/event-bus';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';
@@ -48,7 +48,7 @@ import { reopenModeOf } from './session-restore';
 import { canFork } from './fork';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
-import type { UpdateItem } from '../connection/stdio-tap';
+import type { UpdateItem } from '../connection/acp-wire';
 
 /** What a live session needs from the service around it. */
 export interface SessionHost {
@@ -123,7 +123,7 @@ export class LiveSession {
   private turn: { promptId: string; item: QueueItem; cancelled: boolean } | null = null;
   /** A prompt refused with auth_required: sent again once the agent is authenticated. */
   private authRetry: QueueItem | null = null;
-  private confined: ConfinedFs | null = null;
+  private confined: ConfinedFiles | null = null;
   private mentions: MentionSearch | null = null;
   /** The agent process this session lived on is gone. */
   private gone = false;
@@ -250,8 +250,8 @@ export class LiveSession {
     const caps = this.runtime.capabilities;
     const dirs = caps?.sessionCapabilities?.additionalDirectories ? this.requestedDirectories : [];
     this.additionalDirectories = dirs;
-    this.confined = await ConfinedFs.open([this.cwd, ...dirs]);
-    this.mentions = new MentionSearch(this.confined.roots);
+    this.confined = await this.runtime.workHost.files([this.cwd, ...dirs]);
+    this.mentions = new MentionSearch(this.runtime.workHost, this.confined.roots);
     const mcp = this.host.mcpFor(this.agentId, caps);
     for (const s of mcp.leftOut) if (s.warn) this.host.warn(this.agentId, this.id, 'settings', `${s.name}: ${s.reason}`);
     const params = { cwd: this.cwd, mcpServers: mcp.servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
@@ -723,7 +723,7 @@ export class LiveSession {
     return known;
   }
 
-  private get roots(): ConfinedFs {
+  private get roots(): ConfinedFiles {
     if (!this.confined) throw RequestError.internalError(undefined, 'the session is not ready');
     return this.confined;
   }
@@ -743,6 +743,7 @@ export class LiveSession {
     const env: Record<string, string> = { ...(await this.host.loginEnv()), TERM: 'xterm-256color' };
     for (const v of params.env ?? []) if (v && typeof v.name === 'string' && typeof v.value === 'string') env[v.name] = v.value;
     const terminalId = this.host.terminals.create(this.agentId, this.id, {
+      host: this.runtime.workHost,
       command: params.command,
       args: params.args ?? [],
       env,
@@ -753,7 +754,7 @@ export class LiveSession {
   }
 
   async mentionSearch(query: string, limit: number): Promise<{ results: Array<{ path: string; relativePath: string; root: string }>; truncated: boolean }> {
-    this.mentions ??= new MentionSearch([this.cwd]);
+    this.mentions ??= new MentionSearch(this.runtime.workHost, [this.cwd]);
     return this.mentions.search(query, limit);
   }
 

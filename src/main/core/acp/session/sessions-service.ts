@@ -10,7 +10,7 @@ import type { SettingKey, SettingValue } from '../../../../shared/contract/setti
 import { Emitter } from '../../base/emitter';
 import type { Disposable } from '../../base/lifecycle';
 import { FsRefusal } from '../../host/files';
-import { ConfinedFs } from '../../host/local/confined-fs';
+import type { ConfinedFiles } from '../../host/files';
 import type { McpSelection } from '../../mcp/mcp-servers';
 import type { AcpContext } from '../acp-context';
 import type { WarningKind } from '../connection/warnings';
@@ -288,18 +288,21 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   }
 
   /** The session's folders, for confined access (live session: its roots; stored: its folder). */
-  private async sessionFs(sessionId: string): Promise<ConfinedFs> {
+  private async sessionFs(sessionId: string): Promise<ConfinedFiles> {
     let roots: readonly string[];
+    // A stored session's host is not recorded yet: every session so far ran here.
+    let host = this.ctx.hosts.local;
     const current = this.live.get(sessionId);
     if (current) {
       roots = [current.cwd, ...current.additionalDirectories];
+      host = current.runtime.workHost;
     } else {
       const row = this.ctx.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
       if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
       roots = [row.cwd];
     }
     try {
-      return await ConfinedFs.open(roots);
+      return await host.files(roots);
     } catch {
       throw new IpcFailure('not_found', `the session's folder is gone`);
     }
