@@ -294,8 +294,8 @@ function AgentRuleFiles() {
     <div className="agent-rule-files" data-testid="agent-rule-files">
       <div className="auth-title">Rules the agents keep themselves</div>
       <p className="muted small">
-        Claude and Qwen approve (or deny) requests themselves from these files: those answers never reach Switchboard, so they are not asked here and no rule
-        above changes them. Edit or empty a file to make its agent ask again.
+        Claude, Qwen and Gemini approve (or deny) requests themselves from these files: those answers never reach Switchboard, so you are not asked and no
+        rule above changes them. Edit or empty a file to make its agent ask again.
       </p>
       {files === null ? null : files.length === 0 ? (
         <p className="muted small" data-testid="agent-rule-files-empty">
