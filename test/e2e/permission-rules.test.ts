@@ -83,6 +83,14 @@ describe('permission rules', { timeout: 120_000 }, () => {
     await otherCard.waitFor();
     await otherCard.locator('[data-testid=permission-option][data-kind=reject_once]').click();
     await agentMessages(elsewhere).filter({ hasText: 'ask-run echo again: selected reject' }).waitFor();
+
+    // Forgotten on the permissions page: the thread still says what answered, and its link says the rule is gone.
+    await page.locator('[role=tab]', { hasText: 'Settings' }).click();
+    await rule.getByTestId('rule-remove').click();
+    await rule.waitFor({ state: 'detached' });
+    await page.locator('[role=tab]', { hasText: 'Echo Agent' }).first().click();
+    await ruledAgain.getByTestId('rule-answer-link').click();
+    await settingsTab(page).getByTestId('permission-rule-gone').waitFor();
     expect(errors).toEqual([]);
   });
 

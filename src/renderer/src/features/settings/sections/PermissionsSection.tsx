@@ -36,6 +36,7 @@ export function PermissionsSection() {
   const api = useApi();
   const agents = useAgents((s) => s.agents);
   const [rules, setRules] = useState<PermissionRule[]>([]);
+  const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Draft | null>(null);
   const focus = usePermissionFocus();
@@ -43,7 +44,10 @@ export function PermissionsSection() {
   const openFolder = useAgents((s) => Object.values(s.sessions)[0]?.cwd ?? '');
   const table = useRef<HTMLTableElement>(null);
   const load = useCallback(() => {
-    void api.call('permissionRules.list', {}).then((r) => r.ok && setRules(r.value.rules));
+    void api.call('permissionRules.list', {}).then((r) => {
+      if (r.ok) setRules(r.value.rules);
+      setLoaded(true);
+    });
   }, [api]);
   useEffect(() => syncAgents(api), [api]);
   useEffect(load, [load]);
@@ -85,6 +89,11 @@ export function PermissionsSection() {
         An agent asks before it runs a tool, unless a rule answers for it. A rule answers one agent, one tool kind, requests whose command, path or title
         fits its pattern, in one project folder (and, if set, one session). It answers with the agent’s “once” option, so the agent remembers nothing more.
       </p>
+      {focus.ruleId !== null && loaded && !rules.some((r) => r.id === focus.ruleId) && (
+        <p className="muted small" data-testid="permission-rule-gone">
+          The rule that answered there has since been forgotten.
+        </p>
+      )}
       {rules.length === 0 ? (
         <p className="muted small" data-testid="permission-rules-empty">
           No rules in Switchboard: every agent asks, unless it answers itself from its own rule files (below).
