@@ -59,6 +59,8 @@ export class AppCore implements Disposable {
     registerShellService(this.router, this.bus, this.ptys);
     this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir));
     this.checkpoints.register(this.router);
+    // A restore cut short by the last exit is finished now, and the user told (issue 25.7).
+    void this.checkpoints.recoverInterrupted().catch((e: unknown) => console.error('finishing interrupted restores failed:', e));
     // One MessageLog for the store; the history index is attached to it when it is first used.
     const acp = this.own(registerAcpService(this, {
         onMessageLog: (log) => this.history.attach(log),

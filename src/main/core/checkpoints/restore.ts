@@ -1,7 +1,7 @@
 import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import { isBinary } from './changes';
 import { ConfinedFs, FsRefusal } from '../fs/confined-fs';
-import type { ShadowRepo, TreeEntry } from './shadow-repo';
+import type { LargeFile, ShadowRepo, TreeEntry } from './shadow-repo';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */
 export interface RestoreItem {
@@ -13,7 +13,12 @@ export interface RestoreItem {
 const same = (a: TreeEntry | null, b: TreeEntry | null): boolean => (a === null ? b === null : b !== null && a.sha === b.sha && a.mode === b.mode);
 const isRegular = (e: TreeEntry | null): e is TreeEntry => e !== null && (e.mode === '100644' || e.mode === '100755');
 
-type Plan = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null; merged?: Buffer } | { path: string; refused: string };
+export type PlanStep = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null; merged?: Buffer } | { path: string; refused: string };
+type Plan = PlanStep;
+
+/** Why a file recorded by size only is left as it is. */
+export const notKeptReason = (f: Pick<LargeFile, 'ignored'>): string =>
+  f.ignored ? 'ignored (or inside .git): its content was not kept; left as it is' : 'too large to keep: its content was not recorded; left as it is';
 
 const CHANGED_SINCE = 'changed again since (by you or a later turn), and the changes overlap; left as it is so nothing is lost';
 
@@ -21,12 +26,13 @@ const CHANGED_SINCE = 'changed again since (by you or a later turn), and the cha
  * Decides, file by file, what a restore does. A file still as `base` left it gets `target`; a file changed
  * since gets a three-way merge where that is clean (git merge-file), and is refused otherwise.
  */
-export async function planRestore(repo: ShadowRepo, fs: ConfinedFs, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlySet<string>): Promise<Plan[]> {
+export async function planRestore(repo: ShadowRepo, fs: ConfinedFs, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlyMap<string, LargeFile>): Promise<Plan[]> {
   const plans: Plan[] = [];
   for (const { path, base, target } of items) {
     const cur = current.get(path) ?? null;
-    if (currentLarge.has(path)) {
-      plans.push({ path, refused: 'too large to keep: its content was not recorded; left as it is' });
+    const large = currentLarge.get(path);
+    if (large) {
+      plans.push({ path, refused: notKeptReason(large) });
       continue;
     }
     if (same(cur, target)) continue;
@@ -67,6 +73,40 @@ export async function planRestore(repo: ShadowRepo, fs: ConfinedFs, items: reado
     if (cur === null) plans.push({ path, refused: 'deleted again since (by you or a later turn); left deleted' });
     else if (target === null) plans.push({ path, refused: 'changed again since (by you or a later turn); not deleted so nothing is lost' });
     else plans.push({ path, refused: CHANGED_SINCE });
+  }
+  return plans;
+}
+
+const sameStat = (a: LargeFile | undefined, b: LargeFile | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs);
+
+/**
+ * Files recorded by size only (ignored, inside .git, too large), from `base` (the state the restore undoes)
+ * back to `target`: one that did not exist in the target is removed when it is still as `base` recorded it;
+ * any other change is refused, since its content was not kept. `only`: limit to these paths.
+ */
+export function planStatOnly(
+  base: readonly LargeFile[],
+  target: { large: readonly LargeFile[]; tree: ReadonlyMap<string, TreeEntry> },
+  current: ReadonlyMap<string, LargeFile>,
+  only: ReadonlySet<string> | null,
+): Plan[] {
+  const b = new Map(base.map((f) => [f.path, f]));
+  const t = new Map(target.large.map((f) => [f.path, f]));
+  const plans: Plan[] = [];
+  for (const path of new Set([...b.keys(), ...t.keys()])) {
+    if (only && !only.has(path)) continue;
+    const was = b.get(path);
+    const goal = t.get(path);
+    if (sameStat(was, goal)) continue;
+    const cur = current.get(path);
+    if (!goal && !target.tree.has(path) && was) {
+      if (!cur) continue;
+      if (sameStat(cur, was)) plans.push({ path, action: 'removed', entry: null });
+      else plans.push({ path, refused: 'changed again since (by you or a later turn); not deleted so nothing is lost' });
+      continue;
+    }
+    const about = goal ?? was ?? cur;
+    if (about && !target.tree.has(path)) plans.push({ path, refused: notKeptReason(about) });
   }
   return plans;
 }
