@@ -287,7 +287,8 @@ export class CheckpointService implements Disposable, TurnObserver {
               this.rows().setTurn(turnId, { error: `the checkpoint after the turn failed: ${errorText(e)}` });
             }
           });
-          if (this.recordedListeners.size > 0) await this.tellRecorded(turnId);
+          // The change set is read now: whether the turn changed anything decides other turns' overlap notes.
+          await this.tellRecorded(turnId);
           this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
         }),
       );
@@ -313,6 +314,7 @@ export class CheckpointService implements Disposable, TurnObserver {
     const row = this.store.available ? this.rows().turn(turnId) : undefined;
     if (!row) return;
     const view = await this.turnView(row);
+    if (this.recordedListeners.size === 0) return;
     // Read right before telling (no await in between): a later turn's prompt cannot be sent before its row exists.
     const next = this.rows().nextTurnStart(row.session_id, row.started_at, row.id);
     for (const listener of this.recordedListeners) {

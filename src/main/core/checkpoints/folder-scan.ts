@@ -63,6 +63,8 @@ export interface ScanOptions {
   /** The previous scan's state, or null for a first snapshot (then the folder's own .gitignore files apply). */
   previous: ScanState | null;
   objects: LooseObjects;
+  /** Tests only: runs between listing a name and opening it (to swap it there). */
+  beforeOpen?: (path: string) => Promise<void> | void;
 }
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -225,6 +227,7 @@ class Scan {
       // FIFOs, sockets and devices are not files an agent's change could be reviewed in: skipped.
     });
     for (const { name, ignored } of dirs.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      await this.o.beforeOpen?.(at(name));
       const child = await this.hold(join(held.path, name), held, name);
       if (!child) continue;
       try {
@@ -253,6 +256,7 @@ class Scan {
         return null;
       }
     }
+    await this.o.beforeOpen?.(path);
     let fh: FileHandle;
     try {
       fh = await open(held.child(name), constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
