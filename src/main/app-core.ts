@@ -84,7 +84,7 @@ export class AppCore implements Disposable {
     this.registry = this.disposables.add(
       new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus }),
     );
-    this.disposables.add(new CompareService(this.store, this.bus, options.dataDir)).register(this.router);
+    this.disposables.add(new CompareService(this.store, this.bus, options.dataDir, () => this.settings.get('compare.runRepoHooks'))).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }

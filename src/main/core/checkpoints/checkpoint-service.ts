@@ -111,7 +111,7 @@ export class CheckpointService implements Disposable, TurnObserver {
     router.handle('checkpoints.revert', (p) => this.revert(p.from, p.to, p.scope));
     router.handle('checkpoints.rewind', (p) => this.rewind(p.turnId));
     router.handle('checkpoints.undoRestore', (p) => this.undoRestore(p.restoreId));
-    router.handle('checkpoints.listRestores', (p) => ({ restores: this.rows().restores(p.folderId) }));
+    router.handle('checkpoints.listRestores', (p) => this.listRestores(p.folderId));
     router.handle('checkpoints.folders', async () => ({ folders: await this.folderList() }));
     router.handle('checkpoints.deleteFolder', async (p) => {
       await this.deleteFolder(p.folderId);
@@ -643,6 +643,10 @@ export class CheckpointService implements Disposable, TurnObserver {
         statOnly: planStatOnly(base.large, { large: target.large, tree: targetTree }, byPath(pre.large), null),
       };
     });
+  }
+
+  listRestores(folderId: string): { restores: Restore[] } {
+    return { restores: this.rows().restores(folderId) };
   }
 
   async undoRestore(restoreId: string): Promise<RestoreReport> {

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deflate } from 'node:zlib';
+import { deflate, inflate } from 'node:zlib';
 
 const deflateAsync = promisify(deflate);
+const inflateAsync = promisify(inflate);
 
 export type BlobMode = '100644' | '100755' | '120000';
 
@@ -26,8 +27,9 @@ export function objectId(type: 'blob' | 'tree', body: Buffer): string {
  * itself, so git never reads the user's folder; git's own `gc` packs these later.
  */
 export class LooseObjects {
-  /** Objects known to be in the store (written or seen by this process). */
+  /** Objects known to be in the store (written by this process). */
   private readonly known = new Set<string>();
+  private readonly dirs = new Set<string>();
 
   constructor(private readonly gitDir: string) {}
 
@@ -36,23 +38,37 @@ export class LooseObjects {
     if (this.known.has(sha)) return sha;
     const dir = join(this.gitDir, 'objects', sha.slice(0, 2));
     const file = join(dir, sha.slice(2));
-    if (!(await stat(file).then(() => true, () => false))) {
+    // An object already there is written again with the same bytes (cheaper than asking first).
+    if (!this.dirs.has(dir)) {
       await mkdir(dir, { recursive: true });
-      const data = await deflateAsync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]), { level: 1 });
-      const tmp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
-      await writeFile(tmp, data, { mode: 0o444 });
-      await rename(tmp, file).catch(async (e: unknown) => {
-        await unlink(tmp).catch(() => {});
-        throw e;
-      });
+      this.dirs.add(dir);
     }
+    const data = await deflateAsync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]), { level: 1 });
+    const tmp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
+    await writeFile(tmp, data, { mode: 0o444 });
+    await rename(tmp, file).catch(async (e: unknown) => {
+      await unlink(tmp).catch(() => {});
+      throw e;
+    });
     this.known.add(sha);
     return sha;
+  }
+
+  /** A loose blob's body, or null when it is not a loose object (git's gc may have packed it). */
+  async readLooseBlob(sha: string): Promise<Buffer | null> {
+    if (!/^[0-9a-f]{40}$/.test(sha)) return null;
+    const raw = await readFile(join(this.gitDir, 'objects', sha.slice(0, 2), sha.slice(2))).catch(() => null);
+    if (!raw) return null;
+    const data = await inflateAsync(raw);
+    const nul = data.indexOf(0);
+    if (nul < 0 || !data.subarray(0, nul).toString('latin1').startsWith('blob ')) return null;
+    return data.subarray(nul + 1);
   }
 
   /** Forgets what was written (after a gc, objects may be gone). */
   reset(): void {
     this.known.clear();
+    this.dirs.clear();
   }
 }
 

@@ -114,22 +114,36 @@ export function planStatOnly(
 const reasonOf = (e: unknown): string =>
   e instanceof FsRefusal ? e.message.replace(/^refused: /, '') : `could not be written: ${e instanceof Error ? e.message : String(e)}`;
 
+/** Files of a plan written at a time (each write is atomic and fsynced on its own). */
+const PARALLEL_WRITES = 8;
+
 /** Carries out a plan through confined file access (no link followed); a path that turns out unsafe is refused. */
 export async function applyPlan(repo: ShadowRepo, fs: ConfinedFs, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
+  const outcomes: Array<{ applied: RestoreReport['applied'][number] } | { refused: RestoreReport['refused'][number] }> = new Array(plans.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < plans.length) {
+      const i = next++;
+      const p = plans[i]!;
+      if ('refused' in p) {
+        outcomes[i] = { refused: { path: p.path, reason: p.refused } };
+        continue;
+      }
+      try {
+        if (p.entry === null) await fs.removeEntry(p.path);
+        else if (p.entry.mode === '120000') await fs.placeSymlink(p.path, (await repo.blob(p.entry.sha)).toString('utf8'));
+        else await fs.placeFile(p.path, p.merged ?? (await repo.blob(p.entry.sha)), p.entry.mode === '100755' ? 0o755 : 0o644);
+        outcomes[i] = { applied: { path: p.path, action: p.action } };
+      } catch (e) {
+        outcomes[i] = { refused: { path: p.path, reason: reasonOf(e) } };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, plans.length) }, worker));
   const report: Pick<RestoreReport, 'applied' | 'refused'> = { applied: [], refused: [] };
-  for (const p of plans) {
-    if ('refused' in p) {
-      report.refused.push({ path: p.path, reason: p.refused });
-      continue;
-    }
-    try {
-      if (p.entry === null) await fs.removeEntry(p.path);
-      else if (p.entry.mode === '120000') await fs.placeSymlink(p.path, (await repo.blob(p.entry.sha)).toString('utf8'));
-      else await fs.placeFile(p.path, p.merged ?? (await repo.blob(p.entry.sha)), p.entry.mode === '100755' ? 0o755 : 0o644);
-      report.applied.push({ path: p.path, action: p.action });
-    } catch (e) {
-      report.refused.push({ path: p.path, reason: reasonOf(e) });
-    }
+  for (const o of outcomes) {
+    if ('applied' in o) report.applied.push(o.applied);
+    else report.refused.push(o.refused);
   }
   return report;
 }

@@ -140,7 +140,7 @@ export class ShadowRepo {
   }
 
   async blob(sha: string): Promise<Buffer> {
-    return (await this.git.run(['cat-file', 'blob', sha])).stdout;
+    return (await this.objects.readLooseBlob(sha)) ?? (await this.git.run(['cat-file', 'blob', sha])).stdout;
   }
 
   async sizes(shas: readonly string[]): Promise<Map<string, number>> {

@@ -10,12 +10,26 @@ export class GitError extends Error {
   }
 }
 
+/**
+ * What keeps Switchboard's own git commands in the user's repository from running code the repository
+ * names (a hook an agent planted, an fsmonitor command in .git/config): no hooks, no fsmonitor. The user
+ * can let hooks run (setting compare.runRepoHooks).
+ */
+const NO_REPO_CODE = ['-c', `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`, '-c', 'core.fsmonitor=false'];
+
+export interface GitOptions {
+  input?: string;
+  maxBuffer?: number;
+  /** Let the repository's hooks and fsmonitor run (off unless the user opted in). */
+  repoHooks?: boolean;
+}
+
 /** Runs git with arguments (never through a shell) and returns stdout. */
-export function git(cwd: string, args: string[], options: { input?: string; maxBuffer?: number } = {}): Promise<string> {
+export function git(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
-      args,
+      [...(options.repoHooks ? [] : NO_REPO_CODE), ...args],
       {
         cwd,
         maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
