@@ -22,7 +22,7 @@ import { constants, existsSync, type BigIntStats } from 'node:fs';
 import { lstat, open, opendir, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { TEMP_PREFIX } from '../fs/confined-fs';
+import { TEMP_PREFIX } from '../host/files';
 import type { BlobMode, LooseObjects, TreeFile } from './git-objects';
 
 /** A file recorded by size and time only: over the size cap, or ignored (then `ignored`). */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { scanFolder, type ScannedFile, type ScanState, type StatOnlyFile } from './folder-scan';
 import { LooseObjects, writeTrees } from './git-objects';
 import { ShadowGit } from './shadow-git';
+import type { Host } from '../host/host';
 
 /** A file recorded by size and time only: over the size cap, or ignored (`ignored`: content not kept). */
 export type LargeFile = StatOnlyFile;
@@ -44,8 +45,9 @@ export class ShadowRepo {
     readonly folder: string,
     private maxFileBytes: number,
     excludes: readonly string[],
+    host: Host,
   ) {
-    this.git = new ShadowGit(dir);
+    this.git = new ShadowGit(dir, host);
     this.objects = new LooseObjects(dir);
     this.excludes = [...excludes];
   }

@@ -1,4 +1,4 @@
-import { focusNextNeedingYou, useNeedsYouCount } from '../features/workspace/attention';
+import { focusNextNeedingYou, useNeedsYouCount } from './attention';
 import { sidebarSections } from './contributions';
 
 export function Sidebar() {

@@ -57,6 +57,27 @@ export function registerLauncherAction(action: LauncherAction): void {
   launcherActions.push(action);
   launcherActions.sort((a, b) => a.order - b.order);
 }
+/** A stored session, as a link to it names it. */
+export interface StoredSessionRef {
+  id: string;
+  title: string;
+  agentId: string;
+  cwd: string;
+}
+
+let transcriptOpener: ((session: StoredSessionRef) => string) | null = null;
+
+/**
+ * How a stored session's transcript opens: the history feature provides it, so that a feature history builds
+ * on (a live session's "forked from" link) can open one without importing history.
+ */
+export function registerTranscriptOpener(open: (session: StoredSessionRef) => string): void {
+  transcriptOpener = open;
+}
+export function openTranscript(session: StoredSessionRef): string | null {
+  return transcriptOpener ? transcriptOpener(session) : null;
+}
+
 export function registerLauncherPanel(panel: { id: string; order: number; view: ComponentType }): void {
   launcherPanels.push(panel);
   launcherPanels.sort((a, b) => a.order - b.order);

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import type { KeyBinding } from '@shared/contract/settings';
 import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
-import { focusNextNeedingYou } from '../features/workspace/attention';
+import { focusNextNeedingYou } from './attention';
 import { closeTab, openLauncher } from './PaneView';
 import { settingNow, useSetting } from './settings';
 

@@ -2,7 +2,6 @@
 import './shell';
 import './agents';
 import './session';
-import './welcome';
 import './history';
 import './compare';
 import './registry';

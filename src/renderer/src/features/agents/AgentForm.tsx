@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { AgentSummary } from '@shared/contract/agents';
 import { useApi } from '../../app/api-context';
 import { splitCommandLine } from './command-line';
-import { upsertAgent } from './store';
+import { upsertAgent } from './state';
 
 const ENV_NAME = /^[^=\0\s]+$/;
 

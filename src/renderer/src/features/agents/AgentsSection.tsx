@@ -4,15 +4,15 @@ import type { AgentSummary } from '@shared/contract/agents';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useTabs } from '../../state/tabs';
-import { AgentMetricsBadge, AgentSupervisorNote } from '../overview/AgentHealth';
-import { NewSessionForm } from '../session/NewSession';
-import { basename } from '../session/format';
+import { AgentMetricsBadge, AgentSupervisorNote } from './AgentHealth';
+import { NewSessionForm } from './NewSession';
+import { basename } from '../../ui/format';
 import { AgentForm } from './AgentForm';
 import { AuthPanel } from './AuthPanel';
 import { openAgentLog } from './log';
 import { PermissionRules } from './PermissionRules';
-import { Modal } from './Modal';
-import { displayStatus, dropAgent, syncAgents, useAgents } from './store';
+import { Modal } from '../../ui/Modal';
+import { displayStatus, dropAgent, syncAgents, useAgents } from './state';
 
 const STATE_TEXT: Record<AgentSummary['status']['state'], string> = {
   stopped: 'not running',

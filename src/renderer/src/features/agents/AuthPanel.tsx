@@ -4,7 +4,7 @@ import { useApi } from '../../app/api-context';
 import { requestOpenLink } from '../../app/link-confirm';
 import { externalHref } from '../markdown';
 import { useTabs } from '../../state/tabs';
-import { displayStatus } from './store';
+import { displayStatus } from './state';
 
 type EnvVarMethod = Extract<AuthMethodInfo, { type: 'env_var' }>;
 

@@ -1,8 +1,9 @@
 import { KeyRound, ScrollText } from 'lucide-react';
-import { registerSidebarSection, registerTabKind } from '../../app/contributions';
+import { registerLauncherPanel, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { AgentsSection } from './AgentsSection';
 import { AuthTerminalTab } from './AuthTerminalTab';
 import { AgentLogTab } from './log';
+import { NewSessionPanel } from './NewSession';
 import './agents.css';
 
 registerSidebarSection({ id: 'agents', title: 'Agents', order: 10, view: AgentsSection });
@@ -14,3 +15,13 @@ registerTabKind('agent-auth', {
     if (typeof tab.props.terminalId === 'string') await api.call('agentTerminal.kill', { terminalId: tab.props.terminalId });
   },
 });
+registerLauncherPanel({ id: 'new-session', order: 10, view: NewSessionPanel });
+
+export { AgentForm } from './AgentForm';
+export { openSessionTab } from './AgentsSection';
+export { AuthPanel } from './AuthPanel';
+export { openAgentLog } from './log';
+export { agentMetrics, syncAgentMetrics, useMetrics } from './metrics';
+export { NewSessionForm, openNewSessionTab } from './NewSession';
+export { rememberFolder } from './recent';
+export { agentName, refreshAgents, syncAgents, useAgents } from './state';

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { ChangeSet, ChangedFile, FileDiff, RestoreReport } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
-import { MonacoDiff } from '../editor/MonacoDiff';
-import { describeChanges, formatBytes } from './store';
+import { MonacoDiff } from '../editor';
+import { describeChanges, formatBytes } from './state';
 
 const STATUS_LABEL: Record<ChangedFile['status'], string> = { added: 'added', modified: 'modified', deleted: 'deleted', renamed: 'renamed' };
 

@@ -3,7 +3,7 @@ import type { ChangeSet, CheckpointFolder, Restore, RestoreReport, TurnCheckpoin
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { ChangesView, RestoreReportView } from './ChangesView';
-import { formatBytes } from './store';
+import { formatBytes } from './state';
 
 interface FolderChanges {
   folderId: string;

@@ -1,5 +1,5 @@
 import type { TurnCheckpoint } from '@shared/contract/checkpoints';
-import { describeChanges } from './store';
+import { describeChanges } from './state';
 import { openReview } from './open';
 
 /**

@@ -10,5 +10,7 @@ registerTabKind('changes', {
 });
 
 export { openReview } from './open';
+export { ChangesView } from './ChangesView';
+export { SessionChangesPanel, useSessionChanges } from './SessionChangesPanel';
 export { TurnChanges } from './TurnChanges';
-export { byPrompt, useTurnCheckpoints } from './store';
+export { byPrompt, useTurnCheckpoints } from './state';

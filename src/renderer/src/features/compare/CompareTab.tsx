@@ -7,7 +7,7 @@ import { AppInfoContext } from '../../app/App';
 import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
 import { MAX_PANES, useTabs } from '../../state/tabs';
-import { ChangesView } from '../checkpoints/ChangesView';
+import { ChangesView } from '../checkpoints';
 import './compare.css';
 
 interface RunStats {

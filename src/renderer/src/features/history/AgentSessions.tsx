@@ -2,8 +2,9 @@ import type { SessionInfo as AcpSessionInfo } from '@agentclientprotocol/sdk';
 import { useState } from 'react';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
-import { useAgents } from '../agents/store';
-import { openLiveSessionTab, reopenAsTab } from './continue';
+import { useAgents } from '../agents';
+import { openLiveSessionTab } from '../session';
+import { reopenAsTab } from './continue';
 import { relativeTime, shortPath } from './format';
 
 interface Listing {

@@ -4,8 +4,9 @@ import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';
-import { useAgents } from '../agents/store';
-import { landInLiveTab, loadAllEntries, openLiveSessionTab, REOPEN_TEXT, reopenPlan, restoreSession, summarize } from './continue';
+import { useAgents } from '../agents';
+import { openLiveSessionTab } from '../session';
+import { landInLiveTab, loadAllEntries, REOPEN_TEXT, reopenPlan, restoreSession, summarize } from './continue';
 import { basename } from './format';
 
 interface Props {

@@ -5,7 +5,7 @@ import { openHistoryTab, undoDelete } from './actions';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { SearchOverlay } from './SearchOverlay';
 import { SessionRow } from './SessionRow';
-import { dismissUndo, openSearch, useHistory } from './store';
+import { dismissUndo, openSearch, useHistory } from './state';
 import { modKey } from './keys';
 
 const SIDEBAR_LIMIT = 12;

@@ -10,7 +10,7 @@ import { plural, relativeTime, shortPath } from './format';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { modKey } from './keys';
 import { displayTitle, SessionRow } from './SessionRow';
-import { openSearch } from './store';
+import { openSearch } from './state';
 
 const PAGE = 200;
 

@@ -7,7 +7,7 @@ import { openTranscript } from './actions';
 import { basename, formatDateTime, KIND_TEXT, shortPath } from './format';
 import { Highlight } from './Highlight';
 import { useAgentNames, useHistoryList } from './hooks';
-import { closeSearch } from './store';
+import { closeSearch } from './state';
 
 const DAY = 86_400_000;
 type DatePreset = 'any' | 'day' | 'week' | 'month' | 'year' | 'custom';

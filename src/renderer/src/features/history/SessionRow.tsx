@@ -3,8 +3,8 @@ import { memo, useEffect, useRef, useState } from 'react';
 import type { HistorySession } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
 import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
-import { openLiveSessionTab, reopenAsTab } from './continue';
-import { ForkLinks } from './ForkLinks';
+import { reopenAsTab } from './continue';
+import { ForkLinks, openLiveSessionTab } from '../session';
 import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
 
 export const displayTitle = (s: HistorySession): string => s.title || 'Untitled session';

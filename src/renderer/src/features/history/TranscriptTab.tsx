@@ -8,16 +8,15 @@ import type { TabViewProps } from '../../app/contributions';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
 import { byPrompt, TurnChanges, useTurnCheckpoints } from '../checkpoints';
-import { StopMark, ThreadEntryView } from '../session/entries';
-import { MetaTerminalView } from '../session/TerminalView';
+import { ForkLinks, StopMark, ThreadEntryView } from '../session';
+import { MetaTerminalView } from '../../ui/TerminalView';
 import { deleteSessions, exportSession, pinSession } from './actions';
 import { adapted, STOP_REASONS } from './adapt';
 import { ContinuePanel } from './ContinuePanel';
-import { ForkLinks } from './ForkLinks';
 import { formatDateTime, plural, relativeTime, shortPath, STOP_TEXT } from './format';
 import { useAgentNames, useLiveSessions } from './hooks';
 import { displayTitle, InlineRename } from './SessionRow';
-import { syncHistory, useHistory } from './store';
+import { syncHistory, useHistory } from './state';
 
 /** Entries fetched first (around the target) and then per page as the view scrolls. */
 const FIRST_PAGE = 60;

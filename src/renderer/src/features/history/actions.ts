@@ -1,7 +1,7 @@
 import { useNotices } from '../../app/notices';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
-import { pushUndo, UNDO_MS } from './store';
+import { pushUndo, UNDO_MS } from './state';
 
 export const HISTORY_TAB_ID = 'history';
 

@@ -3,7 +3,7 @@ import type { ReopenPlan } from '@shared/contract/sessions';
 import type { Api } from '../../ipc/client';
 import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';
-import { peekController } from '../session/controller';
+import { openLiveSessionTab, peekController } from '../session';
 import { basename, formatDateTime } from './format';
 
 /**
@@ -65,16 +65,6 @@ export function landInLiveTab(transcriptTabId: string, sessionId: string, title:
   tabs.update(transcriptTabId, { kind: 'session', title, props: { sessionId } });
   tabs.activate(transcriptTabId);
   return transcriptTabId;
-}
-
-export function openLiveSessionTab(sessionId: string, title: string): string {
-  const tabs = useTabs.getState();
-  const existing = Object.values(tabs.tabs).find((t) => t.kind === 'session' && t.props.sessionId === sessionId);
-  if (existing) {
-    tabs.activate(existing.id);
-    return existing.id;
-  }
-  return tabs.open({ kind: 'session', title, props: { sessionId } });
 }
 
 /** Every entry of a session (pages of 500), at most `max`. */

@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ParamsOf, ResultOf } from '@shared/contract';
 import { useApi } from '../../app/api-context';
-import { agentName, syncAgents, useAgents } from '../agents/store';
-import { pollSoon, syncHistory, useHistory } from './store';
+import { agentName, syncAgents, useAgents } from '../agents';
+import { pollSoon, syncHistory, useHistory } from './state';
 
 export type HistoryList = ResultOf<'history.list'>;
 

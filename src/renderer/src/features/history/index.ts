@@ -1,13 +1,14 @@
 import { History, MessagesSquare } from 'lucide-react';
-import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/contributions';
+import { registerLauncherAction, registerSidebarSection, registerTabKind, registerTranscriptOpener } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
-import { openHistoryTab } from './actions';
+import { openHistoryTab, openTranscript } from './actions';
 import { HistorySection } from './HistorySection';
 import { HistoryTab } from './HistoryTab';
-import { openSearch } from './store';
+import { openSearch } from './state';
 import { TranscriptTab, transcriptProps } from './TranscriptTab';
 import './history.css';
 
+registerTranscriptOpener((session) => openTranscript(session));
 registerSidebarSection({ id: 'history', title: 'History', order: 20, view: HistorySection });
 
 registerTabKind('history', { view: HistoryTab, icon: History, persist: () => ({}) });

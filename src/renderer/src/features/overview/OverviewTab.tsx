@@ -2,11 +2,10 @@ import { useEffect, useState } from 'react';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
-import { openSessionTab } from '../agents/AgentsSection';
-import { agentName, syncAgents, useAgents } from '../agents/store';
-import { basename } from '../session/format';
-import { agentMetrics, formatElapsed, syncOverview, useOverview } from './store';
-import { openSettings } from '../settings/open';
+import { agentMetrics, agentName, openSessionTab, syncAgents, useAgents, useMetrics } from '../agents';
+import { basename } from '../../ui/format';
+import { formatElapsed, syncOverview, useOverview } from './state';
+import { openSettings } from '../settings';
 
 export const OVERVIEW_TAB_ID = 'overview';
 
@@ -30,7 +29,7 @@ export function OverviewTab({ active }: TabViewProps) {
   const sessions = useAgents((s) => s.sessions);
   const agents = useAgents((s) => s.agents);
   const turns = useOverview((s) => s.turns);
-  const metrics = useOverview((s) => s.metrics);
+  const metrics = useMetrics((s) => s.metrics);
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;

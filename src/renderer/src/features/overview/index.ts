@@ -21,5 +21,3 @@ registerLauncherAction({
 });
 
 registerShortcut({ id: 'overview.open', description: 'Overview of live sessions', keys: [{ keys: 'Mod+Shift+O', inTerminal: true }], run: () => void openOverview() });
-
-export { AgentMetricsBadge, AgentSupervisorNote } from './AgentHealth';

@@ -3,9 +3,8 @@ import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import type { DistKind, InstalledAgent, RegistryEntry, RuntimeCheck } from '@shared/contract/registry';
 import { useApi } from '../../app/api-context';
 import { useTabs } from '../../state/tabs';
-import { Modal } from '../agents/Modal';
-import { refreshAgents } from '../agents/store';
-import { NewSessionForm } from '../session/NewSession';
+import { Modal } from '../../ui/Modal';
+import { NewSessionForm, refreshAgents } from '../agents';
 import {
   KIND_TEXT,
   KIND_TITLE,
@@ -30,7 +29,7 @@ import {
   update,
   useRegistry,
   type Failure,
-} from './store';
+} from './state';
 
 const KIND_ORDER: DistKind[] = ['binary', 'npx', 'uvx'];
 

@@ -2,7 +2,8 @@ import { Download } from 'lucide-react';
 import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
 import { RegistryTab } from './RegistryTab';
-import { useRegistry } from './store';
+import { useRegistry } from './state';
+
 import './registry.css';
 
 /** Opens the Registry tab (or shows it when it is already open). */

@@ -2,7 +2,7 @@ import { Image, Volume2 } from 'lucide-react';
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 import type { MessagePart } from '@shared/acp-thread';
 import { inlineImageSrc, Markdown } from '../markdown';
-import { basename } from './format';
+import { basename } from '../../ui/format';
 
 function uriName(uri: string): string {
   try {

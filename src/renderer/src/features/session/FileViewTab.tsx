@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
-import { MonacoViewer } from '../editor/MonacoViewer';
+import { MonacoViewer } from '../editor';
 import { readSessionFile, type FileContent } from './files';
 
 /** A file a tool call pointed at, opened at the line. */
@@ -10,16 +10,17 @@ export function FileViewTab({ tab }: TabViewProps) {
   const sessionId = String(tab.props.sessionId);
   const path = String(tab.props.path);
   const line = typeof tab.props.line === 'number' ? tab.props.line : undefined;
+  const agentRules = tab.props.agentRules === true;
   const [content, setContent] = useState<FileContent | { error: string } | null>(null);
   const [reloads, setReloads] = useState(0);
 
   useEffect(() => {
     let stale = false;
-    void readSessionFile(api, sessionId, path).then((c) => !stale && setContent(c));
+    void readSessionFile(api, sessionId, path, agentRules).then((c) => !stale && setContent(c));
     return () => {
       stale = true;
     };
-  }, [api, sessionId, path, reloads]);
+  }, [api, sessionId, path, agentRules, reloads]);
 
   return (
     <div className="file-view-tab" data-testid="file-view">

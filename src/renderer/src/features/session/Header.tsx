@@ -5,7 +5,7 @@ import type { ThreadState } from '@shared/acp-thread';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
-import { formatCost, formatTokens, STATUS_TEXT } from './format';
+import { formatCost, formatTokens, STATUS_TEXT } from '../../ui/format';
 import { EffectiveConfigPanel } from './EffectiveConfig';
 
 const PROMINENT = new Set(['model', 'mode', 'thought_level']);

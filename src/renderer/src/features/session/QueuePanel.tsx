@@ -3,7 +3,7 @@ import { useState } from 'react';
 import type { PromptBlock, QueueItem } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
-import { promptPreview } from './format';
+import { promptPreview } from '../../ui/format';
 
 /** Prompts waiting for the current turn to end: edit, remove, reorder. */
 export function QueuePanel({ sessionId, items }: { sessionId: string; items: readonly QueueItem[] }) {

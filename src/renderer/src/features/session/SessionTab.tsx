@@ -6,23 +6,18 @@ import { closeTab } from '../../app/PaneView';
 import { useNotices } from '../../app/notices';
 import type { TabViewProps } from '../../app/contributions';
 import { useTabs, type TabStatus } from '../../state/tabs';
-import { AuthPanel } from '../agents/AuthPanel';
-import { openAgentLog } from '../agents/log';
-import { agentName as nameOf, useAgents } from '../agents/store';
+import { agentName as nameOf, AuthPanel, openAgentLog, rememberFolder, useAgents } from '../agents';
 import { Composer, type ComposerHandle } from './Composer';
 import { useElicitationFocus } from './elicitation-focus';
 import { useController, useSessionView, type SessionController, type SessionView } from './controller';
-import { byPrompt, useTurnCheckpoints } from '../checkpoints';
-import { SessionChangesPanel, useSessionChanges } from '../checkpoints/SessionChangesPanel';
+import { byPrompt, SessionChangesPanel, useSessionChanges, useTurnCheckpoints } from '../checkpoints';
 import { SessionHeader } from './Header';
-import { desktopNotify } from '../notifications/desktop';
-import { notifyWanted } from '../notifications/preferences';
+import { desktopNotify, notifyWanted } from '../notifications';
 import { chooseOption } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
-import { rememberFolder } from './recent';
 import { Thread, type ThreadHandle } from './Thread';
-import { basename, isEditable, quickOption } from './format';
-import { ForkLinks } from '../history/ForkLinks';
+import { basename, isEditable, quickOption } from '../../ui/format';
+import { ForkLinks } from './ForkLinks';
 
 interface CreateRequest {
   agentId: string;

@@ -3,13 +3,14 @@ import type { ToolCallContent } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
 import type { ToolCallEntry } from '@shared/acp-thread';
 import { isFinished } from '@shared/acp-thread';
-import { MonacoDiff } from '../editor/MonacoDiff';
+import { MonacoDiff } from '../editor';
 import { openFileTab } from './files';
 import { ContentBlockView } from './Blocks';
 import { PermissionCard } from './PermissionCard';
-import { AgentTerminalView, MetaTerminalView } from './TerminalView';
+import { RuleAnswerLine } from './RuleAnswerLine';
+import { AgentTerminalView, MetaTerminalView } from '../../ui/TerminalView';
 import { useDiffMode, useToggle } from './ui-state';
-import { prettyJson, relativeTo, TOOL_ICON, TOOL_STATUS_TEXT } from './format';
+import { prettyJson, relativeTo, TOOL_ICON, TOOL_STATUS_TEXT } from '../../ui/format';
 
 function diffHeight(oldText: string | null | undefined, newText: string, inline: boolean): number {
   const count = (s: string | null | undefined) => (s ? s.split('\n').length : 0);
@@ -99,6 +100,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
           ))}
         </div>
       )}
+      {entry.ruled && <RuleAnswerLine answer={entry.ruled} />}
       {showBody && (
         <div className="tool-body">
           {entry.content.map((c, i) => (
@@ -142,7 +144,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
           )}
         </div>
       )}
-      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} toolKind={entry.toolKind} />}
+      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} note={entry.permission.note} />}
     </div>
   );
 });

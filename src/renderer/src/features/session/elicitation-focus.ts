@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, type RefObject } from 'react';
 import type { ThreadEntry } from '@shared/acp-thread';
 import type { ComposerHandle } from './Composer';
 import type { SessionController } from './controller';
-import { isEditable } from './format';
+import { isEditable } from '../../ui/format';
 import type { ThreadHandle } from './Thread';
 
 /**

@@ -8,7 +8,7 @@ import { Parts } from './Blocks';
 import { ElicitationView } from './Elicitation';
 import { ToolCallView } from './ToolCall';
 import { useToggle } from './ui-state';
-import { STOP_REASON_TEXT } from './format';
+import { STOP_REASON_TEXT } from '../../ui/format';
 
 export const UserMessageView = memo(function UserMessageView({ entry }: { entry: UserMessageEntry }) {
   return (

@@ -1,7 +1,6 @@
 import { Bot, FileText } from 'lucide-react';
-import { registerLauncherPanel, registerTabKind } from '../../app/contributions';
+import { registerTabKind } from '../../app/contributions';
 import { FileViewTab } from './FileViewTab';
-import { NewSessionPanel } from './NewSession';
 import { SessionTab } from './SessionTab';
 import './session.css';
 
@@ -17,6 +16,8 @@ registerTabKind('session', {
   persist: (tab) => (typeof tab.props.sessionId === 'string' ? { sessionId: tab.props.sessionId } : null),
 });
 registerTabKind('session-file', { view: FileViewTab, icon: FileText });
-registerLauncherPanel({ id: 'new-session', order: 10, view: NewSessionPanel });
 
-export { openNewSessionTab } from './NewSession';
+export { peekController } from './controller';
+export { StopMark, ThreadEntryView } from './entries';
+export { ForkLinks } from './ForkLinks';
+export { openLiveSessionTab } from './open';

@@ -6,6 +6,8 @@ import { SettingsTab } from './SettingsTab';
 import './settings.css';
 
 export { openSettings } from './open';
+export { SettingField } from './SettingField';
+export { openPermissionRule } from './open';
 
 registerTabKind('settings', { view: SettingsTab, icon: Settings, persist: () => ({}) });
 
@@ -15,6 +17,15 @@ registerLauncherAction({
   description: 'Theme, fonts, agents, permissions, supervision, backups, shortcuts',
   order: 900,
   run: () => void openSettings(),
+});
+
+// The MCP servers section lives in this tab; the launcher goes straight there.
+registerLauncherAction({
+  id: 'mcp',
+  label: 'MCP servers',
+  description: 'Add, check and import MCP servers; choose which agents get them',
+  order: 160,
+  run: () => void openSettings('mcp'),
 });
 
 registerShortcut({ id: 'settings.open', description: 'Settings', keys: [{ keys: 'Mod+,', inTerminal: true }], run: () => void openSettings() });

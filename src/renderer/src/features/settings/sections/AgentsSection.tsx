@@ -3,9 +3,8 @@ import type { AgentSummary } from '@shared/contract/agents';
 import { SETTINGS } from '@shared/contract/settings';
 import { useApi } from '../../../app/api-context';
 import { saveSetting, useSetting } from '../../../app/settings';
-import { AgentForm } from '../../agents/AgentForm';
-import { Modal } from '../../agents/Modal';
-import { syncAgents, useAgents } from '../../agents/store';
+import { AgentForm, syncAgents, useAgents } from '../../agents';
+import { Modal } from '../../../ui/Modal';
 import { SettingField } from '../SettingField';
 
 const defaultAgentDef = SETTINGS['agents.defaultAgent'];

@@ -1,4 +1,4 @@
-import { McpServersSection } from '../../mcp/McpServersSection';
+import { McpServersSection } from '../../mcp';
 
 /** Settings → MCP servers: the MCP feature's own section (features/mcp). */
 export function McpSection() {

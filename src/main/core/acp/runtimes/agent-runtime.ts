@@ -1,0 +1,511 @@
+import {
+  client,
+  methods,
+  RequestError,
+  type AgentCapabilities,
+  type ClientConnection,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
+  type CreateTerminalRequest,
+  type CreateTerminalResponse,
+  type InitializeRequest,
+  type InitializeResponse,
+  type ReadTextFileRequest,
+  type ReadTextFileResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SendRequestOptions,
+  type WriteTextFileRequest,
+  type WriteTextFileResponse,
+} from '@agentclientprotocol/sdk';
+import { existsSync } from 'node:fs';
+import type { ThreadState } from '../../../../shared/acp-thread';
+import { homedir } from 'node:os';
+import { IpcFailure } from '../../../../shared/contract';
+import type { AgentStatus, AgentRuntimeState } from '../../../../shared/contract/agents';
+import type { AgentLog } from '../connection/agent-log';
+import { AgentProcess, type AgentExit, type AgentLaunch } from '../connection/agent-process';
+import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from '../../agents/auth';
+import { FloodGuard, floodLimits } from '../connection/flood-guard';
+import { AcpWire, type UpdateItem } from '../connection/acp-wire';
+import type { WarningKind } from '../connection/warnings';
+import type { AcpOptions } from '../options';
+import type { AgentRepository } from '../../agents/agent-repository';
+import type { AgentPrefsRepo } from '../../agents/agent-prefs';
+import type { SecretStore } from '../../agents/secret-store';
+import type { MessageLog } from '../../store/message-log';
+import type { AgentTerminals } from '../../terminals/agent-terminals';
+import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
+import type { Host } from '../../host/host';
+import type { Hosts } from '../../host/hosts';
+
+/** A live session as its agent's runtime sees it: where the agent's requests and updates about it go. */
+export interface SessionEndpoint {
+  readonly id: string;
+  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> | RequestPermissionResponse;
+  readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse>;
+  writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse>;
+  createTerminal(params: CreateTerminalRequest): Promise<CreateTerminalResponse>;
+  /** `elicitation/create` for this session: answered when the user does (or with cancel, with the turn). */
+  createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> | CreateElicitationResponse;
+  /** `elicitation/complete`: true when this session had that URL elicitation. */
+  completeElicitation(elicitationId: string): boolean;
+  /** A run of consecutive `session/update` notifications, already persisted, in wire order. */
+  onAgentUpdates(items: UpdateItem[]): void;
+  /** The agent process ended; `message` says how. */
+  onAgentGone(message: string): void;
+  /** A tool call of the running turn is in progress (the hang timeout does not count it). */
+  toolInProgress(): boolean;
+}
+
+/** Wraps every request to the agent (the supervisor's hang timeout). */
+export interface RequestPolicy {
+  watch<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R>;
+}
+
+/** What a runtime needs from the service around it. */
+export interface RuntimeDeps {
+  /** The process's state changed (the pool tells the renderer and its own listeners). */
+  statusChanged(status: AgentStatus): void;
+  readonly hosts: Pick<Hosts, 'get'>;
+  readonly options: AcpOptions;
+  readonly terminals: Pick<AgentTerminals, 'output' | 'waitForExit' | 'kill' | 'release'>;
+  readonly secrets: Pick<SecretStore, 'names' | 'all'>;
+  agents(): Pick<AgentRepository, 'get'>;
+  prefs(): Pick<AgentPrefsRepo, 'get'>;
+  loginEnv(): Promise<Record<string, string>>;
+  messageLog(): MessageLog | null;
+  setting<K extends SettingKey>(key: K): SettingValue<K>;
+  /** Remembers what the agent's `initialize` answered (how its sessions can come back, without starting it). */
+  rememberCapabilities(agentId: string, caps: AgentCapabilities): void;
+  warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+  session(id: string): SessionEndpoint | undefined;
+  /** The live sessions this runtime (this process) serves. */
+  sessionsOf(rt: AgentRuntime): SessionEndpoint[];
+}
+
+/** The key of an agent's runtime: the agent, and the project folder its process serves (null: its own). */
+export const runtimeKey = (agentId: string, folder: string | null): string => (folder === null ? agentId : `${agentId}\0${folder}`);
+
+export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version: '0.1.0' };
+
+/** What this client offers every agent. */
+export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: true,
+  auth: { terminal: true },
+  session: { configOptions: { boolean: {} }, notices: {}, compaction: {} },
+  elicitation: { form: {}, url: {} },
+  // Extensions real agents look for: terminal output in tool call _meta (Claude), legacy terminal auth.
+  _meta: { terminal_output: true, 'terminal-auth': true },
+};
+
+type AgentRequestParams = Parameters<ClientConnection['agent']['request']>;
+
+/**
+ * One process of an agent: the process (when running), the SDK connection over the wire tap, and what
+ * `initialize` told. By default an agent has one process per project folder (started in that folder: some
+ * agents confine their tools to the folder they started in); `folder` null is the agent's own process (its
+ * configured working folder, or home), which serves all folders when `agents.processPerFolder` is off.
+ * Survives restarts (status, log, bindings reset).
+ */
+export class AgentRuntime {
+  state: AgentRuntimeState = 'stopped';
+  error: string | null = null;
+  exitCode: number | null = null;
+  signal: string | null = null;
+  startedAt: number | null = null;
+  init: InitializeResponse | null = null;
+  authMethods: ParsedAuthMethod[] = [];
+  private proc: AgentProcess | null = null;
+  private wire: AcpWire | null = null;
+  private conn: ClientConnection | null = null;
+  /** ACP session id → Switchboard session id, for this process. */
+  private readonly bindings = new Map<string, string>();
+  private starting: Promise<void> | null = null;
+  private stopping = false;
+  /** stop() was called while the agent was starting: its start ends as stopped, not failed. */
+  private stopWhileStarting = false;
+  /** Resolves once the last process's exit has been handled (sessions told, status set). */
+  exitHandled: Promise<void> = Promise.resolve();
+  /** The command line of the running process (terminal auth re-runs it with extra args). */
+  launch: AgentLaunch | null = null;
+  /** When the agent last wrote to stdout (the supervisor's hang detection). */
+  lastActivity = 0;
+  /** The agent floods its output and is read slower for now: why, in words (the supervisor shows it). */
+  throttled: string | null = null;
+  private flood: FloodGuard | null = null;
+
+  constructor(
+    readonly agentId: string,
+    private readonly host: RuntimeDeps,
+    readonly log: AgentLog,
+    private readonly policy: RequestPolicy | null = null,
+    readonly folder: string | null = null,
+    /** The host its process runs on ('local' until sessions can live elsewhere). */
+    readonly hostId = 'local',
+  ) {}
+
+  /** Where the agent's process runs: its sessions' files, terminals and git are there too. */
+  get workHost(): Host {
+    return this.host.hosts.get(this.hostId);
+  }
+
+  get key(): string {
+    return runtimeKey(this.agentId, this.folder);
+  }
+
+  get capabilities(): AgentCapabilities | null {
+    return this.init?.agentCapabilities ?? null;
+  }
+
+  get pid(): number | null {
+    return this.proc?.pid ?? null;
+  }
+
+  /** The agent waits for this client to answer one of its requests (a permission, a terminal…). */
+  get waitingOnClient(): boolean {
+    return (this.wire?.pendingAgentRequests ?? 0) > 0;
+  }
+
+  get connected(): boolean {
+    return this.state === 'running' && this.conn !== null && !this.conn.signal.aborted;
+  }
+
+  status(): AgentStatus {
+    let stored: Set<string>;
+    try {
+      stored = new Set(this.host.secrets.names(this.agentId));
+    } catch {
+      stored = new Set();
+    }
+    return {
+      agentId: this.agentId,
+      state: this.state,
+      pid: this.proc?.pid ?? null,
+      error: this.error,
+      exitCode: this.exitCode,
+      signal: this.signal,
+      protocolVersion: this.init?.protocolVersion ?? null,
+      agentInfo: this.init?.agentInfo ?? null,
+      capabilities: this.capabilities,
+      authMethods: this.authMethods.map((m) => authMethodInfo(m, stored)),
+      canLogout: Boolean(this.capabilities?.auth?.logout),
+      startedAt: this.startedAt,
+      folder: this.folder,
+    };
+  }
+
+  private setState(state: AgentRuntimeState, error: string | null = null): void {
+    this.state = state;
+    this.error = error;
+    this.host.statusChanged(this.status());
+  }
+
+  // ───────────── sessions ─────────────
+
+  /**
+   * Routes the ACP session's requests and updates to `sessionId`. Refused (false) when the id is another
+   * open session's: an agent that answers session/new or session/fork with an id it gave before must not
+   * take that session's conversation.
+   */
+  bind(acpSessionId: string, sessionId: string): boolean {
+    const other = this.bindings.get(acpSessionId);
+    if (other !== undefined && other !== sessionId && this.host.session(other)) return false;
+    this.bindings.set(acpSessionId, sessionId);
+    return true;
+  }
+
+  unbind(acpSessionId: string): void {
+    this.bindings.delete(acpSessionId);
+  }
+
+  /** The live session an agent request names; unknown → -32002 to the agent. */
+  sessionFor(acpSessionId: unknown): SessionEndpoint {
+    const id = typeof acpSessionId === 'string' ? this.bindings.get(acpSessionId) : undefined;
+    const session = id !== undefined ? this.host.session(id) : undefined;
+    if (!session) throw RequestError.sessionNotFound(String(acpSessionId).slice(0, 200));
+    return session;
+  }
+
+  expectNewSession(sessionId: string): void {
+    this.wire?.expectNewSession(sessionId);
+  }
+
+  /** A session withdrawn before the agent created it (see AcpWire.forgetNewSession). */
+  forgetNewSession(sessionId: string): void {
+    this.wire?.forgetNewSession(sessionId);
+  }
+
+  /** Call right before session/load of a session already stored (`stored`): its replay is dropped (see AcpWire.skipReplay). */
+  skipReplay(sessionId: string, stored: ThreadState): void {
+    this.wire?.skipReplay(sessionId, stored);
+  }
+
+  request<R = unknown>(method: string, params: unknown, options?: SendRequestOptions): Promise<R> {
+    if (!this.conn || !this.connected) return Promise.reject(new IpcFailure('unavailable', 'the agent is not running'));
+    const conn = this.conn;
+    const send = (signal?: AbortSignal) =>
+      (conn.agent.request as (...a: AgentRequestParams) => Promise<unknown>)(
+        method as never,
+        params as never,
+        signal
+          ? { ...options, stopWaitingOnCancel: true, cancellationSignal: options?.cancellationSignal ? AbortSignal.any([options.cancellationSignal, signal]) : signal }
+          : options,
+      ) as Promise<R>;
+    return this.policy ? this.policy.watch(this, method, params, send) : send();
+  }
+
+  notify(method: string, params: unknown): Promise<void> {
+    if (!this.conn || !this.connected) return Promise.resolve();
+    return (this.conn.agent.notify as (m: string, p: unknown) => Promise<void>)(method, params).catch(() => {});
+  }
+
+  // ───────────── lifecycle ─────────────
+
+  ensureStarted(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    if (!this.starting) this.stopWhileStarting = false;
+    this.starting ??= this.start().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async buildLaunch(): Promise<AgentLaunch> {
+    const record = this.host.agents().get(this.agentId);
+    if (!record) throw new IpcFailure('not_found', `no agent ${this.agentId}`);
+    const prefs = this.host.prefs().get(this.agentId);
+    const env: Record<string, string> = { ...(await this.host.loginEnv()), ...record.env, ...prefs.env, ...this.host.secrets.all(this.agentId) };
+    return { command: record.command, args: prefs.args ?? record.args, env, cwd: this.folder ?? record.cwd ?? homedir() };
+  }
+
+  private async start(): Promise<void> {
+    await this.exitHandled;
+    this.stopping = false;
+    this.init = null;
+    this.exitCode = null;
+    this.signal = null;
+    this.bindings.clear();
+    this.setState('starting');
+    let launch: AgentLaunch;
+    try {
+      launch = await this.buildLaunch();
+    } catch (e) {
+      this.setState('failed', (e as Error).message);
+      throw e;
+    }
+    this.launch = launch;
+    let reader: AgentProcess | null = null;
+    const wire = new AcpWire(
+      { write: (data) => this.proc?.write(data) ?? Promise.reject(new Error('not running')) },
+      () => this.host.messageLog(),
+      this.log,
+      {
+        sessionOf: (acpId) => this.bindings.get(acpId),
+        bindSession: (acpId, sessionId) => this.bind(acpId, sessionId),
+        onUpdates: (sessionId, items) => this.host.session(sessionId)?.onAgentUpdates(items),
+        onWarning: (sessionId, kind, message) => this.host.warn(this.agentId, sessionId, kind, message),
+        readAhead: (full) => (full ? reader?.pauseStdout('read-ahead') : reader?.resumeStdout('read-ahead')),
+      },
+      this.host.options.maxLineBytes,
+    );
+    this.wire = wire;
+    let exitDone!: () => void;
+    this.exitHandled = new Promise((r) => (exitDone = r));
+    const flood = new FloodGuard(() => floodLimits({ get: (key) => this.host.setting(key) }), {
+      pause: () => proc.pauseStdout('flood'),
+      resume: () => proc.resumeStdout('flood'),
+      throttled: (rate) => {
+        const limits = flood.current;
+        this.throttled =
+          `the agent wrote ${rate.toLocaleString('en-US')} messages a second for ${limits.seconds} s (more than ${limits.perSecond.toLocaleString('en-US')}); ` +
+          `Switchboard reads its output at ${limits.throttlePerSecond.toLocaleString('en-US')} a second until it calms down, so that the other agents and the window stay responsive. Nothing is dropped: its output arrives late.`;
+        this.log.write('note', `flood control: ${rate}/s for ${limits.seconds} s; reading at ${limits.throttlePerSecond}/s`);
+        this.host.warn(this.agentId, null, 'flooding', this.throttled);
+      },
+      released: () => {
+        this.throttled = null;
+        this.log.write('note', 'flood control: the agent calmed down; reading at full speed again');
+      },
+    });
+    this.flood?.dispose();
+    this.flood = flood;
+    this.throttled = null;
+    const proc = new AgentProcess(this.workHost, launch, this.log, {
+      onStdout: (chunk) => {
+        this.lastActivity = Date.now();
+        flood.take(wire.receive(chunk));
+      },
+      onStdoutEnd: () => wire.end(),
+      onExit: (exit) => void this.onExit(proc, wire, exit).finally(exitDone),
+    });
+    this.proc = proc;
+    reader = proc;
+    if (this.stopWhileStarting) {
+      // Stopped while its launch was being prepared.
+      this.stopping = true;
+      void proc.stop(this.host.options.stopGraceMs);
+    }
+    this.conn = this.clientApp().connect(wire.stream);
+    const initRequest: InitializeRequest = { protocolVersion: 1, clientCapabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO };
+    try {
+      const init = await withTimeout(
+        this.conn.agent.request(methods.agent.initialize, initRequest),
+        this.host.options.initializeTimeoutMs,
+        `the agent did not answer initialize within ${Math.round(this.host.options.initializeTimeoutMs / 1000)} s`,
+      );
+      if (init.protocolVersion !== 1) {
+        throw new Error(`the agent speaks ACP protocol version ${String(init.protocolVersion)}; Switchboard supports 1`);
+      }
+      this.init = init;
+      this.host.rememberCapabilities(this.agentId, init.agentCapabilities ?? {});
+      this.authMethods = parseAuthMethods((init as { authMethods?: unknown }).authMethods);
+      this.startedAt = Date.now();
+      this.setState('running');
+    } catch (e) {
+      const exit = proc.exit;
+      const message = exit
+        ? exit.error
+          ? describeSpawnFailure(launch, exit)
+          : `the agent exited during start-up (${describeExit(exit)}); see its log`
+        : e instanceof RequestError
+          ? `initialize failed: ${e.message}`
+          : (e as Error).message;
+      if (this.stopWhileStarting) {
+        this.log.write('note', 'stopped while starting');
+        await this.exitHandled;
+        this.setState('stopped');
+        throw new IpcFailure('agent_error', 'the agent was stopped while it was starting');
+      }
+      this.log.write('note', `start failed: ${message}`);
+      this.stopping = true;
+      await proc.stop(this.host.options.stopGraceMs);
+      await this.exitHandled;
+      this.setState('failed', message);
+      throw new IpcFailure('agent_error', message);
+    }
+  }
+
+  private async onExit(proc: AgentProcess, wire: AcpWire, exit: AgentExit): Promise<void> {
+    // Everything the agent wrote before it died is handed on first.
+    await wire.drained();
+    this.conn?.close();
+    if (this.proc !== proc) return;
+    this.flood?.dispose();
+    this.flood = null;
+    this.throttled = null;
+    this.proc = null;
+    this.conn = null;
+    this.wire = null;
+    this.exitCode = exit.code;
+    this.signal = exit.signal;
+    const expected = this.stopping;
+    const message = expected ? 'the agent was stopped' : `the agent exited unexpectedly (${describeExit(exit)})`;
+    for (const session of this.host.sessionsOf(this)) session.onAgentGone(message);
+    this.bindings.clear();
+    if (this.state === 'starting') return; // start() reports the failure
+    if (expected) this.setState('stopped');
+    else this.setState(exit.error ? 'failed' : 'exited', message);
+  }
+
+  async stop(): Promise<void> {
+    if (this.starting) {
+      // An agent still starting (one that never answers initialize) is ended now, not after the timeout.
+      this.stopWhileStarting = true;
+      const starting = this.proc;
+      if (starting) {
+        this.stopping = true;
+        await starting.stop(this.host.options.stopGraceMs);
+      }
+      await this.starting?.catch(() => {});
+    }
+    const proc = this.proc;
+    if (!proc) return;
+    this.stopping = true;
+    await proc.stop(this.host.options.stopGraceMs);
+    await this.exitHandled;
+  }
+
+  private clientApp() {
+    const host = this.host;
+    const agentId = this.agentId;
+    return client({ name: 'switchboard' })
+      .onRequest(methods.client.session.requestPermission, (ctx) => this.sessionFor(ctx.params.sessionId).requestPermission(ctx.params, ctx.signal))
+      .onRequest(methods.client.fs.readTextFile, (ctx) => this.sessionFor(ctx.params.sessionId).readTextFile(ctx.params))
+      .onRequest(methods.client.fs.writeTextFile, (ctx) => this.sessionFor(ctx.params.sessionId).writeTextFile(ctx.params))
+      .onRequest(methods.client.terminal.create, (ctx) => this.sessionFor(ctx.params.sessionId).createTerminal(ctx.params))
+      .onRequest(methods.client.terminal.output, (ctx) => {
+        const s = this.sessionFor(ctx.params.sessionId);
+        return host.terminals.output(ctx.params.terminalId, s.id);
+      })
+      .onRequest(methods.client.terminal.waitForExit, (ctx) => {
+        const s = this.sessionFor(ctx.params.sessionId);
+        return host.terminals.waitForExit(ctx.params.terminalId, s.id, ctx.signal);
+      })
+      .onRequest(methods.client.terminal.kill, (ctx) => {
+        const s = this.sessionFor(ctx.params.sessionId);
+        host.terminals.kill(ctx.params.terminalId, s.id);
+        return {};
+      })
+      .onRequest(methods.client.terminal.release, async (ctx) => {
+        const s = this.sessionFor(ctx.params.sessionId);
+        await host.terminals.release(ctx.params.terminalId, s.id);
+        return {};
+      })
+      .onRequest(methods.client.elicitation.create, (ctx) => {
+        const params = ctx.params as CreateElicitationRequest & { sessionId?: unknown };
+        if (typeof params.sessionId !== 'string') {
+          throw RequestError.invalidParams(undefined, 'Switchboard shows elicitations in a session: this one names no sessionId (request-scoped elicitations are not supported)');
+        }
+        return this.sessionFor(params.sessionId).createElicitation(ctx.params, ctx.signal);
+      })
+      .onNotification(methods.client.elicitation.complete, (ctx) => {
+        const id = ctx.params.elicitationId;
+        // Unknown and already completed ids are ignored, as the protocol asks.
+        if (!host.sessionsOf(this).some((s) => s.completeElicitation(id))) this.log.write('note', `elicitation/complete for an unknown elicitation: ${String(id).slice(0, 200)}`);
+      })
+      .onRequest('*', (ctx) => {
+        // Trap 3: unknown requests (Qwen's craft/drainMidTurnQueue…) get -32601 and the session goes on.
+        this.log.write('note', `unknown request from the agent: ${ctx.method}`);
+        host.warn(agentId, null, 'unknown_request', `the agent called ${ctx.method.slice(0, 200)}, which Switchboard does not implement`);
+        throw RequestError.methodNotFound(ctx.method);
+      })
+      .onNotification('*', (ctx) => {
+        this.log.write('note', `ignored notification from the agent: ${ctx.method}`);
+      });
+  }
+}
+
+/** The process never started: say so in words (not "exited"), with what to change. */
+export function describeSpawnFailure(launch: AgentLaunch, exit: AgentExit): string {
+  if (exit.errorCode === 'ENOENT') {
+    if (!existsSync(launch.cwd)) return `could not start: its working folder does not exist (${launch.cwd})`;
+    const hint = /\s/.test(launch.command.trim()) ? '; the Command field holds a whole command line: put the program in Command and the rest in Arguments' : '';
+    return `could not start: no such program "${launch.command}"${hint}`;
+  }
+  if (exit.errorCode === 'EACCES') return `could not start: "${launch.command}" is not allowed to run (is it executable?)`;
+  return `could not start: ${exit.error ?? 'the process did not start'}`;
+}
+
+export function describeExit(exit: AgentExit): string {
+  if (exit.error) return exit.error;
+  if (exit.signal) return `signal ${exit.signal}`;
+  return `exit code ${exit.code}`;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(message)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,2 @@
+export { MonacoDiff } from './MonacoDiff';
+export { MonacoViewer } from './MonacoViewer';

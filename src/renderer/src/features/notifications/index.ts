@@ -1,0 +1,2 @@
+export { desktopNotify } from './desktop';
+export { notifyWanted } from './preferences';

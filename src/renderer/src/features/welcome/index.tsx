@@ -1,2 +1,0 @@
-// The History sidebar section that stood here is now the history feature's own (features/history).
-export {};
