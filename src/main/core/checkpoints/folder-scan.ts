@@ -78,8 +78,6 @@ const RACY_NS = 2_000_000_000n;
 /** Of a `.git` folder, what is recorded (never its objects, refs or index). */
 const GIT_KEPT = new Set(['config', 'hooks', 'info', 'commondir', 'gitdir']);
 
-const errnoOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
-
 /** Gitignore rules as the scan reads them (the `ignore` package: gitignore semantics). */
 const matcherCache = new Map<string, Ignore>();
 function matcherOf(text: string): Ignore {
@@ -249,8 +247,14 @@ class Scan {
   private async file(held: HeldDir, name: string, path: string, ignored: boolean, wantData: boolean, seen?: BigIntStats): Promise<Buffer | null> {
     const prev = this.o.previous?.files.get(path);
     if (seen) {
-      if (ignored && !prev && !wantData) return this.recordStatOnly(path, seen, true), null;
-      if (seen.size > BigInt(this.o.maxFileBytes)) return this.recordStatOnly(path, seen, ignored), null;
+      if (ignored && !prev && !wantData) {
+        this.recordStatOnly(path, seen, true);
+        return null;
+      }
+      if (seen.size > BigInt(this.o.maxFileBytes)) {
+        this.recordStatOnly(path, seen, ignored);
+        return null;
+      }
       if (!wantData && prev && this.unchanged(prev, seen)) {
         this.files.set(path, { ...prev, mode: modeOf(seen) });
         return null;
@@ -268,9 +272,15 @@ class Scan {
       const st = await fh.stat({ bigint: true });
       if (!st.isFile()) return null;
       if (PROC_FD && !this.inside(await readlink(`${PROC_FD}/${fh.fd}`).catch(() => ''))) return null;
-      if (ignored && !prev && !wantData) return this.recordStatOnly(path, st, true), null;
+      if (ignored && !prev && !wantData) {
+        this.recordStatOnly(path, st, true);
+        return null;
+      }
       const data = await readUpTo(fh, this.o.maxFileBytes + 1);
-      if (data.length > this.o.maxFileBytes) return this.recordStatOnly(path, st, ignored), null;
+      if (data.length > this.o.maxFileBytes) {
+        this.recordStatOnly(path, st, ignored);
+        return null;
+      }
       if (!PROC_FD && !(await this.sameFile(held, name, st))) return null;
       const sha = await this.o.objects.write('blob', data);
       this.files.set(path, { path, mode: modeOf(st), sha, size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs), ino: String(st.ino) });
