@@ -70,6 +70,8 @@ export class AppCore implements Disposable {
     registerShellService(this.router, this.bus, this.ptys);
     this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local, settings: this.settings }));
     this.checkpoints.register(this.router);
+    // A restore cut short by the last exit is finished now, and the user told (issue 25.7).
+    void this.checkpoints.recoverInterrupted().catch((e: unknown) => console.error('finishing interrupted restores failed:', e));
     // One MessageLog for the store; the history index is attached to it when it is first used.
     const acp = this.own(
       new AcpServices(this, {
@@ -101,7 +103,9 @@ export class AppCore implements Disposable {
     this.registry = this.disposables.add(
       new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus, host: this.hosts.local }),
     );
-    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, options.dataDir, this.hosts.local)).register(this.router);
+    this.disposables.add(
+      new CompareService(this.store, this.bus, acp.sessions, options.dataDir, this.hosts.local, () => this.settings.get('compare.runRepoHooks')),
+    ).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }
