@@ -5,6 +5,7 @@ import type { McpImportPreview } from '../../../shared/contract/mcp';
 import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
 import type { SecretStore } from '../agents/secret-store';
+import type { Host } from '../host/host';
 import { checkMcpServer, DEFAULT_CHECK_TIMEOUT_MS } from './check';
 import { knownConfigFiles, previewView, readMcpConfig } from './import';
 import { McpServers, type SettingsPort } from './mcp-servers';
@@ -13,6 +14,8 @@ import { McpServers, type SettingsPort } from './mcp-servers';
 export interface McpServiceDeps {
   router: Router;
   bus: EventBus;
+  /** Where checked stdio servers run. */
+  host: Host;
   settings: SettingsPort;
   secrets: SecretStore;
   /** The agents, with what they advertised when last started (null: not started in this run). */
@@ -39,7 +42,7 @@ export class McpService {
       return this.changed({});
     });
     router.handle('mcp.check', async ({ id }) =>
-      checkMcpServer(this.servers.config(id), { timeoutMs: this.deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, baseEnv: await this.deps.loginEnv() }),
+      checkMcpServer(this.servers.config(id), { host: this.deps.host, timeoutMs: this.deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, baseEnv: await this.deps.loginEnv() }),
     );
     router.handle('mcp.importSources', () => ({ sources: knownConfigFiles().map((s) => ({ ...s, exists: existsSync(s.path) })) }));
     router.handle('mcp.importPreview', ({ path }) => this.preview(path));
