@@ -5,6 +5,7 @@ import type { TabViewProps } from '../../app/contributions';
 import { EntryCard, orphanEntry } from './EntryCard';
 import { KIND_TEXT, describeSource, filterEntries, formatDate, type ShowFilter } from './format';
 import { refreshList, setRegistryUrl, syncRegistry, useRegistry } from './state';
+import { ErrorAlert } from '../../ui/Alert';
 
 const KINDS: DistKind[] = ['binary', 'npx', 'uvx'];
 
@@ -64,9 +65,7 @@ function UrlForm({ current, onDone }: { current: string; onDone(): void }) {
         />
       </label>
       {error && (
-        <div className="error small" role="alert">
-          {error}
-        </div>
+        <ErrorAlert>{error}</ErrorAlert>
       )}
       <div className="reg-actions">
         <button type="submit" className="primary" disabled={saving} data-testid="registry-url-save">

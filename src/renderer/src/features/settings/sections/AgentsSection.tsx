@@ -6,6 +6,7 @@ import { saveSetting, useSetting } from '../../../app/settings';
 import { AgentForm, syncAgents, useAgents } from '../../agents';
 import { Modal } from '../../../ui/Modal';
 import { SettingField } from '../SettingField';
+import { AgentSelect } from '../../../ui/Select';
 
 const defaultAgentDef = SETTINGS['agents.defaultAgent'];
 
@@ -25,14 +26,14 @@ export function AgentsSettingsSection() {
           {defaultAgentDef.label}
         </label>
         <div className="setting-control">
-          <select id="setting-agents.defaultAgent" value={defaultAgent} onChange={(e) => void saveSetting(api, 'agents.defaultAgent', e.target.value)} data-testid="setting-agents.defaultAgent">
-            <option value="">The first in the list</option>
-            {agents.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
+          <AgentSelect
+            id="setting-agents.defaultAgent"
+            agents={agents}
+            empty="The first in the list"
+            value={defaultAgent}
+            onChange={(id) => void saveSetting(api, 'agents.defaultAgent', id)}
+            data-testid="setting-agents.defaultAgent"
+          />
         </div>
         <div className="setting-description muted small">{defaultAgentDef.description}</div>
       </div>

@@ -2,6 +2,8 @@ import { useCallback, useEffect, useState } from 'react';
 import { TOOL_KINDS, type PermissionRule } from '@shared/contract/permissions';
 import { useApi, useEvent } from '../../../app/api-context';
 import { syncAgents, useAgents } from '../../agents';
+import { ErrorAlert } from '../../../ui/Alert';
+import { AgentSelect } from '../../../ui/Select';
 
 type Decision = PermissionRule['decision'];
 
@@ -68,9 +70,7 @@ export function PermissionsSection() {
       )}
       {agents.length > 0 && <AddRule agents={agents.map((a) => ({ id: a.id, name: a.name }))} onAdd={setRule} />}
       {error && (
-        <div className="error small" role="alert">
-          {error}
-        </div>
+        <ErrorAlert>{error}</ErrorAlert>
       )}
     </div>
   );
@@ -90,13 +90,7 @@ function AddRule({ agents, onAdd }: { agents: Array<{ id: string; name: string }
       }}
     >
       <span className="small">Add a rule:</span>
-      <select aria-label="Agent" value={agentId} onChange={(e) => setAgentId(e.target.value)} data-testid="rule-agent">
-        {agents.map((a) => (
-          <option key={a.id} value={a.id}>
-            {a.name}
-          </option>
-        ))}
-      </select>
+      <AgentSelect agents={agents} aria-label="Agent" value={agentId} onChange={setAgentId} data-testid="rule-agent" />
       <select aria-label="Tool kind" value={toolKind} onChange={(e) => setToolKind(e.target.value)} data-testid="rule-tool-kind">
         {TOOL_KINDS.map((k) => (
           <option key={k} value={k}>

@@ -3,6 +3,7 @@ import { DEFAULT_REGISTRY_URL } from '@shared/contract/registry';
 import { useApi } from '../../../app/api-context';
 import { useSetting } from '../../../app/settings';
 import { setRegistryUrl } from '../../registry';
+import { ErrorAlert } from '../../../ui/Alert';
 
 /** Where the ACP Registry is read from; the list is loaded again at once. */
 export function RegistrySettingsSection() {
@@ -34,9 +35,7 @@ export function RegistrySettingsSection() {
       </div>
       <div className="setting-description muted small">An http(s) or file: URL of a registry.json. Empty: the ACP Registry’s CDN.</div>
       {error && (
-        <div className="error small" role="alert">
-          {error}
-        </div>
+        <ErrorAlert>{error}</ErrorAlert>
       )}
     </div>
   );
