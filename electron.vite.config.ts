@@ -5,7 +5,7 @@ import react from '@vitejs/plugin-react';
 // Only native modules (and electron) stay external: .node files cannot be bundled, and the right ABI
 // build is chosen by scripts/native.mjs. Pure-JS dependencies are bundled, which spares the ESM output
 // Node's strict resolution of CommonJS packages' subpaths.
-const external = ['better-sqlite3', 'node-pty', 'electron', 'bufferutil', 'utf-8-validate'];
+const external = ['better-sqlite3', 'node-pty', '@parcel/watcher', 'electron', 'bufferutil', 'utf-8-validate'];
 
 export default defineConfig({
   main: {

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type { AppInfo } from '../shared/contract/app';
 import { checkExternalLink } from '../shared/links';
-import { registerAcpService } from './core/acp/acp-service';
+import { AcpServices } from './core/acp/acp-services';
 import type { SecretCipher } from './core/agents/secret-store';
 import { registerShellService } from './core/terminals/shell-service';
 import { PtyHost } from './core/terminals/pty-host';
@@ -13,6 +13,7 @@ import { HistoryService } from './core/history/history-service';
 import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
 import { McpService } from './core/mcp/mcp-service';
+import { Hosts } from './core/host/hosts';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
@@ -26,6 +27,8 @@ export interface CoreOptions {
   openExternal?: (url: string) => Promise<boolean>;
   /** Encrypts stored secrets; the Electron glue passes one built on safeStorage (default: a 0600 key file). */
   secretCipher?: SecretCipher;
+  /** Where work happens (default: this machine only). Tests may put an in-process agent behind the local host's spawn. */
+  hosts?: Hosts;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
   startupBackupDelayMs?: number;
 }
@@ -40,6 +43,8 @@ export class AppCore implements Disposable {
   readonly store: StoreService;
   /** The typed settings (src/shared/contract/settings.ts); services read them live. */
   readonly settings: SettingsService;
+  /** Where work happens: 'local' (this machine) now; a session's host is its agent runtime's. */
+  readonly hosts: Hosts;
   readonly ptys: PtyHost;
   /** Session history; a MessageLog is indexed once passed to history.attach(log). */
   readonly history: HistoryService;
@@ -48,30 +53,40 @@ export class AppCore implements Disposable {
   readonly registry: RegistryService;
   /** Snapshots of session folders before and after every turn. */
   readonly checkpoints: CheckpointService;
+  /** The ACP client: agents, sessions, and the agents' processes. */
+  readonly acp: AcpServices;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
+    this.hosts = options.hosts ?? new Hosts();
     this.store = this.disposables.add(new StoreService(options.dataDir));
     this.settings = this.disposables.add(new SettingsService(this.store, this.bus));
     this.settings.register(this.router);
-    this.ptys = this.disposables.add(new PtyHost());
+    this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
-    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir));
+    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local, settings: this.settings }));
     this.checkpoints.register(this.router);
     // One MessageLog for the store; the history index is attached to it when it is first used.
-    const acp = this.own(registerAcpService(this, {
+    const acp = this.own(
+      new AcpServices(this, {
         onMessageLog: (log) => this.history.attach(log),
-        turnObserver: this.checkpoints,
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
-      }));
+      }).register(this.router),
+    );
+    this.acp = acp;
+    // Checkpoints snapshot the session's folders before (the prompt waits) and after every turn, those
+    // ended by the sessions closing at quit too (the sessions service drops its listeners after that).
+    acp.sessions.onTurnStarting((turn) => this.checkpoints.turnStarting(turn));
+    acp.sessions.onTurnEnded((turn) => this.checkpoints.turnEnded(turn));
     new McpService({
       router: this.router,
       bus: this.bus,
+      host: this.hosts.local,
       settings: { read: () => this.settings.get(MCP_SERVERS_SETTING), write: (value) => void this.settings.set({ key: MCP_SERVERS_SETTING, value }) },
-      secrets: acp.secrets,
-      agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities ?? acp.knownCapabilities(a.id) })),
-      loginEnv: () => acp.loginEnv(),
+      secrets: acp.context.secrets,
+      agents: () => acp.agents.list().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities ?? acp.agents.knownCapabilities(a.id) })),
+      loginEnv: () => acp.context.loginEnv(),
     }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
@@ -80,9 +95,9 @@ export class AppCore implements Disposable {
     this.backups = this.disposables.add(new BackupService(this.store, options.dataDir, { keep: () => this.settings.get('history.backupsKept') }));
     this.backups.register(this.router);
     this.registry = this.disposables.add(
-      new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus }),
+      new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus, host: this.hosts.local }),
     );
-    this.disposables.add(new CompareService(this.store, this.bus, options.dataDir)).register(this.router);
+    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, options.dataDir, this.hosts.local)).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TEMP_PREFIX } from '../../../src/main/core/fs/confined-fs';
+import { TEMP_PREFIX } from '../../../src/main/core/host/files';
 import { makeRig, type Rig } from './helpers';
 
 const require = createRequire(import.meta.url);

@@ -27,6 +27,7 @@ import { RegistryFetcher } from './fetcher';
 import { httpGet, readBody, statusError } from './http';
 import { InstallManager, isNewer, type InstallResult, type InstalledState } from './install-manager';
 import { currentPlatformKey } from './platform-key';
+import type { Host } from '../host/host';
 import { checkTool, checkTools, missingToolProblem, type ToolSearch } from './runtime-check';
 import { MAX_SVG_BYTES, sanitizeSvg } from './svg-sanitize';
 import { distributionsOf, type AgentManifest } from './validate';
@@ -38,6 +39,8 @@ export interface RegistryServiceOptions {
   settings?: SettingsReader;
   router: Router;
   bus: EventBus;
+  /** Where installers and runtime checks run their tools. */
+  host: Host;
   /** Takes precedence over the registry.url setting (tests). */
   registryUrl?: string;
   /** Idle timeout of the registry request. */
@@ -77,6 +80,7 @@ export class RegistryService implements Disposable {
       db: () => options.store.db,
       env: this.env,
       home: this.home,
+      host: options.host,
       limits: options.limits ?? defaultExtractLimits,
       downloadIdleTimeoutMs: options.downloadIdleTimeoutMs ?? 60_000,
       maxDownloadBytes: options.maxDownloadBytes ?? 2 * 1024 ** 3,
@@ -287,7 +291,7 @@ export class RegistryService implements Disposable {
   }
 
   private async search(): Promise<ToolSearch> {
-    return { env: await this.env(), home: this.home };
+    return { host: this.options.host, env: await this.env(), home: this.home };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { RequestError } from '@agentclientprotocol/sdk';
-import { FsRefusal, showPath, type ConfinedFs } from '../../fs/confined-fs';
+import { FsRefusal, showPath, type ConfinedFiles } from '../../host/files';
 
 /** Largest file fs/read_text_file returns. */
 export const MAX_TEXT_FILE_BYTES = 32 * 1024 * 1024;
@@ -36,7 +36,7 @@ export interface ReadOptions {
 }
 
 /** fs/read_text_file: a regular file inside the roots, as text (bounded, never blocking). */
-export async function readTextFile(fs: ConfinedFs, path: string, line: number | null | undefined, limit: number | null | undefined, options: ReadOptions): Promise<string> {
+export async function readTextFile(fs: ConfinedFiles, path: string, line: number | null | undefined, limit: number | null | undefined, options: ReadOptions): Promise<string> {
   try {
     const file = await fs.readFileIfExists(path, { maxBytes: MAX_TEXT_FILE_BYTES });
     if (file) return sliceLines(file.data.toString('utf8'), line, limit);
@@ -48,7 +48,7 @@ export async function readTextFile(fs: ConfinedFs, path: string, line: number | 
 }
 
 /** fs/write_text_file: an atomic write inside the roots (creating folders as needed). Checkpoints see it like any other change. */
-export async function writeTextFile(fs: ConfinedFs, path: string, content: string): Promise<void> {
+export async function writeTextFile(fs: ConfinedFiles, path: string, content: string): Promise<void> {
   try {
     await fs.writeFile(path, content, { createParents: true });
   } catch (e) {

@@ -1,10 +1,9 @@
 import type { ContentBlock, PromptCapabilities } from '@agentclientprotocol/sdk';
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { IpcFailure } from '../../../../shared/contract';
 import type { PromptBlock } from '../../../../shared/contract/sessions';
-import { FsRefusal, type ConfinedFs } from '../../fs/confined-fs';
+import { FsRefusal, type ConfinedFiles } from '../../host/files';
 
 /** Files larger than this are linked, not embedded. */
 const MAX_EMBED_BYTES = 1024 * 1024;
@@ -20,7 +19,7 @@ export function checkPromptCapabilities(prompt: readonly PromptBlock[], caps: Pr
  * The user's prompt as ACP content blocks. @-mentions must lie inside the session roots; they are
  * embedded as `resource` when the agent supports embedded context (text files up to 1 MB), else linked.
  */
-export async function toContentBlocks(prompt: readonly PromptBlock[], caps: PromptCapabilities | undefined, fs: ConfinedFs): Promise<ContentBlock[]> {
+export async function toContentBlocks(prompt: readonly PromptBlock[], caps: PromptCapabilities | undefined, fs: ConfinedFiles): Promise<ContentBlock[]> {
   checkPromptCapabilities(prompt, caps);
   const out: ContentBlock[] = [];
   for (const block of prompt) {
@@ -39,7 +38,7 @@ export async function toContentBlocks(prompt: readonly PromptBlock[], caps: Prom
   return out;
 }
 
-async function mentionBlock(path: string, caps: PromptCapabilities | undefined, fs: ConfinedFs): Promise<ContentBlock> {
+async function mentionBlock(path: string, caps: PromptCapabilities | undefined, fs: ConfinedFiles): Promise<ContentBlock> {
   let real: string;
   let exists: boolean;
   try {
@@ -50,8 +49,8 @@ async function mentionBlock(path: string, caps: PromptCapabilities | undefined, 
   if (!exists) throw new IpcFailure('not_found', `no such file: ${path}`);
   const uri = pathToFileURL(real).href;
   const link: ContentBlock = { type: 'resource_link', uri, name: basename(real) };
-  const info = await stat(real).catch(() => null);
-  if (!info?.isFile()) return link;
+  const info = await fs.stat(real).catch(() => null);
+  if (info?.kind !== 'file') return link;
   if (!caps?.embeddedContext || info.size > MAX_EMBED_BYTES) return { ...link, size: info.size };
   let bytes: Buffer;
   try {

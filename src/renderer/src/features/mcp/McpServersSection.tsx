@@ -367,7 +367,7 @@ function ImportPanel({ onImported }: { onImported(): void }) {
 
   const apply = async () => {
     if (!preview) return;
-    const r = await api.call('mcp.importApply', { path: preview.path, names: [...picked] });
+    const r = await api.call('mcp.importApply', { path: preview.path, digest: preview.digest, names: [...picked] });
     if (!r.ok) return setMessage({ error: true, text: r.error.message });
     setPreview(null);
     setMessage({ error: false, text: `Imported ${r.value.imported.length}: ${r.value.imported.join(', ')}` });

@@ -1,7 +1,7 @@
 /**
- * File access confined to a set of root folders: the one place where Switchboard touches the disk on a
- * session's behalf (an agent's fs/read_text_file and fs/write_text_file, checkpoint reverts and rewinds,
- * @-mentions, the file viewer).
+ * File access confined to a set of root folders on this machine (LocalHost's `ConfinedFiles`, see ../files.ts):
+ * the one place where Switchboard touches the disk on a session's behalf (an agent's fs/read_text_file and
+ * fs/write_text_file, checkpoint reverts and rewinds, @-mentions, the file viewer).
  *
  * Every operation resolves and confines its path at the moment it acts; nothing reuses an earlier check,
  * because whoever controls the folders (the agent, with its own shell) can swap a folder for a symlink at
@@ -13,6 +13,7 @@
  *   await fs.readFileIfExists(path, …)     → { real, data } | null  the same; null when missing
  *   await fs.writeFile(path, data, …)      → { real }               atomic (temp file + rename), no link followed
  *   await fs.removeFile(path)              → boolean                unlinks a regular file (never a link target)
+ *   await fs.stat(path) / fs.listDir(path)                          what a path is; a folder's entries
  *
  * Checkpoint restores put back exactly what was recorded, by paths relative to the first root, following
  * no link at all (a recorded symlink is written as a link; a link in the way is replaced, never followed):
@@ -39,30 +40,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, stat, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath, sep, win32 } from 'node:path';
-
-export type RefusalReason =
-  | 'invalid_path'
-  | 'outside'
-  | 'not_found'
-  | 'not_regular'
-  | 'too_large'
-  | 'symlink_loop'
-  | 'dangling_symlink'
-  | 'not_a_folder'
-  | 'permission'
-  | 'changed'
-  | 'io';
-
-/** A refused file operation: `message` is a sentence for the user (it starts with "refused:"). */
-export class FsRefusal extends Error {
-  constructor(
-    readonly reason: RefusalReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'FsRefusal';
-  }
-}
+import { FsRefusal, showPath, TEMP_PREFIX, type ConfinedFiles, type DirEntry, type EntryKind, type FileInfo, type ReadOptions, type WriteOptions } from '../files';
 
 /** Longest path accepted (Linux PATH_MAX) and longest single name (NAME_MAX), in UTF-8 bytes. */
 export const MAX_PATH_BYTES = 4096;
@@ -73,19 +51,9 @@ const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') ? '/proc/self/fd' : null;
 
-/** Names of Switchboard's temporary files (written, then renamed over their target); checkpoints skip them. */
-export const TEMP_PREFIX = '.switchboard-tmp-';
 const tempName = (): string => `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`;
 
 const errnoOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
-
-/** The path as it may appear in a message: printable, bounded. */
-export function showPath(path: unknown): string {
-  const s = typeof path === 'string' ? path : String(path);
-  // eslint-disable-next-line no-control-regex
-  const printable = s.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return printable.length > 200 ? `${printable.slice(0, 120)}…${printable.slice(-60)} (${s.length} characters)` : printable;
-}
 
 /** What a non-regular file is, in words. */
 export function kindOf(info: Stats): string {
@@ -160,17 +128,7 @@ interface DirAnchor {
   close(): Promise<void>;
 }
 
-export interface ReadOptions {
-  /** Refuse files larger than this. */
-  maxBytes: number;
-}
-
-export interface WriteOptions {
-  /** Create missing parent folders (each one confined as it is made). */
-  createParents?: boolean;
-}
-
-export class ConfinedFs {
+export class ConfinedFs implements ConfinedFiles {
   private constructor(readonly roots: readonly string[]) {}
 
   /** Roots are taken as real paths once; a root later swapped for a link is then simply outside. */
@@ -263,6 +221,56 @@ export class ConfinedFs {
     } catch (e) {
       if (e instanceof FsRefusal && e.reason === 'not_found') return null;
       throw e;
+    }
+  }
+
+  /**
+   * What `path` is now. The entry is looked at inside its held parent folder (or, for a root, through a
+   * descriptor of the root itself), so a link swapped in after `resolve` is seen as a change, never followed.
+   */
+  async stat(path: unknown): Promise<FileInfo> {
+    const { real, exists } = await this.resolve(path);
+    if (!exists) throw refusalFor(Object.assign(new Error(), { code: 'ENOENT' }), real);
+    let info: Stats;
+    if (this.roots.includes(real)) {
+      const fh = await open(real, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((e: unknown) => {
+        throw refusalFor(e, real);
+      });
+      try {
+        info = await fh.stat();
+      } finally {
+        await fh.close().catch(() => {});
+      }
+    } else {
+      const anchor = await this.anchor(dirname(real), real);
+      try {
+        info = await lstat(anchor.child(basename(real))).catch((e: unknown) => {
+          throw refusalFor(e, real);
+        });
+      } finally {
+        await anchor.close();
+      }
+      if (info.isSymbolicLink()) throw new FsRefusal('changed', `refused: ${showPath(real)} changed while it was being looked at; try again`);
+    }
+    const kind: FileInfo['kind'] = info.isFile() ? 'file' : info.isDirectory() ? 'folder' : 'other';
+    return { real, kind, size: info.size, mtimeMs: info.mtimeMs };
+  }
+
+  /** A folder's entries, read through a held descriptor of the folder (checked to be inside the roots). */
+  async listDir(path: unknown): Promise<DirEntry[]> {
+    const { real, exists } = await this.resolve(path);
+    if (!exists) throw refusalFor(Object.assign(new Error(), { code: 'ENOENT' }), real);
+    const anchor = await this.anchor(real, real);
+    try {
+      const entries = await readdir(anchor.child('.'), { withFileTypes: true });
+      return entries.map((e) => {
+        const kind: EntryKind = e.isFile() ? 'file' : e.isDirectory() ? 'folder' : e.isSymbolicLink() ? 'symlink' : 'other';
+        return { name: e.name, kind };
+      });
+    } catch (e) {
+      throw refusalFor(e, real);
+    } finally {
+      await anchor.close();
     }
   }
 

@@ -1,6 +1,6 @@
 import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import { isBinary } from './changes';
-import { ConfinedFs, FsRefusal } from '../fs/confined-fs';
+import { FsRefusal, type ConfinedFiles } from '../host/files';
 import type { ShadowRepo, TreeEntry } from './shadow-repo';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */
@@ -21,7 +21,7 @@ const CHANGED_SINCE = 'changed again since (by you or a later turn), and the cha
  * Decides, file by file, what a restore does. A file still as `base` left it gets `target`; a file changed
  * since gets a three-way merge where that is clean (git merge-file), and is refused otherwise.
  */
-export async function planRestore(repo: ShadowRepo, fs: ConfinedFs, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlySet<string>): Promise<Plan[]> {
+export async function planRestore(repo: ShadowRepo, fs: ConfinedFiles, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlySet<string>): Promise<Plan[]> {
   const plans: Plan[] = [];
   for (const { path, base, target } of items) {
     const cur = current.get(path) ?? null;
@@ -75,7 +75,7 @@ const reasonOf = (e: unknown): string =>
   e instanceof FsRefusal ? e.message.replace(/^refused: /, '') : `could not be written: ${e instanceof Error ? e.message : String(e)}`;
 
 /** Carries out a plan through confined file access (no link followed); a path that turns out unsafe is refused. */
-export async function applyPlan(repo: ShadowRepo, fs: ConfinedFs, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
+export async function applyPlan(repo: ShadowRepo, fs: ConfinedFiles, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
   const report: Pick<RestoreReport, 'applied' | 'refused'> = { applied: [], refused: [] };
   for (const p of plans) {
     if ('refused' in p) {

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfinedFs, FsRefusal } from '../../../src/main/core/fs/confined-fs';
+import { FsRefusal } from '../../../src/main/core/host/files';
+import { ConfinedFs } from '../../../src/main/core/host/local/confined-fs';
 
 let root: string;
 let work: string;
