@@ -8,6 +8,8 @@ import { useAgents } from '../agents';
 import { openLiveSessionTab } from '../session';
 import { landInLiveTab, loadAllEntries, REOPEN_TEXT, reopenPlan, restoreSession, summarize } from './continue';
 import { basename } from './format';
+import { ErrorAlert } from '../../ui/Alert';
+import { FormActions } from '../../ui/FormActions';
 
 interface Props {
   /** The transcript tab holding the panel: a reopened session comes back live in it. */
@@ -111,11 +113,9 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
           data-testid="continue-summary"
         />
         {error && (
-          <div className="error small" role="alert">
-            {error}
-          </div>
+          <ErrorAlert>{error}</ErrorAlert>
         )}
-        <div className="form-actions">
+        <FormActions>
           <button className="primary" disabled={!agentId || !cwd} onClick={() => start(stage.text)} data-testid="continue-start">
             Start the new session
           </button>
@@ -125,7 +125,7 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
           <button onClick={() => setStage({ kind: 'idle' })}>
             Cancel
           </button>
-        </div>
+        </FormActions>
       </div>
     );
   }

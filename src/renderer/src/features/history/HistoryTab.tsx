@@ -11,6 +11,7 @@ import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { modKey } from './keys';
 import { displayTitle, SessionRow } from './SessionRow';
 import { openSearch } from './state';
+import { AgentSelect } from '../../ui/Select';
 
 const PAGE = 200;
 
@@ -67,14 +68,7 @@ export function HistoryTab(_props: TabViewProps) {
           <Search size={13} /> Search everything… <kbd>{modKey}+K</kbd>
         </button>
         <div className="history-filters">
-          <select value={agentId} onChange={(e) => setAgentId(e.target.value)} aria-label="Agent" data-testid="history-tab-agent">
-            <option value="">All agents</option>
-            {agents.map((a) => (
-              <option key={a} value={a}>
-                {names(a)}
-              </option>
-            ))}
-          </select>
+          <AgentSelect agents={agents.map((id) => ({ id, name: names(id) }))} empty="All agents" value={agentId} onChange={setAgentId} aria-label="Agent" data-testid="history-tab-agent" />
           <select value={project} onChange={(e) => setProject(e.target.value)} aria-label="Project" data-testid="history-tab-project">
             <option value="">All projects</option>
             {projects.map((p) => (

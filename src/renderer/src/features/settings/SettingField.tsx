@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { settingDef, type SettingInput, type SettingKey } from '@shared/contract/settings';
 import { useApi } from '../../app/api-context';
 import { saveSetting, useSetting } from '../../app/settings';
+import { ErrorAlert } from '../../ui/Alert';
 
 type Kind =
   | { kind: 'boolean' }
@@ -103,9 +104,7 @@ export function SettingField({ k, choices }: { k: SettingKey; choices?: Choice[]
         {def.restart && <strong> Applies after restarting {def.restart}.</strong>}
       </div>
       {error && (
-        <div className="error small" role="alert" data-testid="setting-error">
-          {error}
-        </div>
+        <ErrorAlert testId="setting-error">{error}</ErrorAlert>
       )}
     </div>
   );

@@ -6,6 +6,8 @@ import { SectionFields } from './GenericSection';
 import { useTabs } from '../../../state/tabs';
 import { agentName, syncAgents, useAgents } from '../../agents';
 import { usePermissionFocus } from '../state';
+import { ErrorAlert } from '../../../ui/Alert';
+import { AgentSelect } from '../../../ui/Select';
 
 type Decision = PermissionRule['decision'];
 type ToolKind = (typeof TOOL_KINDS)[number];
@@ -190,9 +192,7 @@ export function PermissionsSection() {
         />
       )}
       {error && (
-        <div className="error small" role="alert" data-testid="permission-rule-error">
-          {error}
-        </div>
+        <ErrorAlert testId="permission-rule-error">{error}</ErrorAlert>
       )}
       <AgentRuleFiles />
     </div>
@@ -228,13 +228,7 @@ function RuleEditor({
       }}
     >
       <span className="small">{title}:</span>
-      <select aria-label="Agent" value={d.agentId} onChange={(e) => set({ agentId: e.target.value })} data-testid="rule-agent">
-        {agents.map((a) => (
-          <option key={a.id} value={a.id}>
-            {a.name}
-          </option>
-        ))}
-      </select>
+      <AgentSelect agents={agents} aria-label="Agent" value={d.agentId} onChange={(agentId) => set({ agentId })} data-testid="rule-agent" />
       <select aria-label="Tool kind" value={d.toolKind} onChange={(e) => set({ toolKind: e.target.value as ToolKind })} data-testid="rule-tool-kind">
         {TOOL_KINDS.map((k) => (
           <option key={k} value={k}>
