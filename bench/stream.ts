@@ -17,7 +17,7 @@
 //                                        the mark reached a WebSocket client and the page's socket.
 // --ingest-only / --paint-only run one half. SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: the server's CPU
 // profile of the measured floods.
-// '#' lines: runs, the AcpService-only path (bench/support/client-path.ts, no history indexer), and write → paint of
+// '#' lines: runs, the ACP-services-only path (bench/support/client-path.ts, no history indexer), and write → paint of
 // chunks streamed at a steady 200/s.
 // Goals: ≥ 50,000 updates/s, ≤ 3×, ≤ 100 ms.
 import { writeFileSync } from 'node:fs';
@@ -63,7 +63,7 @@ async function ingest(): Promise<void> {
   const secs = (rs: IngestRun[]) => rs.map((r) => r.seconds.toFixed(3)).join(', ');
   log(`# ingest: ${updates} updates of ~${BYTES} B per run, ${INGEST_RUNS} runs each after a warm-up (and a first pair not counted); app core ${secs(app)} s, parse-only baseline ${secs(base)} s (alternating)`);
   log(`# ingest: CPU of this process per run (the agent excluded): app core ${Math.round(appCpu)} ms = ${(appCpu / (updates / 1000)).toFixed(1)} ms per 1k updates (${Math.round(updates / (appCpu / 1000))} updates/s on a core of its own), parse-only ${Math.round(baseCpu)} ms → CPU ratio ${(appCpu / baseCpu).toFixed(2)}; ${(app[0]!.frameBytes / 1e6).toFixed(1)} MB of event frames`);
-  log(`# ingest: AcpService without the history indexer or event serialization (bench/support/client-path.ts): ${acpOnly.seconds.toFixed(3)} s = ${Math.round(acpOnly.updates / acpOnly.seconds)} updates/s`);
+  log(`# ingest: the ACP services without the history indexer or event serialization (bench/support/client-path.ts): ${acpOnly.seconds.toFixed(3)} s = ${Math.round(acpOnly.updates / acpOnly.seconds)} updates/s`);
   const appTurn = median(app.map((r) => r.turnSeconds));
   const baseTurn = median(base.map((r) => r.turnSeconds));
   log(`# ingest: whole turns (prompt sent → turn end, incl. the turn's start with its checkpoint): app ${appTurn.toFixed(3)} s, parse-only ${baseTurn.toFixed(3)} s → ratio ${(appTurn / baseTurn).toFixed(2)}; the app's turn start ≈ ${Math.round((appTurn - appS) * 1000)} ms`);

@@ -2,9 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AcpService, type AcpStore } from '../../src/main/core/acp/acp-service';
+import { AcpServices, type AcpStore } from '../../src/main/core/acp/acp-services';
 import { EventBus } from '../../src/main/core/base/event-bus';
-import { Router } from '../../src/main/core/base/router';
 import { openDatabase } from '../../src/main/core/store/database';
 import { PtyHost } from '../../src/main/core/terminals/pty-host';
 import { defaultsReader } from '../../src/main/core/settings/settings-service';
@@ -59,7 +58,7 @@ export async function runClientPath({ chunks = 20_000, chunkBytes = 100, runs = 
   const store = openStore(join(dataDir, 'switchboard.db'));
   const bus = new EventBus();
   const ptys = new PtyHost();
-  const acp = new AcpService({ router: new Router(), bus, store, settings: defaultsReader, ptys, options: { dataDir } }, { loginEnv: async () => plainEnv() });
+  const acp = new AcpServices({ bus, store, settings: defaultsReader, ptys, options: { dataDir } }, { loginEnv: async () => plainEnv() });
   let updates = 0;
   let onEnd: ((promptId: string) => void) | null = null;
   bus.connect((name, payload) => {
@@ -76,14 +75,14 @@ export async function runClientPath({ chunks = 20_000, chunkBytes = 100, runs = 
       onEnd = (promptId) => {
         if (promptId === id) resolve();
       };
-      id = acp.live(sessionId).prompt([{ type: 'text', text }]).promptId;
+      id = acp.sessions.prompt(sessionId, [{ type: 'text', text }]).promptId;
     });
     await done;
   };
   try {
     const { command, args } = scenarioAgentCommand();
-    const agent = acp.addCustom({ name: 'bench', command, args, env: {}, cwd: work });
-    const session = await acp.createSession({ agentId: agent.id, cwd: work, additionalDirectories: [] });
+    const agent = acp.agents.addCustom({ name: 'bench', command, args, env: {}, cwd: work });
+    const session = await acp.sessions.create({ agentId: agent.id, cwd: work, additionalDirectories: [] });
     await turn(session.id, `flood ${chunks} ${chunkBytes}`); // warm-up: JIT, validators, statements
     const times: number[] = [];
     let counted = 0;

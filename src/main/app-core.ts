@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type { AppInfo } from '../shared/contract/app';
 import { checkExternalLink } from '../shared/links';
-import { registerAcpService } from './core/acp/acp-service';
+import { AcpServices } from './core/acp/acp-services';
 import type { SecretCipher } from './core/agents/secret-store';
 import { registerShellService } from './core/terminals/shell-service';
 import { PtyHost } from './core/terminals/pty-host';
@@ -48,6 +48,8 @@ export class AppCore implements Disposable {
   readonly registry: RegistryService;
   /** Snapshots of session folders before and after every turn. */
   readonly checkpoints: CheckpointService;
+  /** The ACP client: agents, sessions, and the agents' processes. */
+  readonly acp: AcpServices;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -60,18 +62,24 @@ export class AppCore implements Disposable {
     this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir));
     this.checkpoints.register(this.router);
     // One MessageLog for the store; the history index is attached to it when it is first used.
-    const acp = this.own(registerAcpService(this, {
+    const acp = this.own(
+      new AcpServices(this, {
         onMessageLog: (log) => this.history.attach(log),
-        turnObserver: this.checkpoints,
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
-      }));
+      }).register(this.router),
+    );
+    this.acp = acp;
+    // Checkpoints snapshot the session's folders before (the prompt waits) and after every turn, those
+    // ended by the sessions closing at quit too (the sessions service drops its listeners after that).
+    acp.sessions.onTurnStarting((turn) => this.checkpoints.turnStarting(turn));
+    acp.sessions.onTurnEnded((turn) => this.checkpoints.turnEnded(turn));
     new McpService({
       router: this.router,
       bus: this.bus,
       settings: { read: () => this.settings.get(MCP_SERVERS_SETTING), write: (value) => void this.settings.set({ key: MCP_SERVERS_SETTING, value }) },
-      secrets: acp.secrets,
-      agents: () => acp.listAgents().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities ?? acp.knownCapabilities(a.id) })),
-      loginEnv: () => acp.loginEnv(),
+      secrets: acp.context.secrets,
+      agents: () => acp.agents.list().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities ?? acp.agents.knownCapabilities(a.id) })),
+      loginEnv: () => acp.context.loginEnv(),
     }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
@@ -82,7 +90,7 @@ export class AppCore implements Disposable {
     this.registry = this.disposables.add(
       new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus }),
     );
-    this.disposables.add(new CompareService(this.store, this.bus, options.dataDir)).register(this.router);
+    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, options.dataDir)).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }

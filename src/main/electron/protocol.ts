@@ -1,7 +1,7 @@
 import { net, protocol } from 'electron';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { contentSecurityPolicy } from '../server/csp';
+import { contentSecurityPolicy } from '../csp';
 
 export const APP_SCHEME = 'app';
 export const APP_ORIGIN = `${APP_SCHEME}://switchboard`;

@@ -11,7 +11,7 @@ import { err } from '../../shared/contract';
 import type { AppCore } from '../app-core';
 import { batchEvents } from '../core/base/event-batches';
 import type { Disposable } from '../core/base/lifecycle';
-import { contentSecurityPolicy } from './csp';
+import { contentSecurityPolicy } from '../csp';
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

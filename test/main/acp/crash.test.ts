@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentText, eventually, makeCore, promptAndWait, turnEnd, type TestCore } from './helpers';
-import type { AcpService } from '../../../src/main/core/acp/acp-service';
+import type { AcpServices } from '../../../src/main/core/acp/acp-services';
 
 let t: TestCore;
 beforeEach(async () => {
@@ -107,14 +107,13 @@ describe('stopping stubborn agents (trap 4)', () => {
   });
 });
 
-/** An AcpService of its own (no AppCore) with the given initialize timeout, and a way to add a hanging agent. */
-async function withAcpService(initializeTimeoutMs: number, fn: (acp: AcpService, addHanging: (name: string) => { id: string }) => Promise<void>): Promise<void> {
+/** ACP services of their own (no AppCore) with the given initialize timeout, and a way to add a hanging agent. */
+async function withAcpService(initializeTimeoutMs: number, fn: (acp: AcpServices, addHanging: (name: string) => { id: string }) => Promise<void>): Promise<void> {
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { AcpService: Service } = await import('../../../src/main/core/acp/acp-service');
+  const { AcpServices } = await import('../../../src/main/core/acp/acp-services');
   const { EventBus } = await import('../../../src/main/core/base/event-bus');
-  const { Router } = await import('../../../src/main/core/base/router');
   const { StoreService } = await import('../../../src/main/core/store/store-service');
   const { PtyHost } = await import('../../../src/main/core/terminals/pty-host');
   const { defaultsReader } = await import('../../../src/main/core/settings/settings-service');
@@ -122,10 +121,10 @@ async function withAcpService(initializeTimeoutMs: number, fn: (acp: AcpService,
   const dir = mkdtempSync(join(tmpdir(), 'sb-init-'));
   const store = new StoreService(dir);
   const ptys = new PtyHost();
-  const acp = new Service({ router: new Router(), bus: new EventBus(), store, settings: defaultsReader, ptys, options: { dataDir: dir } }, { initializeTimeoutMs });
+  const acp = new AcpServices({ bus: new EventBus(), store, settings: defaultsReader, ptys, options: { dataDir: dir } }, { initializeTimeoutMs });
   const { command, args } = scenarioAgentCommand();
   try {
-    await fn(acp, (name) => acp.addCustom({ name, command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir }));
+    await fn(acp, (name) => acp.agents.addCustom({ name, command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir }));
   } finally {
     await acp.dispose();
     await ptys.dispose();
@@ -138,8 +137,8 @@ describe('start-up failures', () => {
   it('gives up on an agent that does not answer initialize in time, and ends it', async () => {
     await withAcpService(1500, async (acp, addHanging) => {
       const agent = addHanging('hangs');
-      await expect(acp.startAgent(agent.id)).rejects.toThrow(/did not answer initialize within 2 s/);
-      const status = acp.runtime(agent.id).status();
+      await expect(acp.agents.start(agent.id)).rejects.toThrow(/did not answer initialize within 2 s/);
+      const status = acp.pool.runtime(agent.id).status();
       expect(status.state).toBe('failed');
       expect(status.pid).toBeNull();
     });
@@ -149,8 +148,8 @@ describe('start-up failures', () => {
     // An initialize timeout far beyond this test's own: stopping must not wait for it.
     await withAcpService(600_000, async (acp, addHanging) => {
       const agent = addHanging('hangs');
-      const started = acp.startAgent(agent.id);
-      const rt = acp.runtime(agent.id);
+      const started = acp.agents.start(agent.id);
+      const rt = acp.pool.runtime(agent.id);
       for (let i = 0; i < 200 && rt.status().pid === null; i++) await new Promise((r) => setTimeout(r, 50));
       const pid = rt.status().pid!;
       expect(pid).toBeGreaterThan(0);
@@ -160,9 +159,9 @@ describe('start-up failures', () => {
       expect(() => process.kill(pid, 0)).toThrow();
       // Stopped right away too: while its launch is still being prepared.
       const again = addHanging('hangs too');
-      const early = acp.startAgent(again.id);
-      await Promise.all([acp.runtime(again.id).stop(), expect(early).rejects.toThrow(/stopped while it was starting/)]);
-      expect(acp.runtime(again.id).status().state).toBe('stopped');
+      const early = acp.agents.start(again.id);
+      await Promise.all([acp.pool.runtime(again.id).stop(), expect(early).rejects.toThrow(/stopped while it was starting/)]);
+      expect(acp.pool.runtime(again.id).status().state).toBe('stopped');
     });
   });
 });

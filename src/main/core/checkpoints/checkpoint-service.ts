@@ -14,7 +14,6 @@ import {
   type RestoreReport,
   type TurnCheckpoint,
 } from '../../../shared/contract/checkpoints';
-import type { TurnInfo, TurnObserver } from '../acp/turn-observer';
 import type { EventBus } from '../base/event-bus';
 import { toDisposable, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
@@ -48,15 +47,23 @@ interface Folder {
  */
 export type TurnRecordedListener = (turn: TurnCheckpoint, nextStartedAt: number | null) => void;
 
+/** A prompt turn of a session: which folders its checkpoints cover (app-core feeds the sessions service's turns here). */
+export interface TurnInfo {
+  sessionId: string;
+  promptId: string;
+  /** The session's folder and its additional folders. */
+  roots: readonly string[];
+}
+
 const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
- * Checkpoints of session folders: a snapshot before and after every turn (TurnObserver), the changes
+ * Checkpoints of session folders: a snapshot before and after every turn (turnStarting, turnEnded), the changes
  * between any two, and restores (revert, rewind, undo) that never lose what the user wrote.
  */
-export class CheckpointService implements Disposable, TurnObserver {
+export class CheckpointService implements Disposable {
   private readonly root: string;
   private readonly folders = new Map<string, Promise<Folder>>();
   private readonly byReal = new Map<string, Folder>();

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
-import type { PayloadOf } from '../../../shared/contract';
 import type { Compare, CompareRun } from '../../../shared/contract/compare';
+import type { PromptBlock } from '../../../shared/contract/sessions';
 import { AgentRepository } from '../agents/agent-repository';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
@@ -46,35 +46,37 @@ const toRun = (r: RunRow): CompareRun => ({
   appliedAt: r.applied_at,
 });
 
+/** What compare needs of the sessions service: start a session, prompt it, and hear when its turns end. */
+export interface CompareSessions {
+  create(p: { agentId: string; cwd: string }): Promise<{ id: string }>;
+  prompt(sessionId: string, prompt: PromptBlock[]): unknown;
+  onTurnEnded(listener: (turn: { sessionId: string; stopReason: string | null; error: { message: string } | null }) => void): Disposable;
+}
+
 /** Compare mode's worktrees and their bookkeeping. Sessions in the worktrees are ordinary sessions. */
 export class CompareService implements Disposable {
   private readonly root: string;
 
-  private readonly busLink: Disposable;
-  private router: Router | null = null;
+  private readonly turnLink: Disposable;
 
   constructor(
     private readonly store: StoreService,
     private readonly bus: EventBus,
+    private readonly sessions: CompareSessions,
     dataDir: string,
   ) {
     this.root = join(dataDir, 'worktrees');
     // A run ends when its session's turn ends, whether or not a compare view is open.
-    this.busLink = bus.connect((name, payload) => {
-      if (name !== 'session.update') return;
-      const { sessionId, events } = payload as PayloadOf<'session.update'>;
-      for (const { event } of events) {
-        if (event.type !== 'turn_end' || !this.store.available) continue;
-        const run = this.store.db.prepare('SELECT id, compare_id FROM compare_runs WHERE session_id = ? AND ended_at IS NULL').get(sessionId) as
-          | { id: string; compare_id: string }
-          | undefined;
-        if (run) this.updateRun(run.compare_id, run.id, undefined, { stopReason: event.stopReason, error: event.error?.message ?? null });
-      }
+    this.turnLink = sessions.onTurnEnded(({ sessionId, stopReason, error }) => {
+      if (!this.store.available) return;
+      const run = this.store.db.prepare('SELECT id, compare_id FROM compare_runs WHERE session_id = ? AND ended_at IS NULL').get(sessionId) as
+        | { id: string; compare_id: string }
+        | undefined;
+      if (run) this.updateRun(run.compare_id, run.id, undefined, { stopReason, error: error?.message ?? null });
     });
   }
 
   register(router: Router): void {
-    this.router = router;
     router.handle('compare.create', async (p) => {
       const compare = await this.create(p.repo, p.prompt, p.agentIds);
       return p.start ? this.start(compare) : compare;
@@ -147,18 +149,21 @@ export class CompareService implements Disposable {
 
   /** Starts each run's session in its worktree and sends the prompt; a run that cannot start records why. */
   private async start(compare: Compare): Promise<Compare> {
-    const router = this.router!;
+    const failed = (run: CompareRun, e: unknown) => this.updateRun(compare.id, run.id, undefined, { stopReason: null, error: e instanceof Error ? e.message : String(e) });
     await Promise.all(
       compare.runs.map(async (run) => {
-        const created = await router.invoke('sessions.create', { agentId: run.agentId, cwd: run.worktree });
-        if (!created.ok) {
-          this.updateRun(compare.id, run.id, undefined, { stopReason: null, error: created.error.message });
-          return;
+        let sessionId: string;
+        try {
+          sessionId = (await this.sessions.create({ agentId: run.agentId, cwd: run.worktree })).id;
+        } catch (e) {
+          return failed(run, e);
         }
-        const sessionId = (created.value as { id: string }).id;
         this.updateRun(compare.id, run.id, sessionId);
-        const sent = await router.invoke('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: compare.prompt }] });
-        if (!sent.ok) this.updateRun(compare.id, run.id, undefined, { stopReason: null, error: sent.error.message });
+        try {
+          await this.sessions.prompt(sessionId, [{ type: 'text', text: compare.prompt }]);
+        } catch (e) {
+          failed(run, e);
+        }
       }),
     );
     return this.get(compare.id);
@@ -200,6 +205,6 @@ export class CompareService implements Disposable {
   }
 
   dispose(): void {
-    this.busLink.dispose();
+    void this.turnLink.dispose();
   }
 }

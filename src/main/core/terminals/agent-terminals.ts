@@ -6,7 +6,7 @@ import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import { userShell } from '../platform/shell-env';
 import { keepTail, type PtyExit, type PtyHost, type PtyProcess } from './pty-host';
-import { signalName } from '../acp/connection/agent-process';
+import { signalName } from '../platform/signals';
 
 const DEFAULT_LIMIT = 1_000_000;
 /** Released terminals whose output stays viewable (a tool call shows it after release). */

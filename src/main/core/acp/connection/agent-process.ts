@@ -1,5 +1,4 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { constants } from 'node:os';
 import { guardProcessGroup } from '../../platform/group-watchdog';
 import type { AgentLog } from './agent-log';
 
@@ -18,12 +17,6 @@ export interface AgentExit {
   /** Why spawning failed, as the system says it (ENOENT, EACCES…). */
   errorCode?: string;
 }
-
-export const signalName = (signal: number | null): string | null => {
-  if (signal === null) return null;
-  for (const [name, n] of Object.entries(constants.signals)) if (n === signal) return name;
-  return String(signal);
-};
 
 /** Why stdout is not being read: the agent floods (flood-guard.ts), or what was read is not handled yet. */
 export type StdoutPause = 'flood' | 'read-ahead';

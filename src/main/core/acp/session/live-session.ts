@@ -26,7 +26,7 @@ import { contentErrors, parseElicitation, type ElicitationAction, type Elicitati
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
 import type { EffectiveConfig } from '../../../../shared/contract/session-config';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
-import type { AgentRuntime } from '../agent-runtime';
+import type { AgentRuntime } from '../runtimes/agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
 import { ConfinedFs } from '../../host/local/confined-fs';
 import { readTextFile, writeTextFile } from './fs-access';
@@ -36,12 +36,12 @@ import type { AgentTerminals } from '../../terminals/agent-terminals';
 import type { WarningKind } from '../connection/warnings';
 import type { PermissionRules } from './permission-rules';
 import type { SessionRows } from './session-rows';
-import type { TurnObserver } from '../turn-observer';
+import type { SessionTurn, SessionTurnEnd } from './turns';
 import type { McpSelection } from '../../mcp/mcp-servers';
 import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
-import { reopenModeOf } from './restore';
+import { reopenModeOf } from './session-restore';
 import { canFork } from './fork';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
@@ -63,8 +63,10 @@ export interface SessionHost {
   loginEnv(): Promise<Record<string, string>>;
   forgetSession(id: string): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
-  /** Told when each prompt turn starts and ends (checkpoints). */
-  readonly turnObserver?: TurnObserver | undefined;
+  /** Before the prompt goes to the agent; the turn waits for it. */
+  turnStarting(turn: SessionTurn): Promise<void>;
+  /** After the turn ended, any way it ends. */
+  turnEnded(turn: SessionTurnEnd): void;
 }
 
 interface PendingPermission {
@@ -379,7 +381,7 @@ export class LiveSession {
     }
     this.emit([{ event: { type: 'prompt', promptId: item.id, content }, seq: null }]);
     try {
-      await this.host.turnObserver?.turnStarting(this.turnInfo(item.id));
+      await this.host.turnStarting(this.turnInfo(item.id));
       // Cancelled while the "before" checkpoint was taken: the prompt never reaches the agent.
       if (this.turn?.promptId === item.id && this.turn.cancelled) return this.finishTurn(item.id, 'cancelled', null);
       const res = await this.runtime.request<PromptResponse>('session/prompt', { sessionId: this.acpSessionId, prompt: content });
@@ -406,7 +408,7 @@ export class LiveSession {
   private finishTurn(promptId: string, stopReason: PromptResponse['stopReason'] | null, error: TurnError | null): void {
     if (this.turn?.promptId !== promptId) return;
     this.turn = null;
-    this.host.turnObserver?.turnEnded(this.turnInfo(promptId));
+    this.host.turnEnded({ ...this.turnInfo(promptId), stopReason, error });
     // Left-over permission requests of the turn can no longer be answered usefully.
     for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
     this.cancelElicitations(promptId);
@@ -416,7 +418,7 @@ export class LiveSession {
     this.drain();
   }
 
-  private turnInfo(promptId: string) {
+  private turnInfo(promptId: string): SessionTurn {
     return { sessionId: this.id, promptId, roots: [this.cwd, ...this.additionalDirectories] };
   }
 

@@ -3,16 +3,19 @@ import type { AgentStatus } from '../../../../shared/contract/agents';
 import { MAX_RESTART_DELAY_SECONDS, SUPERVISOR_SETTINGS, type AgentExitInfo, type AgentMetrics, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
 import type { EventBus } from '../../base/event-bus';
 import type { Disposable } from '../../base/lifecycle';
-import { runtimeKey, type AgentRuntime } from '../agent-runtime';
+import { runtimeKey, type AgentRuntime } from '../runtimes/agent-runtime';
 import type { LiveSession } from '../session/live-session';
-import { reopenModeOf } from '../session/restore';
+import { reopenModeOf } from '../session/session-restore';
 import type { WarningKind } from '../connection/warnings';
 import { CLOCK_TICKS_PER_SECOND, GroupSampler } from './process-metrics';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 
-/** What the supervisor needs from the ACP service. */
+/** What the supervisor needs from the runtime pool. */
 export interface SupervisorHost {
+  /** Where agent.metrics go (the renderer). */
   readonly bus: EventBus;
+  /** Tells when a process's state changes. */
+  onStatus(listener: (status: AgentStatus) => void): Disposable;
   setting<K extends SettingKey>(key: K): SettingValue<K>;
   allRuntimes(): AgentRuntime[];
   runtimeByKey(key: string): AgentRuntime | undefined;
@@ -80,9 +83,7 @@ export class AgentSupervisor implements Disposable {
     private readonly host: SupervisorHost,
     private readonly options: SupervisorOptions = { intervalMs: 1000 },
   ) {
-    this.unsubscribe = host.bus.connect((name, payload) => {
-      if (name === 'agent.status') this.onStatus(payload as AgentStatus);
-    });
+    this.unsubscribe = host.onStatus((status) => this.onStatus(status));
     this.timer = setInterval(() => void this.tick(), options.intervalMs);
     this.timer.unref();
   }

@@ -19,24 +19,23 @@ import {
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
 import { existsSync } from 'node:fs';
-import type { ThreadState } from '../../../shared/acp-thread';
+import type { ThreadState } from '../../../../shared/acp-thread';
 import { homedir } from 'node:os';
-import { IpcFailure } from '../../../shared/contract';
-import type { AgentStatus, AgentRuntimeState } from '../../../shared/contract/agents';
-import type { AgentLog } from './connection/agent-log';
-import { AgentProcess, type AgentExit, type AgentLaunch } from './connection/agent-process';
-import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from '../agents/auth';
-import { FloodGuard, floodLimits } from './connection/flood-guard';
-import { AcpWire, type UpdateItem } from './connection/stdio-tap';
-import type { WarningKind } from './connection/warnings';
-import type { AcpOptions } from './options';
-import type { EventBus } from '../base/event-bus';
-import type { AgentRepository } from '../agents/agent-repository';
-import type { AgentPrefsRepo } from '../agents/agent-prefs';
-import type { SecretStore } from '../agents/secret-store';
-import type { MessageLog } from '../store/message-log';
-import type { AgentTerminals } from '../terminals/agent-terminals';
-import type { SettingKey, SettingValue } from '../../../shared/contract/settings';
+import { IpcFailure } from '../../../../shared/contract';
+import type { AgentStatus, AgentRuntimeState } from '../../../../shared/contract/agents';
+import type { AgentLog } from '../connection/agent-log';
+import { AgentProcess, type AgentExit, type AgentLaunch } from '../connection/agent-process';
+import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from '../../agents/auth';
+import { FloodGuard, floodLimits } from '../connection/flood-guard';
+import { AcpWire, type UpdateItem } from '../connection/stdio-tap';
+import type { WarningKind } from '../connection/warnings';
+import type { AcpOptions } from '../options';
+import type { AgentRepository } from '../../agents/agent-repository';
+import type { AgentPrefsRepo } from '../../agents/agent-prefs';
+import type { SecretStore } from '../../agents/secret-store';
+import type { MessageLog } from '../../store/message-log';
+import type { AgentTerminals } from '../../terminals/agent-terminals';
+import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 
 /** A live session as its agent's runtime sees it: where the agent's requests and updates about it go. */
 export interface SessionEndpoint {
@@ -64,7 +63,8 @@ export interface RequestPolicy {
 
 /** What a runtime needs from the service around it. */
 export interface RuntimeDeps {
-  readonly bus: EventBus;
+  /** The process's state changed (the pool tells the renderer and its own listeners). */
+  statusChanged(status: AgentStatus): void;
   readonly options: AcpOptions;
   readonly terminals: Pick<AgentTerminals, 'output' | 'waitForExit' | 'kill' | 'release'>;
   readonly secrets: Pick<SecretStore, 'names' | 'all'>;
@@ -189,7 +189,7 @@ export class AgentRuntime {
   private setState(state: AgentRuntimeState, error: string | null = null): void {
     this.state = state;
     this.error = error;
-    this.host.bus.emit('agent.status', this.status());
+    this.host.statusChanged(this.status());
   }
 
   // ───────────── sessions ─────────────

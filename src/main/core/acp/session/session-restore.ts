@@ -5,14 +5,13 @@ import { isAbsolute } from 'node:path';
 import { CONVERSATION_UPDATE_KINDS } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import type { ReopenPlan, SessionInfo } from '../../../../shared/contract/sessions';
-import type { Router } from '../../base/router';
 import type { AgentRepository } from '../../agents/agent-repository';
 import type { Db } from '../../store/database';
 import type { PersistedMessage } from '../../store/message-log';
-import type { AgentRuntime } from '../agent-runtime';
+import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { SessionStatus } from '../../../../shared/contract/sessions';
 
-/** What restoring needs from the ACP service. */
+/** What restoring needs from the sessions service. */
 export interface RestorePort {
   db(): Db;
   agents(): Pick<AgentRepository, 'get'>;
@@ -176,13 +175,4 @@ export class RestoreService {
     }
     return out;
   }
-}
-
-export function registerRestoreHandlers(router: Router, acp: RestorePort): RestoreService {
-  const restore = new RestoreService(acp);
-  router.handle('sessions.reopenPlan', ({ sessionId }) => restore.plan(sessionId));
-  router.handle('sessions.import', (p) => restore.import(p));
-  router.handle('sessions.deleteOnAgent', ({ sessionId }) => restore.deleteOnAgent(sessionId));
-  router.handle('agents.knownSessions', ({ agentId, acpSessionIds }) => ({ known: restore.known(agentId, acpSessionIds) }));
-  return restore;
 }

@@ -1,0 +1,323 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
+import { createThread, threadFromWire } from '../../../../shared/acp-thread';
+import { IpcFailure } from '../../../../shared/contract';
+import type { PromptBlock, SessionInfo } from '../../../../shared/contract/sessions';
+import { effectiveConfigSchema, type EffectiveConfig } from '../../../../shared/contract/session-config';
+import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
+import { Emitter } from '../../base/emitter';
+import type { Disposable } from '../../base/lifecycle';
+import { FsRefusal } from '../../host/files';
+import { ConfinedFs } from '../../host/local/confined-fs';
+import type { McpSelection } from '../../mcp/mcp-servers';
+import type { AcpContext } from '../acp-context';
+import type { WarningKind } from '../connection/warnings';
+import type { AgentRuntime } from '../runtimes/agent-runtime';
+import type { RuntimePool } from '../runtimes/runtime-pool';
+import { canFork } from './fork';
+import { LiveSession, type SessionHost } from './live-session';
+import type { LiveSessions } from './live-sessions';
+import { hasStoredConversation, reopenModeOf, type RestorePort } from './session-restore';
+import type { SessionTurn, SessionTurnEnd } from './turns';
+
+/** Largest file sessions.readFile returns. */
+const MAX_VIEW_BYTES = 8 * 1024 * 1024;
+
+/** A confined-file refusal as the renderer's error (other errors pass through). */
+function ipcFailureOf(e: unknown): unknown {
+  if (!(e instanceof FsRefusal)) return e;
+  const code = e.reason === 'outside' ? 'forbidden' : e.reason === 'not_found' ? 'not_found' : e.reason === 'changed' ? 'conflict' : 'invalid_params';
+  return new IpcFailure(code, e.message);
+}
+
+/** Before a turn's prompt goes to the agent (checkpoints take their "before" snapshot); the turn waits for it. */
+export type TurnStartingListener = (turn: SessionTurn) => Promise<void> | void;
+
+/**
+ * The live sessions: creating, reopening and forking them on the agents' processes, what they are asked
+ * (through LiveSession), and their files. Tells in-process listeners when a turn starts and ends.
+ */
+export class SessionsService implements SessionHost, RestorePort, Disposable {
+  private readonly turnStartingListeners = new Set<TurnStartingListener>();
+  private readonly turnEnds = new Emitter<SessionTurnEnd>();
+  /** A turn ended (compare records its run's end; checkpoints take their "after" snapshot). */
+  readonly onTurnEnded = this.turnEnds.event;
+  private disposed = false;
+
+  constructor(
+    private readonly ctx: AcpContext,
+    private readonly pool: RuntimePool,
+    private readonly live: LiveSessions,
+  ) {}
+
+  /** A turn is about to start: the prompt waits for every listener (they must not throw). */
+  onTurnStarting(listener: TurnStartingListener): Disposable {
+    this.turnStartingListeners.add(listener);
+    return { dispose: () => void this.turnStartingListeners.delete(listener) };
+  }
+
+  // ───────────── SessionHost, RestorePort ─────────────
+
+  get bus() {
+    return this.ctx.bus;
+  }
+  get terminals() {
+    return this.ctx.terminals;
+  }
+  db() {
+    return this.ctx.db();
+  }
+  agents() {
+    return this.ctx.agents();
+  }
+  rows() {
+    return this.ctx.rows();
+  }
+  rules() {
+    return this.ctx.rules();
+  }
+  prefs() {
+    return this.ctx.prefs();
+  }
+  setting<K extends SettingKey>(key: K): SettingValue<K> {
+    return this.ctx.setting(key);
+  }
+  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection {
+    return this.ctx.mcpFor(agentId, capabilities);
+  }
+  agentEnvKeys(agentId: string): string[] {
+    return this.ctx.agentEnvKeys(agentId);
+  }
+  loginEnv(): Promise<Record<string, string>> {
+    return this.ctx.loginEnv();
+  }
+  warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void {
+    this.ctx.warn(agentId, sessionId, kind, message);
+  }
+  runtimeFor(agentId: string, cwd: string | null): AgentRuntime {
+    return this.pool.runtimeFor(agentId, cwd);
+  }
+  knownCapabilities(agentId: string) {
+    return this.pool.knownCapabilities(agentId);
+  }
+  recordConfig(sessionId: string, config: EffectiveConfig): void {
+    this.ctx.rows().setEffectiveConfig(sessionId, JSON.stringify(config));
+  }
+  forgetSession(id: string): void {
+    this.live.delete(id);
+  }
+  async turnStarting(turn: SessionTurn): Promise<void> {
+    await Promise.all(
+      [...this.turnStartingListeners].map(async (listener) => {
+        try {
+          await listener(turn);
+        } catch (e) {
+          console.error('turn-starting listener failed:', e);
+        }
+      }),
+    );
+  }
+  turnEnded(turn: SessionTurnEnd): void {
+    this.turnEnds.fire(turn);
+  }
+
+  // ───────────── the API ─────────────
+
+  session(id: string): LiveSession | undefined {
+    return this.live.get(id);
+  }
+
+  /** The live session, else not_found. */
+  get(sessionId: string): LiveSession {
+    const s = this.live.get(sessionId);
+    if (!s) throw new IpcFailure('not_found', `no live session ${sessionId}`);
+    return s;
+  }
+
+  list(): SessionInfo[] {
+    return this.live.all().map((s) => s.info());
+  }
+
+  /** Sends a prompt (queued while a turn runs). */
+  prompt(sessionId: string, prompt: PromptBlock[]) {
+    return this.get(sessionId).prompt(prompt);
+  }
+
+  /** The configuration the session was last opened with (null: never recorded or unreadable). */
+  effectiveConfig(sessionId: string): EffectiveConfig | null {
+    const raw = this.ctx.rows().effectiveConfig(sessionId);
+    if (raw === undefined) throw new IpcFailure('not_found', `no session ${sessionId}`);
+    if (raw === null) return null;
+    const parsed = effectiveConfigSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
+  }
+
+  private requireAgent(agentId: string): void {
+    if (!this.ctx.agents().get(agentId)) throw new IpcFailure('not_found', `no agent ${agentId}`);
+  }
+
+  /**
+   * A new session (session/new). It is live, as `starting`, from the call on, under `p.sessionId` when the
+   * client chose it: closing or cancelling it while the agent starts or answers withdraws it, and a
+   * withdrawn session leaves no row behind.
+   */
+  async create(p: { agentId: string; cwd: string; additionalDirectories?: string[] | undefined; sessionId?: string | undefined }): Promise<SessionInfo> {
+    if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
+    this.requireAgent(p.agentId);
+    const additionalDirectories = p.additionalDirectories ?? [];
+    for (const dir of [p.cwd, ...additionalDirectories]) {
+      if (!isAbsolute(dir) || !existsSync(dir) || !statSync(dir).isDirectory()) throw new IpcFailure('not_found', `no such folder: ${dir}`);
+    }
+    const id = p.sessionId ?? randomUUID();
+    if (this.live.has(id) || this.ctx.rows().exists(id)) throw new IpcFailure('conflict', `a session ${id} already exists`);
+    const rt = this.pool.runtimeFor(p.agentId, p.cwd);
+    this.ctx.rows().insert({ id, agentId: p.agentId, cwd: p.cwd, status: 'starting', now: Date.now() });
+    const session = new LiveSession(id, rt, this, p.cwd, additionalDirectories);
+    this.live.add(session);
+    let started = false;
+    try {
+      // The agent may start slowly (or never): giving up does not wait for it.
+      const starting = rt.ensureStarted().then(() => true);
+      starting.catch(() => {});
+      started = await Promise.race([starting, session.whenWithdrawn().then(() => false)]);
+      if (session.withdrawn) throw new IpcFailure('agent_error', 'session/new was cancelled');
+      await session.open('new');
+    } catch (e) {
+      this.live.delete(id);
+      session.abandon();
+      // Nothing of it exists at the agent (the user gave up, or the agent did not start): nothing is kept.
+      if (session.withdrawn || !started) this.forgetUncreated(rt, id);
+      throw e;
+    }
+    return session.info();
+  }
+
+  /** Deletes a session the agent never created, with the messages of its withdrawn session/new. */
+  private forgetUncreated(rt: AgentRuntime, id: string): void {
+    rt.forgetNewSession(id);
+    try {
+      // Its messages still queued are written first (the row they belong to must exist until then).
+      this.ctx.messageLog()?.flush();
+      this.ctx.rows().deleteUncreated(id);
+    } catch (e) {
+      this.ctx.warn(rt.agentId, id, 'store_error', `could not forget a withdrawn session: ${(e as Error).message}`);
+    }
+  }
+
+  /** A stored session back on its agent: resumed when the agent can, else loaded (replayed). */
+  async reopenSession(sessionId: string): Promise<SessionInfo> {
+    const current = this.live.get(sessionId);
+    if (current && current.status !== 'failed') return current.info();
+    const row = this.ctx.db().prepare('SELECT agent_id, acp_session_id, cwd, title FROM sessions WHERE id = ? AND deleted_at IS NULL').get(sessionId) as
+      | { agent_id: string; acp_session_id: string | null; cwd: string; title: string | null }
+      | undefined;
+    if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
+    if (!row.acp_session_id) throw new IpcFailure('unavailable', 'the agent never created this session');
+    this.requireAgent(row.agent_id);
+    const rt = this.pool.runtimeFor(row.agent_id, row.cwd);
+    await rt.ensureStarted();
+    const mode = reopenModeOf(rt.capabilities);
+    if (!mode) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
+    if (!existsSync(row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
+    const session = new LiveSession(sessionId, rt, this, row.cwd, []);
+    session.acpSessionId = row.acp_session_id;
+    session.forkedFrom = this.ctx.rows().forkedFrom(sessionId);
+    // The thread starts from the stored messages. Resumed: the agent does not replay. Loaded: the replay
+    // is dropped when the store has the conversation (else, e.g. an imported session, it is the conversation).
+    const log = this.ctx.messageLog();
+    const stored = log ? log.read(sessionId) : [];
+    const known = hasStoredConversation(stored);
+    const thread = mode === 'resume' || known ? threadFromWire(stored) : createThread();
+    session.seed(thread, row.title);
+    if (mode === 'load' && known) rt.skipReplay(sessionId, thread);
+    this.live.add(session);
+    try {
+      await session.open(mode);
+    } catch (e) {
+      this.live.delete(sessionId);
+      session.abandon();
+      throw e;
+    }
+    return session.info();
+  }
+
+  /**
+   * A new live session the agent forks from an idle one (session/fork): same agent process, folders and MCP
+   * servers; the fork goes on from the whole conversation so far (ACP has no fork point). Linked to its
+   * parent in the store (history shows both ways).
+   */
+  async fork(parentId: string): Promise<SessionInfo> {
+    if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
+    const parent = this.get(parentId);
+    if (!canFork(parent.runtime.capabilities)) throw new IpcFailure('unavailable', 'this agent does not support forking sessions');
+    if (parent.acpSessionId === null || parent.status !== 'idle') throw new IpcFailure('conflict', `the session is ${parent.status}: fork it once it is idle`);
+    if (!parent.runtime.connected) throw new IpcFailure('unavailable', 'the agent is not running');
+    const id = randomUUID();
+    this.ctx.rows().insert({ id, agentId: parent.agentId, cwd: parent.cwd, status: 'starting', now: Date.now(), forkedFrom: parent.id });
+    const session = new LiveSession(id, parent.runtime, this, parent.cwd, parent.additionalDirectories);
+    session.forkSource = parent.acpSessionId;
+    session.forkedFrom = this.ctx.rows().forkedFrom(id);
+    this.live.add(session);
+    try {
+      await session.open('fork');
+    } catch (e) {
+      this.live.delete(id);
+      session.abandon();
+      throw e;
+    }
+    return session.info();
+  }
+
+  /** The session's folders, for confined access (live session: its roots; stored: its folder). */
+  private async sessionFs(sessionId: string): Promise<ConfinedFs> {
+    let roots: readonly string[];
+    const current = this.live.get(sessionId);
+    if (current) {
+      roots = [current.cwd, ...current.additionalDirectories];
+    } else {
+      const row = this.ctx.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
+      if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
+      roots = [row.cwd];
+    }
+    try {
+      return await ConfinedFs.open(roots);
+    } catch {
+      throw new IpcFailure('not_found', `the session's folder is gone`);
+    }
+  }
+
+  /** A file inside a session's roots, for the renderer. */
+  async readFile(sessionId: string, path: string): Promise<{ path: string; content: string }> {
+    const fs = await this.sessionFs(sessionId);
+    try {
+      const { real, data } = await fs.readFile(path, { maxBytes: MAX_VIEW_BYTES });
+      return { path: real, content: data.toString('utf8') };
+    } catch (e) {
+      throw ipcFailureOf(e);
+    }
+  }
+
+  /** session/list of the agent (when advertised). */
+  async listAgentSessions(agentId: string, cwd?: string, cursor?: string) {
+    this.requireAgent(agentId);
+    const rt = this.pool.runtimeFor(agentId, cwd ?? null);
+    await rt.ensureStarted();
+    if (!rt.capabilities?.sessionCapabilities?.list) throw new IpcFailure('unavailable', 'this agent does not list its sessions');
+    const res = await rt
+      .request<ListSessionsResponse>('session/list', { ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) })
+      .catch((e: Error) => {
+        throw new IpcFailure('agent_error', e.message);
+      });
+    return { sessions: Array.isArray(res?.sessions) ? res.sessions : [], nextCursor: typeof res?.nextCursor === 'string' ? res.nextCursor : null };
+  }
+
+  /** Closes every live session (`tellAgent: false`: the app quits, its agents are stopped next). */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const s of this.live.all()) await s.close(false).catch(() => {});
+    this.turnEnds.dispose();
+    this.turnStartingListeners.clear();
+  }
+}
