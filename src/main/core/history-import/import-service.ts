@@ -6,6 +6,7 @@ import type { Disposable } from '../base/lifecycle';
 import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
 import type { Db } from '../store/database';
+import type { Host } from '../host/host';
 import type { LogEntry, MessageLog } from '../store/message-log';
 import { readNewLines, SkipFile } from './line-reader';
 import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
@@ -35,8 +36,8 @@ export interface HistoryImportDeps {
   agentFor(source: ImportSourceId): string | null;
   /** Removes sessions from History (a file rewritten since its import is imported anew). */
   deleteSessions(ids: readonly string[]): void;
-  /** Watches a folder; `onChange` is called (often) when something under it changed. */
-  watch?(root: string, onChange: () => void): Disposable;
+  /** Watches a folder (the host's watch: changes, or "rescan" when it lost track; both mean: import again). */
+  watch?: Host['watch'];
 }
 
 interface FileRow {
@@ -60,6 +61,8 @@ interface FileState {
 
 /** Log entries appended per transaction (each commits with the history index's rows for them). */
 const APPEND_BATCH = 4096;
+/** Longest stretch of importing before the event loop gets a turn. */
+const SLICE_MS = 50;
 /** Skips reported in full (the count goes on). */
 const MAX_SKIPS_SHOWN = 200;
 
@@ -215,33 +218,44 @@ export class HistoryImportService implements Disposable {
       }
       const { store, files } = plan as { store: JsonlStore; files: FoundFile[] };
       const rows = this.rowsOf(store.source);
-      for (const file of files) {
-        if (this.cancelRequested) break;
-        const row = rows.get(file.path);
-        const unchanged = row && row.ino === file.ino && row.size === file.size && row.mtime_ms === file.mtimeMs;
-        if (!unchanged) {
-          try {
-            const sessionId = this.importFile(store, file, row);
-            if (sessionId) touched.add(sessionId);
-          } catch (e) {
-            const reason = e instanceof SkipFile ? e.reason : `could not be imported (${e instanceof Error ? e.message : String(e)})`;
-            this.skip(file.path, reason);
-            this.saveRow({ ...(row ?? this.newRow(file.path, store.source)), ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: reason });
-          }
-        }
-        this.progress.filesDone++;
-        this.progress.bytesDone += file.size;
+      const db = this.deps.db();
+      for (let i = 0; i < files.length && !this.cancelRequested; ) {
+        // Files are imported in slices of ~50 ms, each one transaction (what a file adds and where its import
+        // stopped commit together); the event loop runs between slices.
+        const sliceEnd = Date.now() + SLICE_MS;
+        this.deps.log()?.flush();
+        db.transaction(() => {
+          do {
+            this.importOne(store, files[i]!, rows.get(files[i]!.path), touched);
+            i++;
+          } while (i < files.length && Date.now() < sliceEnd && !this.cancelRequested);
+        })();
         if (Date.now() - lastEmit > 100) {
           lastEmit = Date.now();
           this.progress.sessions = touched.size;
           this.emit();
         }
-        // Other work (agents streaming, the window) goes on between files.
         await yieldToLoop();
       }
     }
     this.progress.sessions = touched.size;
     if (touched.size) this.deps.bus?.emit('history.changed', { sessionIds: [...touched], reason: 'import' });
+  }
+
+  private importOne(store: JsonlStore, file: FoundFile, row: FileRow | undefined, touched: Set<string>): void {
+    const unchanged = row && row.ino === file.ino && row.size === file.size && row.mtime_ms === file.mtimeMs;
+    if (!unchanged) {
+      try {
+        const sessionId = this.importFile(store, file, row);
+        if (sessionId) touched.add(sessionId);
+      } catch (e) {
+        const reason = e instanceof SkipFile ? e.reason : `could not be imported (${e instanceof Error ? e.message : String(e)})`;
+        this.skip(file.path, reason);
+        this.saveRow({ ...(row ?? this.newRow(file.path, store.source)), ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: reason });
+      }
+    }
+    this.progress.filesDone++;
+    this.progress.bytesDone += file.size;
   }
 
   private rowsOf(source: string): Map<string, FileRow> {
@@ -253,10 +267,21 @@ export class HistoryImportService implements Disposable {
     return { path, source, session_id: null, ino: 0, size: 0, mtime_ms: 0, offset: 0, state: '{}', linked: 0, skipped: null };
   }
 
+  private readonly statements = new WeakMap<Db, Map<string, ReturnType<Db['prepare']>>>();
+
+  /** A statement of the current store, prepared once. */
+  private sql(text: string): ReturnType<Db['prepare']> {
+    const db = this.deps.db();
+    let byText = this.statements.get(db);
+    if (!byText) this.statements.set(db, (byText = new Map()));
+    let stmt = byText.get(text);
+    if (!stmt) byText.set(text, (stmt = db.prepare(text)));
+    return stmt;
+  }
+
   private saveRow(r: FileRow): void {
-    this.deps
-      .db()
-      .prepare(
+    this
+      .sql(
         `INSERT INTO imported_files (path, source, session_id, ino, size, mtime_ms, offset, state, linked, skipped, updated_at)
          VALUES (@path, @source, @session_id, @ino, @size, @mtime_ms, @offset, @state, @linked, @skipped, @updated_at)
          ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, ino = excluded.ino, size = excluded.size,
@@ -322,7 +347,7 @@ export class HistoryImportService implements Disposable {
         this.saveRow({ ...base, offset: 0, state: '{}', session_id: null });
         return null;
       }
-      const own = this.deps.db().prepare('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(agentSessionId) as { id: string } | undefined;
+      const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(agentSessionId) as { id: string } | undefined;
       if (own) {
         this.saveRow({ ...base, offset: read.offset, state: '{}', session_id: own.id, linked: 1 });
         return null;
@@ -386,7 +411,7 @@ export class HistoryImportService implements Disposable {
         let sessionId = row?.session_id ?? null;
         const base = row ?? this.newRow(key, store.source);
         if (!sessionId && items.some((i) => CONVERSATION.has(i.type))) {
-          const own = this.deps.db().prepare('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(s.meta.agentSessionId) as { id: string } | undefined;
+          const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(s.meta.agentSessionId) as { id: string } | undefined;
           if (own) {
             this.saveRow({ ...base, session_id: own.id, linked: 1 });
             this.progress.filesDone++;
@@ -425,7 +450,11 @@ export class HistoryImportService implements Disposable {
       if (this.watches.has(source)) continue;
       const store = this.store(source);
       const root = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
-      if (this.deps.watch && existsSync(root)) this.watches.set(source, this.deps.watch(root, () => this.changed(source)));
+      if (this.deps.watch && existsSync(root)) {
+        const watching = this.deps.watch(root, () => this.changed(source));
+        watching.catch((e: unknown) => this.skip(root, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next start`));
+        this.watches.set(source, { dispose: () => void watching.then((w) => w.dispose(), () => {}) });
+      }
       started.push(source);
     }
     if (started.length) this.start(started);

@@ -110,18 +110,16 @@ export function listStore(store: JsonlStore): Listing {
       }
       const path = join(dir, entry.name);
       const rel = relative(root, path).split(sep).join('/');
+      if (entry.isSymbolicLink()) {
+        // A link could lead anywhere (~/.ssh): listed as left out, never followed.
+        out.skipped.push({ path, reason: 'a symbolic link (links in an agent store are not followed)' });
+        continue;
+      }
       if (entry.isDirectory()) {
         if (depth < store.maxDepth) walk(path, depth + 1);
         continue;
       }
-      if (!store.isSession(rel)) {
-        if (entry.isSymbolicLink() && rel.endsWith('.jsonl')) out.skipped.push({ path, reason: 'a symbolic link (links in an agent store are not followed)' });
-        continue;
-      }
-      if (entry.isSymbolicLink()) {
-        out.skipped.push({ path, reason: 'a symbolic link (links in an agent store are not followed)' });
-        continue;
-      }
+      if (!store.isSession(rel)) continue;
       if (!entry.isFile()) {
         out.skipped.push({ path, reason: entry.isFIFO() ? 'a FIFO, not a session file' : 'not a regular file' });
         continue;

@@ -54,7 +54,7 @@ export function toolShape(rawName: string, input: unknown): ToolShape {
   const name = rawName.replace(/^mcp__acp__/, '');
   const kind = kindOf(name);
   const args = isObject(input) ? input : {};
-  const path = str(args.file_path) ?? str(args.absolute_path) ?? str(args.path) ?? str(args.notebook_path);
+  const path = str(args.file_path) ?? str(args.filePath) ?? str(args.absolute_path) ?? str(args.path) ?? str(args.notebook_path);
   const locations: ToolCallLocation[] = path ? [{ path }] : [];
   const content: ToolCallContent[] = [];
   let title = name;
@@ -63,9 +63,9 @@ export function toolShape(rawName: string, input: unknown): ToolShape {
     if (cmd) title = `Run: ${oneLine(cmd)}`;
   } else if (kind === 'edit' && path) {
     title = `${name === 'Write' || name === 'write_file' ? 'Write' : 'Edit'} ${path}`;
-    const newText = str(args.content) ?? str(args.new_string) ?? str(args.newText);
+    const newText = str(args.content) ?? str(args.new_string) ?? str(args.newString) ?? str(args.newText);
     if (newText !== undefined) {
-      const oldText = str(args.old_string) ?? str(args.oldText) ?? null;
+      const oldText = str(args.old_string) ?? str(args.oldString) ?? str(args.oldText) ?? null;
       content.push({ type: 'diff', path, oldText: oldText === null ? null : bounded(oldText), newText: bounded(newText) });
     }
   } else if (path) {

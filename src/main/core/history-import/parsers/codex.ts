@@ -19,8 +19,22 @@ function textOf(content: unknown): string {
   return content.map((c) => (isObject(c) && typeof c.text === 'string' ? c.text : isObject(c) && c.type === 'input_image' ? '[image]' : '')).join('');
 }
 
+/** A tool's output: Codex's shell tools record `{"output", "metadata": {"exit_code"}}` as a JSON string. */
 function outputOf(output: unknown): { output: string; failed: boolean } {
-  if (typeof output === 'string') return { output, failed: false };
+  if (typeof output === 'string') {
+    if (output.startsWith('{')) {
+      try {
+        const o = JSON.parse(output) as unknown;
+        if (isObject(o) && typeof o.output === 'string') {
+          const code = isObject(o.metadata) ? o.metadata.exit_code : undefined;
+          return { output: o.output, failed: typeof code === 'number' && code !== 0 };
+        }
+      } catch {
+        // Not JSON after all: the text itself.
+      }
+    }
+    return { output, failed: false };
+  }
   if (Array.isArray(output)) return { output: textOf(output), failed: false };
   if (isObject(output)) return { output: str(output.content) ?? textOf(output.content_items), failed: output.success === false };
   return { output: '', failed: false };
