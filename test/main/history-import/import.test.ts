@@ -92,7 +92,7 @@ describe('History → Import', () => {
     expect(search('notes.md').length).toBeGreaterThan(0);
     // The transcript holds the diff the agent recorded.
     const claude = sessions.find((s) => s.importedFrom === 'claude-code')!;
-    const entries = JSON.stringify(t.history.entries({ sessionId: claude.id, limit: 500 }));
+    const entries = JSON.stringify(t.history.entries({ sessionId: claude.id, limit: 500, offset: 0 }));
     expect(entries).toContain('The quarterly zephyr report');
   });
 
