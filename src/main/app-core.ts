@@ -12,10 +12,10 @@ import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
 import { agentForImport } from './core/history-import/agent-match';
 import { HistoryImportService } from './core/history-import/import-service';
-import { LocalHost } from './core/host/local/local-host';
 import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
 import { McpService } from './core/mcp/mcp-service';
+import { Hosts } from './core/host/hosts';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
@@ -31,6 +31,8 @@ export interface CoreOptions {
   secretCipher?: SecretCipher;
   /** Where the agents' own stores are looked for (default: the user's home; tests give their own). */
   agentHome?: string;
+  /** Where work happens (default: this machine only). Tests may put an in-process agent behind the local host's spawn. */
+  hosts?: Hosts;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
   startupBackupDelayMs?: number;
 }
@@ -45,6 +47,8 @@ export class AppCore implements Disposable {
   readonly store: StoreService;
   /** The typed settings (src/shared/contract/settings.ts); services read them live. */
   readonly settings: SettingsService;
+  /** Where work happens: 'local' (this machine) now; a session's host is its agent runtime's. */
+  readonly hosts: Hosts;
   readonly ptys: PtyHost;
   /** Session history; a MessageLog is indexed once passed to history.attach(log). */
   readonly history: HistoryService;
@@ -57,17 +61,17 @@ export class AppCore implements Disposable {
   readonly acp: AcpServices;
   /** The agents' own histories, imported into History (History → Import). */
   readonly historyImport: HistoryImportService;
-  private readonly localHost = new LocalHost();
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
+    this.hosts = options.hosts ?? new Hosts();
     this.store = this.disposables.add(new StoreService(options.dataDir));
     this.settings = this.disposables.add(new SettingsService(this.store, this.bus));
     this.settings.register(this.router);
-    this.ptys = this.disposables.add(new PtyHost());
+    this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys);
-    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir));
+    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local, settings: this.settings }));
     this.checkpoints.register(this.router);
     // One MessageLog for the store; the history index is attached to it when it is first used.
     const acp = this.own(
@@ -84,6 +88,7 @@ export class AppCore implements Disposable {
     new McpService({
       router: this.router,
       bus: this.bus,
+      host: this.hosts.local,
       settings: { read: () => this.settings.get(MCP_SERVERS_SETTING), write: (value) => void this.settings.set({ key: MCP_SERVERS_SETTING, value }) },
       secrets: acp.context.secrets,
       agents: () => acp.agents.list().map((a) => ({ id: a.id, name: a.name, capabilities: a.status.capabilities ?? acp.agents.knownCapabilities(a.id) })),
@@ -103,7 +108,7 @@ export class AppCore implements Disposable {
         keep: () => this.settings.get('history.importKeep'),
         agentFor: (source) => agentForImport(source, acp.agents.list()),
         deleteSessions: (ids) => void this.history.delete(ids),
-        watch: (root, onEvent, watchOptions) => this.localHost.watch(root, onEvent, watchOptions),
+        watch: (root, onEvent, watchOptions) => this.hosts.local.watch(root, onEvent, watchOptions),
       }),
     );
     this.historyImport.register(this.router);
@@ -113,9 +118,9 @@ export class AppCore implements Disposable {
     this.backups = this.disposables.add(new BackupService(this.store, options.dataDir, { keep: () => this.settings.get('history.backupsKept') }));
     this.backups.register(this.router);
     this.registry = this.disposables.add(
-      new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus }),
+      new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus, host: this.hosts.local }),
     );
-    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, options.dataDir)).register(this.router);
+    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, options.dataDir, this.hosts.local)).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }

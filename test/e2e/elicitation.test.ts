@@ -93,10 +93,11 @@ describe('elicitation', () => {
     expect(errors).toEqual([]);
   });
 
-  it('URL mode: shows the URL with its domain, opens it in the system browser only through the link confirmation, then hears it is done', async () => {
+  it('URL mode: shows the URL with its domain, opens it only through the link confirmation (in browser mode, a new tab of the page), then hears it is done', async () => {
     const { page, errors, context, tab, calls, answers } = await setup();
     const popups: string[] = [];
-    context.on('page', (p) => popups.push(p.url()));
+    await context.route('https://auth.example.com/**', (route) => route.fulfill({ contentType: 'text/html', body: '<title>signed in</title>' }));
+    context.on('page', (p) => void p.waitForURL(/auth\.example\.com/, { timeout: 30_000 }).then(() => popups.push(p.url()), () => popups.push(`not loaded: ${p.url()}`)));
     const url = 'https://auth.example.com/connect?elicitation=gh-1';
     await sendPrompt(tab, `elicit ${JSON.stringify({ mode: 'url', elicitationId: 'gh-1', url, message: 'Authorize GitHub access' })}`);
     const card = tab.getByTestId('elicitation');
@@ -116,9 +117,26 @@ describe('elicitation', () => {
     expect(opened()).toEqual([]);
     expect(await card.getAttribute('data-state')).toBe('pending');
 
+    // A blocked pop-up: the user is told, the agent hears nothing, the card still asks.
+    await page.evaluate(() => {
+      const w = window as unknown as { __open: typeof window.open };
+      w.__open = window.open;
+      window.open = () => null;
+    });
     await card.getByTestId('elicit-open').click();
     await dialog.getByTestId('link-confirm-open').click();
     await expect.poll(opened).toEqual([url]);
+    await expect.poll(() => page.locator('.notices .notice').filter({ hasText: 'The link was not opened' }).count(), { timeout: 10_000 }).toBe(1);
+    expect(await card.getAttribute('data-state')).toBe('pending');
+    expect(await answers().count()).toBe(0);
+    await page.evaluate(() => {
+      window.open = (window as unknown as { __open: typeof window.open }).__open;
+    });
+
+    await card.getByTestId('elicit-open').click();
+    await dialog.getByTestId('link-confirm-open').click();
+    await expect.poll(opened).toEqual([url, url]);
+    await expect.poll(() => popups, { timeout: 30_000 }).toEqual([url]);
     await answers().first().waitFor();
     expect(JSON.parse((await answers().first().innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'accept' } });
     await expect.poll(() => card.innerText()).toContain('waiting for the agent');
@@ -135,7 +153,7 @@ describe('elicitation', () => {
     await spoof.getByTestId('elicit-decline').click();
     await expect.poll(() => answers().count()).toBe(2);
     expect(JSON.parse((await answers().nth(1).innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'decline' } });
-    expect(opened()).toEqual([url]);
+    expect(opened()).toEqual([url, url]);
 
     // Kept in history: the transcript shows it as it ended, with nothing left to click.
     const sessionId = (await tab.getAttribute('data-session-id'))!;
@@ -147,7 +165,41 @@ describe('elicitation', () => {
     expect([await stored.getAttribute('data-state'), await stored.getAttribute('data-completed')]).toEqual(['accept', 'true']);
     expect(await stored.getByTestId('elicit-domain').innerText()).toBe('auth.example.com');
     expect(await stored.locator('button').count()).toBe(0);
-    expect(popups).toEqual([]);
+    expect(popups).toEqual([url]);
+    expect(errors).toEqual([]);
+  });
+
+  it('a hostile pattern with its hostile default: Submit answers at once and the page keeps responding; a pattern RE2 cannot run is refused to the agent', async () => {
+    const { page, errors, tab, answers } = await setup();
+    const hostile = {
+      mode: 'form',
+      message: 'Name it',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string', pattern: '^(a{0,30}){8}$', default: `${'a'.repeat(241)}b` } }, required: ['name'] },
+    };
+    await sendPrompt(tab, `elicit ${JSON.stringify(hostile)}`);
+    const card = tab.getByTestId('elicitation');
+    await card.getByTestId('elicit-form').waitFor();
+    const field = card.locator('[data-testid=elicit-field][data-name=name]');
+    // A frame counter: a page frozen by the match would not advance it while the error is awaited.
+    await page.evaluate(() => {
+      const w = window as unknown as { __frames: number };
+      w.__frames = 0;
+      const tick = () => (w.__frames++, requestAnimationFrame(tick));
+      requestAnimationFrame(tick);
+    });
+    await card.getByTestId('elicit-accept').click();
+    await expect.poll(() => field.getByTestId('elicit-error').innerText(), { timeout: 10_000 }).toBe('Must match the pattern ^(a{0,30}){8}$.');
+    const before = await page.evaluate(() => (window as unknown as { __frames: number }).__frames);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __frames: number }).__frames), { timeout: 10_000 }).toBeGreaterThan(before + 5);
+    await field.locator('input').fill('a'.repeat(240));
+    await card.getByTestId('elicit-accept').click();
+    await answers().first().waitFor();
+    expect(JSON.parse((await answers().first().innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'accept', content: { name: 'a'.repeat(240) } } });
+
+    // Lookbehind cannot run in a linear-time engine: the agent hears why, nothing is shown to fill.
+    await sendPrompt(tab, `elicit ${JSON.stringify({ ...hostile, requestedSchema: { type: 'object', properties: { x: { type: 'string', pattern: '(?<=a)b' } } } })}`);
+    await expect.poll(() => answers().count()).toBe(2);
+    expect(await answers().nth(1).innerText()).toMatch(/linear-time engine/);
     expect(errors).toEqual([]);
   });
 

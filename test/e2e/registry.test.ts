@@ -199,10 +199,11 @@ async function useTestRegistry(page: Page): Promise<Locator> {
     return t;
   }
   await t.getByTestId('registry-url-edit').click();
-  await t.getByTestId('registry-url-input').fill(registryUrl);
-  await t.getByTestId('registry-url-save').click();
-  await t.getByTestId('registry-url-form').waitFor({ state: 'detached', timeout: 30_000 });
-  await entry(page, 'tiny-agent').waitFor();
+  // The registry.url setting's own field (the same as in Settings); saved on Enter, and the list reloads.
+  const field = t.getByTestId('registry-url-form').getByTestId('setting-registry.url');
+  await field.fill(registryUrl);
+  await field.press('Enter');
+  await entry(page, 'tiny-agent').waitFor({ timeout: 30_000 });
   return t;
 }
 

@@ -237,9 +237,11 @@ describe('session tab', { timeout: 90_000 }, () => {
     await page.keyboard.press('2'); // Always allow
     await agentMessages(tab).filter({ hasText: 'permission: selected yes-forever' }).waitFor();
 
+    // The same request again: the rule answers it, with the agent's "once" option (the agent stores nothing more).
     await sendPrompt(tab, 'permission edit');
-    await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-forever' }).count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-just-once' }).count(), { timeout: 20_000 }).toBe(2);
     await expect(tab.getByTestId('permission-card').count()).resolves.toBe(0);
+    await tab.getByTestId('tool-call').last().getByTestId('rule-answer').filter({ hasText: 'Allowed by rule' }).waitFor();
     await expect(tab.getByTestId('tool-call').count()).resolves.toBe(3);
     await tab.getByTestId('tool-call').last().locator('[data-testid=tool-status]', { hasText: 'Done' }).waitFor();
 
@@ -254,7 +256,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await card.waitFor();
     await card.getByTestId('permission-option').first().focus();
     await page.keyboard.press('1');
-    await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-just-once' }).count()).toBe(2);
+    await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-just-once' }).count()).toBe(3);
 
     // Y / N answer with the first allow / reject option.
     await sendPrompt(tab, 'permission read');
@@ -286,7 +288,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     // Clicking it (or its key) does not answer: it asks to confirm the rule.
     await first.click();
     const confirm = card.getByTestId('permission-confirm');
-    await expect(confirm.innerText()).resolves.toMatch(/always allow every “execute” request of this agent/);
+    await expect(confirm.innerText()).resolves.toMatch(/always allow requests of this agent like this one, in this folder/);
     await confirm.getByTestId('permission-confirm-back').click();
     await confirm.waitFor({ state: 'detached' });
     await card.getByTestId('permission-option').first().focus();

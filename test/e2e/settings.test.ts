@@ -243,9 +243,17 @@ describe('settings', { timeout: 180_000 }, () => {
     await perms.getByTestId('rule-agent').selectOption({ label: 'Ruled' });
     await perms.getByTestId('rule-tool-kind').selectOption('execute');
     await perms.getByTestId('rule-new-decision').selectOption('reject');
+    // A rule for every command is refused (no first word to match); a prefix with its command is not.
+    await perms.getByTestId('rule-pattern').fill('*');
+    await perms.getByTestId('rule-folder').fill(suite.work);
+    await perms.getByTestId('rule-problem').filter({ hasText: 'first word' }).waitFor();
+    await expect(perms.getByTestId('rule-add').isDisabled()).resolves.toBe(true);
+    await perms.getByTestId('rule-pattern').fill('make');
+    await perms.getByTestId('rule-preview').filter({ hasText: 'run `make *` in' }).waitFor();
     await perms.getByTestId('rule-add').click();
     const rule = perms.getByTestId('settings-permission-rule').filter({ hasText: 'Ruled' });
     await rule.waitFor();
+    await expect(rule.innerText()).resolves.toContain('command starting with make *');
     await expect(rule.getByTestId('rule-decision').inputValue()).resolves.toBe('reject');
     await rule.getByTestId('rule-decision').selectOption('allow');
     const c = await connectContract(suite.app);

@@ -133,23 +133,6 @@ export const checkpointFolderSchema = z.object({
 });
 export type CheckpointFolder = z.infer<typeof checkpointFolderSchema>;
 
-export const checkpointSettingsSchema = z.object({
-  retentionDays: z.number().int().min(1).max(3650),
-  maxBytesPerFolder: z.number().int().min(10 * 1024 * 1024),
-  /** Files larger than this are recorded as "changed, too large to keep". */
-  maxFileBytes: z.number().int().min(1024).max(1024 * 1024 * 1024),
-  /** gitignore patterns never captured (on top of each folder's own .gitignore). */
-  excludes: z.array(z.string().min(1).max(500)).max(500),
-});
-export type CheckpointSettings = z.infer<typeof checkpointSettingsSchema>;
-
-export const DEFAULT_CHECKPOINT_SETTINGS: CheckpointSettings = {
-  retentionDays: 30,
-  maxBytesPerFolder: 2 * 1024 * 1024 * 1024,
-  maxFileBytes: 5 * 1024 * 1024,
-  excludes: ['node_modules/', '.venv/', 'venv/', '__pycache__/', 'target/', 'dist/', 'build/', '.next/', '.gradle/', '.cache/', '.DS_Store'],
-};
-
 const revertScope = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('all') }).strict(),
   z.object({ kind: z.literal('file'), path: relPath }).strict(),
@@ -179,8 +162,6 @@ export const checkpointRequests = {
   /** Folders with checkpoints and the disk they use. */
   'checkpoints.folders': request(z.object({}).strict(), z.object({ folders: z.array(checkpointFolderSchema) })),
   'checkpoints.deleteFolder': request(z.object({ folderId: id }).strict(), z.object({})),
-  'checkpoints.getSettings': request(z.object({}).strict(), checkpointSettingsSchema),
-  'checkpoints.setSettings': request(checkpointSettingsSchema.partial().strict(), checkpointSettingsSchema),
   /** Applies the retention settings now (it also runs by itself). */
   'checkpoints.prune': request(z.object({}).strict(), z.object({ removedCheckpoints: z.number().int() })),
 } as const;

@@ -172,7 +172,7 @@ describe('what is captured', () => {
     rig = makeRig();
     const w = rig.work;
     writeFileSync(join(w, '.gitignore'), 'secret/\n');
-    await rig.svc.setSettings({ maxFileBytes: 1024 * 1024 });
+    rig.settings.set({ key: 'checkpoints.maxFileBytes', value: 1024 * 1024 });
     await rig.turn(() => {
       mkdirSync(join(w, 'node_modules/pkg'), { recursive: true });
       writeFileSync(join(w, 'node_modules/pkg/index.js'), 'x');
@@ -207,7 +207,7 @@ describe('what is captured', () => {
     await rig.turn(() => writeFileSync(join(w, 'logs/run.log'), 'second\n'));
     const first = await lastTurn();
     expect(first.changes!.files.map((f) => f.path)).toEqual(['logs/run.log']);
-    await rig.svc.setSettings({ excludes: ['logs/'] });
+    rig.settings.set({ key: 'checkpoints.excludes', value: ['logs/'] });
     await rig.turn(() => writeFileSync(join(w, 'logs/run.log'), 'third\n'));
     expect((await lastTurn()).changes!.files).toEqual([]);
     const r = await rig.svc.rewind(first.id);
@@ -315,14 +315,14 @@ describe('retention', () => {
     expect(folder!.bytes).toBeGreaterThan(12 * 1024 * 1024);
 
     // Over a 10 MB cap: the oldest go until it fits.
-    await rig.svc.setSettings({ maxBytesPerFolder: 10 * 1024 * 1024 });
+    rig.settings.set({ key: 'checkpoints.maxBytesPerFolder', value: 10 * 1024 * 1024 });
     expect(await rig.svc.prune()).toBeGreaterThan(0);
     const [after] = await rig.svc.folderList();
     expect(after!.bytes).toBeLessThanOrEqual(10 * 1024 * 1024);
     expect(after!.checkpoints).toBeLessThan(folder!.checkpoints);
 
     // Past the retention period: everything goes.
-    await rig.svc.setSettings({ maxBytesPerFolder: 2 * 1024 * 1024 * 1024 });
+    rig.settings.set({ key: 'checkpoints.maxBytesPerFolder', value: 2 * 1024 * 1024 * 1024 });
     await rig.svc.prune(Date.now() + 31 * 24 * 60 * 60 * 1000);
     const [old] = await rig.svc.folderList();
     expect(old!.checkpoints).toBe(0);

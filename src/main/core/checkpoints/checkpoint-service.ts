@@ -3,11 +3,8 @@ import { realpath, rm, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import {
-  checkpointSettingsSchema,
-  DEFAULT_CHECKPOINT_SETTINGS,
   type ChangeSet,
   type CheckpointFolder,
-  type CheckpointSettings,
   type CheckpointStatus,
   type FileDiff,
   type Restore,
@@ -18,14 +15,25 @@ import type { EventBus } from '../base/event-bus';
 import { toDisposable, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
+import { SettingsService } from '../settings/settings-service';
 import { diffSnapshots, hunksOf, isBinary, revertHunk } from './changes';
 import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-rows';
-import { applyPlan, planRestore, type RestoreItem } from './restore';
+import { applyPlan, planRestore, type RestoreItem } from './file-restore';
 import { gitVersion } from './shadow-git';
 import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
-import { ConfinedFs } from '../host/local/confined-fs';
+import type { Host } from '../host/host';
+import { LocalHost } from '../host/local/local-host';
 
-export const CHECKPOINT_SETTINGS_KEY = 'checkpoints.settings';
+/** The checkpoint settings (keys checkpoints.* of the settings registry). */
+export interface CheckpointSettings {
+  retentionDays: number;
+  maxBytesPerFolder: number;
+  maxFileBytes: number;
+  excludes: string[];
+}
+
+/** Where the checkpoint service reads its settings, and hears them change. */
+export type CheckpointSettingsSource = Pick<SettingsService, 'get' | 'onChange'>;
 const MIN_GIT = [2, 25];
 const PRUNE_EVERY_MS = 6 * 60 * 60 * 1000;
 /** Longest a turn waits for its "before" snapshot. */
@@ -65,6 +73,7 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
  */
 export class CheckpointService implements Disposable {
   private readonly root: string;
+  private readonly host: Host;
   private readonly folders = new Map<string, Promise<Folder>>();
   private readonly byReal = new Map<string, Folder>();
   /** Turns being started: their "before" snapshots (turnEnded waits for them). */
@@ -76,15 +85,34 @@ export class CheckpointService implements Disposable {
   private statusPromise: Promise<CheckpointStatus> | null = null;
   private readonly changeCache = new Map<string, ChangeSet>();
   private readonly recordedListeners = new Set<TurnRecordedListener>();
+  private readonly settingsSource: CheckpointSettingsSource;
+  private readonly settingsLink: Disposable;
   private disposed = false;
 
   constructor(
     private readonly store: StoreService,
     private readonly bus: EventBus,
     dataDir: string,
-    private readonly options: { /** PATH to find git on (default: the app's). */ pathEnv?: string; autoPrune?: boolean; beforeWaitMs?: number } = {},
+    private readonly options: {
+      /** PATH to find git on (default: the app's). */
+      pathEnv?: string;
+      autoPrune?: boolean;
+      beforeWaitMs?: number;
+      /** The app's settings (default: read straight from the store). */
+      settings?: CheckpointSettingsSource;
+      /** Where git runs and folders are restored (default: this machine). */
+      host?: Host;
+    } = {},
   ) {
+    this.host = options.host ?? new LocalHost();
     this.root = join(dataDir, 'checkpoints');
+    this.settingsSource = options.settings ?? new SettingsService(store, bus);
+    // What is captured changed: folders known so far capture by the new rules from their next snapshot.
+    this.settingsLink = this.settingsSource.onChange(({ key }) => {
+      if (key !== 'checkpoints.maxFileBytes' && key !== 'checkpoints.excludes') return;
+      const s = this.settings();
+      for (const folder of this.byReal.values()) void this.exclusive(folder, () => folder.repo.configure(s.maxFileBytes, s.excludes)).catch(() => {});
+    });
     if (options.autoPrune !== false) {
       const run = () => void this.prune().catch((e: unknown) => console.error('checkpoint pruning failed:', e));
       const first = setTimeout(run, 60_000);
@@ -114,15 +142,13 @@ export class CheckpointService implements Disposable {
       await this.deleteFolder(p.folderId);
       return {};
     });
-    router.handle('checkpoints.getSettings', () => this.settings());
-    router.handle('checkpoints.setSettings', (p) => this.setSettings(p));
     router.handle('checkpoints.prune', async () => ({ removedCheckpoints: await this.prune() }));
   }
 
   // ───────────── status and settings ─────────────
 
   status(): Promise<CheckpointStatus> {
-    this.statusPromise ??= gitVersion(this.options.pathEnv).then((v): CheckpointStatus => {
+    this.statusPromise ??= gitVersion(this.host, this.options.pathEnv).then((v): CheckpointStatus => {
       if (v === null) {
         return {
           available: false,
@@ -140,16 +166,13 @@ export class CheckpointService implements Disposable {
   }
 
   settings(): CheckpointSettings {
-    const saved = this.store.available ? this.store.getSetting(CHECKPOINT_SETTINGS_KEY) : null;
-    const parsed = checkpointSettingsSchema.partial().safeParse(saved ?? {});
-    return { ...DEFAULT_CHECKPOINT_SETTINGS, ...(parsed.success ? parsed.data : {}) };
-  }
-
-  async setSettings(patch: Partial<CheckpointSettings>): Promise<CheckpointSettings> {
-    const next = checkpointSettingsSchema.parse({ ...this.settings(), ...patch });
-    this.store.setSetting(CHECKPOINT_SETTINGS_KEY, next);
-    for (const folder of this.byReal.values()) await this.exclusive(folder, () => folder.repo.configure(next.maxFileBytes, next.excludes));
-    return next;
+    const get = this.settingsSource;
+    return {
+      retentionDays: get.get('checkpoints.retentionDays'),
+      maxBytesPerFolder: get.get('checkpoints.maxBytesPerFolder'),
+      maxFileBytes: get.get('checkpoints.maxFileBytes'),
+      excludes: get.get('checkpoints.excludes'),
+    };
   }
 
   private rows(): CheckpointRows {
@@ -173,7 +196,7 @@ export class CheckpointService implements Disposable {
       const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
       this.rows().ensureFolder(id, real);
       const s = this.settings();
-      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes), queue: Promise.resolve(), running: new Map() };
+      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes, this.host), queue: Promise.resolve(), running: new Map() };
       this.byReal.set(real, folder);
       return folder;
     })();
@@ -467,7 +490,7 @@ export class CheckpointService implements Disposable {
       this.refuseWhileRunning(folder);
       const journal = join(folder.repo.dir, 'restore-journal.json');
       const left = await readFile(journal, 'utf8').catch(() => null);
-      const fs = await ConfinedFs.open([folder.path]);
+      const fs = await this.host.files([folder.path]);
       if (left) await fs.removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
       const pre = await this.takeCheckpoint(folder, 'restore_pre');
       const { items: list, refused = [] } = await items(pre);
@@ -567,7 +590,7 @@ export class CheckpointService implements Disposable {
         .map(async (f) => ({
           id: f.id,
           path: f.path,
-          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, []).size(),
+          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, [], this.host).size(),
           checkpoints: f.checkpoints,
           oldestAt: f.oldest,
           newestAt: f.newest,
@@ -623,6 +646,7 @@ export class CheckpointService implements Disposable {
   async dispose(): Promise<void> {
     this.disposed = true;
     this.stopTimers();
+    void this.settingsLink.dispose();
     await this.idle();
   }
 }

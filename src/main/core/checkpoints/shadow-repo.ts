@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ShadowGit } from './shadow-git';
+import type { Host } from '../host/host';
 import { TEMP_PREFIX } from '../host/files';
 
 /** A file over the size cap: recorded, content not kept. */
@@ -44,8 +45,9 @@ export class ShadowRepo {
     readonly folder: string,
     private maxFileBytes: number,
     excludes: readonly string[],
+    host: Host,
   ) {
-    this.git = new ShadowGit(dir, folder);
+    this.git = new ShadowGit(dir, folder, host);
     this.excludes = [...excludes];
   }
 

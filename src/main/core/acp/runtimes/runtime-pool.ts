@@ -40,6 +40,9 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
   get bus() {
     return this.ctx.bus;
   }
+  get hosts() {
+    return this.ctx.hosts;
+  }
   get options() {
     return this.ctx.options;
   }
