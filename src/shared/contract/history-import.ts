@@ -10,6 +10,24 @@ export const importSourceIds = ['claude-code', 'codex', 'gemini-cli', 'qwen-code
 export const importSourceIdSchema = z.enum(importSourceIds);
 export type ImportSourceId = z.infer<typeof importSourceIdSchema>;
 
+export const importSourceNames: Record<ImportSourceId, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  'gemini-cli': 'Gemini CLI',
+  'qwen-code': 'Qwen Code',
+  opencode: 'OpenCode',
+};
+
+/** The agent id an imported session has while no configured agent can continue it. */
+export const unboundAgentId = (source: ImportSourceId): string => `cli:${source}`;
+
+/** The tool named by an unbound agent id, else null. */
+export function unboundSource(agentId: string): ImportSourceId | null {
+  const m = /^cli:(.+)$/.exec(agentId);
+  const parsed = m ? importSourceIdSchema.safeParse(m[1]) : null;
+  return parsed?.success ? parsed.data : null;
+}
+
 /** What was found of one agent's store on this machine. */
 export const importSourceSummarySchema = z.object({
   source: importSourceIdSchema,

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { existsSync, lstatSync } from 'node:fs';
-import type { ImportProgress, ImportSourceId, ImportSourceSummary } from '../../../shared/contract/history-import';
+import { importSourceIds, unboundAgentId, type ImportProgress, type ImportSourceId, type ImportSourceSummary } from '../../../shared/contract/history-import';
 import type { Disposable } from '../base/lifecycle';
 import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
-import type { Db } from '../store/database';
+import { prepared, type Db } from '../store/database';
+import type { Statement } from 'better-sqlite3';
 import type { Host } from '../host/host';
 import type { LogEntry, MessageLog } from '../store/message-log';
 import { readNewLines, SkipFile } from './line-reader';
@@ -107,7 +108,16 @@ export class HistoryImportService implements Disposable {
 
   // ───────────── scan ─────────────
 
+  /** Imported sessions whose tool has no configured agent yet get the agent that is configured now. */
+  private bindAgents(): void {
+    for (const source of importSourceIds) {
+      const agent = this.deps.agentFor(source);
+      if (agent) this.sql('UPDATE sessions SET agent_id = ? WHERE imported_from = ? AND agent_id = ?').run(agent, source, unboundAgentId(source));
+    }
+  }
+
   scan(): ImportSourceSummary[] {
+    this.bindAgents();
     const keep = new Set(this.deps.keep());
     const db = this.deps.db();
     const imported = new Map(
@@ -156,6 +166,7 @@ export class HistoryImportService implements Disposable {
       return this.progress;
     }
     this.cancelRequested = false;
+    this.bindAgents();
     this.progress = { ...idle(), running: true, sources: [...sources] };
     this.emit();
     this.run = this.importAll(sources)
@@ -267,16 +278,9 @@ export class HistoryImportService implements Disposable {
     return { path, source, session_id: null, ino: 0, size: 0, mtime_ms: 0, offset: 0, state: '{}', linked: 0, skipped: null };
   }
 
-  private readonly statements = new WeakMap<Db, Map<string, ReturnType<Db['prepare']>>>();
-
   /** A statement of the current store, prepared once. */
-  private sql(text: string): ReturnType<Db['prepare']> {
-    const db = this.deps.db();
-    let byText = this.statements.get(db);
-    if (!byText) this.statements.set(db, (byText = new Map()));
-    let stmt = byText.get(text);
-    if (!stmt) byText.set(text, (stmt = db.prepare(text)));
-    return stmt;
+  private sql(text: string): Statement {
+    return prepared(this.deps.db(), text);
   }
 
   private saveRow(r: FileRow): void {
@@ -369,7 +373,7 @@ export class HistoryImportService implements Disposable {
         `INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at, imported_from)
          VALUES (?, ?, ?, ?, ?, 'closed', ?, ?, ?)`,
       )
-      .run(id, this.deps.agentFor(source) ?? `cli:${source}`, agentSessionId, meta.cwd ?? fallbackCwd, meta.title ?? null, first, last, source);
+      .run(id, this.deps.agentFor(source) ?? unboundAgentId(source), agentSessionId, meta.cwd ?? fallbackCwd, meta.title ?? null, first, last, source);
     return id;
   }
 

@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, readSync, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
+import { FileRefusal, openRegularFileSync } from '../host/local/regular-file';
 
 /**
  * Reads what a session file gained since the last import: complete lines only (a line the agent is still
@@ -29,32 +30,19 @@ export interface LineSink {
   skip(reason: string): void;
 }
 
-function describe(st: Stats): string {
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  if (st.isSocket()) return 'a socket';
-  if (st.isDirectory()) return 'a folder';
-  return 'not a regular file';
-}
-
-/** Opens `path` for reading: a regular file, not a link, never blocking. */
-export function openRegular(path: string): { fd: number; st: Stats } {
-  let fd: number;
+/** Opens `path` for reading: a regular file, not a link, never blocking (FIFOs and devices are refused by type). */
+function openSessionFile(path: string): { fd: number; st: Stats } {
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const { fd, info } = openRegularFileSync(path, { noFollow: true });
+    return { fd, st: info };
   } catch (e) {
+    if (e instanceof FileRefusal) throw new SkipFile(`not a session file: it ${e.message.slice(path.length + 1)}`);
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new SkipFile('a symbolic link (links in an agent store are not followed)');
     if (code === 'ENOENT') throw new SkipFile('gone before it could be read');
     if (code === 'EACCES' || code === 'EPERM') throw new SkipFile('not readable (permission denied)');
     throw new SkipFile(`could not be opened (${code ?? String(e)})`);
   }
-  const st = fstatSync(fd);
-  if (!st.isFile()) {
-    closeSync(fd);
-    throw new SkipFile(`${describe(st)}, not a session file`);
-  }
-  return { fd, st };
 }
 
 /**
@@ -63,7 +51,7 @@ export function openRegular(path: string): { fd: number; st: Stats } {
  * cannot be read as a session file.
  */
 export function readNewLines(path: string, offset: number, sink: LineSink, shouldStop: () => boolean = () => false): FileIdentity & { offset: number } {
-  const { fd, st } = openRegular(path);
+  const { fd, st } = openSessionFile(path);
   try {
     const size = st.size;
     let pos = offset;

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { ImportSourceId } from '../../../shared/contract/history-import';
+import { importSourceNames, type ImportSourceId } from '../../../shared/contract/history-import';
 import { claudeCodeParser } from './parsers/claude-code';
 import { codexParser } from './parsers/codex';
 import { geminiCliParser } from './parsers/gemini-cli';
@@ -31,13 +31,6 @@ export interface DatabaseStore {
 
 export type Store = JsonlStore | DatabaseStore;
 
-export const SOURCE_NAMES: Record<ImportSourceId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  'gemini-cli': 'Gemini CLI',
-  'qwen-code': 'Qwen Code',
-  opencode: 'OpenCode',
-};
 
 /** The stores of this machine's user, as each tool finds them (`env` for CODEX_HOME and XDG_DATA_HOME). */
 export function storesOf(home: string, env: Record<string, string | undefined>): Store[] {
@@ -46,7 +39,7 @@ export function storesOf(home: string, env: Record<string, string | undefined>):
   const jsonl = (source: ImportSourceId, root: string, maxDepth: number, isSession: (rel: string) => boolean, parser: LineParser<unknown>): JsonlStore => ({
     kind: 'jsonl',
     source,
-    name: SOURCE_NAMES[source],
+    name: importSourceNames[source],
     root,
     maxDepth,
     isSession,
@@ -59,7 +52,7 @@ export function storesOf(home: string, env: Record<string, string | undefined>):
     jsonl('codex', join(codexHome, 'sessions'), 4, (rel) => /(^|\/)rollout-[^/]*\.jsonl$/.test(rel), codexParser as LineParser<unknown>),
     jsonl('gemini-cli', join(home, '.gemini', 'tmp'), 2, (rel) => /^[^/]+\/chats\/session-[^/]*\.jsonl$/.test(rel), geminiCliParser as LineParser<unknown>),
     jsonl('qwen-code', join(home, '.qwen', 'projects'), 2, (rel) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(rel), qwenCodeParser as LineParser<unknown>),
-    { kind: 'opencode-db', source: 'opencode', name: SOURCE_NAMES.opencode, root: join(dataHome, 'opencode', 'opencode.db') },
+    { kind: 'opencode-db', source: 'opencode', name: importSourceNames.opencode, root: join(dataHome, 'opencode', 'opencode.db') },
   ];
 }
 
