@@ -6,6 +6,31 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'net', 'http', 'https', 'crypto', 'stream', 'util', 'url', 'worker_threads'];
+// Where work happens (processes, ptys, writes to disk, file watching) is reached through the Host port
+// (src/main/core/host): a concern that spawned or wrote directly would not follow a session onto an SSH host
+// or into a worktree. A separate rule name from the layer rule, so the two do not replace each other.
+const hostMessage = 'Processes, ptys, file writes and file watching go through the Host port (src/main/core/host/host.ts).';
+const FS_WRITES = [
+  'default', 'promises', 'open', 'openSync', 'write', 'writeSync', 'writev', 'writevSync', 'writeFile', 'writeFileSync',
+  'appendFile', 'appendFileSync', 'createWriteStream', 'rename', 'renameSync', 'unlink', 'unlinkSync', 'rm', 'rmSync',
+  'rmdir', 'rmdirSync', 'mkdir', 'mkdirSync', 'mkdtemp', 'mkdtempSync', 'symlink', 'symlinkSync', 'link', 'linkSync',
+  'chmod', 'chmodSync', 'lchmod', 'lchmodSync', 'chown', 'chownSync', 'lchown', 'lchownSync', 'copyFile', 'copyFileSync',
+  'cp', 'cpSync', 'truncate', 'truncateSync', 'ftruncate', 'ftruncateSync', 'utimes', 'utimesSync', 'lutimes', 'lutimesSync',
+  'futimes', 'futimesSync', 'watch', 'watchFile',
+];
+const processModules = ['child_process', 'node:child_process', 'node-pty', '@parcel/watcher'];
+const hostRule = ({ processes = true, writes = true } = {}) => ({
+  '@typescript-eslint/no-restricted-imports': [
+    'error',
+    {
+      paths: [
+        ...(processes ? processModules.map((name) => ({ name, message: hostMessage, allowTypeImports: true })) : []),
+        ...(writes ? ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'].map((name) => ({ name, importNames: FS_WRITES, message: hostMessage, allowTypeImports: true })) : []),
+      ],
+    },
+  ],
+});
+
 const restrict = (patterns, message) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }],
 });
@@ -58,6 +83,37 @@ export default tseslint.config(
       ['electron', '**/renderer/**', '**/preload/**', '**/main/electron/**', '**/main/server/**', '**/app-core', '**/app-core.ts', '../electron/**', '../server/**', '../../electron/**', '../../server/**', '../../../electron/**', '../../../server/**'],
       'src/main/core is plain Node and knows no transport: it never imports electron/, server/ or app-core (the composition root imports it).',
     ),
+  },
+  {
+    files: ['src/main/core/**'],
+    ignores: ['src/main/core/host/**'],
+    rules: hostRule(),
+  },
+  // Justified exceptions: the app's own data folder and this machine's own plumbing are not "where work happens".
+  {
+    files: [
+      'src/main/core/store/**', // SQLite, its backups and migrations: the data folder
+      'src/main/core/agents/secret-store.ts', // the secrets key file in the data folder
+      'src/main/core/acp/connection/agent-log.ts', // agents' logs in the data folder
+      'src/main/core/checkpoints/**', // shadow repositories live in the data folder (the user's folder is written through Host.files)
+      'src/main/core/compare/compare-service.ts', // compare's worktrees are made under the data folder
+      'src/main/core/compare/worktrees.ts', // (removing one git refuses to remove, e.g. with submodules)
+      'src/main/core/registry/fetcher.ts', // the registry's cache in the data folder
+      'src/main/core/registry/service.ts', // ditto (icons, the last registry read)
+      'src/main/core/registry/install-manager.ts', // agents are installed into the data folder
+      'src/main/core/registry/http.ts', // downloads into the install's scratch folder
+      'src/main/core/registry/installers/binary.ts', // marks an installed binary executable in the data folder
+      'src/main/core/mcp/import.ts', // opens the user's MCP config files read-only, bounded
+    ],
+    rules: hostRule({ writes: false }),
+  },
+  {
+    files: [
+      'src/main/core/registry/extract.ts', // unpacks a downloaded archive into the data folder (xz, bzip2 on this machine)
+      'src/main/core/platform/**', // this machine itself: the group watchdog, the login shell's environment, /proc
+      'src/main/core/acp/supervisor/process-metrics.ts', // samples this machine's process table (ps) where /proc is missing
+    ],
+    rules: hostRule({ processes: false, writes: false }),
   },
   {
     files: ['scripts/**/*.mjs'],

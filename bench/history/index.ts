@@ -4,7 +4,7 @@
 // Switchboard wrote it before migration 0013 and then migrated as the app does at start-up (timed:
 // store.migration_events_per_s); its size is then taken all-in (file and WAL after a checkpoint, by table in a
 // '#' line). `fresh: true` (run.ts --fresh) writes it as a new Switchboard does instead (entries compressed as
-// written, the log compacted by the app's compactor, no VACUUM).
+// written, the log packed by the app's packer, no VACUUM).
 //
 //   runHistoryBench()                  full scale (takes a few minutes and ~2 GB of temp disk)
 //   runHistoryBench({ scale: 0.02 })   200 sessions / 20,000 messages, for a quick run
@@ -15,13 +15,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HistoryIndex } from '../../src/main/core/history/history-index';
-import { INDEX_CAPS } from '../../src/main/core/history/model';
+import { INDEX_CAPS } from '../../src/main/core/history/entry-drafts';
 import { searchHistory } from '../../src/main/core/history/search';
 import type Database from 'better-sqlite3';
 import type { StoreMigration } from '../../src/shared/contract/app';
 import { EventBus } from '../../src/main/core/base/event-bus';
 import { HistoryService } from '../../src/main/core/history/history-service';
-import { StoreCompactor } from '../../src/main/core/history/store-compactor';
+import { StorePacker } from '../../src/main/core/history/store-packer';
 import { openDatabase } from '../../src/main/core/store/database';
 import { migrations } from '../../src/main/core/store/migrations';
 import { StoreService } from '../../src/main/core/store/store-service';
@@ -42,7 +42,7 @@ export interface HistoryBenchOptions {
   /** Timed rounds over the 50 queries. */
   rounds?: number;
   /**
-   * Write the store as a new Switchboard does (compacted by the app's compactor once sessions are quiet, no
+   * Write the store as a new Switchboard does (packed by the app's packer once sessions are quiet, no
    * VACUUM) instead of in the old format then migrated.
    */
   fresh?: boolean;
@@ -108,7 +108,7 @@ async function migrateStore(dir: string, log: (line: string) => void): Promise<{
   });
   const t0 = performance.now();
   const store = new StoreService(dir);
-  const history = new HistoryService(store, bus, { compactAfterMs: 30_000 });
+  const history = new HistoryService(store, bus, { packAfterMs: 30_000 });
   history.start();
   await history.whenMigrated();
   const seconds = (performance.now() - t0) / 1000;
@@ -192,10 +192,10 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     if (!reuse && options.fresh) {
       // What the app does once the sessions are quiet; the freed pages are handed back as it goes.
       const t0 = performance.now();
-      const compactor = new StoreCompactor(db, 0);
-      while (compactor.step(index.watermark, 1000).sessions > 0);
-      compactor.vacuum(Number.MAX_SAFE_INTEGER);
-      log(`# compacted in ${round((performance.now() - t0) / 1000, 1)} s`);
+      const packer = new StorePacker(db, 0);
+      while (packer.step(index.watermark, 1000).sessions > 0);
+      packer.vacuum(Number.MAX_SAFE_INTEGER);
+      log(`# packed in ${round((performance.now() - t0) / 1000, 1)} s`);
     }
     if (old) {
       db.exec('DROP TABLE store_compaction');

@@ -6,6 +6,7 @@ import { AcpServices, type AcpStore } from '../../src/main/core/acp/acp-services
 import { EventBus } from '../../src/main/core/base/event-bus';
 import { openDatabase } from '../../src/main/core/store/database';
 import { PtyHost } from '../../src/main/core/terminals/pty-host';
+import { Hosts } from '../../src/main/core/host/hosts';
 import { defaultsReader } from '../../src/main/core/settings/settings-service';
 import type { ThreadEvent } from '../../src/shared/acp-thread';
 import { runParseBaseline } from './ingest';
@@ -57,8 +58,9 @@ export async function runClientPath({ chunks = 20_000, chunkBytes = 100, runs = 
   mkdirSync(dataDir, { recursive: true });
   const store = openStore(join(dataDir, 'switchboard.db'));
   const bus = new EventBus();
-  const ptys = new PtyHost();
-  const acp = new AcpServices({ bus, store, settings: defaultsReader, ptys, options: { dataDir } }, { loginEnv: async () => plainEnv() });
+  const hosts = new Hosts();
+  const ptys = new PtyHost(hosts.local);
+  const acp = new AcpServices({ bus, store, settings: defaultsReader, ptys, hosts, options: { dataDir } }, { loginEnv: async () => plainEnv() });
   let updates = 0;
   let onEnd: ((promptId: string) => void) | null = null;
   bus.connect((name, payload) => {

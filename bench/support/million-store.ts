@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HistoryIndex } from '../../src/main/core/history/history-index';
-import { StoreCompactor } from '../../src/main/core/history/store-compactor';
+import { StorePacker } from '../../src/main/core/history/store-packer';
 import { latestSchemaVersion } from '../../src/main/core/store/migrations';
 import { MessageLog, type LogEntry } from '../../src/main/core/store/message-log';
 import { openSeedStore } from '../../test/support/history-seed';
@@ -65,10 +65,10 @@ export function ensureHistoryStore(dataDir: string, { events = 1_000_000, sessio
       }
       flush();
       index.indexLagging();
-      // As the app leaves it once the sessions are quiet (store-compactor.ts).
-      const compactor = new StoreCompactor(db, 0);
-      while (compactor.step(index.watermark, 1000).sessions > 0);
-      compactor.vacuum(Number.MAX_SAFE_INTEGER);
+      // As the app leaves it once the sessions are quiet (store-packer.ts).
+      const packer = new StorePacker(db, 0);
+      while (packer.step(index.watermark, 1000).sessions > 0);
+      packer.vacuum(Number.MAX_SAFE_INTEGER);
       db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
       messageLog.dispose();

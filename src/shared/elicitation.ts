@@ -1,4 +1,5 @@
 import { checkExternalLink } from './links';
+import { compileLinearPattern, LINEAR_PATTERN_LIMITS } from './linear-pattern';
 
 /**
  * ACP elicitation (`elicitation/create`): what an agent asks the user, read from its untrusted request.
@@ -16,13 +17,11 @@ export const ELICITATION_LIMITS = {
   description: 5_000,
   options: 200,
   option: 500,
-  pattern: 500,
+  pattern: LINEAR_PATTERN_LIMITS.source,
   /** Longest string a field takes (whatever maxLength the agent asks). */
   stringLength: 100_000,
   /** Longest string a field with a pattern takes (the pattern runs on it, in the main process too). */
-  patternInput: 256,
-  /** Most open-ended repetitions (*, +, {n,}) in a pattern: each multiplies how long a failing match may take. */
-  patternRepeats: 3,
+  patternInput: 4_096,
   elicitationId: 500,
 } as const;
 
@@ -111,50 +110,12 @@ function optNumber(o: Obj, key: string, where: string, integer = false): number 
 const quote = (s: string): string => JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s);
 
 /**
- * A pattern the app can run on what the user types without hanging: it must compile, no repeated group
- * may itself repeat or alternate (the nested quantifiers of catastrophic backtracking), and it may repeat
- * open-endedly only a few times (polynomial backtracking, bounded with the input's length).
+ * Why an agent's pattern cannot be used, or null. It runs only in the linear-time engine
+ * (linear-pattern.ts), so no pattern can make a check take longer than its size times the input's.
  */
 export function checkPattern(pattern: string): string | null {
-  if (pattern.length > ELICITATION_LIMITS.pattern) return `the pattern is longer than ${ELICITATION_LIMITS.pattern} characters`;
-  try {
-    new RegExp(pattern, 'u');
-  } catch {
-    return 'the pattern is not a valid regular expression';
-  }
-  // Per open group: does it hold a quantifier or an alternation?
-  const stack: boolean[] = [];
-  let risky = false;
-  let repeats = 0;
-  let closed: boolean | null = null;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    const afterGroup = closed;
-    closed = null;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '[') {
-      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
-      continue;
-    }
-    if (c === '(') stack.push(false);
-    else if (c === ')') {
-      const inner = stack.pop() ?? false;
-      closed = inner;
-      if (inner && stack.length > 0) stack[stack.length - 1] = true;
-    } else if (c === '|') {
-      if (stack.length > 0) stack[stack.length - 1] = true;
-    } else if (c === '*' || c === '+' || c === '{' || c === '?') {
-      if (afterGroup === true && c !== '?') risky = true;
-      if (c !== '?' && stack.length > 0) stack[stack.length - 1] = true;
-      if (c === '*' || c === '+' || (c === '{' && /^\{\d*,\}/.test(pattern.slice(i, i + 12)))) repeats++;
-    }
-  }
-  if (risky) return 'the pattern repeats a group that itself repeats or alternates (it could hang the app)';
-  if (repeats > ELICITATION_LIMITS.patternRepeats) return `the pattern has more than ${ELICITATION_LIMITS.patternRepeats} open-ended repetitions (it could hang the app)`;
-  return null;
+  const compiled = compileLinearPattern(pattern);
+  return compiled.ok ? null : compiled.reason;
 }
 
 function choices(list: unknown, where: string, titled: boolean): EnumChoice[] {
@@ -302,28 +263,41 @@ export function parseElicitation(params: unknown): Parsed<ElicitationRequestView
   }
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Longest value a format is checked on (an email address is at most 254 characters, RFC 5321). */
+const FORMAT_INPUT: Record<StringFormat, number> = { email: 254, uri: 8_192, date: 10, 'date-time': 64 };
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/** One `@`, a non-empty local part, a dotted domain, no space: one pass over the characters. */
+function isEmail(v: string): boolean {
+  const at = v.indexOf('@');
+  if (at <= 0 || at !== v.lastIndexOf('@')) return false;
+  if (/\s/u.test(v)) return false;
+  const domain = v.slice(at + 1);
+  const dot = domain.lastIndexOf('.');
+  return dot > 0 && dot < domain.length - 1;
+}
 
 function formatError(format: StringFormat, v: string): string | null {
+  const words = { email: 'an email address', uri: 'a URI (as https://example.com)', date: 'a date (YYYY-MM-DD)', 'date-time': 'a date and time (as 2026-01-31T09:30:00Z)' }[format];
+  if (v.length > FORMAT_INPUT[format]) return `${words}, at most ${FORMAT_INPUT[format]} characters`;
   switch (format) {
     case 'email':
-      return EMAIL.test(v) ? null : 'an email address';
+      return isEmail(v) ? null : words;
     case 'uri':
       try {
         new URL(v);
         return null;
       } catch {
-        return 'a URI (as https://example.com)';
+        return words;
       }
     case 'date': {
       const m = DATE.exec(v);
       const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
-      return d && d.getUTCMonth() === Number(m![2]) - 1 && d.getUTCDate() === Number(m![3]) ? null : 'a date (YYYY-MM-DD)';
+      return d && d.getUTCMonth() === Number(m![2]) - 1 && d.getUTCDate() === Number(m![3]) ? null : words;
     }
     case 'date-time':
-      return DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)) ? null : 'a date and time (as 2026-01-31T09:30:00Z)';
+      return DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)) ? null : words;
   }
 }
 
@@ -342,7 +316,9 @@ export function fieldError(f: ElicitationField, value: ElicitationValue | undefi
       }
       if (f.pattern !== null) {
         if (value.length > ELICITATION_LIMITS.patternInput) return `At most ${ELICITATION_LIMITS.patternInput} characters.`;
-        if (!new RegExp(f.pattern, 'u').test(value)) return `Must match the pattern ${f.pattern}.`;
+        const compiled = compileLinearPattern(f.pattern);
+        if (!compiled.ok) return `The agent's pattern cannot be checked: ${compiled.reason}.`;
+        if (!compiled.pattern.test(value)) return `Must match the pattern ${f.pattern}.`;
       }
       return null;
     }

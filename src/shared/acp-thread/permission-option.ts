@@ -94,21 +94,82 @@ export function nameScope(name: string): 'once' | 'always' | null {
   return null;
 }
 
+// Right-to-left overrides and embeddings, and the isolates, with the marks that close them.
+const RTL_OPEN = new Set(['\u202E', '\u202B', '\u2067']);
+const LTR_OPEN = new Set(['\u202D', '\u202A', '\u2066', '\u2068']);
+const CLOSE = new Set(['\u202C', '\u2069']);
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+
+/**
+ * The label as it is displayed: a run after a right-to-left override (RLO, U+202E) shows its characters in
+ * reverse, so "\u202Etcejer" reads "rejecr"… "reject". Direction controls are dropped. (Embeddings and
+ * isolates do not reverse Latin letters; only overrides do.)
+ */
+export function displayedText(name: string): string {
+  let out = '';
+  const stack: Array<{ reverse: boolean; text: string }> = [];
+  const push = (c: string) => {
+    const top = stack[stack.length - 1];
+    if (top) top.text += c;
+    else out += c;
+  };
+  const pop = () => {
+    const top = stack.pop()!;
+    const text = top.reverse ? [...top.text].reverse().join('') : top.text;
+    push(text);
+  };
+  for (const c of name) {
+    if (RTL_OPEN.has(c) || LTR_OPEN.has(c)) stack.push({ reverse: c === '\u202E', text: '' });
+    else if (CLOSE.has(c)) {
+      if (stack.length > 0) pop();
+    } else if (c === '\n' || c === '\u2029') {
+      while (stack.length > 0) pop();
+      push(c);
+    } else if (!BIDI_CONTROLS.test(c)) push(c);
+  }
+  while (stack.length > 0) pop();
+  return out;
+}
+
+/**
+ * Why the label cannot be trusted to say what it shows, as a sentence; null when it can: it holds
+ * direction controls (which can show text reversed or reordered) or letters that imitate Latin ones (a
+ * Cyrillic "е" in "Rеject", fullwidth or mathematical letters).
+ */
+export function labelDeception(name: unknown): string | null {
+  const label = typeof name === 'string' ? name : '';
+  const shown = displayedText(label);
+  if (BIDI_CONTROLS.test(label)) return `The agent’s label for this option (“${shown}”) holds hidden direction controls, so it may not say what it does.`;
+  if (/\p{Cf}/u.test(label)) return `The agent’s label for this option (“${shown}”) holds invisible characters.`;
+  if (label.normalize('NFKC') !== label.normalize('NFC')) return `The agent’s label for this option (“${shown}”) is written in look-alike letters.`;
+  for (const w of label.normalize('NFC').split(/[^\p{L}\p{N}]+/u)) {
+    if (LATIN.test(w.toLowerCase()) && [...w.toLowerCase()].some((c) => c in CONFUSABLES)) {
+      return `The agent’s label for this option (“${shown}”) mixes Latin letters with look-alikes from other scripts.`;
+    }
+  }
+  return null;
+}
+
 /**
  * Why the option's name contradicts its kind, as a sentence for the user; null when it does not. A name
  * that reads as rejecting on an allow kind (or the reverse), or that says "once" on an "always" kind (or
- * the reverse), contradicts it.
+ * the reverse), contradicts it. The name is read as displayed (direction overrides applied) and as written.
  */
 export function nameContradiction(option: Pick<PermissionOption, 'name' | 'kind'>): string | null {
-  const name = typeof option.name === 'string' ? option.name : '';
-  const allows = option.kind === 'allow_once' || option.kind === 'allow_always';
-  const always = option.kind === 'allow_always' || option.kind === 'reject_always';
+  const raw = typeof option.name === 'string' ? option.name : '';
+  const shown = displayedText(raw);
+  return contradiction(shown, option.kind) ?? (shown !== raw.replace(new RegExp(BIDI_CONTROLS.source, 'g'), '') ? contradiction(raw, option.kind, shown) : null);
+}
+
+function contradiction(name: string, kind: PermissionOptionKind, shownAs = name): string | null {
+  const allows = kind === 'allow_once' || kind === 'allow_always';
+  const always = kind === 'allow_always' || kind === 'reject_always';
   const intent = nameIntent(name);
-  const what = kindText(option.kind);
-  if (intent === 'reject' && allows) return `The agent labelled this option “${name}”, but it would ${what.toLowerCase()}.`;
-  if (intent === 'allow' && !allows) return `The agent labelled this option “${name}”, but it would ${what.toLowerCase()}.`;
+  const what = kindText(kind);
+  if (intent === 'reject' && allows) return `The agent labelled this option “${shownAs}”, but it would ${what.toLowerCase()}.`;
+  if (intent === 'allow' && !allows) return `The agent labelled this option “${shownAs}”, but it would ${what.toLowerCase()}.`;
   const scope = nameScope(name);
-  if (scope === 'once' && always) return `The agent labelled this option “${name}”, but it would ${what.toLowerCase()} (a rule is stored).`;
-  if (scope === 'always' && !always) return `The agent labelled this option “${name}”, but it is ${what.toLowerCase()} only.`;
+  if (scope === 'once' && always) return `The agent labelled this option “${shownAs}”, but it would ${what.toLowerCase()} (a rule is stored).`;
+  if (scope === 'always' && !always) return `The agent labelled this option “${shownAs}”, but it is ${what.toLowerCase()} only.`;
   return null;
 }

@@ -2,7 +2,8 @@ import type { ContentBlock, SessionUpdate, StopReason } from '@agentclientprotoc
 import { parseElicitation, type ElicitationAction, type ElicitationContent } from '../elicitation';
 import { isRecord } from './messages';
 import { applyEvents, createThread } from './reducer';
-import type { ThreadEvent, ThreadState } from './types';
+import { scopeProblem, type RuleScope } from '../permission-scope';
+import { RULE_META, type RuleAnswer, type ThreadEvent, type ThreadState } from './types';
 
 /** One persisted ACP message (a row of `acp_messages`, or one line of a packed row). */
 export interface WireMessage {
@@ -131,6 +132,7 @@ export class WireReplayer {
     if (typeof toolCallId !== 'string') return [];
     const outcome = isRecord(msg.result) && isRecord(msg.result.outcome) ? msg.result.outcome : null;
     const selected = outcome?.outcome === 'selected' && typeof outcome.optionId === 'string';
+    const byRule = selected && isRecord(msg.result) && isRecord(msg.result._meta) ? ruleAnswerOf(msg.result._meta[RULE_META]) : null;
     return [
       {
         type: 'permission_resolved',
@@ -138,9 +140,22 @@ export class WireReplayer {
         toolCallId,
         outcome: selected ? 'selected' : 'cancelled',
         optionId: selected ? (outcome!.optionId as string) : null,
+        ...(byRule ? { byRule } : {}),
       },
     ];
   }
+}
+
+/** The rule named in a stored permission answer, when it is well formed. */
+function ruleAnswerOf(v: unknown): RuleAnswer | null {
+  if (!isRecord(v) || !isRecord(v.scope)) return null;
+  const { ruleId, agentId, toolKind, decision } = v;
+  const { subject, match, pattern, folder, sessionId } = v.scope;
+  if (typeof ruleId !== 'number' || typeof agentId !== 'string' || typeof toolKind !== 'string' || (decision !== 'allow' && decision !== 'reject')) return null;
+  if (typeof pattern !== 'string' || typeof folder !== 'string' || (sessionId !== null && typeof sessionId !== 'string')) return null;
+  const scope = { subject, match, pattern, folder, sessionId } as RuleScope;
+  if (!['command', 'path', 'title'].includes(scope.subject) || !['exact', 'prefix', 'glob'].includes(scope.match) || scopeProblem(scope)) return null;
+  return { ruleId, agentId, toolKind, decision, scope };
 }
 
 const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);

@@ -16,6 +16,7 @@ import type {
   ToolKind,
 } from '@agentclientprotocol/sdk';
 import type { ElicitationAction, ElicitationContent, ElicitationRequestView } from '../elicitation';
+import type { RuleScope } from '../permission-scope';
 
 /**
  * A UI-agnostic model of one ACP session's conversation: a list of entries folded from `session/update`
@@ -61,7 +62,23 @@ export interface MetaTerminal {
 export interface PendingPermission {
   requestId: string;
   options: PermissionOption[];
+  /** Why Switchboard asks although a rule would answer (the agent offered only an "always" option for it). */
+  note?: string;
+  /** What Switchboard would remember for each "always" option, by option id ("run `echo *` in proj"). */
+  rules?: Record<string, string>;
 }
+
+/** A stored rule answered a permission request (kept in the history: the answer's `_meta`, see `RULE_META`). */
+export interface RuleAnswer {
+  ruleId: number;
+  agentId: string;
+  toolKind: string;
+  decision: 'allow' | 'reject';
+  scope: RuleScope;
+}
+
+/** The `_meta` key of a permission answer that a rule gave. */
+export const RULE_META = 'switchboard/answeredByRule';
 
 export interface ToolCallEntry {
   kind: 'tool_call';
@@ -79,6 +96,8 @@ export interface ToolCallEntry {
   rawOutput?: unknown;
   /** A permission request waiting for the user's answer. */
   permission: PendingPermission | null;
+  /** The rule that answered this tool call's permission request. */
+  ruled?: RuleAnswer;
   /** Output of the client's terminals in this tool call as last stored, by terminal id (shown once they are gone). */
   storedTerminals?: Record<string, StoredTerminal>;
   /** Terminals reported through `_meta.terminal_output` / `_meta.terminal_exit`, by terminal id. */
@@ -224,8 +243,8 @@ export type ThreadEvent =
   | { type: 'mode'; modeId: string }
   /** The complete config options from a session/set_config_option response. */
   | { type: 'config_options'; configOptions: SessionConfigOption[] }
-  | { type: 'permission'; requestId: string; toolCall: ToolCallUpdate; options: PermissionOption[] }
-  | { type: 'permission_resolved'; requestId: string; toolCallId: string; outcome: 'selected' | 'cancelled'; optionId: string | null }
+  | { type: 'permission'; requestId: string; toolCall: ToolCallUpdate; options: PermissionOption[]; note?: string; rules?: Record<string, string> }
+  | { type: 'permission_resolved'; requestId: string; toolCallId: string; outcome: 'selected' | 'cancelled'; optionId: string | null; byRule?: RuleAnswer }
   | { type: 'elicitation'; requestId: string; request: ElicitationRequestView }
   | { type: 'elicitation_resolved'; requestId: string; action: ElicitationAction; content: ElicitationContent | null }
   /** URL mode: the agent's `elicitation/complete`. */

@@ -38,7 +38,7 @@ export const appRequests = {
 
 /** Progress of a store migration that rewrites existing data (migrations/0013: compaction), for a progress bar. */
 export const storeMigrationSchema = z.object({
-  phase: z.enum(['indexing', 'compacting', 'vacuuming', 'done']),
+  phase: z.enum(['indexing', 'packing', 'vacuuming', 'done']),
   /** Work done and to do in this phase: entries and messages to index, then sessions to compact. */
   done: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),

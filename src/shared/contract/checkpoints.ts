@@ -29,6 +29,13 @@ export const changedFileSchema = z.object({
   binary: z.boolean(),
   /** Over the size cap: recorded as changed (path, size) but its content was not kept; cannot be reverted. */
   tooLarge: z.boolean(),
+  /**
+   * Ignored (the folder's .gitignore as it was before the turn) or inside .git: recorded as changed (path,
+   * size) but its content was not kept. Rewinding a turn that added it removes it.
+   */
+  ignored: z.boolean().default(false),
+  /** Set when this change can make tools run code (a git hook or config, .envrc, editor tasks, package scripts): why. */
+  flag: z.string().nullable().default(null),
   /** Bytes before and after (null where the file did not exist). */
   oldSize: z.number().int().nullable(),
   newSize: z.number().int().nullable(),
@@ -42,6 +49,10 @@ export const changeSummarySchema = z.object({
   renamed: z.number().int(),
   additions: z.number().int(),
   deletions: z.number().int(),
+  /** Files listed as ignored (content not kept). */
+  ignored: z.number().int().default(0),
+  /** Files whose change can make tools run code (see changedFileSchema.flag). */
+  flagged: z.number().int().default(0),
 });
 export type ChangeSummary = z.infer<typeof changeSummarySchema>;
 
@@ -77,8 +88,13 @@ export const turnCheckpointSchema = z.object({
   error: z.string().nullable(),
   /** Null until the turn is recorded. */
   changes: changeSetSchema.nullable(),
-  /** Other sessions that had a turn in the same folder at the same time: their changes may be mixed in. */
+  /**
+   * Other sessions that had a turn in the same folder at the same time: their changes may be mixed in. Empty
+   * when this turn changed nothing (nothing to mix up).
+   */
   overlaps: z.array(z.object({ sessionId: z.string(), label: z.string() })),
+  /** A restore about this turn (its rewind, its revert) was cut short and finished at the next start: what happened. */
+  notice: z.string().nullable().default(null),
 });
 export type TurnCheckpoint = z.infer<typeof turnCheckpointSchema>;
 
@@ -119,6 +135,8 @@ export const restoreSchema = z.object({
   /** Set when undone (by the undo restore with this id). */
   undoneBy: z.string().nullable(),
   report: restoreReportSchema,
+  /** Set when the restore was cut short (Switchboard stopped mid-way) and finished at the next start: what happened. */
+  notice: z.string().nullable().default(null),
 });
 export type Restore = z.infer<typeof restoreSchema>;
 
@@ -132,23 +150,6 @@ export const checkpointFolderSchema = z.object({
   newestAt: z.number().nullable(),
 });
 export type CheckpointFolder = z.infer<typeof checkpointFolderSchema>;
-
-export const checkpointSettingsSchema = z.object({
-  retentionDays: z.number().int().min(1).max(3650),
-  maxBytesPerFolder: z.number().int().min(10 * 1024 * 1024),
-  /** Files larger than this are recorded as "changed, too large to keep". */
-  maxFileBytes: z.number().int().min(1024).max(1024 * 1024 * 1024),
-  /** gitignore patterns never captured (on top of each folder's own .gitignore). */
-  excludes: z.array(z.string().min(1).max(500)).max(500),
-});
-export type CheckpointSettings = z.infer<typeof checkpointSettingsSchema>;
-
-export const DEFAULT_CHECKPOINT_SETTINGS: CheckpointSettings = {
-  retentionDays: 30,
-  maxBytesPerFolder: 2 * 1024 * 1024 * 1024,
-  maxFileBytes: 5 * 1024 * 1024,
-  excludes: ['node_modules/', '.venv/', 'venv/', '__pycache__/', 'target/', 'dist/', 'build/', '.next/', '.gradle/', '.cache/', '.DS_Store'],
-};
 
 const revertScope = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('all') }).strict(),
@@ -184,8 +185,6 @@ export const checkpointRequests = {
   /** Folders with checkpoints and the disk they use. */
   'checkpoints.folders': request(z.object({}).strict(), z.object({ folders: z.array(checkpointFolderSchema) })),
   'checkpoints.deleteFolder': request(z.object({ folderId: id }).strict(), z.object({})),
-  'checkpoints.getSettings': request(z.object({}).strict(), checkpointSettingsSchema),
-  'checkpoints.setSettings': request(checkpointSettingsSchema.partial().strict(), checkpointSettingsSchema),
   /** Applies the retention settings now (it also runs by itself). */
   'checkpoints.prune': request(z.object({}).strict(), z.object({ removedCheckpoints: z.number().int() })),
 } as const;

@@ -138,7 +138,8 @@ export const mcpImportEntrySchema = z.object({
 });
 export type McpImportEntry = z.infer<typeof mcpImportEntrySchema>;
 
-export const mcpImportPreviewSchema = z.object({ path: z.string(), entries: z.array(mcpImportEntrySchema) });
+/** `digest`: the SHA-256 of the bytes previewed; apply imports only if the file still holds exactly them. */
+export const mcpImportPreviewSchema = z.object({ path: z.string(), digest: z.string(), entries: z.array(mcpImportEntrySchema) });
 export type McpImportPreview = z.infer<typeof mcpImportPreviewSchema>;
 
 const serverId = z.object({ id: z.string().min(1).max(200) }).strict();
@@ -154,9 +155,12 @@ export const mcpRequests = {
   'mcp.importSources': request(z.object({}).strict(), z.object({ sources: z.array(mcpImportSourceSchema) })),
   /** Reads a config file (`mcpServers` shape) or a project folder's `.mcp.json`; stores nothing. */
   'mcp.importPreview': request(z.object({ path: absolutePathSchema }).strict(), mcpImportPreviewSchema),
-  /** Reads the file again and imports the named entries (secret values go from the file to the store directly). */
+  /**
+   * Reads the file again and imports the named entries, only if it is still the previewed bytes (`digest`
+   * of the preview; `conflict` otherwise). Secret values go from the file to the store directly.
+   */
   'mcp.importApply': request(
-    z.object({ path: absolutePathSchema, names: z.array(z.string().min(1).max(200)).min(1).max(500) }).strict(),
+    z.object({ path: absolutePathSchema, digest: z.string().regex(/^[0-9a-f]{64}$/), names: z.array(z.string().min(1).max(200)).min(1).max(500) }).strict(),
     z.object({ imported: z.array(z.string()), servers: z.array(mcpServerViewSchema) }),
   ),
 } as const;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { importSourceIdSchema, importSourceIds } from './history-import';
 import { mcpServerSettingSchema } from './mcp';
+import { DEFAULT_REGISTRY_URL } from './registry';
 
 /**
  * Settings: one typed registry of the app's preferences. Each key has its schema, default, description,
@@ -26,6 +28,10 @@ export interface SettingDef<S extends z.ZodType = z.ZodType> {
   restart?: string;
   /** Largest JSON form of a value, in characters (default SETTING_VALUE_MAX_CHARS). */
   maxChars?: number;
+  /** A number is shown and typed in this unit: the stored value is `factor` times what is shown (bytes shown as GB). */
+  unit?: { name: string; factor: number };
+  /** Shown in an empty text field (what an empty value stands for). */
+  placeholder?: string;
 }
 
 /** Default cap on the JSON form of a stored value. */
@@ -81,6 +87,9 @@ const registryUrlSchema = z
 
 export const themeSchema = z.enum(['system', 'light', 'dark']);
 export type ThemeSetting = z.infer<typeof themeSchema>;
+
+const MB = 1024 * 1024;
+const GB = 1024 * MB;
 
 // ───────────────────────────── the registry ─────────────────────────────
 
@@ -157,6 +166,17 @@ export const SETTINGS = {
   'agents.floodSeconds': def({ schema: count(3600), default: 5, label: '…for this many seconds', description: 'In a row.', scope: 'app', section: 'supervision' }),
   'agents.floodThrottlePerSecond': def({ schema: count(10_000_000), default: 1000, label: '…is then read at (messages a second)', description: 'Until it calms down; nothing is dropped.', scope: 'app', section: 'supervision' }),
 
+  // Compare mode
+  'compare.runRepoHooks': def({
+    schema: z.boolean(),
+    default: false,
+    label: "Run the repository's git hooks in compare mode",
+    description:
+      "Off: compare mode's own git commands in your repository (worktree add, apply) run no hooks and no fsmonitor, so a hook an agent planted never runs. On: your repository's hooks run as with your own git.",
+    scope: 'app',
+    section: 'general',
+  }),
+
   // History
   'history.backupsKept': def({
     schema: z.number().int().min(1).max(100),
@@ -166,15 +186,60 @@ export const SETTINGS = {
     scope: 'app',
     section: 'history',
   }),
+  'history.importKeep': def({
+    schema: z.array(importSourceIdSchema).max(importSourceIds.length),
+    default: [],
+    label: "Keep importing the agents' own sessions",
+    description: 'For these agents, sessions they store outside Switchboard (in a terminal beside it) appear in History as they are written (History → Import).',
+    scope: 'app',
+    section: null,
+  }),
+
+  // Checkpoints (read by the checkpoint service when it snapshots and prunes)
+  'checkpoints.retentionDays': def({
+    schema: z.number().int().min(1).max(3650),
+    default: 30,
+    label: 'Keep checkpoints for (days)',
+    description: 'Older checkpoints are pruned (a folder keeps at least its latest).',
+    scope: 'app',
+    section: 'checkpoints',
+  }),
+  'checkpoints.maxBytesPerFolder': def({
+    schema: z.number().int().min(10 * MB).max(1024 * GB),
+    default: 2 * GB,
+    label: 'At most per folder (GB)',
+    description: 'Past this, the oldest checkpoints of the folder are pruned first.',
+    scope: 'app',
+    section: 'checkpoints',
+    unit: { name: 'GB', factor: GB },
+  }),
+  'checkpoints.maxFileBytes': def({
+    schema: z.number().int().min(1024).max(GB),
+    default: 5 * MB,
+    label: 'Files larger than this are recorded as “too large to keep” (MB)',
+    description: 'Their change is listed, without their content.',
+    scope: 'app',
+    section: 'checkpoints',
+    unit: { name: 'MB', factor: MB },
+  }),
+  'checkpoints.excludes': def({
+    schema: z.array(z.string().min(1).max(500)).max(500),
+    default: ['node_modules/', '.venv/', 'venv/', '__pycache__/', 'target/', 'dist/', 'build/', '.next/', '.gradle/', '.cache/', '.DS_Store'],
+    label: 'Never captured',
+    description: 'gitignore patterns, one a line; each folder’s own .gitignore applies too.',
+    scope: 'app',
+    section: 'checkpoints',
+  }),
 
   // Registry
   'registry.url': def({
     schema: registryUrlSchema,
     default: '',
     label: 'Registry source',
-    description: 'Where the ACP Registry is read from: an http(s) or file: URL. Empty: the ACP CDN.',
+    description: 'An http(s) or file: URL of a registry.json. Empty: the ACP Registry’s CDN.',
     scope: 'app',
     section: 'registry',
+    placeholder: DEFAULT_REGISTRY_URL,
   }),
 
   'keyboard.bindings': def({

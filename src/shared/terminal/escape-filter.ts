@@ -11,6 +11,14 @@
  *
  * With `palette: 'drop'`, OSC sequences that set or reset colours (4, 5, 6, 10–19, 104–106, 110–119) are
  * removed: output must not restyle the app.
+ *
+ * Counts are capped by what they can affect: the screen's rows for lines, its columns for characters
+ * (`resize`; until told, the largest screen the app makes). That alone still lets a few bytes cost a
+ * screenful of work (`CSI 50 L` inserts fifty lines one by one, each a new line shifted in), so the
+ * functions xterm loops over (insert, delete and scroll lines; repeat) draw on a budget that grows with
+ * the input read (LOOP_BUDGET_PER_CHAR) up to a few screens: past it, their counts shrink, or they are
+ * dropped. `writeSliced` also cuts the output into pieces of bounded work, each a separate write for
+ * xterm, which lets the page draw between writes.
  */
 
 /** The largest count or position on the vertical axis (lines): more than any screen has rows. */
@@ -21,6 +29,12 @@ export const MAX_COLUMNS = 1000;
 export const MAX_PARAM = 65535;
 /** The largest window asked for by a window op (CSI 4 ; h ; w t, in pixels). */
 export const MAX_WINDOW_PIXELS = 16384;
+/** Work in one piece of `writeSliced`, in cells xterm touches (a few milliseconds of its time). */
+export const SLICE_WORK = 32_768;
+/** Cells of looped work (lines inserted, deleted or scrolled; characters repeated) each character read buys. */
+export const LOOP_BUDGET_PER_CHAR = 16;
+/** The most looped work saved up: this many full-screen sweeps of lines. */
+export const LOOP_BUDGET_SCREENS = 4;
 
 export interface EscapeFilterOptions {
   /** 'drop': OSC colour and palette sequences are removed (agent output); 'allow': kept (the user's shell). */
@@ -70,8 +84,8 @@ const COLUMNS = 2;
 const ROW_COLUMN = 3;
 type Caps = typeof GENERIC | typeof LINES | typeof COLUMNS | typeof ROW_COLUMN;
 
-function capOf(caps: Caps, index: number, value: number): number {
-  const max = caps === LINES || (caps === ROW_COLUMN && index === 0) ? MAX_LINES : caps === COLUMNS || (caps === ROW_COLUMN && index === 1) ? MAX_COLUMNS : MAX_PARAM;
+function capOf(caps: Caps, index: number, value: number, rows: number, cols: number): number {
+  const max = caps === LINES || (caps === ROW_COLUMN && index === 0) ? rows : caps === COLUMNS || (caps === ROW_COLUMN && index === 1) ? cols : MAX_PARAM;
   return value > max ? max : value;
 }
 
@@ -134,13 +148,18 @@ class Params {
     }
   }
 
+  /** Marks parameter `i` as written (a value set from outside). */
+  setDigits(i: number): void {
+    this.digits[i] = 1;
+  }
+
   /** The parameters as text, capped; sub-parameters by the generic cap. */
-  format(caps: Caps): string {
+  format(caps: Caps, rows = MAX_LINES, cols = MAX_COLUMNS): string {
     let out = '';
     let s = 0;
     for (let i = 0; i < this.length; i++) {
       if (i) out += ';';
-      if (this.digits[i]) out += capOf(caps, i, this.values[i]!);
+      if (this.digits[i]) out += capOf(caps, i, this.values[i]!, rows, cols);
       for (; s < this.subCount && this.subOwner[s] === i; s++) {
         const v = this.subs[s]!;
         out += v < 0 ? ':' : `:${v > MAX_PARAM ? MAX_PARAM : v}`;
@@ -150,6 +169,8 @@ class Params {
   }
 }
 
+/** Functions xterm runs once per unit of their count: insert, delete, scroll lines; repeat the last character. */
+const LOOPED = new Set(['L', 'M', 'S', 'T', 'b']);
 const LINE_FINALS = new Set(['A', 'B', 'E', 'F', 'L', 'M', 'S', 'T', 'd', 'e', 'r']);
 const COLUMN_FINALS = new Set(['@', 'C', 'D', 'G', 'I', 'P', 'X', 'Z', '`', 'a', 'b', 's']);
 
@@ -191,12 +212,49 @@ export class EscapeFilter {
   /** A non-ASCII character xterm drops began with a high surrogate: its low half is dropped too. */
   private dropLowSurrogate = false;
   private out: string[] = [];
+  /** Finished pieces of the current write, and the work of the one being built (`out`). */
+  private pieces: string[] = [];
+  private work = 0;
+  private rows = MAX_LINES;
+  private cols = MAX_COLUMNS;
+  /** Characters read in all, the position of the character being read, and the loop budget as of `budgetAt`. */
+  private read = 0;
+  private pos = 0;
+  private budget = Infinity;
+  private budgetAt = 0;
 
   constructor(private readonly options: EscapeFilterOptions) {}
 
+  /** The screen's size: counts and positions are capped by it from now on. */
+  resize(rows: number, cols: number): void {
+    this.rows = Math.max(1, Math.min(MAX_LINES, Math.floor(rows) || 1));
+    this.cols = Math.max(1, Math.min(MAX_COLUMNS, Math.floor(cols) || 1));
+    this.budget = Math.min(this.budget, this.budgetCap());
+  }
+
+  private budgetCap(): number {
+    return LOOP_BUDGET_SCREENS * this.rows * (this.rows + this.cols);
+  }
+
+  /** How many of `count` loops of `each` cells the budget allows now (0: none), spent. */
+  private afford(count: number, each: number): number {
+    this.budget = Math.min(this.budgetCap(), this.budget + (this.pos - this.budgetAt) * LOOP_BUDGET_PER_CHAR);
+    this.budgetAt = this.pos;
+    const n = Math.min(count, Math.floor(this.budget / each));
+    this.budget -= n * each;
+    return n;
+  }
+
   /** Filters one chunk; a sequence cut at its end is held until the next chunk. */
   write(data: string): string {
+    return this.writeSliced(data).join('');
+  }
+
+  /** As `write`, in pieces of at most about SLICE_WORK of xterm's work each (the last may be empty). */
+  writeSliced(data: string): string[] {
     this.out = [];
+    this.pieces = [];
+    this.work = 0;
     let i = 0;
     const n = data.length;
     while (i < n) {
@@ -204,16 +262,53 @@ export class EscapeFilter {
         GROUND_SPECIAL.lastIndex = i;
         const m = GROUND_SPECIAL.exec(data);
         const end = m ? m.index : n;
-        if (end > i) this.out.push(data.slice(i, end));
+        if (end > i) this.text(data, i, end);
         i = end;
         if (i >= n) break;
       }
+      this.pos = this.read + i;
       this.step(data, i);
       i++;
     }
-    const result = this.out.join('');
+    this.read += n;
+    this.pieces.push(this.out.join(''));
+    const result = this.pieces;
     this.out = [];
+    this.pieces = [];
     return result;
+  }
+
+  /** Plain text: a character is a cell, a line feed (LF, VT, FF) may scroll a region, a line's work. */
+  private text(data: string, from: number, to: number): void {
+    let at = from;
+    while (at < to) {
+      const room = Math.max(1, SLICE_WORK - this.work);
+      let end = Math.min(to, at + room);
+      let feeds = 0;
+      for (let j = at; j < end; j++) {
+        const c = data.charCodeAt(j);
+        if (c >= 0x0a && c <= 0x0c && j + 1 - at + ++feeds * (this.rows + this.cols) >= room) {
+          // Many line feeds: the piece ends after this one.
+          end = j + 1;
+          break;
+        }
+      }
+      // Never between the halves of a surrogate pair.
+      if (end < to && isHighSurrogate(data.charCodeAt(end - 1))) end++;
+      this.out.push(data.slice(at, end));
+      this.spend(end - at + feeds * (this.rows + this.cols));
+      at = end;
+    }
+  }
+
+  /** Counts work done by what was just emitted; past the slice's work, a new piece begins. */
+  private spend(work: number): void {
+    this.work += work;
+    if (this.work >= SLICE_WORK) {
+      this.pieces.push(this.out.join(''));
+      this.out = [];
+      this.work = 0;
+    }
   }
 
   /** Forgets a sequence in progress (the terminal was reset). */
@@ -224,6 +319,16 @@ export class EscapeFilter {
 
   private emit(s: string): void {
     this.out.push(s);
+    this.spend(s.length + this.controlWork(s));
+  }
+
+  /** A control or ESC sequence that may scroll a region (a line's work) or fill the screen (DECALN). */
+  private controlWork(s: string): number {
+    if (s.length > 3) return 0;
+    if (s === `${ESC}#8`) return this.rows * this.cols;
+    const c = s.charCodeAt(s.length - 1);
+    const line = s.length === 1 ? (c >= 0x0a && c <= 0x0c) || c === 0x84 || c === 0x85 || c === 0x8d : s.length === 2 && (s === `${ESC}D` || s === `${ESC}E` || s === `${ESC}M`);
+    return line ? this.rows + this.cols : 0;
   }
 
   private clear(): void {
@@ -385,13 +490,57 @@ export class EscapeFilter {
     if (this.intermediates.length > 2) return;
     const caps = csiCaps(this.prefix, this.intermediates, final, this.params);
     if (caps === null) return;
-    this.emit(`${ESC}[${this.prefix}${this.params.format(caps)}${this.intermediates}${final}`);
+    if (!this.prefix && !this.intermediates && LOOPED.has(final)) {
+      // Within the budget: the count shrinks to what it affords, or the sequence is dropped.
+      const v = this.params.values;
+      const count = Math.max(1, Math.min(v[0]!, caps === LINES ? this.rows : this.cols));
+      const lines = final !== 'b';
+      const n = this.afford(count, lines ? this.rows + this.cols : 1);
+      if (n === 0) return;
+      if (n < count) {
+        v[0] = n;
+        this.params.setDigits(0);
+      }
+    }
+    const seq = `${ESC}[${this.prefix}${this.params.format(caps, this.rows, this.cols)}${this.intermediates}${final}`;
+    this.out.push(seq);
+    this.spend(seq.length + this.csiWork(final));
+  }
+
+  /** Cells xterm may touch for this CSI (its first parameter already capped): a loop per count, or the screen. */
+  private csiWork(final: string): number {
+    if (this.prefix) return final === 'J' || final === 'K' ? this.rows * this.cols : 0;
+    const rows = this.rows;
+    const cols = this.cols;
+    const count = Math.max(1, Math.min(this.params.values[0]!, MAX_PARAM));
+    if (this.intermediates !== '') return rows * cols;
+    switch (final) {
+      case 'L':
+      case 'M':
+      case 'S':
+      case 'T':
+        return Math.min(count, rows) * (rows + cols);
+      case 'b':
+      case 'I':
+      case 'Z':
+        return Math.min(count, cols);
+      case '@':
+      case 'P':
+      case 'X':
+      case 'K':
+        return cols;
+      case 'J':
+      case 'r':
+        return rows * cols;
+      default:
+        return 0;
+    }
   }
 
   private hookDcs(final: string): void {
     this.state = DCS_PASSTHROUGH;
     this.dcsDrop = this.intermediates.length > 2;
-    if (!this.dcsDrop) this.emit(`${ESC}P${this.prefix}${this.params.format(GENERIC)}${this.intermediates}${final}`);
+    if (!this.dcsDrop) this.emit(`${ESC}P${this.prefix}${this.params.format(GENERIC, this.rows, this.cols)}${this.intermediates}${final}`);
   }
 
   private stepDcsData(code: number, ch: string): void {

@@ -120,8 +120,10 @@ async function withAcpService(initializeTimeoutMs: number, fn: (acp: AcpServices
   const { scenarioAgentCommand } = await import('../../fixtures/scenario-agent/launch');
   const dir = mkdtempSync(join(tmpdir(), 'sb-init-'));
   const store = new StoreService(dir);
-  const ptys = new PtyHost();
-  const acp = new AcpServices({ bus: new EventBus(), store, settings: defaultsReader, ptys, options: { dataDir: dir } }, { initializeTimeoutMs });
+  const { Hosts } = await import('../../../src/main/core/host/hosts');
+  const hosts = new Hosts();
+  const ptys = new PtyHost(hosts.local);
+  const acp = new AcpServices({ bus: new EventBus(), store, settings: defaultsReader, ptys, hosts, options: { dataDir: dir } }, { initializeTimeoutMs });
   const { command, args } = scenarioAgentCommand();
   try {
     await fn(acp, (name) => acp.agents.addCustom({ name, command, args, env: { SCENARIO_HANG_INIT: '1' }, cwd: dir }));

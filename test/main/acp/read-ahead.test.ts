@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentLog } from '../../../src/main/core/acp/connection/agent-log';
 import { AgentProcess } from '../../../src/main/core/acp/connection/agent-process';
-import { AcpWire, READ_AHEAD_BYTES, type UpdateItem } from '../../../src/main/core/acp/connection/stdio-tap';
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
+import { AcpWire, READ_AHEAD_BYTES, type UpdateItem } from '../../../src/main/core/acp/connection/acp-wire';
 import { openDatabase, type Db } from '../../../src/main/core/store/database';
 import { MessageLog } from '../../../src/main/core/store/message-log';
 
@@ -97,7 +98,7 @@ describe('read-ahead of an agent’s output', () => {
     const receivedBefore = () => h.received.length;
     let lastCount = 0;
     const exited = new Promise<void>((resolve) => {
-      proc = new AgentProcess({ command: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, cwd: dir }, agentLog(join(dir, 'proc.log')), {
+      proc = new AgentProcess(new LocalHost(), { command: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, cwd: dir }, agentLog(join(dir, 'proc.log')), {
         onStdout: (chunk) => {
           // Bytes read since lines were last handed on.
           if (receivedBefore() !== lastCount) {

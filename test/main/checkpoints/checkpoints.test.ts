@@ -168,11 +168,11 @@ describe('checkpoints of a folder that is not a git repository', () => {
 });
 
 describe('what is captured', () => {
-  it('skips .gitignored and excluded folders, records large files as too large to keep, and symlinks as links', async () => {
+  it('skips excluded folders, lists ignored and large files by size only, and records symlinks as links', async () => {
     rig = makeRig();
     const w = rig.work;
     writeFileSync(join(w, '.gitignore'), 'secret/\n');
-    await rig.svc.setSettings({ maxFileBytes: 1024 * 1024 });
+    rig.settings.set({ key: 'checkpoints.maxFileBytes', value: 1024 * 1024 });
     await rig.turn(() => {
       mkdirSync(join(w, 'node_modules/pkg'), { recursive: true });
       writeFileSync(join(w, 'node_modules/pkg/index.js'), 'x');
@@ -183,18 +183,23 @@ describe('what is captured', () => {
       writeFileSync(join(w, 'kept.txt'), 'kept\n');
     });
     const files = (await lastTurn()).changes!.files;
-    expect(files.map((f) => f.path).sort()).toEqual(['big.dat', 'kept.txt', 'link']);
+    expect(files.map((f) => f.path).sort()).toEqual(['big.dat', 'kept.txt', 'link', 'secret/key']);
     expect(files.find((f) => f.path === 'big.dat')).toMatchObject({ status: 'added', tooLarge: true, newSize: 2 * 1024 * 1024 });
+    // Ignored: listed with its size, its content not kept.
+    expect(files.find((f) => f.path === 'secret/key')).toMatchObject({ status: 'added', ignored: true, tooLarge: false, newSize: 1 });
     expect(files.find((f) => f.path === 'link')).toMatchObject({ kind: 'symlink' });
     // The large file's content is not in the shadow repository.
     const folders = await rig.svc.folderList();
     expect(folders[0]!.bytes).toBeLessThan(1024 * 1024);
 
-    // Reverting the turn leaves the large file alone and says so.
+    // Reverting the turn removes what it added, the ignored file too, and leaves the large file alone (its
+    // content was not kept), saying so.
     const { from, to } = (await lastTurn()).changes!;
     const r = await rig.svc.revert(from, to, { kind: 'all' });
-    expect(r.refused).toEqual([{ path: 'big.dat', reason: expect.stringMatching(/too large to keep/) }]);
-    expect(existsSync(join(w, 'big.dat'))).toBe(true);
+    expect(r.refused).toEqual([]);
+    expect(r.applied.map((a) => a.path).sort()).toEqual(['big.dat', 'kept.txt', 'link', 'secret/key']);
+    expect(existsSync(join(w, 'big.dat'))).toBe(false);
+    expect(existsSync(join(w, 'secret/key'))).toBe(false);
     expect(existsSync(join(w, 'kept.txt'))).toBe(false);
     expect(existsSync(join(w, 'node_modules/pkg/index.js'))).toBe(true);
   });
@@ -207,7 +212,7 @@ describe('what is captured', () => {
     await rig.turn(() => writeFileSync(join(w, 'logs/run.log'), 'second\n'));
     const first = await lastTurn();
     expect(first.changes!.files.map((f) => f.path)).toEqual(['logs/run.log']);
-    await rig.svc.setSettings({ excludes: ['logs/'] });
+    rig.settings.set({ key: 'checkpoints.excludes', value: ['logs/'] });
     await rig.turn(() => writeFileSync(join(w, 'logs/run.log'), 'third\n'));
     expect((await lastTurn()).changes!.files).toEqual([]);
     const r = await rig.svc.rewind(first.id);
@@ -315,14 +320,14 @@ describe('retention', () => {
     expect(folder!.bytes).toBeGreaterThan(12 * 1024 * 1024);
 
     // Over a 10 MB cap: the oldest go until it fits.
-    await rig.svc.setSettings({ maxBytesPerFolder: 10 * 1024 * 1024 });
+    rig.settings.set({ key: 'checkpoints.maxBytesPerFolder', value: 10 * 1024 * 1024 });
     expect(await rig.svc.prune()).toBeGreaterThan(0);
     const [after] = await rig.svc.folderList();
     expect(after!.bytes).toBeLessThanOrEqual(10 * 1024 * 1024);
     expect(after!.checkpoints).toBeLessThan(folder!.checkpoints);
 
     // Past the retention period: everything goes.
-    await rig.svc.setSettings({ maxBytesPerFolder: 2 * 1024 * 1024 * 1024 });
+    rig.settings.set({ key: 'checkpoints.maxBytesPerFolder', value: 2 * 1024 * 1024 * 1024 });
     await rig.svc.prune(Date.now() + 31 * 24 * 60 * 60 * 1000);
     const [old] = await rig.svc.folderList();
     expect(old!.checkpoints).toBe(0);

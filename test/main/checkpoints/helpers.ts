@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '../../../src/main/core/base/event-bus';
 import { CheckpointService } from '../../../src/main/core/checkpoints/checkpoint-service';
+import { SettingsService } from '../../../src/main/core/settings/settings-service';
 import { StoreService } from '../../../src/main/core/store/store-service';
 
 export interface Rig {
@@ -11,6 +12,8 @@ export interface Rig {
   dataDir: string;
   work: string;
   store: StoreService;
+  /** The settings the service reads (checkpoints.* keys). */
+  settings: SettingsService;
   svc: CheckpointService;
   /** Runs `body` as a turn of `sessionId` in `work` (before/after checkpoints), and waits for the "after" one. */
   turn(body: () => void | Promise<void>, sessionId?: string): Promise<string>;
@@ -23,12 +26,15 @@ export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number } = {
   const work = join(root, 'work');
   mkdirSync(work, { recursive: true });
   const store = new StoreService(dataDir);
-  const svc = new CheckpointService(store, new EventBus(), dataDir, { autoPrune: false, ...options });
+  const bus = new EventBus();
+  const settings = new SettingsService(store, bus);
+  const svc = new CheckpointService(store, bus, dataDir, { autoPrune: false, settings, ...options });
   const rig: Rig = {
     root,
     dataDir,
     work,
     store,
+    settings,
     svc,
     async turn(body, sessionId = 's1') {
       const t = { sessionId, promptId: randomUUID(), roots: [work] };

@@ -2,7 +2,7 @@ import { storedText } from '../../../src/main/core/store/compression';
 import { afterEach, describe, expect, it } from 'vitest';
 import { messageText, threadFromWire } from '../../../src/shared/acp-thread';
 import { buildTranscript } from '../../../src/main/core/history/transcript';
-import { INDEX_CAPS } from '../../../src/main/core/history/model';
+import { INDEX_CAPS } from '../../../src/main/core/history/entry-drafts';
 import { iterateMessages } from '../../../src/main/core/store/message-log';
 import { Acp, createStore, type TestStore } from './acp';
 

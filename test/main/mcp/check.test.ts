@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { checkMcpServer } from '../../../src/main/core/mcp/check';
 import { mcpFixtureCommand } from '../../fixtures/mcp-server/launch';
 import { eventually, makeCore, type TestCore } from '../acp/helpers';
 
+const host = new LocalHost();
 const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
 const stdio = (extra: Record<string, string> = {}) => ({ id: 'x', type: 'stdio' as const, name: 'fixture', ...mcpFixtureCommand(), env: extra });
 const alive = (pid: number): boolean => {
@@ -29,13 +31,13 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('checking an MCP server with the SDK', () => {
   it('starts a stdio server, lists its tools and ends it', async () => {
-    const r = await checkMcpServer(stdio({ MCP_FIXTURE_TOOLS: '4' }), { timeoutMs: 20_000, baseEnv: env });
+    const r = await checkMcpServer(stdio({ MCP_FIXTURE_TOOLS: '4' }), { host, timeoutMs: 20_000, baseEnv: env });
     expect(r).toMatchObject({ ok: true, tools: ['echo', 'add', 'tool-3', 'tool-4'], serverName: 'fixture-mcp' });
   });
 
   it('a server that never answers times out, and its whole process group is killed', async () => {
     const pidFile = join(dir, 'pids');
-    const r = await checkMcpServer(stdio({ MCP_FIXTURE_HANG: '1', MCP_FIXTURE_PIDFILE: pidFile }), { timeoutMs: 3000, baseEnv: env });
+    const r = await checkMcpServer(stdio({ MCP_FIXTURE_HANG: '1', MCP_FIXTURE_PIDFILE: pidFile }), { host, timeoutMs: 3000, baseEnv: env });
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error).toContain('no answer within 3 s');
     const pids = await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split(' ').map(Number), 'the pid file');
@@ -44,13 +46,13 @@ describe('checking an MCP server with the SDK', () => {
   });
 
   it('a server that exits, a missing command and an unreachable URL are errors with their reason', async () => {
-    const crashed = await checkMcpServer(stdio({ MCP_FIXTURE_CRASH: '1' }), { timeoutMs: 20_000, baseEnv: env });
+    const crashed = await checkMcpServer(stdio({ MCP_FIXTURE_CRASH: '1' }), { host, timeoutMs: 20_000, baseEnv: env });
     expect(crashed.ok).toBe(false);
     expect(!crashed.ok && crashed.error).toContain('fixture: crashing on purpose');
-    const missing = await checkMcpServer({ id: 'm', type: 'stdio', name: 'm', command: join(dir, 'no-such-command'), args: [], env: {} }, { timeoutMs: 5000, baseEnv: env });
+    const missing = await checkMcpServer({ id: 'm', type: 'stdio', name: 'm', command: join(dir, 'no-such-command'), args: [], env: {} }, { host, timeoutMs: 5000, baseEnv: env });
     expect(missing.ok).toBe(false);
     expect(!missing.ok && missing.error).toContain('ENOENT');
-    const refused = await checkMcpServer({ id: 'u', type: 'http', name: 'u', url: 'http://127.0.0.1:9/mcp', headers: {} }, { timeoutMs: 5000, baseEnv: env });
+    const refused = await checkMcpServer({ id: 'u', type: 'http', name: 'u', url: 'http://127.0.0.1:9/mcp', headers: {} }, { host, timeoutMs: 5000, baseEnv: env });
     expect(refused.ok).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { explainNpmFailure, npmInstallArgs, parseNpmSpec, pinnedNpmPackage } from '../../../src/main/core/registry/installers/npx';
 import { pickEntryPoint, pinnedPythonRequirement, uvInstallCommands } from '../../../src/main/core/registry/installers/uvx';
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { checkTool, locateTool } from '../../../src/main/core/registry/runtime-check';
 import { registryAgentId } from '../../../src/shared/contract/registry';
 import { TestServer } from './helpers/server';
@@ -42,7 +43,7 @@ describe('runtime checks', () => {
       mkdirSync(d, { recursive: true });
       symlinkSync(process.execPath, join(d, 'node'));
     }
-    const node = await checkTool('node', { env: { PATH: '/nonexistent' }, home: tmp });
+    const node = await checkTool('node', { host: new LocalHost(), env: { PATH: '/nonexistent' }, home: tmp });
     expect(node).toMatchObject({ found: true, via: 'probe', path: join(nvmNew, 'node'), version: process.versions.node });
 
     const uvDir = join(tmp, '.local/bin');
@@ -50,7 +51,7 @@ describe('runtime checks', () => {
     writeFileSync(join(uvDir, 'uv'), '#!/bin/sh\necho "uv 0.9.1 (test)"\n');
     expect(locateTool('uv', { env: { PATH: '' }, home: tmp })).toBeNull(); // not executable yet
     chmodSync(join(uvDir, 'uv'), 0o755);
-    expect(await checkTool('uv', { env: { PATH: '/nonexistent' }, home: tmp })).toMatchObject({ found: true, via: 'probe', version: '0.9.1' });
+    expect(await checkTool('uv', { host: new LocalHost(), env: { PATH: '/nonexistent' }, home: tmp })).toMatchObject({ found: true, via: 'probe', version: '0.9.1' });
 
     const asdf = join(tmp, '.asdf/shims');
     mkdirSync(asdf, { recursive: true });

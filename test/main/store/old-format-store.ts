@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { Corpus, generateSession } from '../../../bench/history/corpus';
 import { HistoryIndex } from '../../../src/main/core/history/history-index';
-import { INDEX_CAPS } from '../../../src/main/core/history/model';
+import { INDEX_CAPS } from '../../../src/main/core/history/entry-drafts';
 import { searchHistory } from '../../../src/main/core/history/search';
 import { openDatabase, type Db } from '../../../src/main/core/store/database';
 import { MessageLog, readMessages, type PersistedMessage } from '../../../src/main/core/store/message-log';

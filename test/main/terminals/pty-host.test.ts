@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keepTail, PtyHost } from '../../../src/main/core/terminals/pty-host';
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 
 describe('keepTail', () => {
   it('keeps the last bytes without splitting a character', () => {
@@ -19,7 +20,7 @@ describe('keepTail', () => {
 
 describe('PtyHost', () => {
   it('keeps the whole output of commands that exit right after writing it (drainOnExit)', async () => {
-    const host = new PtyHost();
+    const host = new PtyHost(new LocalHost());
     // Without draining, Linux loses the unread end of the output in roughly a third of such runs.
     for (let i = 0; i < 15; i++) {
       const proc = host.spawn({
@@ -38,7 +39,7 @@ describe('PtyHost', () => {
   });
 
   it('runs a command in a real pseudo-terminal and reports its output and exit code', async () => {
-    const host = new PtyHost();
+    const host = new PtyHost(new LocalHost());
     const proc = host.spawn({ command: '/bin/sh', args: ['-c', 'test -t 1 && echo "tty:yes"; exit 7'], cwd: '/', env: { PATH: process.env.PATH ?? '' } });
     const exit = await proc.waitForExit();
     expect(exit).toEqual({ exitCode: 7, signal: null });
@@ -47,7 +48,7 @@ describe('PtyHost', () => {
   });
 
   it('bounds kept output to the limit, cutting from the start', async () => {
-    const host = new PtyHost();
+    const host = new PtyHost(new LocalHost());
     const proc = host.spawn({
       command: '/bin/sh',
       args: ['-c', 'i=0; while [ $i -lt 3000 ]; do echo "line $i"; i=$((i+1)); done; echo END'],
@@ -66,7 +67,7 @@ describe('PtyHost', () => {
   });
 
   it('kills the whole process group on release, leaving no grandchild', async () => {
-    const host = new PtyHost();
+    const host = new PtyHost(new LocalHost());
     const proc = host.spawn({ command: '/bin/sh', args: ['-c', 'sleep 300 & echo "child:$!"; wait'], cwd: '/', env: { PATH: process.env.PATH ?? '' } });
     let pid = 0;
     for (let i = 0; i < 200 && !pid; i++) {
@@ -92,7 +93,7 @@ describe('PtyHost', () => {
   it("closing an interactive shell hangs up on it, as a terminal window does: it saves its history and runs its exit trap", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-pty-hup-'));
     try {
-      const host = new PtyHost();
+      const host = new PtyHost(new LocalHost());
       const env = { PATH: process.env.PATH ?? '', TERM: 'xterm', HOME: dir, HISTFILE: join(dir, 'history'), PS1: 'ready> ' };
       const shell = host.spawn({ command: '/bin/bash', args: ['--norc', '--noprofile', '-i'], cwd: dir, env });
       const seen = async (text: string) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EscapeFilter, MAX_COLUMNS, MAX_LINES, MAX_PARAM } from '../../../src/shared/terminal/escape-filter';
+import { EscapeFilter, LOOP_BUDGET_PER_CHAR, LOOP_BUDGET_SCREENS, MAX_COLUMNS, MAX_LINES, MAX_PARAM, SLICE_WORK } from '../../../src/shared/terminal/escape-filter';
 
 const HUGE = '2147483647';
 const filter = (data: string, palette: 'allow' | 'drop' = 'drop'): string => new EscapeFilter({ palette }).write(data);
@@ -213,5 +213,91 @@ describe('EscapeFilter: a stream', () => {
     const out = filter(flood);
     assertBounded(out);
     expect(out.length).toBeLessThan(flood.length);
+  });
+});
+
+describe('EscapeFilter: counts capped by the screen, work bounded per piece', () => {
+  const ESC = '\x1b';
+  /** Every final that takes a count or a position, with and without intermediates. */
+  const COUNTED = [...'@ABCDEFGHILMPSTXZ`abdefr'.split('').map((f) => `[${HUGE}${f}`), `[${HUGE} @`, `[${HUGE} A`, `[${HUGE}'}`, `[${HUGE}'~`, `[${HUGE};${HUGE}H`];
+  const sized = (rows: number, cols: number) => {
+    const f = new EscapeFilter({ palette: 'drop' });
+    f.resize(rows, cols);
+    return f;
+  };
+
+  it('caps every count and position by the rows or columns it can affect', () => {
+    const f = sized(24, 80);
+    for (const seq of COUNTED) {
+      const out = csis(f.write(`${ESC}${seq}`));
+      expect(out.length, seq).toBe(1);
+      const c = out[0]!;
+      const lines = !c.intermediates && 'ABEFLMSTder'.includes(c.final);
+      for (const [i, p] of c.params.entries()) expect(p, seq).toBeLessThanOrEqual(lines || ((c.final === 'H' || c.final === 'f') && i === 0) ? 24 : 80);
+    }
+    // Small counts are kept as they are; a resize applies to what follows.
+    expect(f.write(`${ESC}[5L${ESC}[7b`)).toBe(`${ESC}[5L${ESC}[7b`);
+    f.resize(3, 10);
+    expect(f.write(`${ESC}[5L${ESC}[70b`)).toBe(`${ESC}[3L${ESC}[10b`);
+  });
+
+  /** xterm's work for a piece, modelled apart from the filter: a loop per count or per line fed, a screenful for whole-screen functions. */
+  function work(piece: string, rows: number, cols: number): number {
+    let w = piece.length;
+    for (const c of csis(piece)) {
+      const n = Math.max(1, c.params[0] ?? 1);
+      if (c.intermediates || 'Jr'.includes(c.final)) w += rows * cols;
+      else if ('LMST'.includes(c.final)) w += Math.min(n, rows) * (rows + cols);
+      else if ('bIZ'.includes(c.final)) w += Math.min(n, cols);
+      else if ('@PXK'.includes(c.final)) w += cols;
+    }
+    for (const ch of piece) if (ch === '\n' || ch === '\v' || ch === '\f') w += rows + cols;
+    return w;
+  }
+
+  it('cuts floods of every counted final, text and line feeds into pieces of bounded work, whatever the size', () => {
+    const rows = 50;
+    const cols = 200;
+    const most = SLICE_WORK + rows * cols + 64;
+    const floods = [...COUNTED.map((seq) => `x${ESC}${seq}`), '\n', 'text ', `${ESC}[5;20r\n`, `${ESC}#8`, '😀'];
+    for (const unit of floods) {
+      for (const size of [64 * 1024, 1024 * 1024]) {
+        const data = unit.repeat(Math.ceil(size / unit.length));
+        const f = sized(rows, cols);
+        const pieces = f.writeSliced(data);
+        const heavy = pieces.filter((p) => work(p, rows, cols) > most);
+        expect(heavy.length, JSON.stringify(unit)).toBe(0);
+        // The same output as one write, and no piece splits a surrogate pair.
+        expect(pieces.join(''), JSON.stringify(unit)).toBe(sized(rows, cols).write(data));
+        for (const p of pieces) expect(/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p), JSON.stringify(unit)).toBe(false);
+      }
+    }
+  });
+
+  it('looped functions draw on a budget that grows with the input: their work per character read is bounded, whatever the counts', () => {
+    const rows = 50;
+    const cols = 200;
+    const cap = LOOP_BUDGET_SCREENS * rows * (rows + cols);
+    for (const f of ['L', 'M', 'S', 'T', 'b']) {
+      const unit = `x${ESC}[1000${f}`;
+      const looped = (copies: number) => {
+        const data = unit.repeat(copies);
+        let w = 0;
+        for (const c of csis(sized(rows, cols).write(data))) w += c.final === 'b' ? c.params[0]! : c.params[0]! * (rows + cols);
+        expect(w, f).toBeLessThanOrEqual(cap + data.length * LOOP_BUDGET_PER_CHAR);
+        return w;
+      };
+      const one = looped(10_000);
+      expect(looped(100_000), f).toBeLessThanOrEqual(one * 11);
+    }
+  });
+
+  it("an application's ordinary scrolling and redraws pass unchanged", () => {
+    // A region scrolled by five lines, then those five lines redrawn, a thousand times over; a cleared screen redrawn.
+    const line = 'y'.repeat(79);
+    const scroll = `${ESC}[2;40r${ESC}[5S${ESC}[36;1H${`${line}\r\n`.repeat(5)}${ESC}[2;1H${ESC}[3L${`${line}\r\n`.repeat(3)}${ESC}[r`;
+    const redraw = `${ESC}[H${ESC}[2J${`${line}\r\n`.repeat(40)}x${ESC}[70b`;
+    const data = (scroll + redraw).repeat(1_000);
+    expect(sized(40, 80).write(data)).toBe(data);
   });
 });

@@ -8,6 +8,7 @@ import { AgentRepository } from '../agents/agent-repository';
 import { DbSecretStore, KeyFileCipher, type SecretCipher, type SecretStore } from '../agents/secret-store';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
+import type { Hosts } from '../host/hosts';
 import { McpServers, type McpSelection } from '../mcp/mcp-servers';
 import { loginShellEnv } from '../platform/shell-env';
 import type { SettingsReader } from '../settings/settings-service';
@@ -31,6 +32,8 @@ export interface AcpCoreDeps {
   store: AcpStore;
   settings: SettingsReader;
   ptys: PtyHost;
+  /** Where agents run and sessions' files are (a session's host is its runtime's). */
+  hosts: Hosts;
   options: { dataDir: string };
 }
 
@@ -57,6 +60,7 @@ const safeFileName = (id: string): string =>
  */
 export class AcpContext implements Disposable {
   readonly bus: EventBus;
+  readonly hosts: Hosts;
   readonly options: AcpOptions;
   readonly dataDir: string;
   readonly terminals: AgentTerminals;
@@ -74,6 +78,7 @@ export class AcpContext implements Disposable {
 
   constructor(deps: AcpCoreDeps, options: AcpContextOptions = {}) {
     this.bus = deps.bus;
+    this.hosts = deps.hosts;
     this.store = deps.store;
     this.settings = deps.settings;
     this.dataDir = deps.options.dataDir;
@@ -81,6 +86,7 @@ export class AcpContext implements Disposable {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_ACP_OPTIONS.maxLineBytes,
       initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_ACP_OPTIONS.initializeTimeoutMs,
       stopGraceMs: options.stopGraceMs ?? DEFAULT_ACP_OPTIONS.stopGraceMs,
+      clock: options.clock ?? DEFAULT_ACP_OPTIONS.clock,
     };
     this.externalLog = options.messageLog;
     this.onMessageLog = options.onMessageLog;

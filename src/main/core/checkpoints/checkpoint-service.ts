@@ -3,11 +3,8 @@ import { realpath, rm, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import {
-  checkpointSettingsSchema,
-  DEFAULT_CHECKPOINT_SETTINGS,
   type ChangeSet,
   type CheckpointFolder,
-  type CheckpointSettings,
   type CheckpointStatus,
   type FileDiff,
   type Restore,
@@ -18,17 +15,26 @@ import type { EventBus } from '../base/event-bus';
 import { toDisposable, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
+import { SettingsService } from '../settings/settings-service';
 import { diffSnapshots, hunksOf, isBinary, revertHunk } from './changes';
-import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-rows';
-import { applyPlan, planRestore, type RestoreItem } from './restore';
+import { CheckpointRows, type CheckpointRow, type PendingRestoreRow, type TurnRow } from './checkpoint-rows';
+import { applyPlan, planRestore, planStatOnly, type PlanStep, type RestoreItem } from './file-restore';
 import { gitVersion } from './shadow-git';
-import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
-import { ConfinedFs } from '../host/local/confined-fs';
+import { removeShadow, ShadowRepo, type LargeFile, type TreeEntry } from './shadow-repo';
 import type { Host } from '../host/host';
-import { watchLocal } from '../host/local/local-watch';
+import { LocalHost } from '../host/local/local-host';
 import { FolderWatches } from './folder-watches';
 
-export const CHECKPOINT_SETTINGS_KEY = 'checkpoints.settings';
+/** The checkpoint settings (keys checkpoints.* of the settings registry). */
+export interface CheckpointSettings {
+  retentionDays: number;
+  maxBytesPerFolder: number;
+  maxFileBytes: number;
+  excludes: string[];
+}
+
+/** Where the checkpoint service reads its settings, and hears them change. */
+export type CheckpointSettingsSource = Pick<SettingsService, 'get' | 'onChange'>;
 const MIN_GIT = [2, 25];
 const PRUNE_EVERY_MS = 6 * 60 * 60 * 1000;
 /** Longest a turn waits for its "before" snapshot. */
@@ -62,12 +68,23 @@ const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** Its content was not kept (too large, ignored, inside .git): it can be listed, not diffed or put back. */
+const notKept = (f: { tooLarge: boolean; ignored: boolean }): boolean => f.tooLarge || f.ignored;
+
+const byPath = (files: readonly LargeFile[]): Map<string, LargeFile> => new Map(files.map((f) => [f.path, f]));
+
+const sameEntry = (a: TreeEntry | null, b: TreeEntry | null): boolean => (a === null ? b === null : b !== null && a.sha === b.sha && a.mode === b.mode);
+
+/** What a restore's items do, as stored while it runs (merged texts are stored as objects first). */
+type StoredStep = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null } | { path: string; refused: string };
+
 /**
  * Checkpoints of session folders: a snapshot before and after every turn (turnStarting, turnEnded), the changes
  * between any two, and restores (revert, rewind, undo) that never lose what the user wrote.
  */
 export class CheckpointService implements Disposable {
   private readonly root: string;
+  private readonly host: Host;
   private readonly folders = new Map<string, Promise<Folder>>();
   private readonly byReal = new Map<string, Folder>();
   /** Turns being started: their "before" snapshots (turnEnded waits for them). */
@@ -79,6 +96,8 @@ export class CheckpointService implements Disposable {
   private statusPromise: Promise<CheckpointStatus> | null = null;
   private readonly changeCache = new Map<string, ChangeSet>();
   private readonly recordedListeners = new Set<TurnRecordedListener>();
+  private readonly settingsSource: CheckpointSettingsSource;
+  private readonly settingsLink: Disposable;
   private disposed = false;
   private readonly watches: FolderWatches;
 
@@ -87,19 +106,36 @@ export class CheckpointService implements Disposable {
     private readonly bus: EventBus,
     dataDir: string,
     private readonly options: {
-      /** PATH to find git on (default: the app's). */ pathEnv?: string;
+      /** PATH to find git on (default: the app's). */
+      pathEnv?: string;
       autoPrune?: boolean;
       beforeWaitMs?: number;
-      /** How folders under review are watched (default: this machine's watcher). */
-      watch?: Host['watch'];
+      /** The app's settings (default: read straight from the store). */
+      settings?: CheckpointSettingsSource;
+      /** Where git runs and folders are restored (default: this machine). */
+      host?: Host;
     } = {},
   ) {
+    this.host = options.host ?? new LocalHost();
     this.root = join(dataDir, 'checkpoints');
+    this.settingsSource = options.settings ?? new SettingsService(store, bus);
+    // What is captured changed: folders known so far capture by the new rules from their next snapshot.
+    this.settingsLink = this.settingsSource.onChange(({ key }) => {
+      if (key !== 'checkpoints.maxFileBytes' && key !== 'checkpoints.excludes') return;
+      const s = this.settings();
+      for (const folder of this.byReal.values()) {
+        void this.exclusive(folder, () => folder.repo.configure(s.maxFileBytes, s.excludes)).catch((e: unknown) => console.error(`checkpoints: reconfiguring ${folder.path} failed:`, e));
+      }
+    });
     // A folder under review changed outside a turn (a turn's end says so itself): its reviews read it again.
-    this.watches = new FolderWatches(options.watch ?? watchLocal, (path) => {
-      const folder = this.byReal.get(path);
-      if (folder && folder.running.size === 0 && !this.disposed) this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: null });
-    }, { ignore: DEFAULT_CHECKPOINT_SETTINGS.excludes.map((e) => e.replace(/\/$/, '')) });
+    this.watches = new FolderWatches(
+      (root, onEvent, opts) => this.host.watch(root, onEvent, opts),
+      (path) => {
+        const folder = this.byReal.get(path);
+        if (folder && folder.running.size === 0 && !this.disposed) this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: null });
+      },
+      { ignore: this.settings().excludes.map((e) => e.replace(/\/$/, '')) },
+    );
     if (options.autoPrune !== false) {
       const run = () => void this.prune().catch((e: unknown) => console.error('checkpoint pruning failed:', e));
       const first = setTimeout(run, 60_000);
@@ -123,21 +159,19 @@ export class CheckpointService implements Disposable {
     router.handle('checkpoints.revert', (p) => this.revert(p.from, p.to, p.scope));
     router.handle('checkpoints.rewind', (p) => this.rewind(p.turnId));
     router.handle('checkpoints.undoRestore', (p) => this.undoRestore(p.restoreId));
-    router.handle('checkpoints.listRestores', (p) => ({ restores: this.rows().restores(p.folderId) }));
+    router.handle('checkpoints.listRestores', (p) => this.listRestores(p.folderId));
     router.handle('checkpoints.folders', async () => ({ folders: await this.folderList() }));
     router.handle('checkpoints.deleteFolder', async (p) => {
       await this.deleteFolder(p.folderId);
       return {};
     });
-    router.handle('checkpoints.getSettings', () => this.settings());
-    router.handle('checkpoints.setSettings', (p) => this.setSettings(p));
     router.handle('checkpoints.prune', async () => ({ removedCheckpoints: await this.prune() }));
   }
 
   // ───────────── status and settings ─────────────
 
   status(): Promise<CheckpointStatus> {
-    this.statusPromise ??= gitVersion(this.options.pathEnv).then((v): CheckpointStatus => {
+    this.statusPromise ??= gitVersion(this.host, this.options.pathEnv).then((v): CheckpointStatus => {
       if (v === null) {
         return {
           available: false,
@@ -155,16 +189,13 @@ export class CheckpointService implements Disposable {
   }
 
   settings(): CheckpointSettings {
-    const saved = this.store.available ? this.store.getSetting(CHECKPOINT_SETTINGS_KEY) : null;
-    const parsed = checkpointSettingsSchema.partial().safeParse(saved ?? {});
-    return { ...DEFAULT_CHECKPOINT_SETTINGS, ...(parsed.success ? parsed.data : {}) };
-  }
-
-  async setSettings(patch: Partial<CheckpointSettings>): Promise<CheckpointSettings> {
-    const next = checkpointSettingsSchema.parse({ ...this.settings(), ...patch });
-    this.store.setSetting(CHECKPOINT_SETTINGS_KEY, next);
-    for (const folder of this.byReal.values()) await this.exclusive(folder, () => folder.repo.configure(next.maxFileBytes, next.excludes));
-    return next;
+    const get = this.settingsSource;
+    return {
+      retentionDays: get.get('checkpoints.retentionDays'),
+      maxBytesPerFolder: get.get('checkpoints.maxBytesPerFolder'),
+      maxFileBytes: get.get('checkpoints.maxFileBytes'),
+      excludes: get.get('checkpoints.excludes'),
+    };
   }
 
   private rows(): CheckpointRows {
@@ -188,7 +219,7 @@ export class CheckpointService implements Disposable {
       const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
       this.rows().ensureFolder(id, real);
       const s = this.settings();
-      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes), queue: Promise.resolve(), running: new Map() };
+      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes, this.host), queue: Promise.resolve(), running: new Map() };
       this.byReal.set(real, folder);
       return folder;
     })();
@@ -329,7 +360,8 @@ export class CheckpointService implements Disposable {
               this.rows().setTurn(turnId, { error: `the checkpoint after the turn failed: ${errorText(e)}` });
             }
           });
-          if (this.recordedListeners.size > 0) await this.tellRecorded(turnId);
+          // The change set is read now: whether the turn changed anything decides other turns' overlap notes.
+          await this.tellRecorded(turnId);
           this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
         }),
       );
@@ -355,6 +387,7 @@ export class CheckpointService implements Disposable {
     const row = this.store.available ? this.rows().turn(turnId) : undefined;
     if (!row) return;
     const view = await this.turnView(row);
+    if (this.recordedListeners.size === 0) return;
     // Read right before telling (no await in between): a later turn's prompt cannot be sent before its row exists.
     const next = this.rows().nextTurnStart(row.session_id, row.started_at, row.id);
     for (const listener of this.recordedListeners) {
@@ -411,7 +444,9 @@ export class CheckpointService implements Disposable {
       state,
       error: state === 'failed' ? (error ?? 'the checkpoint before the turn is missing (pruned?)') : null,
       changes,
-      overlaps: rows.overlapping(t.folder_id, t.session_id, t.started_at, t.ended_at ?? Date.now()),
+      // Only a turn that changed something can have another session's changes mixed in.
+      overlaps: changes && changes.files.length === 0 ? [] : rows.overlapping(t.folder_id, t.session_id, t.started_at, t.ended_at ?? Date.now()),
+      notice: rows.turnNotice(t.id),
     };
   }
 
@@ -485,7 +520,7 @@ export class CheckpointService implements Disposable {
     const set = await this.changesBetween(folder, from, to);
     const file = set.files.find((f) => f.path === path);
     if (!file) throw new IpcFailure('not_found', `${path} did not change between these checkpoints`);
-    if (file.tooLarge) return { file, oldText: null, newText: null, hunks: [] };
+    if (notKept(file)) return { file, oldText: null, newText: null, hunks: [] };
     const [a, b] = await Promise.all([this.entryAt(folder.repo, from.tree, file.oldPath ?? path), this.entryAt(folder.repo, to.tree, path)]);
     const [ab, bb] = await Promise.all([a ? folder.repo.blob(a.sha) : Buffer.alloc(0), b ? folder.repo.blob(b.sha) : Buffer.alloc(0)]);
     if (file.binary || isBinary(ab) || isBinary(bb)) return { file: { ...file, binary: true }, oldText: null, newText: null, hunks: [] };
@@ -520,14 +555,17 @@ export class CheckpointService implements Disposable {
   }
 
   /**
-   * Snapshot, plan, apply, snapshot: the restore is a pair of checkpoints, so it can be undone. Paths go
-   * into a journal first, so temporary files of a restore cut short are cleaned up by the next one.
+   * Snapshot, plan, apply, snapshot: the restore is a pair of checkpoints, so it can be undone. The plan is
+   * recorded before the folder is touched (a pending restore), so one cut short is finished at the next
+   * start (recoverInterrupted); paths also go into a journal, so temporary files of a restore cut short are
+   * cleaned up by the next one.
    */
   private async restore(
     folder: Folder,
     kind: Restore['kind'],
     label: string,
-    items: (pre: CheckpointRow) => Promise<{ items: RestoreItem[]; refused?: RestoreReport['refused'] }>,
+    turnId: string | null,
+    items: (pre: CheckpointRow) => Promise<{ items: RestoreItem[]; refused?: RestoreReport['refused']; statOnly?: PlanStep[] }>,
   ): Promise<RestoreReport & { preId: string }> {
     this.refuseWhileRunning(folder);
     // A past session's folder that is gone is not brought back by writing its files again.
@@ -536,11 +574,18 @@ export class CheckpointService implements Disposable {
       this.refuseWhileRunning(folder);
       const journal = join(folder.repo.dir, 'restore-journal.json');
       const left = await readFile(journal, 'utf8').catch(() => null);
-      const fs = await ConfinedFs.open([folder.path]);
+      const fs = await this.host.files([folder.path]);
       if (left) await fs.removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
       const pre = await this.takeCheckpoint(folder, 'restore_pre');
-      const { items: list, refused = [] } = await items(pre);
-      const plan = await planRestore(folder.repo, fs, list, await folder.repo.lsTree(pre.tree), new Set(pre.large.map((f) => f.path)));
+      const { items: list, refused = [], statOnly = [] } = await items(pre);
+      const planned = await planRestore(folder.repo, fs, list, await folder.repo.lsTree(pre.tree), byPath(pre.large));
+      const seen = new Set(planned.map((p) => p.path));
+      const plan = [...planned, ...statOnly.filter((p) => !seen.has(p.path))];
+      // Merged texts become objects, so the stored plan says exactly what each path gets.
+      for (const p of plan) if ('merged' in p && p.merged && p.entry) p.entry = { mode: p.entry.mode, sha: await folder.repo.hashObject(p.merged) };
+      const pendingId = randomUUID();
+      const stored: StoredStep[] = plan.map((p) => ('refused' in p ? p : { path: p.path, action: p.action, entry: p.entry }));
+      this.rows().insertPending({ id: pendingId, folderId: folder.id, kind, label, turnId, preId: pre.id, plan: stored });
       await writeFile(journal, JSON.stringify(plan.map((p) => p.path)));
       const done = await applyPlan(folder.repo, fs, plan);
       await rm(journal, { force: true });
@@ -549,28 +594,110 @@ export class CheckpointService implements Disposable {
         const post = await this.takeCheckpoint(folder, 'restore_post');
         result.restoreId = randomUUID();
         const { preId: _pre, ...report } = result;
-        this.rows().insertRestore({ id: result.restoreId, folderId: folder.id, kind, label, preId: pre.id, postId: post.id, report });
-      }
+        this.store.db.transaction(() => {
+          this.rows().insertRestore({ id: result.restoreId!, folderId: folder.id, kind, label, preId: pre.id, postId: post.id, report, turnId });
+          this.rows().deletePending(pendingId);
+        })();
+      } else this.rows().deletePending(pendingId);
       return result;
     });
     this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: null });
     return report;
   }
 
+  /**
+   * Restores cut short (Switchboard was killed or crashed mid-way) are finished now: each path the plan
+   * had not reached yet, and still as it was before the restore, gets what the plan said; a path changed
+   * since is left as it is. The user is told (app.notice now, and a notice on the turn and the restore).
+   */
+  async recoverInterrupted(): Promise<string[]> {
+    if (!this.store.available || !(await this.status()).available) return [];
+    const notices: string[] = [];
+    for (const p of this.rows().pending()) {
+      try {
+        const notice = await this.finishPending(p);
+        if (notice) notices.push(notice);
+      } catch (e) {
+        console.error('an interrupted restore could not be finished:', e);
+        const message = `A ${p.kind} ("${p.label}") was cut short when Switchboard stopped, and could not be finished: ${errorText(e)}. Check the folder's files.`;
+        this.rows().deletePending(p.id);
+        this.bus.emit('app.notice', { level: 'error', message });
+        notices.push(message);
+      }
+    }
+    return notices;
+  }
+
+  private async finishPending(p: PendingRestoreRow): Promise<string | null> {
+    const rows = this.rows();
+    const pre = rows.checkpoint(p.pre_id);
+    const folderRow = rows.folder(p.folder_id);
+    if (!pre || !folderRow || !(await isDirectory(folderRow.path))) {
+      rows.deletePending(p.id);
+      return null;
+    }
+    const folder = await this.folder(folderRow.path);
+    const steps = JSON.parse(p.plan_json) as StoredStep[];
+    const result = await this.exclusive(folder, async () => {
+      const fs = await this.host.files([folder.path]);
+      await fs.removeTempFiles(steps.map((s) => s.path)).catch(() => {});
+      const now = await this.takeCheckpoint(folder, 'restore_recover');
+      const [nowTree, preTree] = await Promise.all([folder.repo.lsTree(now.tree), folder.repo.lsTree(pre.tree)]);
+      const nowLarge = byPath(now.large);
+      const preLarge = byPath(pre.large);
+      const reached: RestoreReport['applied'] = [];
+      const todo: PlanStep[] = [];
+      const refused: RestoreReport['refused'] = [];
+      for (const step of steps) {
+        if ('refused' in step) {
+          refused.push({ path: step.path, reason: step.refused });
+          continue;
+        }
+        const cur = nowTree.get(step.path) ?? null;
+        const curLarge = nowLarge.get(step.path);
+        if (step.entry === null ? cur === null && !curLarge : sameEntry(cur, step.entry)) {
+          reached.push({ path: step.path, action: step.action });
+          continue;
+        }
+        const was = preTree.get(step.path) ?? null;
+        const wasLarge = preLarge.get(step.path);
+        const untouched = sameEntry(cur, was) && (wasLarge === undefined ? curLarge === undefined : curLarge !== undefined && curLarge.size === wasLarge.size && curLarge.mtimeMs === wasLarge.mtimeMs);
+        if (untouched) todo.push(step);
+        else refused.push({ path: step.path, reason: 'changed after the restore was cut short; left as it is' });
+      }
+      const done = await applyPlan(folder.repo, fs, todo);
+      const applied = [...reached, ...done.applied];
+      const allRefused = [...refused, ...done.refused];
+      const notice =
+        `The ${p.kind} "${p.label}" in ${folder.path} was cut short when Switchboard stopped (${reached.length} of ${steps.length - refused.length} files done). ` +
+        `It was finished at this start: ${done.applied.length} more put back${allRefused.length > 0 ? `, ${allRefused.length} left as they were` : ''}. It can be undone like any restore.`;
+      const post = await this.takeCheckpoint(folder, 'restore_post');
+      const restoreId = randomUUID();
+      this.store.db.transaction(() => {
+        rows.insertRestore({ id: restoreId, folderId: folder.id, kind: p.kind, label: `${p.label} (finished after an interruption)`, preId: pre.id, postId: post.id, report: { restoreId, applied, refused: allRefused }, turnId: p.turn_id, notice });
+        rows.deletePending(p.id);
+      })();
+      return notice;
+    });
+    this.changeCache.clear();
+    this.bus.emit('app.notice', { level: 'warning', message: result });
+    this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: p.turn_id });
+    return result;
+  }
+
   async revert(fromId: string, toId: string, scope: { kind: 'all' } | { kind: 'file'; path: string } | { kind: 'hunk'; path: string; hunk: number }): Promise<RestoreReport> {
     const { folder, from, to } = await this.pair(fromId, toId);
     const set = await this.changesBetween(folder, from, to);
     let label = 'Revert the changes';
-    const refused: RestoreReport['refused'] = [];
     let hunkTarget: { path: string; entry: TreeEntry | null; base: TreeEntry | null } | null = null;
     let paths: Set<string> | null = null;
     if (scope.kind !== 'all') {
       const file = set.files.find((f) => f.path === scope.path);
       if (!file) throw new IpcFailure('not_found', `${scope.path} did not change between these checkpoints`);
-      if (file.tooLarge) return { restoreId: null, applied: [], refused: [{ path: file.path, reason: 'too large to keep: its content was not recorded' }] };
       paths = new Set([file.path, ...(file.oldPath ? [file.oldPath] : [])]);
       label = `Revert ${file.path}`;
       if (scope.kind === 'hunk') {
+        if (notKept(file)) throw new IpcFailure('invalid_params', `${scope.path} has no line hunks to revert: its content was not kept`);
         const diff = await this.fileDiff(fromId, toId, scope.path);
         const hunk = diff.hunks[scope.hunk];
         if (!hunk) throw new IpcFailure('not_found', `${scope.path} has no hunk ${scope.hunk}`);
@@ -584,13 +711,15 @@ export class CheckpointService implements Disposable {
           hunkTarget = { path: file.path, entry: { mode: base.mode, sha }, base };
         }
       }
-    } else {
-      refused.push(...set.files.filter((f) => f.tooLarge).map((f) => ({ path: f.path, reason: 'too large to keep: its content was not recorded' })));
     }
-    return this.restore(folder, 'revert', label, async () => {
+    const turn = this.rows().turnOfPair(from.id, to.id);
+    return this.restore(folder, 'revert', label, turn?.id ?? null, async (pre) => {
       if (hunkTarget) return { items: [{ path: hunkTarget.path, base: hunkTarget.base, target: hunkTarget.entry }] };
-      const entries = await this.changedEntries(folder.repo, from.tree, to.tree);
-      return { items: entries.filter((e) => !paths || paths.has(e.path)).map((e) => ({ path: e.path, base: e.b, target: e.a })), refused };
+      const [entries, fromTree] = await Promise.all([this.changedEntries(folder.repo, from.tree, to.tree), folder.repo.lsTree(from.tree)]);
+      return {
+        items: entries.filter((e) => !paths || paths.has(e.path)).map((e) => ({ path: e.path, base: e.b, target: e.a })),
+        statOnly: planStatOnly(to.large, { large: from.large, tree: fromTree }, byPath(pre.large), paths),
+      };
     });
   }
 
@@ -600,16 +729,21 @@ export class CheckpointService implements Disposable {
     if (!turn.before_id) throw new IpcFailure('not_found', 'the checkpoint before this turn is missing (pruned, or it failed)');
     const target = this.checkpointRow(turn.before_id);
     const folder = await this.folder(turn.path);
-    return this.restore(folder, 'rewind', `Rewind to before the turn of ${new Date(turn.started_at).toISOString()}`, async (pre) => {
+    return this.restore(folder, 'rewind', `Rewind to before the turn of ${new Date(turn.started_at).toISOString()}`, turnId, async (pre) => {
       // What the folder was last known as: changes made since then are the user's, kept or merged.
       const latest = this.rows().checkpointIds(folder.id).filter((c) => c.id !== pre.id);
       const base = latest.length > 0 ? this.checkpointRow(latest.at(-1)!.id) : pre;
-      const [entries, baseTree] = await Promise.all([this.changedEntries(folder.repo, pre.tree, target.tree), folder.repo.lsTree(base.tree)]);
-      const refused = pre.large
-        .filter((f) => !target.large.some((t) => t.path === f.path && t.size === f.size && t.mtimeMs === f.mtimeMs))
-        .map((f) => ({ path: f.path, reason: 'too large to keep: its content was not recorded; left as it is' }));
-      return { items: entries.map((e) => ({ path: e.path, base: baseTree.get(e.path) ?? null, target: e.b })), refused };
+      const [entries, baseTree, targetTree] = await Promise.all([this.changedEntries(folder.repo, pre.tree, target.tree), folder.repo.lsTree(base.tree), folder.repo.lsTree(target.tree)]);
+      return {
+        items: entries.map((e) => ({ path: e.path, base: baseTree.get(e.path) ?? null, target: e.b })),
+        // Files recorded by size only that the turns added (ignored ones, a planted hook…) go too.
+        statOnly: planStatOnly(base.large, { large: target.large, tree: targetTree }, byPath(pre.large), null),
+      };
     });
+  }
+
+  listRestores(folderId: string): { restores: Restore[] } {
+    return { restores: this.rows().restores(folderId) };
   }
 
   async undoRestore(restoreId: string): Promise<RestoreReport> {
@@ -619,7 +753,7 @@ export class CheckpointService implements Disposable {
     const folder = await this.folderById(r.folder_id);
     const pre = this.checkpointRow(r.pre_id);
     const post = this.checkpointRow(r.post_id);
-    const report = await this.restore(folder, 'undo', 'Undo a restore', async () => {
+    const report = await this.restore(folder, 'undo', 'Undo a restore', null, async () => {
       const entries = await this.changedEntries(folder.repo, post.tree, pre.tree);
       return { items: entries.map((e) => ({ path: e.path, base: e.a, target: e.b })) };
     });
@@ -636,7 +770,7 @@ export class CheckpointService implements Disposable {
         .map(async (f) => ({
           id: f.id,
           path: f.path,
-          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, []).size(),
+          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, [], this.host).size(),
           checkpoints: f.checkpoints,
           oldestAt: f.oldest,
           newestAt: f.newest,
@@ -693,6 +827,7 @@ export class CheckpointService implements Disposable {
     this.disposed = true;
     this.watches.dispose();
     this.stopTimers();
+    void this.settingsLink.dispose();
     await this.idle();
   }
 }

@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { GitResult, Host } from '../host/host';
 
 export class ShadowGitError extends Error {
   constructor(
@@ -13,11 +12,7 @@ export class ShadowGitError extends Error {
   }
 }
 
-export interface GitOutput {
-  code: number;
-  stdout: Buffer;
-  stderr: string;
-}
+export type GitOutput = GitResult;
 
 /**
  * Settings that keep the shadow repository's git away from everything of the user's: no hooks, no
@@ -30,31 +25,24 @@ const configFlags = (hooksDir: string): string[] =>
     'core.fsmonitor=false',
     'core.autocrlf=false',
     'core.safecrlf=false',
-    'core.symlinks=true',
     'core.quotePath=false',
-    'core.untrackedCache=true',
-    // Smaller index to write and read on every snapshot; fast zlib for loose objects (gc repacks them).
-    'index.version=4',
-    'core.looseCompression=1',
-    'core.splitIndex=false',
     'gc.auto=0',
     'maintenance.auto=false',
     'diff.external=',
-    'advice.addEmbeddedRepo=false',
-    'advice.addIgnoredFile=false',
   ].flatMap((c) => ['-c', c]);
 
 /**
- * Runs the real `git` on a shadow repository (GIT_DIR) over a user folder (GIT_WORK_TREE) with its own
- * index. The environment is built from scratch: no inherited GIT_* variable, no system or global config.
+ * Runs the real `git` on a shadow repository (GIT_DIR), with no work tree: git never reads the user's
+ * folder (snapshots are read by folder-scan.ts). The environment is built from scratch: no inherited GIT_*
+ * variable, no system or global config.
  */
 export class ShadowGit {
-  private readonly env: NodeJS.ProcessEnv;
+  private readonly env: Record<string, string>;
   private readonly flags: string[];
 
   constructor(
     readonly gitDir: string,
-    readonly workTree: string,
+    private readonly host: Host,
   ) {
     this.env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -63,8 +51,7 @@ export class ShadowGit {
       HOME: gitDir,
       XDG_CONFIG_HOME: join(gitDir, 'xdg'),
       GIT_DIR: gitDir,
-      GIT_WORK_TREE: workTree,
-      GIT_INDEX_FILE: join(gitDir, 'index'),
+      GIT_INDEX_FILE: join(gitDir, 'no-index'),
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_CONFIG_GLOBAL: '/dev/null',
       GIT_ATTR_NOSYSTEM: '1',
@@ -81,9 +68,7 @@ export class ShadowGit {
 
   /** Runs git; rejects on a non-zero exit unless `okCodes` lists it. */
   async run(args: string[], options: { input?: Buffer | string; okCodes?: number[] } = {}): Promise<GitOutput> {
-    // Reading a folder's checkpoints still works once the folder is gone.
-    const cwd = existsSync(this.workTree) ? this.workTree : this.gitDir;
-    const out = await runGit([...this.flags, ...args], { cwd, env: this.env, input: options.input });
+    const out = await this.host.git([...this.flags, ...args], { cwd: this.gitDir, env: this.env, ...(options.input === undefined ? {} : { input: options.input }) });
     if (out.code !== 0 && !(options.okCodes ?? []).includes(out.code)) {
       throw new ShadowGitError(`git ${args[0]} failed: ${out.stderr.trim().split('\n').slice(-3).join(' ') || `exit ${out.code}`}`, out.code, out.stderr);
     }
@@ -95,24 +80,10 @@ export class ShadowGit {
   }
 }
 
-export function runGit(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: Buffer | string | undefined }): Promise<GitOutput> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
-  });
-}
-
 /** `git --version`, or null when there is no git on PATH. */
-export async function gitVersion(pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<string | null> {
+export async function gitVersion(host: Host, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<string | null> {
   try {
-    const out = await runGit(['--version'], { cwd: process.cwd(), env: { PATH: pathEnv, LC_ALL: 'C' } });
+    const out = await host.git(['--version'], { env: { PATH: pathEnv, LC_ALL: 'C' } });
     if (out.code !== 0) return null;
     return /(\d+\.\d+(?:\.\d+)?)/.exec(out.stdout.toString('utf8'))?.[1] ?? null;
   } catch {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import type { Host } from '../host/host';
 
 export class GitError extends Error {
   constructor(
@@ -10,27 +10,28 @@ export class GitError extends Error {
   }
 }
 
-/** Runs git with arguments (never through a shell) and returns stdout. */
-export function git(cwd: string, args: string[], options: { input?: string; maxBuffer?: number } = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      args,
-      {
-        cwd,
-        maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        if (error) reject(new GitError(`git ${args[0]} failed: ${(stderr || error.message).trim().split('\n').slice(-3).join(' ')}`, stderr));
-        else resolve(stdout);
-      },
-    );
-    if (options.input !== undefined) child.stdin?.end(options.input);
-  });
+/**
+ * What keeps Switchboard's own git commands in the user's repository from running code the repository
+ * names (a hook an agent planted, an fsmonitor command in .git/config): no hooks, no fsmonitor. The user
+ * can let hooks run (setting compare.runRepoHooks).
+ */
+const NO_REPO_CODE = ['-c', `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`, '-c', 'core.fsmonitor=false'];
+
+export interface GitOptions {
+  input?: string;
+  maxBuffer?: number;
+  /** Let the repository's hooks and fsmonitor run (off unless the user opted in). */
+  repoHooks?: boolean;
 }
 
-export async function repoRoot(path: string): Promise<string> {
-  return (await git(path, ['rev-parse', '--show-toplevel'])).trim();
+/** Runs git on `host` with arguments (never through a shell) and returns stdout; a non-zero exit is a GitError. */
+export async function git(host: Host, cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
+  const { repoHooks, ...rest } = options;
+  const out = await host.git([...(repoHooks ? [] : NO_REPO_CODE), ...args], { cwd, ...rest });
+  if (out.code !== 0) throw new GitError(`git ${args[0]} failed: ${(out.stderr || `exit ${out.code}`).trim().split('\n').slice(-3).join(' ')}`, out.stderr);
+  return out.stdout.toString('utf8');
+}
+
+export async function repoRoot(host: Host, path: string): Promise<string> {
+  return (await git(host, path, ['rev-parse', '--show-toplevel'])).trim();
 }

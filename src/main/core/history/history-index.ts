@@ -1,13 +1,13 @@
 import type { Statement } from 'better-sqlite3';
 import { storedText } from '../store/compression';
-import { packed } from './store-compactor';
+import { packed } from './store-packer';
 import type { Db } from '../store/database';
 import { expandRows, iterateMessages, MESSAGE_COLUMNS, type MessageRow, type PersistedMessage } from '../store/message-log';
-import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './model';
+import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './entry-drafts';
 import { SessionFold, type LoggedMessage } from './session-fold';
 import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
-/** Entry texts longer than this are stored plain when written and compressed by the store compactor later. */
+/** Entry texts longer than this are stored plain when written and compressed by the store packer later. */
 const PACK_NOW_MAX_CHARS = 64 * 1024;
 
 interface EntryRow {
@@ -20,7 +20,7 @@ interface EntryRow {
   kind: StoredKind;
   failed: number;
   ref: string | null;
-  /** TEXT, or compressed (store/compression.ts) once the session was compacted. */
+  /** TEXT, or compressed (store/compression.ts) once the session was packed. */
   text: string | Uint8Array | null;
   detail: string | Uint8Array | null;
 }
@@ -297,7 +297,7 @@ class DbBatch implements HistoryBackend {
       const d = t.draft;
       // Stored compressed from the start (a row that shrinks in place leaves its page half empty), except the
       // text of a message still being streamed, which grows with every chunk, and a very long text, whose
-      // compression would hold up the events of this batch (both compacted once their session is quiet).
+      // compression would hold up the events of this batch (both packed once their session is quiet).
       const pack = (v: string) => (this.plainEntries || v.length > PACK_NOW_MAX_CHARS ? v : packed(v));
       const text = d.detail === null ? (this.isOpen(d) ? draftText(d) : pack(draftText(d))) : null;
       const detail = d.detail === null ? null : pack(JSON.stringify(d.detail));

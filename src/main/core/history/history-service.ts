@@ -1,3 +1,4 @@
+import { importSourceIdSchema } from '../../../shared/contract/history-import';
 import type { TurnCheckpoint } from '../../../shared/contract/checkpoints';
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
 import { IpcFailure, type ParsedParamsOf } from '../../../shared/contract';
@@ -9,10 +10,10 @@ import type { Db } from '../store/database';
 import { iterateMessages, type MessageLog } from '../store/message-log';
 import type { StoreService } from '../store/store-service';
 import { CHANGES_REF, draftFromRow, HistoryIndex } from './history-index';
-import { NOT_IN_TRANSCRIPT, type Detail } from './model';
+import { NOT_IN_TRANSCRIPT, type Detail } from './entry-drafts';
 import { searchHistory } from './search';
 import { removeReplayDuplicates } from './replay-cleanup';
-import { StoreCompactor } from './store-compactor';
+import { StorePacker } from './store-packer';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
 const DAY = 86_400_000;
@@ -21,8 +22,8 @@ export interface HistoryOptions {
   /** Soft-deleted sessions are purged for good after this long. */
   retentionMs?: number;
   now?: () => number;
-  /** A session's log and entries are compacted once it has had no new message for this long. */
-  compactAfterMs?: number;
+  /** A session's log and entries are packed once it has had no new message for this long. */
+  packAfterMs?: number;
 }
 
 interface SessionRow {
@@ -50,6 +51,7 @@ interface SessionRow {
   parent_id: string | null;
   parent_title: string | null;
   forks_json: string;
+  imported_from: string | null;
 }
 
 /** The title toSession shows, in SQL, for session `s` and its history row `h`. */
@@ -59,7 +61,7 @@ const titleOf = (s: string, h: string) =>
 const SESSION_COLUMNS = `s.id, s.agent_id, s.cwd, s.title, s.status, s.pinned, s.created_at, s.updated_at, s.deleted_at,
   h.custom_title, h.info_title, h.prompt_title, h.last_ts, h.message_count, h.turn_count, h.tool_call_count,
   h.failed_tool_calls, h.files_touched, h.files_edited, h.failed_turns, h.last_stop_reason,
-  s.forked_from AS parent_id,
+  s.forked_from AS parent_id, s.imported_from,
   (SELECT ${titleOf('p', 'ph')} FROM sessions p LEFT JOIN history_sessions ph ON ph.session_id = p.id WHERE p.id = s.forked_from) AS parent_title,
   (SELECT json_group_array(json_object('id', c.id, 'title', ${titleOf('c', 'ch')})) FROM
     (SELECT * FROM sessions WHERE forked_from = s.id AND deleted_at IS NULL ORDER BY created_at, id) c
@@ -98,6 +100,7 @@ function toSession(r: SessionRow): HistorySession {
     lastStopReason: r.last_stop_reason,
     forkedFrom: r.parent_id !== null ? { id: r.parent_id, title: r.parent_title ?? '' } : null,
     forks: JSON.parse(r.forks_json) as Array<{ id: string; title: string }>,
+    importedFrom: importSourceIdSchema.safeParse(r.imported_from).data ?? null,
   };
 }
 
@@ -129,8 +132,8 @@ export class HistoryService implements Disposable {
   private current: HistoryIndex | null = null;
   private readonly logs = new Set<MessageLog>();
   private catchUpTimer: NodeJS.Immediate | null = null;
-  private compactTimer: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
-  private compactor: StoreCompactor | null = null;
+  private packTimer: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
+  private packer: StorePacker | null = null;
   /** Migration 0013 under way: what it started from, for its progress events. */
   private migration: { startedAt: number; sessions: number; messages: number; pendingAtStart: number; lastEmit: number; lastPhase: string | null } | null = null;
   private readonly quietMs: number;
@@ -147,7 +150,7 @@ export class HistoryService implements Disposable {
   ) {
     this.retentionMs = options.retentionMs ?? 30 * DAY;
     this.now = options.now ?? Date.now;
-    this.quietMs = options.compactAfterMs ?? 30_000;
+    this.quietMs = options.packAfterMs ?? 30_000;
   }
 
   private get db(): Db {
@@ -235,12 +238,12 @@ export class HistoryService implements Disposable {
         console.error('history: purge failed:', e);
       }
       for (const w of this.waiters.splice(0)) w();
-      this.scheduleCompaction(0);
+      this.schedulePacking(0);
     });
     this.reportMigration('indexing');
   }
 
-  /** Compaction of a migrated store (migrations/0013) is reported as it goes, with the indexing before it. */
+  /** Packing of a migrated store (migrations/0013) is reported as it goes, with the indexing before it. */
   private beginMigration(): void {
     const db = this.store.db;
     const row = db.prepare("SELECT value FROM history_meta WHERE key = 'compaction_migration'").get() as { value: number } | undefined;
@@ -249,7 +252,7 @@ export class HistoryService implements Disposable {
     this.migration = { startedAt: performance.now(), sessions: row.value, messages, pendingAtStart: this.index().status().pendingMessages, lastEmit: 0, lastPhase: null };
   }
 
-  private reportMigration(phase: 'indexing' | 'compacting' | 'vacuuming' | 'done', force = false): void {
+  private reportMigration(phase: 'indexing' | 'packing' | 'vacuuming' | 'done', force = false): void {
     const m = this.migration;
     if (!m || !this.store.available) return;
     const now = performance.now();
@@ -262,9 +265,9 @@ export class HistoryService implements Disposable {
     if (phase === 'indexing') {
       total = Math.max(m.pendingAtStart, 1);
       done = Math.max(0, total - this.index().status().pendingMessages);
-    } else if (phase === 'compacting') {
+    } else if (phase === 'packing') {
       total = m.sessions;
-      done = Math.max(0, total - this.compaction().remaining);
+      done = Math.max(0, total - this.packing().remaining);
     } else {
       total = done = m.sessions;
     }
@@ -273,45 +276,45 @@ export class HistoryService implements Disposable {
     this.bus?.emit('app.storeMigration', { phase, done, total, eventsPerSecond });
   }
 
-  /** The compactor of the currently open store file. */
-  private compaction(): StoreCompactor {
+  /** The packer of the currently open store file. */
+  private packing(): StorePacker {
     const db = this.db;
-    if (this.compactor?.db !== db) this.compactor = new StoreCompactor(db, this.quietMs);
-    return this.compactor;
+    if (this.packer?.db !== db) this.packer = new StorePacker(db, this.quietMs);
+    return this.packer;
   }
 
-  /** Compacts quiet sessions (store-compactor.ts) in short steps while there are some, then checks again later. */
-  private scheduleCompaction(delayMs: number): void {
+  /** Packs quiet sessions (store-packer.ts) in short steps while there are some, then checks again later. */
+  private schedulePacking(delayMs: number): void {
     if (this.disposed) return;
-    if (this.compactTimer?.kind === 'immediate') return;
-    if (this.compactTimer) {
+    if (this.packTimer?.kind === 'immediate') return;
+    if (this.packTimer) {
       if (delayMs > 0) return;
-      clearTimeout(this.compactTimer.handle);
+      clearTimeout(this.packTimer.handle);
     }
     const run = (): void => {
-      this.compactTimer = null;
+      this.packTimer = null;
       if (this.disposed || !this.store.available) return;
       const index = this.index();
       if (!index.live) return; // catch-up schedules it again when done
       let step;
       try {
-        step = this.compaction().step(index.watermark);
+        step = this.packing().step(index.watermark);
       } catch (e) {
-        console.error('history: compacting the store failed:', e);
-        this.scheduleCompaction(this.quietMs);
+        console.error('history: packing the store failed:', e);
+        this.schedulePacking(this.quietMs);
         return;
       }
       if (step.sessions > 0) {
-        this.reportMigration('compacting');
-        this.scheduleCompaction(0);
+        this.reportMigration('packing');
+        this.schedulePacking(0);
         return;
       }
       if (this.migration) this.finishMigration();
-      this.scheduleCompaction(this.quietMs);
+      this.schedulePacking(this.quietMs);
     };
-    this.compactTimer =
+    this.packTimer =
       delayMs <= 0 ? { kind: 'immediate', handle: setImmediate(run) } : { kind: 'timeout', handle: setTimeout(run, delayMs) };
-    if (this.compactTimer.kind === 'timeout') this.compactTimer.handle.unref();
+    if (this.packTimer.kind === 'timeout') this.packTimer.handle.unref();
   }
 
   /** The end of migration 0013: the file is rewritten once, compact, and from now on gives freed pages back as it goes. */
@@ -572,9 +575,9 @@ export class HistoryService implements Disposable {
     this.current?.dispose();
     if (this.catchUpTimer) clearImmediate(this.catchUpTimer);
     this.catchUpTimer = null;
-    if (this.compactTimer?.kind === 'immediate') clearImmediate(this.compactTimer.handle);
-    else if (this.compactTimer) clearTimeout(this.compactTimer.handle);
-    this.compactTimer = null;
+    if (this.packTimer?.kind === 'immediate') clearImmediate(this.packTimer.handle);
+    else if (this.packTimer) clearTimeout(this.packTimer.handle);
+    this.packTimer = null;
     for (const w of this.waiters.splice(0)) w();
     for (const w of this.migrationWaiters.splice(0)) w();
   }

@@ -1,7 +1,7 @@
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shared/contract/history';
 import { prepared, type Db } from '../store/database';
 import { draftFromRow, type EntryRow } from './history-index';
-import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './model';
+import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './entry-drafts';
 
 /** Characters FTS5's unicode61 tokenizer keeps in tokens (letters, numbers, private use); the rest separate. */
 const SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;

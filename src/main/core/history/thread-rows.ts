@@ -1,7 +1,7 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
 import type { MessagePart, ThreadEntry, ToolCallEntry, TurnError } from '../../../shared/acp-thread';
 import type { PromptBlock, ToolCallInfo } from '../../../shared/contract/history';
-import { clean, head, tail, uriPath, type Caps, type Detail, type Draft, type SessionState, type StoredKind, type TerminalInfo } from './model';
+import { clean, head, tail, uriPath, type Caps, type Detail, type Draft, type SessionState, type StoredKind, type TerminalInfo } from './entry-drafts';
 import type { At, ClientTerminal, FoldSink, LoggedMessage, SessionFold } from './session-fold';
 
 export type { LoggedMessage } from './session-fold';

@@ -1,5 +1,5 @@
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
-import { draftText, newSessionState, NO_CAPS, threadEntryStrings, type Caps, type Draft, type SessionState, type StoredKind } from './model';
+import { draftText, newSessionState, NO_CAPS, threadEntryStrings, type Caps, type Draft, type SessionState, type StoredKind } from './entry-drafts';
 import { SessionFold, type LoggedMessage } from './session-fold';
 import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 

@@ -4,10 +4,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { homedir } from 'node:os';
 import type { McpCheckResult } from '../../../shared/contract/mcp';
+import type { Host } from '../host/host';
 import { GroupStdioTransport } from './group-stdio-transport';
 import type { McpServerConfig } from './mcp-servers';
 
 export interface CheckOptions {
+  /** Where a stdio server runs. */
+  host: Host;
   /** Whole check: start or connect, initialize, list every page of tools. */
   timeoutMs: number;
   /** The environment a stdio server starts from (its own variables are added). */
@@ -32,7 +35,7 @@ export async function checkMcpServer(server: McpServerConfig, options: CheckOpti
   let stdio: GroupStdioTransport | null = null;
   try {
     if (server.type === 'stdio') {
-      stdio = new GroupStdioTransport({ command: server.command, args: server.args, env: { ...options.baseEnv, ...server.env }, cwd: options.cwd ?? homedir() });
+      stdio = new GroupStdioTransport(options.host, { command: server.command, args: server.args, env: { ...options.baseEnv, ...server.env }, cwd: options.cwd ?? homedir() });
       transport = stdio;
     } else {
       const url = new URL(server.url);

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Host, HostProcess } from '../host/host';
 
 const STDERR_TAIL = 4096;
 
@@ -15,13 +15,16 @@ export class GroupStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private child: ChildProcessWithoutNullStreams | null = null;
+  private child: HostProcess | null = null;
   private readonly buffer = new ReadBuffer();
   private stderr = '';
   private closed = false;
   private killed = false;
 
-  constructor(private readonly launch: { command: string; args: string[]; env: Record<string, string>; cwd: string }) {}
+  constructor(
+    private readonly host: Host,
+    private readonly launch: { command: string; args: string[]; env: Record<string, string>; cwd: string },
+  ) {}
 
   get pid(): number | null {
     return this.child?.pid ?? null;
@@ -32,42 +35,35 @@ export class GroupStdioTransport implements Transport {
     return this.stderr.trim();
   }
 
-  start(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(this.launch.command, this.launch.args, {
-        cwd: this.launch.cwd,
-        env: this.launch.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: process.platform !== 'win32',
-        windowsHide: true,
-      });
-      this.child = child;
-      child.once('error', (e) => {
-        reject(e);
-        this.onerror?.(e);
-      });
-      child.once('spawn', () => resolve());
-      child.once('close', () => this.finish());
-      child.stdin.on('error', (e) => this.onerror?.(e));
-      child.stdout.on('data', (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        for (;;) {
-          let message: JSONRPCMessage | null;
-          try {
-            message = this.buffer.readMessage();
-          } catch (e) {
-            this.onerror?.(e as Error);
-            continue;
-          }
-          if (message === null) break;
-          this.onmessage?.(message);
+  async start(): Promise<void> {
+    const child = this.host.spawn([this.launch.command, ...this.launch.args], { cwd: this.launch.cwd, env: this.launch.env });
+    this.child = child;
+    void child.closed.then(() => this.finish());
+    child.stdin.on('error', (e) => this.onerror?.(e));
+    child.stdout.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.buffer.readMessage();
+        } catch (e) {
+          this.onerror?.(e as Error);
+          continue;
         }
-      });
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (s: string) => {
-        this.stderr = (this.stderr + s).slice(-STDERR_TAIL);
-      });
+        if (message === null) break;
+        this.onmessage?.(message);
+      }
     });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (s: string) => {
+      this.stderr = (this.stderr + s).slice(-STDERR_TAIL);
+    });
+    try {
+      await child.started;
+    } catch (e) {
+      this.onerror?.(e as Error);
+      throw e;
+    }
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -81,16 +77,10 @@ export class GroupStdioTransport implements Transport {
 
   /** Ends the server and everything it started: SIGKILL to its process group. */
   close(): Promise<void> {
-    const child = this.child;
     // The group may outlive its leader (a wrapper that exited, leaving the server): killed either way.
-    if (child && !this.killed && child.pid !== undefined) {
+    if (this.child && !this.killed) {
       this.killed = true;
-      try {
-        if (process.platform === 'win32') child.kill('SIGKILL');
-        else process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+      this.child.dispose();
     }
     this.finish();
     return Promise.resolve();

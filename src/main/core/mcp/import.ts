@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import { mcpServerInputSchema, type McpServerInputParsed, type McpServerView } from '../../../shared/contract/mcp';
+import { FileRefusal, readRegularFile } from '../host/local/regular-file';
 
 /** Config files are small; anything larger is not one. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -41,15 +42,14 @@ export function configFileOf(path: string): string {
   throw new IpcFailure('not_found', `${path} has no .mcp.json (nor .cursor/mcp.json, .vscode/mcp.json)`);
 }
 
-async function readSmall(path: string): Promise<string> {
-  const fh = await open(path, 'r');
+async function readSmall(path: string): Promise<Buffer> {
   try {
-    const st = await fh.stat();
-    if (!st.isFile()) throw new IpcFailure('invalid_params', `${path} is not a file`);
-    if (st.size > MAX_CONFIG_BYTES) throw new IpcFailure('invalid_params', `${path} is larger than ${MAX_CONFIG_BYTES / 1024} KiB: not an MCP config file`);
-    return await fh.readFile('utf8');
-  } finally {
-    await fh.close();
+    return await readRegularFile(path, { maxBytes: MAX_CONFIG_BYTES });
+  } catch (e) {
+    if (e instanceof FileRefusal) {
+      throw new IpcFailure('invalid_params', e.reason === 'too_large' ? `${path} is larger than ${MAX_CONFIG_BYTES / 1024} KiB: not an MCP config file` : e.message);
+    }
+    throw new IpcFailure('not_found', `cannot read ${path}: ${(e as Error).message}`);
   }
 }
 
@@ -98,10 +98,12 @@ function entryOf(name: string, raw: unknown): ParsedEntry {
   }
 }
 
-/** Reads a config file or a project folder's config; nothing is stored. */
-export async function readMcpConfig(path: string): Promise<{ file: string; entries: ParsedEntry[] }> {
+/** Reads a config file or a project folder's config; nothing is stored. `digest` names the bytes read. */
+export async function readMcpConfig(path: string): Promise<{ file: string; digest: string; entries: ParsedEntry[] }> {
   const file = configFileOf(path);
-  const text = await readSmall(file);
+  const bytes = await readSmall(file);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  const text = bytes.toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -110,7 +112,7 @@ export async function readMcpConfig(path: string): Promise<{ file: string; entri
   }
   const servers = isRecord(json) ? (json.mcpServers ?? json.servers) : undefined;
   if (!isRecord(servers)) throw new IpcFailure('invalid_params', `${file} has no "mcpServers" object`);
-  return { file, entries: Object.entries(servers).map(([name, raw]) => entryOf(name, raw)) };
+  return { file, digest, entries: Object.entries(servers).map(([name, raw]) => entryOf(name, raw)) };
 }
 
 /** How an entry would be stored, shown before anything is: secret values hidden. */

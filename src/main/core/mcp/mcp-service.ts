@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { AgentCapabilities } from '@agentclientprotocol/sdk';
+import { IpcFailure } from '../../../shared/contract';
 import type { McpImportPreview } from '../../../shared/contract/mcp';
 import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
 import type { SecretStore } from '../agents/secret-store';
+import type { Host } from '../host/host';
 import { checkMcpServer, DEFAULT_CHECK_TIMEOUT_MS } from './check';
 import { knownConfigFiles, previewView, readMcpConfig } from './import';
 import { McpServers, type SettingsPort } from './mcp-servers';
@@ -12,6 +14,8 @@ import { McpServers, type SettingsPort } from './mcp-servers';
 export interface McpServiceDeps {
   router: Router;
   bus: EventBus;
+  /** Where checked stdio servers run. */
+  host: Host;
   settings: SettingsPort;
   secrets: SecretStore;
   /** The agents, with what they advertised when last started (null: not started in this run). */
@@ -38,12 +42,14 @@ export class McpService {
       return this.changed({});
     });
     router.handle('mcp.check', async ({ id }) =>
-      checkMcpServer(this.servers.config(id), { timeoutMs: this.deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, baseEnv: await this.deps.loginEnv() }),
+      checkMcpServer(this.servers.config(id), { host: this.deps.host, timeoutMs: this.deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, baseEnv: await this.deps.loginEnv() }),
     );
     router.handle('mcp.importSources', () => ({ sources: knownConfigFiles().map((s) => ({ ...s, exists: existsSync(s.path) })) }));
     router.handle('mcp.importPreview', ({ path }) => this.preview(path));
-    router.handle('mcp.importApply', async ({ path, names }) => {
-      const { entries } = await readMcpConfig(path);
+    router.handle('mcp.importApply', async ({ path, digest, names }) => {
+      // Exactly what was previewed, or nothing: the file is read again and must be the same bytes.
+      const { entries, digest: now } = await readMcpConfig(path);
+      if (now !== digest) throw new IpcFailure('conflict', `${path} changed since it was previewed: nothing was imported. Preview it again to see what it now holds.`);
       const imported: string[] = [];
       for (const name of names) {
         const entry = entries.find((e) => e.name === name);
@@ -69,10 +75,11 @@ export class McpService {
   }
 
   async preview(path: string): Promise<McpImportPreview> {
-    const { file, entries } = await readMcpConfig(path);
+    const { file, digest, entries } = await readMcpConfig(path);
     const names = new Set(this.servers.list().map((s) => s.name));
     return {
       path: file,
+      digest,
       entries: entries.map((e) =>
         e.input
           ? { name: e.name, server: previewView(e.input), action: names.has(e.name) ? ('replace' as const) : ('new' as const), problem: null }

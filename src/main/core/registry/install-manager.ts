@@ -15,6 +15,7 @@ import { CancelledError, RegistryError, errorMessage, isCancel, throwIfAborted }
 import type { ExtractLimits } from './extract';
 import { installBinary } from './installers/binary';
 import { installNpx } from './installers/npx';
+import type { Host } from '../host/host';
 import type { InstallContext, InstallOutcome, Launch, StepUpdate } from './installers/types';
 import { installUvx } from './installers/uvx';
 
@@ -63,6 +64,8 @@ export interface InstallManagerOptions {
   /** The login shell's environment. */
   env: () => Promise<Record<string, string>>;
   home: string;
+  /** Where installers run npm and uv. */
+  host: Host;
   limits: ExtractLimits;
   downloadIdleTimeoutMs: number;
   maxDownloadBytes: number;
@@ -334,6 +337,7 @@ export class InstallManager implements Disposable {
         signal: controller.signal,
         env,
         home: this.options.home,
+        host: this.options.host,
         progress: (u) => this.emit(run, u),
         allowFileUrls: options.allowFileUrls,
         limits: this.options.limits,

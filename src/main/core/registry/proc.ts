@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { guardProcessGroup } from '../platform/group-watchdog';
+import type { Host } from '../host/host';
 import { CancelledError } from './errors';
 
 export interface RunOptions {
@@ -19,37 +18,20 @@ export interface RunResult {
   output: string;
 }
 
-const killGroup = (pid: number | undefined, sig: NodeJS.Signals): void => {
-  if (!pid) return;
-  try {
-    if (process.platform === 'win32') process.kill(pid, sig);
-    else process.kill(-pid, sig);
-  } catch {
-    /* already gone */
-  }
-};
-
 /**
  * Runs a command in its own process group (no shell). Cancelling ends the whole group (SIGTERM, then
  * SIGKILL) and rejects with CancelledError only once the processes are gone, so the caller can then
  * delete their files safely.
  */
-export function runProcess(command: string, args: string[], options: RunOptions): Promise<RunResult> {
+export function runProcess(host: Host, command: string, args: string[], options: RunOptions): Promise<RunResult> {
   const limit = options.tailBytes ?? 16_384;
   return new Promise<RunResult>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(new CancelledError());
       return;
     }
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
-    // An install must not outlive a Switchboard that dies mid-way either.
-    const unguard = guardProcessGroup(child.pid);
+    // Its own process group, guarded: an install must not outlive a Switchboard that dies mid-way either.
+    const child = host.spawn([command, ...args], { cwd: options.cwd, env: options.env, stdin: 'ignore' });
     let tail = '';
     let partial = '';
     const onData = (chunk: Buffer) => {
@@ -67,24 +49,21 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = () => {
       cancelled = true;
-      killGroup(child.pid, 'SIGTERM');
-      killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), 3000);
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), 3000);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (e) => {
-      unguard();
+    void child.closed.then((exit) => {
       options.signal?.removeEventListener('abort', onAbort);
       clearTimeout(killTimer);
-      reject(e);
-    });
-    child.on('close', (code, signal) => {
-      options.signal?.removeEventListener('abort', onAbort);
-      clearTimeout(killTimer);
+      if (exit.error) {
+        reject(Object.assign(new Error(exit.error), exit.errorCode ? { code: exit.errorCode } : {}));
+        return;
+      }
       // Grandchildren (install scripts) may outlive the main process: end the group either way.
-      killGroup(child.pid, 'SIGKILL');
-      unguard();
+      child.dispose();
       if (cancelled) reject(new CancelledError());
-      else resolve({ code, signal, output: tail });
+      else resolve({ code: exit.code, signal: exit.signal as NodeJS.Signals | null, output: tail });
     });
   });
 }

@@ -1,12 +1,14 @@
-import { execFile } from 'node:child_process';
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import semver from 'semver';
 import type { RuntimeTool } from '../../../shared/contract/registry';
+import type { Host } from '../host/host';
 
 export type ToolName = RuntimeTool['name'];
 
 export interface ToolSearch {
+  /** Where the tool's --version runs. */
+  host: Host;
   /** The login shell's environment (PATH is read from it). */
   env: Record<string, string>;
   home: string;
@@ -67,7 +69,7 @@ const exeNames = (name: string, platform: NodeJS.Platform): string[] =>
   platform === 'win32' ? [`${name}.exe`, `${name}.cmd`, name] : [name];
 
 /** Finds an executable on the PATH, then in the usual places. */
-export function locateTool(name: string, search: ToolSearch): { path: string; via: 'path' | 'probe' } | null {
+export function locateTool(name: string, search: Omit<ToolSearch, 'host'>): { path: string; via: 'path' | 'probe' } | null {
   const platform = search.platform ?? process.platform;
   const pathDirs = (search.env.PATH ?? search.env.Path ?? '').split(delimiter).filter(Boolean);
   for (const [dirs, via] of [
@@ -88,25 +90,33 @@ export function locateTool(name: string, search: ToolSearch): { path: string; vi
 export const pathWith = (env: Record<string, string>, dir: string): string =>
   [dir, ...(env.PATH ?? '').split(delimiter).filter((d) => d && d !== dir)].join(delimiter);
 
-function versionOf(path: string, env: Record<string, string>): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile(
-      path,
-      ['--version'],
-      { timeout: 15_000, env: { ...env, PATH: pathWith(env, dirname(path)) }, windowsHide: true },
-      (error, stdout) => {
-        if (error) return resolve(null);
-        const m = /(\d+\.\d+\.\d+[^\s]*)/.exec(String(stdout));
-        resolve(m ? m[1]! : String(stdout).trim().slice(0, 100) || null);
-      },
-    );
+const VERSION_TIMEOUT_MS = 15_000;
+
+/** What `path --version` prints (its version number), or null when it fails, hangs or says nothing. */
+async function versionOf(search: ToolSearch, path: string): Promise<string | null> {
+  const proc = search.host.spawn([path, '--version'], { cwd: search.home, env: { ...search.env, PATH: pathWith(search.env, dirname(path)) }, stdin: 'ignore' });
+  let stdout = '';
+  proc.stdout.setEncoding('utf8');
+  proc.stdout.on('data', (s: string) => {
+    if (stdout.length < 65_536) stdout += s;
   });
+  proc.stderr.resume();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), VERSION_TIMEOUT_MS);
+  });
+  const exit = await Promise.race([proc.closed, timedOut]);
+  clearTimeout(timer);
+  proc.dispose();
+  if (!exit || exit.error || exit.code !== 0) return null;
+  const m = /(\d+\.\d+\.\d+[^\s]*)/.exec(stdout);
+  return m ? m[1]! : stdout.trim().slice(0, 100) || null;
 }
 
 export async function checkTool(name: ToolName, search: ToolSearch): Promise<RuntimeTool> {
   const found = locateTool(name, search);
   if (!found) return { name, found: false, path: null, version: null, via: null, fix: toolFixes[name] };
-  const version = await versionOf(found.path, search.env);
+  const version = await versionOf(search, found.path);
   if (version === null) {
     return { name, found: false, path: found.path, version: null, via: found.via, fix: `${found.path} did not answer --version. ${toolFixes[name]}` };
   }

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import {
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
+import { readRegularFile } from '../host/local/regular-file';
 import { loginShellEnv } from '../platform/shell-env';
 import type { StoreService } from '../store/store-service';
 import type { SettingsReader } from '../settings/settings-service';
@@ -27,6 +28,7 @@ import { RegistryFetcher } from './fetcher';
 import { httpGet, readBody, statusError } from './http';
 import { InstallManager, isNewer, type InstallResult, type InstalledState } from './install-manager';
 import { currentPlatformKey } from './platform-key';
+import type { Host } from '../host/host';
 import { checkTool, checkTools, missingToolProblem, type ToolSearch } from './runtime-check';
 import { MAX_SVG_BYTES, sanitizeSvg } from './svg-sanitize';
 import { distributionsOf, type AgentManifest } from './validate';
@@ -38,6 +40,8 @@ export interface RegistryServiceOptions {
   settings?: SettingsReader;
   router: Router;
   bus: EventBus;
+  /** Where installers and runtime checks run their tools. */
+  host: Host;
   /** Takes precedence over the registry.url setting (tests). */
   registryUrl?: string;
   /** Idle timeout of the registry request. */
@@ -77,6 +81,7 @@ export class RegistryService implements Disposable {
       db: () => options.store.db,
       env: this.env,
       home: this.home,
+      host: options.host,
       limits: options.limits ?? defaultExtractLimits,
       downloadIdleTimeoutMs: options.downloadIdleTimeoutMs ?? 60_000,
       maxDownloadBytes: options.maxDownloadBytes ?? 2 * 1024 ** 3,
@@ -287,7 +292,7 @@ export class RegistryService implements Disposable {
   }
 
   private async search(): Promise<ToolSearch> {
-    return { env: await this.env(), home: this.home };
+    return { host: this.options.host, env: await this.env(), home: this.home };
   }
 
   /**
@@ -363,7 +368,7 @@ export class RegistryService implements Disposable {
       let text: string;
       if (url.startsWith('file:')) {
         if (!base.startsWith('file:')) throw new RegistryError('forbidden', 'a remote registry cannot point at local files');
-        text = await readFile(fileURLToPath(url), 'utf8');
+        text = (await readRegularFile(fileURLToPath(url), { maxBytes: MAX_SVG_BYTES })).toString('utf8');
       } else {
         const res = await httpGet(url, { idleTimeoutMs: 15_000 });
         if (res.status !== 200) {

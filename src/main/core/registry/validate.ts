@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { RegExpEngine } from 'ajv/dist/types';
+import { compileLinearPattern } from '../../../shared/linear-pattern';
 import type { DistKind } from '../../../shared/contract/registry';
 import agentSchema from './schemas/agent.schema.json';
 import registrySchema from './schemas/registry.schema.json';
@@ -58,12 +59,34 @@ export interface ParsedRegistry {
 
 export type ParseOutcome = { ok: true; registry: ParsedRegistry } | { ok: false; error: string };
 
+/** The schema's patterns run in the linear-time engine, like every pattern Switchboard did not write. */
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const compiled = compileLinearPattern(pattern);
+    if (!compiled.ok) throw new Error(`schema pattern ${pattern}: ${compiled.reason}`);
+    // ajv keys its cache of patterns by toString().
+    return { test: (s: string) => compiled.pattern.test(s), toString: () => pattern };
+  },
+  { code: 'compileLinearPattern' },
+);
+
+/** An absolute URI, checked by the URL parser within a bounded length (a format regex could backtrack). */
+const isUri = (s: string): boolean => {
+  if (s.length > 8_192 || !/^[a-z][a-z0-9+.-]*:/i.test(s)) return false;
+  try {
+    new URL(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 let compiled: { agent: ValidateFunction; top: ValidateFunction } | null = null;
 
 function validators(): { agent: ValidateFunction; top: ValidateFunction } {
   if (compiled) return compiled;
-  const ajv = new Ajv({ allErrors: true, strict: true });
-  addFormats(ajv);
+  const ajv = new Ajv({ allErrors: true, strict: true, code: { regExp: linearRegExp } });
+  ajv.addFormat('uri', isUri);
   const agent = ajv.compile(agentSchema);
   // The document level without per-item checks: one bad entry must not reject the others.
   const { $id: _id, ...topSchema } = registrySchema;

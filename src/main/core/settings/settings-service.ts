@@ -18,6 +18,7 @@ import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
+import { migrateLegacySettings } from './legacy-settings';
 
 /** How services read settings: always the value in force (validated, or the default). */
 export interface SettingsReader {
@@ -45,9 +46,14 @@ export class SettingsService implements SettingsReader, Disposable {
     this.scan();
   }
 
-  /** Reads every stored key once, so problems are known before any window asks. */
+  /** Reads every stored key once (legacy keys moved first), so problems are known before any window asks. */
   private scan(): void {
     if (!this.store.available) return;
+    try {
+      migrateLegacySettings(this.store);
+    } catch (e) {
+      console.error('moving legacy settings failed:', e);
+    }
     try {
       for (const key of this.store.settingKeys()) if (isSettingKey(key)) this.read(key, false);
     } catch (e) {

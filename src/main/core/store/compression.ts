@@ -2,7 +2,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 
 /**
  * Compressed values in the store: the message log's blocks (a run of a session's messages, see
- * log-compaction.ts) and long history entry texts. A compressed value is a BLOB whose first byte names its
+ * log-packing.ts) and long history entry texts. A compressed value is a BLOB whose first byte names its
  * format, so that a new format can be added without rewriting what is stored; plain values stay TEXT.
  *
  * Format 1: zlib (deflate with its Adler-32 check, so a damaged value is an error rather than garbage)

@@ -61,7 +61,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
         `the store was written by a newer Switchboard (schema ${current}, this one knows ${latest})`,
       );
     }
-    // A new file: freed pages (compaction, purges) go back to the file system in steps (store-compactor.ts).
+    // A new file: freed pages (packing, purges) go back to the file system in steps (store-packer.ts).
     if (current === 0 && (db.prepare("SELECT count(*) AS n FROM sqlite_schema").get() as { n: number }).n === 0) {
       db.pragma('auto_vacuum = INCREMENTAL');
       db.exec('VACUUM');

@@ -309,7 +309,7 @@ export class MessageLog implements Disposable {
           i = end;
         }
         insert();
-        // The sessions written are compacted once they are quiet (store-compactor.ts).
+        // The sessions written are packed once they are quiet (store-packer.ts).
         const touched = new Set<string>();
         for (const e of entries) touched.add(e.sessionId);
         const now = Date.now();

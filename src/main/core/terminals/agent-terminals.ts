@@ -4,6 +4,7 @@ import { isAbsolute } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
+import type { Host } from '../host/host';
 import { userShell } from '../platform/shell-env';
 import { keepTail, type PtyExit, type PtyHost, type PtyProcess } from './pty-host';
 import { signalName } from '../platform/signals';
@@ -34,6 +35,8 @@ interface Terminal {
 const toStatus = (exit: PtyExit): ExitStatus => ({ exitCode: exit.exitCode, signal: signalName(exit.signal) });
 
 export interface TerminalSpawn {
+  /** Where it runs: the session's host (default: the PtyHost's). */
+  host?: Host;
   command: string;
   args: string[];
   env: Record<string, string>;
@@ -68,7 +71,7 @@ export class AgentTerminals implements Disposable {
     let proc: PtyProcess;
     try {
       proc = this.ptys.spawn(
-        { command, args, cwd: spec.cwd, env: spec.env, cols: spec.cols ?? 120, rows: spec.rows ?? 30, outputLimit: limit, drainOnExit: kind === 'agent' },
+        { ...(spec.host ? { host: spec.host } : {}), command, args, cwd: spec.cwd, env: spec.env, cols: spec.cols ?? 120, rows: spec.rows ?? 30, outputLimit: limit, drainOnExit: kind === 'agent' },
         {
           onData: (_pid, data) => this.bus.emit('agentTerminal.data', { terminalId: id, sessionId, data }),
           onExit: (_pid, exit) => {

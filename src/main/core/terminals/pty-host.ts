@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import * as pty from 'node-pty';
 import type { Disposable } from '../base/lifecycle';
-import { ensureGroupWatchdog, guardProcessGroup } from '../platform/group-watchdog';
-import { sessionMembers } from '../platform/proc-stat';
+import type { Host, HostPty, PtyExit } from '../host/host';
+
+export type { PtyExit } from '../host/host';
 
 export interface PtySpawnOptions {
+  /** Where it runs (default: the PtyHost's host). */
+  host?: Host;
   command: string;
   args: string[];
   cwd: string;
@@ -23,11 +25,6 @@ export interface PtySpawnOptions {
 }
 
 const DRAIN_WRAPPER = '"$0" "$@"; s=$?; sleep 0.05; if [ $s -gt 128 ] && [ $s -lt 160 ]; then kill -$((s - 128)) $$; fi; exit $s';
-
-export interface PtyExit {
-  exitCode: number | null;
-  signal: number | null;
-}
 
 export interface PtyListener {
   onData?(id: string, data: string): void;
@@ -54,32 +51,22 @@ export class PtyProcess implements Disposable {
   private truncatedOutput = false;
   private exitInfo: PtyExit | null = null;
   private readonly exitWaiters: Array<(exit: PtyExit) => void> = [];
-  private readonly proc: pty.IPty;
+  private readonly proc: HostPty;
   private readonly limit: number;
 
-  constructor(options: PtySpawnOptions, listener: PtyListener) {
+  constructor(host: Host, options: PtySpawnOptions, listener: PtyListener) {
     this.limit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
-    const [command, args] =
-      options.drainOnExit && process.platform !== 'win32' ? ['/bin/sh', ['-c', DRAIN_WRAPPER, options.command, ...options.args]] : [options.command, options.args];
-    ensureGroupWatchdog();
-    this.proc = pty.spawn(command, args, {
-      name: 'xterm-256color',
-      cols: options.cols ?? 80,
-      rows: options.rows ?? 24,
-      cwd: options.cwd,
-      env: options.env,
-    });
+    const argv =
+      options.drainOnExit && process.platform !== 'win32' ? ['/bin/sh', '-c', DRAIN_WRAPPER, options.command, ...options.args] : [options.command, ...options.args];
+    this.proc = host.openPty(argv, { cwd: options.cwd, env: options.env, cols: options.cols ?? 80, rows: options.rows ?? 24 });
     this.proc.onData((data) => {
       this.append(data);
       listener.onData?.(this.id, data);
     });
-    // The shell leads its own session and group: the watchdog ends it should Switchboard die first.
-    const unguard = guardProcessGroup(this.proc.pid, { hangup: true });
-    this.proc.onExit(({ exitCode, signal }) => {
-      unguard();
-      this.exitInfo = { exitCode: signal ? null : exitCode, signal: signal ? signal : null };
-      listener.onExit?.(this.id, this.exitInfo);
-      for (const w of this.exitWaiters.splice(0)) w(this.exitInfo);
+    void this.proc.exited.then((exit) => {
+      this.exitInfo = exit;
+      listener.onExit?.(this.id, exit);
+      for (const w of this.exitWaiters.splice(0)) w(exit);
     });
   }
 
@@ -121,33 +108,14 @@ export class PtyProcess implements Disposable {
     if (!this.exitInfo) this.proc.resize(cols, rows);
   }
 
+  /** Signals the terminal's process group (so no grandchild survives). */
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {
-    if (this.exitInfo) return;
-    try {
-      // The shell leads its own process group: end the whole group so no grandchild survives.
-      process.kill(-this.proc.pid, signal);
-    } catch {
-      try {
-        this.proc.kill(signal);
-      } catch {
-        /* already gone */
-      }
-    }
+    if (!this.exitInfo) this.proc.kill(signal);
   }
 
-  /**
-   * Hangs up, as a closed terminal window does: a shell saves its history and runs its exit traps, and passes
-   * the hangup on to its jobs (an interactive shell ignores SIGTERM: it waited for the SIGKILL, and lost both).
-   */
+  /** Hangs up, as a closed terminal window does, and waits for its session to end (see HostPty.dispose). */
   async dispose(): Promise<void> {
-    if (this.exitInfo) return;
-    this.kill('SIGHUP');
-    const timer = setTimeout(() => this.kill('SIGKILL'), 2000);
-    await Promise.race([this.waitForExit(), new Promise((r) => setTimeout(r, 3000))]);
-    clearTimeout(timer);
-    // A shell's jobs run in process groups of their own; the kernel hangs up on the foreground one as the shell
-    // ends. Wait a moment for what is ending (a job that ignores hangups, as nohup's, is left to run).
-    for (let waited = 0; waited < 500 && sessionMembers(this.proc.pid) > 0; waited += 25) await new Promise((r) => setTimeout(r, 25));
+    await this.proc.dispose();
   }
 }
 
@@ -155,8 +123,10 @@ export class PtyProcess implements Disposable {
 export class PtyHost implements Disposable {
   private readonly procs = new Map<string, PtyProcess>();
 
+  constructor(private readonly host: Host) {}
+
   spawn(options: PtySpawnOptions, listener: PtyListener = {}): PtyProcess {
-    const proc = new PtyProcess(options, listener);
+    const proc = new PtyProcess(options.host ?? this.host, options, listener);
     this.procs.set(proc.id, proc);
     return proc;
   }

@@ -5,7 +5,7 @@ import { useNotices } from './notices';
 
 const LABELS: Record<StoreMigration['phase'], string> = {
   indexing: 'Rebuilding the search index',
-  compacting: 'Compressing stored sessions',
+  packing: 'Compressing stored sessions',
   vacuuming: 'Shrinking the store file',
   done: 'Store migrated',
 };

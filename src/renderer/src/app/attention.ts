@@ -3,6 +3,7 @@ import { create } from 'zustand';
 import type { SessionInfo } from '@shared/contract/sessions';
 import type { Api } from '../ipc/client';
 import { useTabs, type Tab } from '../state/tabs';
+import { visibleText } from '../ui/VisibleText';
 
 /** A session status that waits for the user: a permission, a question (elicitation) or a sign-in. */
 export const waitsForUser = (status: SessionInfo['status'] | undefined): boolean => status === 'awaiting_permission' || status === 'auth_required';
@@ -70,7 +71,7 @@ export function useNeedsYouCount(): number {
 
 /** The window title: how many tabs need the user, the focused pane's active tab, the app's name. */
 export const windowTitle = (count: number, activeTab: string | null): string =>
-  `${count > 0 ? `(${count}) ` : ''}${activeTab ? `${activeTab} — ` : ''}Switchboard`;
+  `${count > 0 ? `(${count}) ` : ''}${activeTab ? `${visibleText(activeTab)} — ` : ''}Switchboard`;
 
 /** Sets the window title (the title bar in Electron, which follows the page's, and the browser tab in browser mode). */
 export function useTitleCount(): void {

@@ -3,11 +3,13 @@ import { createPortal } from 'react-dom';
 import { create } from 'zustand';
 import { checkExternalLink } from '@shared/links';
 import { useApi } from './api-context';
+import { useNotices } from './notices';
 
 /**
  * Links from agent content (markdown, terminal output, sign-in links) open in the system browser only
  * after the user has seen the whole URL and said so, as VS Code does for untrusted links. Anything but
- * http(s) is refused with a message.
+ * http(s) is refused with a message. Where the main process cannot open a browser (browser mode), the
+ * page opens a new tab itself, severed from this one; `onOpen` runs only once something really opened.
  */
 
 type Pending = { kind: 'confirm'; url: string; host: string; onOpen?: (() => void) | undefined } | { kind: 'refused'; raw: string; reason: string };
@@ -37,6 +39,15 @@ export function UrlWithHost({ url, host }: { url: string; host: string }) {
   );
 }
 
+/** A new tab with no handle back to this page (the `noopener` of window.open, kept detectable); false when blocked. */
+function openInPage(url: string): boolean {
+  const tab = window.open('about:blank', '_blank');
+  if (!tab) return false;
+  tab.opener = null;
+  tab.location.replace(url);
+  return true;
+}
+
 export function LinkConfirmDialog() {
   const api = useApi();
   const pending = useLinkConfirm((s) => s.pending);
@@ -57,12 +68,13 @@ export function LinkConfirmDialog() {
   }, [pending]);
 
   if (!pending) return null;
-  const open = () => {
-    if (pending.kind === 'confirm') {
-      void api.call('app.openExternal', { url: pending.url });
-      pending.onOpen?.();
-    }
+  const open = async () => {
     close();
+    if (pending.kind !== 'confirm') return;
+    const r = await api.call('app.openExternal', { url: pending.url });
+    // Still within the click's user activation (Chromium keeps it for seconds): a page may open a tab.
+    if (r.ok && (r.value.opened || openInPage(pending.url))) pending.onOpen?.();
+    else useNotices.getState().push('error', `The link was not opened: ${r.ok ? 'the browser blocked the new tab (allow pop-ups for Switchboard and try again)' : r.error.message}.`);
   };
   return createPortal(
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
@@ -77,7 +89,7 @@ export function LinkConfirmDialog() {
             <button type="button" ref={cancelRef} onClick={close} data-testid="link-confirm-cancel">
               Cancel
             </button>
-            <button type="button" className="primary" onClick={open} data-testid="link-confirm-open">
+            <button type="button" className="primary" onClick={() => void open()} data-testid="link-confirm-open">
               Open
             </button>
           </div>

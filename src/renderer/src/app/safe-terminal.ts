@@ -18,8 +18,9 @@ const largest = (params: (number | number[])[]): number => Math.max(0, ...params
 
 /**
  * The app's only kind of xterm: everything written to it (agent output, a tool call's terminal, the
- * user's shell, a transcript) goes through an EscapeFilter first, so no escape sequence reaches xterm's
- * parser with a huge number; links (OSC 8) open through the app's confirmation, http(s) only.
+ * user's shell, a transcript) goes through an EscapeFilter first, so no count reaching xterm's parser
+ * exceeds the screen, and the output is written in pieces of bounded work (xterm lets the page draw
+ * between writes); links (OSC 8) open through the app's confirmation, http(s) only.
  */
 export class SafeTerminal extends Terminal {
   private readonly filter: EscapeFilter;
@@ -33,13 +34,19 @@ export class SafeTerminal extends Terminal {
       linkHandler: { activate: (_event, text) => requestOpenLink(text), allowNonHttpProtocols: false },
     });
     this.filter = new EscapeFilter(policy);
-    // A second line behind the filter: a loop count over the cap is refused.
+    this.filter.resize(this.rows, this.cols);
+    this.onResize(({ rows, cols }) => this.filter.resize(rows, cols));
+    // A second line behind the filter: a loop count over the largest screen is refused (the filter caps by
+    // the screen's size when it reads the output; the screen may have been resized since).
     for (const { final, max } of LOOPS) this.parser.registerCsiHandler({ final }, (params) => largest(params) > max);
     if (policy.palette === 'drop') for (const id of PALETTE_OSC) this.parser.registerOscHandler(id, () => true);
   }
 
   override write(data: string | Uint8Array, callback?: () => void): void {
-    super.write(this.filter.write(typeof data === 'string' ? data : this.decoder.decode(data, { stream: true })), callback);
+    const pieces = this.filter.writeSliced(typeof data === 'string' ? data : this.decoder.decode(data, { stream: true }));
+    const last = pieces.length - 1;
+    for (let i = 0; i < last; i++) if (pieces[i]) super.write(pieces[i]!);
+    super.write(pieces[last] ?? '', callback);
   }
 
   override writeln(data: string | Uint8Array, callback?: () => void): void {

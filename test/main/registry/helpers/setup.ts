@@ -1,3 +1,4 @@
+import { LocalHost } from '../../../../src/main/core/host/local/local-host';
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,7 @@ export async function createHarness(options: Partial<RegistryServiceOptions> = {
       router,
       bus,
       env: async () => processEnv(),
+      host: new LocalHost(),
       fetchTimeoutMs: 15_000,
       downloadIdleTimeoutMs: 15_000,
       ...options,

@@ -1,5 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { guardProcessGroup } from '../../platform/group-watchdog';
+import type { Host, HostProcess, ProcessExit } from '../../host/host';
 import type { AgentLog } from './agent-log';
 
 export interface AgentLaunch {
@@ -9,24 +8,17 @@ export interface AgentLaunch {
   cwd: string;
 }
 
-export interface AgentExit {
-  code: number | null;
-  signal: string | null;
-  /** Spawning failed (command not found…). */
-  error: string | null;
-  /** Why spawning failed, as the system says it (ENOENT, EACCES…). */
-  errorCode?: string;
-}
+export type AgentExit = ProcessExit;
 
 /** Why stdout is not being read: the agent floods (flood-guard.ts), or what was read is not handled yet. */
 export type StdoutPause = 'flood' | 'read-ahead';
 
 /**
- * An agent subprocess speaking ACP over stdio. It leads its own process group so that stopping it also
- * ends whatever it started (npx wrappers, language servers) — some agents ignore stdin EOF (trap 4).
+ * An agent subprocess speaking ACP over stdio, on its host. It leads its own process group so that stopping
+ * it also ends whatever it started (npx wrappers, language servers) — some agents ignore stdin EOF (trap 4).
  */
 export class AgentProcess {
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly child: HostProcess;
   private readonly pauses = new Set<StdoutPause>();
   private exitInfo: AgentExit | null = null;
   private readonly exitWaiters: Array<(e: AgentExit) => void> = [];
@@ -34,20 +26,13 @@ export class AgentProcess {
   private leaderExited = false;
 
   constructor(
+    host: Host,
     launch: AgentLaunch,
     private readonly log: AgentLog,
     handlers: { onStdout: (chunk: Buffer) => void; onStdoutEnd: () => void; onExit: (exit: AgentExit) => void },
   ) {
-    this.child = spawn(launch.command, launch.args, {
-      cwd: launch.cwd,
-      env: launch.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      windowsHide: true,
-    });
+    this.child = host.spawn([launch.command, ...launch.args], { cwd: launch.cwd, env: launch.env });
     log.write('note', `spawn ${JSON.stringify([launch.command, ...launch.args])} in ${launch.cwd} (pid ${this.child.pid ?? '?'})`);
-    // Ended by the watchdog should Switchboard die without stopping it.
-    const unguard = guardProcessGroup(this.child.pid);
     this.child.stdout.on('data', handlers.onStdout);
     let ended = false;
     const endStdout = () => {
@@ -65,42 +50,36 @@ export class AgentProcess {
     const finish = (exit: AgentExit) => {
       if (settled) return;
       settled = true;
-      unguard();
       this.exitInfo = exit;
       log.write('note', exit.error ? `failed: ${exit.error}` : `exited code=${exit.code} signal=${exit.signal}`);
       handlers.onExit(exit);
       for (const w of this.exitWaiters.splice(0)) w(exit);
     };
-    this.child.on('error', (e) => {
-      // 'error' without a pid: the spawn itself failed; stdout 'end' may never come.
-      if (this.child.pid === undefined) {
-        endStdout();
-        const code = (e as NodeJS.ErrnoException).code;
-        finish({ code: null, signal: null, error: e.message, ...(code ? { errorCode: code } : {}) });
-      } else {
-        log.write('note', `process error: ${e.message}`);
-      }
-    });
-    // 'close' comes after the stdio streams ended, so all output has been delivered. A grandchild that
+    // 'closed' comes after the stdio streams ended, so all output has been delivered. A grandchild that
     // keeps the pipes open would delay it forever: a little after the agent itself exits, end its group.
-    this.child.on('close', (code, signal) => finish({ code, signal, error: null }));
-    this.child.on('exit', (code, signal) => {
+    void this.child.closed.then((exit) => {
+      endStdout();
+      finish(exit);
+    });
+    void this.child.exited.then((exit) => {
+      // A failed start: 'closed' follows at once.
+      if (exit.error) return;
       this.leaderExited = true;
       this.child.stdout.resume();
       const timer = setTimeout(() => {
         if (settled) return;
-        this.signalGroup('SIGKILL');
+        this.child.kill('SIGKILL');
         this.child.stdout.destroy();
         this.child.stderr.destroy();
         endStdout();
-        finish({ code, signal, error: null });
+        finish(exit);
       }, 1500);
       timer.unref();
     });
   }
 
   get pid(): number | null {
-    return this.child.pid ?? null;
+    return this.child.pid;
   }
 
   get exit(): AgentExit | null {
@@ -109,16 +88,17 @@ export class AgentProcess {
 
   /** Writes to the agent's stdin; resolves when it may take more (backpressure). */
   write(data: string): Promise<void> {
-    if (this.exitInfo || this.child.stdin.destroyed) return Promise.reject(new Error('the agent process is not running'));
-    if (this.child.stdin.write(data)) return Promise.resolve();
+    const stdin = this.child.stdin;
+    if (this.exitInfo || stdin.destroyed) return Promise.reject(new Error('the agent process is not running'));
+    if (stdin.write(data)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        this.child.stdin.off('drain', done);
-        this.child.stdin.off('close', done);
+        stdin.off('drain', done);
+        stdin.off('close', done);
         resolve();
       };
-      this.child.stdin.once('drain', done);
-      this.child.stdin.once('close', done);
+      stdin.once('drain', done);
+      stdin.once('close', done);
     });
   }
 
@@ -141,33 +121,19 @@ export class AgentProcess {
     return new Promise((resolve) => this.exitWaiters.push(resolve));
   }
 
-  private signalGroup(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      try {
-        this.child.kill(signal);
-      } catch {
-        /* gone */
-      }
-    }
-  }
-
   /** stdin EOF, SIGTERM to the group, SIGKILL after the grace period. */
   async stop(graceMs = 2000): Promise<AgentExit> {
     if (this.exitInfo) {
       // The leader is gone; make sure nothing it started lingers in the group.
-      this.signalGroup('SIGKILL');
+      this.child.kill('SIGKILL');
       return this.exitInfo;
     }
     this.child.stdin.end();
-    this.signalGroup('SIGTERM');
-    const timer = setTimeout(() => this.signalGroup('SIGKILL'), graceMs);
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
     const exit = await this.waitForExit();
     clearTimeout(timer);
-    this.signalGroup('SIGKILL');
+    this.child.kill('SIGKILL');
     return exit;
   }
 }

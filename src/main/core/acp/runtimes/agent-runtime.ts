@@ -27,7 +27,7 @@ import type { AgentLog } from '../connection/agent-log';
 import { AgentProcess, type AgentExit, type AgentLaunch } from '../connection/agent-process';
 import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from '../../agents/auth';
 import { FloodGuard, floodLimits } from '../connection/flood-guard';
-import { AcpWire, type UpdateItem } from '../connection/stdio-tap';
+import { AcpWire, type UpdateItem } from '../connection/acp-wire';
 import type { WarningKind } from '../connection/warnings';
 import type { AcpOptions } from '../options';
 import type { AgentRepository } from '../../agents/agent-repository';
@@ -36,6 +36,8 @@ import type { SecretStore } from '../../agents/secret-store';
 import type { MessageLog } from '../../store/message-log';
 import type { AgentTerminals } from '../../terminals/agent-terminals';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
+import type { Host } from '../../host/host';
+import type { Hosts } from '../../host/hosts';
 
 /** A live session as its agent's runtime sees it: where the agent's requests and updates about it go. */
 export interface SessionEndpoint {
@@ -65,6 +67,7 @@ export interface RequestPolicy {
 export interface RuntimeDeps {
   /** The process's state changed (the pool tells the renderer and its own listeners). */
   statusChanged(status: AgentStatus): void;
+  readonly hosts: Pick<Hosts, 'get'>;
   readonly options: AcpOptions;
   readonly terminals: Pick<AgentTerminals, 'output' | 'waitForExit' | 'kill' | 'release'>;
   readonly secrets: Pick<SecretStore, 'names' | 'all'>;
@@ -139,7 +142,14 @@ export class AgentRuntime {
     readonly log: AgentLog,
     private readonly policy: RequestPolicy | null = null,
     readonly folder: string | null = null,
+    /** The host its process runs on ('local' until sessions can live elsewhere). */
+    readonly hostId = 'local',
   ) {}
+
+  /** Where the agent's process runs: its sessions' files, terminals and git are there too. */
+  get workHost(): Host {
+    return this.host.hosts.get(this.hostId);
+  }
 
   get key(): string {
     return runtimeKey(this.agentId, this.folder);
@@ -318,13 +328,13 @@ export class AgentRuntime {
         this.throttled = null;
         this.log.write('note', 'flood control: the agent calmed down; reading at full speed again');
       },
-    });
+    }, this.host.options.clock);
     this.flood?.dispose();
     this.flood = flood;
     this.throttled = null;
-    const proc = new AgentProcess(launch, this.log, {
+    const proc = new AgentProcess(this.workHost, launch, this.log, {
       onStdout: (chunk) => {
-        this.lastActivity = Date.now();
+        this.lastActivity = this.host.options.clock.now();
         flood.take(wire.receive(chunk));
       },
       onStdoutEnd: () => wire.end(),

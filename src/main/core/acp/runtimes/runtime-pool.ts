@@ -30,15 +30,18 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
   constructor(
     private readonly ctx: AcpContext,
     private readonly live: LiveSessions,
-    supervisorOptions?: SupervisorOptions,
+    supervisorOptions: Partial<SupervisorOptions> = {},
   ) {
-    this.supervisor = new AgentSupervisor(this, supervisorOptions);
+    this.supervisor = new AgentSupervisor(this, { clock: ctx.options.clock, ...supervisorOptions });
   }
 
   // ───────────── RuntimeDeps, SupervisorHost ─────────────
 
   get bus() {
     return this.ctx.bus;
+  }
+  get hosts() {
+    return this.ctx.hosts;
   }
   get options() {
     return this.ctx.options;

@@ -1,5 +1,6 @@
 import { IpcFailure } from '../../../../shared/contract';
 import type { Router } from '../../base/router';
+import { readAgentRuleFile } from './agent-rule-files';
 import { RestoreService } from './session-restore';
 import type { SessionsService } from './sessions-service';
 
@@ -54,11 +55,15 @@ export function registerSessionHandlers(router: Router, sessions: SessionsServic
   router.handle('agents.knownSessions', ({ agentId, acpSessionIds }) => ({ known: restore.known(agentId, acpSessionIds) }));
 
   router.handle('permissionRules.list', ({ agentId }) => ({ rules: sessions.rules().list(agentId) }));
-  router.handle('permissionRules.set', ({ agentId, toolKind, decision }) => {
+  router.handle('permissionRules.set', ({ id, agentId, toolKind, scope, decision }) => {
     if (!sessions.agents().get(agentId)) throw new IpcFailure('not_found', `no agent ${agentId}`);
-    const rules = sessions.rules();
-    rules.set(agentId, toolKind, decision);
-    return { rule: rules.find(agentId, toolKind)! };
+    return { rule: sessions.rules().set({ agentId, toolKind, scope, decision, label: null }, id) };
+  });
+  router.handle('permissionRules.agentFiles', ({ folder }) => ({ files: sessions.agentRuleFiles(folder) }));
+  router.handle('permissionRules.readAgentFile', ({ path }) => {
+    const content = readAgentRuleFile(sessions.agentRuleFiles(), path);
+    if (content === null) throw new IpcFailure('not_found', `${path} is not a rule file of an open session's agent`);
+    return { path, content };
   });
   router.handle('permissionRules.remove', ({ id }) => {
     if (!sessions.rules().remove(id)) throw new IpcFailure('not_found', `no permission rule ${id}`);

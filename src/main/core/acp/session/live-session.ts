@@ -9,6 +9,7 @@ import {
   type PromptResponse,
   type ReadTextFileRequest,
   type ReadTextFileResponse,
+  type PermissionOption,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type ResumeSessionResponse,
@@ -19,8 +20,9 @@ import {
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
-import { nameContradiction } from '../../../../shared/acp-thread/permission-option';
-import { applyEvents, createThread, threadEntries, threadLength, threadTail, toolCallIndex, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
+import { labelDeception, nameContradiction } from '../../../../shared/acp-thread/permission-option';
+import { applyEvents, createThread, RULE_META, threadEntries, threadLength, threadTail, toolCallIndex, type RuleAnswer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
+import { describeScope, scopeProblem, stripBidi, type RequestSubject } from '../../../../shared/permission-scope';
 import { IpcFailure } from '../../../../shared/contract';
 import { contentErrors, parseElicitation, type ElicitationAction, type ElicitationContent, type ElicitationRequestView } from '../../../../shared/elicitation';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
@@ -28,7 +30,7 @@ import type { EffectiveConfig } from '../../../../shared/contract/session-config
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
-import { ConfinedFs } from '../../host/local/confined-fs';
+import type { ConfinedFiles } from '../../host/files';
 import { readTextFile, writeTextFile } from './fs-access';
 import type { EventBus } from '../../base/event-bus';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';
@@ -40,12 +42,13 @@ import type { SessionTurn, SessionTurnEnd } from './turns';
 import type { McpSelection } from '../../mcp/mcp-servers';
 import { MentionSearch } from './mention-search';
 import { optionForDecision, ruleForOption } from './permission-rules';
+import { requestSubject, scopeForAnswer } from './rule-scope';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
 import { reopenModeOf } from './session-restore';
 import { canFork } from './fork';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
-import type { UpdateItem } from '../connection/stdio-tap';
+import type { UpdateItem } from '../connection/acp-wire';
 
 /** What a live session needs from the service around it. */
 export interface SessionHost {
@@ -75,6 +78,9 @@ interface PendingPermission {
   info: PermissionRequestInfo;
   toolCallId: string;
   toolKind: string;
+  /** What the request names (its command, paths or title): the scope of a rule an "always" answer stores. */
+  subject: RequestSubject;
+  title: string;
   resolve: (response: RequestPermissionResponse) => void;
 }
 
@@ -119,7 +125,7 @@ export class LiveSession {
   private turn: { promptId: string; item: QueueItem; cancelled: boolean } | null = null;
   /** A prompt refused with auth_required: sent again once the agent is authenticated. */
   private authRetry: QueueItem | null = null;
-  private confined: ConfinedFs | null = null;
+  private confined: ConfinedFiles | null = null;
   private mentions: MentionSearch | null = null;
   /** The agent process this session lived on is gone. */
   private gone = false;
@@ -248,8 +254,8 @@ export class LiveSession {
     const caps = this.runtime.capabilities;
     const dirs = caps?.sessionCapabilities?.additionalDirectories ? this.requestedDirectories : [];
     this.additionalDirectories = dirs;
-    this.confined = await ConfinedFs.open([this.cwd, ...dirs]);
-    this.mentions = new MentionSearch(this.confined.roots);
+    this.confined = await this.runtime.workHost.files([this.cwd, ...dirs]);
+    this.mentions = new MentionSearch(this.runtime.workHost, this.confined.roots);
     const mcp = this.host.mcpFor(this.agentId, caps);
     for (const s of mcp.leftOut) if (s.warn) this.host.warn(this.agentId, this.id, 'settings', `${s.name}: ${s.reason}`);
     const params = { cwd: this.cwd, mcpServers: mcp.servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
@@ -551,14 +557,31 @@ export class LiveSession {
     const toolCallId = toolCall.toolCallId;
     const known = toolCallIndex(this.thread, toolCallId);
     const knownEntry = known !== undefined ? this.thread.entries[known - (this.thread.firstIndex ?? 0)] : undefined;
-    const toolKind = toolCall.kind ?? (knownEntry?.kind === 'tool_call' ? knownEntry.toolKind : 'other');
+    const earlier = knownEntry?.kind === 'tool_call' ? knownEntry : undefined;
+    const toolKind = toolCall.kind ?? earlier?.toolKind ?? 'other';
     if (this.turn?.cancelled) return CANCELLED;
     const requestId = randomUUID();
-    const rule = this.host.rules().find(this.agentId, toolKind);
-    const ruled = rule ? optionForDecision(params.options, rule.decision) : undefined;
-    if (ruled) {
-      this.host.bus.emit('session.permissionResolved', { sessionId: this.id, requestId, outcome: 'selected', optionId: ruled.optionId, byRule: true });
-      return { outcome: { outcome: 'selected', optionId: ruled.optionId } };
+    const title = (typeof toolCall.title === 'string' ? toolCall.title : null) ?? earlier?.title ?? null;
+    const subject = requestSubject(
+      { kind: toolKind, title, rawInput: toolCall.rawInput !== undefined && toolCall.rawInput !== null ? toolCall.rawInput : earlier?.rawInput, locations: toolCall.locations ?? earlier?.locations },
+      this.cwd,
+    );
+    const rule = this.db(() => this.host.rules().find({ agentId: this.agentId, toolKind, sessionId: this.id, folder: this.cwd, subject }));
+    let note: string | undefined;
+    if (rule?.scope) {
+      const option = optionForDecision(params.options, rule.decision);
+      const byRule: RuleAnswer = { ruleId: rule.id, agentId: this.agentId, toolKind, decision: rule.decision, scope: rule.scope };
+      if (option) {
+        this.emit([
+          { event: { type: 'permission', requestId, toolCall, options: params.options }, seq: null },
+          { event: { type: 'permission_resolved', requestId, toolCallId, outcome: 'selected', optionId: option.optionId, byRule }, seq: null },
+        ]);
+        this.host.bus.emit('session.permissionResolved', { sessionId: this.id, requestId, outcome: 'selected', optionId: option.optionId, byRule: true });
+        return { outcome: { outcome: 'selected', optionId: option.optionId }, _meta: { [RULE_META]: byRule } };
+      }
+      note =
+        `Your rule (${rule.decision === 'allow' ? 'allow' : 'reject'}: ${describeScope(toolKind, rule.scope)}) would answer this, but the agent offers only ` +
+        `“always” options for it, which would make the agent remember more than the rule says. Answer it yourself.`;
     }
     const info: PermissionRequestInfo = {
       sessionId: this.id,
@@ -569,8 +592,9 @@ export class LiveSession {
       createdAt: Date.now(),
     };
     return new Promise<RequestPermissionResponse>((resolve) => {
-      this.permissions.set(requestId, { info, toolCallId, toolKind, resolve });
-      this.emit([{ event: { type: 'permission', requestId, toolCall, options: params.options }, seq: null }]);
+      this.permissions.set(requestId, { info, toolCallId, toolKind, subject, title: title ?? '', resolve });
+      const rules = this.rulePreviews(params.options, toolKind, subject, title ?? '');
+      this.emit([{ event: { type: 'permission', requestId, toolCall, options: params.options, ...(note ? { note } : {}), ...(rules ? { rules } : {}) }, seq: null }]);
       this.host.bus.emit('session.permission', info);
       this.setStatus('awaiting_permission');
       // The agent withdrew the request ($/cancel_request) or the connection closed.
@@ -578,10 +602,22 @@ export class LiveSession {
     });
   }
 
+  /** What each "always" option would make Switchboard remember (none for a label it would refuse). */
+  private rulePreviews(options: readonly PermissionOption[], toolKind: string, subject: RequestSubject, title: string): Record<string, string> | undefined {
+    const out: Record<string, string> = {};
+    for (const option of options) {
+      if (!ruleForOption(option) || labelDeception(option.name)) continue;
+      const scope = scopeForAnswer({ option, subject, title, cwd: this.cwd, sessionId: this.id });
+      if (!scopeProblem(scope)) out[option.optionId] = describeScope(toolKind, scope);
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
+
   /**
-   * The user's answer. An "always" option becomes a rule for this agent and tool kind, but one whose name
-   * contradicts its kind (an agent's "Reject" of kind allow_always) only with `confirmMismatch`: without
-   * it the answer is refused and the request stays pending, so no rule is stored by a misleading label.
+   * The user's answer. An "always" option becomes a rule no wider than what the user was shown (see
+   * rule-scope.ts). It is refused, and the request stays pending, when its label hides direction controls
+   * or look-alike letters, when no rule can be scoped for the request, or when its name contradicts its kind
+   * (an agent's "Reject" of kind allow_always) unless `confirmMismatch`.
    */
   respondPermission(requestId: string, answer: { outcome: 'selected'; optionId: string; confirmMismatch?: boolean } | { outcome: 'cancelled' }): void {
     const pending = this.permissions.get(requestId);
@@ -593,11 +629,18 @@ export class LiveSession {
     const option = pending.info.options.find((o) => o.optionId === answer.optionId);
     if (!option) throw new IpcFailure('invalid_params', `option ${answer.optionId} was not offered`);
     const decision = ruleForOption(option);
-    const mismatch = decision ? nameContradiction(option) : null;
-    if (mismatch && !answer.confirmMismatch) {
-      throw new IpcFailure('conflict', `${mismatch} Nothing was answered; confirm it on the card to store this rule.`);
+    if (decision) {
+      const deceit = labelDeception(option.name);
+      if (deceit) throw new IpcFailure('conflict', `${deceit} Switchboard stores no rule from it. Nothing was answered; choose a “once” option.`);
+      const mismatch = nameContradiction(option);
+      if (mismatch && !answer.confirmMismatch) {
+        throw new IpcFailure('conflict', `${mismatch} Nothing was answered; confirm it on the card to store this rule.`);
+      }
+      const scope = scopeForAnswer({ option, subject: pending.subject, title: pending.title, cwd: this.cwd, sessionId: this.id });
+      const problem = scopeProblem(scope);
+      if (problem) throw new IpcFailure('conflict', `No rule can be stored for this request: ${problem}. Nothing was answered; choose a “once” option.`);
+      this.db(() => this.host.rules().set({ agentId: this.agentId, toolKind: pending.toolKind, scope, decision, label: stripBidi(option.name) }));
     }
-    if (decision) this.db(() => this.host.rules().set(this.agentId, pending.toolKind, decision));
     this.resolvePermission(requestId, { outcome: { outcome: 'selected', optionId: option.optionId } }, false);
   }
 
@@ -684,7 +727,7 @@ export class LiveSession {
     return known;
   }
 
-  private get roots(): ConfinedFs {
+  private get roots(): ConfinedFiles {
     if (!this.confined) throw RequestError.internalError(undefined, 'the session is not ready');
     return this.confined;
   }
@@ -704,6 +747,7 @@ export class LiveSession {
     const env: Record<string, string> = { ...(await this.host.loginEnv()), TERM: 'xterm-256color' };
     for (const v of params.env ?? []) if (v && typeof v.name === 'string' && typeof v.value === 'string') env[v.name] = v.value;
     const terminalId = this.host.terminals.create(this.agentId, this.id, {
+      host: this.runtime.workHost,
       command: params.command,
       args: params.args ?? [],
       env,
@@ -714,7 +758,7 @@ export class LiveSession {
   }
 
   async mentionSearch(query: string, limit: number): Promise<{ results: Array<{ path: string; relativePath: string; root: string }>; truncated: boolean }> {
-    this.mentions ??= new MentionSearch([this.cwd]);
+    this.mentions ??= new MentionSearch(this.runtime.workHost, [this.cwd]);
     return this.mentions.search(query, limit);
   }
 

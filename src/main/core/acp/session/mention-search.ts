@@ -1,7 +1,6 @@
 import fuzzysort from 'fuzzysort';
-import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
+import type { Host } from '../../host/host';
 
 const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
 const MAX_FILES = 50_000;
@@ -29,43 +28,24 @@ export class MentionSearch {
   private index: Promise<Index> | null = null;
   private indexAt = 0;
 
-  constructor(private readonly roots: readonly string[]) {}
+  constructor(
+    private readonly host: Host,
+    private readonly roots: readonly string[],
+  ) {}
 
   private async build(): Promise<Index> {
     const files: FileItem[] = [];
     let truncated = false;
-    const walk = async (root: string, dir: string, depth: number): Promise<void> => {
-      if (files.length >= MAX_FILES) {
+    for (const root of this.roots) {
+      const left = MAX_FILES - files.length;
+      if (left <= 0) {
         truncated = true;
-        return;
+        break;
       }
-      let entries: Dirent[];
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      const subdirs: string[] = [];
-      for (const e of entries) {
-        if (e.isDirectory()) {
-          if (!SKIP_DIRS.has(e.name)) subdirs.push(join(dir, e.name));
-        } else if (e.isFile() || e.isSymbolicLink()) {
-          if (files.length >= MAX_FILES) {
-            truncated = true;
-            return;
-          }
-          const path = join(dir, e.name);
-          const relativePath = relative(root, path);
-          files.push({ path, relativePath, root, prepared: fuzzysort.prepare(relativePath) });
-        }
-      }
-      if (depth >= MAX_DEPTH) {
-        if (subdirs.length > 0) truncated = true;
-        return;
-      }
-      for (const sub of subdirs) await walk(root, sub, depth + 1);
-    };
-    for (const root of this.roots) await walk(root, root, 0);
+      const listed = await this.host.listFiles(root, { skipDirs: SKIP_DIRS, maxFiles: left, maxDepth: MAX_DEPTH }).catch(() => ({ files: [], truncated: false }));
+      truncated ||= listed.truncated;
+      for (const relativePath of listed.files) files.push({ path: join(root, relativePath), relativePath, root, prepared: fuzzysort.prepare(relativePath) });
+    }
     return { at: Date.now(), files, truncated };
   }
 

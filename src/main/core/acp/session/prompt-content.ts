@@ -1,5 +1,4 @@
 import type { ContentBlock, PromptCapabilities } from '@agentclientprotocol/sdk';
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { IpcFailure } from '../../../../shared/contract';
@@ -50,8 +49,8 @@ async function mentionBlock(path: string, caps: PromptCapabilities | undefined, 
   if (!exists) throw new IpcFailure('not_found', `no such file: ${path}`);
   const uri = pathToFileURL(real).href;
   const link: ContentBlock = { type: 'resource_link', uri, name: basename(real) };
-  const info = await stat(real).catch(() => null);
-  if (!info?.isFile()) return link;
+  const info = await fs.stat(real).catch(() => null);
+  if (info?.kind !== 'file') return link;
   if (!caps?.embeddedContext || info.size > MAX_EMBED_BYTES) return { ...link, size: info.size };
   let bytes: Buffer;
   try {

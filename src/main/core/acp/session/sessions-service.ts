@@ -11,12 +11,14 @@ import type { SettingKey, SettingValue } from '../../../../shared/contract/setti
 import { Emitter } from '../../base/emitter';
 import type { Disposable } from '../../base/lifecycle';
 import { FsRefusal } from '../../host/files';
-import { ConfinedFs } from '../../host/local/confined-fs';
+import type { ConfinedFiles } from '../../host/files';
 import type { McpSelection } from '../../mcp/mcp-servers';
 import type { AcpContext } from '../acp-context';
 import type { WarningKind } from '../connection/warnings';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { RuntimePool } from '../runtimes/runtime-pool';
+import type { AgentRuleFile } from '../../../../shared/contract/permissions';
+import { agentRuleFiles } from './agent-rule-files';
 import { canFork } from './fork';
 import { LiveSession, type SessionHost } from './live-session';
 import type { LiveSessions } from './live-sessions';
@@ -148,6 +150,21 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   }
 
   /** Sends a prompt (queued while a turn runs). */
+  /** The rule files the agents read themselves: for `folder` (every agent), else for the folders of the live sessions. */
+  agentRuleFiles(folder?: string): AgentRuleFile[] {
+    const pairs = folder ? this.agents().list().map((a) => ({ agentId: a.id, folder })) : this.live.all().map((s) => ({ agentId: s.agentId, folder: s.cwd }));
+    const seen = new Set<string>();
+    const files: AgentRuleFile[] = [];
+    for (const { agentId, folder: f } of pairs) {
+      const record = this.agents().get(agentId);
+      if (!record || seen.has(`${agentId}\0${f}`)) continue;
+      seen.add(`${agentId}\0${f}`);
+      const home = this.prefs().get(agentId).env.HOME ?? record.env.HOME ?? null;
+      files.push(...agentRuleFiles({ ...record, home }, f));
+    }
+    return files;
+  }
+
   prompt(sessionId: string, prompt: PromptBlock[]) {
     return this.get(sessionId).prompt(prompt);
   }
@@ -278,18 +295,21 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   }
 
   /** The session's folders, for confined access (live session: its roots; stored: its folder). */
-  private async sessionFs(sessionId: string): Promise<ConfinedFs> {
+  private async sessionFs(sessionId: string): Promise<ConfinedFiles> {
     let roots: readonly string[];
+    // A stored session's host is not recorded yet: every session so far ran here.
+    let host = this.ctx.hosts.local;
     const current = this.live.get(sessionId);
     if (current) {
       roots = [current.cwd, ...current.additionalDirectories];
+      host = current.runtime.workHost;
     } else {
       const row = this.ctx.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
       if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
       roots = [row.cwd];
     }
     try {
-      return await ConfinedFs.open(roots);
+      return await host.files(roots);
     } catch {
       throw new IpcFailure('not_found', `the session's folder is gone`);
     }

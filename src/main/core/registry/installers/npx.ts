@@ -93,13 +93,13 @@ export async function installNpx(ctx: InstallContext): Promise<InstallOutcome> {
   if (!dist) throw new RegistryError('invalid_params', `${ctx.entry.name} has no npm package`);
   const { name, pinned } = pinnedNpmPackage(dist.package, ctx.entry.version);
   ctx.progress({ step: 'preparing', message: 'Looking for Node.js and npm' });
-  const search = { env: ctx.env, home: ctx.home };
+  const search = { host: ctx.host, env: ctx.env, home: ctx.home };
   const [node, npm] = await Promise.all([checkTool('node', search), checkTool('npm', search)]);
   if (!node.found || !node.path) throw new RegistryError('unavailable', missingToolProblem(node, `to install and run ${ctx.entry.name}`));
   if (!npm.found || !npm.path) throw new RegistryError('unavailable', missingToolProblem(npm, `to install ${ctx.entry.name}`));
   ctx.progress({ step: 'installing', message: `Installing ${pinned} and what it needs with npm` });
   const env = { ...ctx.env, PATH: pathWith(ctx.env, dirname(node.path)), npm_config_update_notifier: 'false', ...ctx.npmEnv };
-  const result = await runProcess(npm.path, npmInstallArgs(ctx.dir, pinned), {
+  const result = await runProcess(ctx.host, npm.path, npmInstallArgs(ctx.dir, pinned), {
     cwd: ctx.dir,
     env,
     signal: ctx.signal,

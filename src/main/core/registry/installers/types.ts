@@ -1,4 +1,5 @@
 import type { DistKind, RegistryProgressStep } from '../../../../shared/contract/registry';
+import type { Host } from '../../host/host';
 import type { ExtractLimits } from '../extract';
 import type { AgentManifest } from '../validate';
 
@@ -21,6 +22,8 @@ export interface InstallContext {
   /** The login shell's environment. */
   env: Record<string, string>;
   home: string;
+  /** Where the installer's tools (npm, uv) run. */
+  host: Host;
   progress(update: StepUpdate): void;
   /** file: archive URLs are allowed only when the registry itself was read from a file. */
   allowFileUrls: boolean;

@@ -65,12 +65,12 @@ export async function installUvx(ctx: InstallContext): Promise<InstallOutcome> {
   if (!dist) throw new RegistryError('invalid_params', `${ctx.entry.name} has no Python package`);
   const { name, requirement } = pinnedPythonRequirement(dist.package, ctx.entry.version);
   ctx.progress({ step: 'preparing', message: 'Looking for uv' });
-  const uv = await checkTool('uv', { env: ctx.env, home: ctx.home });
+  const uv = await checkTool('uv', { host: ctx.host, env: ctx.env, home: ctx.home });
   if (!uv.found || !uv.path) throw new RegistryError('unavailable', missingToolProblem(uv, `to install ${ctx.entry.name} (a Python agent)`));
   const env = { ...ctx.env, PATH: pathWith(ctx.env, dirname(uv.path)), UV_NO_PROGRESS: '1' };
   for (const [cmd, ...args] of uvInstallCommands(uv.path, ctx.dir, requirement)) {
     ctx.progress({ step: 'installing', message: args[0] === 'venv' ? 'Making a Python environment for the agent with uv' : `Installing ${requirement} and what it needs with uv` });
-    const result = await runProcess(cmd!, args, {
+    const result = await runProcess(ctx.host, cmd!, args, {
       cwd: ctx.dir,
       env,
       signal: ctx.signal,

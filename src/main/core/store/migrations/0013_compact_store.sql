@@ -1,9 +1,9 @@
 -- A smaller store (issue 16). The message log's rows and the history entries' long texts are compressed once
--- their session is quiet (src/main/core/store/log-compaction.ts: a block of a session's consecutive rows is one
+-- their session is quiet (src/main/core/store/log-packing.ts: a block of a session's consecutive rows is one
 -- BLOB row; src/main/core/store/compression.ts), and the search index keeps fewer prefix indexes.
 
 -- Sessions written since they were last compacted: every batch of the message log touches its sessions here,
--- and src/main/core/history/store-compactor.ts compacts each once it has been quiet for a while. A session
+-- and src/main/core/history/store-packer.ts packs each once it has been quiet for a while. A session
 -- leaves the queue in the transaction that compacts it, so a crash mid-way loses nothing and it resumes.
 CREATE TABLE IF NOT EXISTS store_compaction (
   session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,

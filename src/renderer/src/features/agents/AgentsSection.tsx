@@ -14,6 +14,7 @@ import { PermissionRules } from './PermissionRules';
 import { Modal } from '../../ui/Modal';
 import { displayStatus, dropAgent, syncAgents, useAgents } from './state';
 import { useConnection } from '../../ipc/connection';
+import { ErrorAlert } from '../../ui/Alert';
 
 /** An agent's state as shown: 'disconnected' while the page does not reach the core. */
 type ShownState = AgentSummary['status']['state'] | 'disconnected';
@@ -178,9 +179,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               ))}
           </div>
           {error && (
-            <div className="error small" role="alert">
-              {error}
-            </div>
+            <ErrorAlert>{error}</ErrorAlert>
           )}
           {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AgentAccounts agent={agent} sessions={sessions} />}
           <PermissionRules agentId={agent.id} />

@@ -4,7 +4,8 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { EntryCard, orphanEntry } from './EntryCard';
 import { KIND_TEXT, describeSource, filterEntries, formatDate, type ShowFilter } from './format';
-import { refreshList, setRegistryUrl, syncRegistry, useRegistry } from './state';
+import { refreshList, syncRegistry, useRegistry } from './state';
+import { SettingField } from '../settings';
 
 const KINDS: DistKind[] = ['binary', 'npx', 'uvx'];
 
@@ -15,72 +16,6 @@ function useNow(intervalMs: number): number {
     return () => clearInterval(t);
   }, [intervalMs]);
   return now;
-}
-
-function UrlForm({ current, onDone }: { current: string; onDone(): void }) {
-  const api = useApi();
-  const [value, setValue] = useState(current === DEFAULT_REGISTRY_URL ? '' : current);
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
-  const save = async (url: string | null) => {
-    if (url !== null) {
-      try {
-        const u = new URL(url);
-        if (!['http:', 'https:', 'file:'].includes(u.protocol)) throw new Error();
-      } catch {
-        setError('Enter an http(s) or file: URL of a registry.json.');
-        return;
-      }
-    }
-    setSaving(true);
-    const problem = await setRegistryUrl(api, url);
-    setSaving(false);
-    if (problem) setError(problem);
-    else onDone();
-  };
-  return (
-    <form
-      className="reg-url-form"
-      data-testid="registry-url-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const v = value.trim();
-        void save(v ? v : null);
-      }}
-    >
-      <label className="field">
-        <span>Registry URL (empty: the ACP Registry, {DEFAULT_REGISTRY_URL})</span>
-        <input
-          value={value}
-          onChange={(e) => {
-            setValue(e.target.value);
-            setError(null);
-          }}
-          placeholder={DEFAULT_REGISTRY_URL}
-          spellCheck={false}
-          autoFocus
-          aria-invalid={error !== null}
-          data-testid="registry-url-input"
-        />
-      </label>
-      {error && (
-        <div className="error small" role="alert">
-          {error}
-        </div>
-      )}
-      <div className="reg-actions">
-        <button type="submit" className="primary" disabled={saving} data-testid="registry-url-save">
-          {saving ? 'Loading…' : 'Use this registry'}
-        </button>
-        <button type="button" disabled={saving} onClick={() => void save(null)} data-testid="registry-url-default">
-          Use the ACP Registry
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-    </form>
-  );
 }
 
 function SourceLine({ list }: { list: RegistryList | null }) {
@@ -117,7 +52,11 @@ function SourceLine({ list }: { list: RegistryList | null }) {
           Change source…
         </button>
       </div>
-      {editing && <UrlForm current={source?.url ?? DEFAULT_REGISTRY_URL} onDone={() => setEditing(false)} />}
+      {editing && (
+        <div className="reg-url-form" data-testid="registry-url-form">
+          <SettingField k="registry.url" />
+        </div>
+      )}
       {source && source.warnings.length > 0 && (
         <details className="reg-doc-warnings small">
           <summary>

@@ -4,7 +4,6 @@ import { useTabs } from '../../state/tabs';
 import { RegistryTab } from './RegistryTab';
 import { useRegistry } from './state';
 
-export { setRegistryUrl } from './state';
 import './registry.css';
 
 /** Opens the Registry tab (or shows it when it is already open). */

@@ -1,7 +1,6 @@
 import { create } from 'zustand';
 import type { IpcErrorCode } from '@shared/contract';
 import { REGISTRY_URL_SETTING, type DistKind, type InstalledAgent, type RegistryList, type RegistryProgress, type RuntimeCheck } from '@shared/contract/registry';
-import { saveSetting } from '../../app/settings';
 import type { Api } from '../../ipc/client';
 
 export type Operation = 'install' | 'update' | 'rollback' | 'uninstall' | 'overrides' | 'cancel';
@@ -121,7 +120,7 @@ export function refreshList(api: Api): Promise<void> {
 const synced = new WeakSet<Api>();
 
 /**
- * Keeps the store in step with the core (once per connection). The first load also refreshes when the
+ * Keeps the registry list in step with the core (once per connection). The first load also refreshes when the
  * list came from the copy on disk, so an open Registry tab shows what is current.
  */
 export function syncRegistry(api: Api): void {
@@ -129,6 +128,10 @@ export function syncRegistry(api: Api): void {
   synced.add(api);
   api.on('registry.progress', (p) => patchRecord('progress', p.registryId, p));
   api.on('registry.changed', () => void loadList(api));
+  // Its source changed (here, in Settings, or in another window): the new registry is loaded.
+  api.on('settings.changed', (e) => {
+    if (e.key === REGISTRY_URL_SETTING) void refreshList(api);
+  });
   void loadList(api).then(() => {
     if (get().list?.source.origin === 'cache') void refreshList(api);
   });
@@ -234,11 +237,3 @@ export async function recheckRuntime(api: Api, registryId: string): Promise<void
 
 export const dismissFailure = (registryId: string): void => patchRecord('failures', registryId, null);
 export const dismissNote = (registryId: string): void => patchRecord('notes', registryId, null);
-
-/** Sets the registry URL (null: the ACP Registry's own) and loads it. */
-export async function setRegistryUrl(api: Api, url: string | null): Promise<string | null> {
-  const error = await saveSetting(api, REGISTRY_URL_SETTING, url ?? '');
-  if (error) return error;
-  await refreshList(api);
-  return null;
-}

@@ -10,16 +10,17 @@ export function FileViewTab({ tab }: TabViewProps) {
   const sessionId = String(tab.props.sessionId);
   const path = String(tab.props.path);
   const line = typeof tab.props.line === 'number' ? tab.props.line : undefined;
+  const agentRules = tab.props.agentRules === true;
   const [content, setContent] = useState<FileContent | { error: string } | null>(null);
   const [reloads, setReloads] = useState(0);
 
   useEffect(() => {
     let stale = false;
-    void readSessionFile(api, sessionId, path).then((c) => !stale && setContent(c));
+    void readSessionFile(api, sessionId, path, agentRules).then((c) => !stale && setContent(c));
     return () => {
       stale = true;
     };
-  }, [api, sessionId, path, reloads]);
+  }, [api, sessionId, path, agentRules, reloads]);
 
   return (
     <div className="file-view-tab" data-testid="file-view">

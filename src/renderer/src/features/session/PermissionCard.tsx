@@ -2,8 +2,9 @@ import { TriangleAlert } from 'lucide-react';
 import type { PermissionOption } from '@agentclientprotocol/sdk';
 import { useState } from 'react';
 import { create } from 'zustand';
-import { kindText, nameContradiction } from '@shared/acp-thread/permission-option';
+import { kindText, labelDeception, nameContradiction } from '@shared/acp-thread/permission-option';
 import { useApi } from '../../app/api-context';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { useNotices } from '../../app/notices';
 import type { Api } from '../../ipc/client';
 import { quickOption } from '../../ui/format';
@@ -43,7 +44,21 @@ export async function chooseOption(api: Api, sessionId: string, requestId: strin
  * leads with what its kind does, in the app's words; the agent's name for it is secondary, quoted, and
  * a name that contradicts the kind is warned about.
  */
-export function PermissionCard({ sessionId, requestId, options, toolKind }: { sessionId: string; requestId: string; options: readonly PermissionOption[]; toolKind?: string }) {
+export function PermissionCard({
+  sessionId,
+  requestId,
+  options,
+  note,
+  rules,
+}: {
+  sessionId: string;
+  requestId: string;
+  options: readonly PermissionOption[];
+  /** Why a rule did not answer (the agent offered only "always" options for it). */
+  note?: string | undefined;
+  /** What Switchboard remembers for each "always" option. */
+  rules?: Record<string, string> | undefined;
+}) {
   const api = useApi();
   const [sent, setSent] = useState<string | null>(null);
   const confirming = useConfirming((s) => s.byRequest[requestId]);
@@ -59,7 +74,13 @@ export function PermissionCard({ sessionId, requestId, options, toolKind }: { se
     if (isAlways(o) && nameContradiction(o)) setConfirming(requestId, o.optionId);
     else void send(o.optionId);
   };
-  const warnings = options.map((o) => nameContradiction(o)).filter((w): w is string => w !== null);
+  const warnings = [
+    ...options.map((o) => nameContradiction(o)),
+    ...options.filter(isAlways).map((o) => {
+      const deceit = labelDeception(o.name);
+      return deceit ? `${deceit} Switchboard stores no rule from it.` : null;
+    }),
+  ].filter((w): w is string => w !== null);
   return (
     <div className="permission-card" role="group" aria-label="Permission request" data-testid="permission-card" data-request-id={requestId}>
       <div className="permission-question">
@@ -83,7 +104,7 @@ export function PermissionCard({ sessionId, requestId, options, toolKind }: { se
               data-testid="permission-option"
               data-kind={o.kind}
               data-mismatch={mismatch ? 'true' : undefined}
-              aria-label={`${what}${o.name ? ` (the agent calls it “${o.name}”)` : ''}${mismatch ? ' — warning: the name contradicts what it does' : ''}`}
+              aria-label={`${what}${o.name ? ` (the agent calls it “${visibleText(o.name)}”)` : ''}${rules?.[o.optionId] ? `, remembers: ${rules[o.optionId]}` : ''}${mismatch ? ' — warning: the name contradicts what it does' : ''}`}
             >
               {i < 9 && <kbd>{i + 1}</kbd>}
               {mismatch && (
@@ -96,7 +117,12 @@ export function PermissionCard({ sessionId, requestId, options, toolKind }: { se
               </span>
               {o.name && o.name.trim().toLowerCase() !== what.toLowerCase() && (
                 <span className="option-agent-name" data-testid="permission-option-name">
-                  “{o.name.length > 80 ? `${o.name.slice(0, 80)}…` : o.name}”
+                  “<VisibleText text={o.name.length > 80 ? `${o.name.slice(0, 80)}…` : o.name} />”
+                </span>
+              )}
+              {rules?.[o.optionId] && (
+                <span className="option-rule" data-testid="permission-option-rule">
+                  remembers: {rules[o.optionId]}
                 </span>
               )}
             </button>
@@ -108,6 +134,11 @@ export function PermissionCard({ sessionId, requestId, options, toolKind }: { se
           </button>
         )}
       </div>
+      {note && (
+        <div className="permission-note small" data-testid="permission-rule-note">
+          {note}
+        </div>
+      )}
       {warnings.length > 0 && (
         <div className="permission-warning" role="alert" data-testid="permission-warning">
           <strong><TriangleAlert size={13} /> Check what you choose:</strong> {warnings.join(' ')} The buttons say what each choice really does.
@@ -116,8 +147,8 @@ export function PermissionCard({ sessionId, requestId, options, toolKind }: { se
       {confirmOption && sent === null && (
         <div className="permission-confirm" role="alertdialog" aria-label="Confirm a rule" data-testid="permission-confirm">
           <span>
-            {nameContradiction(confirmOption)} This stores a rule: <strong>{kindText(confirmOption.kind).toLowerCase()}</strong> every {toolKind ? `“${toolKind}” ` : ''}
-            request of this agent, without asking.
+            {nameContradiction(confirmOption)} This stores a rule: <strong>{kindText(confirmOption.kind).toLowerCase()}</strong> requests of this agent like this one, in
+            this folder, without asking.
           </span>
           <button className={`permission-option ${confirmOption.kind.startsWith('allow') ? 'allow' : 'reject'}`} onClick={() => void send(confirmOption.optionId, true)} data-testid="permission-confirm-yes">
             Yes, {kindText(confirmOption.kind).toLowerCase()}

@@ -21,6 +21,7 @@ import { Elapsed } from '../../ui/Elapsed';
 import { syncSnapshotting } from './snapshotting';
 import { ForkLinks } from './ForkLinks';
 import { useFocusRequest } from '../../app/attention';
+import { FormActions } from '../../ui/FormActions';
 
 interface CreateRequest {
   agentId: string;
@@ -86,12 +87,12 @@ export function SessionTab({ tab, active }: TabViewProps) {
         <div className="start-error" role="alert">
           <h2>Could not start a session with {name}</h2>
           <p className="error">{error}</p>
-          <div className="form-actions">
+          <FormActions>
             <button className="primary" onClick={start}>
               Retry
             </button>
             {create && <button onClick={() => openAgentLog(create.agentId, name)}>Open the agent’s log</button>}
-          </div>
+          </FormActions>
           {create && agents.find((a) => a.id === create.agentId) && <AuthPanel agent={agents.find((a) => a.id === create.agentId)!} />}
         </div>
       ) : (

@@ -7,6 +7,7 @@ import { MonacoDiff } from '../editor';
 import { openFileTab } from './files';
 import { ContentBlockView } from './Blocks';
 import { PermissionCard } from './PermissionCard';
+import { RuleAnswerLine } from './RuleAnswerLine';
 import { AgentTerminalView, MetaTerminalView } from '../../ui/TerminalView';
 import { useDiffMode, useToggle } from './ui-state';
 import { prettyJson, relativeTo, TOOL_ICON, TOOL_STATUS_TEXT } from '../../ui/format';
@@ -99,6 +100,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
           ))}
         </div>
       )}
+      {entry.ruled && <RuleAnswerLine answer={entry.ruled} />}
       {showBody && (
         <div className="tool-body">
           {entry.content.map((c, i) => (
@@ -142,7 +144,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
           )}
         </div>
       )}
-      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} toolKind={entry.toolKind} />}
+      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} note={entry.permission.note} rules={entry.permission.rules} />}
     </div>
   );
 });

@@ -7,8 +7,9 @@ export interface FileContent {
 }
 
 /** The text of a file inside the session's roots (sessions.readFile), to show a tool call location. */
-export async function readSessionFile(api: Api, sessionId: string, path: string): Promise<FileContent | { error: string }> {
-  const r = await api.call('sessions.readFile', { sessionId, path });
+export async function readSessionFile(api: Api, sessionId: string, path: string, agentRules = false): Promise<FileContent | { error: string }> {
+  // An agent's own rule file (listed on the permissions page) may lie outside the session's roots (its home).
+  const r = agentRules ? await api.call('permissionRules.readAgentFile', { path }) : await api.call('sessions.readFile', { sessionId, path });
   return r.ok ? { text: r.value.content } : { error: r.error.message };
 }
 

@@ -6,6 +6,8 @@ import { SettingsTab } from './SettingsTab';
 import './settings.css';
 
 export { openSettings } from './open';
+export { SettingField } from './SettingField';
+export { openPermissionRule } from './open';
 
 registerTabKind('settings', { view: SettingsTab, icon: Settings, persist: () => ({}) });
 

@@ -1,5 +1,6 @@
 import type { SettingSection } from '@shared/contract/settings';
 import { useTabs } from '../../state/tabs';
+import { usePermissionFocus } from './state';
 
 export const SETTINGS_TAB_ID = 'settings';
 let opened = 0;
@@ -13,4 +14,10 @@ export function openSettings(section?: SettingSection): string {
     return SETTINGS_TAB_ID;
   }
   return useTabs.getState().open({ id: SETTINGS_TAB_ID, kind: 'settings', title: 'Settings', props });
+}
+
+/** Opens Settings at the permissions page with this rule shown and highlighted. */
+export function openPermissionRule(ruleId: number): void {
+  usePermissionFocus.setState((s) => ({ ruleId, nonce: s.nonce + 1 }));
+  openSettings('permissions');
 }

@@ -6,7 +6,7 @@ export const BLOCK_CHARS = 64 * 1024;
 /** A row alone is compressed only from this size on (below it the header costs more than it saves). */
 const MIN_SINGLE = 256;
 
-export interface CompactionResult {
+export interface PackingResult {
   /** Messages now held in blocks written by this call. */
   messages: number;
   blocks: number;
@@ -21,8 +21,8 @@ export interface CompactionResult {
  * run shorter than a full block is left for later (the session is still being written). Call inside a
  * transaction.
  */
-export function compactSessionLog(db: Db, sessionId: string, throughId: number, { tail = true, level = 6 } = {}): CompactionResult {
-  const result: CompactionResult = { messages: 0, blocks: 0, charsIn: 0, bytesOut: 0 };
+export function packSessionLog(db: Db, sessionId: string, throughId: number, { tail = true, level = 6 } = {}): PackingResult {
+  const result: PackingResult = { messages: 0, blocks: 0, charsIn: 0, bytesOut: 0 };
   // Blocks are not read (only where they are: they end a run).
   const rows = prepared(
     db,

@@ -1,13 +1,13 @@
 import { compress } from '../store/compression';
 import { prepared, type Db } from '../store/database';
-import { compactSessionLog } from '../store/log-compaction';
+import { packSessionLog } from '../store/log-packing';
 
 /** Entry texts shorter than this stay plain (compressing them saves little and costs a read). */
 const MIN_ENTRY_CHARS = 200;
 /** Pages handed back to the file system per step (a step must stay short: it runs between requests). */
 const VACUUM_PAGES = 4096;
 
-export interface CompactionStep {
+export interface PackingStep {
   sessions: number;
   messages: number;
   /** Sessions still queued (quiet or not). */
@@ -22,7 +22,7 @@ export function packed<T extends string | Uint8Array | null>(v: T, level = 6): T
 }
 
 /** Compresses the long text and detail of a session's history entries (draftFromRow reads them back). */
-export function compactEntries(db: Db, sessionId: string, level = 6): number {
+export function packEntries(db: Db, sessionId: string, level = 6): number {
   const rows = prepared(
     db,
     `SELECT id, text, detail FROM history_entries WHERE session_id = ?
@@ -45,7 +45,7 @@ export function compactEntries(db: Db, sessionId: string, level = 6): number {
  * turned into compressed blocks and its entries' long texts compressed, in one transaction that also takes it
  * off the queue (unless it was written meanwhile), so stopping at any point loses nothing.
  */
-export class StoreCompactor {
+export class StorePacker {
   private readonly next;
   private readonly done;
   private readonly count;
@@ -63,17 +63,17 @@ export class StoreCompactor {
     return (this.count.get() as { n: number }).n;
   }
 
-  /** Compacts quiet sessions for about `budgetMs`; `indexedThrough`: the last log row the history index has seen. */
-  step(indexedThrough: number, budgetMs = 20, now = Date.now()): CompactionStep {
+  /** Packs quiet sessions for about `budgetMs`; `indexedThrough`: the last log row the history index has seen. */
+  step(indexedThrough: number, budgetMs = 20, now = Date.now()): PackingStep {
     const started = performance.now();
-    const out: CompactionStep = { sessions: 0, messages: 0, remaining: 0 };
+    const out: PackingStep = { sessions: 0, messages: 0, remaining: 0 };
     while (performance.now() - started < budgetMs) {
       const queued = this.next.all(now - this.quietMs) as Array<{ sessionId: string; touchedAt: number }>;
       if (queued.length === 0) break;
       for (const q of queued) {
         this.db.transaction(() => {
-          out.messages += compactSessionLog(this.db, q.sessionId, indexedThrough).messages;
-          compactEntries(this.db, q.sessionId);
+          out.messages += packSessionLog(this.db, q.sessionId, indexedThrough).messages;
+          packEntries(this.db, q.sessionId);
           this.done.run(q.sessionId, q.touchedAt);
         })();
         out.sessions++;

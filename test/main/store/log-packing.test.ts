@@ -6,7 +6,7 @@ import { EventBus } from '../../../src/main/core/base/event-bus';
 import { HistoryService } from '../../../src/main/core/history/history-service';
 import { StoreDataError } from '../../../src/main/core/store/compression';
 import { openDatabase, type Db } from '../../../src/main/core/store/database';
-import { compactSessionLog } from '../../../src/main/core/store/log-compaction';
+import { packSessionLog } from '../../../src/main/core/store/log-packing';
 import { iterateMessages, MessageLog, readMessages, type LogEntry } from '../../../src/main/core/store/message-log';
 import { migrations } from '../../../src/main/core/store/migrations';
 import { StoreService } from '../../../src/main/core/store/store-service';
@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 function freshStore(): Db {
-  const db = openDatabase(join(tempDir('sb-compact-'), 'switchboard.db'));
+  const db = openDatabase(join(tempDir('sb-pack-'), 'switchboard.db'));
   open.push(db);
   db.prepare("INSERT INTO sessions (id, agent_id, cwd, created_at, updated_at) VALUES ('s1', 'a', '/p', 0, 0)").run();
   return db;
@@ -55,7 +55,7 @@ async function migrate(dir: string): Promise<{ store: StoreService; history: His
   return { store, history, events };
 }
 
-describe('message log compaction', () => {
+describe('message log packing', () => {
   it('reads back from compressed blocks exactly what was written', () => {
     const db = freshStore();
     const log = new MessageLog(db, { maxPacked: 64 });
@@ -64,7 +64,7 @@ describe('message log compaction', () => {
     const before = readMessages(db, 's1').map(({ id: _, ...m }) => m);
     const last = (db.prepare('SELECT max(id) AS id FROM acp_messages').get() as { id: number }).id;
 
-    const r = compactSessionLog(db, 's1', last);
+    const r = packSessionLog(db, 's1', last);
     expect(r.messages).toBe(input.length);
     expect(db.prepare("SELECT count(*) AS n FROM acp_messages WHERE typeof(body) = 'text'").get()).toEqual({ n: 0 });
     expect(r.bytesOut).toBeLessThan(r.charsIn / 4);
@@ -82,7 +82,7 @@ describe('message log compaction', () => {
     const db = freshStore();
     const log = new MessageLog(db, { maxPacked: 1 });
     const stored = log.appendMany(traffic().slice(0, 600));
-    compactSessionLog(db, 's1', stored[399]!.id, { tail: false });
+    packSessionLog(db, 's1', stored[399]!.id, { tail: false });
     const rows = db.prepare("SELECT typeof(body) AS t, sum(n) AS n FROM acp_messages GROUP BY 1 ORDER BY 1").all();
     // 400 seen: full blocks of them compressed (64 KB of text or 512 messages), the rest left plain.
     const blobs = (rows as Array<{ t: string; n: number }>).find((x) => x.t === 'blob')!.n;
@@ -92,11 +92,11 @@ describe('message log compaction', () => {
   });
 
   it('a damaged block is a clear error, for the log and for history requests, not a crash or wrong text', () => {
-    const dir = tempDir('sb-compact-bad-');
+    const dir = tempDir('sb-pack-bad-');
     const db = openDatabase(join(dir, 'switchboard.db'));
     db.prepare("INSERT INTO sessions (id, agent_id, cwd, created_at, updated_at) VALUES ('s1', 'a', '/p', 0, 0)").run();
     new MessageLog(db).appendMany(traffic().slice(0, 300));
-    compactSessionLog(db, 's1', Number.MAX_SAFE_INTEGER);
+    packSessionLog(db, 's1', Number.MAX_SAFE_INTEGER);
     const block = db.prepare("SELECT id, body FROM acp_messages WHERE typeof(body) = 'blob' ORDER BY seq LIMIT 1").get() as { id: number; body: Buffer };
     const damaged = Buffer.from(block.body);
     for (let i = 20; i < damaged.length; i += 97) damaged[i] = damaged[i]! ^ 0x5a;
@@ -115,7 +115,7 @@ describe('message log compaction', () => {
   });
 });
 
-describe('migration 0013 (compaction of an existing store)', () => {
+describe('migration 0013 (packing of an existing store)', () => {
   it('compresses the log and entries in place, keeps every message and every search result, and reports progress', async () => {
     const dir = tempDir('sb-migrate-');
     writeOldFormatStore(dir, 40, 400);
@@ -135,13 +135,13 @@ describe('migration 0013 (compaction of an existing store)', () => {
     db.exec("INSERT INTO history_fts (history_fts) VALUES ('integrity-check')");
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
-    expect(events.map((e) => e.phase)).toEqual(expect.arrayContaining(['indexing', 'compacting', 'vacuuming', 'done']));
+    expect(events.map((e) => e.phase)).toEqual(expect.arrayContaining(['indexing', 'packing', 'vacuuming', 'done']));
     expect(events.at(-1)).toMatchObject({ phase: 'done', done: 40, total: 40 });
     expect(events.at(-1)!.eventsPerSecond).toBeGreaterThan(0);
     expect(history.list({ limit: 5, offset: 0 }).indexing).toEqual({ done: true, pendingMessages: 0 });
   });
 
-  it.each(['indexing', 'compacting'] as const)('resumes after a SIGKILL while %s, losing nothing', async (phase) => {
+  it.each(['indexing', 'packing'] as const)('resumes after a SIGKILL while %s, losing nothing', async (phase) => {
     const dir = tempDir('sb-migrate-kill-');
     writeOldFormatStore(dir, 150, 400);
     const old = openDatabase(join(dir, 'switchboard.db'), { migrations: migrations.filter((m) => m.version < 13) });

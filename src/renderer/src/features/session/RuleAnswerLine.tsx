@@ -1,0 +1,25 @@
+import { ShieldCheck, ShieldX } from 'lucide-react';
+import type { RuleAnswer } from '@shared/acp-thread';
+import { scopeParts } from '@shared/permission-scope';
+import { agentName, useAgents } from '../agents';
+import { openPermissionRule } from '../settings';
+
+/** "Allowed by rule: Claude · run `echo *` in proj", with a link to the rule on the permissions page. */
+export function RuleAnswerLine({ answer }: { answer: RuleAnswer }) {
+  const name = useAgents((s) => agentName(s.agents, answer.agentId));
+  const allowed = answer.decision === 'allow';
+  const Icon = allowed ? ShieldCheck : ShieldX;
+  const p = scopeParts(answer.toolKind, answer.scope);
+  return (
+    <div className={`rule-answer ${allowed ? 'allow' : 'reject'}`} data-testid="rule-answer" data-rule-id={answer.ruleId}>
+      <Icon size={13} aria-hidden />
+      <span>
+        {allowed ? 'Allowed' : 'Rejected'} by rule: {name} · {p.verb} <code>{p.pattern}</code> in {p.folder}
+        {p.sessionOnly ? ' (this session only)' : ''}
+      </span>
+      <button className="link-button small" onClick={() => openPermissionRule(answer.ruleId)} data-testid="rule-answer-link">
+        Show the rule
+      </button>
+    </div>
+  );
+}
