@@ -27,7 +27,11 @@ const suite = appSuite('compare', async (app) => {
 describe('compare mode in Chromium', () => {
   it('sends one prompt to two agents in their own worktrees, shows both results and diffs, and applies the chosen one', async () => {
     const { page, errors } = await suite.open();
-    page.on('dialog', (d) => void d.accept());
+    let nativeDialogs = 0;
+    page.on('dialog', (d) => {
+      nativeDialogs++;
+      void d.dismiss();
+    });
     await page.locator('.tab-new').click();
     await page.getByTestId('launch-compare').click();
     await page.getByTestId('compare-repo').fill(repo);
@@ -58,9 +62,12 @@ describe('compare mode in Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=pane]').length >= 3);
 
     await diffs.nth(1).getByTestId('compare-apply').click();
+    // The app's own dialog asks first (not the browser's confirm()).
+    await page.getByTestId('confirm-dialog').getByTestId('confirm-ok').click();
     await diffs.nth(1).getByRole('button', { name: 'Applied' }).waitFor();
     expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('written in a worktree');
     expect(git('worktree', 'list').split('\n').filter(Boolean).length).toBe(3);
     expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+    expect(nativeDialogs).toBe(0);
   });
 });

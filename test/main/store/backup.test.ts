@@ -41,6 +41,20 @@ function setup(options: { keep?: number } = {}) {
 }
 
 describe('store backups', () => {
+  it('leaves only backups in backups/: no .partial, -wal or -shm files of a copy, nor of one cut short before', async () => {
+    const { backups, note } = setup();
+    note('a');
+    await backups.create();
+    // A backup cut short by a crash left these.
+    for (const f of ['.x.sqlite.partial', '.x.sqlite.partial-wal', '.x.sqlite.partial-shm']) writeFileSync(join(backups.dir, f), 'left over');
+    note('b');
+    await backups.create();
+    const { readdirSync } = await import('node:fs');
+    const names = readdirSync(backups.dir);
+    expect(names.filter((n) => n.includes('partial') || n.endsWith('-wal') || n.endsWith('-shm'))).toEqual([]);
+    expect(names.length).toBe(backups.list().length);
+  });
+
   it("makes the day's backup after start-up, not while the first window loads", async () => {
     const dir = scratch('sb-backup-core-');
     const core = new AppCore({ dataDir: dir, transport: 'browser', version: '0.0.0-test', startupBackupDelayMs: 300 });

@@ -157,9 +157,9 @@ export class BackupService implements Disposable {
         copy.close();
       }
       renameSync(partial, join(this.dir, name));
-    } catch (e) {
+    } finally {
+      // Opening the copy to check it leaves its -wal/-shm beside it; a failed copy leaves itself too.
       for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(partial + suffix, { force: true });
-      throw e;
     }
     this.prune();
     return { id: name, createdAt: at, bytes: statSync(join(this.dir, name)).size };
@@ -167,6 +167,8 @@ export class BackupService implements Disposable {
 
   private prune(): void {
     for (const old of this.list().slice(this.keep)) rmSync(join(this.dir, old.id), { force: true });
+    // What a backup cut short (the app killed mid-copy) left behind: never a backup, only disk used.
+    for (const name of readdirSync(this.dir)) if (/^\..*\.partial(-wal|-shm|-journal)?$/.test(name)) rmSync(join(this.dir, name), { force: true });
   }
 
   /**

@@ -8,6 +8,7 @@ import { restoreAndTrackLayout } from './layout';
 import { ApiContext } from './api-context';
 import { Launcher } from './Launcher';
 import { ConnectionBanner } from './ConnectionBanner';
+import { ConfirmHost } from '../ui/confirm';
 import { LinkConfirmDialog } from './link-confirm';
 import { useNotices } from './notices';
 import { PaneView } from './PaneView';
@@ -61,10 +62,17 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
         ))}
       </main>
       <LinkConfirmDialog />
+      <ConfirmHost />
       <StoreMigrationBar api={api} />
       <div className="notices" aria-live="polite">
         {notices.map((n) => (
-          <div key={n.id} className={`notice ${n.level}`} role={n.level === 'error' ? 'alert' : 'status'}>
+          <div
+            key={n.id}
+            className={`notice ${n.level}`}
+            role={n.level === 'error' ? 'alert' : 'status'}
+            onMouseEnter={() => useNotices.getState().hold(n.id, true)}
+            onMouseLeave={() => useNotices.getState().hold(n.id, false)}
+          >
             <span>{n.message}</span>
             <button aria-label="Dismiss" onClick={() => dismiss(n.id)}>
               <X size={12} />

@@ -12,6 +12,10 @@ export function Launcher({ tab }: TabViewProps) {
   return (
     <div className="launcher" data-testid="launcher">
       <h1>Start something</h1>
+      {/* An agent session first: it is what a new tab is for, most of the time. */}
+      {launcherPanels.map((p) => (
+        <p.view key={p.id} />
+      ))}
       <div className="launcher-actions">
         {launcherActions.map((a) => (
           <button key={a.id} className="launcher-action" onClick={() => void run(a)} data-testid={`launch-${a.id}`}>
@@ -20,9 +24,6 @@ export function Launcher({ tab }: TabViewProps) {
           </button>
         ))}
       </div>
-      {launcherPanels.map((p) => (
-        <p.view key={p.id} />
-      ))}
     </div>
   );
 }

@@ -71,7 +71,9 @@ function approxHeight(output: string, max: number, fontSize: number): number {
 
 export type ExitInfo = { exitCode: number | null; signal: string | null };
 
-export const describeExit = (e: ExitInfo): string => (e.signal ? `killed by ${e.signal}` : `exited with code ${e.exitCode ?? '?'}`);
+/** How a process ended, in words: "exited with code 2", "killed by SIGTERM", "ended without reporting an exit code". */
+export const describeExit = (e: ExitInfo): string =>
+  e.signal ? `killed by ${e.signal}` : e.exitCode !== null ? `exited with code ${e.exitCode}` : 'ended without reporting an exit code';
 
 /**
  * A terminal the core runs (an agent's terminal/create, or an authentication command): its output so far
@@ -104,6 +106,7 @@ export function AgentTerminalView({
   const storedRef = useRef(stored);
   storedRef.current = stored;
   const [fromStore, setFromStore] = useState(false);
+  const [hasOutput, setHasOutput] = useState(false);
   useFit(host, term, fit);
 
   useEffect(() => {
@@ -112,7 +115,10 @@ export function AgentTerminalView({
     term.current = t;
     fit.current = f;
     fitCols(t, f);
-    const write = (data: string) => t.write(data, () => !interactive && growRows(t, rows));
+    const write = (data: string) => {
+      if (data) setHasOutput(true);
+      t.write(data, () => !interactive && growRows(t, rows));
+    };
     let attached = false;
     let disposed = false;
     // Data that arrives before the snapshot answer is part of the snapshot (same ordered channel): dropped.
@@ -170,9 +176,15 @@ export function AgentTerminalView({
   return (
     <div className="agent-terminal" data-testid="agent-terminal" data-terminal-id={terminalId} data-exited={exit ? 'true' : undefined} data-stored={fromStore || undefined}>
       {fromStore && <div className="muted small">Stored output (the terminal has ended)</div>}
-      <div className="agent-terminal-host" ref={host} />
+      {/* A command that ended without output shows no empty terminal box. */}
+      <div className="agent-terminal-host" ref={host} hidden={!!exit && !hasOutput && !interactive} />
       {missing && <div className="muted small">Output not available: {missing}</div>}
-      {exit && <div className={`terminal-exit ${exit.exitCode === 0 ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
+      {exit && !hasOutput && !interactive && !missing && (
+        <div className="muted small" data-testid="terminal-no-output">
+          No output.
+        </div>
+      )}
+      {exit && <div className={`terminal-exit ${exit.exitCode === 0 && !exit.signal ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
     </div>
   );
 }
@@ -230,10 +242,16 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
     if (term.current) term.current.options = { theme: look.theme, fontSize: look.fontSize };
   }, [look.theme, look.fontSize]);
 
+  const empty = exit !== null && output === '';
   return (
     <div className="agent-terminal" data-testid="meta-terminal" data-terminal-id={id}>
-      <div className="agent-terminal-host" ref={host} style={built ? undefined : { minHeight: approxHeight(output, rows, look.fontSize) }} />
-      {exit && <div className={`terminal-exit ${exit.exitCode === 0 ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
+      <div className="agent-terminal-host" ref={host} hidden={empty} style={built ? undefined : { minHeight: approxHeight(output, rows, look.fontSize) }} />
+      {empty && (
+        <div className="muted small" data-testid="terminal-no-output">
+          No output.
+        </div>
+      )}
+      {exit && <div className={`terminal-exit ${exit.exitCode === 0 && !exit.signal ? 'ok' : 'bad'}`}>Process {describeExit(exit)}</div>}
     </div>
   );
 }

@@ -23,5 +23,5 @@ export { AuthPanel } from './AuthPanel';
 export { openAgentLog } from './log';
 export { agentMetrics, syncAgentMetrics, useMetrics } from './metrics';
 export { NewSessionForm, openNewSessionTab } from './NewSession';
-export { rememberFolder } from './recent';
+export { loadRecentFolders, rememberFolder } from './recent';
 export { agentName, refreshAgents, syncAgents, useAgents } from './state';

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { ChangeSet, CheckpointFolder, Restore, RestoreReport, TurnCheckpoint } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
+import { confirmDialog } from '../../ui/confirm';
 import { ChangesView, RestoreReportView } from './ChangesView';
 import { turnReviewTitle } from './open';
 import { editedNotes } from './SessionChangesPanel';
@@ -150,8 +151,14 @@ export function ReviewTab({ tab }: TabViewProps) {
                 <button
                   className="link"
                   onClick={() => {
-                    if (!window.confirm(`Delete every checkpoint of ${f.folder}? Its changes can no longer be reviewed or undone.`)) return;
-                    void api.call('checkpoints.deleteFolder', { folderId: f.folderId }).then(() => load());
+                    void confirmDialog({
+                      title: 'Delete these checkpoints?',
+                      message: `Every checkpoint of ${f.folder} is deleted: its changes can no longer be reviewed or undone.`,
+                      confirm: 'Delete',
+                      danger: true,
+                    }).then((go) => {
+                      if (go) void api.call('checkpoints.deleteFolder', { folderId: f.folderId }).then(() => load());
+                    });
                   }}
                 >
                   Delete checkpoints of this folder

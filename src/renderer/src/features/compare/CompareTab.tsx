@@ -9,6 +9,8 @@ import type { TabViewProps } from '../../app/contributions';
 import { MAX_PANES, useTabs } from '../../state/tabs';
 import { ChangesView } from '../checkpoints';
 import { showWaitingSession } from '../../app/attention';
+import { confirmDialog } from '../../ui/confirm';
+import { loadRecentFolders } from '../agents';
 import './compare.css';
 
 interface RunStats {
@@ -44,6 +46,10 @@ function NewCompare({ onCreated }: { onCreated(c: Compare): void }) {
   const api = useApi();
   const [agents, setAgents] = useState<AgentSummary[]>([]);
   const [repo, setRepo] = useState(AppInfoContext.current?.homeDir ?? '');
+  // The folder last used for a session is the likely repository (not the home folder).
+  useEffect(() => {
+    void loadRecentFolders(api).then((folders) => folders[0] && setRepo((r) => (r === (AppInfoContext.current?.homeDir ?? '') ? folders[0]! : r)));
+  }, [api]);
   const [prompt, setPrompt] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -116,7 +122,12 @@ function RunDiff({ compare, run, name }: { compare: Compare; run: CompareRun; na
     });
   }, [api, load, run.endedAt, run.sessionId]);
   const apply = async () => {
-    if (!window.confirm(`Apply ${name}'s changes to ${compare.repo}?`)) return;
+    const go = await confirmDialog({
+      title: `Apply ${name}'s changes?`,
+      message: `${name}'s changes are written into ${compare.repo}, where you can review and commit them.`,
+      confirm: 'Apply',
+    });
+    if (!go) return;
     const r = await api.call('compare.apply', { compareId: compare.id, runId: run.id });
     if (r.ok) useNotices.getState().push('info', `Applied ${r.value.files.length} file(s) from ${name} to ${compare.repo}.`);
     else useNotices.getState().push('error', r.error.message);
@@ -182,9 +193,16 @@ function CompareView({ compareId }: { compareId: string }) {
         <div className="compare-actions">
           <button onClick={() => openRunsInPanes(compare, name)}>Show sessions side by side</button>
           <button
-            onClick={() => {
-              if (window.confirm('Remove the worktrees and branches of this comparison? Changes not applied are lost.')) void api.call('compare.discard', { compareId });
-            }}
+            onClick={() =>
+              void confirmDialog({
+                title: 'Discard the worktrees?',
+                message: 'The worktrees and branches of this comparison are removed. Changes not applied are lost.',
+                confirm: 'Discard',
+                danger: true,
+              }).then((go) => {
+                if (go) void api.call('compare.discard', { compareId });
+              })
+            }
           >
             Discard worktrees
           </button>
