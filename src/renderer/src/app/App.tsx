@@ -15,7 +15,7 @@ import { PaneView } from './PaneView';
 import { registerTabKind } from './contributions';
 import { startSettings } from './settings';
 import { useShortcuts } from './shortcuts';
-import { Sidebar } from './Sidebar';
+import { Sidebar, useSidebar } from './Sidebar';
 import { StoreErrorScreen } from './StoreErrorScreen';
 import { StoreMigrationBar } from './StoreMigrationBar';
 import { useDocumentTheme } from './theme';
@@ -30,6 +30,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   const notices = useNotices((s) => s.notices);
   const dismiss = useNotices((s) => s.dismiss);
   const [restored, setRestored] = useState(false);
+  const sidebarCollapsed = useSidebar((s) => s.collapsed);
   useShortcuts(api);
   // Live sessions' states: "needs you" counts a waiting session wherever it is, with or without a tab.
   useEffect(() => syncLiveSessions(api), [api]);
@@ -53,7 +54,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   }, [api]);
   if (!restored) return null;
   return (
-    <div className="app" data-transport={info.transport}>
+    <div className={`app${sidebarCollapsed ? ' sidebar-collapsed' : ''}`} data-transport={info.transport}>
       <ConnectionBanner />
       <Sidebar />
       <main className={`workspace dir-${direction}`} data-testid="workspace">

@@ -2,7 +2,8 @@ import { Circle, Columns2, Rows2, X } from 'lucide-react';
 import { useApi } from './api-context';
 import { VisibleText, visibleText } from '../ui/VisibleText';
 import { tabKinds } from './contributions';
-import { useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
+import { useShortcutHint, withHint } from './shortcuts';
 import { MAX_PANES, useTabs, type Pane } from '../state/tabs';
 
 export function closeTab(tabId: string, api: ReturnType<typeof useApi>): void {
@@ -31,6 +32,12 @@ export function PaneView({ pane }: { pane: Pane }) {
   const paneCount = useTabs((s) => s.panes.length);
   const { activate, moveTab, focusPane, closePane, split } = useTabs.getState();
   const [dropping, setDropping] = useState(false);
+  const hints = { newTab: useShortcutHint('tabs.new'), right: useShortcutHint('panes.splitRight'), down: useShortcutHint('panes.splitDown') };
+  // The active tab is kept in view when the strip scrolls (a tab opened at its far end, say).
+  const strip = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    strip.current?.querySelector<HTMLElement>('[role=tab][aria-selected=true]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [pane.activeTabId, pane.tabIds.length]);
 
   const dropProps = (index?: number) => ({
     onDragOver: (e: DragEvent) => {
@@ -52,7 +59,7 @@ export function PaneView({ pane }: { pane: Pane }) {
 
   return (
     <div className={`pane${focused ? ' focused' : ''}${dropping ? ' dropping' : ''}`} data-testid="pane" data-pane-id={pane.id} onMouseDownCapture={() => focusPane(pane.id)}>
-      <div className="tab-strip" role="tablist" {...dropProps()}>
+      <div className="tab-strip" role="tablist" ref={strip} {...dropProps()}>
         {pane.tabIds.map((id, index) => {
           const tab = tabs[id];
           if (!tab) return null;
@@ -94,15 +101,15 @@ export function PaneView({ pane }: { pane: Pane }) {
             </div>
           );
         })}
-        <button className="tab-new" aria-label="New tab" title="New tab (Ctrl+T)" onClick={openLauncher}>
+        <button className="tab-new" aria-label="New tab" title={withHint('New tab', hints.newTab)} onClick={openLauncher}>
           +
         </button>
         <span className="tab-strip-fill" />
         <div className="pane-actions">
-          <button aria-label="Split right" title="Split right (Ctrl+\\)" disabled={paneCount >= MAX_PANES} onClick={() => split('row')}>
+          <button aria-label="Split right" title={withHint('Split right', hints.right)} disabled={paneCount >= MAX_PANES} onClick={() => split('row')}>
             <Columns2 size={14} />
           </button>
-          <button aria-label="Split down" title="Split down (Ctrl+Shift+\\)" disabled={paneCount >= MAX_PANES} onClick={() => split('column')}>
+          <button aria-label="Split down" title={withHint('Split down', hints.down)} disabled={paneCount >= MAX_PANES} onClick={() => split('column')}>
             <Rows2 size={14} />
           </button>
           {paneCount > 1 && (
@@ -117,8 +124,16 @@ export function PaneView({ pane }: { pane: Pane }) {
           <div className="empty-state" data-testid="empty-state">
             <h1>No tabs open</h1>
             <p>
-              Press <kbd>Ctrl</kbd>+<kbd>T</kbd> (or the <strong>+</strong> above) to start an agent session or open a shell. Install
-              agents from the Registry in the sidebar.
+              {hints.newTab ? (
+                <>
+                  Press <kbd>{hints.newTab}</kbd> (or the <strong>+</strong> above)
+                </>
+              ) : (
+                <>
+                  Click the <strong>+</strong> above
+                </>
+              )}{' '}
+              to start an agent session or open a shell. Install agents from the Registry in the sidebar.
             </p>
             <button className="primary" onClick={openLauncher}>
               New tab

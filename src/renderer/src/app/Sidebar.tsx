@@ -1,17 +1,56 @@
+import { PanelLeftClose, PanelLeftOpen } from 'lucide-react';
+import { create } from 'zustand';
 import { focusNextNeedingYou, useNeedsYouCount } from './attention';
 import { sidebarSections } from './contributions';
+import { useShortcutHint, withHint } from './shortcuts';
+
+const COLLAPSED_KEY = 'switchboard.sidebarCollapsed';
+
+/** Whether the sidebar is folded away (kept per browser profile, as a window's own layout). */
+export const useSidebar = create<{ collapsed: boolean; toggle(): void }>((set, get) => ({
+  collapsed: localStorage.getItem(COLLAPSED_KEY) === '1',
+  toggle: () => {
+    const collapsed = !get().collapsed;
+    localStorage.setItem(COLLAPSED_KEY, collapsed ? '1' : '0');
+    set({ collapsed });
+  },
+}));
 
 export function Sidebar() {
   const needs = useNeedsYouCount();
+  const collapsed = useSidebar((s) => s.collapsed);
+  const toggle = useSidebar((s) => s.toggle);
+  const nextHint = useShortcutHint('sessions.nextNeedingYou');
+  const toggleHint = useShortcutHint('view.toggleSidebar');
+  const badge = needs > 0 && (
+    <button
+      className="needs-you"
+      data-testid="needs-you"
+      title={nextHint ? `Sessions that need you (${nextHint} goes to each in turn)` : 'Sessions that need you'}
+      onClick={() => focusNextNeedingYou()}
+    >
+      {collapsed ? needs : `${needs} need${needs === 1 ? 's' : ''} you`}
+    </button>
+  );
+  if (collapsed) {
+    return (
+      <nav className="sidebar collapsed" aria-label="Sidebar" data-testid="sidebar" data-collapsed="true">
+        <button className="icon sidebar-toggle" aria-label="Show the sidebar" title={withHint('Show the sidebar', toggleHint)} onClick={toggle} data-testid="sidebar-toggle">
+          <PanelLeftOpen size={16} />
+        </button>
+        {badge}
+      </nav>
+    );
+  }
   return (
-    <nav className="sidebar" aria-label="Sidebar">
+    <nav className="sidebar" aria-label="Sidebar" data-testid="sidebar">
       <div className="brand">
         Switchboard
-        {needs > 0 && (
-          <button className="needs-you" data-testid="needs-you" title="Sessions that need you (Ctrl+J cycles through them)" onClick={() => focusNextNeedingYou()}>
-            {needs} need{needs === 1 ? 's' : ''} you
-          </button>
-        )}
+        {badge}
+        <span className="spacer" />
+        <button className="icon sidebar-toggle" aria-label="Hide the sidebar" title={withHint('Hide the sidebar', toggleHint)} onClick={toggle} data-testid="sidebar-toggle">
+          <PanelLeftClose size={16} />
+        </button>
       </div>
       {sidebarSections.map((s) => (
         <section key={s.id} className="sidebar-section" data-testid={`sidebar-${s.id}`}>

@@ -4,6 +4,7 @@ import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
 import { focusNextNeedingYou } from './attention';
 import { closeTab, openLauncher } from './PaneView';
+import { useSidebar } from './Sidebar';
 import { settingNow, useSetting } from './settings';
 
 /** A command a shortcut runs. Its keys are its defaults; the Keyboard settings may change them. */
@@ -29,6 +30,7 @@ export const shortcuts: ShortcutCommand[] = [
   { id: 'panes.splitRight', description: 'Split right', keys: [bind('Mod+\\')], run: () => void useTabs.getState().split('row') },
   { id: 'panes.splitDown', description: 'Split down', keys: [bind('Mod+Shift+|')], run: () => void useTabs.getState().split('column') },
   { id: 'sessions.nextNeedingYou', description: 'Next session that needs you', keys: [bind('Mod+J')], run: () => void focusNextNeedingYou() },
+  { id: 'view.toggleSidebar', description: 'Show or hide the sidebar', keys: [bind('Mod+B', false)], run: () => useSidebar.getState().toggle() },
   ...[1, 2, 3, 4].map((n) => ({
     id: `panes.focus${n}`,
     description: `Focus pane ${n}`,
@@ -126,3 +128,14 @@ export function useShortcuts(api: Api): void {
     return () => window.removeEventListener('keydown', onKey, true);
   }, [api]);
 }
+
+/** The keys that run a command now, as shown to the user ("Ctrl+T"), following the user's bindings; '' when unbound. */
+export function useShortcutHint(commandId: string): string {
+  const changed = useBindings();
+  const command = shortcuts.find((c) => c.id === commandId);
+  const first = command ? bindingsOf(command, changed)[0] : undefined;
+  return first ? showCombo(first.keys) : '';
+}
+
+/** `label (keys)`, or the label alone when the command has no keys. */
+export const withHint = (label: string, hint: string): string => (hint ? `${label} (${hint})` : label);
