@@ -11,6 +11,11 @@ import { absolutePathSchema, event, request } from './define';
  */
 
 export const sessionIdSchema = z.string().min(1).max(100);
+
+/** Most characters a prompt's text may hold; longer text goes in as a file (sessions.attachText). */
+export const MAX_PROMPT_TEXT = 2_000_000;
+/** Most characters sessions.attachText saves. */
+export const MAX_ATTACHED_TEXT = 20_000_000;
 const absolutePath = absolutePathSchema;
 
 // ───────────────────────────── sessions ─────────────────────────────
@@ -42,7 +47,7 @@ export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
 /** What the user puts in a prompt; converted to ACP content blocks per the agent's prompt capabilities. */
 export const promptBlockSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string().max(2_000_000) }).strict(),
+  z.object({ type: z.literal('text'), text: z.string().max(MAX_PROMPT_TEXT) }).strict(),
   /** An @-mention of a file inside the session roots: embedded (embeddedContext) or linked. */
   z.object({ type: z.literal('mention'), path: absolutePath }).strict(),
   /** Base64 image; only when the agent advertised promptCapabilities.image. */
@@ -209,6 +214,14 @@ export const sessionRequests = {
   'sessions.mentionSearch': request(
     z.object({ sessionId: sessionIdSchema, query: z.string().max(500), limit: z.number().int().min(1).max(200).default(50) }).strict(),
     z.object({ results: z.array(z.object({ path: z.string(), relativePath: z.string(), root: z.string() })), truncated: z.boolean() }),
+  ),
+  /**
+   * Text too long for a prompt (a large paste), saved as a new file in the session's folder
+   * (`pasted-<time>.txt`), to be mentioned in the prompt instead. Resolves with its path.
+   */
+  'sessions.attachText': request(
+    z.object({ sessionId: sessionIdSchema, text: z.string().min(1).max(MAX_ATTACHED_TEXT) }).strict(),
+    z.object({ path: z.string() }),
   ),
   /** A text file inside the session's roots (symlinks resolved), e.g. to show a tool call location. */
   'sessions.readFile': request(

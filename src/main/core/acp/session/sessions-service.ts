@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../../shared/acp-thread';
 import { livePromptIds } from './live-prompt-ids';
@@ -324,6 +324,25 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     } catch (e) {
       throw ipcFailureOf(e);
     }
+  }
+
+  /** Saves text too long for a prompt as a new file in the session's folder (never over an existing one). */
+  async attachText(sessionId: string, text: string): Promise<{ path: string }> {
+    const session = this.live.get(sessionId);
+    if (!session) throw new IpcFailure('not_found', `no live session ${sessionId}`);
+    const fs = await this.sessionFs(sessionId);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    for (let n = 0; n < 100; n++) {
+      const path = join(session.cwd, `pasted-${stamp}${n ? `-${n}` : ''}.txt`);
+      if ((await fs.resolve(path)).exists) continue;
+      try {
+        const { real } = await fs.writeFile(path, text);
+        return { path: real };
+      } catch (e) {
+        throw ipcFailureOf(e);
+      }
+    }
+    throw new IpcFailure('conflict', 'could not find a free file name in the session folder');
   }
 
   /** session/list of the agent (when advertised). */

@@ -12,6 +12,8 @@ export function loadMonaco(): Promise<typeof Monaco> {
       import('monaco-editor/editor/editor.worker?worker'),
       import('monaco-editor/editor/editor.api'),
       import('./languages'),
+      // The codicon font (the diff gutter's +/− and the widgets' icons): bundled, never fetched.
+      import('monaco-editor/features/codicon/register'),
     ]);
     (self as unknown as { MonacoEnvironment: unknown }).MonacoEnvironment = { getWorker: () => new EditorWorker() };
     return monaco;

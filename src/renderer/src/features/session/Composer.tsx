@@ -2,12 +2,19 @@ import { X } from 'lucide-react';
 import type { AvailableCommand } from '@agentclientprotocol/sdk';
 import fuzzysort from 'fuzzysort';
 import { forwardRef, memo, useEffect, useImperativeHandle, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
-import type { SessionInfo } from '@shared/contract/sessions';
+import { MAX_PROMPT_TEXT, type SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useConnection } from '../../ipc/connection';
 import { buildPrompt, detectTrigger, type Mention, type PendingImage, type Trigger } from './prompt';
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/** "2.1 MB (2,100,000 characters)". */
+const describeSize = (t: string): string => {
+  const bytes = new TextEncoder().encode(t).length;
+  const size = bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`;
+  return `${size} (${t.length.toLocaleString('en-US')} characters)`;
+};
 
 export interface ComposerHandle {
   focus(): void;
@@ -55,7 +62,7 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
   const [dismissed, setDismissed] = useState(false);
   const [selected, setSelected] = useState(0);
   const [results, setResults] = useState<{ query: string; items: MentionResult[]; truncated: boolean } | null>(null);
-  const [hint, setHint] = useState<{ level: 'info' | 'error'; text: string } | null>(null);
+  const [hint, setHint] = useState<{ level: 'info' | 'error'; text: string; action?: { label: string; run(): void } } | null>(null);
   const [sending, setSending] = useState(false);
   const sessionId = session?.id ?? null;
   const closedOrFailed = session?.status === 'failed' || session?.status === 'closed';
@@ -143,6 +150,7 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
 
   const send = async () => {
     if (!sessionId || sending || !connected) return;
+    if (text.length > MAX_PROMPT_TEXT) return offerAsFile(text);
     const prompt = buildPrompt(text, mentions, images);
     if (prompt.length === 0) return;
     setSending(true);
@@ -185,7 +193,33 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
     }
   };
 
+  /** Text too long for a message goes to the agent as a file of the session's folder, mentioned in the prompt. */
+  const offerAsFile = (long: string) => {
+    setHint({
+      level: 'error',
+      text: `This text is ${describeSize(long)}: a message holds at most ${MAX_PROMPT_TEXT.toLocaleString('en-US')} characters, so it was not pasted.`,
+      action: {
+        label: 'Attach it as a file',
+        run: () => {
+          if (!sessionId) return;
+          void api.call('sessions.attachText', { sessionId, text: long }).then((r) => {
+            if (!r.ok) return setHint({ level: 'error', text: `Could not save it as a file: ${r.error.message}` });
+            const name = r.value.path.split(/[\\/]/).pop() ?? r.value.path;
+            setMentions((m) => [...m, { path: r.value.path, relativePath: name }]);
+            setHint({ level: 'info', text: `Saved as ${name} in the session folder and attached to this message.` });
+          });
+        },
+      },
+    });
+  };
+
   const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const pasted = e.clipboardData.getData('text/plain');
+    if (pasted && text.length + pasted.length > MAX_PROMPT_TEXT) {
+      e.preventDefault();
+      offerAsFile(pasted);
+      return;
+    }
     const files = [...e.clipboardData.items].filter((i) => i.kind === 'file').map((i) => i.getAsFile()).filter((f): f is File => f !== null);
     if (files.length > 0) {
       e.preventDefault();
@@ -301,6 +335,8 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
           data-testid="prompt-input"
           onChange={(e) => {
             setText(e.target.value);
+            // A word about what was typed or pasted goes with it when the box is cleared.
+            if (e.target.value === '' && mentions.length === 0 && images.length === 0) setHint(null);
             setDismissed(false);
             updateTrigger(e.target.value, e.target.selectionStart);
           }}
@@ -331,6 +367,11 @@ const ComposerView = forwardRef<ComposerHandle, ComposerProps>(function Composer
       {hint && (
         <div className={`composer-hint ${hint.level}`} role={hint.level === 'error' ? 'alert' : 'status'} data-testid="composer-hint">
           {hint.text}
+          {hint.action && (
+            <button onClick={hint.action.run} data-testid="composer-hint-action">
+              {hint.action.label}
+            </button>
+          )}
           <button className="link-button" onClick={() => setHint(null)} aria-label="Dismiss">
             <X size={12} />
           </button>
