@@ -61,7 +61,7 @@ describe("a past session's turn changes", () => {
     // The folder is gone: the review still shows the changes, and offers no revert or rewind.
     rmSync(folder, { recursive: true, force: true });
     await page.locator('[role=tab][aria-selected=true] .tab-close').click();
-    await page.locator('[role=tab]', { hasText: /^Changes of the turn at / }).locator('.tab-close').click();
+    await page.locator('[role=tab]', { hasText: /^Changes · \d/ }).locator('.tab-close').click();
     await page.getByTestId('sidebar-history').locator(`[data-testid=history-row][data-session-id="${sessionId}"] [data-testid=history-open]`).click();
     await transcript.getByTestId('turn-changes-open').filter({ hasText: '1 added' }).click();
     await review.getByTestId('review-read-only').filter({ hasText: 'no longer exists' }).waitFor();

@@ -103,7 +103,7 @@ describe('review views follow the disk', { timeout: 180_000 }, () => {
     await tab.getByTestId('turn-changes-open').click({ timeout: 30_000 });
     await expect.poll(() => reviewTabs(page).count(), { timeout: 10_000 }).toBe(1);
     expect(await reviewTabs(page).innerText()).not.toBe('Changes of a turn');
-    expect(await reviewTabs(page).innerText()).toMatch(/Changes of the turn at \d/);
+    expect(await reviewTabs(page).innerText()).toMatch(/^Changes · \d\d:\d\d:\d\d$/);
 
     const review = page.locator('.tab-panel:not([hidden]) [data-testid=review-tab]');
     await review.getByTestId('change-file').filter({ hasText: 'code.txt' }).waitFor({ timeout: 30_000 });

@@ -123,6 +123,12 @@ interface ChangesViewProps {
   notes?: Readonly<Record<string, string>>;
 }
 
+/** A diff as tall as its longer side (a three-line file gets no screenful of blank), at most 360 px. */
+const diffHeight = (d: FileDiff): number => {
+  const lines = Math.max((d.oldText ?? '').split('\n').length, (d.newText ?? '').split('\n').length);
+  return Math.max(80, Math.min(360, lines * 19 + 24));
+};
+
 /** What was reverted in this view: `path` (the file), `path#hunk`, or `*` (all), each with its restore. */
 type Reverted = Readonly<Record<string, string>>;
 
@@ -231,7 +237,7 @@ export function ChangesView({ changes, canRestore, onRestored, notes }: ChangesV
                   ))}
                 </ol>
               )}
-              <MonacoDiff path={diff.file.path} oldText={diff.file.status === 'added' ? null : (diff.oldText ?? '')} newText={diff.newText ?? ''} height={360} />
+              <MonacoDiff path={diff.file.path} oldText={diff.file.status === 'added' ? null : (diff.oldText ?? '')} newText={diff.newText ?? ''} height={diffHeight(diff)} />
             </>
           )}
         </div>

@@ -10,6 +10,8 @@ import { MAX_PANES, useTabs } from '../../state/tabs';
 import { ChangesView } from '../checkpoints';
 import { showWaitingSession } from '../../app/attention';
 import { confirmDialog } from '../../ui/confirm';
+import { STOP_REASON_TEXT } from '../../ui/format';
+import type { StopReason } from '@agentclientprotocol/sdk';
 import { loadRecentFolders } from '../agents';
 import './compare.css';
 
@@ -35,6 +37,9 @@ function openRunsInPanes(compare: Compare, agentName: (id: string) => string): v
   });
 }
 
+/** A comparison's tab title: which agents it compares (not its prompt, not ids). */
+const compareTitle = (c: Compare, names: (agentId: string) => string): string => `Compare · ${c.runs.map((r) => names(r.agentId)).join(', ')}`;
+
 /** The run's own time: the waits for the user (a permission, a question, a sign-in) are not counted. */
 const elapsed = (run: CompareRun) => {
   const now = Date.now();
@@ -42,7 +47,7 @@ const elapsed = (run: CompareRun) => {
   return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 };
 
-function NewCompare({ onCreated }: { onCreated(c: Compare): void }) {
+function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: string) => string): void }) {
   const api = useApi();
   const [agents, setAgents] = useState<AgentSummary[]>([]);
   const [repo, setRepo] = useState(AppInfoContext.current?.homeDir ?? '');
@@ -64,7 +69,7 @@ function NewCompare({ onCreated }: { onCreated(c: Compare): void }) {
     const r = await api.call('compare.create', { repo, prompt, agentIds: chosen });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
-    onCreated(r.value);
+    onCreated(r.value, (id) => agents.find((a) => a.id === id)?.name ?? 'an agent');
   };
   return (
     <form
@@ -180,7 +185,8 @@ function CompareView({ compareId }: { compareId: string }) {
     }
   }, [api, sessionIds, compare?.runs.map((r) => r.endedAt).join()]);
   if (!compare) return <p className="muted">Loading…</p>;
-  const name = (id: string) => agents.find((a) => a.id === id)?.name ?? id;
+  // An agent removed since: never its internal id.
+  const name = (id: string) => agents.find((a) => a.id === id)?.name ?? 'a removed agent';
   const done = compare.runs.every((r) => r.endedAt);
   return (
     <div className="compare-view" data-testid="compare-view">
@@ -228,7 +234,7 @@ function CompareView({ compareId }: { compareId: string }) {
                   {run.error ? (
                     <span className="error">failed: {run.error}</span>
                   ) : run.endedAt ? (
-                    (run.stopReason ?? 'done')
+                    (run.stopReason ? (STOP_REASON_TEXT[run.stopReason as StopReason] ?? run.stopReason) : 'done')
                   ) : run.waitingSince !== null && run.sessionId ? (
                     <button className="needs-you" data-testid="compare-needs-you" title="Show the request" onClick={() => showWaitingSession(run.sessionId!, name(run.agentId))}>
                       needs you
@@ -260,8 +266,8 @@ export function CompareTab({ tab }: TabViewProps) {
   if (compareId) return <CompareView compareId={compareId} />;
   return (
     <NewCompare
-      onCreated={(c) => {
-        useTabs.getState().update(tab.id, { title: `Compare: ${c.prompt.slice(0, 24)}`, props: { compareId: c.id } });
+      onCreated={(c, names) => {
+        useTabs.getState().update(tab.id, { title: compareTitle(c, names), props: { compareId: c.id } });
       }}
     />
   );
