@@ -6,16 +6,9 @@ import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type Reac
 import { useShortcutHint, withHint } from './shortcuts';
 import { MAX_PANES, useTabs, type Pane } from '../state/tabs';
 
-export function closeTab(tabId: string, api: ReturnType<typeof useApi>): void {
-  const tab = useTabs.getState().tabs[tabId];
-  if (!tab) return;
-  void tabKinds.get(tab.kind)?.onClose?.(tab, api);
-  useTabs.getState().close(tabId);
-}
+import { closeTab, openLauncher } from './tab-actions';
 
-export function openLauncher(): void {
-  useTabs.getState().open({ kind: 'launcher', title: 'New tab', props: {} });
-}
+export { closeTab, openLauncher };
 
 /** One pane: its tab strip and its tabs (all kept mounted, only the active one shown). */
 const TAB_MIME = 'application/x-switchboard-tab';

@@ -3,8 +3,8 @@ import type { KeyBinding } from '@shared/contract/settings';
 import type { Api } from '../ipc/client';
 import { useTabs } from '../state/tabs';
 import { focusNextNeedingYou } from './attention';
-import { closeTab, openLauncher } from './PaneView';
-import { useSidebar } from './Sidebar';
+import { closeTab, openLauncher } from './tab-actions';
+import { useSidebar } from './sidebar-state';
 import { settingNow, useSetting } from './settings';
 
 /** A command a shortcut runs. Its keys are its defaults; the Keyboard settings may change them. */
