@@ -42,7 +42,7 @@ describe('compare mode in Chromium', () => {
 
     await page.getByTestId('compare-view').waitFor({ timeout: 60_000 });
     // Both runs end (the agents each wrote notes.txt into their own worktree).
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=compare-row]')].filter((r) => r.textContent?.includes('end_turn')).length === 2, null, {
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=compare-row]')].filter((r) => r.textContent?.includes('Finished')).length === 2, null, {
       timeout: 60_000,
     });
     expect(existsSync(join(repo, 'notes.txt'))).toBe(false);
