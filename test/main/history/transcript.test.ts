@@ -81,6 +81,19 @@ describe('transcripts and exports of recorded agent sessions', () => {
     expect(qwen).toBeDefined();
   });
 
+  it('names the agent as the user knows it in a Markdown export, not by its internal id', async () => {
+    const t = await withRecorded('reg-claude-code-acp-tools');
+    expect(t.history.export('s', 'markdown').text).toContain('- Agent: reg\n');
+    t.db
+      .prepare(
+        `INSERT OR IGNORE INTO agents (id, name, source, command, args_json, env_json, cwd, version, registry_id, created_at, updated_at)
+         VALUES ('reg', 'x', 'custom', 'x', '[]', '{}', NULL, NULL, NULL, 0, 0)`,
+      )
+      .run();
+    t.db.prepare("UPDATE agents SET name = 'Claude Code' WHERE id = 'reg'").run();
+    expect(t.history.export('s', 'markdown').text).toContain('- Agent: Claude Code\n');
+  });
+
   it('builds the same transcript from messages in memory (for exports and reopening a session)', () => {
     const msgs = recorded('reg-claude-code-acp-tools').map((m, i) => ({ ...m, sessionId: 's', seq: i + 1 }));
     const { entries, state } = buildTranscript('s', msgs);

@@ -486,7 +486,8 @@ export class HistoryService implements Disposable {
       const session = this.session(sessionId);
       const { entries } = this.transcript(sessionId);
       if (format === 'markdown') {
-        return { text: renderMarkdown(session, entries), fileName: exportFileName(session, 'md'), mimeType: 'text/markdown' };
+        const agent = this.db.prepare('SELECT name FROM agents WHERE id = ?').get(session.agentId) as { name: string } | undefined;
+        return { text: renderMarkdown(session, entries, agent?.name ?? null), fileName: exportFileName(session, 'md'), mimeType: 'text/markdown' };
       }
       const doc = { format: 'switchboard.session', version: 1, exportedAt: new Date(this.now()).toISOString(), session, entries };
       return { text: `${JSON.stringify(doc, null, 2)}\n`, fileName: exportFileName(session, 'json'), mimeType: 'application/json' };

@@ -172,11 +172,12 @@ export function unifiedDiff(oldText: string | null, newText: string, path: strin
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 /** A readable Markdown document of a session. */
-export function renderMarkdown(session: HistorySession, entries: readonly HistoryEntry[]): string {
+export function renderMarkdown(session: HistorySession, entries: readonly HistoryEntry[], agentName: string | null = null): string {
   const out: string[] = [
     `# ${session.title || 'Untitled session'}`,
     '',
-    `- Agent: ${session.agentId}`,
+    // The name the user knows the agent by; its internal id only when the agent was removed since.
+    `- Agent: ${agentName ?? session.agentId}`,
     `- Project: \`${session.cwd}\``,
     `- Started: ${iso(session.createdAt)}`,
     `- Last activity: ${iso(session.lastActivityAt)}`,

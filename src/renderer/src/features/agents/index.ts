@@ -24,4 +24,4 @@ export { openAgentLog } from './log';
 export { agentMetrics, syncAgentMetrics, useMetrics } from './metrics';
 export { NewSessionForm, openNewSessionTab } from './NewSession';
 export { loadRecentFolders, rememberFolder } from './recent';
-export { agentName, refreshAgents, syncAgents, useAgents } from './state';
+export { agentName, readableAgentId, refreshAgents, syncAgents, useAgents } from './state';

@@ -17,7 +17,10 @@ interface AgentsState {
 export const useAgents = create<AgentsState>(() => ({ agents: [], loaded: false, error: null, sessions: {}, endedErrors: {} }));
 
 /** The name the user knows the agent by (the one it was added or installed under). */
-export const agentName = (agents: readonly AgentSummary[], agentId: string): string => agents.find((a) => a.id === agentId)?.name ?? agentId;
+export const agentName = (agents: readonly AgentSummary[], agentId: string): string => agents.find((a) => a.id === agentId)?.name ?? readableAgentId(agentId);
+
+/** An agent not (or no longer) in the list: a custom agent's generated id (custom-3b111e2e-…) is not shown. */
+export const readableAgentId = (agentId: string): string => (/^custom-[0-9a-f]{8}-/.test(agentId) ? 'a custom agent (removed)' : agentId);
 
 export async function refreshAgents(api: Api): Promise<void> {
   const r = await api.call('agents.list', {});

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useApi } from '../../app/api-context';
 import { VisibleText } from '../../ui/VisibleText';
 import { useNotices } from '../../app/notices';
-import { useAgents } from '../agents';
+import { readableAgentId, useAgents } from '../agents';
 import { openLiveSessionTab } from '../session';
 import { reopenAsTab } from './continue';
 import { relativeTime, shortPath } from './format';
@@ -55,7 +55,7 @@ export function AgentSessions() {
     );
   };
 
-  const nameOf = (id: string) => agents.find((a) => a.id === id)?.name ?? id;
+  const nameOf = (id: string) => agents.find((a) => a.id === id)?.name ?? readableAgentId(id);
 
   const open = async (s: AcpSessionInfo) => {
     if (!listing) return;
