@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { appSuite } from '../support/app-suite';
 import { AcpScript, seedHistory, type SeedSession } from '../support/history-seed';
+import { layoutSaved } from '../support/ui';
 
 /**
  * Session history in the renderer, end to end in Chromium: the built app in browser mode on a store
@@ -328,7 +329,7 @@ describe('reopening', () => {
     await page.locator('[role=tab]', { hasText: 'History' }).click();
     await visible(page, 'history-tab').waitFor();
 
-    await page.waitForTimeout(800); // the layout is saved 300 ms after the last change
+    await layoutSaved(suite.app, [2]);
     await page.reload();
     await page.getByTestId('workspace').waitFor();
     await visible(page, 'history-tab').getByTestId('history-project').first().waitFor();

@@ -1,25 +1,11 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
-import { connectContract } from '../support/contract-client';
+import { layoutSaved } from '../support/ui';
 import { WAIT } from '../support/waits';
 
 // A fresh data folder (store, saved layout) per test.
 const suite = appSuite('workspace', undefined, { serverPerTest: true });
-
-/** Waits until the app has saved a layout of panes with these numbers of tabs (it saves 300 ms after a change). */
-async function layoutSaved(tabsPerPane: number[]): Promise<void> {
-  const client = await connectContract(suite.app);
-  try {
-    const saved = async () => {
-      const { entry } = await client.call<{ entry: { value: { panes: Array<{ tabs: unknown[] }> } | null } }>('settings.get', { key: 'workspace.layout' });
-      return entry.value?.panes.map((p) => p.tabs.length) ?? [];
-    };
-    await expect.poll(saved, { timeout: WAIT.server }).toEqual(tabsPerPane);
-  } finally {
-    client.close();
-  }
-}
 
 const paneTabs = (page: Page) =>
   page.getByTestId('pane').evaluateAll((panes) => panes.map((p) => [...p.querySelectorAll('[role=tab] .tab-title')].map((t) => t.textContent)));
@@ -56,7 +42,7 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     await page.keyboard.type('echo "moved=$((40+2))"\n');
     await page.getByTestId('pane').nth(1).locator('.xterm-rows', { hasText: 'moved=42' }).waitFor();
 
-    await layoutSaved([1, 1]);
+    await layoutSaved(suite.app, [1, 1]);
     await page.reload();
     await page.getByTestId('workspace').waitFor();
     await expect(page.getByTestId('pane').count()).resolves.toBe(2);
@@ -77,7 +63,7 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     await newShell(page);
     await newShell(page);
     await expect.poll(() => paneTabs(page).then((t) => t.map((x) => x.length)), { timeout: WAIT.page }).toEqual([1, 2]);
-    await layoutSaved([1, 2]);
+    await layoutSaved(suite.app, [1, 2]);
 
     await suite.restart();
     const again = await suite.open();
