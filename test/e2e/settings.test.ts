@@ -199,6 +199,46 @@ describe('settings', { timeout: 180_000 }, () => {
     expect(b.errors).toEqual([]);
   });
 
+  it('the checkpoint and registry sections are fields of the settings registry: units, a list one a line, back to the default', async () => {
+    const { page, errors } = await open();
+    const tab = await openSettings(page);
+    const c = await connectContract(suite.app);
+    const valueOf = async (key: string) => ((await c.call('settings.get', { key })) as { entry: { value: unknown }; stored: boolean });
+    try {
+      // A size shown in GB is stored in bytes.
+      const perFolder = tab.getByTestId('setting-checkpoints.maxBytesPerFolder');
+      await expect(perFolder.inputValue()).resolves.toBe('2');
+      await perFolder.fill('3.5');
+      await perFolder.press('Enter');
+      await expect.poll(async () => (await valueOf('checkpoints.maxBytesPerFolder')).entry.value, { timeout: 10_000 }).toBe(3.5 * 1024 ** 3);
+
+      // The exclude list, one pattern a line (blank lines dropped), saved on leaving the field.
+      const excludes = tab.getByTestId('setting-checkpoints.excludes');
+      await expect(excludes.inputValue()).resolves.toContain('node_modules/');
+      await excludes.fill('logs/\n\n  *.tmp  ');
+      await excludes.blur();
+      await expect.poll(async () => (await valueOf('checkpoints.excludes')).entry.value, { timeout: 10_000 }).toEqual(['logs/', '*.tmp']);
+
+      // The registry source: one control, from the registry (its placeholder says what empty means).
+      const source = tab.getByTestId('setting-registry.url');
+      await expect(source.getAttribute('placeholder')).resolves.toMatch(/^https:\/\/cdn\.agentclientprotocol\.com\//);
+      await source.fill('ftp://example.com/registry.json');
+      await source.press('Enter');
+      await tab.locator('[data-key="registry.url"]').getByTestId('setting-error').filter({ hasText: /http\(s\) or file:/ }).waitFor({ timeout: 10_000 });
+      await source.fill('file:///nowhere/registry.json');
+      await source.press('Enter');
+      await expect.poll(async () => (await valueOf('registry.url')).entry.value, { timeout: 10_000 }).toBe('file:///nowhere/registry.json');
+      await tab.getByTestId('setting-reset-registry.url').click();
+      await expect.poll(async () => (await valueOf('registry.url')).stored, { timeout: 10_000 }).toBe(false);
+      await expect.poll(() => source.inputValue(), { timeout: 10_000 }).toBe('');
+      await c.call('settings.reset', { key: 'checkpoints.maxBytesPerFolder' });
+      await c.call('settings.reset', { key: 'checkpoints.excludes' });
+    } finally {
+      c.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('a stored value the app cannot use falls back to its default, with a notice', async () => {
     const db = new Database(join(suite.app.dataDir, 'switchboard.db'));
     try {
