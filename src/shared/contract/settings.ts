@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { importSourceIdSchema, importSourceIds } from './history-import';
 import { mcpServerSettingSchema } from './mcp';
 import { DEFAULT_REGISTRY_URL } from './registry';
 
@@ -184,6 +185,14 @@ export const SETTINGS = {
     description: 'Daily copies of the store kept in the backups folder; the oldest go first (at the next backup).',
     scope: 'app',
     section: 'history',
+  }),
+  'history.importKeep': def({
+    schema: z.array(importSourceIdSchema).max(importSourceIds.length),
+    default: [],
+    label: "Keep importing the agents' own sessions",
+    description: 'For these agents, sessions they store outside Switchboard (in a terminal beside it) appear in History as they are written (History → Import).',
+    scope: 'app',
+    section: null,
   }),
 
   // Checkpoints (read by the checkpoint service when it snapshots and prunes)

@@ -121,7 +121,9 @@ export class CheckpointService implements Disposable {
     this.settingsLink = this.settingsSource.onChange(({ key }) => {
       if (key !== 'checkpoints.maxFileBytes' && key !== 'checkpoints.excludes') return;
       const s = this.settings();
-      for (const folder of this.byReal.values()) void this.exclusive(folder, () => folder.repo.configure(s.maxFileBytes, s.excludes)).catch(() => {});
+      for (const folder of this.byReal.values()) {
+        void this.exclusive(folder, () => folder.repo.configure(s.maxFileBytes, s.excludes)).catch((e: unknown) => console.error(`checkpoints: reconfiguring ${folder.path} failed:`, e));
+      }
     });
     if (options.autoPrune !== false) {
       const run = () => void this.prune().catch((e: unknown) => console.error('checkpoint pruning failed:', e));
