@@ -120,11 +120,7 @@ export function PermissionCard({
                   “<VisibleText text={o.name.length > 80 ? `${o.name.slice(0, 80)}…` : o.name} />”
                 </span>
               )}
-              {rules?.[o.optionId] && (
-                <span className="option-rule" data-testid="permission-option-rule">
-                  remembers: {rules[o.optionId]}
-                </span>
-              )}
+
             </button>
           );
         })}
@@ -134,6 +130,18 @@ export function PermissionCard({
           </button>
         )}
       </div>
+      {rules && options.some((o) => rules[o.optionId]) && (
+        <div className="permission-rule-preview small">
+          {options.map((o, i) =>
+            rules[o.optionId] ? (
+              <div key={o.optionId} data-testid="permission-option-rule" data-option-id={o.optionId}>
+                {i < 9 ? `${i + 1}. ` : ''}
+                {kindText(o.kind)} makes Switchboard remember: <CodeSpans text={rules[o.optionId]!} />
+              </div>
+            ) : null,
+          )}
+        </div>
+      )}
       {note && (
         <div className="permission-note small" data-testid="permission-rule-note">
           {note}
@@ -160,4 +168,9 @@ export function PermissionCard({
       )}
     </div>
   );
+}
+
+/** Text with `code` spans (a rule's description) shown as code. */
+function CodeSpans({ text }: { text: string }) {
+  return <>{text.split('`').map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part))}</>;
 }
