@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppCore } from '../../../src/main/app-core';
+import { downloadTo } from '../../../src/main/core/registry/http';
 import { TestServer } from './helpers/server';
 import { createHarness, type Harness } from './helpers/setup';
 
@@ -152,7 +153,7 @@ describe('fetching the registry', () => {
     expect((await h.fail('registry.icon', { registryId: 'nope' })).code).toBe('not_found');
   });
 
-  it('a local registry or its icon that is a FIFO are refused at once (a plain open would wait for a writer)', async () => {
+  it('a local registry, its icon or an archive that is a FIFO is refused at once (a plain open would wait for a writer)', async () => {
     const dir = join(h.dataDir, 'fifo-registry');
     mkdirSync(dir);
     execFileSync('mkfifo', [join(dir, 'registry.json')]);
@@ -176,5 +177,11 @@ describe('fetching the registry', () => {
     } finally {
       await iconHarness.close();
     }
+    // An archive given as a file: URL (allowed when the registry is a local file).
+    execFileSync('mkfifo', [join(dir, 'agent.tar.gz')]);
+    const downloads = [0, 1, 2, 3, 4].map((i) =>
+      downloadTo(pathToFileURL(join(dir, 'agent.tar.gz')).toString(), join(dir, `out-${i}.tar.gz`), { allowFile: true, maxBytes: 1024 * 1024, idleTimeoutMs: 15_000 }),
+    );
+    for (const d of downloads) await expect(d).rejects.toThrow(/named pipe \(FIFO\), not a regular file/);
   });
 });
