@@ -103,6 +103,7 @@ export function PermissionCard({
               onClick={() => choose(o)}
               data-testid="permission-option"
               data-kind={o.kind}
+              data-option-id={o.optionId}
               data-mismatch={mismatch ? 'true' : undefined}
               aria-label={`${what}${o.name ? ` (the agent calls it “${visibleText(o.name)}”)` : ''}${rules?.[o.optionId] ? `, remembers: ${rules[o.optionId]}` : ''}${mismatch ? ' — warning: the name contradicts what it does' : ''}`}
             >
