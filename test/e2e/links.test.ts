@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { recordCalls } from '../support/browser';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /**
  * Links an agent sends (issue 12 §5, §6): they open in the system browser (app.openExternal) only after
@@ -59,9 +60,9 @@ describe('links from agent content', () => {
 
     await link.click();
     await dialog.getByTestId('link-confirm-open').click();
-    await expect.poll(() => opened(calls)).toEqual([url]);
+    await expect.poll(() => opened(calls), { timeout: WAIT.server }).toEqual([url]);
     await dialog.waitFor({ state: 'detached' });
-    await expect.poll(() => popups, { timeout: 30_000 }).toEqual([url]);
+    await expect.poll(() => popups, { timeout: WAIT.server }).toEqual([url]);
 
     for (const text of ['bad one', 'a file', 'mail']) {
       await tab.getByTestId('md-link-disabled').filter({ hasText: text }).click();
@@ -124,8 +125,8 @@ describe('links from agent content', () => {
     expect(popups).toEqual([]);
     await clickLink();
     await dialog.getByTestId('link-confirm-open').click();
-    await expect.poll(() => opened(calls)).toEqual([url]);
-    await expect.poll(() => popups, { timeout: 30_000 }).toEqual([url]);
+    await expect.poll(() => opened(calls), { timeout: WAIT.server }).toEqual([url]);
+    await expect.poll(() => popups, { timeout: WAIT.server }).toEqual([url]);
     expect(errors).toEqual([]);
   });
 });

@@ -3,6 +3,8 @@ import type { AgentSummary } from '@shared/contract/agents';
 import { useApi } from '../../app/api-context';
 import { splitCommandLine } from './command-line';
 import { upsertAgent } from './state';
+import { ErrorAlert } from '../../ui/Alert';
+import { FormActions } from '../../ui/FormActions';
 
 const ENV_NAME = /^[^=\0\s]+$/;
 
@@ -193,18 +195,16 @@ export function AgentForm(props: Props) {
       </label>
       {agent && <p className="muted small">Changes apply the next time the agent starts.</p>}
       {error && (
-        <div className="error small" role="alert">
-          {error}
-        </div>
+        <ErrorAlert>{error}</ErrorAlert>
       )}
-      <div className="form-actions">
+      <FormActions>
         <button className="primary" type="submit" disabled={busy} data-testid="agent-save">
           {agent ? 'Save' : 'Add agent'}
         </button>
         <button type="button" onClick={() => props.onDone(null)}>
           Cancel
         </button>
-      </div>
+      </FormActions>
     </form>
   );
 }

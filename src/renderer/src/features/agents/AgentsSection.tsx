@@ -13,6 +13,7 @@ import { openAgentLog } from './log';
 import { PermissionRules } from './PermissionRules';
 import { Modal } from '../../ui/Modal';
 import { displayStatus, dropAgent, syncAgents, useAgents } from './state';
+import { ErrorAlert } from '../../ui/Alert';
 
 const STATE_TEXT: Record<AgentSummary['status']['state'], string> = {
   stopped: 'not running',
@@ -170,9 +171,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               ))}
           </div>
           {error && (
-            <div className="error small" role="alert">
-              {error}
-            </div>
+            <ErrorAlert>{error}</ErrorAlert>
           )}
           {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AgentAccounts agent={agent} sessions={sessions} />}
           <PermissionRules agentId={agent.id} />

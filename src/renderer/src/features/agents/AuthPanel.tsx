@@ -5,6 +5,7 @@ import { requestOpenLink } from '../../app/link-confirm';
 import { externalHref } from '../markdown';
 import { useTabs } from '../../state/tabs';
 import { displayStatus } from './state';
+import { FormActions } from '../../ui/FormActions';
 
 type EnvVarMethod = Extract<AuthMethodInfo, { type: 'env_var' }>;
 
@@ -40,7 +41,7 @@ function EnvVarForm({ agent, method, busy, onSubmit }: { agent: AgentSummary; me
           />
         </label>
       ))}
-      <div className="form-actions">
+      <FormActions>
         <button className="primary" type="submit" disabled={busy || missing}>
           {busy ? 'Saving…' : 'Save and sign in'}
         </button>
@@ -49,7 +50,7 @@ function EnvVarForm({ agent, method, busy, onSubmit }: { agent: AgentSummary; me
             Where do I get this?
           </button>
         )}
-      </div>
+      </FormActions>
       <p className="muted small">Stored encrypted on this machine; {agent.name} is restarted with them.</p>
     </form>
   );

@@ -7,6 +7,9 @@ import { useTabs } from '../../state/tabs';
 import { syncAgents, useAgents } from './state';
 import { forgetFolder, loadRecentFolders } from './recent';
 import { basename, isAbsolutePath } from '../../ui/format';
+import { ErrorAlert } from '../../ui/Alert';
+import { FormActions } from '../../ui/FormActions';
+import { AgentSelect } from '../../ui/Select';
 
 export function openNewSessionTab(agentId: string, agentName: string, cwd: string): string {
   return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd } } });
@@ -101,13 +104,7 @@ export function NewSessionForm({
     >
       <label className="field">
         <span>Agent</span>
-        <select value={agentId} onChange={(e) => setAgentId(e.target.value)} data-testid="new-session-agent" aria-label="Agent">
-          {agents.map((a) => (
-            <option key={a.id} value={a.id}>
-              {a.name}
-            </option>
-          ))}
-        </select>
+        <AgentSelect agents={agents} value={agentId} onChange={setAgentId} data-testid="new-session-agent" aria-label="Agent" />
       </label>
       <label className="field">
         <span>Folder</span>
@@ -125,9 +122,7 @@ export function NewSessionForm({
         />
       </label>
       {touched && problem && (
-        <div className="error small" role="alert">
-          {problem}
-        </div>
+        <ErrorAlert>{problem}</ErrorAlert>
       )}
       {recent.length > 0 && (
         <div className="recent-folders">
@@ -144,11 +139,11 @@ export function NewSessionForm({
           ))}
         </div>
       )}
-      <div className="form-actions">
+      <FormActions>
         <button className="primary" type="submit" disabled={!agent} data-testid="new-session-start">
           Start session
         </button>
-      </div>
+      </FormActions>
     </form>
   );
 }

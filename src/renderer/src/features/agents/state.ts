@@ -55,7 +55,7 @@ export function displayStatus(agent: AgentSummary): AgentStatus {
 
 const synced = new WeakSet<Api>();
 
-/** Starts keeping the store in step with the core (once per connection). */
+/** Starts keeping the agents and sessions in step with the core (once per connection). */
 export function syncAgents(api: Api): void {
   if (synced.has(api)) return;
   synced.add(api);

@@ -50,7 +50,14 @@ export function RestoreReportView({ report, onUndo }: { report: RestoreReport; o
 
 function FileRow({ file, selected, onSelect }: { file: ChangedFile; selected: boolean; onSelect(): void }) {
   return (
-    <li className={`change-file status-${file.status}${selected ? ' selected' : ''}`} data-testid="change-file" data-path={file.path} data-status={file.status}>
+    <li
+      className={`change-file status-${file.status}${selected ? ' selected' : ''}${file.flag ? ' flagged' : ''}`}
+      data-testid="change-file"
+      data-path={file.path}
+      data-status={file.status}
+      data-ignored={file.ignored ? 'true' : undefined}
+      data-flagged={file.flag ? 'true' : undefined}
+    >
       <button className="change-file-name" onClick={onSelect} aria-expanded={selected} title={visibleText(file.oldPath ? `${file.oldPath} → ${file.path}` : file.path)}>
         <span className={`tag ${file.status}`}>{STATUS_LABEL[file.status]}</span>{' '}
         {file.oldPath && (
@@ -60,13 +67,26 @@ function FileRow({ file, selected, onSelect }: { file: ChangedFile; selected: bo
         )}
         <VisibleText text={file.path} className="change-file-path" />
         {file.kind === 'symlink' && <span className="tag">link</span>}
+        {file.ignored && (
+          <span className="tag ignored" title="Ignored (or inside .git): listed with its size, its content was not kept" data-testid="change-ignored">
+            ignored
+          </span>
+        )}
+        {file.flag && (
+          <span className="tag flag" title={file.flag} data-testid="change-flag">
+            ⚠ runs code
+          </span>
+        )}
       </button>
+      {file.flag && <span className="change-flag-reason small">{file.flag}</span>}
       <span className="muted small">
-        {file.tooLarge
-          ? `too large to keep (${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)})`
-          : file.binary
-            ? `binary, ${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)}`
-            : `+${file.additions} −${file.deletions}`}
+        {file.ignored
+          ? `ignored, content not kept (${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)})`
+          : file.tooLarge
+            ? `too large to keep (${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)})`
+            : file.binary
+              ? `binary, ${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)}`
+              : `+${file.additions} −${file.deletions}`}
       </span>
     </li>
   );
@@ -144,9 +164,10 @@ export function ChangesView({ changes, canRestore, onRestored }: ChangesViewProp
               </button>
             )}
           </div>
-          {diff.file.binary || diff.file.tooLarge ? (
+          {diff.file.binary || diff.file.tooLarge || diff.file.ignored ? (
             <p className="muted">
-              {diff.file.tooLarge ? 'Too large to keep: only its size was recorded' : 'Binary file'} ({formatBytes(diff.file.oldSize)} → {formatBytes(diff.file.newSize)}).
+              {diff.file.ignored ? 'Ignored (or inside .git): only its size was recorded' : diff.file.tooLarge ? 'Too large to keep: only its size was recorded' : 'Binary file'} ({formatBytes(diff.file.oldSize)} →{' '}
+              {formatBytes(diff.file.newSize)}).
             </p>
           ) : (
             <>

@@ -7,6 +7,8 @@ import { useAgents } from '../agents';
 import { openLiveSessionTab } from '../session';
 import { reopenAsTab } from './continue';
 import { relativeTime, shortPath } from './format';
+import { ErrorAlert } from '../../ui/Alert';
+import { AgentSelect } from '../../ui/Select';
 
 interface Listing {
   agentId: string;
@@ -84,22 +86,14 @@ export function AgentSessions() {
     <div className="agent-sessions" data-testid="agent-sessions">
       <p className="muted small">Sessions an agent keeps itself (also ones started elsewhere). Import one to open it here as a live session.</p>
       <div className="history-filters">
-        <select value={chosen} onChange={(e) => setAgentId(e.target.value)} aria-label="Agent" data-testid="agent-sessions-agent">
-          {agents.map((a) => (
-            <option key={a.id} value={a.id}>
-              {a.name}
-            </option>
-          ))}
-        </select>
+        <AgentSelect agents={agents} value={chosen} onChange={setAgentId} aria-label="Agent" data-testid="agent-sessions-agent" />
         <input value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="Only this folder (absolute path, optional)" aria-label="Folder" data-testid="agent-sessions-cwd" />
         <button onClick={() => void fetchPage(null)} disabled={!chosen || busy === 'list'} data-testid="agent-sessions-list">
           {busy === 'list' ? 'Asking…' : 'List its sessions'}
         </button>
       </div>
       {error && (
-        <div className="error small" role="alert" data-testid="agent-sessions-error">
-          {error}
-        </div>
+        <ErrorAlert testId="agent-sessions-error">{error}</ErrorAlert>
       )}
       {listing && listing.sessions.length === 0 && <p className="muted">No sessions{listing.cwd ? ` in ${listing.cwd}` : ''}.</p>}
       {listing && listing.sessions.length > 0 && (

@@ -6,11 +6,13 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { undoDelete } from './actions';
 import { AgentSessions } from './AgentSessions';
+import { ImportPanel } from './ImportPanel';
 import { plural, relativeTime, shortPath } from './format';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { modKey } from './keys';
 import { displayTitle, SessionRow } from './SessionRow';
 import { openSearch } from './state';
+import { AgentSelect } from '../../ui/Select';
 
 const PAGE = 200;
 
@@ -42,6 +44,7 @@ export function HistoryTab(_props: TabViewProps) {
   const [failedOnly, setFailedOnly] = useState(false);
   const [trash, setTrash] = useState(false);
   const [agentView, setAgentView] = useState(false);
+  const [importing, setImporting] = useState(false);
   const [limit, setLimit] = useState(PAGE);
 
   const params: ParamsOf<'history.list'> = {
@@ -67,14 +70,7 @@ export function HistoryTab(_props: TabViewProps) {
           <Search size={13} /> Search everything… <kbd>{modKey}+K</kbd>
         </button>
         <div className="history-filters">
-          <select value={agentId} onChange={(e) => setAgentId(e.target.value)} aria-label="Agent" data-testid="history-tab-agent">
-            <option value="">All agents</option>
-            {agents.map((a) => (
-              <option key={a} value={a}>
-                {names(a)}
-              </option>
-            ))}
-          </select>
+          <AgentSelect agents={agents.map((id) => ({ id, name: names(id) }))} empty="All agents" value={agentId} onChange={setAgentId} aria-label="Agent" data-testid="history-tab-agent" />
           <select value={project} onChange={(e) => setProject(e.target.value)} aria-label="Project" data-testid="history-tab-project">
             <option value="">All projects</option>
             {projects.map((p) => (
@@ -89,6 +85,9 @@ export function HistoryTab(_props: TabViewProps) {
           <label className="history-check">
             <input type="checkbox" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} /> With failed turns
           </label>
+          <button className="link-button" onClick={() => setImporting(!importing)} aria-pressed={importing} data-testid="history-import-toggle">
+            Import…
+          </button>
           <button className="link-button" onClick={() => setTrash(!trash)} data-testid="history-trash-toggle">
             {trash ? '← All sessions' : 'Recently deleted'}
           </button>
@@ -104,6 +103,7 @@ export function HistoryTab(_props: TabViewProps) {
         )}
       </header>
       <div className="history-tab-body">
+        {importing && <ImportPanel onClose={() => setImporting(false)} />}
         {agentView && <AgentSessions />}
         {!agentView && error && <div className="banner error">History is not available: {error}</div>}
         {!agentView && data && data.total === 0 && (

@@ -9,6 +9,7 @@ import { basename, formatDateTime, KIND_TEXT, shortPath } from './format';
 import { Highlight } from './Highlight';
 import { useAgentNames, useHistoryList } from './hooks';
 import { closeSearch } from './state';
+import { AgentSelect } from '../../ui/Select';
 
 const DAY = 86_400_000;
 type DatePreset = 'any' | 'day' | 'week' | 'month' | 'year' | 'custom';
@@ -161,14 +162,14 @@ export function SearchOverlay() {
           {busy && <span className="spinner" aria-label="Searching" />}
         </div>
         <div className="history-search-filters">
-          <select value={filters.agentId} onChange={(e) => set('agentId', e.target.value)} aria-label="Agent" data-testid="history-filter-agent">
-            <option value="">All agents</option>
-            {agents.map((a) => (
-              <option key={a} value={a}>
-                {names(a)}
-              </option>
-            ))}
-          </select>
+          <AgentSelect
+            agents={agents.map((id) => ({ id, name: names(id) }))}
+            empty="All agents"
+            value={filters.agentId}
+            onChange={(id) => set('agentId', id)}
+            aria-label="Agent"
+            data-testid="history-filter-agent"
+          />
           <select value={filters.project} onChange={(e) => set('project', e.target.value)} aria-label="Project" data-testid="history-filter-project">
             <option value="">All projects</option>
             {projects.map((p) => (

@@ -1,6 +1,6 @@
 import { AppInfoContext } from '../../app/App';
 
-export const basename = (p: string): string => p.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || p;
+export { basename } from '../../ui/format';
 
 /** A project path for display: the home folder as ~. */
 export function shortPath(p: string): string {

@@ -3,6 +3,7 @@ import { CircleCheck, CircleX, FileInput, LoaderCircle, Pencil, Plus, Trash2, X 
 import type { McpAgentView, McpCheckResult, McpImportPreview, McpPairInput, McpServerInput, McpServerView } from '@shared/contract/mcp';
 import { useApi, useEvent } from '../../app/api-context';
 import { VisibleText } from '../../ui/VisibleText';
+import { FormActions } from '../../ui/FormActions';
 
 type Kind = 'stdio' | 'http' | 'sse';
 
@@ -198,11 +199,11 @@ export function McpServersSection() {
         })}
         {servers.length === 0 && <li className="muted small">No MCP servers yet.</li>}
       </ul>
-      <div className="form-actions">
+      <FormActions>
         <button onClick={() => setEditing({ id: null, draft: emptyDraft() })} data-testid="mcp-add">
           <Plus size={14} /> Add server
         </button>
-      </div>
+      </FormActions>
       {editing && (
         <ServerForm
           key={editing.id ?? 'new'}
@@ -328,14 +329,14 @@ function ServerForm({ initial, isNew, onSave, onCancel }: { initial: Draft; isNe
       <label className="checkbox">
         <input type="checkbox" checked={d.enabled} onChange={(e) => set({ enabled: e.target.checked })} /> Enabled
       </label>
-      <div className="form-actions">
+      <FormActions>
         <button type="submit" className="primary" disabled={busy} data-testid="mcp-save">
           {isNew ? 'Add' : 'Save'}
         </button>
         <button type="button" onClick={onCancel}>
           Cancel
         </button>
-      </div>
+      </FormActions>
     </form>
   );
 }
@@ -475,12 +476,12 @@ function ImportPanel({ onImported }: { onImported(): void }) {
               </li>
             ))}
           </ul>
-          <div className="form-actions">
+          <FormActions>
             <button className="primary" disabled={picked.size === 0} onClick={() => void apply()} data-testid="mcp-import-apply">
               Import {picked.size}
             </button>
             <button onClick={() => setPreview(null)}>Cancel</button>
-          </div>
+          </FormActions>
         </div>
       )}
     </div>

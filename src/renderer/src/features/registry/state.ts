@@ -120,7 +120,7 @@ export function refreshList(api: Api): Promise<void> {
 const synced = new WeakSet<Api>();
 
 /**
- * Keeps the store in step with the core (once per connection). The first load also refreshes when the
+ * Keeps the registry list in step with the core (once per connection). The first load also refreshes when the
  * list came from the copy on disk, so an open Registry tab shows what is current.
  */
 export function syncRegistry(api: Api): void {

@@ -18,6 +18,7 @@ import { QueuePanel } from './QueuePanel';
 import { Thread, type ThreadHandle } from './Thread';
 import { basename, isEditable, quickOption } from '../../ui/format';
 import { ForkLinks } from './ForkLinks';
+import { FormActions } from '../../ui/FormActions';
 
 interface CreateRequest {
   agentId: string;
@@ -82,12 +83,12 @@ export function SessionTab({ tab, active }: TabViewProps) {
         <div className="start-error" role="alert">
           <h2>Could not start a session with {name}</h2>
           <p className="error">{error}</p>
-          <div className="form-actions">
+          <FormActions>
             <button className="primary" onClick={start}>
               Retry
             </button>
             {create && <button onClick={() => openAgentLog(create.agentId, name)}>Open the agent’s log</button>}
-          </div>
+          </FormActions>
           {create && agents.find((a) => a.id === create.agentId) && <AuthPanel agent={agents.find((a) => a.id === create.agentId)!} />}
         </div>
       ) : (
