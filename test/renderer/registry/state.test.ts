@@ -26,7 +26,7 @@ function entry(id: string, patch: Partial<RegistryEntry> = {}): RegistryEntry {
 
 function list(entries: RegistryEntry[], origin: RegistryList['source']['origin'] = 'network'): RegistryList {
   return {
-    source: { url: 'https://registry.example/registry.json', dataUrl: null, origin, fetchedAt: 1, checkedAt: 1, notModified: false, error: null, warnings: [] },
+    source: { url: 'https://registry.example/registry.json', dataUrl: null, origin, fetchedAt: 1, checkedAt: 1, notModified: false, error: null, warnings: [], registryVersion: null },
     platform: 'linux-x86_64',
     entries,
     invalid: [],
