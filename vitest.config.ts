@@ -13,10 +13,9 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/e2e/**'] } },
-      // End-to-end suites drive a real browser against the built app and real agent processes. On CI a
-      // failed one runs once more (a deterministic failure still fails; vitest reports the retry); suites on
-      // test/support/app-suite.ts print the server's and agents' logs of a failed attempt and start clean.
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], retry: process.env.CI ? 1 : 0 } },
+      // End-to-end suites drive a real browser against the built app and real agent processes, each suite on
+      // test/support/app-suite.ts. No project retries: a test that fails once is a bug to find.
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
     ],
   },
 });

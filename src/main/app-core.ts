@@ -3,6 +3,7 @@ import type { AppInfo } from '../shared/contract/app';
 import { checkExternalLink } from '../shared/links';
 import { AcpServices } from './core/acp/acp-services';
 import type { SecretCipher } from './core/agents/secret-store';
+import type { Clock } from './core/base/clock';
 import { registerShellService } from './core/terminals/shell-service';
 import { PtyHost } from './core/terminals/pty-host';
 import { StoreService } from './core/store/store-service';
@@ -10,6 +11,8 @@ import { BackupService } from './core/store/backup';
 import { CompareService } from './core/compare/compare-service';
 import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
+import { agentForImport } from './core/history-import/agent-match';
+import { HistoryImportService } from './core/history-import/import-service';
 import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
 import { McpService } from './core/mcp/mcp-service';
@@ -27,10 +30,14 @@ export interface CoreOptions {
   openExternal?: (url: string) => Promise<boolean>;
   /** Encrypts stored secrets; the Electron glue passes one built on safeStorage (default: a 0600 key file). */
   secretCipher?: SecretCipher;
+  /** Where the agents' own stores are looked for (default: the user's home; tests give their own). */
+  agentHome?: string;
   /** Where work happens (default: this machine only). Tests may put an in-process agent behind the local host's spawn. */
   hosts?: Hosts;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
   startupBackupDelayMs?: number;
+  /** The agents' clock: supervision, flood control, hang and idle timeouts (default: the real time). */
+  clock?: Clock;
 }
 
 /**
@@ -55,6 +62,8 @@ export class AppCore implements Disposable {
   readonly checkpoints: CheckpointService;
   /** The ACP client: agents, sessions, and the agents' processes. */
   readonly acp: AcpServices;
+  /** The agents' own histories, imported into History (History → Import). */
+  readonly historyImport: HistoryImportService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -67,11 +76,14 @@ export class AppCore implements Disposable {
     registerShellService(this.router, this.bus, this.ptys);
     this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local, settings: this.settings }));
     this.checkpoints.register(this.router);
+    // A restore cut short by the last exit is finished now, and the user told (issue 25.7).
+    void this.checkpoints.recoverInterrupted().catch((e: unknown) => console.error('finishing interrupted restores failed:', e));
     // One MessageLog for the store; the history index is attached to it when it is first used.
     const acp = this.own(
       new AcpServices(this, {
         onMessageLog: (log) => this.history.attach(log),
         ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
       }).register(this.router),
     );
     this.acp = acp;
@@ -92,12 +104,31 @@ export class AppCore implements Disposable {
     this.history.register(this.router);
     this.history.start();
     this.disposables.add(this.checkpoints.onTurnRecorded((turn, nextStartedAt) => this.history.recordTurnChanges(turn, nextStartedAt)));
+    this.historyImport = this.disposables.add(
+      new HistoryImportService({
+        db: () => this.store.db,
+        log: () => acp.context.messageLog(),
+        bus: this.bus,
+        home: options.agentHome ?? homedir(),
+        env: process.env,
+        keep: () => this.settings.get('history.importKeep'),
+        agentFor: (source) => agentForImport(source, acp.agents.list()),
+        deleteSessions: (ids) => void this.history.delete(ids),
+        watch: (root, onEvent, watchOptions) => this.hosts.local.watch(root, onEvent, watchOptions),
+      }),
+    );
+    this.historyImport.register(this.router);
+    this.disposables.add(this.settings.onChange((e) => e.key === 'history.importKeep' && this.historyImport.keepUp()));
+    // After the window is up: a rescan of the stores kept up reads only what changed.
+    setTimeout(() => this.historyImport.keepUp(), 2000).unref();
     this.backups = this.disposables.add(new BackupService(this.store, options.dataDir, { keep: () => this.settings.get('history.backupsKept') }));
     this.backups.register(this.router);
     this.registry = this.disposables.add(
       new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus, host: this.hosts.local }),
     );
-    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, options.dataDir, this.hosts.local)).register(this.router);
+    this.disposables.add(
+      new CompareService(this.store, this.bus, acp.sessions, options.dataDir, this.hosts.local, () => this.settings.get('compare.runRepoHooks')),
+    ).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
+import { WAIT } from '../support/waits';
 
 let app: AppServer;
 let browser: Browser;
@@ -92,12 +93,12 @@ describe('app shell in Chromium (browser transport)', () => {
     await page.keyboard.press('Control+Shift+t'); // works while the terminal has focus
     await tabCount(page, 2);
     const selected = () => page.locator('[role=tab][aria-selected=true] .tab-title').innerText();
-    await expect.poll(selected).toBe('New tab');
+    await expect.poll(selected, { timeout: WAIT.page }).toBe('New tab');
     await page.keyboard.press('Control+Tab');
     // React paints the switch after the key press resolves: polled, not read once.
-    await expect.poll(selected).not.toBe('New tab');
+    await expect.poll(selected, { timeout: WAIT.page }).not.toBe('New tab');
     await page.keyboard.press('Control+Shift+Tab');
-    await expect.poll(selected).toBe('New tab');
+    await expect.poll(selected, { timeout: WAIT.page }).toBe('New tab');
     // The keyboard left the terminal that is hidden now: Ctrl+W is the app's, and typing reaches no hidden shell.
     expect(await page.evaluate(() => document.activeElement?.closest('.tab-panel[hidden]') ?? null)).toBeNull();
     await page.keyboard.press('Control+w');

@@ -1,40 +1,32 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 
-let app: AppServer;
-let browser: Browser;
-let repo: string;
+/** The project repository the agents compare in: the suite's folder. */
+let repo = '';
 
 const git = (...args: string[]) =>
   execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
 
-beforeAll(async () => {
-  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+const suite = appSuite('compare', async (app) => {
   const c = await connectContract(app);
   const { command, args } = scenarioAgentCommand();
   for (const name of ['Alpha agent', 'Beta agent']) await c.call('agents.addCustom', { name, command, args, env: {} });
   c.close();
-  repo = tempDir('sb-compare-repo-');
+  repo = suite.work;
   git('init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), '# project\n');
   git('add', '-A');
   git('commit', '-qm', 'init');
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-});
 
 describe('compare mode in Chromium', () => {
   it('sends one prompt to two agents in their own worktrees, shows both results and diffs, and applies the chosen one', async () => {
-    const { page, context, errors } = await openApp(browser, app.url);
+    const { page, errors } = await suite.open();
     page.on('dialog', (d) => void d.accept());
     await page.locator('.tab-new').click();
     await page.getByTestId('launch-compare').click();
@@ -70,6 +62,5 @@ describe('compare mode in Chromium', () => {
     expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('written in a worktree');
     expect(git('worktree', 'list').split('\n').filter(Boolean).length).toBe(3);
     expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
-    await context.close();
   });
 });

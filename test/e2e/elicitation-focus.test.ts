@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { connectContract, type ContractClient } from '../support/contract-client';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /**
  * Where an elicitation form stands in the tab: it takes the keyboard when it comes in and nothing else has
@@ -50,12 +51,12 @@ describe('elicitation focus', { timeout: 120_000 }, () => {
     await askFromAgent(tab, FORM);
     const card = tab.getByTestId('elicitation');
     await card.getByTestId('elicit-form').waitFor();
-    await expect.poll(() => focused(page)).toEqual({ testid: 'INPUT', field: 'name' });
+    await expect.poll(() => focused(page), { timeout: WAIT.page }).toEqual({ testid: 'INPUT', field: 'name' });
     await page.keyboard.type('demo');
     await page.keyboard.press('Enter');
     await tab.getByTestId('agent-message').filter({ hasText: 'elicitation: {"ok":true,"result":{"action":"accept","content":{"name":"demo"}}}' }).waitFor();
     // Answered: the keyboard is back in the prompt.
-    await expect.poll(() => focused(page)).toEqual({ testid: 'prompt-input', field: null });
+    await expect.poll(() => focused(page), { timeout: WAIT.page }).toEqual({ testid: 'prompt-input', field: null });
   });
 
   it('takes the keyboard from the prompt left empty after sending, as a permission request does', async () => {
@@ -65,7 +66,7 @@ describe('elicitation focus', { timeout: 120_000 }, () => {
     await page.keyboard.type(`elicit ${JSON.stringify(FORM)}`);
     await page.keyboard.press('Enter');
     await tab.getByTestId('elicit-form').waitFor();
-    await expect.poll(() => focused(page)).toEqual({ testid: 'INPUT', field: 'name' });
+    await expect.poll(() => focused(page), { timeout: WAIT.page }).toEqual({ testid: 'INPUT', field: 'name' });
     expect(await input.inputValue()).toBe('');
   });
 
@@ -103,7 +104,7 @@ describe('elicitation focus', { timeout: 120_000 }, () => {
     // Typing in the shown session's prompt: the hidden form does not take it.
     expect((await focused(page)).testid).toBe('prompt-input');
     await tabOfA.click();
-    await expect.poll(() => focused(page)).toEqual({ testid: 'INPUT', field: 'name' });
+    await expect.poll(() => focused(page), { timeout: WAIT.page }).toEqual({ testid: 'INPUT', field: 'name' });
   });
 });
 
@@ -121,14 +122,14 @@ describe('elicitation asked during a tool call', { timeout: 120_000 }, () => {
       const view = await tab.getByTestId('thread').boundingBox();
       return box !== null && view !== null && box.y + box.height > view.y && box.y < view.y + view.height;
     };
-    await expect.poll(inView).toBe(false);
+    await expect.poll(inView, { timeout: WAIT.page }).toBe(false);
     await sendPrompt(tab, `elicit ${JSON.stringify({ ...FORM, toolCallId: 't1' })}`);
     const card = tab.getByTestId('elicitation');
     const link = card.getByTestId('elicit-tool-link');
     await link.waitFor();
     expect(await link.innerText()).toBe('Read file');
     await link.click();
-    await expect.poll(inView).toBe(true);
+    await expect.poll(inView, { timeout: WAIT.page }).toBe(true);
 
     // A tool call that is not in the thread is named by its id, with nothing to follow.
     await tab.getByRole('button', { name: '↓ Latest' }).click();

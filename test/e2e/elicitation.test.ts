@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { recordCalls } from '../support/browser';
 import { addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /**
  * ACP elicitation (issue 14): the agent asks for input with a form built from its schema, or asks the user
@@ -64,7 +65,7 @@ describe('elicitation', () => {
     await field('name').locator('input').fill('Not Valid');
     await field('port').locator('input').fill('80');
     await card.getByTestId('elicit-accept').click();
-    await expect.poll(() => field('name').getByTestId('elicit-error').innerText()).toMatch(/Must match the pattern/);
+    await expect.poll(() => field('name').getByTestId('elicit-error').innerText(), { timeout: WAIT.page }).toMatch(/Must match the pattern/);
     expect(await field('port').getByTestId('elicit-error').innerText()).toBe('At least 1024.');
     expect(await answers().count()).toBe(0);
 
@@ -76,7 +77,7 @@ describe('elicitation', () => {
     await answers().first().waitFor();
     const sent = { name: 'kite-app', port: 8080, logging: true, strategy: 'fast' };
     expect(JSON.parse((await answers().first().innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'accept', content: sent } });
-    await expect.poll(() => card.getAttribute('data-state')).toBe('accept');
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: WAIT.server }).toBe('accept');
     expect(await card.getByTestId('elicit-form').count()).toBe(0);
     const shown = await card.getByTestId('elicit-answers').innerText();
     for (const s of ['Project name', 'kite-app', 'Port', '8080', 'Enable logging', 'Yes', 'Strategy', 'Aggressive']) expect(shown).toContain(s);
@@ -85,9 +86,9 @@ describe('elicitation', () => {
     await sendPrompt(tab, `elicit ${JSON.stringify({ ...FORM, message: 'Again?' })}`);
     const second = tab.getByTestId('elicitation').nth(1);
     await second.getByTestId('elicit-decline').click();
-    await expect.poll(() => answers().count()).toBe(2);
+    await expect.poll(() => answers().count(), { timeout: WAIT.agent }).toBe(2);
     expect(JSON.parse((await answers().nth(1).innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'decline' } });
-    await expect.poll(() => second.getAttribute('data-state')).toBe('decline');
+    await expect.poll(() => second.getAttribute('data-state'), { timeout: WAIT.server }).toBe('decline');
     expect(await second.innerText()).toContain('You declined.');
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(errors).toEqual([]);
@@ -125,8 +126,8 @@ describe('elicitation', () => {
     });
     await card.getByTestId('elicit-open').click();
     await dialog.getByTestId('link-confirm-open').click();
-    await expect.poll(opened).toEqual([url]);
-    await expect.poll(() => page.locator('.notices .notice').filter({ hasText: 'The link was not opened' }).count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(opened, { timeout: WAIT.server }).toEqual([url]);
+    await expect.poll(() => page.locator('.notices .notice').filter({ hasText: 'The link was not opened' }).count(), { timeout: WAIT.page }).toBe(1);
     expect(await card.getAttribute('data-state')).toBe('pending');
     expect(await answers().count()).toBe(0);
     await page.evaluate(() => {
@@ -135,14 +136,14 @@ describe('elicitation', () => {
 
     await card.getByTestId('elicit-open').click();
     await dialog.getByTestId('link-confirm-open').click();
-    await expect.poll(opened).toEqual([url, url]);
-    await expect.poll(() => popups, { timeout: 30_000 }).toEqual([url]);
+    await expect.poll(opened, { timeout: WAIT.server }).toEqual([url, url]);
+    await expect.poll(() => popups, { timeout: WAIT.server }).toEqual([url]);
     await answers().first().waitFor();
     expect(JSON.parse((await answers().first().innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'accept' } });
-    await expect.poll(() => card.innerText()).toContain('waiting for the agent');
+    await expect.poll(() => card.innerText(), { timeout: WAIT.server }).toContain('waiting for the agent');
 
     await sendPrompt(tab, 'elicit-complete gh-1');
-    await expect.poll(() => card.getAttribute('data-completed')).toBe('true');
+    await expect.poll(() => card.getAttribute('data-completed'), { timeout: WAIT.agent }).toBe('true');
     expect(await card.innerText()).toContain('the agent says it is done');
 
     // A host in punycode (imitating another name) is shown as such, with a warning; declined here.
@@ -151,7 +152,7 @@ describe('elicitation', () => {
     await spoof.getByTestId('elicit-punycode').waitFor();
     expect(await spoof.getByTestId('elicit-domain').innerText()).toBe('xn--pple-43d.com');
     await spoof.getByTestId('elicit-decline').click();
-    await expect.poll(() => answers().count()).toBe(2);
+    await expect.poll(() => answers().count(), { timeout: WAIT.agent }).toBe(2);
     expect(JSON.parse((await answers().nth(1).innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'decline' } });
     expect(opened()).toEqual([url, url]);
 
@@ -198,7 +199,7 @@ describe('elicitation', () => {
 
     // Lookbehind cannot run in a linear-time engine: the agent hears why, nothing is shown to fill.
     await sendPrompt(tab, `elicit ${JSON.stringify({ ...hostile, requestedSchema: { type: 'object', properties: { x: { type: 'string', pattern: '(?<=a)b' } } } })}`);
-    await expect.poll(() => answers().count()).toBe(2);
+    await expect.poll(() => answers().count(), { timeout: WAIT.agent }).toBe(2);
     expect(await answers().nth(1).innerText()).toMatch(/linear-time engine/);
     expect(errors).toEqual([]);
   });
@@ -209,11 +210,11 @@ describe('elicitation', () => {
     await sendPrompt(tab, `elicit ${JSON.stringify(FORM)}`);
     const card = tab.getByTestId('elicitation');
     await card.getByTestId('elicit-form').waitFor();
-    await expect.poll(notes).toEqual([`${name} asks you something`]);
+    await expect.poll(notes, { timeout: WAIT.server }).toEqual([`${name} asks you something`]);
     await tab.getByTestId('stop-button').click();
     await answers().first().waitFor();
     expect(JSON.parse((await answers().first().innerText()).replace('elicitation: ', ''))).toEqual({ ok: true, result: { action: 'cancel' } });
-    await expect.poll(() => card.getAttribute('data-state')).toBe('cancel');
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: WAIT.server }).toBe('cancel');
     expect(await card.getByTestId('elicit-form').count()).toBe(0);
     expect(errors).toEqual([]);
   });

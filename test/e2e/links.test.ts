@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { recordCalls } from '../support/browser';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /**
  * Links an agent sends (issue 12 §5, §6): they open in the system browser (app.openExternal) only after
@@ -55,7 +56,7 @@ describe('links from agent content', () => {
 
     await link.click();
     await dialog.getByTestId('link-confirm-open').click();
-    await expect.poll(() => opened(calls)).toEqual([url]);
+    await expect.poll(() => opened(calls), { timeout: WAIT.server }).toEqual([url]);
     await dialog.waitFor({ state: 'detached' });
 
     for (const text of ['bad one', 'a file', 'mail']) {
@@ -118,7 +119,7 @@ describe('links from agent content', () => {
     expect(opened(calls)).toEqual([]);
     await clickLink();
     await dialog.getByTestId('link-confirm-open').click();
-    await expect.poll(() => opened(calls)).toEqual([url]);
+    await expect.poll(() => opened(calls), { timeout: WAIT.server }).toEqual([url]);
     expect(popups).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClientFrame, ServerFrame } from '../../src/shared/contract';
 import { appSuite } from '../support/app-suite';
 import { addScenarioAgent, agentRow, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /** The new-session dialog's folder field: its default (the most recent folder), what the user types, what it refuses. */
 
@@ -72,7 +73,7 @@ describe('new session dialog', { timeout: 90_000 }, () => {
     await dialog.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await agentRow(page, 'Folders').getByTestId('agent-new-session').click();
-    await expect.poll(() => folder.inputValue()).toBe(suite.work);
+    await expect.poll(() => folder.inputValue(), { timeout: WAIT.page }).toBe(suite.work);
     await expect(folder.getAttribute('readonly')).resolves.toBeNull();
 
     // A relative path is refused with a reason, and no session starts.

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { setSetting } from '../support/contract-client';
 import { activeSession, addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /** The overview of live sessions, and an agent crash as the user sees it (restarted on its own). */
 
@@ -47,7 +48,7 @@ describe('overview and supervision', { timeout: 120_000 }, () => {
     await sendPrompt(activeSession(page), 'updates');
     await activeSession(page).getByTestId('agent-message').filter({ hasText: 'Done.' }).waitFor();
     await page.keyboard.press('Control+Shift+O');
-    await expect.poll(() => row.getByTestId('overview-context').innerText()).toBe('1%');
+    await expect.poll(() => row.getByTestId('overview-context').innerText(), { timeout: WAIT.server }).toBe('1%');
     await expect(row.getByTestId('overview-context').getAttribute('title')).resolves.toBe('1,200 of 200,000 tokens');
   });
 

@@ -24,6 +24,8 @@ describe('permission rules', { timeout: 120_000 }, () => {
     await card.waitFor();
     const always = card.locator('[data-testid=permission-option][data-kind=allow_always]');
     await expect(always.innerText()).resolves.toContain(`don't ask again for echo commands in ${basename(suite.work)}`);
+    // What Switchboard will remember, before the user chooses it.
+    await expect(always.getByTestId('permission-option-rule').innerText()).resolves.toBe(`remembers: run \`echo *\` in ${basename(suite.work)}`);
     await always.click();
     await agentMessages(tab).filter({ hasText: 'ask-run echo always > a.txt: selected allow-always' }).waitFor();
     await card.waitFor({ state: 'detached' });
@@ -81,6 +83,14 @@ describe('permission rules', { timeout: 120_000 }, () => {
     await otherCard.waitFor();
     await otherCard.locator('[data-testid=permission-option][data-kind=reject_once]').click();
     await agentMessages(elsewhere).filter({ hasText: 'ask-run echo again: selected reject' }).waitFor();
+
+    // Forgotten on the permissions page: the thread still says what answered, and its link says the rule is gone.
+    await page.locator('[role=tab]', { hasText: 'Settings' }).click();
+    await rule.getByTestId('rule-remove').click();
+    await rule.waitFor({ state: 'detached' });
+    await page.locator('[role=tab]', { hasText: 'Echo Agent' }).first().click();
+    await ruledAgain.getByTestId('rule-answer-link').click();
+    await settingsTab(page).getByTestId('permission-rule-gone').waitFor();
     expect(errors).toEqual([]);
   });
 
@@ -101,5 +111,36 @@ describe('permission rules', { timeout: 120_000 }, () => {
     const viewer = page.locator('.tab-panel:not([hidden]) [data-testid=file-view]');
     await viewer.locator('[data-testid=monaco-viewer][data-ready=true] .view-lines', { hasText: 'Bash(echo no *)' }).waitFor();
     expect(errors).toEqual([]);
+  });
+
+  it('a card shows a right-to-left override in the label as it is, warns, and the "always" answer stores no rule', async () => {
+    const { page } = await suite.open({ empty: true });
+    const row = await addScenarioAgent(page, 'RLO Agent');
+    const tab = await startSessionFromSidebar(page, row, suite.work);
+    const options = JSON.stringify([
+      { optionId: 'yes-sneaky', name: '\u202Etcejer', kind: 'allow_always' },
+      { optionId: 'nope', name: 'No', kind: 'reject_once' },
+    ]);
+    await sendPrompt(tab, `permission execute ${options}`);
+    const card = tab.getByTestId('permission-card');
+    await card.waitFor();
+    const sneaky = card.locator('[data-testid=permission-option][data-kind=allow_always]');
+    // The override is shown as a token, not acted on; the warning says what the label shows.
+    await expect(sneaky.getByTestId('permission-option-name').innerText()).resolves.toBe('“<U+202E>tcejer”');
+    await expect(card.getByTestId('permission-warning').innerText()).resolves.toMatch(/“reject”, but it would always allow[\s\S]*hidden direction controls/);
+    await expect(sneaky.getByTestId('permission-option-rule').count()).resolves.toBe(0);
+    // Even confirmed, the main process refuses the rule: nothing is answered, and the card stays.
+    await sneaky.click();
+    await card.getByTestId('permission-confirm-yes').click();
+    await page.locator('.notice.error', { hasText: 'Switchboard stores no rule from it' }).waitFor();
+    await card.locator('[data-testid=permission-option][data-kind=reject_once]').click();
+    await agentMessages(tab).filter({ hasText: 'permission: selected nope' }).waitFor();
+    const c = await connectContract(suite.app);
+    try {
+      const { rules } = (await c.call('permissionRules.list', {})) as { rules: Array<{ label: string | null }> };
+      expect(rules.filter((r) => r.label?.includes('tcejer'))).toEqual([]);
+    } finally {
+      c.close();
+    }
   });
 });

@@ -18,6 +18,7 @@ import { listTree } from '../main/registry/helpers/setup';
 import { TestServer } from '../main/registry/helpers/server';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser } from '../support/browser';
+import { WAIT } from '../support/waits';
 
 /**
  * The Registry tab end to end in Chromium: the built app in browser mode, pointed (through the UI) at
@@ -213,7 +214,7 @@ async function startSessionAndSayHello(page: Page, card: Locator, agentId: strin
   await card.getByTestId('entry-start-session').click();
   const dialog = page.getByRole('dialog');
   await dialog.getByTestId('new-session-form').waitFor();
-  await expect.poll(() => dialog.getByTestId('new-session-agent').inputValue()).toBe(agentId);
+  await expect.poll(() => dialog.getByTestId('new-session-agent').inputValue(), { timeout: WAIT.page }).toBe(agentId);
   await dialog.getByTestId('new-session-folder').fill(work);
   await dialog.getByTestId('new-session-start').click();
   await dialog.waitFor({ state: 'detached' });
@@ -322,7 +323,7 @@ describe('Registry tab', { timeout: 180_000 }, () => {
     const progress = card.getByTestId('entry-progress');
     await progress.and(page.locator('[data-step=downloading]')).waitFor();
     await expect(card.getByTestId('entry-progress-label').innerText()).resolves.toBe('Installing 1.0.0: Downloading (step 2 of 5)');
-    await expect.poll(() => card.getByTestId('entry-progress-bar').getAttribute('aria-valuenow')).toBe('50');
+    await expect.poll(() => card.getByTestId('entry-progress-bar').getAttribute('aria-valuenow'), { timeout: WAIT.server }).toBe('50');
     await expect(card.getByTestId('entry-progress-detail').innerText()).resolves.toMatch(/^\d+(\.\d)? KB of \d+(\.\d)? KB$/);
     expect(await card.getByTestId('entry-install').count()).toBe(0);
     gates.tiny!.release();
@@ -375,11 +376,11 @@ describe('Registry tab', { timeout: 180_000 }, () => {
     // Rollback switches back; the newer one stays installed, so updating again needs no download.
     await expect(card.getByTestId('entry-rollback').innerText()).resolves.toBe('Roll back to 1.0.0');
     await card.getByTestId('entry-rollback').click();
-    await expect.poll(() => card.getAttribute('data-installed-version')).toBe('1.0.0');
+    await expect.poll(() => card.getAttribute('data-installed-version'), { timeout: WAIT.agent }).toBe('1.0.0');
     await card.getByTestId('entry-update-badge').waitFor();
     await expect(card.getByTestId('entry-rollback').innerText()).resolves.toBe('Roll back to 1.1.0');
     await card.getByTestId('entry-update').click();
-    await expect.poll(() => card.getAttribute('data-installed-version')).toBe('1.1.0');
+    await expect.poll(() => card.getAttribute('data-installed-version'), { timeout: WAIT.agent }).toBe('1.1.0');
     expect(reg.requestsFor('/archives/tiny-1.1.0.tar.gz')).toBe(1);
 
     // Overrides of arguments and environment.
@@ -399,7 +400,7 @@ describe('Registry tab', { timeout: 180_000 }, () => {
     // They survive a rollback.
     await form.getByRole('button', { name: 'Cancel' }).click();
     await card.getByTestId('entry-rollback').click();
-    await expect.poll(() => card.getAttribute('data-installed-version')).toBe('1.0.0');
+    await expect.poll(() => card.getAttribute('data-installed-version'), { timeout: WAIT.agent }).toBe('1.0.0');
     await card.getByTestId('entry-settings').click();
     await expect(form.getByTestId('overrides-command').innerText()).resolves.toMatch(/tiny-agent[/\\]1\.0\.0[/\\].*cmd --flag-from-test "second arg"$/);
     await form.getByRole('button', { name: 'Cancel' }).click();
@@ -425,7 +426,7 @@ describe('Registry tab', { timeout: 180_000 }, () => {
     const card = entry(page, 'slow-agent');
     await card.getByTestId('entry-install').click();
     await card.getByTestId('entry-progress').and(page.locator('[data-step=downloading]')).waitFor();
-    await expect.poll(() => card.getByTestId('entry-progress-bar').getAttribute('aria-valuenow')).toBe('50');
+    await expect.poll(() => card.getByTestId('entry-progress-bar').getAttribute('aria-valuenow'), { timeout: WAIT.server }).toBe('50');
     await card.getByTestId('entry-cancel').click();
     await expect(card.getByTestId('entry-note').innerText()).resolves.toMatch(/Installation cancelled: nothing was kept/);
     await card.getByTestId('entry-install').waitFor();
@@ -508,7 +509,7 @@ describe('Registry tab', { timeout: 180_000 }, () => {
         .toEqual(['https://docs.astral.sh/uv/getting-started/installation/']);
       // Checking again (still missing) keeps the advice.
       await error.getByTestId('runtime-recheck').click();
-      await expect.poll(() => calls.filter((c) => c.method === 'registry.runtimeCheck').length).toBe(2);
+      await expect.poll(() => calls.filter((c) => c.method === 'registry.runtimeCheck').length, { timeout: WAIT.server }).toBe(2);
       await missing.waitFor();
       expect(await card.getByTestId('entry-installed-badge').count()).toBe(0);
     },
@@ -546,7 +547,7 @@ describe('Registry tab', { timeout: 180_000 }, () => {
       publish();
     }
     await t.getByTestId('registry-refresh').click();
-    await expect.poll(() => t.getByTestId('registry-source').innerText()).toMatch(/^Downloaded just now/);
+    await expect.poll(() => t.getByTestId('registry-source').innerText(), { timeout: WAIT.server }).toMatch(/^Downloaded just now/);
   });
 });
 

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
+import { WAIT } from '../support/waits';
 
 /**
  * Issue 4 "Restore", end to end in Chromium: a session is made with the scenario agent (which keeps its
@@ -57,7 +58,7 @@ async function send(tab: Locator, text: string): Promise<void> {
   const input = tab.getByTestId('prompt-input');
   await input.fill(text);
   await input.press('Enter');
-  await expect.poll(() => input.inputValue()).toBe('');
+  await expect.poll(() => input.inputValue(), { timeout: WAIT.page }).toBe('');
 }
 
 describe('restoring a past session', { timeout: 180_000 }, () => {
@@ -99,8 +100,8 @@ describe('restoring a past session', { timeout: 180_000 }, () => {
     await page.getByText(/live again: .* loaded \(session\/load\)/).first().waitFor();
     // The old conversation is there, once.
     await tab.getByTestId('user-message').filter({ hasText: 'echo kestrel-question' }).waitFor();
-    await expect.poll(() => tab.getByTestId('user-message').filter({ hasText: 'kestrel-question' }).count()).toBe(1);
-    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'kestrel-question' }).count()).toBe(1);
+    await expect.poll(() => tab.getByTestId('user-message').filter({ hasText: 'kestrel-question' }).count(), { timeout: WAIT.server }).toBe(1);
+    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'kestrel-question' }).count(), { timeout: WAIT.server }).toBe(1);
     await send(tab, 'hello');
     await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
     await tab.and(page.locator('[data-status=idle]')).waitFor();
@@ -126,8 +127,8 @@ describe('restoring a past session', { timeout: 180_000 }, () => {
     tab = sessionTab(page);
     await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
     await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
-    await expect.poll(() => tab.getByTestId('user-message').filter({ hasText: 'kestrel-question' }).count()).toBe(1);
-    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).count()).toBe(1);
+    await expect.poll(() => tab.getByTestId('user-message').filter({ hasText: 'kestrel-question' }).count(), { timeout: WAIT.server }).toBe(1);
+    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).count(), { timeout: WAIT.server }).toBe(1);
     await send(tab, 'echo osprey-answer');
     await tab.getByTestId('agent-message').filter({ hasText: 'osprey-answer' }).waitFor();
   });
@@ -172,14 +173,14 @@ describe('restoring a past session', { timeout: 180_000 }, () => {
     const rows = view.getByTestId('agent-session-row');
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(2);
     await view.getByTestId('agent-sessions-more').click();
-    await expect.poll(() => rows.count()).toBe(3);
+    await expect.poll(() => rows.count(), { timeout: WAIT.server }).toBe(3);
     await expect(view.getByTestId('agent-sessions-more').count()).resolves.toBe(0);
 
     await view.locator('[data-acp-session-id=ext-2]').getByTestId('agent-session-import').click();
     const tab = sessionTab(page);
     await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
     await tab.getByTestId('user-message').filter({ hasText: 'heron question 2' }).waitFor();
-    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'heron answer 2' }).count()).toBe(1);
+    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'heron answer 2' }).count(), { timeout: WAIT.agent }).toBe(1);
     await send(tab, 'hello');
     await tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).waitFor();
 

@@ -6,6 +6,7 @@ import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
 import { connectContract } from '../support/contract-client';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /**
  * Issue 14, bugs 1, 4 and 6 end to end in Chromium: a session tab that the saved layout brings back after an
@@ -108,10 +109,10 @@ describe('restored tabs and tool output', { timeout: 240_000 }, () => {
     await transcript.getByTestId('transcript-entry').filter({ hasText: 'falcon-question' }).first().waitFor();
     // Its title as History knows it (the first prompt, as no title was given), on the tab too.
     const title = 'echo falcon-question';
-    await expect.poll(async () => (await transcript.getByTestId('transcript-title').innerText()).trim()).toBe(title);
+    await expect.poll(async () => (await transcript.getByTestId('transcript-title').innerText()).trim(), { timeout: WAIT.server }).toBe(title);
     expect(await transcript.locator('.transcript-meta .session-agent').innerText()).toBe(AGENT);
     await transcript.locator('[data-testid=transcript-reopen-plan][data-mode=load]').waitFor();
-    await expect.poll(() => page.locator('[role=tab][aria-selected=true]').getAttribute('title')).toBe(title);
+    await expect.poll(() => page.locator('[role=tab][aria-selected=true]').getAttribute('title'), { timeout: WAIT.page }).toBe(title);
     expect(await page.getByText('This session is not running any more').count()).toBe(0);
     // No agent process was started for it.
     expect(spawns()).toBe(before);
@@ -124,7 +125,7 @@ describe('restored tabs and tool output', { timeout: 240_000 }, () => {
     expect(await page.locator('[role=tab]').count()).toBe(tabsBefore);
     expect(spawns()).toBe(before + 1);
     await tab.getByTestId('user-message').filter({ hasText: 'falcon-question' }).waitFor();
-    await expect.poll(() => tab.getByTestId('user-message').filter({ hasText: 'falcon-question' }).count()).toBe(1);
+    await expect.poll(() => tab.getByTestId('user-message').filter({ hasText: 'falcon-question' }).count(), { timeout: WAIT.server }).toBe(1);
     await sendPrompt(tab, 'echo second-falcon');
     await tab.getByTestId('agent-message').filter({ hasText: 'second-falcon' }).waitFor();
   });

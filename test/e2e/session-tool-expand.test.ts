@@ -1,9 +1,8 @@
-import { realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
 
 /**
  * A tool call's body opens when its diff or terminal arrives in a later update (real agents — Claude Code,
@@ -47,25 +46,10 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
 });
 `;
 
-let app: AppServer;
-let browser: Browser;
-let work: string;
-let agentPath: string;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-expand-work-'));
-  agentPath = join(tempDir('sb-expand-agent-'), 'late-agent.mjs');
+let agentPath = '';
+const suite = appSuite('expand', async () => {
+  agentPath = join(suite.work, '.late-agent.mjs');
   writeFileSync(agentPath, AGENT);
-  [app, browser] = await Promise.all([startAppServer(), launchBrowser()]);
-}, 90_000);
-
-afterAll(async () => {
-  await context?.close().catch(() => {});
-  await browser?.close();
-  await app?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-  if (agentPath) rmSync(dirname(agentPath), { recursive: true, force: true });
 });
 
 async function startSession(page: Page): Promise<Locator> {
@@ -81,7 +65,7 @@ async function startSession(page: Page): Promise<Locator> {
   await page.locator('.pane.focused .tab-new').click();
   const launcher = page.locator('.tab-panel:not([hidden])').getByTestId('launcher-new-session');
   await launcher.getByTestId('new-session-agent').selectOption({ label: 'Late agent' });
-  await launcher.getByTestId('new-session-folder').fill(work);
+  await launcher.getByTestId('new-session-folder').fill(suite.work);
   await launcher.getByTestId('new-session-start').click();
   const tab = page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
   await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
@@ -97,11 +81,8 @@ async function send(tab: Locator, text: string, reply: string): Promise<void> {
 
 describe('tool call body', { timeout: 90_000 }, () => {
   it('opens when a diff arrives after the tool call; stays as the user left it once toggled', async () => {
-    const opened = await openApp(browser, app.url);
-    context = opened.context;
-    const page = opened.page;
+    const { page } = await suite.open();
     page.setDefaultTimeout(25_000);
-    await page.getByTestId('workspace').waitFor();
     const tab = await startSession(page);
 
     // Announced without content: collapsed. The diff arrives: the body opens and shows it in Monaco.

@@ -7,6 +7,7 @@ import { tempDir } from '../support/app-server';
 import { appSuite } from '../support/app-suite';
 import { setSetting } from '../support/contract-client';
 import { activeSession, addAgent, agentRow, agentsSidebar, recordNotifications, sendPrompt } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /**
  * The session UI end to end in Chromium: the built app in browser mode, the scripted scenario agent
@@ -256,7 +257,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await card.waitFor();
     await card.getByTestId('permission-option').first().focus();
     await page.keyboard.press('1');
-    await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-just-once' }).count()).toBe(3);
+    await expect.poll(() => agentMessages(tab).filter({ hasText: 'permission: selected yes-just-once' }).count(), { timeout: WAIT.agent }).toBe(3);
 
     // Y / N answer with the first allow / reject option.
     await sendPrompt(tab, 'permission read');
@@ -355,7 +356,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await latest.waitFor();
     const left = await view();
     expect(left.fromBottom).toBeGreaterThan(300);
-    await expect.poll(async () => (await view()).overflow).toBeGreaterThan(left.overflow + 200);
+    await expect.poll(async () => (await view()).overflow, { timeout: WAIT.agent }).toBeGreaterThan(left.overflow + 200);
     expect(Math.abs((await view()).top - left.top)).toBeLessThan(2);
 
     // ↓ Latest goes back to the bottom and follows again.
@@ -363,7 +364,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await latest.waitFor({ state: 'detached' });
     const back = await view();
     expect(back.fromBottom).toBeLessThan(4);
-    await expect.poll(async () => (await view()).overflow).toBeGreaterThan(back.overflow + 200);
+    await expect.poll(async () => (await view()).overflow, { timeout: WAIT.agent }).toBeGreaterThan(back.overflow + 200);
     expect((await view()).fromBottom).toBeLessThan(4);
     await tab.getByTestId('prompt-input').press('Escape');
     await tab.and(page.locator('[data-status=idle]')).waitFor();
@@ -376,19 +377,19 @@ describe('session tab', { timeout: 90_000 }, () => {
     await sendPrompt(tab, 'echo first-queued');
     await sendPrompt(tab, 'echo second-queued');
     const items = tab.getByTestId('queue-item');
-    await expect.poll(() => items.count()).toBe(2);
+    await expect.poll(() => items.count(), { timeout: WAIT.server }).toBe(2);
     // Reorder, edit the (now) second, remove the first.
     await items.nth(1).getByRole('button', { name: 'Move up' }).click();
-    await expect.poll(() => items.allInnerTexts()).toEqual([expect.stringContaining('second-queued'), expect.stringContaining('first-queued')]);
+    await expect.poll(() => items.allInnerTexts(), { timeout: WAIT.page }).toEqual([expect.stringContaining('second-queued'), expect.stringContaining('first-queued')]);
     await items.nth(1).getByRole('button', { name: 'Edit' }).click();
     await items.nth(1).getByRole('textbox').fill('echo edited-queued');
     await items.nth(1).getByRole('textbox').press('Enter');
     await items.filter({ hasText: 'edited-queued' }).waitFor();
     await items.nth(0).getByRole('button', { name: 'Remove' }).click();
-    await expect.poll(() => items.count()).toBe(1);
+    await expect.poll(() => items.count(), { timeout: WAIT.page }).toBe(1);
     await tab.getByTestId('stop-button').click();
     await agentMessages(tab).filter({ hasText: 'edited-queued' }).waitFor();
-    await expect.poll(() => items.count()).toBe(0);
+    await expect.poll(() => items.count(), { timeout: WAIT.agent }).toBe(0);
     await expect(agentMessages(tab).filter({ hasText: 'second-queued' }).count()).resolves.toBe(0);
   });
 
@@ -464,7 +465,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await diff.locator('.view-lines', { hasText: 'export const beta = 2;' }).first().waitFor();
     await diff.locator('.monaco-diff-editor.side-by-side').waitFor();
     await tool.getByRole('button', { name: 'Inline' }).click();
-    await expect.poll(() => diff.locator('.monaco-diff-editor.side-by-side').count()).toBe(0);
+    await expect.poll(() => diff.locator('.monaco-diff-editor.side-by-side').count(), { timeout: WAIT.page }).toBe(0);
     await tool.getByRole('button', { name: 'Side by side' }).click();
     await diff.locator('.monaco-diff-editor.side-by-side').waitFor();
     // The location opens the file (sessions.readFile) at the line.
@@ -519,7 +520,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await panel.getByTestId('restore-report').filter({ hasText: 'notes.txt' }).waitFor();
     expect(readFileSync(target, 'utf8')).toBe('original text\n');
     await panel.getByTestId('undo-restore').click();
-    await expect.poll(() => readFileSync(target, 'utf8')).toBe('rewritten by the agent');
+    await expect.poll(() => readFileSync(target, 'utf8'), { timeout: WAIT.server }).toBe('rewritten by the agent');
   });
 
   it('/ opens the agent’s commands; warnings about bad agent output are shown without stopping the session', async () => {
@@ -548,13 +549,13 @@ describe('session tab', { timeout: 90_000 }, () => {
     await sessionTab.and(page.locator('.status-done')).waitFor();
     await sessionTab.click();
     await agentMessages(tab).filter({ hasText: 'waited' }).waitFor();
-    await expect.poll(() => sessionTab.getAttribute('class')).not.toContain('status-done');
+    await expect.poll(() => sessionTab.getAttribute('class'), { timeout: WAIT.page }).not.toContain('status-done');
 
     const scenario = await startSession(page);
     const notes = await recordNotifications(page);
     await sendPrompt(scenario, 'permission execute');
     await scenario.getByTestId('permission-card').waitFor();
-    await expect.poll(notes).toEqual(['Scenario asks for permission']);
+    await expect.poll(notes, { timeout: WAIT.server }).toEqual(['Scenario asks for permission']);
     await page.keyboard.press('3'); // Reject
     await agentMessages(scenario).filter({ hasText: 'permission: selected nope' }).waitFor();
   });
@@ -636,7 +637,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await thread.evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
     const shown = async () => (await agentMessages(again).allInnerTexts()).map((text) => Number(/^lt\/(\d+):/.exec(text)?.[1] ?? -1));
     await expect.poll(async () => (await shown()).some((i) => i > 2000 && i < 18000), { timeout: 30_000 }).toBe(true);
-    await expect.poll(() => again.getByTestId('thread-pending').count()).toBe(0);
+    await expect.poll(() => again.getByTestId('thread-pending').count(), { timeout: WAIT.server }).toBe(0);
     expect(errors).toEqual([]);
   }, 300_000);
 
@@ -646,12 +647,12 @@ describe('session tab', { timeout: 90_000 }, () => {
     const model = tab.locator('[data-testid=config-option][data-config-id=model] select');
     await expect(model.inputValue()).resolves.toBe('fast');
     await model.selectOption('smart');
-    await expect.poll(() => model.inputValue()).toBe('smart');
+    await expect.poll(() => model.inputValue(), { timeout: WAIT.agent }).toBe('smart');
     const think = tab.locator('[data-testid=config-option][data-config-id=think] input[type=checkbox]');
     await think.check();
-    await expect.poll(() => think.isChecked()).toBe(true);
+    await expect.poll(() => think.isChecked(), { timeout: WAIT.agent }).toBe(true);
     const mode = tab.locator('[data-testid=config-option][data-config-id=mode] select');
     await mode.selectOption('code');
-    await expect.poll(() => mode.inputValue()).toBe('code');
+    await expect.poll(() => mode.inputValue(), { timeout: WAIT.agent }).toBe('code');
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /** The Settings tab: opened with Ctrl+, searched, applied at once everywhere (this window, others, Monaco, xterm). */
 
@@ -55,13 +56,13 @@ describe('settings', { timeout: 180_000 }, () => {
     await expect(sectionIds(page)).resolves.toEqual(['general', 'agents', 'permissions', 'mcp', 'notifications', 'supervision', 'history', 'checkpoints', 'registry', 'keyboard']);
     const search = tab.getByTestId('settings-search');
     await search.fill('flood');
-    await expect.poll(() => sectionIds(page)).toEqual(['supervision']);
+    await expect.poll(() => sectionIds(page), { timeout: WAIT.page }).toEqual(['supervision']);
     await search.fill('backups');
-    await expect.poll(() => sectionIds(page)).toEqual(['history']);
+    await expect.poll(() => sectionIds(page), { timeout: WAIT.page }).toEqual(['history']);
     await search.fill('font size');
-    await expect.poll(() => sectionIds(page)).toEqual(['general']);
+    await expect.poll(() => sectionIds(page), { timeout: WAIT.page }).toEqual(['general']);
     await search.fill('no such thing anywhere');
-    await expect.poll(() => sectionIds(page)).toEqual([]);
+    await expect.poll(() => sectionIds(page), { timeout: WAIT.page }).toEqual([]);
     await tab.getByTestId('settings-no-match').waitFor();
     await search.fill('');
     // The shortcuts table lists the shortcut that opened it.
@@ -93,7 +94,7 @@ describe('settings', { timeout: 180_000 }, () => {
     // Split: the session stays in view while Settings opens in the other pane.
     await page.getByRole('button', { name: 'Split right' }).first().click();
     await setTheme(page, 'dark');
-    await expect.poll(() => looks(page)).toMatchObject({ theme: 'dark', body: DARK_BG, monacoDark: true, xterm: DARK_BG });
+    await expect.poll(() => looks(page), { timeout: WAIT.page }).toMatchObject({ theme: 'dark', body: DARK_BG, monacoDark: true, xterm: DARK_BG });
     const dark = await looks(page);
     expect(dark.thread).not.toBe(lightThread);
     expect(dark.thread).toBe('rgb(219, 222, 225)');
@@ -103,11 +104,11 @@ describe('settings', { timeout: 180_000 }, () => {
       await tab.getByTestId(`setting-${key}`).fill(size);
       await tab.getByTestId(`setting-${key}`).press('Enter');
     }
-    await expect.poll(async () => (await looks(page)).xtermFont).toBe('17px');
-    await expect.poll(async () => (await looks(page)).monacoFont).toBe('16px');
+    await expect.poll(async () => (await looks(page)).xtermFont, { timeout: WAIT.page }).toBe('17px');
+    await expect.poll(async () => (await looks(page)).monacoFont, { timeout: WAIT.page }).toBe('16px');
 
     await tab.getByTestId('setting-appearance.theme').selectOption('light');
-    await expect.poll(() => looks(page)).toMatchObject({ theme: 'light', body: LIGHT_BG, monacoDark: false, xterm: LIGHT_BG, thread: lightThread });
+    await expect.poll(() => looks(page), { timeout: WAIT.page }).toMatchObject({ theme: 'light', body: LIGHT_BG, monacoDark: false, xterm: LIGHT_BG, thread: lightThread });
     expect(errors).toEqual([]);
   });
 
@@ -124,7 +125,7 @@ describe('settings', { timeout: 180_000 }, () => {
     // While recording, the old keys do nothing but get recorded: no new tab opens.
     const before = await tabCount();
     await page.keyboard.press('Control+Alt+n');
-    await expect.poll(() => row('tabs.new').innerText()).toContain('Ctrl + Alt + N');
+    await expect.poll(() => row('tabs.new').innerText(), { timeout: WAIT.page }).toContain('Ctrl + Alt + N');
     expect(await tabCount()).toBe(before);
     await expect(row('tabs.new').innerText()).resolves.not.toContain('Ctrl + T');
 
@@ -134,7 +135,7 @@ describe('settings', { timeout: 180_000 }, () => {
     await page.waitForTimeout(300);
     expect(await tabCount()).toBe(before);
     await page.keyboard.press('Control+Alt+n');
-    await expect.poll(tabCount).toBe(before + 1);
+    await expect.poll(tabCount, { timeout: WAIT.page }).toBe(before + 1);
 
     // Taken by another command: said so, and moved only on "Use it here instead".
     const settings = await openSettings(page);
@@ -147,7 +148,7 @@ describe('settings', { timeout: 180_000 }, () => {
     await row('tabs.close').getByRole('button', { name: 'Change' }).click();
     await page.keyboard.press('Control+Alt+n');
     await row('tabs.close').getByRole('button', { name: 'Use it here instead' }).click();
-    await expect.poll(() => row('tabs.close').innerText()).toContain('Ctrl + Alt + N');
+    await expect.poll(() => row('tabs.close').innerText(), { timeout: WAIT.page }).toContain('Ctrl + Alt + N');
     await expect(row('tabs.new').innerText()).resolves.toMatch(/none/);
 
     // Kept by the core: after a reload the change is still there; Reset brings the defaults back.
@@ -157,7 +158,7 @@ describe('settings', { timeout: 180_000 }, () => {
     await expect(row('tabs.close').innerText()).resolves.toContain('Ctrl + Alt + N');
     await row('tabs.new').getByRole('button', { name: 'Reset' }).click();
     await row('tabs.close').getByRole('button', { name: 'Reset' }).click();
-    await expect.poll(() => row('tabs.new').innerText()).toContain('Ctrl + T');
+    await expect.poll(() => row('tabs.new').innerText(), { timeout: WAIT.page }).toContain('Ctrl + T');
     await expect(row('tabs.close').innerText()).resolves.toContain('Ctrl + W');
     const c = await connectContract(suite.app);
     try {
@@ -174,14 +175,14 @@ describe('settings', { timeout: 180_000 }, () => {
     const bSettings = await openSettings(b.page);
     await expect(b.page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('light');
     await setTheme(a.page, 'dark');
-    await expect.poll(() => b.page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await expect.poll(() => b.page.evaluate(() => document.documentElement.dataset.theme), { timeout: WAIT.server }).toBe('dark');
     await expect(bSettings.getByTestId('setting-appearance.theme').inputValue()).resolves.toBe('dark');
 
     // A supervision setting: the other window's field follows, and the core has it.
     const field = settingsTab(a.page).getByTestId('setting-agents.idleStopMinutes');
     await field.fill('42');
     await field.press('Enter');
-    await expect.poll(() => bSettings.getByTestId('setting-agents.idleStopMinutes').inputValue()).toBe('42');
+    await expect.poll(() => bSettings.getByTestId('setting-agents.idleStopMinutes').inputValue(), { timeout: WAIT.server }).toBe('42');
     const c = await connectContract(suite.app);
     try {
       await expect(c.call('settings.get', { key: 'agents.idleStopMinutes' })).resolves.toMatchObject({ entry: { value: 42 }, stored: true });
@@ -193,9 +194,49 @@ describe('settings', { timeout: 180_000 }, () => {
     await field.press('Enter');
     await expect(field.inputValue()).resolves.toBe('42');
     await setTheme(a.page, 'system');
-    await expect.poll(() => b.page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await expect.poll(() => b.page.evaluate(() => document.documentElement.dataset.theme), { timeout: WAIT.server }).toBe('light');
     expect(a.errors).toEqual([]);
     expect(b.errors).toEqual([]);
+  });
+
+  it('the checkpoint and registry sections are fields of the settings registry: units, a list one a line, back to the default', async () => {
+    const { page, errors } = await open();
+    const tab = await openSettings(page);
+    const c = await connectContract(suite.app);
+    const valueOf = async (key: string) => ((await c.call('settings.get', { key })) as { entry: { value: unknown }; stored: boolean });
+    try {
+      // A size shown in GB is stored in bytes.
+      const perFolder = tab.getByTestId('setting-checkpoints.maxBytesPerFolder');
+      await expect(perFolder.inputValue()).resolves.toBe('2');
+      await perFolder.fill('3.5');
+      await perFolder.press('Enter');
+      await expect.poll(async () => (await valueOf('checkpoints.maxBytesPerFolder')).entry.value, { timeout: 10_000 }).toBe(3.5 * 1024 ** 3);
+
+      // The exclude list, one pattern a line (blank lines dropped), saved on leaving the field.
+      const excludes = tab.getByTestId('setting-checkpoints.excludes');
+      await expect(excludes.inputValue()).resolves.toContain('node_modules/');
+      await excludes.fill('logs/\n\n  *.tmp  ');
+      await excludes.blur();
+      await expect.poll(async () => (await valueOf('checkpoints.excludes')).entry.value, { timeout: 10_000 }).toEqual(['logs/', '*.tmp']);
+
+      // The registry source: one control, from the registry (its placeholder says what empty means).
+      const source = tab.getByTestId('setting-registry.url');
+      await expect(source.getAttribute('placeholder')).resolves.toMatch(/^https:\/\/cdn\.agentclientprotocol\.com\//);
+      await source.fill('ftp://example.com/registry.json');
+      await source.press('Enter');
+      await tab.locator('[data-key="registry.url"]').getByTestId('setting-error').filter({ hasText: /http\(s\) or file:/ }).waitFor({ timeout: 10_000 });
+      await source.fill('file:///nowhere/registry.json');
+      await source.press('Enter');
+      await expect.poll(async () => (await valueOf('registry.url')).entry.value, { timeout: 10_000 }).toBe('file:///nowhere/registry.json');
+      await tab.getByTestId('setting-reset-registry.url').click();
+      await expect.poll(async () => (await valueOf('registry.url')).stored, { timeout: 10_000 }).toBe(false);
+      await expect.poll(() => source.inputValue(), { timeout: 10_000 }).toBe('');
+      await c.call('settings.reset', { key: 'checkpoints.maxBytesPerFolder' });
+      await c.call('settings.reset', { key: 'checkpoints.excludes' });
+    } finally {
+      c.close();
+    }
+    expect(errors).toEqual([]);
   });
 
   it('a stored value the app cannot use falls back to its default, with a notice', async () => {
@@ -221,7 +262,7 @@ describe('settings', { timeout: 180_000 }, () => {
     await tab.getByTestId('setting-appearance.theme').selectOption('light');
     const c = await connectContract(suite.app);
     try {
-      await expect.poll(async () => ((await c.call('settings.getAll', {})) as { problems: Array<{ key: string }> }).problems.map((p) => p.key)).toEqual([
+      await expect.poll(async () => ((await c.call('settings.getAll', {})) as { problems: Array<{ key: string }> }).problems.map((p) => p.key), { timeout: WAIT.server }).toEqual([
         'appearance.threadFontSize',
       ]);
       await c.call('settings.reset', { key: 'appearance.threadFontSize' });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { activeSession, addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
 import { connectContract } from '../support/contract-client';
+import { WAIT } from '../support/waits';
 
 /** Several agents at once, as the user sees them: what needs you, a flooding agent next to a calm one, closing tabs. */
 
@@ -32,18 +33,18 @@ describe('side by side', { timeout: 180_000 }, () => {
     await expect(page.getByTestId('needs-you').innerText()).resolves.toMatch(/2/);
 
     await page.keyboard.press('Control+j');
-    await expect.poll(() => visibleSessionId(page)).toBe(bId);
+    await expect.poll(() => visibleSessionId(page), { timeout: WAIT.page }).toBe(bId);
     await activeSession(page).getByTestId('permission-card').waitFor();
     await page.keyboard.press('Control+j');
-    await expect.poll(() => visibleSessionId(page)).toBe(aId);
+    await expect.poll(() => visibleSessionId(page), { timeout: WAIT.page }).toBe(aId);
     await activeSession(page).getByTestId('agent-message').filter({ hasText: /\{end=\d+\}/ }).waitFor();
     // Seen now: only the question is left.
-    await expect.poll(() => page.title()).toMatch(/^\(1\) .+ — Switchboard$/);
+    await expect.poll(() => page.title(), { timeout: WAIT.page }).toMatch(/^\(1\) .+ — Switchboard$/);
     await page.keyboard.press('Control+j');
-    await expect.poll(() => visibleSessionId(page)).toBe(bId);
+    await expect.poll(() => visibleSessionId(page), { timeout: WAIT.page }).toBe(bId);
     await activeSession(page).getByTestId('permission-option').filter({ hasText: 'Allow once' }).click();
     await activeSession(page).getByTestId('agent-message').filter({ hasText: 'permission: selected yes-just-once' }).waitFor();
-    await expect.poll(() => page.title()).toMatch(/^[^(].* — Switchboard$/);
+    await expect.poll(() => page.title(), { timeout: WAIT.server }).toMatch(/^[^(].* — Switchboard$/);
     expect(errors).toEqual([]);
   });
 
@@ -59,7 +60,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     }
     const c = await connectContract(suite.app);
     try {
-      await expect.poll(async () => ((await c.call('settings.get', { key: 'agents.floodThrottlePerSecond' })) as { entry: { value: unknown } }).entry.value).toBe(1500);
+      await expect.poll(async () => ((await c.call('settings.get', { key: 'agents.floodThrottlePerSecond' })) as { entry: { value: unknown } }).entry.value, { timeout: WAIT.server }).toBe(1500);
     } finally {
       c.close();
     }
@@ -101,7 +102,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     const r = await addScenarioAgent(page, 'Notifier');
     const tab = await startSessionFromSidebar(page, r, suite.work);
     await sendPrompt(tab, 'hello');
-    await expect.poll(notes).toEqual(['Notifier is done']);
+    await expect.poll(notes, { timeout: WAIT.agent }).toEqual(['Notifier is done']);
 
     await page.keyboard.press('Control+,');
     const toggle = page.locator('.tab-panel:not([hidden])').getByTestId('setting-notifications.turnEnd');
@@ -109,14 +110,14 @@ describe('side by side', { timeout: 180_000 }, () => {
     await toggle.uncheck();
     await page.locator('[role=tab]', { hasText: 'Notifier' }).click();
     await sendPrompt(tab, 'hello');
-    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).count()).toBe(2);
+    await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).count(), { timeout: WAIT.agent }).toBe(2);
     await tab.and(page.locator('[data-status=idle]')).waitFor();
     expect(await notes()).toEqual(['Notifier is done']);
     // The choice is kept (a setting of the core, not of this page).
     await page.reload();
     await page.getByTestId('workspace').waitFor();
     await page.keyboard.press('Control+,');
-    await expect.poll(() => page.locator('.tab-panel:not([hidden])').getByTestId('setting-notifications.turnEnd').isChecked()).toBe(false);
+    await expect.poll(() => page.locator('.tab-panel:not([hidden])').getByTestId('setting-notifications.turnEnd').isChecked(), { timeout: WAIT.page }).toBe(false);
     await page.locator('.tab-panel:not([hidden])').getByTestId('setting-notifications.turnEnd').check();
   });
 

@@ -48,21 +48,23 @@ describe('terminal output at the caps', () => {
     const row = await addScenarioAgent(page, 'Amplifier');
     const tab = await startSessionFromSidebar(page, row, suite.work);
     await resetGap(page);
+    const started = Date.now();
     await sendPrompt(tab, `terminal ${JSON.stringify({ command: 'cat', args: [file], outputByteLimit: 16 * 1024 * 1024, quiet: true })}`);
     const terminal = activeSession(page).getByTestId('agent-terminal');
     await terminal.locator('.xterm-rows', { hasText: mark }).waitFor({ timeout: 120_000 });
     const live = await maxGap(page);
+    const shownLive = Date.now() - started;
 
     await page.reload();
     await page.getByTestId('workspace').waitFor();
     await resetGap(page);
     await activeSession(page).getByTestId('agent-terminal').locator('.xterm-rows', { hasText: mark }).waitFor({ timeout: 120_000 });
     const replay = await maxGap(page);
-    console.log(`agent terminal, 2 MB at the caps: longest frame gap live ${live.toFixed(0)} ms, on reload ${replay.toFixed(0)} ms`);
+    console.log(`agent terminal, 2 MB at the caps: shown in ${(shownLive / 1000).toFixed(1)} s; longest frame gap live ${live.toFixed(0)} ms, on reload ${replay.toFixed(0)} ms`);
     expect(live).toBeLessThan(1_000);
     expect(replay).toBeLessThan(1_000);
     expect(errors).toEqual([]);
-  });
+  }, 300_000);
 
   it('a shell tab: 10 MB of every counted final at 1000 keeps the page drawing (a shell tab starts a new shell on reload: nothing replays)', async () => {
     const mark = 'AMP-SHELL-END';

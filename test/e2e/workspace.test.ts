@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { rmSync } from 'node:fs';
 import { startAppServer, tempDir, type AppServer } from '../support/app-server';
 import { launchBrowser, openApp } from '../support/browser';
+import { WAIT } from '../support/waits';
 
 let app: AppServer;
 let browser: Browser;
@@ -80,7 +81,7 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
       // The new pane has the focus: two shells there.
       await newShell(page);
       await newShell(page);
-      await expect.poll(() => paneTabs(page).then((t) => t.map((x) => x.length))).toEqual([1, 2]);
+      await expect.poll(() => paneTabs(page).then((t) => t.map((x) => x.length)), { timeout: WAIT.server }).toEqual([1, 2]);
       await page.waitForTimeout(600); // saved 300 ms after the last change
       await context.close();
       await first.stop();
@@ -89,7 +90,7 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
       second = await startAppServer({ dataDir });
       const again = await openApp(browser, second.url);
       await again.page.getByTestId('workspace').waitFor();
-      await expect.poll(() => paneTabs(again.page).then((t) => t.map((x) => x.length))).toEqual([1, 2]);
+      await expect.poll(() => paneTabs(again.page).then((t) => t.map((x) => x.length)), { timeout: WAIT.server }).toEqual([1, 2]);
       expect(await again.page.getByTestId('workspace').getAttribute('class')).toContain('dir-column');
       await again.context.close();
     } finally {

@@ -19,6 +19,7 @@ export const CORE_DEPENDENCIES: Record<string, readonly string[]> = {
   settings: ['store'],
   agents: ['store'],
   history: ['store'],
+  'history-import': ['store'],
   terminals: [],
   mcp: ['agents'],
   checkpoints: ['settings', 'store'],

@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+import { WAIT } from './waits';
 
 /** What a user does in the app's page, step by step (shared by the end-to-end suites). */
 
@@ -74,5 +75,5 @@ export async function sendPrompt(tab: Locator, text: string): Promise<void> {
   const input = tab.getByTestId('prompt-input');
   await input.fill(text);
   await input.press('Enter');
-  await expect.poll(() => input.inputValue()).toBe('');
+  await expect.poll(() => input.inputValue(), { timeout: WAIT.page }).toBe('');
 }

@@ -52,7 +52,7 @@ function apply(d: Draft, e: ThreadEvent): void {
     case 'config_options':
       return applyConfigOptions(d, e.configOptions);
     case 'permission':
-      return applyPermission(d, e.requestId, e.toolCall, e.options, e.note);
+      return applyPermission(d, e.requestId, e.toolCall, e.options, e);
     case 'permission_resolved':
       return applyPermissionResolved(d, e.requestId, e.toolCallId, e.byRule);
     case 'terminal_output':

@@ -1,7 +1,7 @@
 import type { PermissionOption, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import type { Draft } from './draft';
 import { isRecord } from './messages';
-import type { MetaTerminal, RuleAnswer, StoredTerminal, ThreadEvent, ToolCallEntry, ToolEntryStatus } from './types';
+import type { MetaTerminal, PendingPermission, RuleAnswer, StoredTerminal, ThreadEvent, ToolCallEntry, ToolEntryStatus } from './types';
 
 const TOOL_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']);
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'in_progress', 'completed', 'failed']);
@@ -93,13 +93,13 @@ function applyTerminalMeta(e: ToolCallEntry, meta: Record<string, unknown>): voi
   }
 }
 
-export function applyPermission(d: Draft, requestId: string, toolCall: unknown, options: PermissionOption[], note?: string): void {
+export function applyPermission(d: Draft, requestId: string, toolCall: unknown, options: PermissionOption[], extra: Pick<PendingPermission, 'note' | 'rules'> = {}): void {
   if (!isRecord(toolCall) || typeof toolCall.toolCallId !== 'string') return;
   const index = upsertIndex(d, toolCall.toolCallId);
   if (!d.holds(index)) return d.missed(index);
   const e = d.mutable<ToolCallEntry>(index);
   mergeToolFields(e, toolCall);
-  e.permission = { requestId, options: Array.isArray(options) ? options : [], ...(note ? { note } : {}) };
+  e.permission = { requestId, options: Array.isArray(options) ? options : [], ...(extra.note ? { note: extra.note } : {}), ...(extra.rules ? { rules: extra.rules } : {}) };
 }
 
 export function applyPermissionResolved(d: Draft, requestId: string, toolCallId: string, byRule?: RuleAnswer): void {

@@ -64,6 +64,8 @@ export interface PendingPermission {
   options: PermissionOption[];
   /** Why Switchboard asks although a rule would answer (the agent offered only an "always" option for it). */
   note?: string;
+  /** What Switchboard would remember for each "always" option, by option id ("run `echo *` in proj"). */
+  rules?: Record<string, string>;
 }
 
 /** A stored rule answered a permission request (kept in the history: the answer's `_meta`, see `RULE_META`). */
@@ -241,7 +243,7 @@ export type ThreadEvent =
   | { type: 'mode'; modeId: string }
   /** The complete config options from a session/set_config_option response. */
   | { type: 'config_options'; configOptions: SessionConfigOption[] }
-  | { type: 'permission'; requestId: string; toolCall: ToolCallUpdate; options: PermissionOption[]; note?: string }
+  | { type: 'permission'; requestId: string; toolCall: ToolCallUpdate; options: PermissionOption[]; note?: string; rules?: Record<string, string> }
   | { type: 'permission_resolved'; requestId: string; toolCallId: string; outcome: 'selected' | 'cancelled'; optionId: string | null; byRule?: RuleAnswer }
   | { type: 'elicitation'; requestId: string; request: ElicitationRequestView }
   | { type: 'elicitation_resolved'; requestId: string; action: ElicitationAction; content: ElicitationContent | null }

@@ -29,6 +29,13 @@ export const changedFileSchema = z.object({
   binary: z.boolean(),
   /** Over the size cap: recorded as changed (path, size) but its content was not kept; cannot be reverted. */
   tooLarge: z.boolean(),
+  /**
+   * Ignored (the folder's .gitignore as it was before the turn) or inside .git: recorded as changed (path,
+   * size) but its content was not kept. Rewinding a turn that added it removes it.
+   */
+  ignored: z.boolean().default(false),
+  /** Set when this change can make tools run code (a git hook or config, .envrc, editor tasks, package scripts): why. */
+  flag: z.string().nullable().default(null),
   /** Bytes before and after (null where the file did not exist). */
   oldSize: z.number().int().nullable(),
   newSize: z.number().int().nullable(),
@@ -42,6 +49,10 @@ export const changeSummarySchema = z.object({
   renamed: z.number().int(),
   additions: z.number().int(),
   deletions: z.number().int(),
+  /** Files listed as ignored (content not kept). */
+  ignored: z.number().int().default(0),
+  /** Files whose change can make tools run code (see changedFileSchema.flag). */
+  flagged: z.number().int().default(0),
 });
 export type ChangeSummary = z.infer<typeof changeSummarySchema>;
 
@@ -77,8 +88,13 @@ export const turnCheckpointSchema = z.object({
   error: z.string().nullable(),
   /** Null until the turn is recorded. */
   changes: changeSetSchema.nullable(),
-  /** Other sessions that had a turn in the same folder at the same time: their changes may be mixed in. */
+  /**
+   * Other sessions that had a turn in the same folder at the same time: their changes may be mixed in. Empty
+   * when this turn changed nothing (nothing to mix up).
+   */
   overlaps: z.array(z.object({ sessionId: z.string(), label: z.string() })),
+  /** A restore about this turn (its rewind, its revert) was cut short and finished at the next start: what happened. */
+  notice: z.string().nullable().default(null),
 });
 export type TurnCheckpoint = z.infer<typeof turnCheckpointSchema>;
 
@@ -119,6 +135,8 @@ export const restoreSchema = z.object({
   /** Set when undone (by the undo restore with this id). */
   undoneBy: z.string().nullable(),
   report: restoreReportSchema,
+  /** Set when the restore was cut short (Switchboard stopped mid-way) and finished at the next start: what happened. */
+  notice: z.string().nullable().default(null),
 });
 export type Restore = z.infer<typeof restoreSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { importSourceIdSchema } from './history-import';
 import type { ThreadEntry } from '../acp-thread/types';
 import { storeStatusSchema } from './app';
 import { event, request } from './define';
@@ -53,6 +54,8 @@ export const historySessionSchema = z.object({
   forkedFrom: sessionLinkSchema.nullable(),
   /** Sessions forked from this one (not deleted), oldest first. */
   forks: z.array(sessionLinkSchema),
+  /** The agent's own tool this session was imported from (History → Import); null: Switchboard ran it. */
+  importedFrom: importSourceIdSchema.nullable(),
 });
 export type HistorySession = z.infer<typeof historySessionSchema>;
 
@@ -284,6 +287,6 @@ export const historyRequests = {
 export const historyEvents = {
   /** Sessions were renamed, pinned, deleted, restored or purged (refresh the list). */
   'history.changed': event(
-    z.object({ sessionIds: z.array(z.string()), reason: z.enum(['rename', 'pin', 'delete', 'undo', 'purge']) }),
+    z.object({ sessionIds: z.array(z.string()), reason: z.enum(['rename', 'pin', 'delete', 'undo', 'purge', 'import']) }),
   ),
 } as const;

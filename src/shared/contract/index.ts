@@ -5,6 +5,7 @@ import { checkpointEvents, checkpointRequests } from './checkpoints';
 import { compareEvents, compareRequests } from './compare';
 import { elicitationRequests } from './elicitation';
 import { historyEvents, historyRequests } from './history';
+import { historyImportEvents, historyImportRequests } from './history-import';
 import { mcpEvents, mcpRequests } from './mcp';
 import type { EventDef, RequestDef, Result } from './define';
 import { permissionRequests } from './permissions';
@@ -29,6 +30,7 @@ export const requests = {
   ...compareRequests,
   ...elicitationRequests,
   ...historyRequests,
+  ...historyImportRequests,
   ...mcpRequests,
   ...permissionRequests,
   ...registryRequests,
@@ -45,6 +47,7 @@ export const events = {
   ...checkpointEvents,
   ...compareEvents,
   ...historyEvents,
+  ...historyImportEvents,
   ...mcpEvents,
   ...registryEvents,
   ...sessionEvents,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { importSourceIdSchema, importSourceIds } from './history-import';
 import { mcpServerSettingSchema } from './mcp';
 import { DEFAULT_REGISTRY_URL } from './registry';
 
@@ -165,6 +166,17 @@ export const SETTINGS = {
   'agents.floodSeconds': def({ schema: count(3600), default: 5, label: '…for this many seconds', description: 'In a row.', scope: 'app', section: 'supervision' }),
   'agents.floodThrottlePerSecond': def({ schema: count(10_000_000), default: 1000, label: '…is then read at (messages a second)', description: 'Until it calms down; nothing is dropped.', scope: 'app', section: 'supervision' }),
 
+  // Compare mode
+  'compare.runRepoHooks': def({
+    schema: z.boolean(),
+    default: false,
+    label: "Run the repository's git hooks in compare mode",
+    description:
+      "Off: compare mode's own git commands in your repository (worktree add, apply) run no hooks and no fsmonitor, so a hook an agent planted never runs. On: your repository's hooks run as with your own git.",
+    scope: 'app',
+    section: 'general',
+  }),
+
   // History
   'history.backupsKept': def({
     schema: z.number().int().min(1).max(100),
@@ -173,6 +185,14 @@ export const SETTINGS = {
     description: 'Daily copies of the store kept in the backups folder; the oldest go first (at the next backup).',
     scope: 'app',
     section: 'history',
+  }),
+  'history.importKeep': def({
+    schema: z.array(importSourceIdSchema).max(importSourceIds.length),
+    default: [],
+    label: "Keep importing the agents' own sessions",
+    description: 'For these agents, sessions they store outside Switchboard (in a terminal beside it) appear in History as they are written (History → Import).',
+    scope: 'app',
+    section: null,
   }),
 
   // Checkpoints (read by the checkpoint service when it snapshots and prunes)

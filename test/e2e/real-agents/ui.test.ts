@@ -7,6 +7,7 @@ import { startAppServer, type AppServer } from '../../support/app-server';
 import { launchBrowser, openApp } from '../../support/browser';
 import { startFakeLlm, type FakeLlm } from '../../support/fake-llm/index.js';
 import { agentLaunch, createAgentHome, REAL_AGENTS, requireOrSkipAgent, type RealAgentId } from '../../support/real-agents/index.js';
+import { WAIT } from '../../support/waits';
 
 /**
  * Real third-party ACP agents (installed from npm by scripts/install-test-agents.mjs) driven end to end through
@@ -71,7 +72,7 @@ async function send(tab: Locator, text: string): Promise<void> {
   const input = tab.getByTestId('prompt-input');
   await input.fill(text);
   await input.press('Enter');
-  await expect.poll(() => input.inputValue()).toBe('');
+  await expect.poll(() => input.inputValue(), { timeout: WAIT.page }).toBe('');
 }
 
 for (const c of CASES) {
@@ -308,7 +309,7 @@ for (const c of CASES) {
       await card.locator('[data-testid=permission-option][data-kind=allow_once]').click();
       await tab.getByTestId('agent-message').filter({ hasText: 'all 1 step(s) done' }).last().waitFor();
       await tab.and(page.locator('[data-status=idle]')).waitFor();
-      await expect.poll(() => readFileSync(seed, 'utf8')).toBe(changed);
+      await expect.poll(() => readFileSync(seed, 'utf8'), { timeout: WAIT.agent }).toBe(changed);
 
       // Under the turn: the file the shell changed (whoever wrote it, the checkpoints saw it).
       const open = tab.getByTestId('turn-changes-open').last();
@@ -326,17 +327,17 @@ for (const c of CASES) {
       // A refusal names the file too: it would say why here.
       expect(await report.getByTestId('restore-refused').count(), await report.innerText()).toBe(0);
       const afterHunk = `${lines.map((l, i) => (i === 9 ? `${l} CHANGED-10` : l)).join('\n')}\n`;
-      await expect.poll(() => readFileSync(seed, 'utf8')).toBe(afterHunk);
+      await expect.poll(() => readFileSync(seed, 'utf8'), { timeout: WAIT.server }).toBe(afterHunk);
 
       // Rewind the folder to before the turn, then undo the rewind (its own report: the files change on disk before
       // the call returns and the hunk's report makes way for it).
       const hunkRestore = await report.getAttribute('data-restore-id');
       await review.getByTestId('rewind-turn').first().click();
-      await expect.poll(() => readFileSync(seed, 'utf8')).toBe(original);
+      await expect.poll(() => readFileSync(seed, 'utf8'), { timeout: WAIT.server }).toBe(original);
       const rewindReport = review.locator(`[data-testid=restore-report]:not([data-restore-id="${hunkRestore}"])`);
       await rewindReport.waitFor();
       await rewindReport.getByTestId('undo-restore').click();
-      await expect.poll(() => readFileSync(seed, 'utf8')).toBe(afterHunk);
+      await expect.poll(() => readFileSync(seed, 'utf8'), { timeout: WAIT.server }).toBe(afterHunk);
       await page.keyboard.press('Control+w');
       await tab.waitFor();
       expect(errors).toEqual([]);

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { FloodGuard, floodLimits, type FloodLimits } from '../../../src/main/core/acp/connection/flood-guard';
 import { parseSetting } from '../../../src/shared/contract/settings';
+import { FakeClock } from '../../support/fake-clock';
 
 /** Messages a read of a full 64 KB pipe holds (about 100 bytes each). */
 const PIPE = 600;
@@ -8,7 +9,7 @@ const PIPE = 600;
 /**
  * Flood control on a simulated agent: it writes `rate` messages a second in 10 ms steps; the reader takes
  * at most a pipe's worth each step, none while paused (the rest waits in the agent, as on a full pipe).
- * The clock is vitest's fake one.
+ * The clock is a fake one (the guard's injected clock).
  */
 function simulate(limits: FloodLimits) {
   const log: string[] = [];
@@ -22,10 +23,10 @@ function simulate(limits: FloodLimits) {
       resume: () => {
         paused = false;
       },
-      throttled: (rate) => log.push(`throttled at ${Date.now()} (${rate}/s)`),
-      released: () => log.push(`released at ${Date.now()}`),
+      throttled: (rate) => log.push(`throttled at ${clock.now()} (${rate}/s)`),
+      released: () => log.push(`released at ${clock.now()}`),
     },
-    () => Date.now(),
+    clock,
   );
   let read = 0;
   let backlog = 0;
@@ -40,19 +41,16 @@ function simulate(limits: FloodLimits) {
         read += n;
         guard.take(n);
       }
-      vi.advanceTimersByTime(10);
+      clock.advanceSync(10);
     }
     return read - before;
   };
   return { guard, log, run, backlog: () => backlog };
 }
 
+let clock: FakeClock;
 beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(0);
-});
-afterEach(() => {
-  vi.useRealTimers();
+  clock = new FakeClock(0);
 });
 
 const limits: FloodLimits = { perSecond: 5000, seconds: 5, throttlePerSecond: 1000 };
@@ -118,11 +116,11 @@ describe('flood control', () => {
   it('a change of the limits applies to a running agent within a second', () => {
     let current: FloodLimits = { ...limits, perSecond: 0 };
     const log: string[] = [];
-    const g = new FloodGuard(() => current, { pause: () => {}, resume: () => {}, throttled: () => log.push('throttled'), released: () => log.push('released') }, () => Date.now());
+    const g = new FloodGuard(() => current, { pause: () => {}, resume: () => {}, throttled: () => log.push('throttled'), released: () => log.push('released') }, clock);
     const feed = (ms: number) => {
       for (let t = 0; t < ms; t += 10) {
         g.take(100); // 10,000 a second
-        vi.advanceTimersByTime(10);
+        clock.advanceSync(10);
       }
     };
     feed(10_000);
@@ -131,7 +129,7 @@ describe('flood control', () => {
     feed(4_000);
     expect(log).toEqual(['throttled']);
     current = { ...current, perSecond: 0 }; // turned off: let go
-    vi.advanceTimersByTime(1000);
+    clock.advanceSync(1000);
     expect(log).toEqual(['throttled', 'released']);
     g.dispose();
   });
@@ -141,11 +139,11 @@ describe('flood control', () => {
     const g = new FloodGuard(
       () => ({ perSecond: 100, seconds: 1, throttlePerSecond: 10 }),
       { pause: () => (paused = true), resume: () => (paused = false), throttled: () => {}, released: () => {} },
-      () => Date.now(),
+      clock,
     );
     for (let i = 0; i < 300 && !g.throttled; i++) {
       g.take(10);
-      vi.advanceTimersByTime(10);
+      clock.advanceSync(10);
     }
     expect(g.throttled).toBe(true);
     g.take(100);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { EventName, ParamsOf, PayloadOf, RequestName, ResultOf } from '../../../src/shared/contract';
 import type { SessionUpdateItem } from '../../../src/shared/contract/sessions';
 import { AppCore } from '../../../src/main/app-core';
+import type { Hosts } from '../../../src/main/core/host/hosts';
+import type { Clock } from '../../../src/main/core/base/clock';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 
 export interface RecordedEvent {
@@ -60,13 +62,17 @@ export interface TestCore {
   dispose(): Promise<void>;
 }
 
-export async function makeCore(): Promise<TestCore> {
+/**
+ * A core on a fresh data folder; `hosts`: where work happens (a StubAgentHost's runs its agents in-process);
+ * `clock`: its agents' time (a FakeClock moves only when told).
+ */
+export async function makeCore(options: { hosts?: Hosts; clock?: Clock } = {}): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-acp-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(work, { recursive: true });
-  const core = new AppCore({ dataDir, transport: 'browser', version: 'test' });
+  const core = new AppCore({ dataDir, transport: 'browser', version: 'test', ...options });
   const rec = new Recorder();
   core.bus.connect((name, payload) => rec.push(name, payload));
   const call = async <N extends RequestName>(method: N, params: ParamsOf<N>): Promise<ResultOf<N>> => {

@@ -168,7 +168,7 @@ describe('checkpoints of a folder that is not a git repository', () => {
 });
 
 describe('what is captured', () => {
-  it('skips .gitignored and excluded folders, records large files as too large to keep, and symlinks as links', async () => {
+  it('skips excluded folders, lists ignored and large files by size only, and records symlinks as links', async () => {
     rig = makeRig();
     const w = rig.work;
     writeFileSync(join(w, '.gitignore'), 'secret/\n');
@@ -183,18 +183,23 @@ describe('what is captured', () => {
       writeFileSync(join(w, 'kept.txt'), 'kept\n');
     });
     const files = (await lastTurn()).changes!.files;
-    expect(files.map((f) => f.path).sort()).toEqual(['big.dat', 'kept.txt', 'link']);
+    expect(files.map((f) => f.path).sort()).toEqual(['big.dat', 'kept.txt', 'link', 'secret/key']);
     expect(files.find((f) => f.path === 'big.dat')).toMatchObject({ status: 'added', tooLarge: true, newSize: 2 * 1024 * 1024 });
+    // Ignored: listed with its size, its content not kept.
+    expect(files.find((f) => f.path === 'secret/key')).toMatchObject({ status: 'added', ignored: true, tooLarge: false, newSize: 1 });
     expect(files.find((f) => f.path === 'link')).toMatchObject({ kind: 'symlink' });
     // The large file's content is not in the shadow repository.
     const folders = await rig.svc.folderList();
     expect(folders[0]!.bytes).toBeLessThan(1024 * 1024);
 
-    // Reverting the turn leaves the large file alone and says so.
+    // Reverting the turn removes what it added, the ignored file too, and leaves the large file alone (its
+    // content was not kept), saying so.
     const { from, to } = (await lastTurn()).changes!;
     const r = await rig.svc.revert(from, to, { kind: 'all' });
-    expect(r.refused).toEqual([{ path: 'big.dat', reason: expect.stringMatching(/too large to keep/) }]);
-    expect(existsSync(join(w, 'big.dat'))).toBe(true);
+    expect(r.refused).toEqual([]);
+    expect(r.applied.map((a) => a.path).sort()).toEqual(['big.dat', 'kept.txt', 'link', 'secret/key']);
+    expect(existsSync(join(w, 'big.dat'))).toBe(false);
+    expect(existsSync(join(w, 'secret/key'))).toBe(false);
     expect(existsSync(join(w, 'kept.txt'))).toBe(false);
     expect(existsSync(join(w, 'node_modules/pkg/index.js'))).toBe(true);
   });

@@ -79,4 +79,24 @@ describe('compare mode worktrees', () => {
     expect(await core.router.invoke('compare.create', { repo, prompt: 'p', agentIds: ['alpha', 'nobody'] })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(sh(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
+
+  it("runs no hook and no fsmonitor an agent planted in the repository, unless the user lets hooks run", async () => {
+    const marker = join(repo, 'hook-ran');
+    for (const hook of ['post-checkout', 'pre-commit', 'post-index-change', 'reference-transaction']) {
+      writeFileSync(join(repo, '.git/hooks', hook), `#!/bin/sh\necho ${hook} >> "${marker}"\n`, { mode: 0o755 });
+    }
+    sh(repo, 'config', 'core.fsmonitor', `echo fsmonitor >> "${marker}"; false`);
+    const cmp = await call<Compare>('compare.create', { repo, prompt: 'p', agentIds: ['alpha'], start: false });
+    writeFileSync(join(cmp.runs[0]!.worktree, 'README.md'), '# demo\n\nmore\n');
+    await call('compare.apply', { compareId: cmp.id, runId: cmp.runs[0]!.id });
+    await call('compare.discard', { compareId: cmp.id });
+    expect(existsSync(marker)).toBe(false);
+
+    // The user's choice: hooks run as with their own git.
+    await call('settings.set', { key: 'compare.runRepoHooks', value: true });
+    sh(repo, 'config', '--unset', 'core.fsmonitor');
+    const again = await call<Compare>('compare.create', { repo, prompt: 'p', agentIds: ['alpha'], start: false });
+    expect(readFileSync(marker, 'utf8')).toContain('post-checkout');
+    await call('compare.discard', { compareId: again.id });
+  });
 });

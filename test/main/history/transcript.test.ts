@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTranscript, exportFileName, unifiedDiff } from '../../../src/main/core/history/transcript';
 import type { HistorySession } from '../../../src/shared/contract/history';
 import { createStore, type TestStore } from './acp';
 
-// Wire traffic recorded from real agents (see /work/shared/agents/README.md).
-const TRANSCRIPTS = '/work/shared/agents/transcripts';
+// Wire traffic recorded from real agents against the fake LLM, kept with the tests (gzipped JSONL).
+const TRANSCRIPTS = new URL('../../fixtures/transcripts/', import.meta.url);
 type Rec = { t: number; dir: string; msg: unknown };
 function recorded(name: string): Array<{ direction: 'c2a' | 'a2c'; method: string | null; body: string; ts: number }> {
-  return readFileSync(join(TRANSCRIPTS, `${name}.jsonl`), 'utf8')
+  return gunzipSync(readFileSync(new URL(`${name}.jsonl.gz`, TRANSCRIPTS)))
+    .toString('utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Rec)

@@ -127,10 +127,11 @@ describe('confined file access', () => {
     expect(snapshot(outside)).toEqual({ 'secret.txt': 'TOP SECRET' });
   });
 
-  it('lands no write, read or removal outside while a folder is swapped for a symlink (race)', async () => {
+  it('lands no write, read, removal, stat or listing outside while a folder is swapped for a symlink (race)', async () => {
     mkdirSync(join(work, 'd'));
     writeFileSync(join(work, 'd', 'secret.txt'), 'inside');
     writeFileSync(join(outside, 'keep.txt'), 'keep me');
+    writeFileSync(join(outside, 'outside-only.txt'), 'out');
     const before = snapshot(outside);
     const swapper = startSwapper();
     let done = 0;
@@ -151,6 +152,13 @@ describe('confined file access', () => {
           fs.placeSymlink(`d/link${i % 3}`, '/etc/hostname'),
           fs.removeEntry('d/keep.txt'),
           fs.hasEntry('d/keep.txt'),
+          // Looking is confined too: never the outside folder's names or its file's size.
+          fs.listDir(join(work, 'd')).then((entries) => {
+            if (entries.some((e) => e.name === 'outside-only.txt')) leaked.push('listDir saw the outside folder');
+          }),
+          fs.stat(join(work, 'd', 'secret.txt')).then((info) => {
+            if (info.size !== 'inside'.length) leaked.push(`stat saw a file of ${info.size} bytes`);
+          }),
         ];
         for (const r of await Promise.allSettled(ops)) {
           if (r.status === 'fulfilled') done++;
@@ -166,6 +174,6 @@ describe('confined file access', () => {
     expect(Object.values(reasons).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect(leaked).toEqual([]);
     expect(snapshot(outside)).toEqual(before);
-    expect(readdirSync(outside).sort()).toEqual(['keep.txt', 'secret.txt']);
+    expect(readdirSync(outside).sort()).toEqual(['keep.txt', 'outside-only.txt', 'secret.txt']);
   });
 });

@@ -1,8 +1,10 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppCore } from '../../../src/main/app-core';
+import { downloadTo } from '../../../src/main/core/registry/http';
 import { TestServer } from './helpers/server';
 import { createHarness, type Harness } from './helpers/setup';
 
@@ -149,5 +151,37 @@ describe('fetching the registry', () => {
     await h.restart();
     expect((await h.call('registry.icon', { registryId: 'claude-acp' })).svg).toBe(icon.svg);
     expect((await h.fail('registry.icon', { registryId: 'nope' })).code).toBe('not_found');
+  });
+
+  it('a local registry, its icon or an archive that is a FIFO is refused at once (a plain open would wait for a writer)', async () => {
+    const dir = join(h.dataDir, 'fifo-registry');
+    mkdirSync(dir);
+    execFileSync('mkfifo', [join(dir, 'registry.json')]);
+    const fifoHarness = await createHarness({ registryUrl: pathToFileURL(join(dir, 'registry.json')).toString() }, join(dir, 'data'));
+    try {
+      const list = await fifoHarness.call('registry.list', {});
+      expect(list.source.error).toMatch(/named pipe \(FIFO\), not a regular file/);
+    } finally {
+      await fifoHarness.close();
+    }
+    // A readable registry whose icon is a FIFO.
+    const doc = JSON.parse(offline) as { agents: Array<Record<string, unknown>> };
+    doc.agents[0]!.icon = 'icon.svg';
+    writeFileSync(join(dir, 'ok.json'), JSON.stringify(doc));
+    execFileSync('mkfifo', [join(dir, 'icon.svg')]);
+    const iconHarness = await createHarness({ registryUrl: pathToFileURL(join(dir, 'ok.json')).toString() }, join(dir, 'data2'));
+    try {
+      const id = (await iconHarness.call('registry.list', {})).entries[0]!.id;
+      const icons = await Promise.all([0, 1, 2, 3, 4].map(() => iconHarness.call('registry.icon', { registryId: id })));
+      for (const icon of icons) expect(icon).toMatchObject({ svg: null, error: expect.stringMatching(/named pipe \(FIFO\)/) });
+    } finally {
+      await iconHarness.close();
+    }
+    // An archive given as a file: URL (allowed when the registry is a local file).
+    execFileSync('mkfifo', [join(dir, 'agent.tar.gz')]);
+    const downloads = [0, 1, 2, 3, 4].map((i) =>
+      downloadTo(pathToFileURL(join(dir, 'agent.tar.gz')).toString(), join(dir, `out-${i}.tar.gz`), { allowFile: true, maxBytes: 1024 * 1024, idleTimeoutMs: 15_000 }),
+    );
+    for (const d of downloads) await expect(d).rejects.toThrow(/named pipe \(FIFO\), not a regular file/);
   });
 });

@@ -1,20 +1,42 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentMetrics } from '../../../src/shared/contract/supervisor';
 import type { SettingEntryInput, SettingValues } from '../../../src/shared/contract/settings';
-import { agentText, eventually, makeCore, promptAndWait, turnEnd, type TestCore } from '../acp/helpers';
+import { FakeClock } from '../../support/fake-clock';
+import { agentText, makeCore, promptAndWait, turnEnd, type TestCore } from '../acp/helpers';
 
-/** The agent supervisor with real scenario-agent processes: metrics, crash restarts, exit loops, idle stop, hangs, floods. */
+/**
+ * The agent supervisor with real scenario-agent processes: metrics, crash restarts, exit loops, idle stop,
+ * hangs, floods. Its time is a fake clock (samples, restart delays, hang and idle timeouts happen when the
+ * test moves it), except in the flood tests, which measure real rates.
+ */
 
 let t: TestCore | null = null;
+let clock = new FakeClock();
 afterEach(async () => {
   await t?.dispose();
   t = null;
 });
 
-async function setup(settings: Partial<SettingValues> = {}): Promise<TestCore> {
-  t = await makeCore();
+async function setup(settings: Partial<SettingValues> = {}, options: { realTime?: boolean } = {}): Promise<TestCore> {
+  clock = new FakeClock();
+  t = await makeCore(options.realTime ? {} : { clock });
   for (const [key, value] of Object.entries(settings)) await t.call('settings.set', { key, value } as SettingEntryInput);
   return t;
+}
+
+/**
+ * Moves the supervisor's clock on in steps of `stepMs` until `pred` holds, letting the agents' processes
+ * (real ones, in real time) act between steps.
+ */
+async function advanceUntil<T>(pred: () => T | undefined | null | false, what: string, stepMs = 250): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const v = pred();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await clock.advance(stepMs);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 const metricsOf = (t: TestCore, agentId: string): AgentMetrics[] =>
@@ -23,19 +45,9 @@ const metricsOf = (t: TestCore, agentId: string): AgentMetrics[] =>
     .flatMap((p) => p.agents)
     .filter((m) => m.agentId === agentId);
 
-/** Resolves once the supervisor has sampled `count` more times (agent.metrics only carries changed figures). */
-async function samplesLater(t: TestCore, count: number): Promise<void> {
-  const latest = async () => Math.max(0, ...(await t.call('agents.metrics', {})).agents.map((m) => m.sampledAt));
-  let last = await latest();
-  let seen = 0;
-  await eventually(async () => {
-    const at = await latest();
-    if (at > last) {
-      last = at;
-      seen++;
-    }
-    return seen >= count || null;
-  }, `${count} more samples`);
+/** The supervisor samples `count` more times (one a second of its clock). */
+async function samplesLater(count: number): Promise<void> {
+  await clock.advance(count * 1000);
 }
 
 const sessionStates = (t: TestCore, sessionId: string) => t.rec.of('session.state').filter((s) => s.id === sessionId);
@@ -46,9 +58,10 @@ describe('agent supervisor', () => {
     const agentId = await t.addAgent();
     const status = await t.call('agents.start', { agentId });
     expect(status.pid).toBeGreaterThan(0);
-    const sample = await t.rec.until(
+    const sample = await advanceUntil(
       () => metricsOf(t, agentId).find((m) => m.pid === status.pid && m.rssBytes !== null && m.cpuPercent !== null),
       'a metrics sample with memory and CPU',
+      1000,
     );
     expect(() => process.kill(status.pid!, 0)).not.toThrow();
     expect(sample.processes).toBeGreaterThanOrEqual(1);
@@ -74,7 +87,11 @@ describe('agent supervisor', () => {
     expect(end.error?.code).toBe('agent_exited');
     // The session says what happened and what comes next…
     await t.rec.until(() => sessionStates(t, sessionId).find((s) => s.status === 'failed' && /restarting it in \d+ s \(attempt 1 of 5\)/.test(s.error ?? '')), 'the restart notice');
-    // …then comes back on its own, on a new process.
+    // Not before its delay…
+    await clock.advance(100);
+    expect(t.rec.of('agent.status').filter((s) => s.agentId === agentId && s.state === 'starting')).toHaveLength(1);
+    // …then it comes back on its own, on a new process.
+    await clock.advance(100);
     await t.rec.until(() => sessionStates(t, sessionId).at(-1)?.status === 'idle', 'the session to be resumed');
     const m = (await t.call('agents.metrics', {})).agents.find((x) => x.agentId === agentId)!;
     expect(m.restarts).toBe(1);
@@ -93,7 +110,7 @@ describe('agent supervisor', () => {
     const agentId = await t.addAgent();
     const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
     await promptAndWait(t, sessionId, 'crash');
-    const told = await t.rec.until(
+    const told = await advanceUntil(
       () => sessionStates(t, sessionId).find((s) => s.status === 'failed' && /was restarted, but it cannot resume this session/.test(s.error ?? '')),
       'the session to say it cannot come back',
     );
@@ -109,6 +126,7 @@ describe('agent supervisor', () => {
     await t.rec.until(() => metricsOf(t, agentId).find((m) => m.nextRestartAt !== null), 'a restart to be due');
     // The user opens another session about when the restart is due: either may start the agent.
     const { id: second } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
+    await clock.advance(500);
     await t.rec.until(() => sessionStates(t, first).at(-1)?.status === 'idle', 'the crashed session to be resumed');
     expect((await promptAndWait(t, first, 'hello')).stopReason).toBe('end_turn');
     expect((await promptAndWait(t, second, 'hello')).stopReason).toBe('end_turn');
@@ -124,7 +142,7 @@ describe('agent supervisor', () => {
     await t.call('agents.update', { agentId, env: { SCENARIO_CAPS: 'resume', SCENARIO_EXIT_AFTER_INIT: '1' } });
     await promptAndWait(t, sessionId, 'crash');
 
-    const gaveUp = await t.rec.until(() => metricsOf(t, agentId).find((m) => m.gaveUp !== null), 'the supervisor to give up', 60_000);
+    const gaveUp = await advanceUntil(() => metricsOf(t, agentId).find((m) => m.gaveUp !== null), 'the supervisor to give up', 100);
     expect(gaveUp.gaveUp).toMatch(/ended 3 times within 5 min, so Switchboard stopped restarting it/);
     const session = await t.rec.until(
       () => sessionStates(t, sessionId).find((s) => s.status === 'failed' && /stopped restarting it/.test(s.error ?? '')),
@@ -134,8 +152,9 @@ describe('agent supervisor', () => {
     // Exactly the first start and the two allowed restarts, and no more.
     const starts = () => t.rec.of('agent.status').filter((s) => s.agentId === agentId && s.state === 'starting').length;
     expect(starts()).toBe(3);
-    await t.call('settings.get', { key: 'agents.maxRestarts' }); // a round trip; no restart is pending
     expect((await t.call('agents.metrics', {})).agents.find((m) => m.agentId === agentId)?.nextRestartAt).toBeNull();
+    // Minutes later, still no restart.
+    await clock.advance(5 * 60_000);
     expect(starts()).toBe(3);
 
     // The user fixes it and restarts: a fresh start, the session comes back.
@@ -149,16 +168,16 @@ describe('agent supervisor', () => {
     const t = await setup();
     const agentId = await t.addAgent();
     await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
-    await t.rec.until(() => metricsOf(t, agentId).find((m) => m.cpuPercent !== null), 'a full sample');
+    await advanceUntil(() => metricsOf(t, agentId).find((m) => m.cpuPercent !== null), 'a full sample', 1000);
     // A freshly started agent is still loading (its memory grows for a while, more slowly on a loaded
     // machine): idle means two samples in a row with nothing to report.
     for (let settled = false; !settled; ) {
       const seen = metricsOf(t, agentId).length;
-      await samplesLater(t, 2);
+      await samplesLater(2);
       settled = metricsOf(t, agentId).length === seen;
     }
     const before = metricsOf(t, agentId).length;
-    await samplesLater(t, 6);
+    await samplesLater(6);
     const sent = metricsOf(t, agentId).slice(before);
     // Six samples of an agent doing nothing: its figures rarely move (a CPU tick now and then), and each
     // event sent differs from the one before it.
@@ -170,10 +189,9 @@ describe('agent supervisor', () => {
       expect(next).not.toEqual(prev);
     }
     // The request answers with the latest sample, also one that sent no event.
-    await eventually(async () => {
-      const latest = (await t.call('agents.metrics', {})).agents.find((m) => m.agentId === agentId)!;
-      return latest.sampledAt > metricsOf(t, agentId).at(-1)!.sampledAt || null;
-    }, 'a sample newer than the last event');
+    const latest = async () => (await t.call('agents.metrics', {})).agents.find((m) => m.agentId === agentId)!.sampledAt;
+    for (let i = 0; i < 10 && (await latest()) <= metricsOf(t, agentId).at(-1)!.sampledAt; i++) await samplesLater(1);
+    expect(await latest()).toBeGreaterThan(metricsOf(t, agentId).at(-1)!.sampledAt);
   }, 60_000);
 
   it('stops an agent with no open session after the idle timeout, not one with a session', async () => {
@@ -183,9 +201,13 @@ describe('agent supervisor', () => {
     const a = await t.call('sessions.create', { agentId: idle, cwd: t.work, additionalDirectories: [] });
     await t.call('sessions.create', { agentId: busy, cwd: t.work, additionalDirectories: [] });
     await t.call('sessions.close', { sessionId: a.id });
-    await t.rec.until(() => t.rec.of('agent.status').find((s) => s.agentId === idle && s.state === 'stopped'), 'the idle agent to be stopped');
+    // Not before the idle timeout (1.2 s)…
+    await samplesLater(1);
+    expect(t.rec.of('agent.status').some((s) => s.agentId === idle && s.state === 'stopped')).toBe(false);
+    // …then stopped.
+    await advanceUntil(() => t.rec.of('agent.status').find((s) => s.agentId === idle && s.state === 'stopped'), 'the idle agent to be stopped', 1000);
     // Two more samples later the busy one still runs.
-    await samplesLater(t, 2);
+    await samplesLater(2);
     const busyStatus = (await t.call('agents.list', {})).agents.find((x) => x.id === busy)!.status;
     expect(busyStatus.state).toBe('running');
     expect(t.rec.of('agent.status').some((s) => s.agentId === busy && s.state === 'stopped')).toBe(false);
@@ -195,10 +217,13 @@ describe('agent supervisor', () => {
     const t = await setup({ 'agents.requestTimeoutSeconds': 1.5 });
     const agentId = await t.addAgent({ SCENARIO_CAPS: 'resume' });
     const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
-    const end = await promptAndWait(t, sessionId, 'hang');
+    const { promptId } = await t.call('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: 'hang' }] });
+    const ended = () => t.rec.updates().find((u) => u.sessionId === sessionId && u.event.type === 'turn_end' && u.event.promptId === promptId);
+    await advanceUntil(ended, 'the hung turn to end');
+    const end = await turnEnd(t, sessionId, promptId);
     expect(end.error?.message).toMatch(/did not answer session\/prompt within 1\.5 s/);
     expect(t.rec.of('session.warning').find((w) => w.kind === 'unresponsive' && w.agentId === agentId)?.message).toMatch(/may be stuck/);
-    const m = await t.rec.until(() => metricsOf(t, agentId).find((x) => x.unresponsive !== null), 'the agent flagged unresponsive');
+    const m = await advanceUntil(() => metricsOf(t, agentId).find((x) => x.unresponsive !== null), 'the agent flagged unresponsive');
     expect(m.unresponsive).toMatch(/session\/prompt/);
     // The session is usable again after a restart.
     await t.call('agents.restart', { agentId });
@@ -211,7 +236,12 @@ describe('agent supervisor', () => {
     const t = await setup({ 'agents.requestTimeoutSeconds': 0.5 });
     const agentId = await t.addAgent();
     const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
-    const end = await promptAndWait(t, sessionId, 'quiet-tool 2500');
+    const from = clock.now();
+    const { promptId } = await t.call('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: 'quiet-tool 2500' }] });
+    // The tool call's 2.5 s of silence are tens of seconds of the supervisor's clock: well past the timeout.
+    await advanceUntil(() => t.rec.updates().find((u) => u.sessionId === sessionId && u.event.type === 'turn_end' && u.event.promptId === promptId), 'the turn to end');
+    const end = await turnEnd(t, sessionId, promptId);
+    expect(clock.now() - from).toBeGreaterThan(10 * 500);
     expect(end.error).toBeNull();
     expect(end.stopReason).toBe('end_turn');
     expect(agentText(t.rec, sessionId)).toBe('built');
@@ -223,8 +253,8 @@ describe('agent supervisor', () => {
     const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
     const { promptId } = await t.call('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: 'permission' }] });
     const ask = await t.rec.until(() => t.rec.of('session.permission').find((p) => p.sessionId === sessionId), 'the permission request');
-    // Well past the timeout, by samples (not wall time): the turn is still going.
-    await samplesLater(t, 2);
+    // Well past the timeout: the turn is still going.
+    await clock.advance(5000);
     expect(sessionStates(t, sessionId).at(-1)?.status).toBe('awaiting_permission');
     await t.call('sessions.respondPermission', { sessionId, requestId: ask.requestId, outcome: 'selected', optionId: ask.options[0]!.optionId });
     const end = await turnEnd(t, sessionId, promptId);
@@ -232,7 +262,7 @@ describe('agent supervisor', () => {
   }, 60_000);
 
   it('a flooding agent does not hold up another agent', async () => {
-    const t = await setup();
+    const t = await setup({}, { realTime: true });
     const flooder = await t.addAgent({}, 'Flooder');
     const quiet = await t.addAgent({}, 'Quiet');
     const f = await t.call('sessions.create', { agentId: flooder, cwd: t.work, additionalDirectories: [] });
@@ -254,7 +284,7 @@ describe('agent supervisor', () => {
   }, 180_000);
   it('throttles an agent that keeps flooding, tells the user why, loses nothing, and leaves another agent unaffected', async () => {
     // Flooding: over 2,000 messages a second for 1 s; then read at 2,000 a second.
-    const t = await setup({ 'agents.floodPerSecond': 2000, 'agents.floodSeconds': 1, 'agents.floodThrottlePerSecond': 2000 });
+    const t = await setup({ 'agents.floodPerSecond': 2000, 'agents.floodSeconds': 1, 'agents.floodThrottlePerSecond': 2000 }, { realTime: true });
     const flooder = await t.addAgent({}, 'Flooder');
     const quiet = await t.addAgent({}, 'Quiet');
     const f = await t.call('sessions.create', { agentId: flooder, cwd: t.work, additionalDirectories: [] });

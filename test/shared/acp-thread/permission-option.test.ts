@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameContradiction, nameIntent, nameScope } from '../../../src/shared/acp-thread/permission-option';
+import { displayedText, labelDeception, nameContradiction, nameIntent, nameScope } from '../../../src/shared/acp-thread/permission-option';
 
 describe('permission option names against their kinds', () => {
   it('reads what a label means, whatever its case, punctuation or look-alike letters', () => {
@@ -60,5 +60,56 @@ describe('permission option names against their kinds', () => {
     ] as const) {
       expect(nameContradiction({ name, kind }), `${name} / ${kind}`).toBe(null);
     }
+  });
+});
+
+describe('labels with direction controls, invisible characters or look-alikes', () => {
+  const REJECTS = ['Reject', 'Deny', 'No', 'Cancel', 'Decline', 'Never'];
+  const reverse = (s: string) => [...s].reverse().join('');
+  // A small deterministic generator: the variants differ per run of the list, not per run of the suite.
+  let seed = 24;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const INVISIBLE = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD'];
+  const variants = REJECTS.flatMap((w) => [
+    `\u202E${reverse(w)}`,
+    `\u202E${reverse(w)}\u202C`,
+    `Yes \u202E${reverse(w)}\u202C`,
+    `\u2067\u202E${reverse(w)}\u202C\u2069`,
+    ((at: number) => `${w.slice(0, at)}${INVISIBLE[rand(INVISIBLE.length)]}${w.slice(at)}`)(1 + rand(w.length - 1)),
+  ]);
+
+  it('shows a right-to-left override as displayed: "\\u202Etcejer" reads "reject"', () => {
+    expect(displayedText('\u202Etcejer')).toBe('reject');
+    expect(displayedText('a\u202Ecb\u202Cd')).toBe('abcd');
+    expect(displayedText('\u2067abc\u2069')).toBe('abc');
+  });
+
+  it.each(variants.map((v) => [JSON.stringify(v), v]))('flags %s on an "always allow" option, and refuses its rule', (_, name) => {
+    expect(labelDeception(name)).not.toBeNull();
+    // Shown as a refusal (the override reversed): also flagged as contradicting its kind.
+    if (/^\P{L}*\u202E/u.test(name)) expect(nameContradiction({ name, kind: 'allow_always' })).toMatch(/but it would always allow/);
+  });
+
+  it('finds look-alike letters: other scripts inside a Latin word, fullwidth and mathematical letters', () => {
+    for (const name of ['R\u0435ject', 'Allоw', 'Ｒｅｊｅｃｔ', '𝐑𝐞𝐣𝐞𝐜𝐭', 'Always аllow']) expect(labelDeception(name)).not.toBeNull();
+  });
+
+  it('lets the real agents’ labels and other scripts’ own words pass', () => {
+    for (const name of [
+      'Yes, allow all edits during this session',
+      'Always Allow',
+      'Allow for this session',
+      'Allow All Edits',
+      'Always Allow in project: echo *',
+      "Yes, and don't ask again for git diff:* commands in ws",
+      'Yes, and allow access to ws/ and echo commands',
+      'Разрешить всегда',
+      '始终允许',
+      'Toujours autoriser l’accès',
+    ])
+      expect({ name, deception: labelDeception(name) }).toEqual({ name, deception: null });
   });
 });

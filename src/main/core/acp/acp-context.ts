@@ -86,6 +86,7 @@ export class AcpContext implements Disposable {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_ACP_OPTIONS.maxLineBytes,
       initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_ACP_OPTIONS.initializeTimeoutMs,
       stopGraceMs: options.stopGraceMs ?? DEFAULT_ACP_OPTIONS.stopGraceMs,
+      clock: options.clock ?? DEFAULT_ACP_OPTIONS.clock,
     };
     this.externalLog = options.messageLog;
     this.onMessageLog = options.onMessageLog;

@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from '../base/clock';
+
 export interface AcpOptions {
   /** Longest line accepted from an agent; longer ones are dropped with a warning. */
   maxLineBytes: number;
@@ -5,10 +7,13 @@ export interface AcpOptions {
   initializeTimeoutMs: number;
   /** Between SIGTERM and SIGKILL when stopping an agent. */
   stopGraceMs: number;
+  /** Time and timers of the supervisor, the flood guard and agents' activity (tests pass a fake clock). */
+  clock: Clock;
 }
 
 export const DEFAULT_ACP_OPTIONS: AcpOptions = {
   maxLineBytes: 16 * 1024 * 1024,
   initializeTimeoutMs: 60_000,
   stopGraceMs: 2000,
+  clock: systemClock,
 };

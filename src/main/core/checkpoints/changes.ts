@@ -1,4 +1,5 @@
 import type { ChangedFile, ChangeSet, ChangeSummary, Hunk } from '../../../shared/contract/checkpoints';
+import { codeRunningReason, isPackageJson, scriptsChanged } from './code-running';
 import type { LargeFile, ShadowRepo } from './shadow-repo';
 
 /** Most files one change set lists (an `npm install` into a non-ignored folder would otherwise flood the view). */
@@ -40,7 +41,13 @@ export function parseDiffTree(out: string): RawChange[] {
       changes.push(c);
       byPath.set(path, c);
     } else {
-      const [a, d, p] = t.split('\t') as [string, string, string];
+      // "added\tdeleted\tpath": the path may itself hold tabs.
+      const tab1 = t.indexOf('\t');
+      const tab2 = t.indexOf('\t', tab1 + 1);
+      if (tab1 < 0 || tab2 < 0) continue;
+      const a = t.slice(0, tab1);
+      const d = t.slice(tab1 + 1, tab2);
+      const p = t.slice(tab2 + 1);
       let path = p;
       if (p === '') {
         i++; // old path
@@ -83,14 +90,16 @@ export async function diffSnapshots(
       deletions: c.deletions,
       binary: c.binary,
       tooLarge: false,
+      ignored: false,
+      flag: null,
       oldSize: ZERO.test(c.oldSha) ? null : (sizes.get(c.oldSha) ?? null),
       newSize: ZERO.test(c.newSha) ? null : (sizes.get(c.newSha) ?? null),
     });
   }
-  // Files over the size cap are not in the trees: compare the two lists of them.
+  // Files recorded by size only (over the size cap, ignored, inside .git) are not in the trees: compare the two lists of them.
   const before = new Map(from.large.map((f) => [f.path, f]));
   const after = new Map(to.large.map((f) => [f.path, f]));
-  const tooLarge = (path: string, status: ChangedFile['status'], oldSize: number | null, newSize: number | null): ChangedFile => ({
+  const statOnly = (path: string, status: ChangedFile['status'], oldSize: number | null, newSize: number | null, ignored: boolean): ChangedFile => ({
     path,
     oldPath: null,
     status,
@@ -98,7 +107,9 @@ export async function diffSnapshots(
     additions: 0,
     deletions: 0,
     binary: false,
-    tooLarge: true,
+    tooLarge: !ignored,
+    ignored,
+    flag: null,
     oldSize,
     newSize,
   });
@@ -106,25 +117,39 @@ export async function diffSnapshots(
     const b = before.get(path);
     if (b && b.size === f.size && b.mtimeMs === f.mtimeMs) continue;
     const inTree = files.get(path);
-    if (b) files.set(path, tooLarge(path, 'modified', b.size, f.size));
-    // Was kept small before, too large now: the tree diff says "deleted".
-    else if (inTree?.status === 'deleted') files.set(path, tooLarge(path, 'modified', inTree.oldSize, f.size));
-    else files.set(path, tooLarge(path, 'added', null, f.size));
+    const ignored = f.ignored === true;
+    if (b) files.set(path, statOnly(path, 'modified', b.size, f.size, ignored));
+    // Was kept before, recorded by size only now: the tree diff says "deleted".
+    else if (inTree?.status === 'deleted') files.set(path, statOnly(path, 'modified', inTree.oldSize, f.size, ignored));
+    else files.set(path, statOnly(path, 'added', null, f.size, ignored));
   }
   for (const [path, b] of before) {
     if (after.has(path)) continue;
     const inTree = files.get(path);
-    if (inTree?.status === 'added') files.set(path, { ...tooLarge(path, 'modified', b.size, inTree.newSize), tooLarge: true });
-    else files.set(path, tooLarge(path, 'deleted', b.size, null));
+    if (inTree?.status === 'added') files.set(path, statOnly(path, 'modified', b.size, inTree.newSize, b.ignored === true));
+    else files.set(path, statOnly(path, 'deleted', b.size, null, b.ignored === true));
+  }
+  for (const f of files.values()) {
+    if (f.status === 'deleted') continue;
+    f.flag = codeRunningReason(f.path);
+    if (!f.flag && isPackageJson(f.path) && !f.ignored && !f.tooLarge) {
+      const c = listed.find((r) => r.path === f.path);
+      if (c && !ZERO.test(c.newSha)) {
+        const [oldText, newText] = await Promise.all([ZERO.test(c.oldSha) ? null : repo.blob(c.oldSha), repo.blob(c.newSha)]);
+        if (scriptsChanged(oldText?.toString('utf8') ?? null, newText.toString('utf8'))) f.flag = 'package scripts: npm, yarn and pnpm run them on install and more';
+      }
+    }
   }
   const list = [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { from: from.id, to: to.id, summary: summarize(list), files: list, truncated: raw.length > MAX_LISTED_FILES };
 }
 
 export function summarize(files: readonly ChangedFile[]): ChangeSummary {
-  const s: ChangeSummary = { added: 0, modified: 0, deleted: 0, renamed: 0, additions: 0, deletions: 0 };
+  const s: ChangeSummary = { added: 0, modified: 0, deleted: 0, renamed: 0, additions: 0, deletions: 0, ignored: 0, flagged: 0 };
   for (const f of files) {
     s[f.status]++;
+    if (f.ignored) s.ignored++;
+    if (f.flag) s.flagged++;
     s.additions += f.additions;
     s.deletions += f.deletions;
   }

@@ -46,6 +46,17 @@ const toCheckpoint = (r: RawCheckpoint): CheckpointRow => ({
 
 const TURN_COLUMNS = 't.id, t.session_id, t.prompt_id, t.folder_id, f.path, t.before_id, t.after_id, t.before_late, t.started_at, t.ended_at, t.error, t.changes_json';
 
+export interface PendingRestoreRow {
+  id: string;
+  folder_id: string;
+  kind: Restore['kind'];
+  label: string;
+  turn_id: string | null;
+  pre_id: string;
+  plan_json: string;
+  started_at: number;
+}
+
 /** The checkpoint tables (see migration 0007). */
 export class CheckpointRows {
   constructor(private readonly db: Db) {}
@@ -124,6 +135,13 @@ export class CheckpointRows {
     return this.db.prepare(`SELECT ${TURN_COLUMNS} FROM checkpoint_turns t JOIN checkpoint_folders f ON f.id = t.folder_id WHERE t.id = ?`).get(id) as TurnRow | undefined;
   }
 
+  /** The turn whose "before" and "after" checkpoints these are, if any. */
+  turnOfPair(beforeId: string, afterId: string): TurnRow | undefined {
+    return this.db
+      .prepare(`SELECT ${TURN_COLUMNS} FROM checkpoint_turns t JOIN checkpoint_folders f ON f.id = t.folder_id WHERE t.before_id = ? AND t.after_id = ? LIMIT 1`)
+      .get(beforeId, afterId) as TurnRow | undefined;
+  }
+
   turnsOfSession(sessionId: string): TurnRow[] {
     return this.db
       .prepare(`SELECT ${TURN_COLUMNS} FROM checkpoint_turns t JOIN checkpoint_folders f ON f.id = t.folder_id WHERE t.session_id = ? ORDER BY t.started_at, t.rowid`)
@@ -141,13 +159,17 @@ export class CheckpointRows {
     return r.at;
   }
 
-  /** Other sessions' turns in the same folder whose time overlapped [from, to]. */
+  /**
+   * Other sessions' turns in the same folder whose time overlapped [from, to], leaving out those recorded as
+   * having changed nothing (their window changed nothing they could be blamed for).
+   */
   overlapping(folderId: string, sessionId: string, from: number, to: number): Array<{ sessionId: string; label: string }> {
     const rows = this.db
       .prepare(
         `SELECT DISTINCT t.session_id AS sessionId, s.title AS title, a.name AS agent
          FROM checkpoint_turns t LEFT JOIN sessions s ON s.id = t.session_id LEFT JOIN agents a ON a.id = s.agent_id
-         WHERE t.folder_id = ? AND t.session_id <> ? AND t.started_at <= ? AND COALESCE(t.ended_at, ?) >= ?`,
+         WHERE t.folder_id = ? AND t.session_id <> ? AND t.started_at <= ? AND COALESCE(t.ended_at, ?) >= ?
+           AND (t.changes_json IS NULL OR json_array_length(t.changes_json, '$.files') > 0)`,
       )
       .all(folderId, sessionId, to, Date.now(), from) as Array<{ sessionId: string; title: string | null; agent: string | null }>;
     return rows.map((r) => ({ sessionId: r.sessionId, label: [r.agent, r.title].filter(Boolean).join(' · ') || r.sessionId }));
@@ -157,10 +179,31 @@ export class CheckpointRows {
     return t.changes_json ? (JSON.parse(t.changes_json) as ChangeSet) : null;
   }
 
-  insertRestore(r: { id: string; folderId: string; kind: Restore['kind']; label: string; preId: string; postId: string; report: RestoreReport }): void {
+  insertRestore(r: { id: string; folderId: string; kind: Restore['kind']; label: string; preId: string; postId: string; report: RestoreReport; turnId?: string | null; notice?: string | null }): void {
     this.db
-      .prepare('INSERT INTO checkpoint_restores (id, folder_id, kind, label, pre_id, post_id, created_at, report_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(r.id, r.folderId, r.kind, r.label, r.preId, r.postId, Date.now(), JSON.stringify(r.report));
+      .prepare('INSERT INTO checkpoint_restores (id, folder_id, kind, label, pre_id, post_id, created_at, report_json, turn_id, notice) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(r.id, r.folderId, r.kind, r.label, r.preId, r.postId, Date.now(), JSON.stringify(r.report), r.turnId ?? null, r.notice ?? null);
+  }
+
+  /** A restore about to touch the folder (see migration 0015). */
+  insertPending(p: { id: string; folderId: string; kind: Restore['kind']; label: string; turnId: string | null; preId: string; plan: unknown }): void {
+    this.db
+      .prepare('INSERT INTO checkpoint_pending_restores (id, folder_id, kind, label, turn_id, pre_id, plan_json, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(p.id, p.folderId, p.kind, p.label, p.turnId, p.preId, JSON.stringify(p.plan), Date.now());
+  }
+
+  deletePending(id: string): void {
+    this.db.prepare('DELETE FROM checkpoint_pending_restores WHERE id = ?').run(id);
+  }
+
+  pending(): PendingRestoreRow[] {
+    return this.db.prepare('SELECT * FROM checkpoint_pending_restores ORDER BY started_at').all() as PendingRestoreRow[];
+  }
+
+  /** The newest notice of a restore about this turn (one finished after an interruption), or null. */
+  turnNotice(turnId: string): string | null {
+    const r = this.db.prepare('SELECT notice FROM checkpoint_restores WHERE turn_id = ? AND notice IS NOT NULL ORDER BY created_at DESC LIMIT 1').get(turnId) as { notice: string } | undefined;
+    return r?.notice ?? null;
   }
 
   restore(id: string): { id: string; folder_id: string; pre_id: string; post_id: string; undone_by: string | null } | undefined {
@@ -175,8 +218,8 @@ export class CheckpointRows {
 
   restores(folderId: string): Restore[] {
     const rows = this.db
-      .prepare('SELECT id, folder_id, kind, label, created_at, undone_by, report_json FROM checkpoint_restores WHERE folder_id = ? ORDER BY created_at')
-      .all(folderId) as Array<{ id: string; folder_id: string; kind: Restore['kind']; label: string; created_at: number; undone_by: string | null; report_json: string }>;
+      .prepare('SELECT id, folder_id, kind, label, created_at, undone_by, report_json, notice FROM checkpoint_restores WHERE folder_id = ? ORDER BY created_at')
+      .all(folderId) as Array<{ id: string; folder_id: string; kind: Restore['kind']; label: string; created_at: number; undone_by: string | null; report_json: string; notice: string | null }>;
     return rows.map((r) => ({
       id: r.id,
       folderId: r.folder_id,
@@ -185,6 +228,7 @@ export class CheckpointRows {
       createdAt: r.created_at,
       undoneBy: r.undone_by,
       report: JSON.parse(r.report_json) as RestoreReport,
+      notice: r.notice,
     }));
   }
 }

@@ -17,10 +17,10 @@ import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
 import { SettingsService } from '../settings/settings-service';
 import { diffSnapshots, hunksOf, isBinary, revertHunk } from './changes';
-import { CheckpointRows, type CheckpointRow, type TurnRow } from './checkpoint-rows';
-import { applyPlan, planRestore, type RestoreItem } from './file-restore';
+import { CheckpointRows, type CheckpointRow, type PendingRestoreRow, type TurnRow } from './checkpoint-rows';
+import { applyPlan, planRestore, planStatOnly, type PlanStep, type RestoreItem } from './file-restore';
 import { gitVersion } from './shadow-git';
-import { removeShadow, ShadowRepo, type TreeEntry } from './shadow-repo';
+import { removeShadow, ShadowRepo, type LargeFile, type TreeEntry } from './shadow-repo';
 import type { Host } from '../host/host';
 import { LocalHost } from '../host/local/local-host';
 
@@ -67,6 +67,16 @@ const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** Its content was not kept (too large, ignored, inside .git): it can be listed, not diffed or put back. */
+const notKept = (f: { tooLarge: boolean; ignored: boolean }): boolean => f.tooLarge || f.ignored;
+
+const byPath = (files: readonly LargeFile[]): Map<string, LargeFile> => new Map(files.map((f) => [f.path, f]));
+
+const sameEntry = (a: TreeEntry | null, b: TreeEntry | null): boolean => (a === null ? b === null : b !== null && a.sha === b.sha && a.mode === b.mode);
+
+/** What a restore's items do, as stored while it runs (merged texts are stored as objects first). */
+type StoredStep = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null } | { path: string; refused: string };
+
 /**
  * Checkpoints of session folders: a snapshot before and after every turn (turnStarting, turnEnded), the changes
  * between any two, and restores (revert, rewind, undo) that never lose what the user wrote.
@@ -111,7 +121,9 @@ export class CheckpointService implements Disposable {
     this.settingsLink = this.settingsSource.onChange(({ key }) => {
       if (key !== 'checkpoints.maxFileBytes' && key !== 'checkpoints.excludes') return;
       const s = this.settings();
-      for (const folder of this.byReal.values()) void this.exclusive(folder, () => folder.repo.configure(s.maxFileBytes, s.excludes)).catch(() => {});
+      for (const folder of this.byReal.values()) {
+        void this.exclusive(folder, () => folder.repo.configure(s.maxFileBytes, s.excludes)).catch((e: unknown) => console.error(`checkpoints: reconfiguring ${folder.path} failed:`, e));
+      }
     });
     if (options.autoPrune !== false) {
       const run = () => void this.prune().catch((e: unknown) => console.error('checkpoint pruning failed:', e));
@@ -136,7 +148,7 @@ export class CheckpointService implements Disposable {
     router.handle('checkpoints.revert', (p) => this.revert(p.from, p.to, p.scope));
     router.handle('checkpoints.rewind', (p) => this.rewind(p.turnId));
     router.handle('checkpoints.undoRestore', (p) => this.undoRestore(p.restoreId));
-    router.handle('checkpoints.listRestores', (p) => ({ restores: this.rows().restores(p.folderId) }));
+    router.handle('checkpoints.listRestores', (p) => this.listRestores(p.folderId));
     router.handle('checkpoints.folders', async () => ({ folders: await this.folderList() }));
     router.handle('checkpoints.deleteFolder', async (p) => {
       await this.deleteFolder(p.folderId);
@@ -307,7 +319,8 @@ export class CheckpointService implements Disposable {
               this.rows().setTurn(turnId, { error: `the checkpoint after the turn failed: ${errorText(e)}` });
             }
           });
-          if (this.recordedListeners.size > 0) await this.tellRecorded(turnId);
+          // The change set is read now: whether the turn changed anything decides other turns' overlap notes.
+          await this.tellRecorded(turnId);
           this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
         }),
       );
@@ -333,6 +346,7 @@ export class CheckpointService implements Disposable {
     const row = this.store.available ? this.rows().turn(turnId) : undefined;
     if (!row) return;
     const view = await this.turnView(row);
+    if (this.recordedListeners.size === 0) return;
     // Read right before telling (no await in between): a later turn's prompt cannot be sent before its row exists.
     const next = this.rows().nextTurnStart(row.session_id, row.started_at, row.id);
     for (const listener of this.recordedListeners) {
@@ -389,7 +403,9 @@ export class CheckpointService implements Disposable {
       state,
       error: state === 'failed' ? (error ?? 'the checkpoint before the turn is missing (pruned?)') : null,
       changes,
-      overlaps: rows.overlapping(t.folder_id, t.session_id, t.started_at, t.ended_at ?? Date.now()),
+      // Only a turn that changed something can have another session's changes mixed in.
+      overlaps: changes && changes.files.length === 0 ? [] : rows.overlapping(t.folder_id, t.session_id, t.started_at, t.ended_at ?? Date.now()),
+      notice: rows.turnNotice(t.id),
     };
   }
 
@@ -439,7 +455,7 @@ export class CheckpointService implements Disposable {
     const set = await this.changesBetween(folder, from, to);
     const file = set.files.find((f) => f.path === path);
     if (!file) throw new IpcFailure('not_found', `${path} did not change between these checkpoints`);
-    if (file.tooLarge) return { file, oldText: null, newText: null, hunks: [] };
+    if (notKept(file)) return { file, oldText: null, newText: null, hunks: [] };
     const [a, b] = await Promise.all([this.entryAt(folder.repo, from.tree, file.oldPath ?? path), this.entryAt(folder.repo, to.tree, path)]);
     const [ab, bb] = await Promise.all([a ? folder.repo.blob(a.sha) : Buffer.alloc(0), b ? folder.repo.blob(b.sha) : Buffer.alloc(0)]);
     if (file.binary || isBinary(ab) || isBinary(bb)) return { file: { ...file, binary: true }, oldText: null, newText: null, hunks: [] };
@@ -474,14 +490,17 @@ export class CheckpointService implements Disposable {
   }
 
   /**
-   * Snapshot, plan, apply, snapshot: the restore is a pair of checkpoints, so it can be undone. Paths go
-   * into a journal first, so temporary files of a restore cut short are cleaned up by the next one.
+   * Snapshot, plan, apply, snapshot: the restore is a pair of checkpoints, so it can be undone. The plan is
+   * recorded before the folder is touched (a pending restore), so one cut short is finished at the next
+   * start (recoverInterrupted); paths also go into a journal, so temporary files of a restore cut short are
+   * cleaned up by the next one.
    */
   private async restore(
     folder: Folder,
     kind: Restore['kind'],
     label: string,
-    items: (pre: CheckpointRow) => Promise<{ items: RestoreItem[]; refused?: RestoreReport['refused'] }>,
+    turnId: string | null,
+    items: (pre: CheckpointRow) => Promise<{ items: RestoreItem[]; refused?: RestoreReport['refused']; statOnly?: PlanStep[] }>,
   ): Promise<RestoreReport & { preId: string }> {
     this.refuseWhileRunning(folder);
     // A past session's folder that is gone is not brought back by writing its files again.
@@ -493,8 +512,15 @@ export class CheckpointService implements Disposable {
       const fs = await this.host.files([folder.path]);
       if (left) await fs.removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
       const pre = await this.takeCheckpoint(folder, 'restore_pre');
-      const { items: list, refused = [] } = await items(pre);
-      const plan = await planRestore(folder.repo, fs, list, await folder.repo.lsTree(pre.tree), new Set(pre.large.map((f) => f.path)));
+      const { items: list, refused = [], statOnly = [] } = await items(pre);
+      const planned = await planRestore(folder.repo, fs, list, await folder.repo.lsTree(pre.tree), byPath(pre.large));
+      const seen = new Set(planned.map((p) => p.path));
+      const plan = [...planned, ...statOnly.filter((p) => !seen.has(p.path))];
+      // Merged texts become objects, so the stored plan says exactly what each path gets.
+      for (const p of plan) if ('merged' in p && p.merged && p.entry) p.entry = { mode: p.entry.mode, sha: await folder.repo.hashObject(p.merged) };
+      const pendingId = randomUUID();
+      const stored: StoredStep[] = plan.map((p) => ('refused' in p ? p : { path: p.path, action: p.action, entry: p.entry }));
+      this.rows().insertPending({ id: pendingId, folderId: folder.id, kind, label, turnId, preId: pre.id, plan: stored });
       await writeFile(journal, JSON.stringify(plan.map((p) => p.path)));
       const done = await applyPlan(folder.repo, fs, plan);
       await rm(journal, { force: true });
@@ -503,28 +529,110 @@ export class CheckpointService implements Disposable {
         const post = await this.takeCheckpoint(folder, 'restore_post');
         result.restoreId = randomUUID();
         const { preId: _pre, ...report } = result;
-        this.rows().insertRestore({ id: result.restoreId, folderId: folder.id, kind, label, preId: pre.id, postId: post.id, report });
-      }
+        this.store.db.transaction(() => {
+          this.rows().insertRestore({ id: result.restoreId!, folderId: folder.id, kind, label, preId: pre.id, postId: post.id, report, turnId });
+          this.rows().deletePending(pendingId);
+        })();
+      } else this.rows().deletePending(pendingId);
       return result;
     });
     this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: null });
     return report;
   }
 
+  /**
+   * Restores cut short (Switchboard was killed or crashed mid-way) are finished now: each path the plan
+   * had not reached yet, and still as it was before the restore, gets what the plan said; a path changed
+   * since is left as it is. The user is told (app.notice now, and a notice on the turn and the restore).
+   */
+  async recoverInterrupted(): Promise<string[]> {
+    if (!this.store.available || !(await this.status()).available) return [];
+    const notices: string[] = [];
+    for (const p of this.rows().pending()) {
+      try {
+        const notice = await this.finishPending(p);
+        if (notice) notices.push(notice);
+      } catch (e) {
+        console.error('an interrupted restore could not be finished:', e);
+        const message = `A ${p.kind} ("${p.label}") was cut short when Switchboard stopped, and could not be finished: ${errorText(e)}. Check the folder's files.`;
+        this.rows().deletePending(p.id);
+        this.bus.emit('app.notice', { level: 'error', message });
+        notices.push(message);
+      }
+    }
+    return notices;
+  }
+
+  private async finishPending(p: PendingRestoreRow): Promise<string | null> {
+    const rows = this.rows();
+    const pre = rows.checkpoint(p.pre_id);
+    const folderRow = rows.folder(p.folder_id);
+    if (!pre || !folderRow || !(await isDirectory(folderRow.path))) {
+      rows.deletePending(p.id);
+      return null;
+    }
+    const folder = await this.folder(folderRow.path);
+    const steps = JSON.parse(p.plan_json) as StoredStep[];
+    const result = await this.exclusive(folder, async () => {
+      const fs = await this.host.files([folder.path]);
+      await fs.removeTempFiles(steps.map((s) => s.path)).catch(() => {});
+      const now = await this.takeCheckpoint(folder, 'restore_recover');
+      const [nowTree, preTree] = await Promise.all([folder.repo.lsTree(now.tree), folder.repo.lsTree(pre.tree)]);
+      const nowLarge = byPath(now.large);
+      const preLarge = byPath(pre.large);
+      const reached: RestoreReport['applied'] = [];
+      const todo: PlanStep[] = [];
+      const refused: RestoreReport['refused'] = [];
+      for (const step of steps) {
+        if ('refused' in step) {
+          refused.push({ path: step.path, reason: step.refused });
+          continue;
+        }
+        const cur = nowTree.get(step.path) ?? null;
+        const curLarge = nowLarge.get(step.path);
+        if (step.entry === null ? cur === null && !curLarge : sameEntry(cur, step.entry)) {
+          reached.push({ path: step.path, action: step.action });
+          continue;
+        }
+        const was = preTree.get(step.path) ?? null;
+        const wasLarge = preLarge.get(step.path);
+        const untouched = sameEntry(cur, was) && (wasLarge === undefined ? curLarge === undefined : curLarge !== undefined && curLarge.size === wasLarge.size && curLarge.mtimeMs === wasLarge.mtimeMs);
+        if (untouched) todo.push(step);
+        else refused.push({ path: step.path, reason: 'changed after the restore was cut short; left as it is' });
+      }
+      const done = await applyPlan(folder.repo, fs, todo);
+      const applied = [...reached, ...done.applied];
+      const allRefused = [...refused, ...done.refused];
+      const notice =
+        `The ${p.kind} "${p.label}" in ${folder.path} was cut short when Switchboard stopped (${reached.length} of ${steps.length - refused.length} files done). ` +
+        `It was finished at this start: ${done.applied.length} more put back${allRefused.length > 0 ? `, ${allRefused.length} left as they were` : ''}. It can be undone like any restore.`;
+      const post = await this.takeCheckpoint(folder, 'restore_post');
+      const restoreId = randomUUID();
+      this.store.db.transaction(() => {
+        rows.insertRestore({ id: restoreId, folderId: folder.id, kind: p.kind, label: `${p.label} (finished after an interruption)`, preId: pre.id, postId: post.id, report: { restoreId, applied, refused: allRefused }, turnId: p.turn_id, notice });
+        rows.deletePending(p.id);
+      })();
+      return notice;
+    });
+    this.changeCache.clear();
+    this.bus.emit('app.notice', { level: 'warning', message: result });
+    this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: p.turn_id });
+    return result;
+  }
+
   async revert(fromId: string, toId: string, scope: { kind: 'all' } | { kind: 'file'; path: string } | { kind: 'hunk'; path: string; hunk: number }): Promise<RestoreReport> {
     const { folder, from, to } = await this.pair(fromId, toId);
     const set = await this.changesBetween(folder, from, to);
     let label = 'Revert the changes';
-    const refused: RestoreReport['refused'] = [];
     let hunkTarget: { path: string; entry: TreeEntry | null; base: TreeEntry | null } | null = null;
     let paths: Set<string> | null = null;
     if (scope.kind !== 'all') {
       const file = set.files.find((f) => f.path === scope.path);
       if (!file) throw new IpcFailure('not_found', `${scope.path} did not change between these checkpoints`);
-      if (file.tooLarge) return { restoreId: null, applied: [], refused: [{ path: file.path, reason: 'too large to keep: its content was not recorded' }] };
       paths = new Set([file.path, ...(file.oldPath ? [file.oldPath] : [])]);
       label = `Revert ${file.path}`;
       if (scope.kind === 'hunk') {
+        if (notKept(file)) throw new IpcFailure('invalid_params', `${scope.path} has no line hunks to revert: its content was not kept`);
         const diff = await this.fileDiff(fromId, toId, scope.path);
         const hunk = diff.hunks[scope.hunk];
         if (!hunk) throw new IpcFailure('not_found', `${scope.path} has no hunk ${scope.hunk}`);
@@ -538,13 +646,15 @@ export class CheckpointService implements Disposable {
           hunkTarget = { path: file.path, entry: { mode: base.mode, sha }, base };
         }
       }
-    } else {
-      refused.push(...set.files.filter((f) => f.tooLarge).map((f) => ({ path: f.path, reason: 'too large to keep: its content was not recorded' })));
     }
-    return this.restore(folder, 'revert', label, async () => {
+    const turn = this.rows().turnOfPair(from.id, to.id);
+    return this.restore(folder, 'revert', label, turn?.id ?? null, async (pre) => {
       if (hunkTarget) return { items: [{ path: hunkTarget.path, base: hunkTarget.base, target: hunkTarget.entry }] };
-      const entries = await this.changedEntries(folder.repo, from.tree, to.tree);
-      return { items: entries.filter((e) => !paths || paths.has(e.path)).map((e) => ({ path: e.path, base: e.b, target: e.a })), refused };
+      const [entries, fromTree] = await Promise.all([this.changedEntries(folder.repo, from.tree, to.tree), folder.repo.lsTree(from.tree)]);
+      return {
+        items: entries.filter((e) => !paths || paths.has(e.path)).map((e) => ({ path: e.path, base: e.b, target: e.a })),
+        statOnly: planStatOnly(to.large, { large: from.large, tree: fromTree }, byPath(pre.large), paths),
+      };
     });
   }
 
@@ -554,16 +664,21 @@ export class CheckpointService implements Disposable {
     if (!turn.before_id) throw new IpcFailure('not_found', 'the checkpoint before this turn is missing (pruned, or it failed)');
     const target = this.checkpointRow(turn.before_id);
     const folder = await this.folder(turn.path);
-    return this.restore(folder, 'rewind', `Rewind to before the turn of ${new Date(turn.started_at).toISOString()}`, async (pre) => {
+    return this.restore(folder, 'rewind', `Rewind to before the turn of ${new Date(turn.started_at).toISOString()}`, turnId, async (pre) => {
       // What the folder was last known as: changes made since then are the user's, kept or merged.
       const latest = this.rows().checkpointIds(folder.id).filter((c) => c.id !== pre.id);
       const base = latest.length > 0 ? this.checkpointRow(latest.at(-1)!.id) : pre;
-      const [entries, baseTree] = await Promise.all([this.changedEntries(folder.repo, pre.tree, target.tree), folder.repo.lsTree(base.tree)]);
-      const refused = pre.large
-        .filter((f) => !target.large.some((t) => t.path === f.path && t.size === f.size && t.mtimeMs === f.mtimeMs))
-        .map((f) => ({ path: f.path, reason: 'too large to keep: its content was not recorded; left as it is' }));
-      return { items: entries.map((e) => ({ path: e.path, base: baseTree.get(e.path) ?? null, target: e.b })), refused };
+      const [entries, baseTree, targetTree] = await Promise.all([this.changedEntries(folder.repo, pre.tree, target.tree), folder.repo.lsTree(base.tree), folder.repo.lsTree(target.tree)]);
+      return {
+        items: entries.map((e) => ({ path: e.path, base: baseTree.get(e.path) ?? null, target: e.b })),
+        // Files recorded by size only that the turns added (ignored ones, a planted hook…) go too.
+        statOnly: planStatOnly(base.large, { large: target.large, tree: targetTree }, byPath(pre.large), null),
+      };
     });
+  }
+
+  listRestores(folderId: string): { restores: Restore[] } {
+    return { restores: this.rows().restores(folderId) };
   }
 
   async undoRestore(restoreId: string): Promise<RestoreReport> {
@@ -573,7 +688,7 @@ export class CheckpointService implements Disposable {
     const folder = await this.folderById(r.folder_id);
     const pre = this.checkpointRow(r.pre_id);
     const post = this.checkpointRow(r.post_id);
-    const report = await this.restore(folder, 'undo', 'Undo a restore', async () => {
+    const report = await this.restore(folder, 'undo', 'Undo a restore', null, async () => {
       const entries = await this.changedEntries(folder.repo, post.tree, pre.tree);
       return { items: entries.map((e) => ({ path: e.path, base: e.a, target: e.b })) };
     });

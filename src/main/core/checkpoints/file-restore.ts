@@ -1,7 +1,7 @@
 import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import { isBinary } from './changes';
 import { FsRefusal, type ConfinedFiles } from '../host/files';
-import type { ShadowRepo, TreeEntry } from './shadow-repo';
+import type { LargeFile, ShadowRepo, TreeEntry } from './shadow-repo';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */
 export interface RestoreItem {
@@ -13,7 +13,12 @@ export interface RestoreItem {
 const same = (a: TreeEntry | null, b: TreeEntry | null): boolean => (a === null ? b === null : b !== null && a.sha === b.sha && a.mode === b.mode);
 const isRegular = (e: TreeEntry | null): e is TreeEntry => e !== null && (e.mode === '100644' || e.mode === '100755');
 
-type Plan = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null; merged?: Buffer } | { path: string; refused: string };
+export type PlanStep = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null; merged?: Buffer } | { path: string; refused: string };
+type Plan = PlanStep;
+
+/** Why a file recorded by size only is left as it is. */
+export const notKeptReason = (f: Pick<LargeFile, 'ignored'>): string =>
+  f.ignored ? 'ignored (or inside .git): its content was not kept; left as it is' : 'too large to keep: its content was not recorded; left as it is';
 
 const CHANGED_SINCE = 'changed again since (by you or a later turn), and the changes overlap; left as it is so nothing is lost';
 
@@ -21,12 +26,13 @@ const CHANGED_SINCE = 'changed again since (by you or a later turn), and the cha
  * Decides, file by file, what a restore does. A file still as `base` left it gets `target`; a file changed
  * since gets a three-way merge where that is clean (git merge-file), and is refused otherwise.
  */
-export async function planRestore(repo: ShadowRepo, fs: ConfinedFiles, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlySet<string>): Promise<Plan[]> {
+export async function planRestore(repo: ShadowRepo, fs: ConfinedFiles, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlyMap<string, LargeFile>): Promise<Plan[]> {
   const plans: Plan[] = [];
   for (const { path, base, target } of items) {
     const cur = current.get(path) ?? null;
-    if (currentLarge.has(path)) {
-      plans.push({ path, refused: 'too large to keep: its content was not recorded; left as it is' });
+    const large = currentLarge.get(path);
+    if (large) {
+      plans.push({ path, refused: notKeptReason(large) });
       continue;
     }
     if (same(cur, target)) continue;
@@ -71,25 +77,73 @@ export async function planRestore(repo: ShadowRepo, fs: ConfinedFiles, items: re
   return plans;
 }
 
+const sameStat = (a: LargeFile | undefined, b: LargeFile | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs);
+
+/**
+ * Files recorded by size only (ignored, inside .git, too large), from `base` (the state the restore undoes)
+ * back to `target`: one that did not exist in the target is removed when it is still as `base` recorded it;
+ * any other change is refused, since its content was not kept. `only`: limit to these paths.
+ */
+export function planStatOnly(
+  base: readonly LargeFile[],
+  target: { large: readonly LargeFile[]; tree: ReadonlyMap<string, TreeEntry> },
+  current: ReadonlyMap<string, LargeFile>,
+  only: ReadonlySet<string> | null,
+): Plan[] {
+  const b = new Map(base.map((f) => [f.path, f]));
+  const t = new Map(target.large.map((f) => [f.path, f]));
+  const plans: Plan[] = [];
+  for (const path of new Set([...b.keys(), ...t.keys()])) {
+    if (only && !only.has(path)) continue;
+    const was = b.get(path);
+    const goal = t.get(path);
+    if (sameStat(was, goal)) continue;
+    const cur = current.get(path);
+    if (!goal && !target.tree.has(path) && was) {
+      if (!cur) continue;
+      if (sameStat(cur, was)) plans.push({ path, action: 'removed', entry: null });
+      else plans.push({ path, refused: 'changed again since (by you or a later turn); not deleted so nothing is lost' });
+      continue;
+    }
+    const about = goal ?? was ?? cur;
+    if (about && !target.tree.has(path)) plans.push({ path, refused: notKeptReason(about) });
+  }
+  return plans;
+}
+
 const reasonOf = (e: unknown): string =>
   e instanceof FsRefusal ? e.message.replace(/^refused: /, '') : `could not be written: ${e instanceof Error ? e.message : String(e)}`;
 
+/** Files of a plan written at a time (each write is atomic and fsynced on its own). */
+const PARALLEL_WRITES = 8;
+
 /** Carries out a plan through confined file access (no link followed); a path that turns out unsafe is refused. */
 export async function applyPlan(repo: ShadowRepo, fs: ConfinedFiles, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
+  const outcomes: Array<{ applied: RestoreReport['applied'][number] } | { refused: RestoreReport['refused'][number] }> = new Array(plans.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < plans.length) {
+      const i = next++;
+      const p = plans[i]!;
+      if ('refused' in p) {
+        outcomes[i] = { refused: { path: p.path, reason: p.refused } };
+        continue;
+      }
+      try {
+        if (p.entry === null) await fs.removeEntry(p.path);
+        else if (p.entry.mode === '120000') await fs.placeSymlink(p.path, (await repo.blob(p.entry.sha)).toString('utf8'));
+        else await fs.placeFile(p.path, p.merged ?? (await repo.blob(p.entry.sha)), p.entry.mode === '100755' ? 0o755 : 0o644);
+        outcomes[i] = { applied: { path: p.path, action: p.action } };
+      } catch (e) {
+        outcomes[i] = { refused: { path: p.path, reason: reasonOf(e) } };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, plans.length) }, worker));
   const report: Pick<RestoreReport, 'applied' | 'refused'> = { applied: [], refused: [] };
-  for (const p of plans) {
-    if ('refused' in p) {
-      report.refused.push({ path: p.path, reason: p.refused });
-      continue;
-    }
-    try {
-      if (p.entry === null) await fs.removeEntry(p.path);
-      else if (p.entry.mode === '120000') await fs.placeSymlink(p.path, (await repo.blob(p.entry.sha)).toString('utf8'));
-      else await fs.placeFile(p.path, p.merged ?? (await repo.blob(p.entry.sha)), p.entry.mode === '100755' ? 0o755 : 0o644);
-      report.applied.push({ path: p.path, action: p.action });
-    } catch (e) {
-      report.refused.push({ path: p.path, reason: reasonOf(e) });
-    }
+  for (const o of outcomes) {
+    if ('applied' in o) report.applied.push(o.applied);
+    else report.refused.push(o.refused);
   }
   return report;
 }

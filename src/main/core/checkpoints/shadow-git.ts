@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitResult, Host } from '../host/host';
 
@@ -26,23 +25,16 @@ const configFlags = (hooksDir: string): string[] =>
     'core.fsmonitor=false',
     'core.autocrlf=false',
     'core.safecrlf=false',
-    'core.symlinks=true',
     'core.quotePath=false',
-    'core.untrackedCache=true',
-    // Smaller index to write and read on every snapshot; fast zlib for loose objects (gc repacks them).
-    'index.version=4',
-    'core.looseCompression=1',
-    'core.splitIndex=false',
     'gc.auto=0',
     'maintenance.auto=false',
     'diff.external=',
-    'advice.addEmbeddedRepo=false',
-    'advice.addIgnoredFile=false',
   ].flatMap((c) => ['-c', c]);
 
 /**
- * Runs the real `git` on a shadow repository (GIT_DIR) over a user folder (GIT_WORK_TREE) with its own
- * index. The environment is built from scratch: no inherited GIT_* variable, no system or global config.
+ * Runs the real `git` on a shadow repository (GIT_DIR), with no work tree: git never reads the user's
+ * folder (snapshots are read by folder-scan.ts). The environment is built from scratch: no inherited GIT_*
+ * variable, no system or global config.
  */
 export class ShadowGit {
   private readonly env: Record<string, string>;
@@ -50,7 +42,6 @@ export class ShadowGit {
 
   constructor(
     readonly gitDir: string,
-    readonly workTree: string,
     private readonly host: Host,
   ) {
     this.env = {
@@ -60,8 +51,7 @@ export class ShadowGit {
       HOME: gitDir,
       XDG_CONFIG_HOME: join(gitDir, 'xdg'),
       GIT_DIR: gitDir,
-      GIT_WORK_TREE: workTree,
-      GIT_INDEX_FILE: join(gitDir, 'index'),
+      GIT_INDEX_FILE: join(gitDir, 'no-index'),
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_CONFIG_GLOBAL: '/dev/null',
       GIT_ATTR_NOSYSTEM: '1',
@@ -78,9 +68,7 @@ export class ShadowGit {
 
   /** Runs git; rejects on a non-zero exit unless `okCodes` lists it. */
   async run(args: string[], options: { input?: Buffer | string; okCodes?: number[] } = {}): Promise<GitOutput> {
-    // Reading a folder's checkpoints still works once the folder is gone.
-    const cwd = existsSync(this.workTree) ? this.workTree : this.gitDir;
-    const out = await this.host.git([...this.flags, ...args], { cwd, env: this.env, ...(options.input === undefined ? {} : { input: options.input }) });
+    const out = await this.host.git([...this.flags, ...args], { cwd: this.gitDir, env: this.env, ...(options.input === undefined ? {} : { input: options.input }) });
     if (out.code !== 0 && !(options.okCodes ?? []).includes(out.code)) {
       throw new ShadowGitError(`git ${args[0]} failed: ${out.stderr.trim().split('\n').slice(-3).join(' ') || `exit ${out.code}`}`, out.code, out.stderr);
     }

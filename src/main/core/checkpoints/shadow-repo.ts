@@ -1,16 +1,13 @@
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { scanFolder, type ScannedFile, type ScanState, type StatOnlyFile } from './folder-scan';
+import { LooseObjects, writeTrees } from './git-objects';
 import { ShadowGit } from './shadow-git';
 import type { Host } from '../host/host';
-import { TEMP_PREFIX } from '../host/files';
 
-/** A file over the size cap: recorded, content not kept. */
-export interface LargeFile {
-  path: string;
-  size: number;
-  mtimeMs: number;
-}
+/** A file recorded by size and time only: over the size cap, or ignored (`ignored`: content not kept). */
+export type LargeFile = StatOnlyFile;
 
 export interface Snapshot {
   tree: string;
@@ -22,23 +19,26 @@ export interface TreeEntry {
   sha: string;
 }
 
-/** Never captured, whatever the settings say: our own temporary files of an interrupted write. */
-const BUILTIN_EXCLUDES = [`${TEMP_PREFIX}*`];
-
-const escapeIgnore = (path: string): string => `/${path.replace(/[\\*?[]/g, (c) => `\\${c}`).replace(/ $/, '\\ ')}`;
+type SavedFile = [path: string, mode: ScannedFile['mode'], sha: string, size: number, mtimeNs: string, ctimeNs: string, ino: string];
+interface SavedState {
+  v: 1;
+  startedAtNs: string;
+  files: SavedFile[];
+  rules: Array<[string, string]>;
+}
 
 /**
- * The shadow repository of one folder: its own object store and index under the data folder. A
- * snapshot is `git add -A` into the shadow index + `write-tree`; the folder's .gitignore applies, and
- * info/exclude holds the user's exclude list and the files over the size cap.
+ * The shadow repository of one folder: its own object store under the data folder. A snapshot is a
+ * confined scan of the folder (folder-scan.ts) whose bytes are stored as git objects by this process,
+ * then a tree of them: git itself never reads the folder, it only diffs and reads back the stored trees.
  */
 export class ShadowRepo {
   readonly git: ShadowGit;
-  private large = new Map<string, LargeFile>();
+  private readonly objects: LooseObjects;
   private excludes: string[] = [];
   private ready: Promise<void> | null = null;
-  /** The tree the last snapshot of this process wrote (the shadow index is only changed here). */
-  private lastTree: string | null = null;
+  /** What the last snapshot saw (ignore rules, stat of every kept file). */
+  private state: ScanState | null = null;
 
   constructor(
     readonly dir: string,
@@ -47,27 +47,14 @@ export class ShadowRepo {
     excludes: readonly string[],
     host: Host,
   ) {
-    this.git = new ShadowGit(dir, folder, host);
+    this.git = new ShadowGit(dir, host);
+    this.objects = new LooseObjects(dir);
     this.excludes = [...excludes];
   }
 
   async configure(maxFileBytes: number, excludes: readonly string[]): Promise<void> {
     this.maxFileBytes = maxFileBytes;
     this.excludes = [...excludes];
-    if (!this.ready) return;
-    await this.writeExclude();
-    await this.dropIgnored();
-  }
-
-  /**
-   * Files captured before an exclude pattern or a .gitignore line covered them stay in the index (git
-   * only ignores untracked files): drop them. Run at start and when the excludes change, not per snapshot.
-   */
-  private async dropIgnored(): Promise<void> {
-    const out = (await this.git.run(['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'])).stdout.toString('utf8');
-    if (out === '') return;
-    await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], { input: out });
-    this.lastTree = null;
   }
 
   private init(): Promise<void> {
@@ -76,74 +63,49 @@ export class ShadowRepo {
         await mkdir(this.dir, { recursive: true });
         await this.git.run(['init', '-q', '--template=']);
       }
-      // A lock left by a process that died mid-snapshot (snapshots of a folder are serialized in this one).
-      await rm(join(this.dir, 'index.lock'), { force: true });
-      await mkdir(join(this.dir, 'info'), { recursive: true });
       await mkdir(join(this.dir, 'no-hooks'), { recursive: true });
-      // The folder's own .gitattributes must not convert line endings or run filters on what we keep.
-      await writeFile(join(this.dir, 'info', 'attributes'), '* -text -eol -filter -ident -working-tree-encoding\n');
+      // Left by versions that ran `git add` over the folder: an index would keep its objects alive.
+      await rm(join(this.dir, 'index'), { force: true });
+      await rm(join(this.dir, 'index.lock'), { force: true });
       try {
-        const saved = JSON.parse(await readFile(join(this.dir, 'large.json'), 'utf8')) as LargeFile[];
-        this.large = new Map(saved.map((f) => [f.path, f]));
+        const saved = JSON.parse(await readFile(join(this.dir, 'scan-state.json'), 'utf8')) as SavedState;
+        if (saved.v === 1) {
+          this.state = {
+            startedAtNs: saved.startedAtNs,
+            files: new Map(saved.files.map(([path, mode, sha, size, mtimeNs, ctimeNs, ino]) => [path, { path, mode, sha, size, mtimeNs, ctimeNs, ino }])),
+            ignoreRules: new Map(saved.rules),
+          };
+        }
       } catch {
-        this.large = new Map();
+        this.state = null;
       }
-      await this.writeExclude();
-      if (existsSync(join(this.dir, 'index'))) await this.dropIgnored();
     })();
     return this.ready;
   }
 
-  private async writeExclude(): Promise<void> {
-    const lines = [...BUILTIN_EXCLUDES, ...this.excludes, ...[...this.large.keys()].filter((p) => !p.includes('\n')).map(escapeIgnore)];
-    await writeFile(join(this.dir, 'info', 'exclude'), `${lines.join('\n')}\n`);
-    await writeFile(join(this.dir, 'large.json'), JSON.stringify([...this.large.values()]));
-  }
-
-  /** Records the folder as it is now. Callers serialize snapshots of one folder (one index). */
+  /** Records the folder as it is now. Callers serialize snapshots of one folder. */
   async snapshot(): Promise<Snapshot> {
     await this.init();
-    let excludeChanged = false;
-    // Known large files: still large? (Gone or shrunk ones are captured again by `add -A`.)
-    await Promise.all(
-      [...this.large.values()].map(async (f) => {
-        const st = await lstat(join(this.folder, f.path)).catch(() => null);
-        if (!st || !st.isFile() || st.size <= this.maxFileBytes) {
-          this.large.delete(f.path);
-          excludeChanged = true;
-        } else if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) {
-          this.large.set(f.path, { path: f.path, size: st.size, mtimeMs: st.mtimeMs });
-          excludeChanged = true;
-        }
-      }),
-    );
-    if (excludeChanged) await this.writeExclude();
-    const add = await this.git.run(['add', '-A', '-v', '--ignore-errors'], { okCodes: [1] });
-    if (add.code !== 0 && /^fatal:/m.test(add.stderr)) throw new Error(`git add failed: ${add.stderr.trim()}`);
-    const added: string[] = [];
-    let changed = false;
-    for (const line of add.stdout.toString('utf8').split('\n')) {
-      if (line !== '') changed = true;
-      if (line.startsWith("add '") && line.endsWith("'")) added.push(line.slice(5, -1));
-    }
-    const tooLarge: LargeFile[] = [];
-    await Promise.all(
-      added.map(async (path) => {
-        const st = await lstat(join(this.folder, path)).catch(() => null);
-        if (st?.isFile() && st.size > this.maxFileBytes) tooLarge.push({ path, size: st.size, mtimeMs: st.mtimeMs });
-      }),
-    );
-    if (tooLarge.length > 0) {
-      await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], { input: tooLarge.map((f) => `${f.path}\0`).join('') });
-      for (const f of tooLarge) this.large.set(f.path, f);
-      await this.writeExclude();
-      // `add` stored their content; no checkpoint refers to it, so it goes now rather than at the next gc.
-      await this.git.run(['prune', '--expire=now']);
-    }
-    // Nothing added or removed: the index, so the tree, is what the last snapshot wrote.
-    const tree = !changed && this.lastTree ? this.lastTree : (await this.git.text(['write-tree'])).trim();
-    this.lastTree = tree;
-    return { tree, large: [...this.large.values()] };
+    const scan = await scanFolder({ root: this.folder, maxFileBytes: this.maxFileBytes, excludes: this.excludes, previous: this.state, objects: this.objects });
+    const tree = await writeTrees(this.objects, [...scan.files.values()]);
+    await this.saveState(scan, tree);
+    this.state = scan;
+    return { tree, large: scan.statOnly };
+  }
+
+  /** The scan state goes to disk (a restart reads only what changed), its tree under a ref (gc keeps what it names). */
+  private async saveState(scan: ScanState, tree: string): Promise<void> {
+    const saved: SavedState = {
+      v: 1,
+      startedAtNs: scan.startedAtNs,
+      files: [...scan.files.values()].map((f) => [f.path, f.mode, f.sha, f.size, f.mtimeNs, f.ctimeNs, f.ino]),
+      rules: [...scan.ignoreRules],
+    };
+    const file = join(this.dir, 'scan-state.json');
+    await writeFile(`${file}.tmp`, JSON.stringify(saved));
+    await rename(`${file}.tmp`, file);
+    await mkdir(join(this.dir, 'refs'), { recursive: true });
+    await writeFile(join(this.dir, 'refs', 'switchboard-scan'), `${tree}\n`);
   }
 
   /** Keeps a snapshot's objects alive (a ref per checkpoint, written as git writes loose refs). */
@@ -164,6 +126,7 @@ export class ShadowRepo {
   async gc(): Promise<void> {
     await this.init();
     await this.git.run(['gc', '--quiet', '--prune=now']);
+    this.objects.reset();
   }
 
   async lsTree(tree: string): Promise<Map<string, TreeEntry>> {
@@ -179,7 +142,7 @@ export class ShadowRepo {
   }
 
   async blob(sha: string): Promise<Buffer> {
-    return (await this.git.run(['cat-file', 'blob', sha])).stdout;
+    return (await this.objects.readLooseBlob(sha)) ?? (await this.git.run(['cat-file', 'blob', sha])).stdout;
   }
 
   async sizes(shas: readonly string[]): Promise<Map<string, number>> {
@@ -194,7 +157,7 @@ export class ShadowRepo {
   }
 
   async hashObject(content: Buffer): Promise<string> {
-    return (await this.git.run(['hash-object', '-w', '--stdin'], { input: content })).stdout.toString('utf8').trim();
+    return this.objects.write('blob', content);
   }
 
   /** Three-way merge of texts (git merge-file): the merged text, or null when it conflicts. */

@@ -67,6 +67,8 @@ export class CompareService implements Disposable {
     dataDir: string,
     /** Where the repositories and their worktrees are. */
     private readonly host: Host,
+    /** Whether the user lets the repository's git hooks run for compare mode's own git commands. */
+    private readonly repoHooks: () => boolean = () => false,
   ) {
     this.root = join(dataDir, 'worktrees');
     // A run ends when its session's turn ends, whether or not a compare view is open.
@@ -77,6 +79,10 @@ export class CompareService implements Disposable {
         | undefined;
       if (run) this.updateRun(run.compare_id, run.id, undefined, { stopReason, error: error?.message ?? null });
     });
+  }
+
+  private hooks(): { repoHooks: boolean } {
+    return { repoHooks: this.repoHooks() };
   }
 
   register(router: Router): void {
@@ -93,7 +99,7 @@ export class CompareService implements Disposable {
       const { compare, run } = this.run(p.compareId, p.runId);
       let files: string[];
       try {
-        files = await applyWorktree(this.host, run.worktree, compare.baseCommit, compare.repo);
+        files = await applyWorktree(this.host, run.worktree, compare.baseCommit, compare.repo, this.hooks());
       } catch (e) {
         if (e instanceof GitError) {
           throw new IpcFailure('conflict', `the changes do not apply cleanly to ${compare.repo} (it changed since the comparison started): ${e.message}`);
@@ -130,12 +136,12 @@ export class CompareService implements Disposable {
         const runId = `${id}-${i + 1}`;
         const worktree = join(this.root, id, `${i + 1}-${agentId.replace(/[^\w.-]/g, '_')}`);
         const branch = `switchboard/compare-${id}-${i + 1}`;
-        await addWorktree(this.host, repo, worktree, branch, base);
+        await addWorktree(this.host, repo, worktree, branch, base, this.hooks());
         created.push({ id: runId, compare_id: id, agent_id: agentId, worktree, branch, session_id: null, started_at: now, ended_at: null, stop_reason: null, error: null, applied_at: null });
       }
     } catch (e) {
       // All or nothing: no stray worktree or branch from a half-made comparison.
-      for (const r of created) await removeWorktree(this.host, repo, r.worktree, r.branch);
+      for (const r of created) await removeWorktree(this.host, repo, r.worktree, r.branch, this.hooks());
       rmSync(join(this.root, id), { recursive: true, force: true });
       throw new IpcFailure('internal', `could not create the worktrees: ${(e as Error).message}`);
     }
@@ -196,7 +202,7 @@ export class CompareService implements Disposable {
 
   async discard(compareId: string): Promise<void> {
     const compare = this.get(compareId);
-    for (const run of compare.runs) await removeWorktree(this.host, compare.repo, run.worktree, run.branch);
+    for (const run of compare.runs) await removeWorktree(this.host, compare.repo, run.worktree, run.branch, this.hooks());
     rmSync(join(this.root, compareId), { recursive: true, force: true });
     this.store.db.prepare('DELETE FROM compares WHERE id = ?').run(compareId);
   }

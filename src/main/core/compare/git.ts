@@ -10,9 +10,24 @@ export class GitError extends Error {
   }
 }
 
+/**
+ * What keeps Switchboard's own git commands in the user's repository from running code the repository
+ * names (a hook an agent planted, an fsmonitor command in .git/config): no hooks, no fsmonitor. The user
+ * can let hooks run (setting compare.runRepoHooks).
+ */
+const NO_REPO_CODE = ['-c', `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`, '-c', 'core.fsmonitor=false'];
+
+export interface GitOptions {
+  input?: string;
+  maxBuffer?: number;
+  /** Let the repository's hooks and fsmonitor run (off unless the user opted in). */
+  repoHooks?: boolean;
+}
+
 /** Runs git on `host` with arguments (never through a shell) and returns stdout; a non-zero exit is a GitError. */
-export async function git(host: Host, cwd: string, args: string[], options: { input?: string; maxBuffer?: number } = {}): Promise<string> {
-  const out = await host.git(args, { cwd, ...options });
+export async function git(host: Host, cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
+  const { repoHooks, ...rest } = options;
+  const out = await host.git([...(repoHooks ? [] : NO_REPO_CODE), ...args], { cwd, ...rest });
   if (out.code !== 0) throw new GitError(`git ${args[0]} failed: ${(out.stderr || `exit ${out.code}`).trim().split('\n').slice(-3).join(' ')}`, out.stderr);
   return out.stdout.toString('utf8');
 }

@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readRegularFile } from '../host/local/regular-file';
 import { errorMessage } from './errors';
 import { httpGet, readBody, statusError } from './http';
 import { parseRegistry, type ParsedRegistry } from './validate';
@@ -107,7 +108,7 @@ export class RegistryFetcher {
       if (url.startsWith('file:')) {
         let body: string;
         try {
-          body = await readFile(fileURLToPath(url), 'utf8');
+          body = (await readRegularFile(fileURLToPath(url), { maxBytes: this.options.maxBytes })).toString('utf8');
         } catch (e) {
           throw new Error(`cannot read ${url}: ${errorMessage(e)}`);
         }

@@ -1,11 +1,11 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { FileRefusal, openRegularFile } from '../host/local/regular-file';
 import { CancelledError, NetworkError, RegistryError } from './errors';
 
 export interface HttpGetOptions {
@@ -179,11 +179,12 @@ export async function downloadTo(url: string, file: string, options: DownloadOpt
     if (!options.allowFile) throw new RegistryError('forbidden', `a file: URL is only allowed when the registry itself is a local file (${redact(url)})`);
     const path = fileURLToPath(url);
     try {
-      total = (await stat(path)).size;
+      const { fh, info } = await openRegularFile(path);
+      total = info.size;
+      source = fh.createReadStream();
     } catch (e) {
-      throw new NetworkError(`cannot read ${path}: ${describeNetworkFailure(e)}`);
+      throw new NetworkError(`cannot read ${path}: ${e instanceof FileRefusal ? e.message : describeNetworkFailure(e)}`);
     }
-    source = createReadStream(path);
   } else {
     const res = await httpGet(url, { signal: options.signal, idleTimeoutMs: options.idleTimeoutMs });
     if (res.status !== 200) {

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import {
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
+import { readRegularFile } from '../host/local/regular-file';
 import { loginShellEnv } from '../platform/shell-env';
 import type { StoreService } from '../store/store-service';
 import type { SettingsReader } from '../settings/settings-service';
@@ -367,7 +368,7 @@ export class RegistryService implements Disposable {
       let text: string;
       if (url.startsWith('file:')) {
         if (!base.startsWith('file:')) throw new RegistryError('forbidden', 'a remote registry cannot point at local files');
-        text = await readFile(fileURLToPath(url), 'utf8');
+        text = (await readRegularFile(fileURLToPath(url), { maxBytes: MAX_SVG_BYTES })).toString('utf8');
       } else {
         const res = await httpGet(url, { idleTimeoutMs: 15_000 });
         if (res.status !== 200) {

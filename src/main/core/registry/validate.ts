@@ -1,4 +1,5 @@
-import Ajv, { type ErrorObject, type RegExpEngine, type ValidateFunction } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
 import { compileLinearPattern } from '../../../shared/linear-pattern';
 import type { DistKind } from '../../../shared/contract/registry';
 import agentSchema from './schemas/agent.schema.json';

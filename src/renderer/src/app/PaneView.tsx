@@ -1,5 +1,6 @@
 import { Circle, Columns2, Rows2, X } from 'lucide-react';
 import { useApi } from './api-context';
+import { VisibleText, visibleText } from '../ui/VisibleText';
 import { tabKinds } from './contributions';
 import { useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { MAX_PANES, useTabs, type Pane } from '../state/tabs';
@@ -70,17 +71,19 @@ export function PaneView({ pane }: { pane: Pane }) {
               {...dropProps(index)}
               onMouseDown={(e) => e.button === 1 && closeTab(id, api)}
               onClick={() => activate(id)}
-              title={tab.title}
+              title={visibleText(tab.title)}
               data-testid="tab"
             >
               <span className="tab-icon" aria-hidden>
                 <TabIcon kind={tab.kind} />
               </span>
-              <span className="tab-title">{tab.title}</span>
+              <span className="tab-title">
+                <VisibleText text={tab.title} />
+              </span>
               {tab.status && tab.status !== 'idle' && <span className={`tab-badge ${tab.status}`} aria-label={tab.status} />}
               <button
                 className="tab-close"
-                aria-label={`Close ${tab.title}`}
+                aria-label={`Close ${visibleText(tab.title)}`}
                 onClick={(e) => {
                   e.stopPropagation();
                   closeTab(id, api);

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useTabs, type Tab } from '../state/tabs';
+import { visibleText } from '../ui/VisibleText';
 
 /** Tabs that need the user: a permission is waiting, or a turn finished while the tab was not looked at. */
 export const needsYou = (tabs: Record<string, Tab>): Tab[] => Object.values(tabs).filter((t) => t.status === 'attention' || t.status === 'done');
@@ -10,7 +11,7 @@ export function useNeedsYouCount(): number {
 
 /** The window title: how many tabs need the user, the focused pane's active tab, the app's name. */
 export const windowTitle = (count: number, activeTab: string | null): string =>
-  `${count > 0 ? `(${count}) ` : ''}${activeTab ? `${activeTab} — ` : ''}Switchboard`;
+  `${count > 0 ? `(${count}) ` : ''}${activeTab ? `${visibleText(activeTab)} — ` : ''}Switchboard`;
 
 /** Sets the window title (the title bar in Electron, which follows the page's, and the browser tab in browser mode). */
 export function useTitleCount(): void {

@@ -192,7 +192,7 @@ export class AgentsService {
         const args = [...launch.args, ...method.args];
         const terminalId = this.ctx.terminals.createAuth(
           p.agentId,
-          { command: launch.command, args, env: { ...launch.env, ...method.env, TERM: 'xterm-256color' }, cwd: launch.cwd, cols: p.cols, rows: p.rows },
+          { host: rt.workHost, command: launch.command, args, env: { ...launch.env, ...method.env, TERM: 'xterm-256color' }, cwd: launch.cwd, cols: p.cols, rows: p.rows },
           (exit) => {
             if (exit.exitCode === 0) {
               void this.restart(p.agentId)

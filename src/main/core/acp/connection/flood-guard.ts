@@ -1,5 +1,6 @@
 import { SUPERVISOR_SETTINGS } from '../../../../shared/contract/supervisor';
 import type { SettingsReader } from '../../settings/settings-service';
+import { systemClock, type Clock, type TimerHandle } from '../../base/clock';
 import type { Disposable } from '../../base/lifecycle';
 
 export interface FloodLimits {
@@ -49,8 +50,8 @@ export class FloodGuard implements Disposable {
   private tokensAt = 0;
   private lastPause = 0;
   private paused = false;
-  private resumeTimer: ReturnType<typeof setTimeout> | null = null;
-  private calmTimer: ReturnType<typeof setInterval> | null = null;
+  private resumeTimer: TimerHandle | null = null;
+  private calmTimer: TimerHandle | null = null;
   private disposed = false;
   /** The limits in force, read again every second (a settings change applies to running agents). */
   private limits: FloodLimits;
@@ -58,7 +59,7 @@ export class FloodGuard implements Disposable {
   constructor(
     private readonly readLimits: () => FloodLimits,
     private readonly events: FloodEvents,
-    private readonly now: () => number = () => performance.now(),
+    private readonly clock: Clock = systemClock,
   ) {
     this.limits = readLimits();
   }
@@ -75,7 +76,7 @@ export class FloodGuard implements Disposable {
   /** `n` more messages were read. */
   take(n: number): void {
     if (n <= 0 || this.disposed) return;
-    const now = this.now();
+    const now = this.clock.now();
     if (this.limits.perSecond <= 0 && this.throttledAt === null) {
       // Off: look again at most once a second.
       if (now - this.windowStart >= 1000) {
@@ -118,8 +119,7 @@ export class FloodGuard implements Disposable {
     this.overCount = 0;
     this.windowStart = -1;
     this.windowCount = 0;
-    this.calmTimer = setInterval(() => this.checkCalm(), CALM_MS / 4);
-    this.calmTimer.unref?.();
+    this.calmTimer = this.clock.setInterval(() => this.checkCalm(), CALM_MS / 4);
     this.events.throttled(rate);
   }
 
@@ -132,7 +132,7 @@ export class FloodGuard implements Disposable {
     this.lastPause = now;
     this.events.pause();
     const waitMs = Math.max(10, Math.ceil((-this.tokens / rate) * 1000));
-    this.resumeTimer = setTimeout(() => {
+    this.resumeTimer = this.clock.setTimeout(() => {
       this.resumeTimer = null;
       this.paused = false;
       if (!this.disposed) this.events.resume();
@@ -143,12 +143,12 @@ export class FloodGuard implements Disposable {
     if (this.throttledAt === null) return;
     this.limits = this.readLimits();
     if (this.limits.perSecond <= 0) return this.release(); // turned off
-    if (this.paused || this.now() - this.lastPause < CALM_MS) return;
+    if (this.paused || this.clock.now() - this.lastPause < CALM_MS) return;
     this.release();
   }
 
   private release(): void {
-    if (this.calmTimer) clearInterval(this.calmTimer);
+    this.calmTimer?.cancel();
     this.calmTimer = null;
     this.throttledAt = null;
     this.unpause();
@@ -156,7 +156,7 @@ export class FloodGuard implements Disposable {
   }
 
   private unpause(): void {
-    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.resumeTimer?.cancel();
     this.resumeTimer = null;
     if (!this.paused) return;
     this.paused = false;
@@ -166,7 +166,7 @@ export class FloodGuard implements Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.calmTimer) clearInterval(this.calmTimer);
+    this.calmTimer?.cancel();
     this.calmTimer = null;
     this.unpause();
   }

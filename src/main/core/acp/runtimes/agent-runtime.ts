@@ -328,13 +328,13 @@ export class AgentRuntime {
         this.throttled = null;
         this.log.write('note', 'flood control: the agent calmed down; reading at full speed again');
       },
-    });
+    }, this.host.options.clock);
     this.flood?.dispose();
     this.flood = flood;
     this.throttled = null;
     const proc = new AgentProcess(this.workHost, launch, this.log, {
       onStdout: (chunk) => {
-        this.lastActivity = Date.now();
+        this.lastActivity = this.host.options.clock.now();
         flood.take(wire.receive(chunk));
       },
       onStdoutEnd: () => wire.end(),

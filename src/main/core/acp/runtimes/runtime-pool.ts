@@ -30,9 +30,9 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
   constructor(
     private readonly ctx: AcpContext,
     private readonly live: LiveSessions,
-    supervisorOptions?: SupervisorOptions,
+    supervisorOptions: Partial<SupervisorOptions> = {},
   ) {
-    this.supervisor = new AgentSupervisor(this, supervisorOptions);
+    this.supervisor = new AgentSupervisor(this, { clock: ctx.options.clock, ...supervisorOptions });
   }
 
   // ───────────── RuntimeDeps, SupervisorHost ─────────────

@@ -21,6 +21,8 @@ export interface AgentFacts {
 const FAMILIES: Array<{ test: RegExp; project: string[]; user: string[] }> = [
   { test: /claude/i, project: ['.claude/settings.local.json', '.claude/settings.json'], user: ['.claude/settings.json', '.claude/settings.local.json'] },
   { test: /qwen/i, project: ['.qwen/settings.json'], user: ['.qwen/settings.json'] },
+  // Gemini CLI: `tools.allowed` runs those tools without asking.
+  { test: /gemini/i, project: ['.gemini/settings.json'], user: ['.gemini/settings.json'] },
 ];
 
 const MAX_BYTES = 1024 * 1024;
@@ -54,14 +56,14 @@ function isFile(path: string): boolean {
   }
 }
 
-/** The allow / deny / ask entries of `permissions` (Claude) or of `permissions`/`tools` (Qwen); null when unreadable. */
+/** The allow / deny / ask entries of `permissions` (Claude, Qwen) and `tools.allowed` / `tools.exclude` (Qwen, Gemini); null when unreadable. */
 function countEntries(path: string): number | null {
   try {
     if (statSync(path).size > MAX_BYTES) return null;
     const json = JSON.parse(readFileSync(path, 'utf8')) as unknown;
     const lists = [pick(json, 'permissions'), pick(json, 'tools')];
     let n = 0;
-    for (const l of lists) for (const key of ['allow', 'deny', 'ask', 'allowed', 'exclude', 'core']) n += arrayLength(pick(l, key));
+    for (const l of lists) for (const key of ['allow', 'deny', 'ask', 'allowed', 'exclude']) n += arrayLength(pick(l, key));
     return n;
   } catch {
     return null;

@@ -9,6 +9,7 @@ import {
   type PromptResponse,
   type ReadTextFileRequest,
   type ReadTextFileResponse,
+  type PermissionOption,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type ResumeSessionResponse,
@@ -588,12 +589,24 @@ export class LiveSession {
     };
     return new Promise<RequestPermissionResponse>((resolve) => {
       this.permissions.set(requestId, { info, toolCallId, toolKind, subject, title: title ?? '', resolve });
-      this.emit([{ event: { type: 'permission', requestId, toolCall, options: params.options, ...(note ? { note } : {}) }, seq: null }]);
+      const rules = this.rulePreviews(params.options, toolKind, subject, title ?? '');
+      this.emit([{ event: { type: 'permission', requestId, toolCall, options: params.options, ...(note ? { note } : {}), ...(rules ? { rules } : {}) }, seq: null }]);
       this.host.bus.emit('session.permission', info);
       this.setStatus('awaiting_permission');
       // The agent withdrew the request ($/cancel_request) or the connection closed.
       signal.addEventListener('abort', () => this.resolvePermission(requestId, CANCELLED, false), { once: true });
     });
+  }
+
+  /** What each "always" option would make Switchboard remember (none for a label it would refuse). */
+  private rulePreviews(options: readonly PermissionOption[], toolKind: string, subject: RequestSubject, title: string): Record<string, string> | undefined {
+    const out: Record<string, string> = {};
+    for (const option of options) {
+      if (!ruleForOption(option) || labelDeception(option.name)) continue;
+      const scope = scopeForAnswer({ option, subject, title, cwd: this.cwd, sessionId: this.id });
+      if (!scopeProblem(scope)) out[option.optionId] = describeScope(toolKind, scope);
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
   }
 
   /**

@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { CONVERSATION_UPDATE_KINDS } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
+import { importSourceNames, unboundSource } from '../../../../shared/contract/history-import';
 import type { ReopenPlan, SessionInfo } from '../../../../shared/contract/sessions';
 import type { AgentRepository } from '../../agents/agent-repository';
 import type { Db } from '../../store/database';
@@ -104,6 +105,11 @@ export class RestoreService {
     const name = this.agentName(row.agent_id);
     if (live && live.status !== 'failed') return { mode: 'live', reason: 'The session is live.', agentName: name };
     if (!row.acp_session_id) return { mode: null, reason: `${name} never created this session: it cannot be reopened.`, agentName: name };
+    const tool = unboundSource(row.agent_id);
+    if (tool) {
+      const toolName = importSourceNames[tool];
+      return { mode: null, reason: `No agent for ${toolName} is set up here: add ${toolName} from the ACP Registry (or as a custom agent) to continue this session in it.`, agentName: toolName };
+    }
     let mode: ReopenMode | null;
     try {
       mode = reopenModeOf(await this.capabilities(row.agent_id, row.cwd, true));

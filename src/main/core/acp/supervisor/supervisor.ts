@@ -2,6 +2,7 @@ import { IpcFailure } from '../../../../shared/contract';
 import type { AgentStatus } from '../../../../shared/contract/agents';
 import { MAX_RESTART_DELAY_SECONDS, SUPERVISOR_SETTINGS, type AgentExitInfo, type AgentMetrics, type SupervisorNumberSetting } from '../../../../shared/contract/supervisor';
 import type { EventBus } from '../../base/event-bus';
+import { systemClock, type Clock, type TimerHandle } from '../../base/clock';
 import type { Disposable } from '../../base/lifecycle';
 import { runtimeKey, type AgentRuntime } from '../runtimes/agent-runtime';
 import type { LiveSession } from '../session/live-session';
@@ -29,6 +30,8 @@ export interface SupervisorHost {
 export interface SupervisorOptions {
   /** How often processes are sampled and idle agents checked. */
   intervalMs: number;
+  /** Time and timers: sampling, restart backoff, hang and idle timeouts. */
+  clock: Clock;
 }
 
 interface Watched {
@@ -37,7 +40,7 @@ interface Watched {
   cpu: { ticks: number; at: number; pid: number } | null;
   /** Crash times within the restart window. */
   crashes: number[];
-  restartTimer: NodeJS.Timeout | null;
+  restartTimer: TimerHandle | null;
   /** The supervisor is restarting the agent right now (its status changes are not the user's doing). */
   restarting: boolean;
   lastState: AgentStatus['state'];
@@ -73,7 +76,8 @@ const openSessions = (sessions: LiveSession[]) => sessions.filter((s) => s.statu
  */
 export class AgentSupervisor implements Disposable {
   private readonly watched = new Map<string, Watched>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: TimerHandle;
+  private readonly clock: Clock;
   private readonly unsubscribe: Disposable;
   private disposed = false;
   private sampling = false;
@@ -81,11 +85,11 @@ export class AgentSupervisor implements Disposable {
 
   constructor(
     private readonly host: SupervisorHost,
-    private readonly options: SupervisorOptions = { intervalMs: 1000 },
+    options: Partial<SupervisorOptions> = {},
   ) {
+    this.clock = options.clock ?? systemClock;
     this.unsubscribe = host.onStatus((status) => this.onStatus(status));
-    this.timer = setInterval(() => void this.tick(), options.intervalMs);
-    this.timer.unref();
+    this.timer = this.clock.setInterval(() => this.tick(), options.intervalMs ?? 1000);
   }
 
   // ───────────── settings ─────────────
@@ -122,7 +126,7 @@ export class AgentSupervisor implements Disposable {
           processes: 0,
           rssBytes: null,
           cpuPercent: null,
-          sampledAt: Date.now(),
+          sampledAt: this.clock.now(),
           restarts: 0,
           nextRestartAt: null,
           gaveUp: null,
@@ -207,13 +211,13 @@ export class AgentSupervisor implements Disposable {
     } catch {
       /* log unreadable */
     }
-    const lastExit: AgentExitInfo = { code, signal, stderrTail: tail, at: Date.now() };
+    const lastExit: AgentExitInfo = { code, signal, stderrTail: tail, at: this.clock.now() };
     this.update(key, { lastExit, pid: null, processes: 0, rssBytes: null, cpuPercent: null, throttled: null });
     this.entry(key).cpu = null;
   }
 
   private cancelRestart(w: Watched): void {
-    if (w.restartTimer) clearTimeout(w.restartTimer);
+    w.restartTimer?.cancel();
     w.restartTimer = null;
     if (w.metrics.nextRestartAt !== null) {
       w.metrics = { ...w.metrics, nextRestartAt: null };
@@ -230,7 +234,7 @@ export class AgentSupervisor implements Disposable {
     const w = this.entry(key);
     if (this.disposed || w.restartTimer) return;
     if (!this.autoRestart() || this.sessionsAt(key).length === 0) return;
-    const now = Date.now();
+    const now = this.clock.now();
     const windowMs = this.num('restartWindowMinutes') * 60_000;
     const max = Math.floor(this.num('maxRestarts'));
     w.crashes = [...w.crashes.filter((t) => now - t < windowMs), now];
@@ -249,7 +253,7 @@ export class AgentSupervisor implements Disposable {
     const delay = backoffMs(attempt, this.num('restartDelaySeconds') * 1000);
     this.update(key, { nextRestartAt: now + delay, restarts: attempt });
     this.tellSessions(key, `${why}; restarting it in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${attempt} of ${max})`);
-    w.restartTimer = setTimeout(() => void this.restart(key), delay);
+    w.restartTimer = this.clock.setTimeout(() => void this.restart(key), delay);
   }
 
   private async restart(key: string): Promise<void> {
@@ -302,7 +306,7 @@ export class AgentSupervisor implements Disposable {
     const timeoutMs = this.requestTimeoutMs();
     if (timeoutMs <= 0) return send(new AbortController().signal);
     const abort = new AbortController();
-    const started = Date.now();
+    const started = this.clock.now();
     const acpSessionId = (params as { sessionId?: unknown } | null)?.sessionId;
     const toolRunning = () => {
       try {
@@ -313,15 +317,15 @@ export class AgentSupervisor implements Disposable {
     };
     return new Promise<R>((resolve, reject) => {
       let lastSeen = started;
-      const check = setInterval(
+      const check = this.clock.setInterval(
         () => {
-          const now = Date.now();
+          const now = this.clock.now();
           if (rt.waitingOnClient) lastSeen = now;
           // A turn whose tool call is still running may rightly be quiet for long (a slow build).
           if (method === 'session/prompt' && toolRunning()) lastSeen = now;
           lastSeen = Math.max(lastSeen, rt.lastActivity);
           if (now - lastSeen < timeoutMs) return;
-          clearInterval(check);
+          check.cancel();
           const seconds = Math.round((timeoutMs / 1000) * 10) / 10;
           const message = `the agent did not answer ${method} within ${seconds} s and wrote nothing meanwhile; it may be stuck — restart it if it does not recover`;
           abort.abort();
@@ -333,11 +337,11 @@ export class AgentSupervisor implements Disposable {
       );
       send(abort.signal).then(
         (v) => {
-          clearInterval(check);
+          check.cancel();
           resolve(v);
         },
         (e: unknown) => {
-          clearInterval(check);
+          check.cancel();
           reject(e);
         },
       );
@@ -346,7 +350,7 @@ export class AgentSupervisor implements Disposable {
 
   private markUnresponsive(rt: AgentRuntime, message: string): void {
     const w = this.entry(rt.key);
-    w.unresponsiveAt = Date.now();
+    w.unresponsiveAt = this.clock.now();
     this.update(rt.key, { unresponsive: message });
     this.host.warn(rt.agentId, null, 'unresponsive', message);
     this.publish();
@@ -358,7 +362,7 @@ export class AgentSupervisor implements Disposable {
     if (this.sampling || this.disposed) return;
     this.sampling = true;
     try {
-      const now = Date.now();
+      const now = this.clock.now();
       const runtimes = this.host.allRuntimes();
       const running = runtimes.filter((r) => r.connected && r.pid !== null);
       const samples = await this.sampler.sample(running.map((r) => r.pid!));
@@ -369,7 +373,7 @@ export class AgentSupervisor implements Disposable {
         if (!s) continue;
         let cpuPercent = s.cpuPercent;
         if (s.cpuTicks !== null) {
-          const at = Date.now();
+          const at = this.clock.now();
           if (w.cpu && w.cpu.pid === pid && at > w.cpu.at) {
             const used = Math.max(0, s.cpuTicks - w.cpu.ticks) / CLOCK_TICKS_PER_SECOND;
             cpuPercent = Math.round((used / ((at - w.cpu.at) / 1000)) * 1000) / 10;
@@ -412,8 +416,8 @@ export class AgentSupervisor implements Disposable {
 
   dispose(): void {
     this.disposed = true;
-    clearInterval(this.timer);
-    for (const w of this.watched.values()) if (w.restartTimer) clearTimeout(w.restartTimer);
+    this.timer.cancel();
+    for (const w of this.watched.values()) w.restartTimer?.cancel();
     void this.unsubscribe.dispose();
   }
 }

@@ -1,4 +1,4 @@
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /**
@@ -41,6 +41,19 @@ export async function openRegularFile(path: string, options: { noFollow?: boolea
     return { fh, info };
   } catch (e) {
     await fh.close().catch(() => {});
+    throw e;
+  }
+}
+
+/** The same open, synchronous (for readers that parse and store a file's lines in one go); the caller closes `fd`. */
+export function openRegularFileSync(path: string, options: { noFollow?: boolean } = {}): { fd: number; info: Stats } {
+  const fd = openSync(path, constants.O_RDONLY | O_NONBLOCK | (options.noFollow ? O_NOFOLLOW : 0));
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new FileRefusal('not_regular', `${path} is ${fileKind(info)}, not a regular file`);
+    return { fd, info };
+  } catch (e) {
+    closeSync(fd);
     throw e;
   }
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { ChangeSet, ChangedFile, FileDiff, RestoreReport } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
 import { MonacoDiff } from '../editor';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { describeChanges, formatBytes } from './state';
 
 const STATUS_LABEL: Record<ChangedFile['status'], string> = { added: 'added', modified: 'modified', deleted: 'deleted', renamed: 'renamed' };
@@ -14,7 +15,13 @@ export function RestoreReportView({ report, onUndo }: { report: RestoreReport; o
       {report.applied.length > 0 && (
         <p>
           {report.applied.length === 1 ? '1 file' : `${report.applied.length} files`} restored:{' '}
-          {report.applied.map((a) => `${a.path} (${a.action})`).join(', ')}.
+          {report.applied.map((a, i) => (
+            <span key={a.path}>
+              {i > 0 && ', '}
+              <VisibleText text={a.path} /> ({a.action})
+            </span>
+          ))}
+          .
           {report.restoreId && onUndo && (
             <>
               {' '}
@@ -29,7 +36,10 @@ export function RestoreReportView({ report, onUndo }: { report: RestoreReport; o
         <ul className="restore-refused" data-testid="restore-refused">
           {report.refused.map((r) => (
             <li key={r.path}>
-              <code>{r.path}</code>: {r.reason}
+              <code>
+                <VisibleText text={r.path} />
+              </code>
+              : {visibleText(r.reason)}
             </li>
           ))}
         </ul>
@@ -40,18 +50,43 @@ export function RestoreReportView({ report, onUndo }: { report: RestoreReport; o
 
 function FileRow({ file, selected, onSelect }: { file: ChangedFile; selected: boolean; onSelect(): void }) {
   return (
-    <li className={`change-file status-${file.status}${selected ? ' selected' : ''}`} data-testid="change-file" data-path={file.path} data-status={file.status}>
-      <button className="change-file-name" onClick={onSelect} aria-expanded={selected} title={file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}>
-        <span className={`tag ${file.status}`}>{STATUS_LABEL[file.status]}</span> {file.oldPath ? `${file.oldPath} → ` : ''}
-        {file.path}
+    <li
+      className={`change-file status-${file.status}${selected ? ' selected' : ''}${file.flag ? ' flagged' : ''}`}
+      data-testid="change-file"
+      data-path={file.path}
+      data-status={file.status}
+      data-ignored={file.ignored ? 'true' : undefined}
+      data-flagged={file.flag ? 'true' : undefined}
+    >
+      <button className="change-file-name" onClick={onSelect} aria-expanded={selected} title={visibleText(file.oldPath ? `${file.oldPath} → ${file.path}` : file.path)}>
+        <span className={`tag ${file.status}`}>{STATUS_LABEL[file.status]}</span>{' '}
+        {file.oldPath && (
+          <>
+            <VisibleText text={file.oldPath} /> →{' '}
+          </>
+        )}
+        <VisibleText text={file.path} className="change-file-path" />
         {file.kind === 'symlink' && <span className="tag">link</span>}
+        {file.ignored && (
+          <span className="tag ignored" title="Ignored (or inside .git): listed with its size, its content was not kept" data-testid="change-ignored">
+            ignored
+          </span>
+        )}
+        {file.flag && (
+          <span className="tag flag" title={file.flag} data-testid="change-flag">
+            ⚠ runs code
+          </span>
+        )}
       </button>
+      {file.flag && <span className="change-flag-reason small">{file.flag}</span>}
       <span className="muted small">
-        {file.tooLarge
-          ? `too large to keep (${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)})`
-          : file.binary
-            ? `binary, ${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)}`
-            : `+${file.additions} −${file.deletions}`}
+        {file.ignored
+          ? `ignored, content not kept (${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)})`
+          : file.tooLarge
+            ? `too large to keep (${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)})`
+            : file.binary
+              ? `binary, ${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)}`
+              : `+${file.additions} −${file.deletions}`}
       </span>
     </li>
   );
@@ -119,7 +154,9 @@ export function ChangesView({ changes, canRestore, onRestored }: ChangesViewProp
       {selected && diff && !('error' in diff) && diff.file.path === selected && (
         <div className="change-diff" data-testid="change-diff">
           <div className="change-diff-head">
-            <code>{diff.file.path}</code>
+            <code>
+              <VisibleText text={diff.file.path} />
+            </code>
             <span className="spacer" />
             {canRestore && !diff.file.tooLarge && (
               <button onClick={() => void revert({ kind: 'file', path: diff.file.path })} disabled={busy} data-testid="revert-file">
@@ -127,9 +164,10 @@ export function ChangesView({ changes, canRestore, onRestored }: ChangesViewProp
               </button>
             )}
           </div>
-          {diff.file.binary || diff.file.tooLarge ? (
+          {diff.file.binary || diff.file.tooLarge || diff.file.ignored ? (
             <p className="muted">
-              {diff.file.tooLarge ? 'Too large to keep: only its size was recorded' : 'Binary file'} ({formatBytes(diff.file.oldSize)} → {formatBytes(diff.file.newSize)}).
+              {diff.file.ignored ? 'Ignored (or inside .git): only its size was recorded' : diff.file.tooLarge ? 'Too large to keep: only its size was recorded' : 'Binary file'} ({formatBytes(diff.file.oldSize)} →{' '}
+              {formatBytes(diff.file.newSize)}).
             </p>
           ) : (
             <>

@@ -29,6 +29,7 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
   useEffect(() => {
     let disposed = false;
     let models: Monaco.editor.ITextModel[] = [];
+    let viewModel: Monaco.editor.IDiffEditorViewModel | null = null;
     // Built a moment after it comes into view: the diffs a fast wheel carries past in a long thread never
     // build an editor; and not while the user types (30–50 ms each). Monaco's first load takes a while: the
     // pause is checked again once it has loaded.
@@ -83,15 +84,22 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
         scrollbar: { alwaysConsumeMouseWheel: false },
         fontSize,
       });
-      e.setModel({ original, modified });
+      // The view model is ours to dispose: the editor never disposes one it made itself (Monaco 0.57), so
+      // a diff request still waiting for the worker would outlive the models and fail ("no diff result
+      // available"). Disposing it cancels that request.
+      viewModel = e.createViewModel({ original, modified });
+      e.setModel(viewModel);
       editor.current = e;
       setReady(true);
     };
     return () => {
       cancelBuild();
       disposed = true;
+      // Editor first, then its view model (cancelling a diff in flight), then the models it showed.
+      editor.current?.setModel(null);
       editor.current?.dispose();
       editor.current = null;
+      viewModel?.dispose();
       single.current?.dispose();
       single.current = null;
       for (const m of models) m.dispose();

@@ -1,6 +1,7 @@
 import type { SessionInfo as AcpSessionInfo } from '@agentclientprotocol/sdk';
 import { useState } from 'react';
 import { useApi } from '../../app/api-context';
+import { VisibleText } from '../../ui/VisibleText';
 import { useNotices } from '../../app/notices';
 import { useAgents } from '../agents';
 import { openLiveSessionTab } from '../session';
@@ -102,7 +103,9 @@ export function AgentSessions() {
             return (
               <li key={s.sessionId} className="history-row" data-testid="agent-session-row" data-acp-session-id={s.sessionId}>
                 <div className="history-row-main">
-                  <span className={`history-title static${s.title ? '' : ' untitled'}`}>{s.title || s.sessionId}</span>
+                  <span className={`history-title static${s.title ? '' : ' untitled'}`}>
+                    <VisibleText text={s.title || s.sessionId} />
+                  </span>
                   {s.updatedAt && <span className="history-time">{relativeTime(Date.parse(s.updatedAt))}</span>}
                 </div>
                 <div className="history-row-meta">

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ReopenPlan } from '@shared/contract/sessions';
 import type { HistorySession } from '@shared/contract/history';
+import { unboundSource } from '@shared/contract/history-import';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';
@@ -50,6 +51,8 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
     };
   }, [api, sessionId, live]);
   const canRestore = plan?.mode === 'resume' || plan?.mode === 'load';
+  // Imported from a tool no configured agent serves: nothing can continue it until one is added.
+  const unbound = agentId !== null && unboundSource(agentId) !== null;
 
   const prepare = async () => {
     setError(null);
@@ -149,7 +152,7 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
       <button
         className={canRestore ? '' : 'primary'}
         onClick={() => void prepare()}
-        disabled={!agentId || !cwd || stage.kind === 'summarizing'}
+        disabled={!agentId || !cwd || unbound || stage.kind === 'summarizing'}
         title={agentId && cwd ? `A new session with ${agentName} in ${cwd}, primed with a summary of this one` : 'Loading…'}
         data-testid="transcript-continue-new"
       >

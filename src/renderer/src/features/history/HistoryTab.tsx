@@ -6,6 +6,7 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { undoDelete } from './actions';
 import { AgentSessions } from './AgentSessions';
+import { ImportPanel } from './ImportPanel';
 import { plural, relativeTime, shortPath } from './format';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { modKey } from './keys';
@@ -43,6 +44,7 @@ export function HistoryTab(_props: TabViewProps) {
   const [failedOnly, setFailedOnly] = useState(false);
   const [trash, setTrash] = useState(false);
   const [agentView, setAgentView] = useState(false);
+  const [importing, setImporting] = useState(false);
   const [limit, setLimit] = useState(PAGE);
 
   const params: ParamsOf<'history.list'> = {
@@ -83,6 +85,9 @@ export function HistoryTab(_props: TabViewProps) {
           <label className="history-check">
             <input type="checkbox" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} /> With failed turns
           </label>
+          <button className="link-button" onClick={() => setImporting(!importing)} aria-pressed={importing} data-testid="history-import-toggle">
+            Import…
+          </button>
           <button className="link-button" onClick={() => setTrash(!trash)} data-testid="history-trash-toggle">
             {trash ? '← All sessions' : 'Recently deleted'}
           </button>
@@ -98,6 +103,7 @@ export function HistoryTab(_props: TabViewProps) {
         )}
       </header>
       <div className="history-tab-body">
+        {importing && <ImportPanel onClose={() => setImporting(false)} />}
         {agentView && <AgentSessions />}
         {!agentView && error && <div className="banner error">History is not available: {error}</div>}
         {!agentView && data && data.total === 0 && (

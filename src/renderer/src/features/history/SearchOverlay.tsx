@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ParamsOf, ResultOf } from '@shared/contract';
 import type { SearchHit } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
+import { VisibleText } from '../../ui/VisibleText';
 import { openTranscript } from './actions';
 import { basename, formatDateTime, KIND_TEXT, shortPath } from './format';
 import { Highlight } from './Highlight';
@@ -230,7 +231,9 @@ export function SearchOverlay() {
                 data-kind={h.kind}
               >
                 <div className="history-hit-head">
-                  <span className="history-hit-title">{h.session.title || 'Untitled session'}</span>
+                  <span className="history-hit-title">
+                    <VisibleText text={h.session.title || 'Untitled session'} />
+                  </span>
                   <span className={`tag kind-${h.kind}`}>{KIND_TEXT[h.kind] ?? h.kind}</span>
                   {h.failed && <span className="tag failed">failed turn</span>}
                 </div>

@@ -6,6 +6,7 @@ import { deleteSessions, exportSession, openTranscript, pinSession, renameSessio
 import { reopenAsTab } from './continue';
 import { ForkLinks, openLiveSessionTab } from '../session';
 import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 
 export const displayTitle = (s: HistorySession): string => s.title || 'Untitled session';
 
@@ -69,7 +70,7 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
   const title = displayTitle(s);
   const status = statusOf(s, live);
   const open = () => openTranscript({ id: s.id, title, agentId: s.agentId, cwd: s.cwd });
-  const label = `“${title.length > 60 ? `${title.slice(0, 57)}…` : title}”`;
+  const label = `“${visibleText(title.length > 60 ? `${title.slice(0, 57)}…` : title)}”`;
   const [reopening, setReopening] = useState(false);
   const reopen = async () => {
     if (live) return void openLiveSessionTab(s.id, title);
@@ -95,10 +96,10 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           <button
             className={`history-title${s.title ? '' : ' untitled'}`}
             onClick={open}
-            title={compact ? `${title}\n${agentName} · ${s.cwd}` : `Open “${title}”`}
+            title={compact ? `${visibleText(title)}\n${agentName} · ${s.cwd}` : `Open “${visibleText(title)}”`}
             data-testid="history-open"
           >
-            {title}
+            <VisibleText text={title} />
           </button>
         )}
         <span className="history-time" title={new Date(s.lastActivityAt).toLocaleString()}>

@@ -10,6 +10,7 @@ import { useTabs } from '../../state/tabs';
 import { byPrompt, TurnChanges, useTurnCheckpoints } from '../checkpoints';
 import { ForkLinks, StopMark, ThreadEntryView } from '../session';
 import { MetaTerminalView } from '../../ui/TerminalView';
+import { VisibleText } from '../../ui/VisibleText';
 import { deleteSessions, exportSession, pinSession } from './actions';
 import { adapted, STOP_REASONS } from './adapt';
 import { ContinuePanel } from './ContinuePanel';
@@ -184,7 +185,9 @@ function WriteView({ entry, cwd }: { entry: HistoryEntry; cwd: string | null }) 
         <span className="tool-icon" aria-hidden>
           <Save size={14} />
         </span>
-        <span className="tool-title">Wrote {path}</span>
+        <span className="tool-title">
+          Wrote <VisibleText text={path} />
+        </span>
         <span className="chevron" aria-hidden>
           {open ? <ChevronDown size={14} /> : <ChevronRight size={14} />}
         </span>

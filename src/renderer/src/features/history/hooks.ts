@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ParamsOf, ResultOf } from '@shared/contract';
+import { importSourceNames, unboundSource } from '@shared/contract/history-import';
 import { useApi } from '../../app/api-context';
 import { agentName, syncAgents, useAgents } from '../agents';
 import { pollSoon, syncHistory, useHistory } from './state';
@@ -42,7 +43,11 @@ export function useAgentNames(): (agentId: string) => string {
     const cache = new Map<string, string>();
     return (id: string) => {
       let n = cache.get(id);
-      if (n === undefined) cache.set(id, (n = agentName(agents, id)));
+      if (n === undefined) {
+        // A session imported from a tool no configured agent serves: the tool's name.
+        const tool = unboundSource(id);
+        cache.set(id, (n = tool ? `${importSourceNames[tool]} (not set up here)` : agentName(agents, id)));
+      }
       return n;
     };
   }, [agents]);

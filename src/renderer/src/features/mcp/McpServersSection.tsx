@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { CircleCheck, CircleX, FileInput, LoaderCircle, Pencil, Plus, Trash2, X } from 'lucide-react';
 import type { McpAgentView, McpCheckResult, McpImportPreview, McpPairInput, McpServerInput, McpServerView } from '@shared/contract/mcp';
 import { useApi, useEvent } from '../../app/api-context';
+import { VisibleText } from '../../ui/VisibleText';
 import { FormActions } from '../../ui/FormActions';
 
 type Kind = 'stdio' | 'http' | 'sse';
@@ -340,6 +341,50 @@ function ServerForm({ initial, isNew, onSave, onCancel }: { initial: Draft; isNe
   );
 }
 
+/** Variables that make a program load or run other code: shown first, flagged. */
+const RUNS_CODE = /^(NODE_OPTIONS|NODE_PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_\w+|PATH|BASH_ENV|ENV|ZDOTDIR|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GIT_SSH_COMMAND|GIT_EXEC_PATH|npm_config_\w+|ELECTRON_RUN_AS_NODE)$/i;
+
+/**
+ * Everything an imported entry will run with, as stored: the command and each argument apart (a space or
+ * a newline inside one shows), every variable or header with its value (secret-looking ones masked, their
+ * names shown), hidden characters marked.
+ */
+function WhatRuns({ server }: { server: McpServerView }) {
+  const pairs = server.type === 'stdio' ? server.env : server.headers;
+  return (
+    <div className="small mcp-what-runs" data-testid="mcp-import-runs">
+      {server.type === 'stdio' ? (
+        <div className="mcp-argv" data-testid="mcp-import-argv">
+          {[server.command, ...server.args].map((a, i) => (
+            <code key={i} className="mcp-arg">
+              <VisibleText text={a} />
+            </code>
+          ))}
+        </div>
+      ) : (
+        <code data-testid="mcp-import-url">
+          <VisibleText text={server.url} />
+        </code>
+      )}
+      {pairs.length > 0 && (
+        <ul className="mcp-pairs">
+          {pairs.map((p) => {
+            const risky = server.type === 'stdio' && RUNS_CODE.test(p.name);
+            return (
+              <li key={p.name} data-testid="mcp-import-pair" data-name={p.name} data-runs-code={risky || undefined}>
+                <code>
+                  <VisibleText text={p.name} />={p.secret || p.value === null ? <span className="muted">•••••• (secret, not shown)</span> : <VisibleText text={p.value} />}
+                </code>
+                {risky && <span className="tag warning"> makes the program load other code</span>}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 /** Import from a file or a project folder: a preview first, then the entries the user keeps ticked. */
 function ImportPanel({ onImported }: { onImported(): void }) {
   const api = useApi();
@@ -421,19 +466,12 @@ function ImportPanel({ onImported }: { onImported(): void }) {
                     checked={picked.has(e.name)}
                     onChange={(ev) => setPicked((p) => (ev.target.checked ? new Set([...p, e.name]) : new Set([...p].filter((n) => n !== e.name))))}
                   />{' '}
-                  <strong>{e.name}</strong> <span className="tag">{e.server?.type ?? '?'}</span> <span className={`tag ${e.action === 'new' ? 'new' : ''}`}>{e.action === 'replace' ? 'replaces existing' : e.action}</span>
+                  <strong>
+                    <VisibleText text={e.name} />
+                  </strong>{' '}
+                  <span className="tag">{e.server?.type ?? '?'}</span> <span className={`tag ${e.action === 'new' ? 'new' : ''}`}>{e.action === 'replace' ? 'replaces existing' : e.action}</span>
                 </label>
-                {e.server && (
-                  <div className="small">
-                    <code>{targetOf(e.server)}</code>
-                    {(e.server.type === 'stdio' ? e.server.env : e.server.headers).map((p) => (
-                      <span key={p.name} className="tag">
-                        {p.name}
-                        {p.secret ? ' (secret)' : ''}
-                      </span>
-                    ))}
-                  </div>
-                )}
+                {e.server && <WhatRuns server={e.server} />}
                 {e.problem && <div className="small error">{e.problem}</div>}
               </li>
             ))}

@@ -1,4 +1,5 @@
 import { useTabs } from '../../state/tabs';
+import { visibleText } from '../../ui/VisibleText';
 
 let asked = false;
 
@@ -8,7 +9,8 @@ export function desktopNotify(title: string, body: string, tabId: string | null)
   if (typeof Notification === 'undefined') return;
   const show = () => {
     try {
-      const n = new Notification(title, { body: body.slice(0, 300), tag: tabId ?? undefined });
+      // The title and body come from agents: their hidden characters are shown as tokens here too.
+      const n = new Notification(visibleText(title), { body: visibleText(body.slice(0, 300)), tag: tabId ?? undefined });
       n.onclick = () => {
         window.focus();
         if (tabId) useTabs.getState().activate(tabId);

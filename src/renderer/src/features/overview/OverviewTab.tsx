@@ -4,6 +4,7 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { agentMetrics, agentName, openSessionTab, syncAgents, useAgents, useMetrics } from '../agents';
 import { basename } from '../../ui/format';
+import { VisibleText } from '../../ui/VisibleText';
 import { formatElapsed, syncOverview, useOverview } from './state';
 import { openSettings } from '../settings';
 
@@ -96,7 +97,9 @@ export function OverviewTab({ active }: TabViewProps) {
                 >
                   <td>{name}</td>
                   <td title={s.cwd}>{basename(s.cwd)}</td>
-                  <td className="overview-title">{s.title ?? ''}</td>
+                  <td className="overview-title">
+                    <VisibleText text={s.title ?? ''} />
+                  </td>
                   <td data-testid="overview-state" title={why ?? undefined}>
                     <span className={`overview-dot ${s.status}`} /> {STATE[s.status].label}
                     {note && (

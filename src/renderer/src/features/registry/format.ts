@@ -1,17 +1,8 @@
 import type { DistKind, RegistryEntry, RegistryProgress, RegistryProgressStep, RegistrySource } from '@shared/contract/registry';
 
-/** 1536 → "1.5 KB". */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
-}
+import { formatBytes } from '../../ui/format';
+
+export { formatBytes };
 
 /** "just now", "5 minutes ago", "3 days ago". */
 export function formatAge(then: number, now: number): string {

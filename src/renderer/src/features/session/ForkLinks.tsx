@@ -3,6 +3,7 @@ import type { SessionLink } from '@shared/contract/history';
 import { openTranscript } from '../../app/contributions';
 import { useAgents } from '../agents';
 import { openLiveSessionTab } from './open';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 
 const linkTitle = (link: SessionLink): string => link.title || 'Untitled session';
 
@@ -15,8 +16,8 @@ export function openLinkedSession(link: SessionLink, agentId: string, cwd: strin
 function LinkButton({ link, agentId, cwd }: { link: SessionLink; agentId: string; cwd: string }) {
   const live = useAgents((s) => s.sessions);
   return (
-    <button className="link-button fork-link" onClick={() => openLinkedSession(link, agentId, cwd, link.id in live)} data-session-id={link.id} title={`Open “${linkTitle(link)}”`}>
-      {linkTitle(link)}
+    <button className="link-button fork-link" onClick={() => openLinkedSession(link, agentId, cwd, link.id in live)} data-session-id={link.id} title={`Open “${visibleText(linkTitle(link))}”`}>
+      <VisibleText text={linkTitle(link)} />
     </button>
   );
 }

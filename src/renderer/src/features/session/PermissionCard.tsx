@@ -2,8 +2,9 @@ import { TriangleAlert } from 'lucide-react';
 import type { PermissionOption } from '@agentclientprotocol/sdk';
 import { useState } from 'react';
 import { create } from 'zustand';
-import { displayedText, kindText, labelDeception, nameContradiction } from '@shared/acp-thread/permission-option';
+import { kindText, labelDeception, nameContradiction } from '@shared/acp-thread/permission-option';
 import { useApi } from '../../app/api-context';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { useNotices } from '../../app/notices';
 import type { Api } from '../../ipc/client';
 import { quickOption } from '../../ui/format';
@@ -48,12 +49,15 @@ export function PermissionCard({
   requestId,
   options,
   note,
+  rules,
 }: {
   sessionId: string;
   requestId: string;
   options: readonly PermissionOption[];
   /** Why a rule did not answer (the agent offered only "always" options for it). */
   note?: string | undefined;
+  /** What Switchboard remembers for each "always" option. */
+  rules?: Record<string, string> | undefined;
 }) {
   const api = useApi();
   const [sent, setSent] = useState<string | null>(null);
@@ -100,7 +104,7 @@ export function PermissionCard({
               data-testid="permission-option"
               data-kind={o.kind}
               data-mismatch={mismatch ? 'true' : undefined}
-              aria-label={`${what}${o.name ? ` (the agent calls it “${o.name}”)` : ''}${mismatch ? ' — warning: the name contradicts what it does' : ''}`}
+              aria-label={`${what}${o.name ? ` (the agent calls it “${visibleText(o.name)}”)` : ''}${rules?.[o.optionId] ? `, remembers: ${rules[o.optionId]}` : ''}${mismatch ? ' — warning: the name contradicts what it does' : ''}`}
             >
               {i < 9 && <kbd>{i + 1}</kbd>}
               {mismatch && (
@@ -113,7 +117,12 @@ export function PermissionCard({
               </span>
               {o.name && o.name.trim().toLowerCase() !== what.toLowerCase() && (
                 <span className="option-agent-name" data-testid="permission-option-name">
-                  “{displayedText(o.name).length > 80 ? `${displayedText(o.name).slice(0, 80)}…` : displayedText(o.name)}”
+                  “<VisibleText text={o.name.length > 80 ? `${o.name.slice(0, 80)}…` : o.name} />”
+                </span>
+              )}
+              {rules?.[o.optionId] && (
+                <span className="option-rule" data-testid="permission-option-rule">
+                  remembers: {rules[o.optionId]}
                 </span>
               )}
             </button>

@@ -144,7 +144,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
           )}
         </div>
       )}
-      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} note={entry.permission.note} />}
+      {entry.permission && <PermissionCard sessionId={sessionId} requestId={entry.permission.requestId} options={entry.permission.options} note={entry.permission.note} rules={entry.permission.rules} />}
     </div>
   );
 });

@@ -33,8 +33,14 @@ const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringi
 
 const LABELS: Record<string, string> = { system: 'System', light: 'Light', dark: 'Dark' };
 
+/** One value a key may take, with its label (choices known only at run time). */
+export interface Choice {
+  value: string;
+  label: string;
+}
+
 /** One setting, edited in place; the change is saved (and applied) at once. */
-export function SettingField({ k }: { k: SettingKey }) {
+export function SettingField({ k, choices }: { k: SettingKey; choices?: Choice[] | undefined }) {
   const api = useApi();
   const def = settingDef(k);
   const value = useSetting(k) as unknown;
@@ -48,7 +54,17 @@ export function SettingField({ k }: { k: SettingKey }) {
   const id = `setting-${k}`;
 
   let control;
-  if (kind.kind === 'boolean') {
+  if (choices) {
+    control = (
+      <select id={id} value={String(value)} onChange={(e) => void save(e.target.value)} data-testid={id}>
+        {choices.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (kind.kind === 'boolean') {
     control = <input id={id} type="checkbox" checked={value === true || (typeof value === 'object' && value !== null)} onChange={(e) => void save(e.target.checked)} data-testid={id} />;
   } else if (kind.kind === 'enum') {
     control = (
@@ -77,7 +93,7 @@ export function SettingField({ k }: { k: SettingKey }) {
       </label>
       <div className="setting-control">
         {control}
-        {!isDefault && kind.kind !== 'boolean' && (
+        {!isDefault && kind.kind !== 'boolean' && !choices && (
           <button className="small" onClick={() => void reset()} title={`Back to the default${def.placeholder ? ` (${def.placeholder})` : ''}`} data-testid={`setting-reset-${k}`}>
             Default
           </button>

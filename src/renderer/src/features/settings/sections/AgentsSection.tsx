@@ -1,43 +1,21 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { AgentSummary } from '@shared/contract/agents';
-import { SETTINGS } from '@shared/contract/settings';
 import { useApi } from '../../../app/api-context';
-import { saveSetting, useSetting } from '../../../app/settings';
 import { AgentForm, syncAgents, useAgents } from '../../agents';
 import { Modal } from '../../../ui/Modal';
-import { SettingField } from '../SettingField';
-import { AgentSelect } from '../../../ui/Select';
-
-const defaultAgentDef = SETTINGS['agents.defaultAgent'];
+import { SectionFields } from './GenericSection';
 
 /** Defaults for new sessions, the working-folder policy, and each agent's command, arguments and environment. */
 export function AgentsSettingsSection() {
   const api = useApi();
   const agents = useAgents((s) => s.agents);
-  const defaultAgent = useSetting('agents.defaultAgent');
   const [editing, setEditing] = useState<AgentSummary | null>(null);
   const close = useCallback(() => setEditing(null), []);
   useEffect(() => syncAgents(api), [api]);
 
   return (
     <>
-      <div className="setting-field" data-key="agents.defaultAgent">
-        <label htmlFor="setting-agents.defaultAgent" className="setting-label">
-          {defaultAgentDef.label}
-        </label>
-        <div className="setting-control">
-          <AgentSelect
-            id="setting-agents.defaultAgent"
-            agents={agents}
-            empty="The first in the list"
-            value={defaultAgent}
-            onChange={(id) => void saveSetting(api, 'agents.defaultAgent', id)}
-            data-testid="setting-agents.defaultAgent"
-          />
-        </div>
-        <div className="setting-description muted small">{defaultAgentDef.description}</div>
-      </div>
-      <SettingField k="agents.processPerFolder" />
+      <SectionFields section="agents" choices={{ 'agents.defaultAgent': [{ value: '', label: 'The first in the list' }, ...agents.map((a) => ({ value: a.id, label: a.name }))] }} />
       <h4 className="settings-sub">Each agent</h4>
       <p className="muted small">Arguments and environment apply at the agent’s next start.</p>
       <ul className="settings-agents">

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { BackupInfo } from '@shared/contract/history';
 import { useApi } from '../../../app/api-context';
-import { SettingField } from '../SettingField';
+import { SectionFields } from './GenericSection';
 
 const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`);
 
@@ -24,7 +24,7 @@ export function HistorySettingsSection() {
   };
   return (
     <>
-      <SettingField k="history.backupsKept" />
+      <SectionFields section="history" />
       <div className="settings-backups" data-testid="settings-backups">
         <p className="muted small">
           {backups ? (

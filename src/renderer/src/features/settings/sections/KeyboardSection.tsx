@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { KeyBinding } from '@shared/contract/settings';
 import { useApi } from '../../../app/api-context';
 import { saveSetting } from '../../../app/settings';
+import { SectionFields } from './GenericSection';
 import {
   bindingsOf,
   comboOf,
@@ -151,6 +152,7 @@ export function KeyboardSection() {
           })}
         </tbody>
       </table>
+      <SectionFields section="keyboard" except={['keyboard.bindings']} />
     </div>
   );
 }

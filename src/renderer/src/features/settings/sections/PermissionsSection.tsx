@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { TOOL_KINDS, type AgentRuleFile, type PermissionRule } from '@shared/contract/permissions';
 import { describeScope, patternText, scopeProblem, type RuleMatch, type RuleScope, type RuleSubject } from '@shared/permission-scope';
 import { useApi, useEvent } from '../../../app/api-context';
+import { SectionFields } from './GenericSection';
 import { useTabs } from '../../../state/tabs';
 import { agentName, syncAgents, useAgents } from '../../agents';
 import { usePermissionFocus } from '../state';
@@ -38,6 +39,7 @@ export function PermissionsSection() {
   const api = useApi();
   const agents = useAgents((s) => s.agents);
   const [rules, setRules] = useState<PermissionRule[]>([]);
+  const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Draft | null>(null);
   const focus = usePermissionFocus();
@@ -45,7 +47,10 @@ export function PermissionsSection() {
   const openFolder = useAgents((s) => Object.values(s.sessions)[0]?.cwd ?? '');
   const table = useRef<HTMLTableElement>(null);
   const load = useCallback(() => {
-    void api.call('permissionRules.list', {}).then((r) => r.ok && setRules(r.value.rules));
+    void api.call('permissionRules.list', {}).then((r) => {
+      if (r.ok) setRules(r.value.rules);
+      setLoaded(true);
+    });
   }, [api]);
   useEffect(() => syncAgents(api), [api]);
   useEffect(load, [load]);
@@ -87,6 +92,12 @@ export function PermissionsSection() {
         An agent asks before it runs a tool, unless a rule answers for it. A rule answers one agent, one tool kind, requests whose command, path or title
         fits its pattern, in one project folder (and, if set, one session). It answers with the agent’s “once” option, so the agent remembers nothing more.
       </p>
+      <SectionFields section="permissions" />
+      {focus.ruleId !== null && loaded && !rules.some((r) => r.id === focus.ruleId) && (
+        <p className="muted small" data-testid="permission-rule-gone">
+          The rule that answered there has since been forgotten.
+        </p>
+      )}
       {rules.length === 0 ? (
         <p className="muted small" data-testid="permission-rules-empty">
           No rules in Switchboard: every agent asks, unless it answers itself from its own rule files (below).
@@ -288,8 +299,8 @@ function AgentRuleFiles() {
     <div className="agent-rule-files" data-testid="agent-rule-files">
       <div className="auth-title">Rules the agents keep themselves</div>
       <p className="muted small">
-        Claude and Qwen approve (or deny) requests themselves from these files: those answers never reach Switchboard, so they are not asked here and no rule
-        above changes them. Edit or empty a file to make its agent ask again.
+        Claude, Qwen and Gemini approve (or deny) requests themselves from these files: those answers never reach Switchboard, so you are not asked and no
+        rule above changes them. Edit or empty a file to make its agent ask again.
       </p>
       {files === null ? null : files.length === 0 ? (
         <p className="muted small" data-testid="agent-rule-files-empty">

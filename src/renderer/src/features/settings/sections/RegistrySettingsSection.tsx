@@ -1,6 +1,6 @@
-import { SettingField } from '../SettingField';
+import { SectionFields } from './GenericSection';
 
 /** Where the ACP Registry is read from; the registry list is loaded again when it changes (settings.changed). */
 export function RegistrySettingsSection() {
-  return <SettingField k="registry.url" />;
+  return <SectionFields section="registry" />;
 }

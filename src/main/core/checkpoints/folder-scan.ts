@@ -1,0 +1,374 @@
+/**
+ * Reads a session folder for a snapshot with the same confinement as an agent's fs/read_text_file, at the
+ * moment of reading: git never walks the user's folder.
+ *
+ * - Every folder is opened from the one above it with O_DIRECTORY|O_NOFOLLOW (Linux: through
+ *   /proc/self/fd/N, so the walk stays in the inode it holds whatever is swapped on the path) and checked to
+ *   be inside the root; every file is opened in its held folder with O_NOFOLLOW|O_NONBLOCK, fstat'ed (only a
+ *   regular file is read: a FIFO or device never blocks) and checked again to be inside the root. Symlinks
+ *   are recorded as links (their target text), never followed. Elsewhere than Linux the folder is addressed
+ *   by path and re-verified (real path, dev/ino) after each read.
+ * - What counts as ignored comes from the state before the scan (the .gitignore files the previous snapshot
+ *   read, and the user's exclude list): a .gitignore a turn writes cannot hide what that turn did. Ignored
+ *   files are recorded by path, size and time only (content not kept), unless an earlier snapshot already
+ *   kept their content (as git, ignore rules apply to new files only). The user's exclude list is never
+ *   walked at all.
+ * - A `.git` entry is never read: its hooks, config and info files are recorded by size and time, so a turn
+ *   that plants a hook is seen.
+ * - A file whose stat (size, mtime, ctime, inode) matches the previous snapshot, and whose ctime was
+ *   comfortably before that snapshot began (no write could have kept the same ctime), is not read again.
+ */
+import { constants, existsSync, type BigIntStats } from 'node:fs';
+import { lstat, open, opendir, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { isAbsolute, join, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { TEMP_PREFIX } from '../host/files';
+import type { BlobMode, LooseObjects, TreeFile } from './git-objects';
+
+/** A file recorded by size and time only: over the size cap, or ignored (then `ignored`). */
+export interface StatOnlyFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ignored?: boolean;
+}
+
+/** A file whose content the snapshot keeps, with the stat it was read under. */
+export interface ScannedFile extends TreeFile {
+  size: number;
+  mtimeNs: string;
+  ctimeNs: string;
+  ino: string;
+}
+
+/** What a scan saw; the next scan reuses it. */
+export interface ScanState {
+  /** When the scan began (ns since the epoch). */
+  startedAtNs: string;
+  files: Map<string, ScannedFile>;
+  /** The .gitignore texts read, by folder ('' is the root). */
+  ignoreRules: Map<string, string>;
+}
+
+export interface ScanResult extends ScanState {
+  statOnly: StatOnlyFile[];
+}
+
+export interface ScanOptions {
+  /** The folder, a real path. */
+  root: string;
+  maxFileBytes: number;
+  /** The user's exclude list (gitignore patterns): never walked. */
+  excludes: readonly string[];
+  /** The previous scan's state, or null for a first snapshot (then the folder's own .gitignore files apply). */
+  previous: ScanState | null;
+  objects: LooseObjects;
+  /** Tests only: runs between listing a name and opening it (to swap it there). */
+  beforeOpen?: (path: string) => Promise<void> | void;
+}
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
+const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') ? '/proc/self/fd' : null;
+/** Files of one folder read at a time. */
+const PARALLEL = 16;
+/** A file changed this close to a scan's start may change again under the same ctime (coarse clocks). */
+const RACY_NS = 2_000_000_000n;
+/** Of a `.git` folder, what is recorded (never its objects, refs or index). */
+const GIT_KEPT = new Set(['config', 'hooks', 'info', 'commondir', 'gitdir']);
+
+/** Gitignore rules as the scan reads them (the `ignore` package: gitignore semantics). */
+const matcherCache = new Map<string, Ignore>();
+function matcherOf(text: string): Ignore {
+  let m = matcherCache.get(text);
+  if (!m) {
+    m = ignore({ allowRelativePaths: true }).add(text);
+    if (matcherCache.size > 200) matcherCache.clear();
+    matcherCache.set(text, m);
+  }
+  return m;
+}
+
+interface Rules {
+  base: string;
+  ig: Ignore;
+}
+
+/** Deeper .gitignore files override shallower ones; in each, the last matching line wins. */
+function isIgnored(rules: readonly Rules[], path: string, isDir: boolean): boolean {
+  let ignored = false;
+  for (const r of rules) {
+    const rel = r.base === '' ? path : path.slice(r.base.length + 1);
+    try {
+      const t = r.ig.test(isDir ? `${rel}/` : rel);
+      if (t.ignored) ignored = true;
+      else if (t.unignored) ignored = false;
+    } catch {
+      // A name the matcher cannot take is not ignored (captured: the honest side).
+    }
+  }
+  return ignored;
+}
+
+/** A folder held open while its entries are read. */
+interface HeldDir {
+  fh: FileHandle;
+  /** The absolute path it had when opened (for messages and the non-Linux checks). */
+  path: string;
+  child(name: string): string;
+}
+
+async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+class Scan {
+  readonly files = new Map<string, ScannedFile>();
+  readonly statOnly: StatOnlyFile[] = [];
+  readonly ignoreRules = new Map<string, string>();
+  readonly startedAtNs = BigInt(Date.now()) * 1_000_000n;
+  private readonly excluded: Ignore;
+  private readonly rootPrefix: string;
+
+  constructor(private readonly o: ScanOptions) {
+    this.excluded = ignore({ allowRelativePaths: true }).add([`${TEMP_PREFIX}*`, ...o.excludes]);
+    this.rootPrefix = o.root.endsWith(sep) ? o.root : o.root + sep;
+  }
+
+  private inside(real: string): boolean {
+    return isAbsolute(real) && (real === this.o.root || real.startsWith(this.rootPrefix));
+  }
+
+  private isExcluded(path: string, isDir: boolean): boolean {
+    try {
+      return this.excluded.ignores(isDir ? `${path}/` : path);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Opens a folder with no link followed; null when it is not (or no longer) a folder inside the root. */
+  private async hold(path: string, parent: HeldDir | null, name: string): Promise<HeldDir | null> {
+    const target = parent ? parent.child(name) : path;
+    let fh: FileHandle;
+    try {
+      fh = await open(target, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    } catch (e) {
+      if (!parent) throw e;
+      return null;
+    }
+    const held: HeldDir = PROC_FD ? { fh, path, child: (n) => `${PROC_FD}/${fh.fd}/${n}` } : { fh, path, child: (n) => join(path, n) };
+    if (!(await this.stillInside(held))) {
+      await fh.close().catch(() => {});
+      if (!parent) throw new Error(`${path} moved while it was being read`);
+      return null;
+    }
+    return held;
+  }
+
+  /** Whether a held folder is (still) inside the root, where its path says. */
+  private async stillInside(held: HeldDir): Promise<boolean> {
+    if (PROC_FD) return this.inside(await readlink(`${PROC_FD}/${held.fh.fd}`).catch(() => ''));
+    const [real, now, mine] = await Promise.all([realpath(held.path).catch(() => ''), lstat(held.path).catch(() => null), held.fh.stat()]);
+    return real === held.path && this.inside(real) && now !== null && now.dev === mine.dev && now.ino === mine.ino;
+  }
+
+  async run(): Promise<void> {
+    const root = await this.hold(this.o.root, null, '');
+    try {
+      await this.walk(root!, '', [], false);
+    } finally {
+      await root!.fh.close().catch(() => {});
+    }
+  }
+
+  private async names(held: HeldDir): Promise<string[]> {
+    const names: string[] = [];
+    const dir = await opendir(PROC_FD ? `${PROC_FD}/${held.fh.fd}` : held.path);
+    for await (const d of dir) names.push(d.name);
+    return names;
+  }
+
+  private async walk(held: HeldDir, rel: string, parentRules: readonly Rules[], ignoredDir: boolean): Promise<void> {
+    const names = await this.names(held).catch(() => [] as string[]);
+    const at = (name: string) => (rel === '' ? name : `${rel}/${name}`);
+    let rules = parentRules;
+    let gitignoreDone = false;
+    if (!ignoredDir) {
+      // This folder's .gitignore: read now (kept for the next scan), applied as the previous scan read it.
+      let now: string | null = null;
+      const st = names.includes('.gitignore') ? await lstat(held.child('.gitignore'), { bigint: true }).catch(() => null) : null;
+      if (st?.isFile() && !this.isExcluded(at('.gitignore'), false)) {
+        gitignoreDone = true;
+        now = (await this.file(held, '.gitignore', at('.gitignore'), false, true, st))?.toString('utf8') ?? null;
+      }
+      if (now !== null) this.ignoreRules.set(rel, now);
+      const applied = this.o.previous ? (this.o.previous.ignoreRules.get(rel) ?? null) : now;
+      if (applied) rules = [...parentRules, { base: rel, ig: matcherOf(applied) }];
+    }
+    const dirs: Array<{ name: string; ignored: boolean }> = [];
+    await mapLimit(names, PARALLEL, async (name) => {
+      const path = at(name);
+      if (name === '.gitignore' && gitignoreDone) return;
+      const st = await lstat(held.child(name), { bigint: true }).catch(() => null);
+      if (!st || this.isExcluded(path, st.isDirectory())) return;
+      if (name === '.git') return this.gitEntry(held, name, path, st);
+      const ignored = ignoredDir || isIgnored(rules, path, st.isDirectory());
+      if (st.isDirectory()) dirs.push({ name, ignored });
+      else if (st.isFile()) await this.file(held, name, path, ignored, false, st);
+      else if (st.isSymbolicLink()) await this.link(held, name, path, ignored, st);
+      // FIFOs, sockets and devices are not files an agent's change could be reviewed in: skipped.
+    });
+    for (const { name, ignored } of dirs.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      await this.o.beforeOpen?.(at(name));
+      const child = await this.hold(join(held.path, name), held, name);
+      if (!child) continue;
+      try {
+        await this.walk(child, at(name), rules, ignored);
+      } finally {
+        await child.fh.close().catch(() => {});
+      }
+    }
+  }
+
+  private recordStatOnly(path: string, st: BigIntStats, ignored: boolean): void {
+    this.statOnly.push({ path, size: Number(st.size), mtimeMs: Number(st.mtimeNs / 1_000_000n), ...(ignored ? { ignored: true } : {}) });
+  }
+
+  /**
+   * A regular file: its content read confined and stored (returned when `wantData`), or recorded by
+   * stat only (ignored and new, or over the size cap).
+   */
+  private async file(held: HeldDir, name: string, path: string, ignored: boolean, wantData: boolean, seen?: BigIntStats): Promise<Buffer | null> {
+    const prev = this.o.previous?.files.get(path);
+    if (seen) {
+      if (ignored && !prev && !wantData) {
+        this.recordStatOnly(path, seen, true);
+        return null;
+      }
+      if (seen.size > BigInt(this.o.maxFileBytes)) {
+        this.recordStatOnly(path, seen, ignored);
+        return null;
+      }
+      if (!wantData && prev && this.unchanged(prev, seen)) {
+        this.files.set(path, { ...prev, mode: modeOf(seen) });
+        return null;
+      }
+    }
+    await this.o.beforeOpen?.(path);
+    let fh: FileHandle;
+    try {
+      fh = await open(held.child(name), constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    } catch {
+      // Gone, swapped for a link (ELOOP), unreadable: the next snapshot sees what it became.
+      return null;
+    }
+    try {
+      const st = await fh.stat({ bigint: true });
+      if (!st.isFile()) return null;
+      if (PROC_FD && !this.inside(await readlink(`${PROC_FD}/${fh.fd}`).catch(() => ''))) return null;
+      if (ignored && !prev && !wantData) {
+        this.recordStatOnly(path, st, true);
+        return null;
+      }
+      const data = await readUpTo(fh, this.o.maxFileBytes + 1);
+      if (data.length > this.o.maxFileBytes) {
+        this.recordStatOnly(path, st, ignored);
+        return null;
+      }
+      if (!PROC_FD && !(await this.sameFile(held, name, st))) return null;
+      const sha = await this.o.objects.write('blob', data);
+      this.files.set(path, { path, mode: modeOf(st), sha, size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs), ino: String(st.ino) });
+      return data;
+    } catch {
+      return null;
+    } finally {
+      await fh.close().catch(() => {});
+    }
+  }
+
+  /** Without /proc: the held folder is still where it was, and the name still names the inode read. */
+  private async sameFile(held: HeldDir, name: string, st: BigIntStats): Promise<boolean> {
+    const now = await lstat(held.child(name), { bigint: true }).catch(() => null);
+    return now !== null && now.dev === st.dev && now.ino === st.ino && (await this.stillInside(held));
+  }
+
+  private unchanged(prev: ScannedFile, st: BigIntStats): boolean {
+    const previous = this.o.previous!;
+    return (
+      prev.size === Number(st.size) &&
+      prev.mtimeNs === String(st.mtimeNs) &&
+      prev.ctimeNs === String(st.ctimeNs) &&
+      prev.ino === String(st.ino) &&
+      prev.mode !== '120000' &&
+      st.ctimeNs + RACY_NS < BigInt(previous.startedAtNs)
+    );
+  }
+
+  /** A symbolic link, recorded as a link (its target text); never followed. */
+  private async link(held: HeldDir, name: string, path: string, ignored: boolean, st: BigIntStats): Promise<void> {
+    if (ignored && !this.o.previous?.files.has(path)) return this.recordStatOnly(path, st, true);
+    const target = await readlink(held.child(name), { encoding: 'buffer' }).catch(() => null);
+    if (!target) return;
+    const sha = await this.o.objects.write('blob', target);
+    this.files.set(path, { path, mode: '120000', sha, size: target.length, mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs), ino: String(st.ino) });
+  }
+
+  /** A `.git` file or folder: its hooks, config and info recorded by stat only; nothing in it is read. */
+  private async gitEntry(held: HeldDir, name: string, path: string, st: BigIntStats): Promise<void> {
+    if (!st.isDirectory()) return this.recordStatOnly(path, st, true);
+    const git = await this.hold(join(held.path, name), held, name);
+    if (!git) return;
+    const statWalk = async (dir: HeldDir, rel: string, top: boolean): Promise<void> => {
+      const names = await this.names(dir).catch(() => [] as string[]);
+      for (const n of names) {
+        if (top && !GIT_KEPT.has(n)) continue;
+        const s = await lstat(dir.child(n), { bigint: true }).catch(() => null);
+        if (!s) continue;
+        if (s.isDirectory()) {
+          const sub = await this.hold(join(dir.path, n), dir, n);
+          if (!sub) continue;
+          try {
+            await statWalk(sub, `${rel}/${n}`, false);
+          } finally {
+            await sub.fh.close().catch(() => {});
+          }
+        } else if (s.isFile() || s.isSymbolicLink()) this.recordStatOnly(`${rel}/${n}`, s, true);
+      }
+    };
+    try {
+      await statWalk(git, path, true);
+    } finally {
+      await git.fh.close().catch(() => {});
+    }
+  }
+}
+
+/** Git's executable bit is the owner's. */
+const modeOf = (st: BigIntStats): BlobMode => ((st.mode & 0o100n) !== 0n ? '100755' : '100644');
+
+async function readUpTo(fh: FileHandle, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total < max) {
+    const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, max - total));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(buf.subarray(0, bytesRead));
+    total += bytesRead;
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** Scans a folder (see the module doc): what is in it now, every byte read confined. */
+export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
+  const scan = new Scan(options);
+  await scan.run();
+  scan.statOnly.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly };
+}

@@ -1,0 +1,108 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { deflate, inflate } from 'node:zlib';
+
+const deflateAsync = promisify(deflate);
+const inflateAsync = promisify(inflate);
+
+export type BlobMode = '100644' | '100755' | '120000';
+
+/** One file of a snapshot, as a git tree records it. */
+export interface TreeFile {
+  path: string;
+  mode: BlobMode;
+  sha: string;
+}
+
+/** Git's object id (SHA-1) of an object of this type and body. */
+export function objectId(type: 'blob' | 'tree', body: Buffer): string {
+  return createHash('sha1').update(`${type} ${body.length}\0`).update(body).digest('hex');
+}
+
+/**
+ * Writes objects straight into a repository's object store as loose objects (git's documented format:
+ * zlib of "<type> <size>\0<body>", at objects/xx/yyyy…). The snapshot engine hashes the bytes it read
+ * itself, so git never reads the user's folder; git's own `gc` packs these later.
+ */
+export class LooseObjects {
+  /** Objects known to be in the store (written by this process). */
+  private readonly known = new Set<string>();
+  private readonly dirs = new Set<string>();
+
+  constructor(private readonly gitDir: string) {}
+
+  async write(type: 'blob' | 'tree', body: Buffer): Promise<string> {
+    const sha = objectId(type, body);
+    if (this.known.has(sha)) return sha;
+    const dir = join(this.gitDir, 'objects', sha.slice(0, 2));
+    const file = join(dir, sha.slice(2));
+    // An object already there is written again with the same bytes (cheaper than asking first).
+    if (!this.dirs.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.dirs.add(dir);
+    }
+    const data = await deflateAsync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]), { level: 1 });
+    const tmp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
+    await writeFile(tmp, data, { mode: 0o444 });
+    await rename(tmp, file).catch(async (e: unknown) => {
+      await unlink(tmp).catch(() => {});
+      throw e;
+    });
+    this.known.add(sha);
+    return sha;
+  }
+
+  /** A loose blob's body, or null when it is not a loose object (git's gc may have packed it). */
+  async readLooseBlob(sha: string): Promise<Buffer | null> {
+    if (!/^[0-9a-f]{40}$/.test(sha)) return null;
+    const raw = await readFile(join(this.gitDir, 'objects', sha.slice(0, 2), sha.slice(2))).catch(() => null);
+    if (!raw) return null;
+    const data = await inflateAsync(raw);
+    const nul = data.indexOf(0);
+    if (nul < 0 || !data.subarray(0, nul).toString('latin1').startsWith('blob ')) return null;
+    return data.subarray(nul + 1);
+  }
+
+  /** Forgets what was written (after a gc, objects may be gone). */
+  reset(): void {
+    this.known.clear();
+    this.dirs.clear();
+  }
+}
+
+interface DirNode {
+  files: Map<string, { mode: BlobMode; sha: string }>;
+  dirs: Map<string, DirNode>;
+}
+
+/** Git orders a tree's entries by name bytes, a folder's name compared as if it ended in '/'. */
+const sortKey = (name: string, isDir: boolean): Buffer => Buffer.from(isDir ? `${name}/` : name, 'utf8');
+
+/** Writes the tree objects of a list of files (folders come from the paths) and returns the root tree's id. */
+export async function writeTrees(objects: LooseObjects, files: readonly TreeFile[]): Promise<string> {
+  const root: DirNode = { files: new Map(), dirs: new Map() };
+  for (const f of files) {
+    const parts = f.path.split('/');
+    let node = root;
+    for (const part of parts.slice(0, -1)) {
+      let next = node.dirs.get(part);
+      if (!next) {
+        next = { files: new Map(), dirs: new Map() };
+        node.dirs.set(part, next);
+      }
+      node = next;
+    }
+    node.files.set(parts.at(-1)!, { mode: f.mode, sha: f.sha });
+  }
+  const write = async (node: DirNode): Promise<string> => {
+    const entries: Array<{ key: Buffer; mode: string; name: string; sha: string }> = [];
+    for (const [name, f] of node.files) entries.push({ key: sortKey(name, false), mode: f.mode, name, sha: f.sha });
+    for (const [name, d] of node.dirs) entries.push({ key: sortKey(name, true), mode: '40000', name, sha: await write(d) });
+    entries.sort((a, b) => Buffer.compare(a.key, b.key));
+    const body = Buffer.concat(entries.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`, 'utf8'), Buffer.from(e.sha, 'hex')]));
+    return objects.write('tree', body);
+  };
+  return write(root);
+}

@@ -1,0 +1,493 @@
+import { randomUUID } from 'node:crypto';
+import { basename, dirname } from 'node:path';
+import { existsSync, lstatSync } from 'node:fs';
+import { importSourceIds, unboundAgentId, type ImportProgress, type ImportSourceId, type ImportSourceSummary } from '../../../shared/contract/history-import';
+import type { Disposable } from '../base/lifecycle';
+import type { EventBus } from '../base/event-bus';
+import type { Router } from '../base/router';
+import { prepared, type Db } from '../store/database';
+import type { Statement } from 'better-sqlite3';
+import type { Host } from '../host/host';
+import type { LogEntry, MessageLog } from '../store/message-log';
+import { readNewLines, SkipFile } from './line-reader';
+import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
+import type { SessionMeta, TranscriptItem } from './parsers/types';
+import { listStore, storesOf, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
+import { finish, initialWireState, toWire, type WireState } from './transcript';
+
+/**
+ * Importing the agents' own histories into History. Each store is listed (no file is read unless it changed
+ * since the last import: its inode, size and time are remembered with where the import stopped), new lines
+ * are parsed by the agent's parser and written to the message log as the ACP messages a live session logs,
+ * so History indexes and shows them like any other session. Nothing in an agent's store is written, moved or
+ * locked; a session Switchboard ran itself (the agent's session id is one of Switchboard's) is left to
+ * Switchboard's own record and not imported twice.
+ */
+
+export interface HistoryImportDeps {
+  db(): Db;
+  log(): MessageLog | null;
+  bus?: EventBus;
+  /** The user's home folder and environment, where the agents keep their stores. */
+  home: string;
+  env: Record<string, string | undefined>;
+  /** The sources whose switch is on (setting history.importKeep). */
+  keep(): readonly ImportSourceId[];
+  /** The configured agent that can continue a session of this source (null: none is configured). */
+  agentFor(source: ImportSourceId): string | null;
+  /** Removes sessions from History (a file rewritten since its import is imported anew). */
+  deleteSessions(ids: readonly string[]): void;
+  /** Watches a folder (the host's watch: changes, or "rescan" when it lost track; both mean: import again). */
+  watch?: Host['watch'];
+}
+
+interface FileRow {
+  path: string;
+  source: string;
+  session_id: string | null;
+  ino: number;
+  size: number;
+  mtime_ms: number;
+  offset: number;
+  state: string;
+  linked: number;
+  skipped: string | null;
+}
+
+interface FileState {
+  parser: unknown;
+  wire: WireState;
+  meta: SessionMeta;
+}
+
+/** Log entries appended per transaction (each commits with the history index's rows for them). */
+const APPEND_BATCH = 4096;
+/** Longest stretch of importing before the event loop gets a turn. */
+const SLICE_MS = 50;
+/** Skips reported in full (the count goes on). */
+const MAX_SKIPS_SHOWN = 200;
+
+const idle = (): ImportProgress => ({
+  running: false,
+  sources: [],
+  filesDone: 0,
+  filesTotal: 0,
+  bytesDone: 0,
+  bytesTotal: 0,
+  sessions: 0,
+  keptAsText: 0,
+  skipped: [],
+  skippedCount: 0,
+  cancelled: false,
+  error: null,
+});
+
+const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_call']);
+
+export class HistoryImportService implements Disposable {
+  private progress: ImportProgress = idle();
+  private cancelRequested = false;
+  private run: Promise<void> | null = null;
+  /** Sources asked for while a run was going: run again after it. */
+  private again = new Set<ImportSourceId>();
+  private readonly watches = new Map<ImportSourceId, Disposable>();
+  private debounce: NodeJS.Timeout | null = null;
+  private disposed = false;
+
+  constructor(private readonly deps: HistoryImportDeps) {}
+
+  private stores(): Store[] {
+    return storesOf(this.deps.home, this.deps.env);
+  }
+
+  private store(source: ImportSourceId): Store {
+    return this.stores().find((s) => s.source === source)!;
+  }
+
+  // ───────────── scan ─────────────
+
+  /** Imported sessions whose tool has no configured agent yet get the agent that is configured now. */
+  private bindAgents(): void {
+    for (const source of importSourceIds) {
+      const agent = this.deps.agentFor(source);
+      if (agent) this.sql('UPDATE sessions SET agent_id = ? WHERE imported_from = ? AND agent_id = ?').run(agent, source, unboundAgentId(source));
+    }
+  }
+
+  scan(): ImportSourceSummary[] {
+    this.bindAgents();
+    const keep = new Set(this.deps.keep());
+    const db = this.deps.db();
+    const imported = new Map(
+      (db.prepare('SELECT imported_from AS source, count(*) AS n FROM sessions WHERE imported_from IS NOT NULL AND deleted_at IS NULL GROUP BY imported_from').all() as Array<{ source: string; n: number }>).map((r) => [r.source, r.n]),
+    );
+    return this.stores().map((store) => {
+      const base = { source: store.source, name: store.name, location: store.root, imported: imported.get(store.source) ?? 0, keepImporting: keep.has(store.source) };
+      if (store.kind === 'opencode-db') {
+        if (!existsSync(store.root)) return { ...base, found: false, sessions: 0, bytes: 0, from: null, to: null };
+        try {
+          const oc = new OpencodeDb(store.root);
+          try {
+            const sessions = oc.sessions();
+            const times = sessions.flatMap((s) => [s.createdAt, s.updatedAt]);
+            return { ...base, found: true, sessions: sessions.length, bytes: lstatSync(store.root).size, from: times.length ? Math.min(...times) : null, to: times.length ? Math.max(...times) : null };
+          } finally {
+            oc.close();
+          }
+        } catch {
+          return { ...base, found: true, sessions: 0, bytes: lstatSync(store.root).size, from: null, to: null };
+        }
+      }
+      const listing = listStore(store);
+      let bytes = 0;
+      let from = Infinity;
+      let to = -Infinity;
+      for (const f of listing.files) {
+        bytes += f.size;
+        from = Math.min(from, f.mtimeMs);
+        to = Math.max(to, f.mtimeMs);
+      }
+      return { ...base, found: !listing.missing, sessions: listing.files.length, bytes, from: listing.files.length ? from : null, to: listing.files.length ? to : null };
+    });
+  }
+
+  // ───────────── runs ─────────────
+
+  status(): ImportProgress {
+    return this.progress;
+  }
+
+  /** Starts importing what is new in these stores (a run already going picks them up after it). */
+  start(sources: readonly ImportSourceId[]): ImportProgress {
+    if (this.run) {
+      for (const s of sources) this.again.add(s);
+      return this.progress;
+    }
+    this.cancelRequested = false;
+    this.bindAgents();
+    this.progress = { ...idle(), running: true, sources: [...sources] };
+    this.emit();
+    this.run = this.importAll(sources)
+      .catch((e: unknown) => {
+        this.progress = { ...this.progress, error: `The import stopped: ${e instanceof Error ? e.message : String(e)}` };
+      })
+      .finally(() => {
+        this.run = null;
+        this.progress = { ...this.progress, running: false, cancelled: this.cancelRequested };
+        this.emit();
+        const again = [...this.again];
+        this.again.clear();
+        if (again.length && !this.cancelRequested && !this.disposed) this.start(again);
+      });
+    return this.progress;
+  }
+
+  /** Resolves when the current run (if any) has ended. */
+  async settled(): Promise<void> {
+    while (this.run) await this.run;
+  }
+
+  cancel(): ImportProgress {
+    if (this.run) this.cancelRequested = true;
+    this.again.clear();
+    return this.progress;
+  }
+
+  private emit(): void {
+    this.deps.bus?.emit('historyImport.progress', this.progress);
+  }
+
+  private skip(path: string, reason: string): void {
+    this.progress.skippedCount++;
+    if (this.progress.skipped.length < MAX_SKIPS_SHOWN) this.progress.skipped.push({ path, reason });
+  }
+
+  private async importAll(sources: readonly ImportSourceId[]): Promise<void> {
+    const plans: Array<{ store: JsonlStore; files: FoundFile[] } | { store: DatabaseStore }> = [];
+    for (const source of sources) {
+      const store = this.store(source);
+      if (store.kind === 'opencode-db') {
+        if (existsSync(store.root)) plans.push({ store });
+        continue;
+      }
+      const listing = listStore(store);
+      for (const s of listing.skipped) this.skip(s.path, s.reason);
+      plans.push({ store, files: listing.files });
+      this.progress.filesTotal += listing.files.length;
+      this.progress.bytesTotal += listing.files.reduce((n, f) => n + f.size, 0);
+    }
+    this.emit();
+    let lastEmit = Date.now();
+    const touched = new Set<string>();
+    for (const plan of plans) {
+      if (this.cancelRequested) break;
+      if (plan.store.kind === 'opencode-db') {
+        await this.importOpencode(plan.store, touched);
+        continue;
+      }
+      const { store, files } = plan as { store: JsonlStore; files: FoundFile[] };
+      const rows = this.rowsOf(store.source);
+      const db = this.deps.db();
+      for (let i = 0; i < files.length && !this.cancelRequested; ) {
+        // Files are imported in slices of ~50 ms, each one transaction (what a file adds and where its import
+        // stopped commit together); the event loop runs between slices.
+        const sliceEnd = Date.now() + SLICE_MS;
+        this.deps.log()?.flush();
+        db.transaction(() => {
+          do {
+            this.importOne(store, files[i]!, rows.get(files[i]!.path), touched);
+            i++;
+          } while (i < files.length && Date.now() < sliceEnd && !this.cancelRequested);
+        })();
+        if (Date.now() - lastEmit > 100) {
+          lastEmit = Date.now();
+          this.progress.sessions = touched.size;
+          this.emit();
+        }
+        await yieldToLoop();
+      }
+    }
+    this.progress.sessions = touched.size;
+    if (touched.size) this.deps.bus?.emit('history.changed', { sessionIds: [...touched], reason: 'import' });
+  }
+
+  private importOne(store: JsonlStore, file: FoundFile, row: FileRow | undefined, touched: Set<string>): void {
+    const unchanged = row && row.ino === file.ino && row.size === file.size && row.mtime_ms === file.mtimeMs;
+    if (!unchanged) {
+      try {
+        const sessionId = this.importFile(store, file, row);
+        if (sessionId) touched.add(sessionId);
+      } catch (e) {
+        const reason = e instanceof SkipFile ? e.reason : `could not be imported (${e instanceof Error ? e.message : String(e)})`;
+        this.skip(file.path, reason);
+        this.saveRow({ ...(row ?? this.newRow(file.path, store.source)), ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: reason });
+      }
+    }
+    this.progress.filesDone++;
+    this.progress.bytesDone += file.size;
+  }
+
+  private rowsOf(source: string): Map<string, FileRow> {
+    const rows = this.deps.db().prepare('SELECT * FROM imported_files WHERE source = ?').all(source) as FileRow[];
+    return new Map(rows.map((r) => [r.path, r]));
+  }
+
+  private newRow(path: string, source: string): FileRow {
+    return { path, source, session_id: null, ino: 0, size: 0, mtime_ms: 0, offset: 0, state: '{}', linked: 0, skipped: null };
+  }
+
+  /** A statement of the current store, prepared once. */
+  private sql(text: string): Statement {
+    return prepared(this.deps.db(), text);
+  }
+
+  private saveRow(r: FileRow): void {
+    this
+      .sql(
+        `INSERT INTO imported_files (path, source, session_id, ino, size, mtime_ms, offset, state, linked, skipped, updated_at)
+         VALUES (@path, @source, @session_id, @ino, @size, @mtime_ms, @offset, @state, @linked, @skipped, @updated_at)
+         ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, ino = excluded.ino, size = excluded.size,
+           mtime_ms = excluded.mtime_ms, offset = excluded.offset, state = excluded.state, linked = excluded.linked,
+           skipped = excluded.skipped, updated_at = excluded.updated_at`,
+      )
+      .run({ ...r, updated_at: Date.now() });
+  }
+
+  /** Imports what `file` gained since its last import; returns the session it added to, if any. */
+  private importFile(store: JsonlStore, file: FoundFile, row: FileRow | undefined): string | null {
+    let state: FileState = { parser: store.parser.initialState(), wire: initialWireState(), meta: {} };
+    let offset = 0;
+    let sessionId: string | null = null;
+    if (row && row.linked) {
+      this.saveRow({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs });
+      return null;
+    }
+    if (row && row.ino === file.ino && file.size >= row.offset && !row.skipped) {
+      offset = row.offset;
+      state = JSON.parse(row.state) as FileState;
+      sessionId = row.session_id;
+    } else if (row?.session_id) {
+      // Replaced or cut short since it was imported: what it holds now is imported afresh.
+      this.deps.deleteSessions([row.session_id]);
+    }
+    const items: TranscriptItem[] = [];
+    let keptAsText = 0;
+    const read = readNewLines(
+      file.path,
+      offset,
+      {
+        line: (text, lineNo, invalidUtf8) => {
+          let value: unknown;
+          try {
+            value = JSON.parse(text);
+          } catch {
+            this.skip(file.path, `line ${lineNo} of the new part is not JSON (${text.length} characters): skipped`);
+            return;
+          }
+          if (invalidUtf8) this.skip(file.path, `line ${lineNo} of the new part is not valid UTF-8: read with replacement characters`);
+          const parsed = store.parser.record(state.parser, value, file.mtimeMs);
+          if (parsed.meta) state.meta = { ...state.meta, ...Object.fromEntries(Object.entries(parsed.meta).filter(([, v]) => v !== undefined)) };
+          for (const item of parsed.items) {
+            if (item.type === 'unknown') keptAsText++;
+            items.push(item);
+          }
+        },
+        skip: (reason) => this.skip(file.path, reason),
+      },
+      () => this.cancelRequested,
+    );
+    this.progress.keptAsText += keptAsText;
+    const base = { ...(row ?? this.newRow(file.path, store.source)), ino: read.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: null };
+    if (this.cancelRequested && read.offset < read.size) {
+      // Stopped part way: nothing of this pass is kept, so the next run reads it again from the same place.
+      return null;
+    }
+    const agentSessionId = state.meta.agentSessionId ?? basename(file.path).replace(/\.jsonl$/, '');
+    if (!sessionId) {
+      if (!items.some((i) => CONVERSATION.has(i.type))) {
+        // No conversation yet (a session opened and left): remembered, and imported once it has one.
+        this.saveRow({ ...base, offset: 0, state: '{}', session_id: null });
+        return null;
+      }
+      const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(agentSessionId) as { id: string } | undefined;
+      if (own) {
+        this.saveRow({ ...base, offset: read.offset, state: '{}', session_id: own.id, linked: 1 });
+        return null;
+      }
+      sessionId = this.createSession(store.source, agentSessionId, state.meta, items, dirname(file.path));
+    }
+    this.append(sessionId, agentSessionId, items, state, file.mtimeMs);
+    this.saveRow({ ...base, offset: read.offset, state: JSON.stringify(state), session_id: sessionId });
+    return sessionId;
+  }
+
+  private createSession(source: ImportSourceId, agentSessionId: string, meta: SessionMeta, items: readonly TranscriptItem[], fallbackCwd: string): string {
+    const id = randomUUID();
+    const first = items[0]?.ts ?? Date.now();
+    const last = items.at(-1)?.ts ?? first;
+    this.deps
+      .db()
+      .prepare(
+        `INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at, imported_from)
+         VALUES (?, ?, ?, ?, ?, 'closed', ?, ?, ?)`,
+      )
+      .run(id, this.deps.agentFor(source) ?? unboundAgentId(source), agentSessionId, meta.cwd ?? fallbackCwd, meta.title ?? null, first, last, source);
+    return id;
+  }
+
+  private append(sessionId: string, agentSessionId: string, items: readonly TranscriptItem[], state: FileState, endTs: number): void {
+    const log = this.deps.log();
+    if (!log) throw new Error('the store is not available');
+    const entries: LogEntry[] = toWire(sessionId, agentSessionId, items, state.wire);
+    entries.push(...finish(sessionId, state.wire, items.at(-1)?.ts ?? endTs));
+    for (let i = 0; i < entries.length; i += APPEND_BATCH) log.appendMany(entries.slice(i, i + APPEND_BATCH));
+    const last = items.at(-1)?.ts;
+    const db = this.deps.db();
+    if (last !== undefined) db.prepare('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?').run(last, sessionId);
+    if (state.meta.title) db.prepare('UPDATE sessions SET title = ? WHERE id = ?').run(state.meta.title, sessionId);
+  }
+
+  private async importOpencode(store: DatabaseStore, touched: Set<string>): Promise<void> {
+    let oc: OpencodeDb;
+    try {
+      oc = new OpencodeDb(store.root);
+    } catch (e) {
+      this.skip(store.root, `the database could not be opened read-only (${e instanceof Error ? e.message : String(e)})`);
+      return;
+    }
+    try {
+      const rows = this.rowsOf(store.source);
+      const sessions = oc.sessions();
+      this.progress.filesTotal += sessions.length;
+      for (const s of sessions) {
+        if (this.cancelRequested) break;
+        const key = `opencode:${store.root}#${s.meta.agentSessionId}`;
+        const row = rows.get(key);
+        const saved = row ? (JSON.parse(row.state) as { cursor?: OpencodeCursor; wire?: WireState }) : {};
+        if (row && (row.linked || saved.cursor?.updatedAt === s.updatedAt)) {
+          this.progress.filesDone++;
+          continue;
+        }
+        const { items, cursor } = oc.itemsAfter(s.meta.agentSessionId, saved.cursor ?? null);
+        const wire = saved.wire ?? initialWireState();
+        let sessionId = row?.session_id ?? null;
+        const base = row ?? this.newRow(key, store.source);
+        if (!sessionId && items.some((i) => CONVERSATION.has(i.type))) {
+          const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(s.meta.agentSessionId) as { id: string } | undefined;
+          if (own) {
+            this.saveRow({ ...base, session_id: own.id, linked: 1 });
+            this.progress.filesDone++;
+            continue;
+          }
+          sessionId = this.createSession(store.source, s.meta.agentSessionId, s.meta, items, store.root);
+        }
+        if (sessionId) {
+          const state: FileState = { parser: null, wire, meta: s.meta };
+          this.append(sessionId, s.meta.agentSessionId, items, state, s.updatedAt);
+          touched.add(sessionId);
+        }
+        this.saveRow({ ...base, session_id: sessionId, state: JSON.stringify({ cursor: { ...cursor, updatedAt: s.updatedAt }, wire }), mtime_ms: s.updatedAt });
+        this.progress.filesDone++;
+        await yieldToLoop();
+      }
+    } finally {
+      oc.close();
+    }
+  }
+
+  // ───────────── keeping up ─────────────
+
+  /** Applies the switches: watches the stores that are on (and imports what is new in them), stops the others. */
+  keepUp(): void {
+    if (this.disposed) return;
+    const keep = new Set(this.deps.keep());
+    for (const [source, w] of this.watches) {
+      if (!keep.has(source)) {
+        w.dispose();
+        this.watches.delete(source);
+      }
+    }
+    const started: ImportSourceId[] = [];
+    for (const source of keep) {
+      if (this.watches.has(source)) continue;
+      const store = this.store(source);
+      const root = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
+      if (this.deps.watch && existsSync(root)) {
+        const watching = this.deps.watch(root, () => this.changed(source));
+        watching.catch((e: unknown) => this.skip(root, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next start`));
+        this.watches.set(source, { dispose: () => void watching.then((w) => w.dispose(), () => {}) });
+      }
+      started.push(source);
+    }
+    if (started.length) this.start(started);
+  }
+
+  /** Something changed in a store that is kept up: import it shortly (changes come in bursts). */
+  private changed(source: ImportSourceId): void {
+    this.again.add(source);
+    if (this.debounce) return;
+    this.debounce = setTimeout(() => {
+      this.debounce = null;
+      const sources = [...this.again];
+      this.again.clear();
+      if (sources.length && !this.disposed) this.start(sources);
+    }, 150);
+  }
+
+  register(router: Router): void {
+    router.handle('historyImport.scan', () => ({ sources: this.scan() }));
+    router.handle('historyImport.start', ({ sources }) => ({ progress: this.start(sources) }));
+    router.handle('historyImport.cancel', () => ({ progress: this.cancel() }));
+    router.handle('historyImport.status', () => ({ progress: this.status() }));
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.cancelRequested = true;
+    if (this.debounce) clearTimeout(this.debounce);
+    for (const w of this.watches.values()) w.dispose();
+    this.watches.clear();
+  }
+}

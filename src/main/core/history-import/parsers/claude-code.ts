@@ -1,0 +1,76 @@
+import { isObject, str, timeOf, unknownItem, type LineParser, type ParsedRecord, type TranscriptItem } from './types';
+
+/**
+ * Claude Code's session files, `~/.claude/projects/<folder>/<session>.jsonl` (fixtures:
+ * test/fixtures/agent-histories/claude-code-*): one record a line, `type` user | assistant | summary | system |
+ * progress | queue-operation | file-history-snapshot…; a message's `content` is a string or Anthropic blocks
+ * (text, thinking, tool_use, tool_result, image). Sub-agent records (`isSidechain`) are the sub-agent's own
+ * conversation and are left out of the session's thread.
+ */
+
+/** Record types that hold nothing for the transcript. */
+const QUIET = new Set(['progress', 'queue-operation', 'file-history-snapshot', 'system', 'attachment', 'custom-title', 'agent-name']);
+
+function toolOutput(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b) => (isObject(b) && b.type === 'text' ? (str(b.text) ?? '') : isObject(b) && b.type === 'image' ? '[image]' : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+export const claudeCodeParser: LineParser<Record<string, never>> = {
+  source: 'claude-code',
+  initialState: () => ({}),
+  record(_state, value, fallbackTs): ParsedRecord {
+    if (!isObject(value)) return { items: [unknownItem('not an object', value, fallbackTs)] };
+    const type = str(value.type) ?? '';
+    const ts = timeOf(value.timestamp, fallbackTs);
+    const meta = {
+      ...(str(value.sessionId) ? { agentSessionId: str(value.sessionId) } : {}),
+      ...(str(value.cwd) ? { cwd: str(value.cwd) } : {}),
+      ...(str(value.version) ? { version: str(value.version) } : {}),
+    };
+    if (type === 'summary') return { items: [], meta: str(value.summary) ? { title: str(value.summary) } : {} };
+    if (QUIET.has(type)) return { items: [], meta };
+    if (type !== 'user' && type !== 'assistant') return { items: [unknownItem(type || 'untyped', value, ts)], meta };
+    if (value.isSidechain === true || value.isMeta === true) return { items: [], meta };
+    const message = isObject(value.message) ? value.message : {};
+    const content = message.content;
+    const items: TranscriptItem[] = [];
+    if (typeof content === 'string') {
+      items.push({ type: type === 'user' ? 'prompt' : 'agent', ts, text: content });
+      return { items, meta };
+    }
+    if (!Array.isArray(content)) return { items: [unknownItem(`${type} without content`, value, ts)], meta };
+    const texts: string[] = [];
+    for (const block of content) {
+      if (!isObject(block)) continue;
+      switch (block.type) {
+        case 'text':
+          if (type === 'user') texts.push(str(block.text) ?? '');
+          else items.push({ type: 'agent', ts, text: str(block.text) ?? '' });
+          break;
+        case 'thinking':
+          items.push({ type: 'thought', ts, text: str(block.thinking) ?? '' });
+          break;
+        case 'redacted_thinking':
+          break;
+        case 'tool_use':
+          items.push({ type: 'tool_call', ts, id: str(block.id) ?? `tool-${ts}`, name: str(block.name) ?? 'tool', input: block.input ?? {} });
+          break;
+        case 'tool_result':
+          items.push({ type: 'tool_result', ts, id: str(block.tool_use_id) ?? '', output: toolOutput(block.content), failed: block.is_error === true });
+          break;
+        case 'image':
+          if (type === 'user') texts.push('[image]');
+          break;
+        default:
+          items.push(unknownItem(`content block ${String(block.type)}`, block, ts));
+      }
+    }
+    if (texts.length) items.unshift({ type: 'prompt', ts, text: texts.join('\n\n') });
+    return { items, meta };
+  },
+};

@@ -1,0 +1,130 @@
+import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { importSourceNames, type ImportSourceId } from '../../../shared/contract/history-import';
+import { claudeCodeParser } from './parsers/claude-code';
+import { codexParser } from './parsers/codex';
+import { geminiCliParser } from './parsers/gemini-cli';
+import { qwenCodeParser } from './parsers/qwen-code';
+import type { LineParser } from './parsers/types';
+
+/** Where each agent's command-line tool keeps its sessions, and which of its files are sessions. */
+export interface JsonlStore {
+  kind: 'jsonl';
+  source: ImportSourceId;
+  name: string;
+  /** The store's folder. */
+  root: string;
+  /** Whether a file (path relative to the root, '/'-separated) is a session file. */
+  isSession(rel: string): boolean;
+  /** How deep session files lie (folders entered at most). */
+  maxDepth: number;
+  parser: LineParser<unknown>;
+}
+
+export interface DatabaseStore {
+  kind: 'opencode-db';
+  source: ImportSourceId;
+  name: string;
+  /** The database file. */
+  root: string;
+}
+
+export type Store = JsonlStore | DatabaseStore;
+
+
+/** The stores of this machine's user, as each tool finds them (`env` for CODEX_HOME and XDG_DATA_HOME). */
+export function storesOf(home: string, env: Record<string, string | undefined>): Store[] {
+  const codexHome = env.CODEX_HOME && env.CODEX_HOME.startsWith('/') ? env.CODEX_HOME : join(home, '.codex');
+  const dataHome = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share');
+  const jsonl = (source: ImportSourceId, root: string, maxDepth: number, isSession: (rel: string) => boolean, parser: LineParser<unknown>): JsonlStore => ({
+    kind: 'jsonl',
+    source,
+    name: importSourceNames[source],
+    root,
+    maxDepth,
+    isSession,
+    parser,
+  });
+  return [
+    // <folder>/<session>.jsonl (sub-agents' files lie deeper, under <session>/subagents/).
+    jsonl('claude-code', join(home, '.claude', 'projects'), 1, (rel) => /^[^/]+\/[^/]+\.jsonl$/.test(rel), claudeCodeParser as LineParser<unknown>),
+    // YYYY/MM/DD/rollout-*.jsonl (older releases: rollout-*.jsonl at the top).
+    jsonl('codex', join(codexHome, 'sessions'), 4, (rel) => /(^|\/)rollout-[^/]*\.jsonl$/.test(rel), codexParser as LineParser<unknown>),
+    jsonl('gemini-cli', join(home, '.gemini', 'tmp'), 2, (rel) => /^[^/]+\/chats\/session-[^/]*\.jsonl$/.test(rel), geminiCliParser as LineParser<unknown>),
+    jsonl('qwen-code', join(home, '.qwen', 'projects'), 2, (rel) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(rel), qwenCodeParser as LineParser<unknown>),
+    { kind: 'opencode-db', source: 'opencode', name: importSourceNames.opencode, root: join(dataHome, 'opencode', 'opencode.db') },
+  ];
+}
+
+export interface FoundFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+export interface Listing {
+  files: FoundFile[];
+  /** Entries left out, with the reason (links, FIFOs…). */
+  skipped: Array<{ path: string; reason: string }>;
+  /** The store's folder does not exist. */
+  missing: boolean;
+}
+
+/** Most files one store is listed with (a store beyond it is imported in part, and says so). */
+export const MAX_FILES_PER_STORE = 500_000;
+
+/**
+ * The session files of a store: a walk that never follows a link (a link in the store, to a file or a
+ * folder, is listed as skipped with its reason), bounded in depth and count.
+ */
+export function listStore(store: JsonlStore): Listing {
+  const out: Listing = { files: [], skipped: [], missing: false };
+  let root: string;
+  try {
+    // The store's own folder may be a link (dotfiles kept elsewhere); what is inside it is not followed.
+    root = realpathSync(store.root);
+    if (!lstatSync(root).isDirectory()) return { ...out, missing: true };
+  } catch {
+    return { ...out, missing: true };
+  }
+  const walk = (dir: string, depth: number): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      out.skipped.push({ path: dir, reason: `folder not readable (${(e as NodeJS.ErrnoException).code ?? String(e)})` });
+      return;
+    }
+    for (const entry of entries) {
+      if (out.files.length >= MAX_FILES_PER_STORE) {
+        out.skipped.push({ path: dir, reason: `more than ${MAX_FILES_PER_STORE} session files: the rest of the store is left out` });
+        return;
+      }
+      const path = join(dir, entry.name);
+      const rel = relative(root, path).split(sep).join('/');
+      if (entry.isSymbolicLink()) {
+        // A link could lead anywhere (~/.ssh): listed as left out, never followed.
+        out.skipped.push({ path, reason: 'a symbolic link (links in an agent store are not followed)' });
+        continue;
+      }
+      if (entry.isDirectory()) {
+        if (depth < store.maxDepth) walk(path, depth + 1);
+        continue;
+      }
+      if (!store.isSession(rel)) continue;
+      if (!entry.isFile()) {
+        out.skipped.push({ path, reason: entry.isFIFO() ? 'a FIFO, not a session file' : 'not a regular file' });
+        continue;
+      }
+      try {
+        const st = lstatSync(path);
+        if (st.isFile()) out.files.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
+      } catch {
+        // Gone since it was listed.
+      }
+    }
+  };
+  walk(root, 0);
+  return out;
+}

@@ -1,0 +1,199 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ImportSourceId } from '../../../src/shared/contract/history-import';
+import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
+import { tempDir } from '../../support/app-server';
+import { createStore, type TestStore } from '../history/acp';
+
+const FIXTURES = join(__dirname, '../../fixtures/agent-histories');
+
+/** A HOME holding the agents' stores as the fixtures have them. */
+function homeWith(...dirs: string[]): string {
+  const home = tempDir('sb-import-home-');
+  for (const d of dirs) cpSync(join(FIXTURES, d), home, { recursive: true });
+  return home;
+}
+
+function files(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+}
+
+describe('History → Import', () => {
+  let t: TestStore;
+  let home: string;
+  let importer: HistoryImportService;
+  const deleted: string[] = [];
+  const make = (h: string, agents: Partial<Record<ImportSourceId, string>> = {}) =>
+    new HistoryImportService({
+      db: () => t.db,
+      log: () => t.log,
+      home: h,
+      env: {},
+      keep: () => [],
+      agentFor: (s) => agents[s] ?? null,
+      deleteSessions: (ids) => {
+        deleted.push(...ids);
+        t.history.delete(ids);
+      },
+    });
+  const run = async (sources: ImportSourceId[]) => {
+    importer.start(sources);
+    await importer.settled();
+    return importer.status();
+  };
+  const search = (query: string) => t.history.search({ query, limit: 50, perSession: 10 }).hits;
+  const listed = () => t.history.list({ limit: 100, offset: 0 }).sessions;
+
+  beforeEach(async () => {
+    t = await createStore();
+    deleted.length = 0;
+  });
+  afterEach(() => {
+    importer?.dispose();
+    t.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('finds each store and says how many sessions, how large, and from when to when', () => {
+    home = homeWith('claude-code-0.16.0', 'gemini-0.61.0', 'codex-0.63.0');
+    importer = make(home);
+    const found = Object.fromEntries(importer.scan().map((s) => [s.source, s]));
+    expect(found['claude-code']).toMatchObject({ found: true, sessions: 1, imported: 0, name: 'Claude Code' });
+    expect(found['claude-code']!.bytes).toBeGreaterThan(5000);
+    expect(found['gemini-cli']).toMatchObject({ found: true, sessions: 2 });
+    expect(found.codex).toMatchObject({ found: true, sessions: 1 });
+    expect(found['qwen-code']).toMatchObject({ found: false, sessions: 0, from: null });
+    expect(found.opencode).toMatchObject({ found: false });
+  });
+
+  it('imports every agent: searchable by a word of a tool output and by a file name, with agent, folder, title and dates', async () => {
+    home = homeWith('claude-code-0.16.0', 'gemini-0.61.0', 'qwen-0.24.4', 'codex-0.63.0');
+    mkdirSync(join(home, '.local/share/opencode'), { recursive: true });
+    const oc = new Database(join(home, '.local/share/opencode/opencode.db'));
+    oc.exec(readFileSync(join(FIXTURES, 'opencode-1.18/opencode.sql'), 'utf8'));
+    oc.close();
+    importer = make(home, { 'claude-code': 'claude-agent' });
+    const progress = await run(['claude-code', 'gemini-cli', 'qwen-code', 'codex', 'opencode']);
+    expect(progress).toMatchObject({ running: false, cancelled: false, error: null, sessions: 5, keptAsText: 1 });
+    const sessions = listed();
+    expect(sessions.map((s) => s.importedFrom).sort()).toEqual(['claude-code', 'codex', 'gemini-cli', 'opencode', 'qwen-code']);
+    const codex = sessions.find((s) => s.importedFrom === 'codex')!;
+    expect(codex).toMatchObject({ cwd: '/home/dev/inventory', agentId: 'cli:codex', turnCount: 2, toolCallCount: 4 /* 3 calls and the record kept as text */, title: 'Find why the stock report double-counts returns and fix it' });
+    expect(codex.createdAt).toBe(Date.parse('2026-03-14T09:12:05.400Z'));
+    expect(sessions.find((s) => s.importedFrom === 'claude-code')).toMatchObject({ agentId: 'claude-agent', turnCount: 2 });
+    expect(sessions.find((s) => s.importedFrom === 'opencode')).toMatchObject({ title: 'Water the tomatoes on a schedule', cwd: '/home/dev/garden' });
+    // A word of a shell command's output, in each agent's session.
+    for (const marker of ['marmalade', 'quillfeather', 'hibiscus']) expect(search(marker).length, marker).toBeGreaterThan(0);
+    expect(new Set(search('marmalade').map((h) => h.sessionId)).size).toBe(3);
+    // A file name an agent wrote.
+    expect(search('notes.md').length).toBeGreaterThan(0);
+    // The transcript holds the diff the agent recorded.
+    const claude = sessions.find((s) => s.importedFrom === 'claude-code')!;
+    const entries = JSON.stringify(t.history.entries({ sessionId: claude.id, limit: 500, offset: 0 }));
+    expect(entries).toContain('The quarterly zephyr report');
+  });
+
+  it('a rescan with nothing changed reads no file; a line appended to an open session is picked up, read from where it stopped', async () => {
+    home = homeWith('claude-code-0.16.0');
+    importer = make(home);
+    await run(['claude-code']);
+    const [file] = files(join(home, '.claude/projects')).filter((f) => f.endsWith('.jsonl'));
+    const before = t.db.prepare('SELECT count(*) AS n FROM acp_messages').get() as { n: number };
+    const again = await run(['claude-code']);
+    expect(again.sessions).toBe(0);
+    expect((t.db.prepare('SELECT count(*) AS n FROM acp_messages').get() as { n: number }).n).toBe(before.n);
+    // The CLI goes on: a new prompt, and an answer still being written (no newline yet).
+    const sessionId = JSON.parse(readFileSync(file!, 'utf8').split('\n')[1]!).sessionId as string;
+    const record = (type: string, content: unknown) => JSON.stringify({ type, sessionId, cwd: '/tmp/x', timestamp: new Date().toISOString(), message: { role: type, content } });
+    appendFileSync(file!, `${record('user', 'what about the pelican budget')}\n${record('assistant', [{ type: 'text', text: 'The pelican budget is fine' }]).slice(0, 40)}`);
+    await run(['claude-code']);
+    expect(search('pelican').map((h) => h.kind)).toEqual(['prompt']);
+    expect(listed()).toHaveLength(1);
+    // The answer's line is finished: only then is it read.
+    appendFileSync(file!, `${record('assistant', [{ type: 'text', text: 'The pelican budget is fine' }]).slice(40)}\n`);
+    await run(['claude-code']);
+    expect(search('pelican').map((h) => h.kind).sort()).toEqual(['agent', 'prompt']);
+    expect(listed()[0]!.turnCount).toBe(3);
+  });
+
+  it('a session Switchboard ran itself is shown once: the agent’s copy is linked, not imported', async () => {
+    home = homeWith('claude-code-0.16.0');
+    const [file] = files(join(home, '.claude/projects')).filter((f) => f.endsWith('.jsonl'));
+    const acpId = JSON.parse(readFileSync(file!, 'utf8').split('\n')[1]!).sessionId as string;
+    t.addSession('own');
+    t.db.prepare('UPDATE sessions SET acp_session_id = ? WHERE id = ?').run(acpId, 'own');
+    importer = make(home);
+    await run(['claude-code']);
+    expect(listed().map((s) => s.id)).toEqual(['own']);
+    expect(t.db.prepare('SELECT linked, session_id FROM imported_files').get()).toEqual({ linked: 1, session_id: 'own' });
+  });
+
+  it('hostile stores: each bad file or line has its reason, and the import goes on', async () => {
+    home = homeWith('claude-code-0.16.0');
+    const project = join(home, '.claude/projects/-hostile');
+    mkdirSync(project, { recursive: true });
+    const secrets = tempDir('sb-import-outside-');
+    writeFileSync(join(secrets, 'id_rsa.jsonl'), `${JSON.stringify({ type: 'user', sessionId: 's', message: { role: 'user', content: 'SECRET-KEY-MATERIAL' } })}\n`);
+    symlinkSync(join(secrets, 'id_rsa.jsonl'), join(project, 'link.jsonl'));
+    symlinkSync(secrets, join(home, '.claude/projects/-linked-folder'));
+    execFileSync('mkfifo', [join(project, 'fifo.jsonl')]);
+    const prompt = (sid: string, text: string) => JSON.stringify({ type: 'user', sessionId: sid, cwd: '/w', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: text } });
+    // A 100 MB line between two good ones; invalid UTF-8; a truncated last line.
+    const big = join(project, 'big.jsonl');
+    writeFileSync(big, `${prompt('big', 'before the flood of albatross')}\n`);
+    appendFileSync(big, `{"type":"user","x":"${'y'.repeat(100 * 1024 * 1024)}"}\n`);
+    appendFileSync(big, `${prompt('big', 'after the flood of cormorant')}\n`);
+    writeFileSync(join(project, 'latin1.jsonl'), Buffer.concat([Buffer.from(prompt('l1', 'caf').slice(0, -3)), Buffer.from([0xe9]), Buffer.from(' puffin"}}\n')]));
+    writeFileSync(join(project, 'cut.jsonl'), `${prompt('cut', 'complete line of grebe')}\n{"type":"user","sessionId":"cut","message":{"role":"us`);
+    writeFileSync(join(project, 'junk.jsonl'), 'this is not json\n');
+    importer = make(home);
+    const progress = await run(['claude-code']);
+    rmSync(secrets, { recursive: true, force: true });
+    const reasons = progress.skipped.map((s) => `${s.path.split('/').pop()}: ${s.reason}`);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^link\.jsonl: a symbolic link/),
+        expect.stringMatching(/^-linked-folder: a symbolic link/),
+        expect.stringMatching(/^fifo\.jsonl: a FIFO/),
+        expect.stringMatching(/^big\.jsonl: line 2 .*over the 32 MB a line may have: skipped/),
+        expect.stringMatching(/^latin1\.jsonl: line 1 .*not valid UTF-8/),
+        expect.stringMatching(/^junk\.jsonl: line 1 .*not JSON/),
+      ]),
+    );
+    expect(search('SECRET').length).toBe(0);
+    expect(search('albatross').length).toBe(1);
+    expect(search('cormorant').length).toBe(1);
+    expect(search('puffin').length).toBe(1);
+    expect(search('grebe').length).toBe(1);
+    // The fixture's own session came through beside them.
+    expect(search('marmalade').length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('50,000 tiny bad files: each skipped with its reason, counted, and the import finishes', async () => {
+    home = tempDir('sb-import-home-');
+    const dir = join(home, '.codex/sessions/2026/01/01');
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < 50_000; i++) writeFileSync(join(dir, `rollout-${i}.jsonl`), '{\n');
+    importer = make(home);
+    const progress = await run(['codex']);
+    expect(progress).toMatchObject({ filesDone: 50_000, filesTotal: 50_000, skippedCount: 50_000, sessions: 0, error: null });
+    expect(progress.skipped).toHaveLength(200);
+    expect(progress.skipped[0]!.reason).toMatch(/not JSON/);
+  }, 180_000);
+
+  it('can be cancelled, and a later run finishes what it left', async () => {
+    home = homeWith('claude-code-0.16.0', 'gemini-0.61.0', 'qwen-0.24.4');
+    importer = make(home);
+    importer.start(['claude-code', 'gemini-cli', 'qwen-code']);
+    importer.cancel();
+    await importer.settled();
+    expect(importer.status()).toMatchObject({ running: false, cancelled: true });
+    const after = await run(['claude-code', 'gemini-cli', 'qwen-code']);
+    expect(after.cancelled).toBe(false);
+    expect(listed()).toHaveLength(3);
+    expect(new Set(search('marmalade').map((h) => h.sessionId)).size).toBe(3);
+  });
+});
