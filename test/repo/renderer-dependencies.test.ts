@@ -11,7 +11,8 @@ import { repoRoot } from '../support/app-server';
  *   app/ (the shell and its services), ui/ (generic components), state/ and ipc/ import no feature
  *                     (features register through app/contributions; main.tsx and features/index.ts compose);
  *   state/ and ipc/   sit below app/ and ui/.
- * No cycle between the parts (each feature, app, ui, state, ipc) either.
+ * No cycle between the parts (each feature, app, ui, state, ipc) either: ui/ builds on the shell's services
+ * (the api context, theme, typing pause, safe terminal), so nothing in app/ imports ui/.
  */
 const R = '^src/renderer/src/';
 
