@@ -300,8 +300,10 @@ export class HistoryImportService implements Disposable {
     let state: FileState = { parser: store.parser.initialState(), wire: initialWireState(), meta: {} };
     let offset = 0;
     let sessionId: string | null = null;
-    if (row && row.linked) {
-      this.saveRow({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs });
+    // Switchboard ran this session, or has run it since it was imported (continued here): it logs it itself.
+    const adopted = row?.session_id && !row.linked && (this.sql('SELECT imported_from FROM sessions WHERE id = ?').get(row.session_id) as { imported_from: string | null } | undefined)?.imported_from === null;
+    if (row && (row.linked || adopted)) {
+      this.saveRow({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, linked: 1 });
       return null;
     }
     if (row && row.ino === file.ino && file.size >= row.offset && !row.skipped) {
