@@ -451,19 +451,26 @@ export class HistoryImportService implements Disposable {
         this.watches.delete(source);
       }
     }
-    const started: ImportSourceId[] = [];
     for (const source of keep) {
       if (this.watches.has(source)) continue;
       const store = this.store(source);
       const root = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
-      if (this.deps.watch && existsSync(root)) {
-        const watching = this.deps.watch(root, () => this.changed(source));
-        watching.catch((e: unknown) => this.skip(root, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next start`));
-        this.watches.set(source, { dispose: () => void watching.then((w) => w.dispose(), () => {}) });
+      if (!this.deps.watch || !existsSync(root)) {
+        // Not watchable (not there yet, or no watcher here): picked up at the next start.
+        this.start([source]);
+        continue;
       }
-      started.push(source);
+      const watching = this.deps.watch(root, () => this.changed(source));
+      this.watches.set(source, { dispose: () => void watching.then((w) => w.dispose(), () => {}) });
+      // The rescan follows the watch's start: a change made before it is found by the scan, any later one is reported.
+      watching.then(
+        () => !this.disposed && this.start([source]),
+        (e: unknown) => {
+          this.skip(root, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next start`);
+          this.start([source]);
+        },
+      );
     }
-    if (started.length) this.start(started);
   }
 
   /** Something changed in a store that is kept up: import it shortly (changes come in bursts). */
