@@ -1,4 +1,4 @@
-import { elicitationLines, type ThreadEntry } from '../../../shared/acp-thread';
+import { entryText as threadEntryText, type ThreadEntry } from '../../../shared/acp-thread';
 import type { HistoryEntryKind, PromptBlock, ToolCallInfo } from '../../../shared/contract/history';
 
 /**
@@ -235,31 +235,11 @@ export function entryText(d: Draft, caps: Caps): { body: string; paths: string[]
         break;
       }
       case 'entry':
-        body = threadEntryStrings(detail.entry).join('\n');
+        body = threadEntryText(detail.entry).join('\n');
         break;
     }
   }
   return { body: clean(head(body, caps.body)), paths: [...new Set(paths)].map(clean) };
-}
-
-/** Keys of a thread entry that hold identifiers, not text anyone would search for. */
-const ID_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'type', 'messageId', 'compactionId', 'promptId', 'requestId', 'toolCallId', 'severity', 'status', 'priority', 'mimeType']);
-
-/** The text of any thread entry: its string values, in order (so a new entry kind is searchable as is). */
-export function threadEntryStrings(entry: ThreadEntry): string[] {
-  if (entry.kind === 'elicitation') return elicitationLines(entry);
-  const out: string[] = [];
-  const walk = (v: unknown, key: string | null): void => {
-    if (typeof v === 'string') {
-      if (v && (key === null || !ID_KEYS.has(key))) out.push(v);
-    } else if (Array.isArray(v)) {
-      for (const x of v) walk(x, null);
-    } else if (typeof v === 'object' && v !== null) {
-      for (const [k, x] of Object.entries(v)) walk(x, k);
-    }
-  };
-  walk(entry, null);
-  return out;
 }
 
 /**

@@ -1,5 +1,6 @@
+import { entryText } from '../../../shared/acp-thread';
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
-import { draftText, newSessionState, NO_CAPS, threadEntryStrings, type Caps, type Draft, type SessionState, type StoredKind } from './entry-drafts';
+import { draftText, newSessionState, NO_CAPS, type Caps, type Draft, type SessionState, type StoredKind } from './entry-drafts';
 import { SessionFold, type LoggedMessage } from './session-fold';
 import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
@@ -106,7 +107,7 @@ export function toHistoryEntry(d: Draft): HistoryEntry {
     case 'changes':
       return { ...base, text: detail.paths.join('\n') };
     case 'entry':
-      return { ...base, text: threadEntryStrings(detail.entry).join('\n'), entry: detail.entry };
+      return { ...base, text: entryText(detail.entry).join('\n'), entry: detail.entry };
   }
 }
 
