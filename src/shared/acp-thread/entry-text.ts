@@ -1,4 +1,5 @@
 import { elicitationLines } from './elicitations';
+import { toolCallText } from './tool-calls';
 import type { ThreadEntry } from './types';
 
 /**
@@ -16,7 +17,24 @@ type TextOf = { [K in ThreadEntry['kind']]?: (e: Extract<ThreadEntry, { kind: K 
 /** Kinds whose text is not just their string fields. */
 const ENTRY_TEXT: TextOf = {
   elicitation: elicitationLines,
+  tool_call: toolCallText,
 };
+
+/** The files an entry names: every `path` field, and `uri` fields of file URIs (as given). */
+export function entryPaths(entry: ThreadEntry): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, key: string | null): void => {
+    if (typeof v === 'string') {
+      if (v && (key === 'path' || (key === 'uri' && v.startsWith('file:')))) out.push(v);
+    } else if (Array.isArray(v)) {
+      for (const x of v) walk(x, null);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) walk(x, k);
+    }
+  };
+  walk(entry, null);
+  return [...new Set(out)];
+}
 
 /** Fields that name or classify rather than say anything anyone would search for. */
 const NOT_TEXT: ReadonlySet<string> = new Set(['id', 'kind', 'type', 'severity', 'status', 'priority', 'mimeType', 'toolKind']);

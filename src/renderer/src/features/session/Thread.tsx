@@ -125,7 +125,11 @@ const UNKNOWN_ESTIMATE = 90;
 
 function estimate(isEntry: boolean, entry: ThreadEntry | undefined): number {
   if (!isEntry) return 32;
-  if (!entry) return UNKNOWN_ESTIMATE;
+  return entry ? entryEstimate(entry) : UNKNOWN_ESTIMATE;
+}
+
+/** The height an entry's row likely takes before it is measured (live and stored threads). */
+export function entryEstimate(entry: ThreadEntry): number {
   if (entry.kind === 'tool_call' && entry.content.some((c) => c.type === 'diff' || c.type === 'terminal')) return 360;
   return ESTIMATE[entry.kind] ?? ENTRY_ESTIMATE;
 }
