@@ -22,7 +22,8 @@ export interface TerminalInfo {
 /**
  * Structured data of an entry, stored as JSON in history_entries.detail. A thread entry is stored as the
  * shared thread model folded it (within the size limits: stored-entry.ts); the other kinds are what the log
- * holds beside the thread. Rows written before 0017 hold older shapes, read through legacy-detail.ts.
+ * holds beside the thread. Rows written before history kept thread entries hold older shapes, read through
+ * legacy-detail.ts.
  */
 export type Detail =
   | { kind: 'entry'; entry: ThreadEntry }
