@@ -39,8 +39,9 @@ export function storedEntry(entry: ThreadEntry, terminals: readonly ClientTermin
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
         if (BINARY.has(k) && typeof x === 'string') continue;
-        // Own keys whatever their name (an agent's `__proto__` included).
-        Object.defineProperty(out, k, { value: cut(x, k), enumerable: true, writable: true, configurable: true });
+        // An own key whatever its name (an agent's `__proto__` too).
+        if (k === '__proto__') Object.defineProperty(out, k, { value: cut(x, k), enumerable: true, writable: true, configurable: true });
+        else out[k] = cut(x, k);
       }
       return out;
     }
