@@ -30,8 +30,6 @@ export interface CoreOptions {
   openExternal?: (url: string) => Promise<boolean>;
   /** Encrypts stored secrets; the Electron glue passes one built on safeStorage (default: a 0600 key file). */
   secretCipher?: SecretCipher;
-  /** Where the agents' own stores are looked for (default: the user's home; tests give their own). */
-  agentHome?: string;
   /** Where work happens (default: this machine only). Tests may put an in-process agent behind the local host's spawn. */
   hosts?: Hosts;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
@@ -109,7 +107,7 @@ export class AppCore implements Disposable {
         db: () => this.store.db,
         log: () => acp.context.messageLog(),
         bus: this.bus,
-        home: options.agentHome ?? homedir(),
+        home: homedir(),
         env: process.env,
         keep: () => this.settings.get('history.importKeep'),
         agentFor: (source) => agentForImport(source, acp.agents.list()),

@@ -30,11 +30,17 @@ function compileUncached(source: string): CompiledPattern {
     // The JavaScript spelling (\u00e9, named groups, an escaped /) read as RE2's.
     re = RE2JS.compile(RE2JS.translateRegExp(source));
   } catch (e) {
-    const detail = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
-    return {
-      ok: false,
-      reason: `the pattern cannot run in a linear-time engine (backreferences and lookaround are not supported; ${detail.slice(0, 120)})`,
-    };
+    const detail = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '').slice(0, 120) : String(e);
+    // Only parsed, never run: whether the pattern is valid at all, to say which of the two is wrong.
+    let valid = true;
+    try {
+      new RegExp(source, 'u');
+    } catch {
+      valid = false;
+    }
+    return valid
+      ? { ok: false, reason: `the pattern uses what a linear-time engine cannot run (backreferences, lookaround, repeats nested past 1000): ${detail}` }
+      : { ok: false, reason: `the pattern is not a valid regular expression (${detail})` };
   }
   if (re.programSize() > LINEAR_PATTERN_LIMITS.program) {
     return { ok: false, reason: `the pattern is too large (${re.programSize()} instructions compiled, at most ${LINEAR_PATTERN_LIMITS.program})` };

@@ -1,27 +1,10 @@
 import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
+import { openApp } from '../support/browser';
 import { WAIT } from '../support/waits';
-
-let app: AppServer;
-let browser: Browser;
-
-// A fresh data dir (store, saved layout) per test.
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-beforeEach(async () => {
-  app = await startAppServer();
-});
-afterEach(async () => {
-  await app?.stop();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 /** Waits until the page shows `n` tabs. */
 async function tabCount(page: Page, n: number): Promise<void> {
@@ -48,8 +31,11 @@ async function openShell(page: Page): Promise<void> {
 }
 
 describe('app shell in Chromium (browser transport)', () => {
+  // A fresh data folder (store, saved layout) per test.
+  const suite = appSuite('shell', undefined, { serverPerTest: true });
+
   it('loads with no console errors and says what to do next', async () => {
-    const { page, errors, context } = await openApp(browser, app.url);
+    const { page, errors } = await suite.open();
     await expect(page.getByTestId('empty-state').innerText()).resolves.toMatch(/Ctrl.*T/);
     await expect(page.getByTestId('sidebar-agents').innerText()).resolves.toMatch(/Agents/i);
     await expect(page.getByTestId('sidebar-history').innerText()).resolves.toMatch(/History/i);
@@ -57,11 +43,10 @@ describe('app shell in Chromium (browser transport)', () => {
     expect(page.url()).not.toContain('token=');
     await page.waitForTimeout(300);
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it('runs a real login shell in a tab: echo shows its output, and resizing reaches the shell', async () => {
-    const { page, errors, context } = await openApp(browser, app.url);
+    const { page, errors } = await suite.open();
     await openShell(page);
     await page.keyboard.type('echo "sum=$((6*7))"\n');
     await waitForTerminal(page, /sum=42/);
@@ -69,22 +54,18 @@ describe('app shell in Chromium (browser transport)', () => {
     const before = await waitForTerminal(page, /^\d+ \d+$/m);
     const [rows1, cols1] = /^(\d+) (\d+)$/m.exec(before)!.slice(1).map(Number) as [number, number];
     await page.setViewportSize({ width: 900, height: 500 });
-    await page.waitForTimeout(300);
+    // The terminal has its new size (its rows redrawn): the pty's resize went out before the keys below.
+    await expect.poll(() => page.locator('.tab-panel:not([hidden]) .xterm-rows > div').count(), { timeout: WAIT.page }).toBeLessThan(rows1);
     await page.keyboard.type('clear; stty size\n');
     const after = await waitForTerminal(page, new RegExp(`^(?!${rows1} ${cols1}$)\\d+ \\d+$`, 'm'));
     const [rows2, cols2] = /^(\d+) (\d+)$/m.exec(after)!.slice(1).map(Number) as [number, number];
     expect(cols2).toBeLessThan(cols1);
     expect(rows2).toBeLessThan(rows1);
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it('keyboard shortcuts open, cycle and close tabs', async () => {
-    const { page, context } = await openApp(browser, app.url);
-    await page.getByTestId('workspace').waitFor();
-    // The shell test before this one may have left its tab in the saved layout (shell tabs are reopened).
-    const close = page.locator('[role=tab] .tab-close');
-    while ((await close.count()) > 0) await close.first().click();
+    const { page } = await suite.open();
     await page.getByTestId('empty-state').waitFor();
     await page.keyboard.press('Control+t');
     await page.getByTestId('launcher').waitFor();
@@ -105,32 +86,34 @@ describe('app shell in Chromium (browser transport)', () => {
     await tabCount(page, 1);
     await page.keyboard.press('Control+Shift+w');
     await page.getByTestId('empty-state').waitFor();
-    await context.close();
   });
 
   it('follows the OS dark theme, terminal included', async () => {
-    const { page, context } = await openApp(browser, app.url, { colorScheme: 'dark' });
+    const { page } = await suite.open({ colorScheme: 'dark' });
     await openShell(page);
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(bg).toBe('rgb(30, 31, 34)');
     const termBg = await page.locator('.xterm-scrollable-element').evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(termBg).toBe('rgb(30, 31, 34)');
-    await context.close();
-    const light = await openApp(browser, app.url, { colorScheme: 'light' });
+    const light = await suite.open({ colorScheme: 'light' });
     expect(await light.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
-    await light.context.close();
   });
 });
 
 describe('a corrupt store', () => {
+  const suite = appSuite('corrupt', undefined, {
+    seed(dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      writeFileSync(join(dataDir, 'switchboard.db'), 'definitely not a sqlite database\n'.repeat(300));
+    },
+  });
+
   it('shows the file and a way out, keeps the old file, and then works', async () => {
-    const dataDir = tempDir('sb-corrupt-');
-    mkdirSync(dataDir, { recursive: true });
+    const dataDir = suite.dataDir;
     const dbPath = join(dataDir, 'switchboard.db');
-    writeFileSync(dbPath, 'definitely not a sqlite database\n'.repeat(300));
-    const server = await startAppServer({ dataDir });
+    // Its own page: the app shows no workspace until the store is dealt with.
+    const { page, context } = await openApp(suite.browser, suite.app.url);
     try {
-      const { page, context } = await openApp(browser, server.url);
       await page.getByTestId('store-error').waitFor();
       expect(await page.getByTestId('store-path').innerText()).toBe(dbPath);
       await page.getByRole('button', { name: /move it aside/i }).click();
@@ -138,9 +121,8 @@ describe('a corrupt store', () => {
       const kept = readdirSync(dataDir).filter((f) => f.startsWith('switchboard.db.broken-'));
       expect(kept.length).toBe(1);
       expect(existsSync(dbPath)).toBe(true);
-      await context.close();
     } finally {
-      await server.stop();
+      await context.close();
     }
   });
 });

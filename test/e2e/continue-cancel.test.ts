@@ -1,9 +1,6 @@
-import { realpathSync, rmSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 import { AcpScript, seedHistory } from '../support/history-seed';
 
@@ -12,37 +9,24 @@ import { AcpScript, seedHistory } from '../support/history-seed';
  * Cancel while the agent has not answered), and the summary is its first message once it is created.
  */
 
-let app: AppServer;
-let browser: Browser;
-let work: string;
-let dataDir: string;
-
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-continue-work-'));
-  dataDir = tempDir('sb-continue-data-');
-  const { command, args } = scenarioAgentCommand();
-  const old = new AcpScript('acp-old', Date.now() - 3_600_000).start(work);
-  old.turn('Write the release notes for version 3', 'Wrote them in NOTES.md.');
-  seedHistory(dataDir, {
-    // An agent that never answers session/new until the client withdraws it.
-    agents: [{ id: 'slow', name: 'Slow Agent', command, args, env: { SCENARIO_HANG_ON: 'session/new' } }],
-    sessions: [{ id: 'old', agentId: 'slow', cwd: work, createdAt: Date.now() - 3_600_000, messages: old.messages }],
-  });
-  [app, browser] = await Promise.all([startAppServer({ dataDir }), launchBrowser()]);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  for (const dir of [dataDir, work]) if (dir) rmSync(dir, { recursive: true, force: true });
+const suite = appSuite('continue', undefined, {
+  seed(dataDir, work) {
+    const { command, args } = scenarioAgentCommand();
+    const old = new AcpScript('acp-old', Date.now() - 3_600_000).start(work);
+    old.turn('Write the release notes for version 3', 'Wrote them in NOTES.md.');
+    seedHistory(dataDir, {
+      // An agent that never answers session/new until the client withdraws it.
+      agents: [{ id: 'slow', name: 'Slow Agent', command, args, env: { SCENARIO_HANG_ON: 'session/new' } }],
+      sessions: [{ id: 'old', agentId: 'slow', cwd: work, createdAt: Date.now() - 3_600_000, messages: old.messages }],
+    });
+  },
 });
 
 describe('continue a past session', () => {
   it('starts the new session in its own tab, where Cancel withdraws it while the agent has not answered', async () => {
-    const { page, context, errors } = await openApp(browser, app.url);
-    const client = await connectContract(app);
+    const { page, errors } = await suite.open();
+    const client = await connectContract(suite.app);
     try {
-      await page.getByTestId('workspace').waitFor();
       await page.locator('[data-testid=history-row][data-session-id=old] [data-testid=history-open]').click();
       const transcript = page.locator('.tab-panel:not([hidden]) [data-testid=transcript-tab]');
       await transcript.getByTestId('transcript-continue-new').click();
@@ -64,7 +48,6 @@ describe('continue a past session', () => {
       expect(errors).toEqual([]);
     } finally {
       client.close();
-      await context.close();
     }
   });
 });

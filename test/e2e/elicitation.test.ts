@@ -189,9 +189,9 @@ describe('elicitation', () => {
       requestAnimationFrame(tick);
     });
     await card.getByTestId('elicit-accept').click();
-    await expect.poll(() => field.getByTestId('elicit-error').innerText(), { timeout: 10_000 }).toBe('Must match the pattern ^(a{0,30}){8}$.');
+    await expect.poll(() => field.getByTestId('elicit-error').innerText(), { timeout: WAIT.page }).toBe('Must match the pattern ^(a{0,30}){8}$.');
     const before = await page.evaluate(() => (window as unknown as { __frames: number }).__frames);
-    await expect.poll(() => page.evaluate(() => (window as unknown as { __frames: number }).__frames), { timeout: 10_000 }).toBeGreaterThan(before + 5);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __frames: number }).__frames), { timeout: WAIT.page }).toBeGreaterThan(before + 5);
     await field.locator('input').fill('a'.repeat(240));
     await card.getByTestId('elicit-accept').click();
     await answers().first().waitFor();

@@ -1,8 +1,6 @@
-import { rmSync } from 'node:fs';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
 import { AcpScript, seedHistory } from '../support/history-seed';
 
 /** Managing past sessions from the History tab: rename, pin, delete with Undo; and the empty history. */
@@ -10,52 +8,25 @@ import { AcpScript, seedHistory } from '../support/history-seed';
 const HOUR = 3_600_000;
 const now = Date.now();
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const servers: AppServer[] = [];
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
-  for (const s of servers.splice(0)) await s.stop();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function start(seed: boolean): Promise<Page> {
-  let dataDir: string | undefined;
-  if (seed) {
-    dataDir = tempDir('sb-history-manage-');
-    dirs.push(dataDir);
-    const mk = (acp: string, at: number, prompt: string) => new AcpScript(acp, at).start('/work/app').turn(prompt, `Done: ${prompt}`).messages;
-    seedHistory(dataDir, {
-      agents: [{ id: 'claude', name: 'Claude Code', command: 'false' }],
-      sessions: [
-        { id: 'one', agentId: 'claude', cwd: '/work/app', createdAt: now - HOUR, messages: mk('a1', now - HOUR, 'First task about caching') },
-        { id: 'two', agentId: 'claude', cwd: '/work/app', createdAt: now - 2 * HOUR, messages: mk('a2', now - 2 * HOUR, 'Second task about logging') },
-        { id: 'three', agentId: 'claude', cwd: '/work/app', createdAt: now - 3 * HOUR, messages: mk('a3', now - 3 * HOUR, 'Third task about metrics') },
-      ],
-    });
-  }
-  const app = await startAppServer(dataDir ? { dataDir } : {});
-  servers.push(app);
-  const { page, context } = await openApp(browser, app.url);
-  contexts.push(context);
-  page.setDefaultTimeout(10_000);
-  await page.getByTestId('workspace').waitFor();
-  return page;
-}
-
 const ids = (list: Locator) => list.getByTestId('history-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session-id')));
 
 describe('managing history', () => {
+  const suite = appSuite('history-manage', undefined, {
+    seed(dataDir) {
+      const mk = (acp: string, at: number, prompt: string) => new AcpScript(acp, at).start('/work/app').turn(prompt, `Done: ${prompt}`).messages;
+      seedHistory(dataDir, {
+        agents: [{ id: 'claude', name: 'Claude Code', command: 'false' }],
+        sessions: [
+          { id: 'one', agentId: 'claude', cwd: '/work/app', createdAt: now - HOUR, messages: mk('a1', now - HOUR, 'First task about caching') },
+          { id: 'two', agentId: 'claude', cwd: '/work/app', createdAt: now - 2 * HOUR, messages: mk('a2', now - 2 * HOUR, 'Second task about logging') },
+          { id: 'three', agentId: 'claude', cwd: '/work/app', createdAt: now - 3 * HOUR, messages: mk('a3', now - 3 * HOUR, 'Third task about metrics') },
+        ],
+      });
+    },
+  });
+
   it('renames inline, pins to the top, deletes with Undo', async () => {
-    const page = await start(true);
+    const { page } = await suite.open();
     const sidebar = page.getByTestId('sidebar-history');
     await sidebar.getByTestId('history-row').first().waitFor();
     expect(await ids(sidebar)).toEqual(['one', 'two', 'three']);
@@ -112,9 +83,13 @@ describe('managing history', () => {
     await tab.getByTestId('history-trash-toggle').click();
     await row('two').waitFor();
   });
+});
+
+describe('an empty history', () => {
+  const suite = appSuite('history-empty');
 
   it('says what to do when there is no history yet', async () => {
-    const page = await start(false);
+    const { page } = await suite.open();
     const empty = page.getByTestId('history-empty');
     await empty.waitFor();
     await expect(empty.textContent()).resolves.toContain('Start one from a new tab');

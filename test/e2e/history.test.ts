@@ -1,10 +1,10 @@
-import { readFileSync, realpathSync, rmSync } from 'node:fs';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import { appSuite } from '../support/app-suite';
 import { AcpScript, seedHistory, type SeedSession } from '../support/history-seed';
+import { layoutSaved } from '../support/ui';
 
 /**
  * Session history in the renderer, end to end in Chromium: the built app in browser mode on a store
@@ -16,11 +16,6 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const now = Date.now();
 
-let app: AppServer;
-let browser: Browser;
-let work: string;
-let dataDir: string;
-const contexts: BrowserContext[] = [];
 
 function sessions(): SeedSession[] {
   const api1 = new AcpScript('acp-api-1', now - 2 * HOUR).start('/work/api');
@@ -63,39 +58,26 @@ function sessions(): SeedSession[] {
   ];
 }
 
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-history-work-'));
-  dataDir = tempDir('sb-history-data-');
-  const { command, args } = scenarioAgentCommand();
-  // A past session with the scripted agent in a real folder, to continue it.
-  const old = new AcpScript('acp-old', now - 4 * DAY).start(work);
-  old.turn('Write the release notes for version 2', 'Wrote the release notes for version 2 in NOTES.md.');
-  seedHistory(dataDir, {
-    agents: [
-      { id: 'claude', name: 'Claude Code', command: 'false' },
-      { id: 'gemini', name: 'Gemini CLI', command: 'false' },
-      { id: 'scenario', name: 'Scenario', command, args },
-    ],
-    sessions: [...sessions(), { id: 'old', agentId: 'scenario', cwd: work, createdAt: now - 4 * DAY, messages: old.messages }],
-  });
-  [app, browser] = await Promise.all([startAppServer({ dataDir }), launchBrowser()]);
-}, 120_000);
-
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  for (const dir of [dataDir, work]) if (dir) rmSync(dir, { recursive: true, force: true });
+const suite = appSuite('history', undefined, {
+  seed(dataDir, work) {
+    const { command, args } = scenarioAgentCommand();
+    // A past session with the scripted agent in a real folder, to continue it.
+    const old = new AcpScript('acp-old', now - 4 * DAY).start(work);
+    old.turn('Write the release notes for version 2', 'Wrote the release notes for version 2 in NOTES.md.');
+    seedHistory(dataDir, {
+      agents: [
+        { id: 'claude', name: 'Claude Code', command: 'false' },
+        { id: 'gemini', name: 'Gemini CLI', command: 'false' },
+        { id: 'scenario', name: 'Scenario', command, args },
+      ],
+      sessions: [...sessions(), { id: 'old', agentId: 'scenario', cwd: work, createdAt: now - 4 * DAY, messages: old.messages }],
+    });
+  },
 });
 
 /** A fresh page with no tabs open (the saved layout of an earlier test is closed). */
 async function open(): Promise<{ page: Page; errors: string[] }> {
-  const { page, context, errors } = await openApp(browser, app.url);
-  contexts.push(context);
-  await page.getByTestId('workspace').waitFor();
+  const { page, errors } = await suite.open();
   await page.getByTestId('history-row').first().waitFor();
   while ((await page.locator('.tab-close').count()) > 0) await page.locator('.tab-close').first().click();
   return { page, errors };
@@ -155,7 +137,7 @@ describe('history list', () => {
       },
       { cwd: '/work/web', agents: [{ agent: expect.stringContaining('Claude Code'), sessions: ['web-1', 'web-2'] }] },
       { cwd: '/work/docs', agents: [{ agent: expect.stringContaining('Gemini CLI'), sessions: ['docs'] }] },
-      { cwd: work, agents: [{ agent: expect.stringContaining('Scenario'), sessions: ['old'] }] },
+      { cwd: suite.work, agents: [{ agent: expect.stringContaining('Scenario'), sessions: ['old'] }] },
     ]);
     const api1 = tab.locator('[data-testid=history-row][data-session-id=api-1]');
     await expect(api1.textContent()).resolves.toMatch(/2 tool calls.*1 file touched/);
@@ -347,7 +329,7 @@ describe('reopening', () => {
     await page.locator('[role=tab]', { hasText: 'History' }).click();
     await visible(page, 'history-tab').waitFor();
 
-    await page.waitForTimeout(800); // the layout is saved 300 ms after the last change
+    await layoutSaved(suite.app, [2]);
     await page.reload();
     await page.getByTestId('workspace').waitFor();
     await visible(page, 'history-tab').getByTestId('history-project').first().waitFor();
@@ -370,7 +352,7 @@ describe('reopening', () => {
     const text = await summary.inputValue();
     expect(text).toContain('Write the release notes for version 2');
     expect(text).toContain('Wrote the release notes for version 2 in NOTES.md.');
-    expect(text).toContain(work);
+    expect(text).toContain(suite.work);
     await summary.fill(`${text}\n\nAlso add a changelog link.`);
     await tab.getByTestId('continue-start').click();
 

@@ -6,7 +6,8 @@ import { WAIT } from '../support/waits';
 
 /**
  * Links an agent sends (issue 12 §5, §6): they open in the system browser (app.openExternal) only after
- * the user has seen the whole URL and said Open; anything but http(s) is refused with a message.
+ * the user has seen the whole URL and said Open; anything but http(s) is refused with a message. In browser
+ * mode, where the server opens no browser, the page opens the link in a new tab itself (issue 25), only then.
  */
 
 const suite = appSuite('links');
@@ -22,14 +23,16 @@ async function sessionWatchingLinks(agentName: string) {
   await page.reload();
   await page.getByTestId('workspace').waitFor();
   const popups: string[] = [];
-  context.on('page', (p) => popups.push(p.url()));
+  // Pages the app opens: their address once loaded (the example hosts answer locally).
+  await context.route(/^https:\/\/(docs\.example\.com|term\.example\.org)\//, (route) => route.fulfill({ contentType: 'text/html', body: '<title>ok</title>' }));
+  context.on('page', (p) => void p.waitForURL(/example/, { timeout: 30_000 }).then(() => popups.push(p.url()), () => popups.push(`not loaded: ${p.url()}`)));
   const row = await addScenarioAgent(page, agentName);
   const tab = await startSessionFromSidebar(page, row, suite.work);
   return { page, errors, context, calls, popups, tab };
 }
 
 describe('links from agent content', () => {
-  it('a markdown link asks first, showing the whole URL; Cancel opens nothing, Open calls app.openExternal; javascript:, file: and mailto: are refused', async () => {
+  it('a markdown link asks first, showing the whole URL; Cancel opens nothing, Open opens it (app.openExternal, then a new tab in browser mode); javascript:, file: and mailto: are refused', async () => {
     const { page, errors, calls, popups, tab } = await sessionWatchingLinks('Links agent');
     const url = 'https://docs.example.com/guide/a?x=1&y=two#top';
     await sendPrompt(tab, `say Read [the guide](${url}), [bad one](javascript:window.__pwned=1), [a file](file:///etc/passwd) and [mail](mailto:a@example.com).`);
@@ -46,6 +49,7 @@ describe('links from agent content', () => {
     await dialog.waitFor({ state: 'detached' });
     await page.waitForTimeout(200);
     expect(opened(calls)).toEqual([]);
+    expect(popups).toEqual([]);
 
     // Escape cancels too.
     await link.click();
@@ -58,6 +62,7 @@ describe('links from agent content', () => {
     await dialog.getByTestId('link-confirm-open').click();
     await expect.poll(() => opened(calls), { timeout: WAIT.server }).toEqual([url]);
     await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => popups, { timeout: WAIT.server }).toEqual([url]);
 
     for (const text of ['bad one', 'a file', 'mail']) {
       await tab.getByTestId('md-link-disabled').filter({ hasText: text }).click();
@@ -71,11 +76,11 @@ describe('links from agent content', () => {
     expect(opened(calls)).toEqual([url]);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(page.url()).toBe(pageUrl);
-    expect(popups).toEqual([]);
+    expect(popups).toEqual([url]);
     expect(errors).toEqual([]);
   });
 
-  it('an OSC 8 link in an agent terminal asks first and opens through app.openExternal, never a new tab', async () => {
+  it('an OSC 8 link in an agent terminal asks first and opens through app.openExternal (a new tab only after Open, in browser mode)', async () => {
     const { page, errors, calls, popups, tab } = await sessionWatchingLinks('Terminal links agent');
     const url = 'https://term.example.org/path?q=1';
     const printf = `\\033]8;;${url}\\033\\\\CLICK-THE-LINK\\033]8;;\\033\\\\ and \\033]8;;file:///etc/passwd\\033\\\\FILE-LINK\\033]8;;\\033\\\\\\n`;
@@ -117,10 +122,11 @@ describe('links from agent content', () => {
     await dialog.getByTestId('link-confirm-cancel').click();
     await page.waitForTimeout(200);
     expect(opened(calls)).toEqual([]);
+    expect(popups).toEqual([]);
     await clickLink();
     await dialog.getByTestId('link-confirm-open').click();
     await expect.poll(() => opened(calls), { timeout: WAIT.server }).toEqual([url]);
-    expect(popups).toEqual([]);
+    await expect.poll(() => popups, { timeout: WAIT.server }).toEqual([url]);
     expect(errors).toEqual([]);
   });
 });

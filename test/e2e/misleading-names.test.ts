@@ -4,6 +4,7 @@ import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { WAIT } from '../support/waits';
 
 /**
  * Names that display misleadingly (issue 25): `invoice\u202Efdp.exe` showed as "invoiceexe.pdf"; newlines,
@@ -87,7 +88,7 @@ describe('agent-controlled names', () => {
     for (const title of [names[0]!, names[3]!, `Fix\u202e gnp.exe\r\nreal title\u200b`]) {
       await sendPrompt(tab, `title ${JSON.stringify(title)}`);
       const letters = (t: string) => t.replace(/<U\+[0-9A-F]{4}>|[\u2400-\u2421]/g, '').replace(/[^a-z0-9]/gi, '');
-      await expect.poll(async () => letters((await shown(sessionTab.locator('.tab-title'))).text), { timeout: 10_000 }).toBe(letters(title));
+      await expect.poll(async () => letters((await shown(sessionTab.locator('.tab-title'))).text), { timeout: WAIT.agent }).toBe(letters(title));
       expectFaithful(title, await shown(sessionTab.locator('.tab-title')));
     }
 
@@ -97,7 +98,7 @@ describe('agent-controlled names', () => {
 
     const review = page.locator('.tab-panel:not([hidden]) [data-testid=review-tab]');
     const files = review.getByTestId('change-file');
-    await expect.poll(() => files.count(), { timeout: 20_000 }).toBe(names.length);
+    await expect.poll(() => files.count(), { timeout: WAIT.server }).toBe(names.length);
     const byPath = new Map<string, Locator>();
     for (let i = 0; i < names.length; i++) byPath.set((await files.nth(i).getAttribute('data-path'))!, files.nth(i).locator('.change-file-path'));
     for (const name of names) {

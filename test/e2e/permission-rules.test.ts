@@ -25,7 +25,9 @@ describe('permission rules', { timeout: 120_000 }, () => {
     const always = card.locator('[data-testid=permission-option][data-kind=allow_always]');
     await expect(always.innerText()).resolves.toContain(`don't ask again for echo commands in ${basename(suite.work)}`);
     // What Switchboard will remember, before the user chooses it.
-    await expect(always.getByTestId('permission-option-rule').innerText()).resolves.toBe(`remembers: run \`echo *\` in ${basename(suite.work)}`);
+    const remembers = card.locator('[data-testid=permission-option-rule][data-option-id=allow-always]');
+    await expect(remembers.innerText()).resolves.toBe(`2. Always allow makes Switchboard remember: run echo * in ${basename(suite.work)}`);
+    await expect(remembers.locator('code').innerText()).resolves.toBe('echo *');
     await always.click();
     await agentMessages(tab).filter({ hasText: 'ask-run echo always > a.txt: selected allow-always' }).waitFor();
     await card.waitFor({ state: 'detached' });
@@ -128,7 +130,7 @@ describe('permission rules', { timeout: 120_000 }, () => {
     // The override is shown as a token, not acted on; the warning says what the label shows.
     await expect(sneaky.getByTestId('permission-option-name').innerText()).resolves.toBe('“<U+202E>tcejer”');
     await expect(card.getByTestId('permission-warning').innerText()).resolves.toMatch(/“reject”, but it would always allow[\s\S]*hidden direction controls/);
-    await expect(sneaky.getByTestId('permission-option-rule').count()).resolves.toBe(0);
+    await expect(card.getByTestId('permission-option-rule').count()).resolves.toBe(0);
     // Even confirmed, the main process refuses the rule: nothing is answered, and the card stays.
     await sneaky.click();
     await card.getByTestId('permission-confirm-yes').click();

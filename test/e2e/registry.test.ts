@@ -1,8 +1,8 @@
-import { realpathSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentPlatformKey } from '../../src/main/core/registry/platform-key';
 import { locateTool } from '../../src/main/core/registry/runtime-check';
 import {
@@ -16,8 +16,9 @@ import {
 } from '../fixtures/registry/e2e-registry';
 import { listTree } from '../main/registry/helpers/setup';
 import { TestServer } from '../main/registry/helpers/server';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser } from '../support/browser';
+import { tempDir } from '../support/app-server';
+import { appSuite } from '../support/app-suite';
+import { recordCalls } from '../support/browser';
 import { WAIT } from '../support/waits';
 
 /**
@@ -34,12 +35,8 @@ const ICON_HOSTILE = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16
 <path fill="#ff0000" d="M1 1h14v14H1z"/></svg>`;
 
 let reg: TestServer;
-let app: AppServer;
-let browser: Browser;
-let work: string;
 let npmCache: string;
 let registryUrl: string;
-const contexts: BrowserContext[] = [];
 const gates: Record<string, Gate> = {};
 
 let agents: Array<Record<string, unknown>> = [];
@@ -61,7 +58,6 @@ function tinyEntry(version: string): Record<string, unknown> {
 
 beforeAll(async () => {
   reg = await new TestServer().start();
-  work = realpathSync(tempDir('sb-registry-work-'));
   npmCache = tempDir('sb-registry-npm-cache-');
   registryUrl = reg.url('/registry.json');
   reg.serve('/icons/tiny.svg', ICON_HOSTILE, { type: 'image/svg+xml' });
@@ -122,30 +118,23 @@ beforeAll(async () => {
     { id: 'Broken Agent', name: 'Broken Agent', version: 'one', description: 'bad', distribution: {} },
   ];
   publish();
-  [app, browser] = await Promise.all([
-    startAppServer({
-      env: {
-        npm_config_registry: reg.url('/npm/'),
-        npm_config_cache: npmCache,
-        npm_config_update_notifier: 'false',
-        npm_config_audit: 'false',
-        npm_config_fund: 'false',
-      },
-    }),
-    launchBrowser(),
-  ]);
 }, 90_000);
 
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
+// After the registry above is up (hooks run in order), and stopped before it closes.
+const suite = appSuite('registry', undefined, {
+  env: () => ({
+    npm_config_registry: reg.url('/npm/'),
+    npm_config_cache: npmCache,
+    npm_config_update_notifier: 'false',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  }),
 });
 
 afterAll(async () => {
   for (const g of Object.values(gates)) g.release();
-  await browser?.close();
-  await app?.stop();
   await reg?.close();
-  for (const d of [work, npmCache]) if (d) rmSync(d, { recursive: true, force: true });
+  if (npmCache) rmSync(npmCache, { recursive: true, force: true });
 });
 
 interface Opened {
@@ -156,25 +145,12 @@ interface Opened {
 }
 
 async function open(): Promise<Opened> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  const calls: Opened['calls'] = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('websocket', (ws) =>
-    ws.on('framesent', (f) => {
-      const frame = JSON.parse(String(f.payload)) as { type: string; method?: string; params?: Record<string, unknown> };
-      if (frame.type === 'invoke' && frame.method) calls.push({ method: frame.method, params: frame.params ?? {} });
-    }),
-  );
-  await page.goto(app.url);
-  try {
-    await page.getByTestId('workspace').waitFor();
-  } catch (e) {
-    throw new Error(`the app did not show its workspace: ${String(e)}\npage errors: ${errors.join('\n')}\nbody: ${(await page.locator('body').innerText()).slice(0, 2000)}\ncore output: ${app.output().slice(-3000)}`);
-  }
+  let calls: Opened['calls'] = [];
+  const { page, errors } = await suite.open({
+    viewport: { width: 1280, height: 900 },
+    prepare: async (context) => void context.on('page', (p) => (calls = recordCalls(p))),
+  });
+  // Recorded from the page's creation (before it loads), so its WebSocket is seen.
   return { page, errors, calls };
 }
 
@@ -208,14 +184,14 @@ async function useTestRegistry(page: Page): Promise<Locator> {
   return t;
 }
 
-const agentDirs = (): string[] => listTree(join(app.dataDir, 'agents'));
+const agentDirs = (): string[] => listTree(join(suite.app.dataDir, 'agents'));
 
 async function startSessionAndSayHello(page: Page, card: Locator, agentId: string): Promise<void> {
   await card.getByTestId('entry-start-session').click();
   const dialog = page.getByRole('dialog');
   await dialog.getByTestId('new-session-form').waitFor();
   await expect.poll(() => dialog.getByTestId('new-session-agent').inputValue(), { timeout: WAIT.page }).toBe(agentId);
-  await dialog.getByTestId('new-session-folder').fill(work);
+  await dialog.getByTestId('new-session-folder').fill(suite.work);
   await dialog.getByTestId('new-session-start').click();
   await dialog.waitFor({ state: 'detached' });
   const session = page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
@@ -456,7 +432,7 @@ describe('Registry tab', { timeout: 180_000 }, () => {
     await expect(error.innerText()).resolves.toMatch(/^Installation failed:/);
     expect(await card.getByTestId('entry-installed-badge').count()).toBe(0);
     expect(await sidebarAgent(page, 'evil-agent').count()).toBe(0);
-    const everything = listTree(app.dataDir);
+    const everything = listTree(suite.app.dataDir);
     expect(everything.filter((p) => p.includes('escaped-by-archive') || p.startsWith('agents/evil-agent'))).toEqual([]);
     await error.getByRole('button', { name: 'Dismiss' }).click();
     await error.waitFor({ state: 'detached' });

@@ -1,10 +1,9 @@
-import { realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import { appSuite } from '../support/app-suite';
 import { WAIT } from '../support/waits';
 
 /**
@@ -15,41 +14,21 @@ import { WAIT } from '../support/waits';
  */
 
 const AGENT = 'Restorable Agent';
-let app: AppServer | null = null;
-let browser: Browser;
-let work: string;
-let dataDir: string;
-let agentStore: string;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-restore-work-'));
-  dataDir = tempDir('sb-restore-data-');
+const suite = appSuite('restore');
+let work = '';
+let agentStore = '';
+beforeEach(() => {
+  work = suite.work;
   agentStore = join(work, '.agent-sessions.json');
-  [app, browser] = await Promise.all([startAppServer({ dataDir }), launchBrowser()]);
-}, 120_000);
-
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  for (const dir of [dataDir, work]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function open(): Promise<Page> {
-  const { page, context } = await openApp(browser, app!.url);
-  contexts.push(context);
-  await page.getByTestId('workspace').waitFor();
-  return page;
+  return (await suite.open()).page;
 }
 
+/** The app quits and starts again on the same data folder. */
 async function restartServer(): Promise<void> {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
-  await app!.stop();
-  app = await startAppServer({ dataDir });
+  await suite.restart();
 }
 
 const sessionTab = (page: Page): Locator => page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');

@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
 import { WAIT } from '../support/waits';
@@ -16,39 +15,19 @@ import { WAIT } from '../support/waits';
  */
 
 const AGENT = 'Restored Tabs Agent';
-let app: AppServer | null = null;
-let browser: Browser;
-let work: string;
-let dataDir: string;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  work = realpathSync(tempDir('sb-restored-work-'));
-  dataDir = tempDir('sb-restored-data-');
-  [app, browser] = await Promise.all([startAppServer({ dataDir }), launchBrowser()]);
-}, 120_000);
-
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close().catch(() => {});
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  for (const dir of [dataDir, work]) if (dir) rmSync(dir, { recursive: true, force: true });
+const suite = appSuite('restored');
+let work = '';
+beforeEach(() => {
+  work = suite.work;
 });
 
 async function open(): Promise<Page> {
-  const { page, context } = await openApp(browser, app!.url);
-  contexts.push(context);
-  page.setDefaultTimeout(30_000);
-  await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
-  return page;
+  return (await suite.open()).page;
 }
 
 /** How many agent processes the app has spawned so far (each agent's log notes every spawn). */
 function spawns(): number {
-  const dir = join(dataDir, 'logs', 'agents');
+  const dir = join(suite.dataDir, 'logs', 'agents');
   return readdirSync(dir)
     .map((f) => readFileSync(join(dir, f), 'utf8'))
     .join('\n')
@@ -91,17 +70,15 @@ describe('restored tabs and tool output', { timeout: 240_000 }, () => {
     await tab.getByTestId('agent-message').filter({ hasText: 'falcon-question' }).waitFor();
     await tab.and(page.locator('[data-status=idle]')).waitFor();
     // The layout (with this tab) is saved.
-    const client = await connectContract(app!);
+    const client = await connectContract(suite.app);
     await expect
       .poll(async () => JSON.stringify(((await client.call('settings.get', { key: 'workspace.layout' })) as { entry: { value: unknown } }).entry.value))
       .toContain(sessionId);
     client.close();
 
     // ── Restart the app on the same data folder.
-    for (const c of contexts.splice(0)) await c.close().catch(() => {});
-    await app!.stop();
     const before = spawns();
-    app = await startAppServer({ dataDir });
+    await suite.restart();
     page = await open();
     const transcript = page.locator(`.tab-panel:not([hidden]) [data-testid=transcript-tab][data-session-id="${sessionId}"]`);
     await transcript.waitFor();

@@ -1,25 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
-import { startAppServer, tempDir, type AppServer } from '../support/app-server';
-import { launchBrowser, openApp } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
+import { layoutSaved } from '../support/ui';
 import { WAIT } from '../support/waits';
 
-let app: AppServer;
-let browser: Browser;
-// A fresh data dir (store, saved layout) per test.
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-beforeEach(async () => {
-  app = await startAppServer();
-});
-afterEach(async () => {
-  await app?.stop();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+// A fresh data folder (store, saved layout) per test.
+const suite = appSuite('workspace', undefined, { serverPerTest: true });
 
 const paneTabs = (page: Page) =>
   page.getByTestId('pane').evaluateAll((panes) => panes.map((p) => [...p.querySelectorAll('[role=tab] .tab-title')].map((t) => t.textContent)));
@@ -32,7 +18,7 @@ async function newShell(page: Page): Promise<void> {
 
 describe('workspace: split panes, drag tabs, layout restored', () => {
   it('splits into panes, moves a tab by dragging it, and restores the layout after a restart of the page', async () => {
-    const { page, context, errors } = await openApp(browser, app.url);
+    const { page, errors } = await suite.open();
     await page.getByTestId('empty-state').waitFor();
     await newShell(page);
     await newShell(page);
@@ -56,7 +42,7 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     await page.keyboard.type('echo "moved=$((40+2))"\n');
     await page.getByTestId('pane').nth(1).locator('.xterm-rows', { hasText: 'moved=42' }).waitFor();
 
-    await page.waitForTimeout(600); // the layout is saved 300 ms after the last change
+    await layoutSaved(suite.app, [1, 1]);
     await page.reload();
     await page.getByTestId('workspace').waitFor();
     await expect(page.getByTestId('pane').count()).resolves.toBe(2);
@@ -66,46 +52,29 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     await page.keyboard.type('echo "again=$((1+1))"\n');
     await page.getByTestId('pane').nth(1).locator('.xterm-rows', { hasText: 'again=2' }).waitFor();
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it('the layout comes back at the next start of the app', async () => {
-    const dataDir = tempDir('sb-layout-data-');
-    let first: AppServer | null = await startAppServer({ dataDir });
-    let second: AppServer | null = null;
-    try {
-      const { page, context } = await openApp(browser, first.url);
-      await page.getByTestId('empty-state').waitFor();
-      await newShell(page);
-      await page.getByRole('button', { name: 'Split down' }).first().click();
-      // The new pane has the focus: two shells there.
-      await newShell(page);
-      await newShell(page);
-      await expect.poll(() => paneTabs(page).then((t) => t.map((x) => x.length)), { timeout: WAIT.server }).toEqual([1, 2]);
-      await page.waitForTimeout(600); // saved 300 ms after the last change
-      await context.close();
-      await first.stop();
-      first = null;
+    const { page } = await suite.open();
+    await page.getByTestId('empty-state').waitFor();
+    await newShell(page);
+    await page.getByRole('button', { name: 'Split down' }).first().click();
+    // The new pane has the focus: two shells there.
+    await newShell(page);
+    await newShell(page);
+    await expect.poll(() => paneTabs(page).then((t) => t.map((x) => x.length)), { timeout: WAIT.page }).toEqual([1, 2]);
+    await layoutSaved(suite.app, [1, 2]);
 
-      second = await startAppServer({ dataDir });
-      const again = await openApp(browser, second.url);
-      await again.page.getByTestId('workspace').waitFor();
-      await expect.poll(() => paneTabs(again.page).then((t) => t.map((x) => x.length)), { timeout: WAIT.server }).toEqual([1, 2]);
-      expect(await again.page.getByTestId('workspace').getAttribute('class')).toContain('dir-column');
-      await again.context.close();
-    } finally {
-      await first?.stop();
-      await second?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    await suite.restart();
+    const again = await suite.open();
+    await expect.poll(() => paneTabs(again.page).then((t) => t.map((x) => x.length)), { timeout: WAIT.server }).toEqual([1, 2]);
+    expect(await again.page.getByTestId('workspace').getAttribute('class')).toContain('dir-column');
   });
 
   it('cannot split beyond four panes', async () => {
-    const { page, context } = await openApp(browser, app.url);
-    await page.getByTestId('workspace').waitFor();
+    const { page } = await suite.open();
     for (let i = (await page.getByTestId('pane').count()); i < 4; i++) await page.getByRole('button', { name: 'Split right' }).first().click();
     await expect(page.getByTestId('pane').count()).resolves.toBe(4);
     expect(await page.getByRole('button', { name: 'Split right' }).first().isDisabled()).toBe(true);
-    await context.close();
   });
 });

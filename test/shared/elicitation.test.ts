@@ -69,13 +69,13 @@ describe('reading an elicitation request (untrusted)', () => {
     for (const ok of ['^(a{0,30}){8}$', '^(a+)+$', '(a|a)*', '^[a-z][a-z0-9-]*$', '^(foo)+$', '(?:ab)?c', '^\\d{4}-\\d{2}$', '^[\\w.+-]+@[\\w-]+\\.[a-z]{2,}$', '^\\u00e9+$', '^(?<word>\\w+)$']) {
       expect(checkPattern(ok), ok).toBeNull();
     }
-    expect(checkPattern('^(\\w+)\\1$')).toMatch(/linear-time engine \(backreferences and lookaround are not supported/);
-    expect(checkPattern('^(?=a)a$')).toMatch(/backreferences and lookaround/);
-    expect(checkPattern('((a{0,100}){100}){100}')).toMatch(/linear-time engine/);
+    expect(checkPattern('^(\\w+)\\1$')).toMatch(/linear-time engine cannot run \(backreferences, lookaround/);
+    expect(checkPattern('^(?=a)a$')).toMatch(/backreferences, lookaround/);
+    expect(checkPattern('((a{0,100}){100}){100}')).toMatch(/linear-time engine cannot run.*invalid repeat count/);
     expect(checkPattern('(?:\\w{0,100}){10}')).toMatch(/too large/);
-    expect(checkPattern('(')).toMatch(/linear-time engine/);
+    expect(checkPattern('(')).toMatch(/not a valid regular expression/);
     const r = form({ x: { type: 'string', pattern: '(?<=a)b' } });
-    expect(!r.ok && r.message).toMatch(/property "x": the pattern cannot run in a linear-time engine/);
+    expect(!r.ok && r.message).toMatch(/property "x": the pattern uses what a linear-time engine cannot run/);
   });
 });
 
@@ -158,7 +158,7 @@ describe('agent patterns and formats cost at most linear work', () => {
       const pattern = `^${hostile(rand)}$`;
       const compiled = compileLinearPattern(pattern);
       if (!compiled.ok) {
-        expect(compiled.reason, pattern).toMatch(/linear-time engine|too large/);
+        expect(compiled.reason, pattern).toMatch(/linear-time engine cannot run|too large|not a valid regular expression/);
         continue;
       }
       ran++;

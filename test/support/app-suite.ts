@@ -16,7 +16,7 @@ export interface AppSuite {
    * A fresh page on the app, its workspace shown; `empty`: the tabs the saved layout brought back are
    * closed; `prepare` runs on the browser context before the page loads.
    */
-  open(options?: { empty?: boolean; colorScheme?: 'light' | 'dark'; prepare?(context: BrowserContext): Promise<void> }): Promise<OpenedApp>;
+  open(options?: { empty?: boolean; colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number }; prepare?(context: BrowserContext): Promise<void> }): Promise<OpenedApp>;
   /** The app quits and starts again on the same data folder (the suite's pages are closed first). */
   restart(): Promise<AppServer>;
 }
@@ -80,9 +80,11 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
   beforeEach(async () => {
     if (options.serverPerTest) {
       await freshData();
-      await setup?.(await startServer());
+      const server = await startServer();
+      await setup?.(server);
     }
-    agentsBefore = new Set(await agentIds());
+    // A store that cannot be opened has no agents to list (a suite about that store).
+    agentsBefore = new Set(await agentIds().catch(() => []));
   }, 90_000);
   afterEach(async (ctx) => {
     const failed = ctx.task.result?.state === 'fail';
@@ -116,8 +118,8 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
     get dataDir() {
       return dataDir;
     },
-    async open({ empty = false, colorScheme, prepare } = {}) {
-      const opened = await openApp(browser!, app!.url, { ...(colorScheme ? { colorScheme } : {}), ...(prepare ? { prepare } : {}) });
+    async open({ empty = false, colorScheme, viewport, prepare } = {}) {
+      const opened = await openApp(browser!, app!.url, { ...(colorScheme ? { colorScheme } : {}), ...(viewport ? { viewport } : {}), ...(prepare ? { prepare } : {}) });
       contexts.push(opened.context);
       const { page } = opened;
       page.setDefaultTimeout(30_000);

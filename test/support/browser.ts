@@ -20,9 +20,9 @@ export interface OpenedApp {
 export async function openApp(
   browser: Browser,
   url: string,
-  options: { colorScheme?: 'light' | 'dark'; prepare?(context: BrowserContext): Promise<void> } = {},
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number }; prepare?(context: BrowserContext): Promise<void> } = {},
 ): Promise<OpenedApp> {
-  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', viewport: { width: 1280, height: 800 } });
+  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', viewport: options.viewport ?? { width: 1280, height: 800 } });
   await options.prepare?.(context);
   const page = await context.newPage();
   const errors: string[] = [];

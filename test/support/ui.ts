@@ -1,6 +1,8 @@
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+import type { AppServer } from './app-server';
+import { connectContract } from './contract-client';
 import { WAIT } from './waits';
 
 /** What a user does in the app's page, step by step (shared by the end-to-end suites). */
@@ -76,4 +78,21 @@ export async function sendPrompt(tab: Locator, text: string): Promise<void> {
   await input.fill(text);
   await input.press('Enter');
   await expect.poll(() => input.inputValue(), { timeout: WAIT.page }).toBe('');
+}
+
+/**
+ * Waits until the app has saved a layout of panes holding these numbers of tabs (it saves 300 ms after a
+ * change), read back through the contract: then a reload or a restart brings it back.
+ */
+export async function layoutSaved(app: AppServer, tabsPerPane: number[]): Promise<void> {
+  const client = await connectContract(app);
+  try {
+    const saved = async () => {
+      const { entry } = await client.call<{ entry: { value: { panes: Array<{ tabs: unknown[] }> } | null } }>('settings.get', { key: 'workspace.layout' });
+      return entry.value?.panes.map((p) => p.tabs.length) ?? [];
+    };
+    await expect.poll(saved, { timeout: WAIT.server }).toEqual(tabsPerPane);
+  } finally {
+    client.close();
+  }
 }

@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startAppServer, type AppServer } from '../../support/app-server';
@@ -341,6 +341,47 @@ for (const c of CASES) {
       await page.keyboard.press('Control+w');
       await tab.waitFor();
       expect(errors).toEqual([]);
+    });
+
+    it('an "always" answer to a command: Switchboard remembers no more than the label said; the rule file the agent wrote itself is listed', async () => {
+      explainFailure();
+      // Qwen and Gemini run read-only commands (echo) without asking: `touch` asks.
+      const command = c.id === 'claude-code' ? `echo ${key('always')}` : `touch ${key('always')}.marker`;
+      const folder = basename(work);
+      // What each agent's first "always" option says, and what Switchboard makes of it.
+      const expected = {
+        // "Always Allow" names nothing narrower: this very command. Claude Code itself stores every Bash
+        // command ("mcp__acp__Bash") in the project's .claude/settings.local.json.
+        'claude-code': { remembers: `run ${command} in ${folder}`, rule: `command exactly ${command}`, session: false, own: join(work, '.claude', 'settings.local.json') },
+        // "Always Allow in project: touch *": that prefix, in this folder; Qwen writes its own rule to .qwen/settings.json.
+        qwen: { remembers: `run touch * in ${folder}`, rule: 'command starting with touch *', session: false, own: join(work, '.qwen', 'settings.json') },
+        // "Allow for this session": this command, this session.
+        gemini: { remembers: `run ${command} in ${folder} (this session only)`, rule: `command exactly ${command}`, session: true, own: null },
+      }[c.id];
+      llm.when(key('always-run'), [{ kind: 'shell', command }]);
+      await send(tab, `please ${key('always-run')} now`);
+      const card = tab.getByTestId('permission-card').last();
+      await card.waitFor();
+      const always = card.locator('[data-testid=permission-option][data-kind=allow_always]').first();
+      const remembers = card.locator(`[data-testid=permission-option-rule][data-option-id="${await always.getAttribute('data-option-id')}"]`);
+      await expect(remembers.innerText()).resolves.toContain(`remember: ${expected.remembers}`);
+      await always.click();
+      await tab.getByTestId('agent-message').filter({ hasText: 'all 1 step(s) done' }).last().waitFor();
+      await tab.and(page.locator('[data-status=idle]')).waitFor();
+
+      await page.keyboard.press('Control+,');
+      // (The other agents' suites may have left a Settings tab in the saved layout: this pane's is the one.)
+      const perms = page.locator('.pane.focused .tab-panel:not([hidden]) [data-testid=settings-tab] [data-section=permissions]');
+      const rule = perms.getByTestId('settings-permission-rule').filter({ hasText: c.name });
+      await expect(rule.getByTestId('rule-pattern-text').innerText()).resolves.toBe(expected.rule);
+      const cells = await rule.locator('td').allInnerTexts();
+      expect(cells[3]).toBe(work);
+      expect(cells[4] === 'any').toBe(!expected.session);
+      const files = perms.getByTestId('agent-rule-files');
+      await expect(files.innerText()).resolves.toMatch(/never reach Switchboard/);
+      if (expected.own) await expect(files.getByTestId('agent-rule-file').filter({ hasText: expected.own }).innerText()).resolves.toContain('1 entry');
+      await page.locator('.pane.focused [role=tab][aria-selected=true]', { hasText: 'Settings' }).locator('.tab-close').click();
+      await tab.waitFor();
     });
   });
 }

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImportSourceId } from '../../../src/shared/contract/history-import';
 import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { tempDir } from '../../support/app-server';
 import { createStore, type TestStore } from '../history/acp';
 
@@ -26,13 +27,14 @@ describe('History → Import', () => {
   let home: string;
   let importer: HistoryImportService;
   const deleted: string[] = [];
-  const make = (h: string, agents: Partial<Record<ImportSourceId, string>> = {}) =>
+  const make = (h: string, agents: Partial<Record<ImportSourceId, string>> = {}, keep: ImportSourceId[] = []) =>
     new HistoryImportService({
+      watch: (root, onEvent) => new LocalHost().watch(root, onEvent),
       db: () => t.db,
       log: () => t.log,
       home: h,
       env: {},
-      keep: () => [],
+      keep: () => keep,
       agentFor: (s) => agents[s] ?? null,
       deleteSessions: (ids) => {
         deleted.push(...ids);
@@ -182,7 +184,25 @@ describe('History → Import', () => {
     expect(progress).toMatchObject({ filesDone: 50_000, filesTotal: 50_000, skippedCount: 50_000, sessions: 0, error: null });
     expect(progress.skipped).toHaveLength(200);
     expect(progress.skipped[0]!.reason).toMatch(/not JSON/);
+    // Removing 50,000 files takes a while on a busy disk: here, within the test's time, not the hook's.
+    rmSync(home, { recursive: true, force: true });
+    home = '';
   }, 180_000);
+
+  it('kept up: a session file the agent starts, and a line it adds, are imported as they are written', async () => {
+    home = homeWith('claude-code-0.16.0');
+    importer = make(home, {}, ['claude-code']);
+    importer.keepUp();
+    await expect.poll(() => listed().length, { timeout: 20_000 }).toBe(1);
+    const file = join(home, '.claude/projects/-work-later/0b5c8a3e-1f2d-4e6a-9b7c-8d9e0f1a2b3c.jsonl');
+    mkdirSync(join(file, '..'), { recursive: true });
+    const record = (content: string) => `${JSON.stringify({ type: 'user', sessionId: '0b5c8a3e-1f2d-4e6a-9b7c-8d9e0f1a2b3c', cwd: '/work/later', timestamp: new Date().toISOString(), message: { role: 'user', content } })}\n`;
+    writeFileSync(file, record('plan the kingfisher launch'));
+    await expect.poll(() => search('kingfisher').length, { timeout: 20_000, interval: 200 }).toBe(1);
+    appendFileSync(file, record('then the wren follow-up'));
+    await expect.poll(() => search('wren').length, { timeout: 20_000, interval: 200 }).toBe(1);
+    expect(listed()).toHaveLength(2);
+  });
 
   it('can be cancelled, and a later run finishes what it left', async () => {
     home = homeWith('claude-code-0.16.0', 'gemini-0.61.0', 'qwen-0.24.4');

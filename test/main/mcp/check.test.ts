@@ -37,9 +37,10 @@ describe('checking an MCP server with the SDK', () => {
 
   it('a server that never answers times out, and its whole process group is killed', async () => {
     const pidFile = join(dir, 'pids');
-    const r = await checkMcpServer(stdio({ MCP_FIXTURE_HANG: '1', MCP_FIXTURE_PIDFILE: pidFile }), { host, timeoutMs: 3000, baseEnv: env });
+    // Long enough for node and tsx to start the server on a busy machine (it writes its pid file as it starts).
+    const r = await checkMcpServer(stdio({ MCP_FIXTURE_HANG: '1', MCP_FIXTURE_PIDFILE: pidFile }), { host, timeoutMs: 10_000, baseEnv: env });
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.error).toContain('no answer within 3 s');
+    expect(!r.ok && r.error).toContain('no answer within 10 s');
     const pids = await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split(' ').map(Number), 'the pid file');
     expect(pids).toHaveLength(2);
     await eventually(() => pids.every((p) => !alive(p)), 'the server and its grandchild to be gone');

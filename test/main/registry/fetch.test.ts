@@ -160,7 +160,7 @@ describe('fetching the registry', () => {
     const fifoHarness = await createHarness({ registryUrl: pathToFileURL(join(dir, 'registry.json')).toString() }, join(dir, 'data'));
     try {
       const list = await fifoHarness.call('registry.list', {});
-      expect(list.source.error).toMatch(/named pipe \(FIFO\), not a regular file/);
+      expect(list.source.error).toMatch(/named pipe, not a regular file/);
     } finally {
       await fifoHarness.close();
     }
@@ -173,7 +173,7 @@ describe('fetching the registry', () => {
     try {
       const id = (await iconHarness.call('registry.list', {})).entries[0]!.id;
       const icons = await Promise.all([0, 1, 2, 3, 4].map(() => iconHarness.call('registry.icon', { registryId: id })));
-      for (const icon of icons) expect(icon).toMatchObject({ svg: null, error: expect.stringMatching(/named pipe \(FIFO\)/) });
+      for (const icon of icons) expect(icon).toMatchObject({ svg: null, error: expect.stringMatching(/named pipe/) });
     } finally {
       await iconHarness.close();
     }
@@ -182,6 +182,6 @@ describe('fetching the registry', () => {
     const downloads = [0, 1, 2, 3, 4].map((i) =>
       downloadTo(pathToFileURL(join(dir, 'agent.tar.gz')).toString(), join(dir, `out-${i}.tar.gz`), { allowFile: true, maxBytes: 1024 * 1024, idleTimeoutMs: 15_000 }),
     );
-    for (const d of downloads) await expect(d).rejects.toThrow(/named pipe \(FIFO\), not a regular file/);
+    for (const d of downloads) await expect(d).rejects.toThrow(/named pipe, not a regular file/);
   });
 });

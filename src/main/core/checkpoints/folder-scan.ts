@@ -18,8 +18,8 @@
  * - A file whose stat (size, mtime, ctime, inode) matches the previous snapshot, and whose ctime was
  *   comfortably before that snapshot began (no write could have kept the same ctime), is not read again.
  */
-import { constants, existsSync, type BigIntStats } from 'node:fs';
-import { lstat, open, opendir, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { constants, existsSync, lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { TEMP_PREFIX } from '../host/files';
@@ -187,11 +187,31 @@ class Scan {
     }
   }
 
+  /*
+   * Listing a folder and lstat'ing a name never block on what the name is (a FIFO, a device) and take
+   * microseconds: they run synchronously, in slices that yield to the event loop, which costs far less than
+   * a thread-pool round trip each. Opening and reading a file's content stays asynchronous.
+   */
+  private sinceYield = 0;
+
+  private async breathe(): Promise<void> {
+    if (++this.sinceYield < 256) return;
+    this.sinceYield = 0;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
   private async names(held: HeldDir): Promise<string[]> {
-    const names: string[] = [];
-    const dir = await opendir(PROC_FD ? `${PROC_FD}/${held.fh.fd}` : held.path);
-    for await (const d of dir) names.push(d.name);
-    return names;
+    await this.breathe();
+    return readdirSync(PROC_FD ? `${PROC_FD}/${held.fh.fd}` : held.path);
+  }
+
+  private async lstatOf(path: string): Promise<BigIntStats | null> {
+    await this.breathe();
+    try {
+      return lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? null;
+    } catch {
+      return null;
+    }
   }
 
   private async walk(held: HeldDir, rel: string, parentRules: readonly Rules[], ignoredDir: boolean): Promise<void> {
@@ -202,7 +222,7 @@ class Scan {
     if (!ignoredDir) {
       // This folder's .gitignore: read now (kept for the next scan), applied as the previous scan read it.
       let now: string | null = null;
-      const st = names.includes('.gitignore') ? await lstat(held.child('.gitignore'), { bigint: true }).catch(() => null) : null;
+      const st = names.includes('.gitignore') ? await this.lstatOf(held.child('.gitignore')) : null;
       if (st?.isFile() && !this.isExcluded(at('.gitignore'), false)) {
         gitignoreDone = true;
         now = (await this.file(held, '.gitignore', at('.gitignore'), false, true, st))?.toString('utf8') ?? null;
@@ -215,7 +235,7 @@ class Scan {
     await mapLimit(names, PARALLEL, async (name) => {
       const path = at(name);
       if (name === '.gitignore' && gitignoreDone) return;
-      const st = await lstat(held.child(name), { bigint: true }).catch(() => null);
+      const st = await this.lstatOf(held.child(name));
       if (!st || this.isExcluded(path, st.isDirectory())) return;
       if (name === '.git') return this.gitEntry(held, name, path, st);
       const ignored = ignoredDir || isIgnored(rules, path, st.isDirectory());
@@ -276,7 +296,7 @@ class Scan {
         this.recordStatOnly(path, st, true);
         return null;
       }
-      const data = await readUpTo(fh, this.o.maxFileBytes + 1);
+      const data = await readUpTo(fh, Number(st.size), this.o.maxFileBytes + 1);
       if (data.length > this.o.maxFileBytes) {
         this.recordStatOnly(path, st, ignored);
         return null;
@@ -328,7 +348,7 @@ class Scan {
       const names = await this.names(dir).catch(() => [] as string[]);
       for (const n of names) {
         if (top && !GIT_KEPT.has(n)) continue;
-        const s = await lstat(dir.child(n), { bigint: true }).catch(() => null);
+        const s = await this.lstatOf(dir.child(n));
         if (!s) continue;
         if (s.isDirectory()) {
           const sub = await this.hold(join(dir.path, n), dir, n);
@@ -352,17 +372,22 @@ class Scan {
 /** Git's executable bit is the owner's. */
 const modeOf = (st: BigIntStats): BlobMode => ((st.mode & 0o100n) !== 0n ? '100755' : '100644');
 
-async function readUpTo(fh: FileHandle, max: number): Promise<Buffer> {
+/** Up to `max` bytes of an open file, read into a buffer sized by its stat (the size is not trusted: it may grow). */
+async function readUpTo(fh: FileHandle, size: number, max: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
+  let want = Math.min(size + 1, max);
   while (total < max) {
-    const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, max - total));
+    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(want, max - total)));
     const { bytesRead } = await fh.read(buf, 0, buf.length, null);
     if (bytesRead === 0) break;
     chunks.push(buf.subarray(0, bytesRead));
     total += bytesRead;
+    // A regular file reads short only at its end.
+    if (bytesRead < buf.length) break;
+    want = 1024 * 1024;
   }
-  return Buffer.concat(chunks, total);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
 /** Scans a folder (see the module doc): what is in it now, every byte read confined. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deflate, inflate } from 'node:zlib';
+import { deflate, deflateSync, inflate } from 'node:zlib';
 
 const deflateAsync = promisify(deflate);
 const inflateAsync = promisify(inflate);
@@ -43,7 +43,9 @@ export class LooseObjects {
       await mkdir(dir, { recursive: true });
       this.dirs.add(dir);
     }
-    const data = await deflateAsync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]), { level: 1 });
+    const raw = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
+    // Small bodies (most source files, every tree) are deflated in place: cheaper than a thread-pool trip.
+    const data = raw.length <= 64 * 1024 ? deflateSync(raw, { level: 1 }) : await deflateAsync(raw, { level: 1 });
     const tmp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
     await writeFile(tmp, data, { mode: 0o444 });
     await rename(tmp, file).catch(async (e: unknown) => {

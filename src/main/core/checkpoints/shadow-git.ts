@@ -16,8 +16,8 @@ export type GitOutput = GitResult;
 
 /**
  * Settings that keep the shadow repository's git away from everything of the user's: no hooks, no
- * fsmonitor daemon, no line-ending or filter conversion (info/attributes also unsets them, since the
- * folder's own .gitattributes would otherwise apply), no automatic gc.
+ * fsmonitor daemon, no line-ending conversion, no automatic gc (and no work tree at all, so no
+ * .gitattributes of the folder applies).
  */
 const configFlags = (hooksDir: string): string[] =>
   [

@@ -300,8 +300,10 @@ export class HistoryImportService implements Disposable {
     let state: FileState = { parser: store.parser.initialState(), wire: initialWireState(), meta: {} };
     let offset = 0;
     let sessionId: string | null = null;
-    if (row && row.linked) {
-      this.saveRow({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs });
+    // Switchboard ran this session, or has run it since it was imported (continued here): it logs it itself.
+    const adopted = row?.session_id && !row.linked && (this.sql('SELECT imported_from FROM sessions WHERE id = ?').get(row.session_id) as { imported_from: string | null } | undefined)?.imported_from === null;
+    if (row && (row.linked || adopted)) {
+      this.saveRow({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, linked: 1 });
       return null;
     }
     if (row && row.ino === file.ino && file.size >= row.offset && !row.skipped) {
@@ -449,19 +451,26 @@ export class HistoryImportService implements Disposable {
         this.watches.delete(source);
       }
     }
-    const started: ImportSourceId[] = [];
     for (const source of keep) {
       if (this.watches.has(source)) continue;
       const store = this.store(source);
       const root = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
-      if (this.deps.watch && existsSync(root)) {
-        const watching = this.deps.watch(root, () => this.changed(source));
-        watching.catch((e: unknown) => this.skip(root, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next start`));
-        this.watches.set(source, { dispose: () => void watching.then((w) => w.dispose(), () => {}) });
+      if (!this.deps.watch || !existsSync(root)) {
+        // Not watchable (not there yet, or no watcher here): picked up at the next start.
+        this.start([source]);
+        continue;
       }
-      started.push(source);
+      const watching = this.deps.watch(root, () => this.changed(source));
+      this.watches.set(source, { dispose: () => void watching.then((w) => w.dispose(), () => {}) });
+      // The rescan follows the watch's start: a change made before it is found by the scan, any later one is reported.
+      watching.then(
+        () => !this.disposed && this.start([source]),
+        (e: unknown) => {
+          this.skip(root, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next start`);
+          this.start([source]);
+        },
+      );
     }
-    if (started.length) this.start(started);
   }
 
   /** Something changed in a store that is kept up: import it shortly (changes come in bursts). */

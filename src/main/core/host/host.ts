@@ -18,7 +18,8 @@ import type { ConfinedFiles } from './files';
 export type { ConfinedFiles } from './files';
 
 export interface SpawnOptions {
-  cwd: string;
+  /** Default: the host's home folder. */
+  cwd?: string;
   /** The whole environment of the process (nothing is inherited). */
   env: Record<string, string>;
   /** 'ignore' when nothing is ever written to the process (its stdin is then already ended). Default 'pipe'. */

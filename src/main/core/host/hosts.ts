@@ -17,8 +17,4 @@ export class Hosts {
     if (!host) throw new Error(`no host "${id}"`);
     return host;
   }
-
-  has(id: string): boolean {
-    return this.byId.has(id);
-  }
 }

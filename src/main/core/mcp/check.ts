@@ -2,7 +2,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { homedir } from 'node:os';
 import type { McpCheckResult } from '../../../shared/contract/mcp';
 import type { Host } from '../host/host';
 import { GroupStdioTransport } from './group-stdio-transport';
@@ -15,6 +14,7 @@ export interface CheckOptions {
   timeoutMs: number;
   /** The environment a stdio server starts from (its own variables are added). */
   baseEnv: Record<string, string>;
+  /** Default: the host's home folder. */
   cwd?: string;
 }
 
@@ -35,7 +35,7 @@ export async function checkMcpServer(server: McpServerConfig, options: CheckOpti
   let stdio: GroupStdioTransport | null = null;
   try {
     if (server.type === 'stdio') {
-      stdio = new GroupStdioTransport(options.host, { command: server.command, args: server.args, env: { ...options.baseEnv, ...server.env }, cwd: options.cwd ?? homedir() });
+      stdio = new GroupStdioTransport(options.host, { command: server.command, args: server.args, env: { ...options.baseEnv, ...server.env }, cwd: options.cwd });
       transport = stdio;
     } else {
       const url = new URL(server.url);

@@ -23,7 +23,7 @@ export class GroupStdioTransport implements Transport {
 
   constructor(
     private readonly host: Host,
-    private readonly launch: { command: string; args: string[]; env: Record<string, string>; cwd: string },
+    private readonly launch: { command: string; args: string[]; env: Record<string, string>; cwd?: string | undefined },
   ) {}
 
   get pid(): number | null {
@@ -36,7 +36,7 @@ export class GroupStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const child = this.host.spawn([this.launch.command, ...this.launch.args], { cwd: this.launch.cwd, env: this.launch.env });
+    const child = this.host.spawn([this.launch.command, ...this.launch.args], { ...(this.launch.cwd ? { cwd: this.launch.cwd } : {}), env: this.launch.env });
     this.child = child;
     void child.closed.then(() => this.finish());
     child.stdin.on('error', (e) => this.onerror?.(e));

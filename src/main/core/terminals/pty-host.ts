@@ -16,15 +16,18 @@ export interface PtySpawnOptions {
   /** Bytes of output kept for late readers (terminal/output, a view attaching late). */
   outputLimit?: number;
   /**
-   * For commands whose whole output matters (agent terminals): Linux discards what a pty's last
-   * writer wrote but the reader had not read yet when the writer exits, so a fast command can lose the
-   * end of its output. The command then runs under a tiny shell that lingers 50 ms after it, keeping
-   * its exit code, and re-raising the signal that ended it.
+   * For commands whose whole output matters (agent terminals): Linux discards what a pty's last writer
+   * wrote but the reader had not read yet when the writer exits, so a fast command can lose the end of its
+   * output. The command then runs under a tiny shell that, once it is done, prints a marker and waits for a
+   * line: the marker read means everything before it was read, and the answer lets the shell exit with the
+   * command's code (re-raising the signal that ended it). Nothing after the marker is output.
    */
   drainOnExit?: boolean;
 }
 
-const DRAIN_WRAPPER = '"$0" "$@"; s=$?; sleep 0.05; if [ $s -gt 128 ] && [ $s -lt 160 ]; then kill -$((s - 128)) $$; fi; exit $s';
+const DRAIN_WRAPPER =
+  't=$1; shift; "$@"; s=$?; stty sane -echo 2>/dev/null; printf \'\\033]7770;%s\\007\' "$t"; read -r _; ' +
+  'if [ $s -gt 128 ] && [ $s -lt 160 ]; then kill -$((s - 128)) $$; fi; exit $s';
 
 export interface PtyListener {
   onData?(id: string, data: string): void;
@@ -54,20 +57,49 @@ export class PtyProcess implements Disposable {
   private readonly proc: HostPty;
   private readonly limit: number;
 
+  /** drainOnExit: the marker the wrapper prints once the command is done, and output held back that may start it. */
+  private drain: { marker: string; held: string; seen: boolean } | null = null;
+
   constructor(host: Host, options: PtySpawnOptions, listener: PtyListener) {
     this.limit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
-    const argv =
-      options.drainOnExit && process.platform !== 'win32' ? ['/bin/sh', '-c', DRAIN_WRAPPER, options.command, ...options.args] : [options.command, ...options.args];
+    let argv = [options.command, ...options.args];
+    if (options.drainOnExit && process.platform !== 'win32') {
+      const token = randomUUID();
+      this.drain = { marker: `\x1b]7770;${token}\x07`, held: '', seen: false };
+      argv = ['/bin/sh', '-c', DRAIN_WRAPPER, 'sh', token, ...argv];
+    }
     this.proc = host.openPty(argv, { cwd: options.cwd, env: options.env, cols: options.cols ?? 80, rows: options.rows ?? 24 });
-    this.proc.onData((data) => {
+    const deliver = (data: string) => {
+      if (data === '') return;
       this.append(data);
       listener.onData?.(this.id, data);
-    });
+    };
+    this.proc.onData((data) => deliver(this.drained(data)));
     void this.proc.exited.then((exit) => {
+      if (this.drain && !this.drain.seen) deliver(this.drain.held);
       this.exitInfo = exit;
       listener.onExit?.(this.id, exit);
       for (const w of this.exitWaiters.splice(0)) w(exit);
     });
+  }
+
+  /** What of `data` is the command's output: up to the drain marker (then answered), holding back a possible start of it. */
+  private drained(data: string): string {
+    const drain = this.drain;
+    if (!drain) return data;
+    if (drain.seen) return '';
+    const text = drain.held + data;
+    const at = text.indexOf(drain.marker);
+    if (at >= 0) {
+      drain.seen = true;
+      drain.held = '';
+      this.proc.write('\n');
+      return text.slice(0, at);
+    }
+    const esc = text.lastIndexOf('\x1b');
+    const keep = esc >= 0 && drain.marker.startsWith(text.slice(esc)) ? text.length - esc : 0;
+    drain.held = text.slice(text.length - keep);
+    return text.slice(0, text.length - keep);
   }
 
   private append(data: string): void {

@@ -48,6 +48,18 @@ function openInPage(url: string): boolean {
   return true;
 }
 
+/**
+ * Opens an http(s) link in the system browser (app.openExternal) or, where the main process opens none
+ * (browser mode), in a new tab of the page; true once something opened, else the user is told why. Call it
+ * from a click: a page may open a tab only then (Chromium keeps the click's activation for seconds).
+ */
+export async function openExternalLink(api: ReturnType<typeof useApi>, url: string): Promise<boolean> {
+  const r = await api.call('app.openExternal', { url });
+  if (r.ok && (r.value.opened || openInPage(url))) return true;
+  useNotices.getState().push('error', `The link was not opened: ${r.ok ? 'the browser blocked the new tab (allow pop-ups for Switchboard and try again)' : r.error.message}.`);
+  return false;
+}
+
 export function LinkConfirmDialog() {
   const api = useApi();
   const pending = useLinkConfirm((s) => s.pending);
@@ -68,13 +80,9 @@ export function LinkConfirmDialog() {
   }, [pending]);
 
   if (!pending) return null;
-  const open = async () => {
+  const open = () => {
     close();
-    if (pending.kind !== 'confirm') return;
-    const r = await api.call('app.openExternal', { url: pending.url });
-    // Still within the click's user activation (Chromium keeps it for seconds): a page may open a tab.
-    if (r.ok && (r.value.opened || openInPage(pending.url))) pending.onOpen?.();
-    else useNotices.getState().push('error', `The link was not opened: ${r.ok ? 'the browser blocked the new tab (allow pop-ups for Switchboard and try again)' : r.error.message}.`);
+    if (pending.kind === 'confirm') void openExternalLink(api, pending.url).then((opened) => opened && pending.onOpen?.());
   };
   return createPortal(
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
@@ -89,7 +97,7 @@ export function LinkConfirmDialog() {
             <button type="button" ref={cancelRef} onClick={close} data-testid="link-confirm-cancel">
               Cancel
             </button>
-            <button type="button" className="primary" onClick={() => void open()} data-testid="link-confirm-open">
+            <button type="button" className="primary" onClick={open} data-testid="link-confirm-open">
               Open
             </button>
           </div>

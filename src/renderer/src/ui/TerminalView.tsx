@@ -198,8 +198,11 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
   useEffect(() => {
     let made: Terminal | null = null;
     const cancelBuild = afterTypingPause(() => {
+      // The view may be gone already: React detaches its element before this effect's cleanup cancels the build.
+      const el = host.current;
+      if (!el?.isConnected) return;
       const { t, fit: f } = makeTerminal(look, rows, false, true);
-      t.open(host.current!);
+      t.open(el);
       made = t;
       term.current = t;
       fit.current = f;

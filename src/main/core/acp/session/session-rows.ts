@@ -35,6 +35,14 @@ export class SessionRows {
     this.db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?').run(title, Date.now(), id);
   }
 
+  /**
+   * A session imported from an agent's own store (History → Import), continued here: from now on Switchboard
+   * logs it live, and the import no longer reads the agent's file for it (it would hold the same turns).
+   */
+  adopt(id: string): void {
+    this.db.prepare('UPDATE sessions SET imported_from = NULL WHERE id = ? AND imported_from IS NOT NULL').run(id);
+  }
+
   touch(id: string): void {
     this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(Date.now(), id);
   }

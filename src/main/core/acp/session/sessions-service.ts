@@ -257,6 +257,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
       session.abandon();
       throw e;
     }
+    this.ctx.rows().adopt(sessionId);
     return session.info();
   }
 

@@ -40,6 +40,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, stat, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath, sep, win32 } from 'node:path';
+import { kindOf, readBounded } from './regular-file';
 import { FsRefusal, showPath, TEMP_PREFIX, type ConfinedFiles, type DirEntry, type EntryKind, type FileInfo, type ReadOptions, type WriteOptions } from '../files';
 
 /** Longest path accepted (Linux PATH_MAX) and longest single name (NAME_MAX), in UTF-8 bytes. */
@@ -54,17 +55,6 @@ const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') ? '/
 const tempName = (): string => `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`;
 
 const errnoOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
-
-/** What a non-regular file is, in words. */
-export function kindOf(info: Stats): string {
-  if (info.isDirectory()) return 'a folder';
-  if (info.isFIFO()) return 'a named pipe';
-  if (info.isSocket()) return 'a socket';
-  if (info.isCharacterDevice()) return 'a character device';
-  if (info.isBlockDevice()) return 'a block device';
-  if (info.isSymbolicLink()) return 'a symbolic link';
-  return 'not a regular file';
-}
 
 const notRegular = (path: string, info: Stats): FsRefusal =>
   new FsRefusal(info.isDirectory() ? 'not_regular' : 'not_regular', `refused: ${showPath(path)} is not a regular file (${kindOf(info).replace(/^an? /, '')})`);
@@ -206,7 +196,8 @@ export class ConfinedFs implements ConfinedFiles {
           throw new FsRefusal('changed', `refused: ${showPath(real)} changed while it was being opened; try again`);
         }
       }
-      return { real, data: await readBounded(fh, real, options.maxBytes) };
+      const tooLarge = () => new FsRefusal('too_large', `refused: ${showPath(real)} is larger than ${formatBytes(options.maxBytes)}`);
+      return { real, data: await readBounded(fh, options.maxBytes, tooLarge) };
     } catch (e) {
       throw refusalFor(e, real);
     } finally {
@@ -607,21 +598,6 @@ function treeParts(rel: string): string[] {
   if (parts.some((p) => p === '.git')) throw refuse('is inside a .git folder');
   if (parts.some((p) => Buffer.byteLength(p) > MAX_NAME_BYTES)) throw refuse(`has a name over ${MAX_NAME_BYTES} bytes`);
   return parts;
-}
-
-/** Up to `maxBytes` of an open regular file; more is refused (the size on disk is not trusted). */
-async function readBounded(fh: FileHandle, path: string, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, maxBytes + 1 - total));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-    if (bytesRead === 0) break;
-    chunks.push(buf.subarray(0, bytesRead));
-    total += bytesRead;
-    if (total > maxBytes) throw new FsRefusal('too_large', `refused: ${showPath(path)} is larger than ${formatBytes(maxBytes)}`);
-  }
-  return Buffer.concat(chunks, total);
 }
 
 function formatBytes(n: number): string {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { homedir } from 'node:os';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { guardProcessGroup } from '../../platform/group-watchdog';
 import type { HostProcess, ProcessExit, SpawnOptions } from '../host';
@@ -33,7 +34,7 @@ export class LocalProcess implements HostProcess {
     const [command, ...args] = argv;
     if (command === undefined) throw new Error('nothing to run: the command line is empty');
     this.child = spawn(command, args, {
-      cwd: options.cwd,
+      cwd: options.cwd ?? homedir(),
       env: options.env,
       stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],
       detached: GROUPS,

@@ -6,7 +6,8 @@ import { open, type FileHandle } from 'node:fs/promises';
  * open of a FIFO waits for a writer, holding one of libuv's four threads: four such opens stall every
  * asynchronous file call of the process. So the open is O_NONBLOCK (a FIFO or device opens at once), the
  * descriptor is then fstat'ed, and anything but a regular file is refused before a byte is read. The
- * confined reader of agent sessions (confined-fs.ts) opens the same way, with its own path checks.
+ * confined reader of agent sessions (confined-fs.ts) opens the same way, with its own path checks between
+ * the open and the fstat, and reads through the same bounded read.
  */
 
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -23,11 +24,12 @@ export class FileRefusal extends Error {
 }
 
 /** What a non-regular file is, in words. */
-export function fileKind(info: Stats): string {
+export function kindOf(info: Stats): string {
   if (info.isDirectory()) return 'a folder';
-  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isFIFO()) return 'a named pipe';
   if (info.isSocket()) return 'a socket';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
   if (info.isSymbolicLink()) return 'a symbolic link';
   return 'not a regular file';
 }
@@ -37,7 +39,7 @@ export async function openRegularFile(path: string, options: { noFollow?: boolea
   const fh = await open(path, constants.O_RDONLY | O_NONBLOCK | (options.noFollow ? O_NOFOLLOW : 0));
   try {
     const info = await fh.stat();
-    if (!info.isFile()) throw new FileRefusal('not_regular', `${path} is ${fileKind(info)}, not a regular file`);
+    if (!info.isFile()) throw new FileRefusal('not_regular', `${path} is ${kindOf(info)}, not a regular file`);
     return { fh, info };
   } catch (e) {
     await fh.close().catch(() => {});
@@ -50,7 +52,7 @@ export function openRegularFileSync(path: string, options: { noFollow?: boolean 
   const fd = openSync(path, constants.O_RDONLY | O_NONBLOCK | (options.noFollow ? O_NOFOLLOW : 0));
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) throw new FileRefusal('not_regular', `${path} is ${fileKind(info)}, not a regular file`);
+    if (!info.isFile()) throw new FileRefusal('not_regular', `${path} is ${kindOf(info)}, not a regular file`);
     return { fd, info };
   } catch (e) {
     closeSync(fd);
@@ -58,8 +60,8 @@ export function openRegularFileSync(path: string, options: { noFollow?: boolean 
   }
 }
 
-/** Up to `maxBytes` of an open file; more is refused (the size on disk is not trusted: it may grow). */
-export async function readBounded(fh: FileHandle, path: string, maxBytes: number): Promise<Buffer> {
+/** Up to `maxBytes` of an open file; more throws `tooLarge()` (the size on disk is not trusted: it may grow). */
+export async function readBounded(fh: FileHandle, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
@@ -68,7 +70,7 @@ export async function readBounded(fh: FileHandle, path: string, maxBytes: number
     if (bytesRead === 0) break;
     chunks.push(buf.subarray(0, bytesRead));
     total += bytesRead;
-    if (total > maxBytes) throw new FileRefusal('too_large', `${path} is larger than ${maxBytes} bytes`);
+    if (total > maxBytes) throw tooLarge();
   }
   return Buffer.concat(chunks, total);
 }
@@ -77,7 +79,7 @@ export async function readBounded(fh: FileHandle, path: string, maxBytes: number
 export async function readRegularFile(path: string, options: { maxBytes: number; noFollow?: boolean }): Promise<Buffer> {
   const { fh } = await openRegularFile(path, options);
   try {
-    return await readBounded(fh, path, options.maxBytes);
+    return await readBounded(fh, options.maxBytes, () => new FileRefusal('too_large', `${path} is larger than ${options.maxBytes} bytes`));
   } finally {
     await fh.close().catch(() => {});
   }

@@ -1,7 +1,7 @@
 import { Search, X } from 'lucide-react';
 import { createPortal } from 'react-dom';
 import { useApi } from '../../app/api-context';
-import { openHistoryTab, undoDelete } from './actions';
+import { openHistoryImport, openHistoryTab, undoDelete } from './actions';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { SearchOverlay } from './SearchOverlay';
 import { SessionRow } from './SessionRow';
@@ -22,9 +22,14 @@ export function HistorySection() {
       </button>
       {error && <p className="error small">History is not available: {error}</p>}
       {data && data.total === 0 && (
-        <p className="muted history-empty" data-testid="history-empty">
-          No sessions yet. Start one from a new tab ({modKey}+T): every conversation is kept here, searchable with {modKey}+Shift+F.
-        </p>
+        <div className="muted history-empty" data-testid="history-empty">
+          <p>
+            No sessions yet. Start one from a new tab ({modKey}+T): every conversation is kept here, searchable with {modKey}+Shift+F.
+          </p>
+          <button className="link-button" onClick={() => openHistoryImport()} data-testid="history-import-open">
+            Import the sessions your agents stored before →
+          </button>
+        </div>
       )}
       {data && data.sessions.length > 0 && (
         <ul className="history-list compact" aria-label="Recent sessions">

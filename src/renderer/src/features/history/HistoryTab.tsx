@@ -11,7 +11,7 @@ import { plural, relativeTime, shortPath } from './format';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { modKey } from './keys';
 import { displayTitle, SessionRow } from './SessionRow';
-import { openSearch } from './state';
+import { openSearch, setImportOpen, useHistory } from './state';
 import { AgentSelect } from '../../ui/Select';
 
 const PAGE = 200;
@@ -44,7 +44,7 @@ export function HistoryTab(_props: TabViewProps) {
   const [failedOnly, setFailedOnly] = useState(false);
   const [trash, setTrash] = useState(false);
   const [agentView, setAgentView] = useState(false);
-  const [importing, setImporting] = useState(false);
+  const importing = useHistory((s) => s.importOpen);
   const [limit, setLimit] = useState(PAGE);
 
   const params: ParamsOf<'history.list'> = {
@@ -85,7 +85,7 @@ export function HistoryTab(_props: TabViewProps) {
           <label className="history-check">
             <input type="checkbox" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} /> With failed turns
           </label>
-          <button className="link-button" onClick={() => setImporting(!importing)} aria-pressed={importing} data-testid="history-import-toggle">
+          <button className="link-button" onClick={() => setImportOpen(!importing)} aria-pressed={importing} data-testid="history-import-toggle">
             Import…
           </button>
           <button className="link-button" onClick={() => setTrash(!trash)} data-testid="history-trash-toggle">
@@ -103,7 +103,7 @@ export function HistoryTab(_props: TabViewProps) {
         )}
       </header>
       <div className="history-tab-body">
-        {importing && <ImportPanel onClose={() => setImporting(false)} />}
+        {importing && <ImportPanel onClose={() => setImportOpen(false)} />}
         {agentView && <AgentSessions />}
         {!agentView && error && <div className="banner error">History is not available: {error}</div>}
         {!agentView && data && data.total === 0 && (

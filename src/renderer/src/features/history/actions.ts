@@ -1,3 +1,4 @@
+import { setImportOpen } from './state';
 import { useNotices } from '../../app/notices';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
@@ -8,6 +9,12 @@ export const HISTORY_TAB_ID = 'history';
 /** Opens (or focuses) the History tab. */
 export function openHistoryTab(): string {
   return useTabs.getState().open({ id: HISTORY_TAB_ID, kind: 'history', title: 'History', props: {} });
+}
+
+/** The History tab, at the import of the agents' own sessions. */
+export function openHistoryImport(): string {
+  setImportOpen(true);
+  return openHistoryTab();
 }
 
 let nonce = 0;

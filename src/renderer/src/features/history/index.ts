@@ -1,7 +1,7 @@
 import { History, MessagesSquare } from 'lucide-react';
 import { registerLauncherAction, registerSidebarSection, registerTabKind, registerTranscriptOpener } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
-import { openHistoryTab, openTranscript } from './actions';
+import { openHistoryImport, openHistoryTab, openTranscript } from './actions';
 import { HistorySection } from './HistorySection';
 import { HistoryTab } from './HistoryTab';
 import { openSearch } from './state';
@@ -28,6 +28,14 @@ registerLauncherAction({
   description: 'Past sessions by project and agent; search all of them',
   order: 200,
   run: () => void openHistoryTab(),
+});
+
+registerLauncherAction({
+  id: 'history.import',
+  label: 'Import past sessions',
+  description: 'Sessions Claude Code, Codex, Gemini CLI, Qwen Code and OpenCode stored themselves, into History',
+  order: 210,
+  run: () => void openHistoryImport(),
 });
 
 registerShortcut({

@@ -12,6 +12,8 @@ interface HistoryState {
   /** Bumped (at most every second) when live sessions change: lists show new sessions and activity. */
   activity: number;
   searchOpen: boolean;
+  /** The History tab shows the import of the agents' own sessions. */
+  importOpen: boolean;
   undo: UndoNotice[];
 }
 
@@ -21,12 +23,15 @@ export interface UndoNotice {
   message: string;
 }
 
-export const useHistory = create<HistoryState>(() => ({ version: 0, activity: 0, searchOpen: false, undo: [] }));
+export const useHistory = create<HistoryState>(() => ({ version: 0, activity: 0, searchOpen: false, importOpen: false, undo: [] }));
 
 export const bumpHistory = (): void => useHistory.setState((s) => ({ version: s.version + 1 }));
 
 export function openSearch(): void {
   useHistory.setState({ searchOpen: true });
+}
+export function setImportOpen(importOpen: boolean): void {
+  useHistory.setState({ importOpen });
 }
 export function closeSearch(): void {
   useHistory.setState({ searchOpen: false });

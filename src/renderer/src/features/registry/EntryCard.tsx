@@ -2,6 +2,7 @@ import { X } from 'lucide-react';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import type { DistKind, InstalledAgent, RegistryEntry, RuntimeCheck } from '@shared/contract/registry';
 import { useApi } from '../../app/api-context';
+import { openExternalLink } from '../../app/link-confirm';
 import { useTabs } from '../../state/tabs';
 import { Modal } from '../../ui/Modal';
 import { NewSessionForm, refreshAgents } from '../agents';
@@ -41,7 +42,7 @@ function Linkified({ text }: { text: string }) {
     <>
       {parts.map((p, i) =>
         i % 2 === 1 ? (
-          <a key={i} href={p} onClick={(e) => (e.preventDefault(), void api.call('app.openExternal', { url: p }))}>
+          <a key={i} href={p} onClick={(e) => (e.preventDefault(), void openExternalLink(api, p))}>
             {p}
           </a>
         ) : (
@@ -277,7 +278,7 @@ export function EntryCard({ entry, listed = true }: { entry: RegistryEntry; list
   }, [inst]);
 
   const openRepo = () => {
-    if (isHttpUrl(entry.repository)) void api.call('app.openExternal', { url: entry.repository });
+    if (isHttpUrl(entry.repository)) void openExternalLink(api, entry.repository);
   };
 
   return (

@@ -103,6 +103,7 @@ export function PermissionCard({
               onClick={() => choose(o)}
               data-testid="permission-option"
               data-kind={o.kind}
+              data-option-id={o.optionId}
               data-mismatch={mismatch ? 'true' : undefined}
               aria-label={`${what}${o.name ? ` (the agent calls it “${visibleText(o.name)}”)` : ''}${rules?.[o.optionId] ? `, remembers: ${rules[o.optionId]}` : ''}${mismatch ? ' — warning: the name contradicts what it does' : ''}`}
             >
@@ -120,11 +121,7 @@ export function PermissionCard({
                   “<VisibleText text={o.name.length > 80 ? `${o.name.slice(0, 80)}…` : o.name} />”
                 </span>
               )}
-              {rules?.[o.optionId] && (
-                <span className="option-rule" data-testid="permission-option-rule">
-                  remembers: {rules[o.optionId]}
-                </span>
-              )}
+
             </button>
           );
         })}
@@ -134,6 +131,18 @@ export function PermissionCard({
           </button>
         )}
       </div>
+      {rules && options.some((o) => rules[o.optionId]) && (
+        <div className="permission-rule-preview small">
+          {options.map((o, i) =>
+            rules[o.optionId] ? (
+              <div key={o.optionId} data-testid="permission-option-rule" data-option-id={o.optionId}>
+                {i < 9 ? `${i + 1}. ` : ''}
+                {kindText(o.kind)} makes Switchboard remember: <CodeSpans text={rules[o.optionId]!} />
+              </div>
+            ) : null,
+          )}
+        </div>
+      )}
       {note && (
         <div className="permission-note small" data-testid="permission-rule-note">
           {note}
@@ -160,4 +169,9 @@ export function PermissionCard({
       )}
     </div>
   );
+}
+
+/** Text with `code` spans (a rule's description) shown as code. */
+function CodeSpans({ text }: { text: string }) {
+  return <>{text.split('`').map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part))}</>;
 }
