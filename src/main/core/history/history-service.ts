@@ -488,7 +488,8 @@ export class HistoryService implements Disposable {
       if (format === 'markdown') {
         return { text: renderMarkdown(session, entries), fileName: exportFileName(session, 'md'), mimeType: 'text/markdown' };
       }
-      const doc = { format: 'switchboard.session', version: 1, exportedAt: new Date(this.now()).toISOString(), session, entries };
+      // Version 2: entries carry the thread model's entry (version 1 had prompt, tool and plan of their own).
+      const doc = { format: 'switchboard.session', version: 2, exportedAt: new Date(this.now()).toISOString(), session, entries };
       return { text: `${JSON.stringify(doc, null, 2)}\n`, fileName: exportFileName(session, 'json'), mimeType: 'application/json' };
     });
   }
