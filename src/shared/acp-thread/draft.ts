@@ -165,17 +165,17 @@ export class Draft {
   }
 }
 
+/**
+ * A copy of an entry that a fold may change in place: the entry and each array or object directly in it
+ * (message parts, a tool call's terminals, a compaction's summary…) are copied; what lies deeper is
+ * replaced, never changed in place, by the folds. The same for every entry kind, new ones included.
+ */
 function cloneEntry(entry: ThreadEntry): ThreadEntry {
-  switch (entry.kind) {
-    case 'user_message':
-    case 'agent_message':
-    case 'thought':
-      return { ...entry, parts: entry.parts.slice() };
-    case 'compaction':
-      return { ...entry, summary: entry.summary.slice() };
-    case 'tool_call':
-      return { ...entry, metaTerminals: entry.metaTerminals ? { ...entry.metaTerminals } : null };
-    default:
-      return { ...entry };
+  const copy: Record<string, unknown> = { ...entry };
+  for (const key in copy) {
+    const v = copy[key];
+    if (Array.isArray(v)) copy[key] = v.slice();
+    else if (typeof v === 'object' && v !== null) copy[key] = { ...v };
   }
+  return copy as unknown as ThreadEntry;
 }

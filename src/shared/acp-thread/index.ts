@@ -6,5 +6,6 @@ export { isFinished } from './tool-calls';
 export { threadFromWire, WireReplayer, type WireMessage } from './replay';
 export { ReplayMatcher } from './replay-match';
 export { elicitationLines } from './elicitations';
+export { entryPaths, entryText } from './entry-text';
 export { threadEntries, threadLength, threadTail, toolCallIndex, toolIndexUpTo } from './window';
 export { putIndex } from './draft';

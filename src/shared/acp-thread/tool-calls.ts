@@ -150,3 +150,36 @@ export function applyStoredTerminal(d: Draft, e: Extract<ThreadEvent, { type: 't
   // ones (when not held) are only looked at when it is not there.
   if (!found) d.missed(0, d.first);
 }
+
+/**
+ * A tool call in words (search and exports): its title, text content, the new side of its diffs, its
+ * terminals' output, what it returned, and the command of one that runs something. Not the old side of
+ * diffs nor other inputs: they would match what the call replaced or was merely given.
+ */
+export function toolCallText(e: ToolCallEntry): string[] {
+  // The agent's content is kept as sent (only its `type` checked): every field is looked at as unknown.
+  const out: unknown[] = [e.title];
+  const diffs = e.content.some((c) => c.type === 'diff') ? e.content : [...e.content, ...(e.replacedDiffs ?? [])];
+  for (const c of diffs) {
+    if (c.type === 'content') out.push(...stringsIn(c.content, ['text', 'uri']));
+    else if (c.type === 'diff') out.push(c.newText);
+  }
+  for (const t of Object.values(e.storedTerminals ?? {})) out.push(t?.output);
+  for (const t of Object.values(e.metaTerminals ?? {})) out.push(t?.output);
+  if (e.rawOutput !== undefined) out.push(...stringsIn(e.rawOutput));
+  if (e.toolKind === 'execute' && e.rawInput !== undefined) out.push(...stringsIn(e.rawInput));
+  return out.filter((s): s is string => typeof s === 'string' && s.length > 0);
+}
+
+/** String values in a JSON value, in order (only those under `keys`, when given). */
+function stringsIn(v: unknown, keys?: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (x: unknown, key: string | null): void => {
+    if (typeof x === 'string') {
+      if (!keys || (key !== null && keys.includes(key))) out.push(x);
+    } else if (Array.isArray(x)) for (const y of x) walk(y, key);
+    else if (isRecord(x)) for (const [k, y] of Object.entries(x)) walk(y, k);
+  };
+  walk(v, null);
+  return out;
+}

@@ -15,7 +15,8 @@ import type { ThreadEntry } from './types';
  * - as an existing entry kind: its row here, nothing else;
  * - as a new entry kind: its row here (and its fold, here or in a module beside it), the entry type in
  *   types.ts, and its view in renderer features/session/entries.tsx (ThreadEntryView draws live and stored
- *   threads). History needs nothing: it keeps entry kinds it has no columns for as this model folds them.
+ *   threads). Nothing else: history stores, searches (entry-text.ts) and returns every entry as this model
+ *   folds it, and the fold's copy and the views' size estimate are the same for every kind.
  */
 
 export type EntryKind = ThreadEntry['kind'];

@@ -15,8 +15,8 @@ const project = z.string().min(1).max(4096);
 const timestamp = z.number().int().min(0);
 
 /**
- * What one transcript entry is. Consecutive chunks of a message form one entry. `entry`: any other thread
- * entry (a notice, …), kept as the shared thread model (src/shared/acp-thread) folds it.
+ * What one transcript row is (a search filter). Consecutive chunks of a message form one row. `entry`: a
+ * thread entry kind without a row kind of its own (a notice, …). Every row that is a thread entry carries it.
  */
 export const historyEntryKinds = ['prompt', 'user', 'agent', 'thought', 'tool', 'write', 'terminal', 'plan', 'stop', 'entry'] as const;
 export const historyEntryKindSchema = z.enum(historyEntryKinds);
@@ -110,47 +110,13 @@ export const searchHitSchema = z.object({
 });
 export type SearchHit = z.infer<typeof searchHitSchema>;
 
-export const promptBlockSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('resource_link'), uri: z.string(), name: z.string() }),
-  z.object({ type: z.literal('resource'), uri: z.string(), text: z.string().nullable(), truncated: z.boolean() }),
-  z.object({ type: z.literal('image'), mimeType: z.string(), uri: z.string().nullable() }),
-  z.object({ type: z.literal('other'), blockType: z.string() }),
-]);
-export type PromptBlock = z.infer<typeof promptBlockSchema>;
-
-export const toolDiffSchema = z.object({
-  path: z.string(),
-  oldText: z.string().nullable(),
-  newText: z.string(),
-  /** Texts were cut to keep the store small (the full message stays in the log and in exports). */
-  truncated: z.boolean(),
-  /** A later update replaced the tool call's content without a diff: this is the last diff it showed. */
-  replaced: z.boolean().optional(),
-});
-export const toolTerminalSchema = z.object({
+const toolTerminalSchema = z.object({
   terminalId: z.string(),
   output: z.string(),
   exitCode: z.number().nullable(),
   signal: z.string().nullable(),
   truncated: z.boolean(),
 });
-export const toolCallInfoSchema = z.object({
-  toolCallId: z.string(),
-  title: z.string(),
-  kind: z.string(),
-  status: z.string(),
-  paths: z.array(z.string()),
-  /** Text content blocks of the tool call, joined. */
-  text: z.string(),
-  diffs: z.array(toolDiffSchema),
-  terminals: z.array(toolTerminalSchema),
-  rawInput: z.string().nullable(),
-  rawOutput: z.string().nullable(),
-});
-export type ToolCallInfo = z.infer<typeof toolCallInfoSchema>;
-
-export const planEntrySchema = z.object({ content: z.string(), status: z.string(), priority: z.string() });
 
 /** A thread entry as src/shared/acp-thread builds it (already sanitized there: checked here by shape only). */
 const threadEntrySchema = z.custom<ThreadEntry>((v) => typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string');
@@ -164,15 +130,19 @@ export const historyEntrySchema = z.object({
   turn: z.number().int(),
   kind: historyEntryKindSchema,
   failed: z.boolean(),
-  /** The message text (prompt, user/agent message, thought), or a plain summary for other kinds. */
+  /** The message text (prompt, user/agent message, thought), or the entry's text in words for other kinds. */
   text: z.string(),
-  prompt: z.array(promptBlockSchema).optional(),
-  tool: toolCallInfoSchema.optional(),
-  plan: z.array(planEntrySchema).optional(),
-  write: z.object({ path: z.string(), content: z.string(), truncated: z.boolean() }).optional(),
-  terminal: toolTerminalSchema.optional(),
-  stop: z.object({ stopReason: z.string().nullable(), error: z.object({ code: z.number().nullable(), message: z.string() }).nullable() }).optional(),
+  /**
+   * The thread entry, as the shared thread model (src/shared/acp-thread) folds it, within the index's size
+   * limits: drawn by the same views as a live session. Absent for what the log holds beside the thread.
+   */
   entry: threadEntrySchema.optional(),
+  /** A file the agent wrote through the client (fs/write_text_file). */
+  write: z.object({ path: z.string(), content: z.string(), truncated: z.boolean() }).optional(),
+  /** Output of a client terminal no tool call shows. */
+  terminal: toolTerminalSchema.optional(),
+  /** A turn that ended as the user stopped it or at a limit (a failed one is a turn_error entry). */
+  stop: z.object({ stopReason: z.string().nullable() }).optional(),
   /**
    * The live prompt id of the entry's turn (checkpoints.listTurns' promptId), known once the turn's
    * checkpoint was recorded: how a transcript finds each turn's changes.

@@ -368,8 +368,8 @@ describe('issue 14: what a stored session keeps', () => {
     expect(tool.replacedDiffs).toEqual([{ type: 'diff', path: `${work}/pkg/__init__.py`, oldText: null, newText: 'VERSION = "1.0"\n' }]);
     const transcript = await eventually(async () => {
       const r = await a.call('history.entries', { sessionId: s.id, offset: 0, limit: 500 });
-      return r.entries.find((e) => e.kind === 'tool' && e.tool?.status === 'completed') ?? null;
+      return r.entries.map((e) => e.entry).find((e) => e?.kind === 'tool_call' && e.status === 'completed') ?? null;
     }, 'the transcript');
-    expect(transcript.tool?.diffs).toEqual([{ path: `${work}/pkg/__init__.py`, oldText: null, newText: 'VERSION = "1.0"\n', truncated: false, replaced: true }]);
+    expect(transcript.kind === 'tool_call' && transcript.replacedDiffs).toEqual([{ type: 'diff', path: `${work}/pkg/__init__.py`, oldText: null, newText: 'VERSION = "1.0"\n' }]);
   });
 });

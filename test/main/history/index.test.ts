@@ -1,5 +1,6 @@
 import { storedText } from '../../../src/main/core/store/compression';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolCallEntry } from '../../../src/shared/acp-thread';
 import { Acp, createStore, turn, type TestStore } from './acp';
 
 const stores: TestStore[] = [];
@@ -131,11 +132,12 @@ describe('history index', () => {
     expect(session).toMatchObject({ toolCallCount: 2, failedToolCalls: 1, filesTouched: 2, filesEdited: 2, turnCount: 1, lastStopReason: 'end_turn' });
 
     const page = t.history.entries({ sessionId: 's1', offset: 0, limit: 10 });
-    const tool = page.entries.find((e) => e.tool?.toolCallId === 'run1')!.tool!;
+    const toolCall = (id: string) => page.entries.map((e) => e.entry).find((e): e is ToolCallEntry => e?.kind === 'tool_call' && e.toolCallId === id)!;
+    const tool = toolCall('run1');
     expect(tool.status).toBe('failed');
-    expect(tool.terminals).toEqual([{ terminalId: 'term-1', output: 'FAIL src/auth/login.test.ts\n  ECONNREFUSED 127.0.0.1:5432\n', exitCode: 1, signal: null, truncated: false }]);
-    const edit = page.entries.find((e) => e.tool?.toolCallId === 'edit1')!.tool!;
-    expect(edit.diffs).toEqual([{ path: '/home/u/app/src/auth/login.ts', oldText: 'return null;', newText: 'return refreshSessionToken(user);', truncated: false }]);
+    expect(tool.storedTerminals).toEqual({ 'term-1': { output: 'FAIL src/auth/login.test.ts\n  ECONNREFUSED 127.0.0.1:5432\n', exit: { exitCode: 1, signal: null }, truncated: false } });
+    const edit = toolCall('edit1');
+    expect(edit.content.filter((c) => c.type === 'diff')).toEqual([{ type: 'diff', path: '/home/u/app/src/auth/login.ts', oldText: 'return null;', newText: 'return refreshSessionToken(user);' }]);
     ftsOk(t);
   });
 

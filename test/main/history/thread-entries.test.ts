@@ -4,6 +4,7 @@ import { messageText, threadFromWire } from '../../../src/shared/acp-thread';
 import { buildTranscript } from '../../../src/main/core/history/transcript';
 import { INDEX_CAPS } from '../../../src/main/core/history/entry-drafts';
 import { iterateMessages } from '../../../src/main/core/store/message-log';
+import type { HistoryEntry } from '../../../src/shared/contract/history';
 import { Acp, createStore, type TestStore } from './acp';
 
 const stores: TestStore[] = [];
@@ -74,8 +75,9 @@ describe("history's transcript is the shared thread model replayed from the log"
       e.kind === 'tool_call' ? ['tool', e.title] : e.kind === 'plan' ? ['plan', e.entries[0]!.content] : e.kind === 'user_message' || e.kind === 'agent_message' ? [e.kind === 'user_message' ? 'prompt' : 'agent', messageText(e.parts)] : [e.kind, ''],
     );
     const rows = t.history.entries({ sessionId: 's1', offset: 0, limit: 500 }).entries;
-    expect(rows.map((r) => [r.kind, r.kind === 'tool' ? r.tool!.title : r.text])).toEqual(expected);
-    expect(t.history.transcript('s1').entries.map((r) => [r.kind, r.kind === 'tool' ? r.tool!.title : r.text])).toEqual(expected);
+    const shown = (r: HistoryEntry) => [r.kind, r.entry?.kind === 'tool_call' ? r.entry.title : r.entry?.kind === 'plan' ? r.entry.entries[0]!.content : r.text];
+    expect(rows.map(shown)).toEqual(expected);
+    expect(t.history.transcript('s1').entries.map(shown)).toEqual(expected);
     expect(t.history.list({ limit: 1, offset: 0 }).sessions[0]).toMatchObject({ turnCount: 12, toolCallCount: 12 });
     expect(t.history.search({ query: '"checked its rows (7)"', limit: 5, perSession: 5 }).hits).toHaveLength(1);
     t.db.exec("INSERT INTO history_fts (history_fts) VALUES ('integrity-check')");

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTranscript, exportFileName, unifiedDiff } from '../../../src/main/core/history/transcript';
+import type { ToolCallEntry } from '../../../src/shared/acp-thread';
 import type { HistorySession } from '../../../src/shared/contract/history';
 import { createStore, type TestStore } from './acp';
 
@@ -47,11 +48,11 @@ describe('transcripts and exports of recorded agent sessions', () => {
     expect(md.text).toMatch(/Output \(exit 0\):\n\n```text\nHello from claude-code-acp 0.16.0SHELL-OK\n```/);
     expect(md.text).toContain('fake-llm: all 2 step(s) done.');
 
-    const json = JSON.parse(t.history.export('s', 'json').text) as { format: string; session: HistorySession; entries: Array<{ kind: string; tool?: { terminals: Array<{ output: string }> } }> };
+    const json = JSON.parse(t.history.export('s', 'json').text) as { format: string; session: HistorySession; entries: Array<{ kind: string; entry?: ToolCallEntry }> };
     expect(json.format).toBe('switchboard.session');
     expect(json.session.id).toBe('s');
     expect(json.entries.map((e) => e.kind)).toEqual(['prompt', 'agent', 'tool', 'write', 'agent', 'tool', 'agent']);
-    expect(json.entries[5]!.tool!.terminals[0]!.output).toBe('Hello from claude-code-acp 0.16.0SHELL-OK\n');
+    expect(Object.values(json.entries[5]!.entry!.storedTerminals ?? {})[0]!.output).toBe('Hello from claude-code-acp 0.16.0SHELL-OK\n');
 
     // The same content is searchable, and the tool call is found by its terminal output.
     const hits = t.history.search({ query: 'shell ok', limit: 10, perSession: 10 }).hits;
@@ -60,9 +61,9 @@ describe('transcripts and exports of recorded agent sessions', () => {
 
   it('Claude Agent terminal output sent in _meta is kept with its tool call', async () => {
     const t = await withRecorded('claude-terminal-meta');
-    const tool = t.history.entries({ sessionId: 's', offset: 0, limit: 50 }).entries.find((e) => e.kind === 'tool' && e.tool?.kind === 'execute')!.tool!;
+    const tool = t.history.entries({ sessionId: 's', offset: 0, limit: 50 }).entries.map((e) => e.entry).find((e): e is ToolCallEntry => e?.kind === 'tool_call' && e.toolKind === 'execute')!;
     expect(tool.title).toBe('echo TERMINAL-META-TEST');
-    expect(tool.terminals[0]).toMatchObject({ output: 'TERMINAL-META-TEST', exitCode: 0 });
+    expect(Object.values(tool.metaTerminals ?? {})[0]).toMatchObject({ output: 'TERMINAL-META-TEST', exit: { exitCode: 0 } });
     expect(t.history.search({ query: 'terminal meta test', limit: 5, perSession: 5 }).hits[0]!.kind).toBe('tool');
   });
 
@@ -97,7 +98,7 @@ describe('transcripts and exports of recorded agent sessions', () => {
   it('builds the same transcript from messages in memory (for exports and reopening a session)', () => {
     const msgs = recorded('reg-claude-code-acp-tools').map((m, i) => ({ ...m, sessionId: 's', seq: i + 1 }));
     const { entries, state } = buildTranscript('s', msgs);
-    expect(entries.filter((e) => e.kind === 'tool').map((e) => e.tool!.status)).toEqual(['completed', 'completed']);
+    expect(entries.flatMap((e) => (e.entry?.kind === 'tool_call' ? [e.entry.status] : []))).toEqual(['completed', 'completed']);
     expect(state).toMatchObject({ turnCount: 1, toolCallCount: 2, filesTouched: 1, filesEdited: 1, lastStopReason: 'end_turn' });
   });
 

@@ -1,5 +1,5 @@
-import { elicitationLines, type ThreadEntry } from '../../../shared/acp-thread';
-import type { HistoryEntryKind, PromptBlock, ToolCallInfo } from '../../../shared/contract/history';
+import { entryPaths, entryText as threadEntryText, type ThreadEntry } from '../../../shared/acp-thread';
+import type { HistoryEntryKind } from '../../../shared/contract/history';
 
 /**
  * Entry kinds, plus entries that are searchable but not part of the transcript: the per-session title, and
@@ -11,12 +11,6 @@ export type StoredKind = HistoryEntryKind | 'title' | 'changes';
 /** Kinds history.entries leaves out of the transcript. */
 export const NOT_IN_TRANSCRIPT = "'title', 'changes'";
 
-export interface PlanItem {
-  content: string;
-  status: string;
-  priority: string;
-}
-
 export interface TerminalInfo {
   terminalId: string;
   output: string;
@@ -25,19 +19,21 @@ export interface TerminalInfo {
   truncated: boolean;
 }
 
-/** Structured data of an entry, stored as JSON in history_entries.detail. */
+/**
+ * Structured data of an entry, stored as JSON in history_entries.detail. A thread entry is stored as the
+ * shared thread model folded it (within the size limits: stored-entry.ts); the other kinds are what the log
+ * holds beside the thread. Rows written before history kept thread entries hold older shapes, read through
+ * legacy-detail.ts.
+ */
 export type Detail =
-  | { kind: 'prompt'; blocks: PromptBlock[] }
-  | { kind: 'tool'; tool: ToolCallInfo }
-  | { kind: 'plan'; entries: PlanItem[] }
+  | { kind: 'entry'; entry: ThreadEntry }
   | { kind: 'write'; path: string; content: string; truncated: boolean }
   | { kind: 'terminal'; terminal: TerminalInfo }
-  | { kind: 'stop'; stopReason: string | null; error: { code: number | null; message: string } | null }
+  /** A turn that ended other than as asked without an error (a refusal, a limit, a cancel). */
+  | { kind: 'stop'; stopReason: string | null; error: null }
   | { kind: 'title'; title: string }
   /** The files a turn changed in one folder (paths relative to it), and the live prompt id of the turn. */
-  | { kind: 'changes'; promptId: string; folder: string; paths: string[]; truncated: boolean }
-  /** A thread entry the index has no columns of its own for, as the shared thread model folded it. */
-  | { kind: 'entry'; entry: ThreadEntry };
+  | { kind: 'changes'; promptId: string; folder: string; paths: string[]; truncated: boolean };
 
 /** A stored row (history_entries) while thread-rows.ts builds it from thread entries. */
 export interface Draft {
@@ -110,13 +106,13 @@ export const newSessionState = (sessionId: string): SessionState => ({
  */
 export interface Caps {
   segment: number;
+  /** One string of a stored thread entry (a terminal's output keeps its end). */
   text: number;
-  diff: number;
-  output: number;
-  resource: number;
-  rawInput: number;
-  rawOutput: number;
+  /** All strings of one stored thread entry together. */
+  entry: number;
   write: number;
+  /** Output of a client terminal no tool call shows. */
+  output: number;
   /** Indexed text of one entry. */
   body: number;
 }
@@ -124,24 +120,18 @@ export interface Caps {
 export const INDEX_CAPS: Caps = {
   segment: 16_384,
   text: 32_768,
-  diff: 32_768,
-  output: 32_768,
-  resource: 8_192,
-  rawInput: 2_048,
-  rawOutput: 16_384,
+  entry: 262_144,
   write: 16_384,
+  output: 32_768,
   body: 65_536,
 };
 
 export const NO_CAPS: Caps = {
   segment: Number.POSITIVE_INFINITY,
   text: Number.POSITIVE_INFINITY,
-  diff: Number.POSITIVE_INFINITY,
-  output: Number.POSITIVE_INFINITY,
-  resource: Number.POSITIVE_INFINITY,
-  rawInput: Number.POSITIVE_INFINITY,
-  rawOutput: Number.POSITIVE_INFINITY,
+  entry: Number.POSITIVE_INFINITY,
   write: Number.POSITIVE_INFINITY,
+  output: Number.POSITIVE_INFINITY,
   body: Number.POSITIVE_INFINITY,
 };
 
@@ -186,34 +176,9 @@ export function entryText(d: Draft, caps: Caps): { body: string; paths: string[]
     body = draftText(d);
   } else {
     switch (detail.kind) {
-      case 'prompt': {
-        const parts: string[] = [];
-        for (const b of detail.blocks) {
-          if (b.type === 'text') parts.push(b.text);
-          else if (b.type === 'resource_link') {
-            parts.push(b.name);
-            paths.push(uriPath(b.uri));
-          } else if (b.type === 'resource') {
-            paths.push(uriPath(b.uri));
-            if (b.text) parts.push(b.text);
-          }
-        }
-        body = parts.join('\n');
-        break;
-      }
-      case 'tool': {
-        const t = detail.tool;
-        const parts = [t.title, t.text];
-        for (const diff of t.diffs) parts.push(diff.newText);
-        for (const term of t.terminals) parts.push(stripAnsi(term.output));
-        if (t.rawOutput) parts.push(t.rawOutput);
-        if (t.rawInput && t.kind === 'execute') parts.push(t.rawInput);
-        paths.push(...t.paths);
-        body = parts.filter((p) => p.length > 0).join('\n');
-        break;
-      }
-      case 'plan':
-        body = detail.entries.map((e) => e.content).join('\n');
+      case 'entry':
+        body = stripAnsi(threadEntryText(detail.entry).join('\n'));
+        for (const p of entryPaths(detail.entry)) paths.push(uriPath(p));
         break;
       case 'write':
         paths.push(detail.path);
@@ -223,7 +188,7 @@ export function entryText(d: Draft, caps: Caps): { body: string; paths: string[]
         body = stripAnsi(detail.terminal.output);
         break;
       case 'stop':
-        body = detail.error ? detail.error.message : `Turn ended: ${detail.stopReason ?? 'unknown'}`;
+        body = `Turn ended: ${detail.stopReason ?? 'unknown'}`;
         break;
       case 'title':
         body = detail.title;
@@ -234,32 +199,9 @@ export function entryText(d: Draft, caps: Caps): { body: string; paths: string[]
         for (const p of detail.paths) paths.push(root ? `${root}/${p}` : p);
         break;
       }
-      case 'entry':
-        body = threadEntryStrings(detail.entry).join('\n');
-        break;
     }
   }
   return { body: clean(head(body, caps.body)), paths: [...new Set(paths)].map(clean) };
-}
-
-/** Keys of a thread entry that hold identifiers, not text anyone would search for. */
-const ID_KEYS: ReadonlySet<string> = new Set(['id', 'kind', 'type', 'messageId', 'compactionId', 'promptId', 'requestId', 'toolCallId', 'severity', 'status', 'priority', 'mimeType']);
-
-/** The text of any thread entry: its string values, in order (so a new entry kind is searchable as is). */
-export function threadEntryStrings(entry: ThreadEntry): string[] {
-  if (entry.kind === 'elicitation') return elicitationLines(entry);
-  const out: string[] = [];
-  const walk = (v: unknown, key: string | null): void => {
-    if (typeof v === 'string') {
-      if (v && (key === null || !ID_KEYS.has(key))) out.push(v);
-    } else if (Array.isArray(v)) {
-      for (const x of v) walk(x, null);
-    } else if (typeof v === 'object' && v !== null) {
-      for (const [k, x] of Object.entries(v)) walk(x, k);
-    }
-  };
-  walk(entry, null);
-  return out;
 }
 
 /**

@@ -3,7 +3,8 @@ import { storedText } from '../store/compression';
 import { packed } from './store-packer';
 import type { Db } from '../store/database';
 import { expandRows, iterateMessages, MESSAGE_COLUMNS, type MessageRow, type PersistedMessage } from '../store/message-log';
-import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Detail, type Draft, type SessionState, type StoredKind } from './entry-drafts';
+import { currentDetail } from './legacy-detail';
+import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Draft, type SessionState, type StoredKind } from './entry-drafts';
 import { SessionFold, type LoggedMessage } from './session-fold';
 import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
@@ -90,7 +91,7 @@ export const draftFromRow = (r: EntryRow): Draft => {
     ref: r.ref,
     parts: [text],
     textLength: text.length,
-    detail: detail === null ? null : (JSON.parse(detail) as Detail),
+    detail: detail === null ? null : currentDetail(JSON.parse(detail) as unknown, r.ref),
   };
 };
 

@@ -489,7 +489,8 @@ export class HistoryService implements Disposable {
         const agent = this.db.prepare('SELECT name FROM agents WHERE id = ?').get(session.agentId) as { name: string } | undefined;
         return { text: renderMarkdown(session, entries, agent?.name ?? null), fileName: exportFileName(session, 'md'), mimeType: 'text/markdown' };
       }
-      const doc = { format: 'switchboard.session', version: 1, exportedAt: new Date(this.now()).toISOString(), session, entries };
+      // Version 2: entries carry the thread model's entry (version 1 had prompt, tool and plan of their own).
+      const doc = { format: 'switchboard.session', version: 2, exportedAt: new Date(this.now()).toISOString(), session, entries };
       return { text: `${JSON.stringify(doc, null, 2)}\n`, fileName: exportFileName(session, 'json'), mimeType: 'application/json' };
     });
   }

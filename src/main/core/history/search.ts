@@ -459,7 +459,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       turn: r.turn,
       failed: r.failed === 1,
       snippet,
-      toolTitle: draft.detail?.kind === 'tool' ? draft.detail.tool.title : null,
+      toolTitle: draft.detail?.kind === 'entry' && draft.detail.entry.kind === 'tool_call' ? draft.detail.entry.title : null,
       session,
       score: ranked(relevance(inBody, inPaths, phrases.length, text.body.length), r.ts, now),
     });

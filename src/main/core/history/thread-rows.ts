@@ -1,8 +1,8 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
-import type { MessagePart, ThreadEntry, ToolCallEntry, TurnError } from '../../../shared/acp-thread';
-import type { PromptBlock, ToolCallInfo } from '../../../shared/contract/history';
+import { entryPaths, type MessagePart, type ThreadEntry, type TurnError } from '../../../shared/acp-thread';
 import { clean, head, tail, uriPath, type Caps, type Detail, type Draft, type SessionState, type StoredKind, type TerminalInfo } from './entry-drafts';
-import type { At, ClientTerminal, FoldSink, LoggedMessage, SessionFold } from './session-fold';
+import type { At, FoldSink, LoggedMessage, SessionFold } from './session-fold';
+import { storedEntry } from './stored-entry';
 
 export type { LoggedMessage } from './session-fold';
 
@@ -124,107 +124,10 @@ const partsText = (parts: readonly MessagePart[]): string => {
   return out;
 };
 
-function promptBlocks(parts: readonly MessagePart[], caps: Caps): PromptBlock[] {
-  const out: PromptBlock[] = [];
-  for (const p of parts) {
-    if (p.type === 'text') {
-      out.push({ type: 'text', text: clean(p.text) });
-      continue;
-    }
-    const b = p.block as unknown as Obj;
-    const type = str(b.type) ?? 'unknown';
-    if (type === 'resource_link') {
-      const uri = str(b.uri) ?? '';
-      out.push({ type: 'resource_link', uri: head(uri, MAX_PATH), name: clean(str(b.name) ?? uri) });
-    } else if (type === 'resource') {
-      const r = isObj(b.resource) ? b.resource : {};
-      const text = str(r.text);
-      out.push({
-        type: 'resource',
-        uri: head(str(r.uri) ?? '', MAX_PATH),
-        text: text === null ? null : clean(head(text, caps.resource)),
-        truncated: text !== null && text.length > caps.resource,
-      });
-    } else if (type === 'image') out.push({ type: 'image', mimeType: str(b.mimeType) ?? '', uri: str(b.uri) });
-    else out.push({ type: 'other', blockType: head(type, 100) });
-  }
-  return out;
-}
-
-/** rawOutput comes as a string, content blocks, or an object ({stdout, stderr}, {output}…). */
-function rawOutputText(v: unknown, cap: number): string | null {
-  if (v === undefined || v === null) return null;
-  let s: string;
-  if (typeof v === 'string') s = v;
-  else if (Array.isArray(v)) s = v.map(blockText).filter(Boolean).join('\n');
-  else if (isObj(v)) {
-    const parts = ['output', 'stdout', 'stderr', 'result', 'content'].map((k) => v[k]).filter((x): x is string => typeof x === 'string' && x.length > 0);
-    s = parts.length ? parts.join('\n') : JSON.stringify(v);
-  } else s = String(v);
-  return s ? clean(head(s, cap)) : null;
-}
-
 const terminalInfo = (t: { terminalId: string; output: string; truncated: boolean; exitCode: number | null; signal: string | null }, caps: Caps): TerminalInfo => {
   const output = clean(t.output);
   return { terminalId: head(t.terminalId, MAX_ID), output: tail(output, caps.output), exitCode: t.exitCode, signal: t.signal, truncated: t.truncated || output.length > caps.output };
 };
-
-/** A tool call entry as its stored row shows it (within the size limits). */
-export function toolInfo(e: ToolCallEntry, terminals: readonly ClientTerminal[], caps: Caps): ToolCallInfo {
-  const paths: string[] = [];
-  for (const l of e.locations) if (l.path) paths.push(head(l.path, MAX_PATH));
-  const texts: string[] = [];
-  const diffs: ToolCallInfo['diffs'] = [];
-  for (const c of e.content) {
-    if (c.type === 'content') {
-      const s = blockText(c.content);
-      if (s) texts.push(s);
-    } else if (c.type === 'diff') {
-      const path = head(str(c.path) ?? '', MAX_PATH);
-      const oldText = str(c.oldText);
-      const newText = str(c.newText) ?? '';
-      diffs.push({
-        path,
-        oldText: oldText === null ? null : clean(head(oldText, caps.diff)),
-        newText: clean(head(newText, caps.diff)),
-        truncated: (oldText?.length ?? 0) > caps.diff || newText.length > caps.diff,
-      });
-      if (path) paths.push(path);
-    }
-  }
-  // Content replaced without a diff keeps the last diff, marked as such (the thread shows it labelled).
-  if (diffs.length === 0) {
-    for (const c of e.replacedDiffs ?? []) {
-      const oldText = str(c.oldText);
-      const newText = str(c.newText) ?? '';
-      diffs.push({
-        path: head(str(c.path) ?? '', MAX_PATH),
-        oldText: oldText === null ? null : clean(head(oldText, caps.diff)),
-        newText: clean(head(newText, caps.diff)),
-        truncated: (oldText?.length ?? 0) > caps.diff || newText.length > caps.diff,
-        replaced: true,
-      });
-    }
-  }
-  // A terminal the agent runs itself reports its output in _meta, not through terminal/output.
-  const meta = e.metaTerminals ?? {};
-  const all = terminals.filter((t) => !Object.prototype.hasOwnProperty.call(meta, t.terminalId)).map((t) => terminalInfo(t, caps));
-  for (const [terminalId, t] of Object.entries(meta)) {
-    all.push(terminalInfo({ terminalId, output: t.output, truncated: false, exitCode: t.exit?.exitCode ?? null, signal: t.exit?.signal ?? null }, caps));
-  }
-  return {
-    toolCallId: head(e.toolCallId, MAX_ID),
-    title: clean(head(e.title, 1000)),
-    kind: e.toolKind,
-    status: e.status,
-    paths: [...new Set(paths)],
-    text: clean(head(texts.join('\n'), caps.text)),
-    diffs,
-    terminals: all,
-    rawInput: isObj(e.rawInput) && Object.keys(e.rawInput).length > 0 ? clean(head(JSON.stringify(e.rawInput), caps.rawInput)) : null,
-    rawOutput: rawOutputText(e.rawOutput, caps.rawOutput),
-  };
-}
 
 const EDITING: ReadonlySet<string> = new Set(['edit', 'delete', 'move']);
 
@@ -332,51 +235,35 @@ export class HistoryRows {
         closeOpen();
       },
       entry(e, at, fold) {
-        switch (e.kind) {
-          case 'user_message':
-            if (e.promptId === null) return message(e, 'user', at);
-            if (b.find(sessionId, 'prompt', e.id)) return;
-            {
-              const blocks = promptBlocks(e.parts, caps);
-              const text = blocks.map((x) => (x.type === 'text' ? x.text : '')).filter(Boolean).join('\n');
-              st.promptTitle ??= firstLine(text) ?? firstLine(blocks.map((x) => (x.type === 'resource_link' ? x.name : '')).join('\n'));
-              for (const x of blocks) if (x.type === 'resource_link' || x.type === 'resource') file(uriPath(x.uri), false, at.seq);
-              closeOpen();
-              create('prompt', e.id, at, { text, detail: { kind: 'prompt', blocks } });
-            }
-            return;
-          case 'agent_message':
-            return message(e, 'agent', at);
-          case 'thought':
-            return message(e, 'thought', at);
-          case 'tool_call': {
-            const prior = b.find(sessionId, 'tool', e.id);
-            const before = prior?.detail?.kind === 'tool' ? prior.detail.tool.status : null;
-            if (!prior) st.toolCallCount += 1;
-            const tool = toolInfo(e, fold.terminalsOf(e), caps);
-            upsert('tool', e.id, at, { kind: 'tool', tool });
-            if (tool.status === 'failed' && before !== 'failed') st.failedToolCalls += 1;
-            const diffPaths = new Set(tool.diffs.map((d) => d.path));
-            for (const p of tool.paths) file(p, diffPaths.has(p) || EDITING.has(tool.kind), at.seq);
-            return;
-          }
-          case 'plan':
-            upsert('plan', e.id, at, {
-              kind: 'plan',
-              entries: e.entries.map((p) => ({ content: clean(head(p.content, 2000)), status: head(String(p.status ?? ''), 50), priority: head(String(p.priority ?? ''), 50) })),
-            });
-            return;
-          case 'turn_error':
-            if (b.find(sessionId, 'stop', e.id)) return;
-            closeOpen();
-            create('stop', e.id, at, {
-              failed: true,
-              detail: { kind: 'stop', stopReason: null, error: { code: typeof e.code === 'number' ? e.code : null, message: clean(head(e.message, 4096)) } },
-            });
-            return;
-          default:
-            upsert('entry', e.id, at, { kind: 'entry', entry: e });
+        if (e.kind === 'agent_message') return message(e, 'agent', at);
+        if (e.kind === 'thought') return message(e, 'thought', at);
+        if (e.kind === 'user_message' && e.promptId === null) return message(e, 'user', at);
+        const kind = storedKindOf(e);
+        const prior = b.find(sessionId, kind, e.id);
+        // A prompt and a turn's error do not change once made.
+        if (prior && (e.kind === 'user_message' || e.kind === 'turn_error')) return;
+        const entry = storedEntry(e, fold.terminalsOf(e), caps);
+        if (entry.kind === 'user_message') {
+          const text = entry.parts.map((x) => (x.type === 'text' ? x.text : '')).filter(Boolean).join('\n');
+          const names = entry.parts.map((x) => (x.type === 'block' && x.block.type === 'resource_link' ? x.block.name : '')).join('\n');
+          st.promptTitle ??= firstLine(text) ?? firstLine(names);
+          for (const p of entryPaths(entry)) file(uriPath(p), false, at.seq);
+          closeOpen();
+          create('prompt', e.id, at, { text, detail: { kind: 'entry', entry } });
+          return;
         }
+        if (entry.kind === 'turn_error') {
+          closeOpen();
+          create('stop', e.id, at, { failed: true, detail: { kind: 'entry', entry } });
+          return;
+        }
+        const before = prior?.detail?.kind === 'entry' && prior.detail.entry.kind === 'tool_call' ? prior.detail.entry.status : null;
+        upsert(kind, e.id, at, { kind: 'entry', entry });
+        if (entry.kind !== 'tool_call') return;
+        if (!prior) st.toolCallCount += 1;
+        if (entry.status === 'failed' && before !== 'failed') st.failedToolCalls += 1;
+        const diffPaths = new Set(entry.content.flatMap((c) => (c.type === 'diff' ? [c.path] : [])));
+        for (const p of entryPaths(entry).map(uriPath)) file(p, diffPaths.has(p) || EDITING.has(entry.toolKind), at.seq);
       },
       turnEnded(turn: number, fromSeq: number, stopReason: StopReason | null, error: TurnError | null, at: At) {
         b.turnEnded?.(sessionId);

@@ -1,5 +1,6 @@
+import { entryText, isFinished, type ThreadEntry } from '../../../shared/acp-thread';
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
-import { draftText, newSessionState, NO_CAPS, threadEntryStrings, type Caps, type Draft, type SessionState, type StoredKind } from './entry-drafts';
+import { draftText, newSessionState, NO_CAPS, type Caps, type Draft, type SessionState, type StoredKind } from './entry-drafts';
 import { SessionFold, type LoggedMessage } from './session-fold';
 import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
@@ -71,7 +72,12 @@ export function buildTranscript(sessionId: string, messages: Iterable<LoggedMess
   };
 }
 
-/** An entry as the contract shows it. */
+const MESSAGE_KINDS = { user: 'user_message', agent: 'agent_message', thought: 'thought' } as const;
+
+/**
+ * A row as the contract shows it: its thread entry with the row's id (a message row holds its text only: a
+ * long message continues in the next row), or what the log holds beside the thread.
+ */
 export function toHistoryEntry(d: Draft): HistoryEntry {
   const base = {
     id: d.id,
@@ -82,32 +88,42 @@ export function toHistoryEntry(d: Draft): HistoryEntry {
     kind: d.kind === 'title' || d.kind === 'changes' ? 'agent' : d.kind,
     failed: d.failed,
   } as const;
+  const id = `h${d.id}`;
   const detail = d.detail;
-  if (!detail) return { ...base, text: draftText(d) };
+  if (!detail) {
+    const text = draftText(d);
+    const kind = d.kind === 'user' || d.kind === 'agent' || d.kind === 'thought' ? MESSAGE_KINDS[d.kind] : null;
+    if (!kind) return { ...base, text };
+    const parts = [{ type: 'text' as const, text }];
+    return { ...base, text, entry: kind === 'user_message' ? { kind, id, promptId: null, messageId: null, parts } : { kind, id, messageId: null, parts } };
+  }
   switch (detail.kind) {
-    case 'prompt':
-      return { ...base, text: detail.blocks.map((b) => (b.type === 'text' ? b.text : '')).filter(Boolean).join('\n'), prompt: detail.blocks };
-    case 'tool':
-      return { ...base, text: detail.tool.title, tool: detail.tool };
-    case 'plan':
-      return { ...base, text: detail.entries.map((e) => e.content).join('\n'), plan: detail.entries };
+    case 'entry':
+      return { ...base, text: rowText(detail.entry), entry: restingEntry({ ...detail.entry, id }) };
     case 'write':
       return { ...base, text: detail.path, write: { path: detail.path, content: detail.content, truncated: detail.truncated } };
     case 'terminal':
       return { ...base, text: detail.terminal.output, terminal: detail.terminal };
     case 'stop':
-      return {
-        ...base,
-        text: detail.error ? detail.error.message : `Turn ended: ${detail.stopReason ?? 'unknown'}`,
-        stop: { stopReason: detail.stopReason, error: detail.error },
-      };
+      return { ...base, text: `Turn ended: ${detail.stopReason ?? 'unknown'}`, stop: { stopReason: detail.stopReason } };
     case 'title':
       return { ...base, text: detail.title };
     case 'changes':
       return { ...base, text: detail.paths.join('\n') };
-    case 'entry':
-      return { ...base, text: threadEntryStrings(detail.entry).join('\n'), entry: detail.entry };
   }
+}
+
+/** A prompt's text blocks, or any other entry's text in words. */
+function rowText(e: ThreadEntry): string {
+  if (e.kind === 'user_message') return e.parts.map((p) => (p.type === 'text' ? p.text : '')).filter(Boolean).join('\n');
+  return entryText(e).join('\n');
+}
+
+/** A stored entry as it rests: nothing in it waits for an answer any more. */
+function restingEntry(e: ThreadEntry): ThreadEntry {
+  if (e.kind !== 'tool_call') return e;
+  // A tool call that never finished: the turn ended (or the app stopped) while it ran.
+  return { ...e, permission: null, status: isFinished(e.status) ? e.status : 'cancelled' };
 }
 
 /** A fence longer than any run of backticks in the text. */
@@ -190,59 +206,64 @@ export function renderMarkdown(session: HistorySession, entries: readonly Histor
       turn = e.turn;
       out.push('---', '', `## Turn ${e.turn}${e.failed ? ' (failed)' : ''}`, '');
     }
-    switch (e.kind) {
-      case 'prompt': {
-        out.push('### User', '');
-        for (const b of e.prompt ?? []) {
-          if (b.type === 'text') out.push(b.text, '');
-          else if (b.type === 'resource_link') out.push(`Attached: [${b.name}](${b.uri})`, '');
-          else if (b.type === 'resource') out.push(`Attached: \`${b.uri}\``, '', ...(b.text ? [fence(b.text), ''] : []));
-          else if (b.type === 'image') out.push(`Attached image (${b.mimeType})`, '');
-        }
-        break;
-      }
-      case 'user':
-        out.push('### User', '', e.text, '');
-        break;
-      case 'agent':
-        out.push('### Agent', '', e.text, '');
-        break;
-      case 'thought':
-        out.push('<details><summary>Thinking</summary>', '', e.text, '', '</details>', '');
-        break;
-      case 'tool': {
-        const t = e.tool!;
-        out.push(`#### Tool: ${t.title || t.toolCallId} (${t.kind}, ${t.status})`, '');
-        if (t.paths.length) out.push(`Files: ${t.paths.map((p) => `\`${p}\``).join(', ')}`, '');
-        if (t.rawInput && t.kind === 'execute') out.push(fence(t.rawInput, 'json'), '');
-        if (t.text) out.push(t.text, '');
-        for (const d of t.diffs) out.push(fence(unifiedDiff(d.oldText, d.newText, d.path), 'diff'), '');
-        for (const term of t.terminals) {
-          if (!term.output) continue;
-          const exit = term.exitCode !== null ? ` (exit ${term.exitCode})` : term.signal ? ` (${term.signal})` : '';
-          out.push(`Output${exit}:`, '', fence(term.output, 'text'), '');
-        }
-        if (t.rawOutput && t.terminals.every((x) => !x.output)) out.push('Result:', '', fence(t.rawOutput, 'text'), '');
-        break;
-      }
-      case 'write':
-        out.push(`#### Wrote \`${e.write!.path}\``, '', fence(e.write!.content), '');
-        break;
-      case 'terminal':
-        out.push(`#### Terminal ${e.terminal!.terminalId}`, '', fence(e.terminal!.output, 'text'), '');
-        break;
-      case 'plan':
-        out.push('#### Plan', '', ...(e.plan ?? []).map((p) => `- [${p.status === 'completed' ? 'x' : ' '}] ${p.content}`), '');
-        break;
-      case 'stop':
-        out.push(`> **Turn failed:** ${e.text}`, '');
-        break;
-      case 'entry':
-        if (e.text) out.push(`> ${e.text.replace(/\n/g, '\n> ')}`, '');
-        break;
-    }
+    const entry = e.entry;
+    if (e.write) out.push(`#### Wrote \`${e.write.path}\``, '', fence(e.write.content), '');
+    else if (e.terminal) out.push(`#### Terminal ${e.terminal.terminalId}`, '', fence(e.terminal.output, 'text'), '');
+    else if (e.stop) out.push(`> **Turn failed:** ${e.text}`, '');
+    else if (entry) out.push(...entryMarkdown(entry, e.text));
   }
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** One thread entry of an export. */
+function entryMarkdown(entry: ThreadEntry, text: string): string[] {
+  switch (entry.kind) {
+    case 'user_message': {
+      const out = ['### User', ''];
+      for (const p of entry.parts) {
+        const b = p.type === 'block' ? p.block : null;
+        if (p.type === 'text') out.push(p.text, '');
+        else if (b?.type === 'resource_link') out.push(`Attached: [${b.name}](${b.uri})`, '');
+        else if (b?.type === 'resource') {
+          const r = b.resource as { uri: string; text?: string };
+          out.push(`Attached: \`${r.uri}\``, '', ...(r.text ? [fence(r.text), ''] : []));
+        } else if (b?.type === 'image') out.push(`Attached image (${b.mimeType})`, '');
+      }
+      return out;
+    }
+    case 'agent_message':
+      return ['### Agent', '', text, ''];
+    case 'thought':
+      return ['<details><summary>Thinking</summary>', '', text, '', '</details>', ''];
+    case 'tool_call': {
+      const out = [`#### Tool: ${entry.title || entry.toolCallId} (${entry.toolKind}, ${entry.status})`, ''];
+      const paths = entry.locations.map((l) => l.path).filter((p) => typeof p === 'string' && p);
+      if (paths.length) out.push(`Files: ${paths.map((p) => `\`${p}\``).join(', ')}`, '');
+      if (entry.toolKind === 'execute' && entry.rawInput !== undefined) out.push(fence(JSON.stringify(entry.rawInput), 'json'), '');
+      const said = entry.content.flatMap((c) => (c.type === 'content' && c.content?.type === 'text' && typeof c.content.text === 'string' ? [c.content.text] : []));
+      if (said.length) out.push(said.join('\n'), '');
+      const diffs = entry.content.some((c) => c.type === 'diff') ? entry.content : (entry.replacedDiffs ?? []);
+      for (const d of diffs) {
+        if (d.type === 'diff' && typeof d.newText === 'string') out.push(fence(unifiedDiff(typeof d.oldText === 'string' ? d.oldText : null, d.newText, String(d.path ?? '')), 'diff'), '');
+      }
+      const terminals = [...Object.values(entry.storedTerminals ?? {}), ...Object.values(entry.metaTerminals ?? {})];
+      for (const term of terminals) {
+        if (typeof term?.output !== 'string' || !term.output) continue;
+        const exit = term.exit?.exitCode != null ? ` (exit ${term.exit.exitCode})` : term.exit?.signal ? ` (${term.exit.signal})` : '';
+        out.push(`Output${exit}:`, '', fence(term.output, 'text'), '');
+      }
+      if (entry.rawOutput !== undefined && entry.rawOutput !== null && terminals.every((x) => !x?.output)) {
+        out.push('Result:', '', fence(typeof entry.rawOutput === 'string' ? entry.rawOutput : JSON.stringify(entry.rawOutput, null, 2), 'text'), '');
+      }
+      return out;
+    }
+    case 'plan':
+      return ['#### Plan', '', ...entry.entries.map((p) => `- [${p.status === 'completed' ? 'x' : ' '}] ${p.content}`), ''];
+    case 'turn_error':
+      return [`> **Turn failed:** ${entry.message}`, ''];
+    default:
+      return text ? [`> ${text.replace(/\n/g, '\n> ')}`, ''] : [];
+  }
 }
 
 /** A file name for an export: date and title, without characters file systems refuse. */

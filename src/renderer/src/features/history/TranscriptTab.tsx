@@ -8,11 +8,10 @@ import type { TabViewProps } from '../../app/contributions';
 import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
 import { byPrompt, TurnChanges, useTurnCheckpoints } from '../checkpoints';
-import { ForkLinks, StopMark, ThreadEntryView } from '../session';
+import { entryEstimate, ForkLinks, StopMark, ThreadEntryView } from '../session';
 import { MetaTerminalView } from '../../ui/TerminalView';
 import { VisibleText } from '../../ui/VisibleText';
 import { deleteSessions, exportSession, pinSession } from './actions';
-import { adapted, STOP_REASONS } from './adapt';
 import { ContinuePanel } from './ContinuePanel';
 import { formatDateTime, plural, relativeTime, shortPath, STOP_TEXT } from './format';
 import { useAgentNames, useLiveSessions } from './hooks';
@@ -152,26 +151,14 @@ function useEntries(api: Api, sessionId: string, seq: number | undefined, nonce:
   return { entries, loaded, target, ensure };
 }
 
+/** Rows not in the thread model; thread entries are estimated as the live thread estimates them. */
 function estimate(e: HistoryEntry | undefined): number {
   if (!e) return 80;
-  switch (e.kind) {
-    case 'prompt':
-    case 'user':
-      return 56;
-    case 'agent':
-      return 40 + Math.min(600, Math.ceil(e.text.length / 90) * 20);
-    case 'thought':
-      return 34;
-    case 'tool':
-      return e.tool && (e.tool.diffs.length > 0 || e.tool.terminals.length > 0) ? 360 : 46;
-    case 'plan':
-      return 110;
-    case 'terminal':
-      return 220;
-    default:
-      return 40;
-  }
+  if (e.entry) return entryEstimate(e.entry);
+  return e.terminal ? 220 : 40;
 }
+
+const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']);
 
 /** A file the agent wrote through the client (fs/write_text_file). */
 function WriteView({ entry, cwd }: { entry: HistoryEntry; cwd: string | null }) {
@@ -203,27 +190,16 @@ function WriteView({ entry, cwd }: { entry: HistoryEntry; cwd: string | null }) 
 }
 
 const TranscriptEntry = memo(function TranscriptEntry({ entry, sessionId, cwd }: { entry: HistoryEntry; sessionId: string; cwd: string | null }) {
-  const t = adapted(entry);
-  if (t) return <ThreadEntryView entry={t} sessionId={sessionId} cwd={cwd} live={false} onRestart={null} stored />;
-  switch (entry.kind) {
-    case 'write':
-      return <WriteView entry={entry} cwd={cwd} />;
-    case 'terminal':
-      return entry.terminal ? (
-        <MetaTerminalView
-          id={entry.terminal.terminalId}
-          output={entry.terminal.output}
-          exit={entry.terminal.exitCode === null && entry.terminal.signal === null ? null : { exitCode: entry.terminal.exitCode, signal: entry.terminal.signal }}
-        />
-      ) : null;
-    case 'stop': {
-      const reason = entry.stop?.stopReason ?? null;
-      if (reason && STOP_REASONS.has(reason as StopReason)) return <StopMark reason={reason as StopReason} />;
-      return <div className="stop-mark">{reason ? (STOP_TEXT[reason] ?? `Stopped: ${reason}`) : entry.text}</div>;
-    }
-    default:
-      return <div className="muted small">{entry.text}</div>;
+  if (entry.entry) return <ThreadEntryView entry={entry.entry} sessionId={sessionId} cwd={cwd} live={false} onRestart={null} stored />;
+  if (entry.write) return <WriteView entry={entry} cwd={cwd} />;
+  if (entry.terminal) {
+    const t = entry.terminal;
+    return <MetaTerminalView id={t.terminalId} output={t.output} exit={t.exitCode === null && t.signal === null ? null : { exitCode: t.exitCode, signal: t.signal }} />;
   }
+  const reason = entry.stop?.stopReason ?? null;
+  if (reason && STOP_REASONS.has(reason)) return <StopMark reason={reason as StopReason} />;
+  if (entry.stop) return <div className="stop-mark">{reason ? (STOP_TEXT[reason] ?? `Stopped: ${reason}`) : entry.text}</div>;
+  return <div className="muted small">{entry.text}</div>;
 });
 
 /** A past session's transcript, read from the store: virtualized, paged, with a way to continue it. */

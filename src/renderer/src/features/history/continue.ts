@@ -106,27 +106,19 @@ export function summarize(session: Pick<HistorySession, 'title' | 'cwd' | 'lastA
   for (const e of entries) {
     let t = turns.get(e.turn);
     if (!t) turns.set(e.turn, (t = { prompt: [], answer: '', tools: [], failed: null }));
-    switch (e.kind) {
-      case 'prompt':
-        t.prompt.push(e.text || (e.prompt ?? []).map((b) => (b.type === 'resource_link' ? `@${b.name}` : b.type === 'resource' ? `@${basename(b.uri)}` : '')).join(' '));
-        for (const b of e.prompt ?? []) if (b.type === 'resource_link' || b.type === 'resource') t.prompt.push(`(attached ${b.uri})`);
-        break;
-      case 'agent':
-        t.answer = e.text;
-        break;
-      case 'tool':
-        if (e.tool) {
-          t.tools.push(`${e.tool.title || e.tool.kind}${e.tool.status === 'failed' ? ' (failed)' : ''}`);
-          for (const p of e.tool.paths) files.add(relative(p, session.cwd));
-          for (const d of e.tool.diffs) files.add(relative(d.path, session.cwd));
-        }
-        break;
-      case 'write':
-        if (e.write) files.add(relative(e.write.path, session.cwd));
-        break;
-      case 'stop':
-        t.failed = e.stop?.error?.message ?? e.stop?.stopReason ?? 'failed';
-        break;
+    const entry = e.entry;
+    if (e.write) files.add(relative(e.write.path, session.cwd));
+    else if (e.stop) t.failed = e.stop.stopReason ?? 'failed';
+    else if (entry?.kind === 'turn_error') t.failed = entry.message || 'failed';
+    else if (entry?.kind === 'agent_message') t.answer = e.text;
+    else if (entry?.kind === 'user_message' && e.kind === 'prompt') {
+      const attached = entry.parts.flatMap((p) => (p.type !== 'block' ? [] : p.block.type === 'resource_link' ? [p.block.uri] : p.block.type === 'resource' ? [p.block.resource.uri] : []));
+      t.prompt.push(e.text || attached.map((uri) => `@${basename(uri)}`).join(' '));
+      for (const uri of attached) t.prompt.push(`(attached ${uri})`);
+    } else if (entry?.kind === 'tool_call') {
+      t.tools.push(`${entry.title || entry.toolKind}${entry.status === 'failed' ? ' (failed)' : ''}`);
+      for (const l of entry.locations) files.add(relative(l.path, session.cwd));
+      for (const c of entry.content) if (c.type === 'diff' && typeof c.path === 'string') files.add(relative(c.path, session.cwd));
     }
   }
   const blocks: TurnSummary[] = [];

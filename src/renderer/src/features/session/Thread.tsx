@@ -107,7 +107,8 @@ const NO_CHECKPOINTS: ReadonlyMap<string, TurnCheckpoint[]> = new Map();
 /** Entries above the first one in view fetched with it (the wheel is going up). */
 const OVERFETCH = 100;
 
-const ESTIMATE: Record<ThreadEntry['kind'], number> = {
+/** Typical heights of the common kinds; any other kind (a new one included) starts at ENTRY_ESTIMATE. */
+const ESTIMATE: Partial<Record<ThreadEntry['kind'], number>> = {
   user_message: 56,
   agent_message: 90,
   thought: 34,
@@ -118,14 +119,19 @@ const ESTIMATE: Record<ThreadEntry['kind'], number> = {
   turn_error: 70,
   elicitation: 160,
 };
+const ENTRY_ESTIMATE = 60;
 /** An entry not held yet (it is fetched when it comes into view). */
 const UNKNOWN_ESTIMATE = 90;
 
 function estimate(isEntry: boolean, entry: ThreadEntry | undefined): number {
   if (!isEntry) return 32;
-  if (!entry) return UNKNOWN_ESTIMATE;
+  return entry ? entryEstimate(entry) : UNKNOWN_ESTIMATE;
+}
+
+/** The height an entry's row likely takes before it is measured (live and stored threads). */
+export function entryEstimate(entry: ThreadEntry): number {
   if (entry.kind === 'tool_call' && entry.content.some((c) => c.type === 'diff' || c.type === 'terminal')) return 360;
-  return ESTIMATE[entry.kind];
+  return ESTIMATE[entry.kind] ?? ENTRY_ESTIMATE;
 }
 
 interface RowProps {

@@ -20,4 +20,5 @@ registerTabKind('session-file', { view: FileViewTab, icon: FileText });
 export { peekController } from './controller';
 export { StopMark, ThreadEntryView } from './entries';
 export { ForkLinks } from './ForkLinks';
+export { entryEstimate } from './Thread';
 export { openLiveSessionTab } from './open';

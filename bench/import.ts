@@ -1,0 +1,219 @@
+// `npm run bench -- import [--quick]`: History → Import of the agents' own session files.
+//   import.mb_per_s                 first import of a generated corpus in Claude Code's and Codex's formats
+//   import.vs_store_ingest          that rate ÷ the store's own ingest of the same ACP messages, same run
+//   import.rescan_ms                a rescan with nothing changed; floor: listing the same files (readdir + lstat)
+//   import.append_to_searchable_ms  a line appended to an open session file → found by search (watching);
+//                                   floor: the same append → the watcher's report
+//   search.p95_ms                   searches for words of the corpus, over the imported store
+// The corpus is 2 GB in 20,000 files by default (`--quick`: 200 MB in 2,000), 90 % Claude Code, 10 % Codex.
+import { appendFileSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { HistoryService } from '../src/main/core/history/history-service';
+import { HistoryImportService } from '../src/main/core/history-import/import-service';
+import { LocalHost } from '../src/main/core/host/local/local-host';
+import { MessageLog, type LogEntry } from '../src/main/core/store/message-log';
+import { StoreService } from '../src/main/core/store/store-service';
+import { median, percentile, round1 } from './support/stats';
+
+const quick = process.argv.includes('--quick');
+const FILES = quick ? 2_000 : 20_000;
+const TOTAL_BYTES = quick ? 200e6 : 2e9;
+const log = (name: string, value: number | string, unit = '') => console.log(`${name}: ${value}${unit ? ` ${unit}` : ''}`);
+
+const WORDS = ['deploy', 'migration', 'cache', 'invoice', 'parser', 'socket', 'render', 'schema', 'retry', 'token', 'worker', 'queue', 'index', 'bundle', 'router'];
+let seed = 42;
+const rand = (n: number) => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed % n;
+};
+const words = (n: number) => Array.from({ length: n }, () => WORDS[rand(WORDS.length)]!).join(' ');
+
+/** One Claude Code session file of about `bytes`: prompts, replies, Bash calls with output, edits. */
+function claudeFile(i: number, bytes: number): string {
+  const sid = `0000${i.toString(16)}-aaaa-4bbb-8ccc-${i.toString(16).padStart(12, '0')}`;
+  const cwd = `/home/dev/project-${i % 50}`;
+  const base = { sessionId: sid, cwd, version: '2.1.34', userType: 'external', isSidechain: false };
+  let t = Date.UTC(2025, 11, 1) + i * 3_600_000;
+  const ts = () => new Date((t += 1000)).toISOString();
+  const lines: string[] = [];
+  let size = 0;
+  const push = (o: object) => {
+    const l = JSON.stringify(o);
+    lines.push(l);
+    size += l.length + 1;
+  };
+  let n = 0;
+  while (size < bytes) {
+    n++;
+    push({ ...base, type: 'user', timestamp: ts(), uuid: `u${n}`, message: { role: 'user', content: [{ type: 'text', text: `Please look at the ${words(6)} (turn ${n})` }] } });
+    push({ ...base, type: 'assistant', timestamp: ts(), uuid: `a${n}`, message: { role: 'assistant', content: [{ type: 'text', text: `I will check the ${words(12)}.` }] } });
+    push({ ...base, type: 'assistant', timestamp: ts(), uuid: `b${n}`, message: { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}_${n}`, name: 'Bash', input: { command: `grep -rn ${WORDS[n % WORDS.length]} src` } }] } });
+    push({ ...base, type: 'user', timestamp: ts(), uuid: `r${n}`, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}_${n}`, content: Array.from({ length: 20 }, (_, k) => `src/${WORDS[k % WORDS.length]}.ts:${k}: ${words(8)}`).join('\n') }] } });
+    push({ ...base, type: 'assistant', timestamp: ts(), uuid: `e${n}`, message: { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_e${i}_${n}`, name: 'Edit', input: { file_path: `${cwd}/src/${WORDS[n % WORDS.length]}.ts`, old_string: words(10), new_string: words(10) } }] } });
+    push({ ...base, type: 'user', timestamp: ts(), uuid: `f${n}`, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_e${i}_${n}`, content: 'The file has been updated.' }] } });
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** One Codex rollout of about `bytes`. */
+function codexFile(i: number, bytes: number): string {
+  let t = Date.UTC(2025, 11, 1) + i * 3_600_000;
+  const ts = () => new Date((t += 1000)).toISOString();
+  const lines = [JSON.stringify({ timestamp: ts(), type: 'session_meta', payload: { id: `cdx-${i}`, cwd: `/home/dev/svc-${i % 20}`, cli_version: '0.63.0' } })];
+  let size = lines[0]!.length;
+  let n = 0;
+  while (size < bytes) {
+    n++;
+    const add = (type: string, payload: object) => {
+      const l = JSON.stringify({ timestamp: ts(), type, payload });
+      lines.push(l);
+      size += l.length + 1;
+    };
+    add('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Fix the ${words(6)}` }] });
+    add('response_item', { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `rg ${WORDS[n % WORDS.length]}`] }), call_id: `c${n}` });
+    add('response_item', { type: 'function_call_output', call_id: `c${n}`, output: JSON.stringify({ output: words(160), metadata: { exit_code: 0 } }) });
+    add('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Done: ${words(20)}` }] });
+    add('event_msg', { type: 'token_count', info: null });
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function makeCorpus(home: string): { bytes: number; files: string[] } {
+  const per = Math.round(TOTAL_BYTES / FILES);
+  const files: string[] = [];
+  let bytes = 0;
+  for (let i = 0; i < FILES; i++) {
+    const codex = i % 10 === 9;
+    const dir = codex ? join(home, '.codex/sessions/2025/12', String(1 + (i % 28)).padStart(2, '0')) : join(home, '.claude/projects', `-home-dev-project-${i % 50}`);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, codex ? `rollout-2025-12-01T00-00-00-${i}.jsonl` : `session-${i}.jsonl`);
+    const text = codex ? codexFile(i, per) : claudeFile(i, per);
+    writeFileSync(file, text);
+    files.push(file);
+    bytes += Buffer.byteLength(text);
+  }
+  return { bytes, files };
+}
+
+function openStore() {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-import-store-'));
+  const store = new StoreService(dir);
+  const messages = new MessageLog(store.db);
+  const history = new HistoryService(store, null);
+  history.attach(messages);
+  return { dir, store, messages, history, close: () => (history.dispose(), messages.dispose(), store.dispose(), rmSync(dir, { recursive: true, force: true })) };
+}
+
+const home = mkdtempSync(join(tmpdir(), 'sb-bench-import-home-'));
+try {
+  const t0 = performance.now();
+  const corpus = makeCorpus(home);
+  log('import.corpus', `${FILES} files, ${round1(corpus.bytes / 1e6)} MB, made in ${round1((performance.now() - t0) / 1000)} s`);
+
+  // ── first import
+  const s = openStore();
+  await s.history.whenIndexed();
+  const captured: LogEntry[] = [];
+  let capturing = true;
+  const appendMany = s.messages.appendMany.bind(s.messages);
+  // The same ACP messages, kept for the store's own ingest below.
+  s.messages.appendMany = (entries) => {
+    if (capturing) for (const e of entries) captured.push(e);
+    return appendMany(entries);
+  };
+  const importer = new HistoryImportService({
+    db: () => s.store.db,
+    log: () => s.messages,
+    home,
+    env: {},
+    keep: () => ['claude-code', 'codex'],
+    agentFor: () => null,
+    deleteSessions: () => {},
+    watch: (root, onEvent) => new LocalHost().watch(root, onEvent),
+  });
+  const a = performance.now();
+  importer.start(['claude-code', 'codex']);
+  await importer.settled();
+  const importMs = performance.now() - a;
+  capturing = false;
+  const status = importer.status();
+  const mbps = corpus.bytes / 1e6 / (importMs / 1000);
+  log('import.first_ms', Math.round(importMs), 'ms');
+  log('import.mb_per_s', round1(mbps), 'MB/s');
+  log('import.sessions', status.sessions);
+
+  // ── the store's own ingest of the same messages (a fresh store, the same sessions)
+  const b = openStore();
+  await b.history.whenIndexed();
+  const ids = new Set(captured.map((e) => e.sessionId));
+  const insert = b.store.db.prepare("INSERT INTO sessions (id, agent_id, cwd, status, created_at, updated_at) VALUES (?, 'bench', '/w', 'closed', 0, 0)");
+  for (const id of ids) insert.run(id);
+  const c = performance.now();
+  for (let i = 0; i < captured.length; i += 4096) b.messages.appendMany(captured.slice(i, i + 4096));
+  const storeMs = performance.now() - c;
+  const storeMbps = corpus.bytes / 1e6 / (storeMs / 1000);
+  log('store.ingest_same_events_mb_per_s', round1(storeMbps), 'MB/s');
+  log('import.vs_store_ingest', round1(mbps / storeMbps));
+  b.close();
+
+  // ── rescan with nothing changed, against a plain listing of the same files
+  const rescans: number[] = [];
+  const listings: number[] = [];
+  for (let k = 0; k < 5; k++) {
+    const r = performance.now();
+    importer.start(['claude-code', 'codex']);
+    await importer.settled();
+    rescans.push(performance.now() - r);
+    const l = performance.now();
+    for (const root of [join(home, '.claude/projects'), join(home, '.codex/sessions')]) {
+      for (const f of readdirSync(root, { recursive: true }) as string[]) lstatSync(join(root, f));
+    }
+    listings.push(performance.now() - l);
+  }
+  log('import.rescan_ms', round1(median(rescans)), `ms (floor, readdir + lstat of the same files: ${round1(median(listings))} ms)`);
+
+  // ── append → searchable, with the stores watched
+  importer.keepUp();
+  await new Promise((r) => setTimeout(r, 1000));
+  await importer.settled();
+  const target = corpus.files[0]!;
+  const lat: number[] = [];
+  const floor: number[] = [];
+  const watchFloor = await new LocalHost().watch(join(home, '.claude/projects'), () => {
+    if (watchStart) floor.push(performance.now() - watchStart);
+    watchStart = 0;
+  });
+  let watchStart = 0;
+  for (let k = 0; k < 10; k++) {
+    const word = `zq${k}x${Date.now().toString(36)}`;
+    const line = JSON.stringify({ type: 'user', sessionId: 'x', cwd: '/home/dev/project-0', timestamp: new Date().toISOString(), message: { role: 'user', content: `append ${word}` } });
+    const w = performance.now();
+    watchStart = w;
+    appendFileSync(target, `${line}\n`);
+    for (;;) {
+      if (s.history.search({ query: word, limit: 5, perSession: 1 }).hits.length) break;
+      if (performance.now() - w > 10_000) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    lat.push(performance.now() - w);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  await watchFloor.dispose();
+  log('import.append_to_searchable_ms', round1(median(lat)), `ms median, p95 ${round1(percentile(lat, 95))} (floor, append → watcher report: ${round1(median(floor))} ms)`);
+
+  // ── search over the imported corpus
+  const times: number[] = [];
+  for (let k = 0; k < 200; k++) {
+    const q = `${WORDS[k % WORDS.length]} ${WORDS[(k * 7) % WORDS.length]}`;
+    const t = performance.now();
+    s.history.search({ query: q, limit: 50, perSession: 3 });
+    times.push(performance.now() - t);
+  }
+  log('search.p95_ms', round1(percentile(times, 95)), `ms (median ${round1(median(times))})`);
+  importer.dispose();
+  s.close();
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
