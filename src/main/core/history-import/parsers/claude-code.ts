@@ -1,4 +1,4 @@
-import { isObject, str, timeOf, unknownItem, type LineParser, type ParsedRecord, type TranscriptItem } from './types';
+import { isObject, recordMeta, str, timeOf, unknownItem, type LineParser, type ParsedRecord, type TranscriptItem } from './types';
 
 /**
  * Claude Code's session files, `~/.claude/projects/<folder>/<session>.jsonl` (fixtures:
@@ -27,11 +27,7 @@ export const claudeCodeParser: LineParser<Record<string, never>> = {
     if (!isObject(value)) return { items: [unknownItem('not an object', value, fallbackTs)] };
     const type = str(value.type) ?? '';
     const ts = timeOf(value.timestamp, fallbackTs);
-    const meta = {
-      ...(str(value.sessionId) ? { agentSessionId: str(value.sessionId) } : {}),
-      ...(str(value.cwd) ? { cwd: str(value.cwd) } : {}),
-      ...(str(value.version) ? { version: str(value.version) } : {}),
-    };
+    const meta = recordMeta(value);
     if (type === 'summary') return { items: [], meta: str(value.summary) ? { title: str(value.summary) } : {} };
     if (QUIET.has(type)) return { items: [], meta };
     if (type !== 'user' && type !== 'assistant') return { items: [unknownItem(type || 'untyped', value, ts)], meta };

@@ -1,4 +1,4 @@
-import { isObject, str, timeOf, unknownItem, type LineParser, type ParsedRecord, type TranscriptItem } from './types';
+import { isObject, recordMeta, str, timeOf, unknownItem, type LineParser, type ParsedRecord, type TranscriptItem } from './types';
 
 /**
  * Qwen Code's chats, `~/.qwen/projects/<folder>/chats/<session>.jsonl` (fixtures:
@@ -43,11 +43,7 @@ export const qwenCodeParser: LineParser<Record<string, never>> = {
     if (!isObject(value)) return { items: [unknownItem('not an object', value, fallbackTs)] };
     const type = str(value.type) ?? '';
     const ts = timeOf(value.timestamp, fallbackTs);
-    const meta = {
-      ...(str(value.sessionId) ? { agentSessionId: str(value.sessionId) } : {}),
-      ...(str(value.cwd) ? { cwd: str(value.cwd) } : {}),
-      ...(str(value.version) ? { version: str(value.version) } : {}),
-    };
+    const meta = recordMeta(value);
     if (type === 'system') return { items: [], meta };
     const message = isObject(value.message) ? value.message : null;
     if (!message || (type !== 'user' && type !== 'assistant' && type !== 'tool_result')) return { items: [unknownItem(type || 'untyped', value, ts)], meta };

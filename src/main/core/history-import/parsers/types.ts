@@ -55,6 +55,14 @@ export function timeOf(v: unknown, fallback: number): number {
   return fallback;
 }
 
+/** What a record of Claude Code's or Qwen Code's (one shape) says of its session: its id, folder and the tool's version. */
+export function recordMeta(value: Record<string, unknown>): SessionMeta {
+  const sessionId = str(value.sessionId);
+  const cwd = str(value.cwd);
+  const version = str(value.version);
+  return { ...(sessionId ? { agentSessionId: sessionId } : {}), ...(cwd ? { cwd } : {}), ...(version ? { version } : {}) };
+}
+
 /** The text of an unknown record, bounded (the record is kept, not its megabytes). */
 export function unknownItem(kind: string, value: unknown, ts: number): TranscriptItem {
   let text: string;
