@@ -182,6 +182,7 @@ describe('fetching the registry', () => {
     const downloads = [0, 1, 2, 3, 4].map((i) =>
       downloadTo(pathToFileURL(join(dir, 'agent.tar.gz')).toString(), join(dir, `out-${i}.tar.gz`), { allowFile: true, maxBytes: 1024 * 1024, idleTimeoutMs: 15_000 }),
     );
-    for (const d of downloads) await expect(d).rejects.toThrow(/named pipe, not a regular file/);
+    // Each refusal is awaited from the start (a rejection left unwatched until its turn is an unhandled one).
+    await Promise.all(downloads.map((d) => expect(d).rejects.toThrow(/named pipe, not a regular file/)));
   });
 });

@@ -24,7 +24,7 @@ describe('overview state (features/overview/state)', () => {
     syncOverview(api);
     await settle();
     session.send(ask('p1', 'go'));
-    expect(useOverview.getState().turns.s1).toEqual({ startedAt: 100_000, used: null, size: null });
+    expect(useOverview.getState().turns.s1).toEqual({ startedAt: 100_000, waitedMs: 0, waitingSince: null, used: null, size: null });
     session.send({ type: 'update', update: { sessionUpdate: 'usage_update', used: 5000, size: 200_000 } });
     expect(useOverview.getState().turns.s1).toMatchObject({ used: 5000, size: 200_000 });
     session.send(endTurn('p1'));
@@ -38,7 +38,7 @@ describe('overview state (features/overview/state)', () => {
     api.handle('sessions.live', () => ok({ sessions: [sessionInfo({ id: 's1', status: 'working', updatedAt: 90_000 })] }));
     syncOverview(api);
     await settle();
-    expect(useOverview.getState().turns.s1).toEqual({ startedAt: 90_000, used: 10, size: 100 });
+    expect(useOverview.getState().turns.s1).toEqual({ startedAt: 90_000, waitedMs: 0, waitingSince: null, used: 10, size: 100 });
   });
 
   it('follows the supervisor’s samples of the agents', async () => {
