@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { connectContract, type ContractClient } from '../support/contract-client';
 import { tempDir } from '../support/app-server';
-import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { addScenarioAgent, layoutSaved, sendPrompt, startSessionFromSidebar } from '../support/ui';
 
 /**
  * Review views follow the disk: the session's "Files changed" says what the folder holds now (a revert, a
@@ -97,6 +97,8 @@ describe('review views follow the disk', { timeout: 180_000 }, () => {
     const sessionTabHandle = page.locator('[role=tab]').filter({ hasText: 'Reviewer' });
     await sessionTabHandle.click();
     await open.click();
+    // The layout is saved a moment after it changes: reload once it holds these tabs.
+    await layoutSaved(suite.app, [await page.locator('[role=tab]').count()]);
     await page.reload();
     await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
     await sessionTabHandle.click();
