@@ -57,7 +57,7 @@ export const worktreeErrorSchema = z.discriminatedUnion('kind', [
   /** Commits were made since the discard was confirmed: confirm again. */
   z.object({ kind: z.literal('changed_since_confirmation'), unmerged: z.array(commitSchema) }),
   /**
-   * git failed. `hook`: a hook that git runs for this operation is installed (its output is in `output`, which is
+   * git (or gh) failed. `hook`: a hook that git runs for this operation is installed (its output is in `output`, which is
    * what git and the hook printed).
    */
   z.object({ kind: z.literal('git_failed'), command: z.string(), output: z.string(), hook: z.string().nullable() }),

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import type { Host } from '../host/host';
-import { git, type GitOptions } from './git';
+import { git, type GitOptions } from '../worktrees/git';
 
 type HookOption = Pick<GitOptions, 'repoHooks'>;
 
