@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RepoBranches, RepoWorktreeSetting, SetupRun, WorktreeInfo, WorktreeStatus } from '../../../shared/contract/worktrees';
 import { repoWorktreeSettingSchema } from '../../../shared/contract/worktrees';
@@ -148,7 +148,6 @@ export class WorktreeService implements Disposable {
     } else {
       for (let n = 2; existsSync(target); n++) target = join(folder, `${folderNameFor(branch)}-${n}`);
     }
-    mkdirSync(folder, { recursive: true });
     // The worktree's checkout runs the repository's post-checkout hook, as `git worktree add` does for the user.
     const added = await gitRun(host, repo, ['worktree', 'add', '-b', branch, target, baseSha]);
     if (added.code !== 0) {
