@@ -10,3 +10,4 @@ import './settings';
 import './checkpoints';
 import './mcp';
 import './about';
+import './worktrees';
