@@ -132,6 +132,9 @@ describe('worktree sessions: commit, squash, push, discard', () => {
     expect(readFileSync(join(f.repo, 'README.md'), 'utf8')).toContain('Docs, better.');
     expect(sh(f.repo, 'status', '--porcelain')).toBe('');
 
+    // Squashed into main: its commits are not main's, but discarding the branch would lose nothing.
+    expect((await f.ok<{ unmerged: unknown[] }>('worktrees.discardPlan', { path: a.path })).unmerged).toEqual([]);
+
     const pushed = await f.ok<{ remote: string; compareUrl: string | null }>('worktrees.push', { path: a.path });
     expect(pushed).toMatchObject({ remote: 'origin', compareUrl: null });
     expect(sh(f.origin, 'log', '--format=%s', 'sb/docs')).toBe('Better docs\nDocs\ninit\n');

@@ -12,7 +12,7 @@ import { gitRun } from './git';
 import { installedHook } from './hooks';
 import { mergeIntoBase } from './merge';
 import { pullRequest, push, type Outcome } from './publish';
-import { aheadBehind, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, upstreamOf } from './repo-git';
+import { aheadBehind, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, trialMerge, upstreamOf } from './repo-git';
 import { SetupRunner } from './setup-runner';
 
 interface Row {
@@ -224,9 +224,13 @@ export class WorktreeService implements Disposable {
   }
 
   async discardPlan(r: Row): Promise<Outcome<{ unmerged: Array<{ sha: string; subject: string }>; files: Array<{ path: string; code: string }> }>> {
-    const unmerged = (await revParse(this.o.host, r.repo, `refs/heads/${r.branch}`))
-      ? await commitsBetween(this.o.host, r.repo, `refs/heads/${r.base}`, `refs/heads/${r.branch}`)
-      : [];
+    const { host } = this.o;
+    let unmerged = (await revParse(host, r.repo, `refs/heads/${r.branch}`)) ? await commitsBetween(host, r.repo, `refs/heads/${r.base}`, `refs/heads/${r.branch}`) : [];
+    // Squashed or rebased into the base: the commits differ but merging them would change nothing, so nothing is lost.
+    if (unmerged.length > 0) {
+      const trial = await trialMerge(host, r.repo, `refs/heads/${r.base}`, `refs/heads/${r.branch}`);
+      if (trial.conflicts.length === 0 && trial.tree === (await gitRun(host, r.repo, ['rev-parse', `refs/heads/${r.base}^{tree}`])).stdout.trim()) unmerged = [];
+    }
     const files = existsSync(r.path) ? await changedFiles(this.o.host, r.path) : [];
     return { ok: true, value: { unmerged, files } };
   }
