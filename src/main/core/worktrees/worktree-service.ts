@@ -131,10 +131,13 @@ export class WorktreeService implements Disposable {
     const repoOut = await this.repoOf(repoPath);
     if (!repoOut.ok) return repoOut;
     const repo = repoOut.value;
-    const format = await gitRun(host, repo, ['check-ref-format', '--branch', branch]);
+    const [format, taken, baseSha] = await Promise.all([
+      gitRun(host, repo, ['check-ref-format', '--branch', branch]),
+      revParse(host, repo, `refs/heads/${branch}`),
+      revParse(host, repo, `refs/heads/${base}`),
+    ]);
     if (format.code !== 0) return { ok: false, error: { kind: 'invalid_branch', branch, message: format.output } };
-    if (await revParse(host, repo, `refs/heads/${branch}`)) return { ok: false, error: { kind: 'branch_exists', branch } };
-    const baseSha = await revParse(host, repo, `refs/heads/${base}`);
+    if (taken) return { ok: false, error: { kind: 'branch_exists', branch } };
     if (!baseSha) return { ok: false, error: { kind: 'no_base', base } };
 
     const folder = this.folderFor(repo);
@@ -156,7 +159,7 @@ export class WorktreeService implements Disposable {
       await gitRun(host, repo, ['branch', '-D', branch]);
       return { ok: false, error: { kind: 'git_failed', command: 'git worktree add', output: added.output, hook } };
     }
-    const worktree = (await listWorktrees(host, repo)).find((w) => w.branch === branch)?.path ?? target;
+    const worktree = realish(target);
     const row: Row = { path: worktree, repo, branch, base, created: 1, created_at: Date.now() };
     this.insert(row);
     const setting = this.o.settings.repo(repo);
