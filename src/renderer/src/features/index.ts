@@ -10,4 +10,3 @@ import './settings';
 import './checkpoints';
 import './mcp';
 import './about';
-import './worktrees';

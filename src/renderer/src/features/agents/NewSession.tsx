@@ -10,7 +10,7 @@ import { basename, isAbsolutePath } from '../../ui/format';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
 import { AgentSelect } from '../../ui/Select';
-import { preparePlace, useRepo, WhereField, type Where } from '../worktrees';
+import { preparePlace, useRepo, WhereField, type Where } from './where';
 
 export function openNewSessionTab(agentId: string, agentName: string, cwd: string, prompt?: string): string {
   return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd, ...(prompt ? { prompt } : {}) } } });

@@ -22,7 +22,7 @@ import { syncSnapshotting } from './snapshotting';
 import { ForkLinks } from './ForkLinks';
 import { useFocusRequest } from '../../app/attention';
 import { FormActions } from '../../ui/FormActions';
-import { WorktreeBar } from '../worktrees';
+import { WorktreeBar } from './WorktreeBar';
 
 interface CreateRequest {
   agentId: string;

@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { WorktreeInfo } from '@shared/contract/worktrees';
 import { useApi, useEvent } from '../../app/api-context';
-import { agentName, openSessionTab, useAgents } from '../agents';
+import { openSessionTab } from './AgentsSection';
+import { agentName, useAgents } from './state';
 import { basename } from '../../ui/format';
 
 /** Sidebar: live sessions grouped by repository and branch (those working in a worktree), the rest by folder. */

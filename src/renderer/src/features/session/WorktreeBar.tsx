@@ -5,8 +5,8 @@ import { useApi, useEvent } from '../../app/api-context';
 import { openExternalLink } from '../../app/link-confirm';
 import { useNotices } from '../../app/notices';
 import { confirmDialog } from '../../ui/confirm';
-import { openFileTab } from '../session/files';
-import { describeWorktreeError } from './where';
+import { openFileTab } from './files';
+import { describeWorktreeError } from '../agents';
 
 type Note = { ok: boolean; text: string; url?: string | null; output?: string } | null;
 
