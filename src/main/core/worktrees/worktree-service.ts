@@ -8,7 +8,8 @@ import type { Router } from '../base/router';
 import type { Host } from '../host/host';
 import type { StoreService } from '../store/store-service';
 import { folderNameFor, folderProblem, isInside, realish, worktreeFolder } from './folder';
-import { gitRun } from './git';
+import { GitError, gitRun } from './git';
+import { addWorktree, deleteBranch, removeWorktree } from './worktree-git';
 import { installedHook } from './hooks';
 import { mergeIntoBase } from './merge';
 import { pullRequest, push, type Outcome } from './publish';
@@ -128,14 +129,15 @@ export class WorktreeService implements Disposable {
 
   async createNew(repoPath: string, branch: string, base: string, path?: string): Promise<Outcome<{ worktree: WorktreeInfo; setup: SetupRun | null }>> {
     const { host } = this.o;
-    const repoOut = await this.repoOf(repoPath);
+    // Asked at once: git answers them from any folder of the repository.
+    const [repoOut, format, taken, baseSha] = await Promise.all([
+      this.repoOf(repoPath),
+      gitRun(host, repoPath, ['check-ref-format', '--branch', branch]).catch((e: Error) => ({ code: 1, stdout: '', output: e.message })),
+      revParse(host, repoPath, `refs/heads/${branch}`).catch(() => null),
+      revParse(host, repoPath, `refs/heads/${base}`).catch(() => null),
+    ]);
     if (!repoOut.ok) return repoOut;
     const repo = repoOut.value;
-    const [format, taken, baseSha] = await Promise.all([
-      gitRun(host, repo, ['check-ref-format', '--branch', branch]),
-      revParse(host, repo, `refs/heads/${branch}`),
-      revParse(host, repo, `refs/heads/${base}`),
-    ]);
     if (format.code !== 0) return { ok: false, error: { kind: 'invalid_branch', branch, message: format.output } };
     if (taken) return { ok: false, error: { kind: 'branch_exists', branch } };
     if (!baseSha) return { ok: false, error: { kind: 'no_base', base } };
@@ -152,12 +154,13 @@ export class WorktreeService implements Disposable {
       for (let n = 2; existsSync(target); n++) target = join(folder, `${folderNameFor(branch)}-${n}`);
     }
     // The worktree's checkout runs the repository's post-checkout hook, as `git worktree add` does for the user.
-    const added = await gitRun(host, repo, ['worktree', 'add', '-b', branch, target, baseSha]);
-    if (added.code !== 0) {
+    try {
+      await addWorktree(host, repo, target, branch, baseSha, { repoHooks: true });
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
       const hook = await installedHook(host, repo, ['post-checkout']);
-      await gitRun(host, repo, ['worktree', 'remove', '--force', target]);
-      await gitRun(host, repo, ['branch', '-D', branch]);
-      return { ok: false, error: { kind: 'git_failed', command: 'git worktree add', output: added.output, hook } };
+      await removeWorktree(host, repo, target, branch).catch(() => deleteBranch(host, repo, branch).catch(() => undefined));
+      return { ok: false, error: { kind: 'git_failed', command: 'git worktree add', output: e.stderr.trim(), hook } };
     }
     const worktree = realish(target);
     const row: Row = { path: worktree, repo, branch, base, created: 1, created_at: Date.now() };
@@ -245,13 +248,15 @@ export class WorktreeService implements Disposable {
     const seen = new Set(confirmed);
     if (plan.value.unmerged.some((c) => !seen.has(c.sha))) return { ok: false, error: { kind: 'changed_since_confirmation', unmerged: plan.value.unmerged } };
     await this.setup.cancelIn(r.path);
-    if (existsSync(r.path)) {
-      const out = await gitRun(host, r.repo, ['worktree', 'remove', '--force', r.path]);
-      if (out.code !== 0) return { ok: false, error: { kind: 'git_failed', command: 'git worktree remove', output: out.output, hook: null } };
-    } else await gitRun(host, r.repo, ['worktree', 'prune']);
-    const del = await gitRun(host, r.repo, ['branch', '-D', r.branch]);
-    if (del.code !== 0 && (await revParse(host, r.repo, `refs/heads/${r.branch}`))) {
-      return { ok: false, error: { kind: 'git_failed', command: 'git branch -D', output: del.output, hook: null } };
+    try {
+      if (existsSync(r.path)) await removeWorktree(host, r.repo, r.path, r.branch, { repoHooks: true });
+      else {
+        await gitRun(host, r.repo, ['worktree', 'prune']);
+        await deleteBranch(host, r.repo, r.branch, { repoHooks: true });
+      }
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      return { ok: false, error: { kind: 'git_failed', command: 'git worktree remove', output: e.stderr.trim(), hook: null } };
     }
     this.o.store.db.prepare('DELETE FROM worktrees WHERE path = ?').run(r.path);
     this.changed(r, true);
