@@ -76,8 +76,10 @@ describe('a session in its own worktree, in Chromium', { timeout: 120_000 }, () 
     const confirm = page.getByTestId('confirm-dialog');
     await confirm.getByText('Everything committed is in main').waitFor({ timeout: WAIT.server });
     await confirm.getByTestId('confirm-ok').click();
-    await expect.poll(() => existsSync(worktree), { timeout: WAIT.server }).toBe(false);
-    expect(git('branch', '--list', branch)).toBe('');
+    // The worktree goes first, then its branch; the session's bar goes with them.
+    await expect.poll(() => git('branch', '--list', branch), { timeout: WAIT.server }).toBe('');
+    expect(existsSync(worktree)).toBe(false);
+    await bar.waitFor({ state: 'detached', timeout: WAIT.server });
     expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
     expect(nativeDialogs).toBe(0);
   });
