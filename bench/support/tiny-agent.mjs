@@ -1,5 +1,6 @@
 // The smallest ACP agent that starts: answers initialize and session/new, and nothing else. For benchmarks
 // that time "until the agent started" without timing a real agent's own start-up.
+import process from 'node:process';
 import { createInterface } from 'node:readline';
 
 const send = (m) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
