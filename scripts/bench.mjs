@@ -5,7 +5,8 @@
 // million-event store), agents10_busy (agents10 on loaded cores), longthread (a 100,000-entry live thread:
 // first paint, scrolling, typing while it streams, heap), thread (the thread model folding into a day-long thread),
 // import (History → Import of the agents' own session files: rate, rescan, append → searchable), remote (an SSH
-// host on a loopback sshd against this machine: ingest, keystroke echo, reconnect).
+// host on a loopback sshd against this machine: ingest, keystroke echo, reconnect), worktrees (a worktree session
+// of a 20,000-file repository, and its merge, vs plain git).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureNodeNative } from './native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'remote'];
+const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'remote', 'worktrees'];
 const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith('--'));
 const chosen = args.filter((a) => !a.startsWith('--'));
@@ -27,7 +28,9 @@ for (const s of scenarios) {
 }
 
 ensureNodeNative();
-if (scenarios.some((s) => s !== 'checkpoints' && s !== 'thread' && s !== 'import' && s !== 'remote')) {
+// These run without the built app.
+const headless = new Set(['checkpoints', 'thread', 'import', 'remote', 'worktrees']);
+if (scenarios.some((s) => !headless.has(s))) {
   // Paint latencies are measured in Chromium against the built app.
   const r = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) process.exit(1);

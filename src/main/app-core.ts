@@ -9,6 +9,7 @@ import { PtyHost } from './core/terminals/pty-host';
 import { StoreService } from './core/store/store-service';
 import { BackupService } from './core/store/backup';
 import { CompareService } from './core/compare/compare-service';
+import { repoSetting, WorktreeService } from './core/worktrees/worktree-service';
 import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
 import { agentForImport } from './core/history-import/agent-match';
@@ -62,6 +63,8 @@ export class AppCore implements Disposable {
   readonly acp: AcpServices;
   /** The agents' own histories, imported into History (History → Import). */
   readonly historyImport: HistoryImportService;
+  /** Worktree sessions: a session's own worktree and branch, and the way back (commit, merge, push, PR). */
+  readonly worktrees: WorktreeService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -126,6 +129,16 @@ export class AppCore implements Disposable {
     );
     this.disposables.add(
       new CompareService(this.store, this.bus, acp.sessions, options.dataDir, this.hosts.local, () => this.settings.get('compare.runRepoHooks')),
+    ).register(this.router);
+    this.worktrees = this.disposables.add(
+      new WorktreeService({
+        store: this.store,
+        bus: this.bus,
+        host: this.hosts.local,
+        dataDir: options.dataDir,
+        settings: { folder: () => this.settings.get('worktrees.folder'), repo: (repo) => repoSetting(this.settings.get('worktrees.repos'), repo) },
+        env: () => Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+      }),
     ).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);

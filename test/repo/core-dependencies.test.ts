@@ -23,7 +23,8 @@ export const CORE_DEPENDENCIES: Record<string, readonly string[]> = {
   terminals: [],
   mcp: ['agents'],
   checkpoints: ['settings', 'store'],
-  compare: ['agents', 'store'],
+  compare: ['agents', 'store', 'worktrees'],
+  worktrees: ['store'],
   registry: ['agents', 'settings', 'store'],
   acp: ['agents', 'mcp', 'settings', 'store', 'terminals'],
 };

@@ -15,6 +15,7 @@ import { sessionEvents, sessionRequests } from './sessions';
 import { settingsEvents, settingsRequests } from './settings';
 import { supervisorEvents, supervisorRequests } from './supervisor';
 import { terminalEvents, terminalRequests } from './terminals';
+import { worktreeEvents, worktreeRequests } from './worktrees';
 
 export * from './define';
 export * from './limits';
@@ -39,6 +40,7 @@ export const requests = {
   ...settingsRequests,
   ...supervisorRequests,
   ...terminalRequests,
+  ...worktreeRequests,
 } as const satisfies Record<string, RequestDef>;
 
 export const events = {
@@ -54,6 +56,7 @@ export const events = {
   ...settingsEvents,
   ...supervisorEvents,
   ...terminalEvents,
+  ...worktreeEvents,
 } as const satisfies Record<string, EventDef>;
 
 export type Requests = typeof requests;

@@ -3,6 +3,7 @@ import { absolutePathSchema, event, request } from './define';
 import { importSourceIdSchema, importSourceIds } from './history-import';
 import { mcpServerSettingSchema } from './mcp';
 import { DEFAULT_REGISTRY_URL } from './registry';
+import { repoWorktreeSettingSchema } from './worktrees';
 
 /**
  * Settings: one typed registry of the app's preferences. Each key has its schema, default, description,
@@ -175,6 +176,26 @@ export const SETTINGS = {
       "Off: compare mode's own git commands in your repository (worktree add, apply) run no hooks and no fsmonitor, so a hook an agent planted never runs. On: your repository's hooks run as with your own git.",
     scope: 'app',
     section: 'general',
+  }),
+
+  // Worktree sessions
+  'worktrees.folder': def({
+    schema: z.string().max(4096).refine((p) => p === '' || p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path'),
+    default: '',
+    label: 'Worktrees folder',
+    description:
+      "Where new worktree sessions' worktrees go, one folder per repository. Empty: beside each repository (<repo>.worktrees/). Never inside a repository or the data folder.",
+    scope: 'app',
+    section: 'general',
+    placeholder: 'beside each repository',
+  }),
+  'worktrees.repos': def({
+    schema: z.record(z.string().max(4096), repoWorktreeSettingSchema).refine((r) => Object.keys(r).length <= 500, 'at most 500 repositories'),
+    default: {},
+    label: 'Worktree settings per repository',
+    description: 'Per repository: start new sessions in a new worktree, and a setup command run in each new worktree (set in the new-session form).',
+    scope: 'app',
+    section: null,
   }),
 
   // History

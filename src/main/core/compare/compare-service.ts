@@ -10,7 +10,7 @@ import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
 import type { Host } from '../host/host';
-import { git, GitError, repoRoot } from './git';
+import { git, GitError, repoRoot } from '../worktrees/git';
 import { addWorktree, applyWorktree, removeWorktree } from './worktrees';
 
 interface CompareRow {

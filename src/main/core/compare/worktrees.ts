@@ -1,23 +1,21 @@
 import { rmSync } from 'node:fs';
 import type { Host } from '../host/host';
-import { git, type GitOptions } from './git';
+import { git, type GitOptions } from '../worktrees/git';
+import { deleteBranch, removeWorktree as removeGitWorktree } from '../worktrees/worktree-git';
 
 type HookOption = Pick<GitOptions, 'repoHooks'>;
 
-/** Creates a worktree of `repo` at `commit` on a new branch. */
-export async function addWorktree(host: Host, repo: string, path: string, branch: string, commit: string, o: HookOption = {}): Promise<void> {
-  await git(host, repo, ['worktree', 'add', '-b', branch, path, commit], o);
-}
+export { addWorktree } from '../worktrees/worktree-git';
 
-/** Removes the worktree (even with changes) and its branch. */
+/** Removes the worktree (even with changes, even when git no longer knows it) and its branch. */
 export async function removeWorktree(host: Host, repo: string, path: string, branch: string, o: HookOption = {}): Promise<void> {
   try {
-    await git(host, repo, ['worktree', 'remove', '--force', path], o);
+    await removeGitWorktree(host, repo, path, branch, o);
   } catch {
     rmSync(path, { recursive: true, force: true });
     await git(host, repo, ['worktree', 'prune'], o).catch(() => undefined);
+    await deleteBranch(host, repo, branch, o).catch(() => undefined);
   }
-  await git(host, repo, ['branch', '-D', branch], o).catch(() => undefined);
 }
 
 /** Stages everything in the worktree so committed, modified and new files all count as the run's change. */

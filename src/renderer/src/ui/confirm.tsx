@@ -4,6 +4,8 @@ import { Modal } from './Modal';
 interface Asking {
   title: string;
   message: string;
+  /** Listed under the message (the commits a discard loses…). */
+  details: string[];
   /** The button that goes ahead ("Apply", "Delete"…). */
   confirm: string;
   danger: boolean;
@@ -16,13 +18,14 @@ const useAsking = create<{ asking: Asking | null }>(() => ({ asking: null }));
  * Asks the user to confirm, in the app's own dialog (not the browser's `confirm()`, which blocks the page and
  * looks foreign): resolves true when they go ahead, false when they cancel or close it.
  */
-export function confirmDialog(p: { title: string; message: string; confirm: string; danger?: boolean }): Promise<boolean> {
+export function confirmDialog(p: { title: string; message: string; confirm: string; danger?: boolean; details?: string[] }): Promise<boolean> {
   useAsking.getState().asking?.answer(false);
   return new Promise((resolve) => {
     useAsking.setState({
       asking: {
         title: p.title,
         message: p.message,
+        details: p.details ?? [],
         confirm: p.confirm,
         danger: p.danger ?? false,
         answer: (yes) => {
@@ -43,6 +46,13 @@ export function ConfirmHost() {
       <div className="confirm-dialog" data-testid="confirm-dialog">
         <h2>{asking.title}</h2>
         <p>{asking.message}</p>
+        {asking.details.length > 0 && (
+          <ul className="confirm-details" data-testid="confirm-details">
+            {asking.details.map((d, i) => (
+              <li key={i}>{d}</li>
+            ))}
+          </ul>
+        )}
         <div className="form-actions">
           <button className={asking.danger ? 'danger' : 'primary'} autoFocus onClick={() => asking.answer(true)} data-testid="confirm-ok">
             {asking.confirm}

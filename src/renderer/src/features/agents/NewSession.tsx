@@ -10,9 +10,10 @@ import { basename, isAbsolutePath } from '../../ui/format';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
 import { AgentSelect } from '../../ui/Select';
+import { preparePlace, useRepo, WhereField, type Where } from './where';
 
-export function openNewSessionTab(agentId: string, agentName: string, cwd: string): string {
-  return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd } } });
+export function openNewSessionTab(agentId: string, agentName: string, cwd: string, prompt?: string): string {
+  return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd, ...(prompt ? { prompt } : {}) } } });
 }
 
 function validateFolder(folder: string): string | null {
@@ -80,12 +81,20 @@ export function NewSessionForm({
   const expanded = expandHome(folder, home);
   const problem = validateFolder(expanded);
   const agent = useMemo(() => agents.find((a) => a.id === agentId), [agents, agentId]);
+  const repo = useRepo(api, problem ? '' : expanded);
+  const [where, setWhere] = useState<Where>({ kind: 'here' });
+  const [placing, setPlacing] = useState(false);
+  const [placeError, setPlaceError] = useState<string | null>(null);
 
-  const submit = () => {
+  const submit = async () => {
     setTouched(true);
-    if (problem || !agent) return;
+    if (problem || !agent || placing) return;
+    setPlaceError(null);
+    setPlacing(true);
+    const place = await preparePlace(api, expanded, repo ? where : { kind: 'here' }).finally(() => setPlacing(false));
+    if ('error' in place) return setPlaceError(place.error);
     const before = onBeforeStart?.();
-    const tabId = openNewSessionTab(agent.id, agent.name, expanded);
+    const tabId = openNewSessionTab(agent.id, agent.name, place.cwd, place.prompt);
     onStarted?.(tabId, before ?? null);
   };
 
@@ -99,7 +108,7 @@ export function NewSessionForm({
       data-testid="new-session-form"
       onSubmit={(e) => {
         e.preventDefault();
-        submit();
+        void submit();
       }}
     >
       <label className="field">
@@ -139,9 +148,11 @@ export function NewSessionForm({
           ))}
         </div>
       )}
+      <WhereField api={api} repo={repo} where={where} onChange={setWhere} />
+      {placeError && <ErrorAlert>{placeError}</ErrorAlert>}
       <FormActions>
-        <button className="primary" type="submit" disabled={!agent} data-testid="new-session-start">
-          Start session
+        <button className="primary" type="submit" disabled={!agent || placing} data-testid="new-session-start">
+          {placing ? 'Making the worktree…' : 'Start session'}
         </button>
       </FormActions>
     </form>

@@ -1,12 +1,15 @@
 import { KeyRound, ScrollText } from 'lucide-react';
 import { registerLauncherPanel, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { AgentsSection } from './AgentsSection';
+import { BranchesSection } from './BranchesSection';
 import { AuthTerminalTab } from './AuthTerminalTab';
 import { AgentLogTab } from './log';
 import { NewSessionPanel } from './NewSession';
 import './agents.css';
+import './worktrees.css';
 
 registerSidebarSection({ id: 'agents', title: 'Agents', order: 10, view: AgentsSection });
+registerSidebarSection({ id: 'branches', title: 'Branches', order: 12, view: BranchesSection });
 registerTabKind('agent-log', { view: AgentLogTab, icon: ScrollText, persist: (tab) => ({ agentId: tab.props.agentId }) });
 registerTabKind('agent-auth', {
   view: AuthTerminalTab,
@@ -25,3 +28,4 @@ export { agentMetrics, syncAgentMetrics, useMetrics } from './metrics';
 export { NewSessionForm, openNewSessionTab } from './NewSession';
 export { loadRecentFolders, rememberFolder } from './recent';
 export { agentName, readableAgentId, refreshAgents, syncAgents, useAgents } from './state';
+export { describeWorktreeError } from './where';

@@ -22,6 +22,7 @@ import { syncSnapshotting } from './snapshotting';
 import { ForkLinks } from './ForkLinks';
 import { useFocusRequest } from '../../app/attention';
 import { FormActions } from '../../ui/FormActions';
+import { WorktreeBar } from './WorktreeBar';
 
 interface CreateRequest {
   agentId: string;
@@ -345,6 +346,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           sessionChanges.refresh();
         }}
       />
+      <WorktreeBar sessionId={sessionId} cwd={session?.cwd ?? null} idle={status === 'idle'} />
       {view.loadError && (
         <div className="banner warning" role="alert" data-testid="session-banner">
           This session is not running any more (it was closed, or Switchboard restarted); its conversation is kept in History.

@@ -35,3 +35,10 @@ export async function git(host: Host, cwd: string, args: string[], options: GitO
 export async function repoRoot(host: Host, path: string): Promise<string> {
   return (await git(host, path, ['rev-parse', '--show-toplevel'])).trim();
 }
+
+/** Runs git as the user's own git runs (their hooks, their config) and returns what it did, whatever its exit code. */
+export async function gitRun(host: Host, cwd: string, args: string[], options: { input?: string } = {}): Promise<{ code: number; stdout: string; output: string }> {
+  const out = await host.git(args, { cwd, ...options });
+  const stdout = out.stdout.toString('utf8');
+  return { code: out.code, stdout, output: `${stdout}${stdout && out.stderr ? '\n' : ''}${out.stderr}`.trim() };
+}

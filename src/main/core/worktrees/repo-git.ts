@@ -1,0 +1,112 @@
+import type { WorktreeFile } from '../../../shared/contract/worktrees';
+import type { Host } from '../host/host';
+import { git } from './git';
+
+/** Read-only questions to a repository (no hooks run for them). */
+
+export interface GitWorktree {
+  path: string;
+  head: string;
+  /** Null: detached HEAD. */
+  branch: string | null;
+}
+
+/** The repository's worktrees, the main checkout first (as git lists them). */
+export async function listWorktrees(host: Host, cwd: string): Promise<GitWorktree[]> {
+  const out = await git(host, cwd, ['worktree', 'list', '--porcelain', '-z']);
+  const list: GitWorktree[] = [];
+  let cur: GitWorktree | null = null;
+  for (const field of out.split('\0')) {
+    if (field === '') {
+      if (cur) list.push(cur);
+      cur = null;
+    } else if (field.startsWith('worktree ')) cur = { path: field.slice(9), head: '', branch: null };
+    else if (cur && field.startsWith('HEAD ')) cur.head = field.slice(5);
+    else if (cur && field.startsWith('branch ')) cur.branch = field.slice(7).replace(/^refs\/heads\//, '');
+    else if (cur && field === 'bare') cur = null;
+  }
+  if (cur) list.push(cur);
+  return list;
+}
+
+/** The main checkout's top folder, from any folder of the repository or of one of its worktrees. */
+export async function mainCheckout(host: Host, cwd: string): Promise<string> {
+  const first = (await listWorktrees(host, cwd))[0];
+  if (!first) throw new Error(`${cwd} is in a bare repository`);
+  return first.path;
+}
+
+export async function branches(host: Host, repo: string): Promise<Array<{ name: string; head: string }>> {
+  const out = await git(host, repo, ['for-each-ref', '--format=%(refname:short)%00%(objectname)', 'refs/heads']);
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [name = '', head = ''] = l.split('\0');
+      return { name, head };
+    });
+}
+
+export async function revParse(host: Host, cwd: string, rev: string): Promise<string | null> {
+  const out = await host.git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd });
+  return out.code === 0 ? out.stdout.toString('utf8').trim() : null;
+}
+
+export async function isAncestor(host: Host, cwd: string, a: string, b: string): Promise<boolean> {
+  const out = await host.git(['merge-base', '--is-ancestor', a, b], { cwd });
+  if (out.code > 1) throw new Error(`git merge-base failed: ${out.stderr.trim()}`);
+  return out.code === 0;
+}
+
+/** Commits in `to` not in `from`, newest first. */
+export async function commitsBetween(host: Host, cwd: string, from: string, to: string): Promise<Array<{ sha: string; subject: string }>> {
+  const out = await git(host, cwd, ['log', '--format=%H%x00%s%x00', `${from}..${to}`, '--']);
+  const parts = out.split('\0');
+  const list: Array<{ sha: string; subject: string }> = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) list.push({ sha: parts[i]!.trim(), subject: parts[i + 1]! });
+  return list;
+}
+
+export async function aheadBehind(host: Host, cwd: string, base: string, branch: string): Promise<{ ahead: number; behind: number }> {
+  const [behind = 0, ahead = 0] = (await git(host, cwd, ['rev-list', '--left-right', '--count', `${base}...${branch}`, '--'])).trim().split(/\s+/).map(Number);
+  return { ahead, behind };
+}
+
+/** Uncommitted changes (untracked files one by one). */
+export async function changedFiles(host: Host, worktree: string): Promise<WorktreeFile[]> {
+  const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+  const fields = out.split('\0');
+  const files: WorktreeFile[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (f.length < 4) continue;
+    const code = f.slice(0, 2);
+    files.push({ path: f.slice(3), code });
+    // A rename or copy is followed by the path it came from.
+    if (code[0] === 'R' || code[0] === 'C') i++;
+  }
+  return files;
+}
+
+/** The branch's upstream ('origin/x'), if it has one. */
+export async function upstreamOf(host: Host, cwd: string, branch: string): Promise<string | null> {
+  const out = await host.git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`], { cwd });
+  return out.code === 0 ? out.stdout.toString('utf8').trim() || null : null;
+}
+
+/** Would merging `theirs` into `ours` conflict? The merged tree, or the conflicting files. Touches no checkout. */
+export async function trialMerge(host: Host, repo: string, ours: string, theirs: string): Promise<{ tree: string; conflicts: string[] }> {
+  const out = await host.git(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], { cwd: repo });
+  if (out.code > 1) throw new Error(`git merge-tree failed: ${out.stderr.trim()}`);
+  const [tree = '', ...names] = out.stdout.toString('utf8').split('\0');
+  return { tree: tree.trim(), conflicts: out.code === 1 ? [...new Set(names.filter(Boolean))] : [] };
+}
+
+/** The files git lists as "would be overwritten" (a tab before each) when it refuses to touch a checkout. */
+export function overwrittenFiles(output: string): string[] {
+  if (!/would be overwritten|untracked working tree files would be/.test(output)) return [];
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('\t'))
+    .map((l) => l.trim());
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { SetupEnd, SetupRun } from '../../../shared/contract/worktrees';
+import type { EventBus } from '../base/event-bus';
+import type { Disposable } from '../base/lifecycle';
+import type { Host, HostProcess } from '../host/host';
+
+const TAIL_CHARS = 8 * 1024;
+/** After SIGTERM (cancel, timeout), how long the command's group gets before SIGKILL. */
+const KILL_GRACE_MS = 3000;
+
+interface Running {
+  run: SetupRun;
+  proc: HostProcess;
+  timer: NodeJS.Timeout;
+  stopping: 'cancelled' | 'timed_out' | null;
+  done: Promise<SetupEnd>;
+}
+
+/**
+ * A repository's setup command, run with /bin/sh in a new worktree: its output streamed as events, a Cancel, a
+ * timeout. The command is the user's own (set in their settings), run as they would run it in that folder.
+ */
+export class SetupRunner implements Disposable {
+  private readonly running = new Map<string, Running>();
+  private readonly ended: SetupRun[] = [];
+
+  constructor(
+    private readonly host: Host,
+    private readonly bus: EventBus,
+    private readonly env: () => Record<string, string>,
+  ) {}
+
+  start(path: string, command: string, timeoutMs: number): SetupRun {
+    const run: SetupRun = { id: randomUUID(), path, command, startedAt: Date.now(), ended: null };
+    const proc = this.host.spawn(['/bin/sh', '-c', command], { cwd: path, env: this.env(), stdin: 'ignore' });
+    let tail = '';
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      tail = (tail + text).slice(-TAIL_CHARS);
+      this.bus.emit('worktrees.setupOutput', { id: run.id, path, chunk: text });
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    const entry: Running = {
+      run,
+      proc,
+      stopping: null,
+      timer: setTimeout(() => this.stop(entry, 'timed_out'), timeoutMs),
+      done: proc.closed.then((exit) => {
+        clearTimeout(entry.timer);
+        const status: SetupEnd['status'] = entry.stopping ?? (exit.error === null && exit.code === 0 ? 'succeeded' : 'failed');
+        if (exit.error) tail = (tail + `\n${exit.error}`).slice(-TAIL_CHARS);
+        const end: SetupEnd = { status, exitCode: exit.code, tail };
+        run.ended = end;
+        this.running.delete(run.id);
+        this.ended.push(run);
+        if (this.ended.length > 50) this.ended.shift();
+        this.bus.emit('worktrees.setupEnded', { id: run.id, path, end });
+        return end;
+      }),
+    };
+    this.running.set(run.id, entry);
+    return run;
+  }
+
+  private stop(entry: Running, why: 'cancelled' | 'timed_out'): void {
+    if (entry.stopping) return;
+    entry.stopping = why;
+    entry.proc.kill('SIGTERM');
+    const kill = setTimeout(() => entry.proc.dispose(), KILL_GRACE_MS);
+    void entry.proc.exited.then(() => clearTimeout(kill));
+  }
+
+  cancel(id: string): boolean {
+    const entry = this.running.get(id);
+    if (!entry) return false;
+    this.stop(entry, 'cancelled');
+    return true;
+  }
+
+  /** Cancels what runs in `path` (its worktree is being removed). */
+  async cancelIn(path: string): Promise<void> {
+    const entries = [...this.running.values()].filter((e) => e.run.path === path);
+    for (const e of entries) this.stop(e, 'cancelled');
+    await Promise.all(entries.map((e) => e.done));
+  }
+
+  wait(id: string): Promise<SetupEnd> | undefined {
+    return this.running.get(id)?.done;
+  }
+
+  list(path?: string): SetupRun[] {
+    return [...this.ended, ...[...this.running.values()].map((e) => e.run)].filter((r) => path === undefined || r.path === path);
+  }
+
+  dispose(): void {
+    for (const e of this.running.values()) {
+      clearTimeout(e.timer);
+      e.proc.dispose();
+    }
+  }
+}

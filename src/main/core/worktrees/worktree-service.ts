@@ -1,0 +1,271 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RepoBranches, RepoWorktreeSetting, SetupRun, WorktreeInfo, WorktreeStatus } from '../../../shared/contract/worktrees';
+import { repoWorktreeSettingSchema } from '../../../shared/contract/worktrees';
+import type { EventBus } from '../base/event-bus';
+import type { Disposable } from '../base/lifecycle';
+import type { Router } from '../base/router';
+import type { Host } from '../host/host';
+import type { StoreService } from '../store/store-service';
+import { folderNameFor, folderProblem, isInside, realish, worktreeFolder } from './folder';
+import { GitError, gitRun } from './git';
+import { addWorktree, deleteBranch, removeWorktree } from './worktree-git';
+import { installedHook } from './hooks';
+import { mergeIntoBase } from './merge';
+import { pullRequest, push, type Outcome } from './publish';
+import { aheadBehind, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, trialMerge, upstreamOf } from './repo-git';
+import { SetupRunner } from './setup-runner';
+
+interface Row {
+  path: string;
+  repo: string;
+  branch: string;
+  base: string;
+  created: number;
+  created_at: number;
+}
+
+const toInfo = (r: Row): WorktreeInfo => ({ path: r.path, repo: r.repo, branch: r.branch, base: r.base, createdAt: r.created_at });
+
+export interface WorktreeServiceOptions {
+  store: StoreService;
+  bus: EventBus;
+  host: Host;
+  dataDir: string;
+  settings: { folder(): string; repo(repo: string): RepoWorktreeSetting };
+  /** The environment of the setup command and of `gh` (the user's own). */
+  env: () => Record<string, string>;
+}
+
+/**
+ * Worktree sessions: the worktrees Switchboard made (or was pointed at) for sessions, and the way back from them.
+ * Every git call goes through the host; the user's hooks and config apply as with their own git. The main
+ * checkout is touched only by a merge the user asked for.
+ */
+export class WorktreeService implements Disposable {
+  readonly setup: SetupRunner;
+
+  constructor(private readonly o: WorktreeServiceOptions) {
+    this.setup = new SetupRunner(o.host, o.bus, o.env);
+  }
+
+  register(router: Router): this {
+    router.handle('worktrees.list', (p) => this.list(p.repo));
+    router.handle('worktrees.create', (p) => (p.kind === 'new' ? this.createNew(p.repo, p.branch, p.base, p.path) : this.adopt(p.path, p.base)));
+    router.handle('worktrees.describe', (p) => ({ worktrees: Object.fromEntries(p.paths.map((path) => [path, this.row(path) ? toInfo(this.row(path)!) : null])) }));
+    router.handle('worktrees.status', (p) => this.known(p.path, (r) => this.status(r)));
+    router.handle('worktrees.commit', (p) => this.known(p.path, (r) => this.commit(r, p.message, p.files)));
+    router.handle('worktrees.merge', (p) =>
+      this.known(p.path, async (r) => {
+        const out = await mergeIntoBase(this.o.host, { repo: r.repo, worktree: r.path, branch: r.branch, base: r.base }, p.strategy, p.message);
+        if (out.ok) this.changed(r);
+        return out;
+      }),
+    );
+    router.handle('worktrees.push', (p) =>
+      this.known(p.path, async (r) => {
+        const out = await push(this.o.host, r.path, r.branch, p.remote);
+        if (out.ok) this.changed(r);
+        return out;
+      }),
+    );
+    router.handle('worktrees.pullRequest', (p) =>
+      this.known(p.path, async (r) => {
+        const out = await pullRequest(this.o.host, r.path, { branch: r.branch, base: r.base, title: p.title, body: p.body, draft: p.draft }, this.o.env());
+        if (out.ok) this.changed(r);
+        return out;
+      }),
+    );
+    router.handle('worktrees.discardPlan', (p) => this.known(p.path, (r) => this.discardPlan(r)));
+    router.handle('worktrees.discard', (p) => this.known(p.path, (r) => this.discard(r, p.unmerged)));
+    router.handle('worktrees.setupCancel', (p) => ({ cancelled: this.setup.cancel(p.id) }));
+    router.handle('worktrees.setupRuns', (p) => ({ runs: this.setup.list(p.path) }));
+    return this;
+  }
+
+  private row(path: string): Row | undefined {
+    return this.o.store.db.prepare('SELECT * FROM worktrees WHERE path = ?').get(path) as Row | undefined;
+  }
+
+  private async known<T>(path: string, f: (r: Row) => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    const r = this.row(path);
+    if (!r) return { ok: false, error: { kind: 'unknown_worktree', path } };
+    return f(r);
+  }
+
+  private changed(r: Row, removed = false): void {
+    this.o.bus.emit('worktrees.changed', { path: r.path, repo: r.repo, removed });
+  }
+
+  private async repoOf(path: string): Promise<Outcome<string>> {
+    try {
+      return { ok: true, value: await mainCheckout(this.o.host, path) };
+    } catch (e) {
+      return { ok: false, error: { kind: 'not_a_repo', path, message: (e as Error).message.split('\n')[0] ?? '' } };
+    }
+  }
+
+  private folderFor(repo: string): string {
+    return worktreeFolder(repo, this.o.settings.folder());
+  }
+
+  async list(path: string): Promise<Outcome<RepoBranches>> {
+    const repo = await this.repoOf(path);
+    if (!repo.ok) return repo;
+    const trees = await listWorktrees(this.o.host, repo.value);
+    const managed = new Set((this.o.store.db.prepare('SELECT path FROM worktrees WHERE repo = ?').all(repo.value) as Array<{ path: string }>).map((r) => r.path));
+    const byBranch = new Map(trees.filter((w) => w.branch).map((w) => [w.branch!, w.path]));
+    return {
+      ok: true,
+      value: {
+        repo: repo.value,
+        currentBranch: trees[0]?.branch ?? null,
+        branches: (await branches(this.o.host, repo.value)).map((b) => ({ ...b, worktree: byBranch.get(b.name) ?? null })),
+        worktrees: trees.map((w, i) => ({ path: w.path, branch: w.branch, head: w.head, main: i === 0, managed: managed.has(w.path) })),
+        folder: this.folderFor(repo.value),
+      },
+    };
+  }
+
+  async createNew(repoPath: string, branch: string, base: string, path?: string): Promise<Outcome<{ worktree: WorktreeInfo; setup: SetupRun | null }>> {
+    const { host } = this.o;
+    // Asked at once: git answers them from any folder of the repository.
+    const [repoOut, format, taken, baseSha] = await Promise.all([
+      this.repoOf(repoPath),
+      gitRun(host, repoPath, ['check-ref-format', '--branch', branch]).catch((e: Error) => ({ code: 1, stdout: '', output: e.message })),
+      revParse(host, repoPath, `refs/heads/${branch}`).catch(() => null),
+      revParse(host, repoPath, `refs/heads/${base}`).catch(() => null),
+    ]);
+    if (!repoOut.ok) return repoOut;
+    const repo = repoOut.value;
+    if (format.code !== 0) return { ok: false, error: { kind: 'invalid_branch', branch, message: format.output } };
+    if (taken) return { ok: false, error: { kind: 'branch_exists', branch } };
+    if (!baseSha) return { ok: false, error: { kind: 'no_base', base } };
+
+    const folder = this.folderFor(repo);
+    const problem = folderProblem(folder, repo, this.o.dataDir);
+    if (problem) return { ok: false, error: { kind: 'outside_folder', path: path ?? folder, folder } };
+    let target = path ?? join(folder, folderNameFor(branch));
+    if (path) {
+      const real = realish(path);
+      if (!isInside(real, realish(folder)) || real === realish(folder)) return { ok: false, error: { kind: 'outside_folder', path, folder } };
+      if (existsSync(path)) return { ok: false, error: { kind: 'path_exists', path } };
+    } else {
+      for (let n = 2; existsSync(target); n++) target = join(folder, `${folderNameFor(branch)}-${n}`);
+    }
+    // The worktree's checkout runs the repository's post-checkout hook, as `git worktree add` does for the user.
+    try {
+      await addWorktree(host, repo, target, branch, baseSha, { repoHooks: true });
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      const hook = await installedHook(host, repo, ['post-checkout']);
+      await removeWorktree(host, repo, target, branch).catch(() => deleteBranch(host, repo, branch).catch(() => undefined));
+      return { ok: false, error: { kind: 'git_failed', command: 'git worktree add', output: e.stderr.trim(), hook } };
+    }
+    const worktree = realish(target);
+    const row: Row = { path: worktree, repo, branch, base, created: 1, created_at: Date.now() };
+    this.insert(row);
+    const setting = this.o.settings.repo(repo);
+    const setup = setting.setupCommand.trim() ? this.setup.start(worktree, setting.setupCommand, setting.setupTimeoutSeconds * 1000) : null;
+    this.changed(row);
+    return { ok: true, value: { worktree: toInfo(row), setup } };
+  }
+
+  /** An existing worktree of a repository (not its main checkout), on a branch, becomes a session's place. */
+  async adopt(path: string, base?: string): Promise<Outcome<{ worktree: WorktreeInfo; setup: SetupRun | null }>> {
+    const known = this.row(path);
+    if (known) return { ok: true, value: { worktree: toInfo(known), setup: null } };
+    const repoOut = await this.repoOf(path);
+    if (!repoOut.ok) return repoOut;
+    const repo = repoOut.value;
+    const trees = await listWorktrees(this.o.host, repo);
+    const real = realish(path);
+    const tree = trees.slice(1).find((w) => realish(w.path) === real);
+    if (!tree) return { ok: false, error: { kind: 'not_a_repo', path, message: `${path} is not a worktree of ${repo} (its main checkout is "this folder")` } };
+    if (!tree.branch) return { ok: false, error: { kind: 'invalid_branch', branch: '(detached HEAD)', message: `${path} is not on a branch` } };
+    const baseName = base ?? trees[0]?.branch ?? 'main';
+    if (!(await revParse(this.o.host, repo, `refs/heads/${baseName}`))) return { ok: false, error: { kind: 'no_base', base: baseName } };
+    const row: Row = { path: tree.path, repo, branch: tree.branch, base: baseName, created: 0, created_at: Date.now() };
+    this.insert(row);
+    this.changed(row);
+    return { ok: true, value: { worktree: toInfo(row), setup: null } };
+  }
+
+  private insert(r: Row): void {
+    this.o.store.db
+      .prepare('INSERT OR REPLACE INTO worktrees (path, repo, branch, base, created, created_at) VALUES (@path, @repo, @branch, @base, @created, @created_at)')
+      .run(r);
+  }
+
+  async status(r: Row): Promise<Outcome<WorktreeStatus>> {
+    const { host } = this.o;
+    const missing = !existsSync(r.path);
+    const counts = (await revParse(host, r.repo, `refs/heads/${r.base}`)) && (await revParse(host, r.repo, `refs/heads/${r.branch}`))
+      ? await aheadBehind(host, r.repo, `refs/heads/${r.base}`, `refs/heads/${r.branch}`)
+      : { ahead: 0, behind: 0 };
+    const files = missing ? [] : await changedFiles(host, r.path);
+    const up = await upstreamOf(host, r.repo, r.branch);
+    const upstream = up ? { name: up, ...(await aheadBehind(host, r.repo, up, `refs/heads/${r.branch}`)) } : null;
+    return { ok: true, value: { ...toInfo(r), ...counts, files, upstream, missing } };
+  }
+
+  async commit(r: Row, message: string, files: string[]): Promise<Outcome<{ commit: { sha: string; subject: string } }>> {
+    const { host } = this.o;
+    for (const f of files) {
+      if (f.startsWith('/') || f.split('/').includes('..')) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: `${f}: not a path inside the worktree`, hook: null } };
+    }
+    const spec = files.join('\0') + '\0';
+    // Literal pathspecs, read from stdin: a name is a name (no glob, no magic), and no argument list too long.
+    const added = await gitRun(host, r.path, ['--literal-pathspecs', 'add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: spec });
+    if (added.code !== 0) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: added.output, hook: null } };
+    // Only the chosen files, even when others were staged before; the user's commit hooks run.
+    const out = await gitRun(host, r.path, ['--literal-pathspecs', 'commit', '-m', message, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: spec });
+    if (out.code !== 0) {
+      if (/nothing to commit|no changes added to commit|nothing added to commit/.test(out.output)) return { ok: false, error: { kind: 'nothing_to_commit' } };
+      return { ok: false, error: { kind: 'git_failed', command: 'git commit', output: out.output, hook: await installedHook(host, r.path, ['pre-commit', 'prepare-commit-msg', 'commit-msg']) } };
+    }
+    const [sha = '', subject = ''] = (await gitRun(host, r.path, ['log', '-1', '--format=%H%x00%s'])).stdout.trim().split('\0');
+    this.changed(r);
+    return { ok: true, value: { commit: { sha, subject } } };
+  }
+
+  async discardPlan(r: Row): Promise<Outcome<{ unmerged: Array<{ sha: string; subject: string }>; files: Array<{ path: string; code: string }> }>> {
+    const { host } = this.o;
+    let unmerged = (await revParse(host, r.repo, `refs/heads/${r.branch}`)) ? await commitsBetween(host, r.repo, `refs/heads/${r.base}`, `refs/heads/${r.branch}`) : [];
+    // Squashed or rebased into the base: the commits differ but merging them would change nothing, so nothing is lost.
+    if (unmerged.length > 0) {
+      const trial = await trialMerge(host, r.repo, `refs/heads/${r.base}`, `refs/heads/${r.branch}`);
+      if (trial.conflicts.length === 0 && trial.tree === (await gitRun(host, r.repo, ['rev-parse', `refs/heads/${r.base}^{tree}`])).stdout.trim()) unmerged = [];
+    }
+    const files = existsSync(r.path) ? await changedFiles(this.o.host, r.path) : [];
+    return { ok: true, value: { unmerged, files } };
+  }
+
+  async discard(r: Row, confirmed: string[]): Promise<Outcome<Record<string, never>>> {
+    const { host } = this.o;
+    const plan = await this.discardPlan(r);
+    if (!plan.ok) return plan;
+    const seen = new Set(confirmed);
+    if (plan.value.unmerged.some((c) => !seen.has(c.sha))) return { ok: false, error: { kind: 'changed_since_confirmation', unmerged: plan.value.unmerged } };
+    await this.setup.cancelIn(r.path);
+    try {
+      if (existsSync(r.path)) await removeWorktree(host, r.repo, r.path, r.branch, { repoHooks: true });
+      else {
+        await gitRun(host, r.repo, ['worktree', 'prune']);
+        await deleteBranch(host, r.repo, r.branch, { repoHooks: true });
+      }
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      return { ok: false, error: { kind: 'git_failed', command: 'git worktree remove', output: e.stderr.trim(), hook: null } };
+    }
+    this.o.store.db.prepare('DELETE FROM worktrees WHERE path = ?').run(r.path);
+    this.changed(r, true);
+    return { ok: true, value: {} };
+  }
+
+  dispose(): void {
+    this.setup.dispose();
+  }
+}
+
+export const repoSetting = (all: Record<string, unknown>, repo: string): RepoWorktreeSetting => repoWorktreeSettingSchema.parse(all[repo] ?? {});
