@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { defineConfig } from 'electron-vite';
+import { build } from 'esbuild';
+import { defineConfig, type Plugin } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 
 // Only native modules (and electron) stay external: .node files cannot be bundled, and the right ABI
@@ -7,8 +8,30 @@ import react from '@vitejs/plugin-react';
 // Node's strict resolution of CommonJS packages' subpaths.
 const external = ['better-sqlite3', 'node-pty', '@parcel/watcher', 'electron', 'bufferutil', 'utf-8-validate'];
 
+// The helper Switchboard copies to an SSH host (core/host/ssh/server): one CommonJS file beside the main bundle,
+// so that a packaged app (which has no sources and no esbuild) can install it.
+function sshHelper(): Plugin {
+  return {
+    name: 'switchboard-ssh-helper',
+    apply: 'build',
+    async writeBundle() {
+      await build({
+        entryPoints: [resolve(__dirname, 'src/main/core/host/ssh/server/main.ts')],
+        outfile: resolve(__dirname, 'out/main/ssh-helper.cjs'),
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node18',
+        legalComments: 'none',
+        logLevel: 'silent',
+      });
+    },
+  };
+}
+
 export default defineConfig({
   main: {
+    plugins: [sshHelper()],
     build: {
       externalizeDeps: false,
       outDir: 'out/main',

@@ -31,8 +31,9 @@ function here(): string {
  */
 export function helperBundle(): Promise<HelperBundle> {
   cached ??= (async () => {
-    const prebuilt = join(here(), PREBUILT);
-    if (existsSync(prebuilt)) return bundleOf(await readFile(prebuilt));
+    // Beside the main bundle: this module may sit in one of its chunks.
+    const prebuilt = [join(here(), PREBUILT), join(here(), '..', PREBUILT)].find((p) => existsSync(p));
+    if (prebuilt) return bundleOf(await readFile(prebuilt));
     let dir = here();
     for (;;) {
       if (existsSync(join(dir, ENTRY))) break;
