@@ -37,6 +37,13 @@ export interface HistoryImportDeps {
   agentFor(source: ImportSourceId): string | null;
   /** Removes sessions from History (a file rewritten since its import is imported anew). */
   deleteSessions(ids: readonly string[]): void;
+  /**
+   * Starts a bulk write: what an import of at least BULK_MIN_BYTES writes is indexed in one pass after it
+   * (HistoryService.bulkWrite), not message by message. Without it every batch is indexed as it is written.
+   */
+  bulk?(): Disposable;
+  /** BULK_MIN_BYTES unless set (tests). */
+  bulkMinBytes?: number;
   /** Watches a folder (the host's watch: changes, or "rescan" when it lost track; both mean: import again). */
   watch?: Host['watch'];
 }
@@ -64,6 +71,11 @@ interface FileState {
 const APPEND_BATCH = 4096;
 /** Longest stretch of importing before the event loop gets a turn. */
 const SLICE_MS = 50;
+/**
+ * New bytes from which an import is written as a bulk (indexed in one pass after it); below it, what it adds
+ * (a watched session growing) is searchable as soon as it is written.
+ */
+export const BULK_MIN_BYTES = 4 * 1024 * 1024;
 /** Skips reported in full (the count goes on). */
 const MAX_SKIPS_SHOWN = 200;
 
@@ -205,7 +217,8 @@ export class HistoryImportService implements Disposable {
   }
 
   private async importAll(sources: readonly ImportSourceId[]): Promise<void> {
-    const plans: Array<{ store: JsonlStore; files: FoundFile[] } | { store: DatabaseStore }> = [];
+    const plans: Array<{ store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow> } | { store: DatabaseStore }> = [];
+    let newBytes = 0;
     for (const source of sources) {
       const store = this.store(source);
       if (store.kind === 'opencode-db') {
@@ -214,21 +227,35 @@ export class HistoryImportService implements Disposable {
       }
       const listing = listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
-      plans.push({ store, files: listing.files });
+      const rows = this.rowsOf(store.source);
+      plans.push({ store, files: listing.files, rows });
       this.progress.filesTotal += listing.files.length;
-      this.progress.bytesTotal += listing.files.reduce((n, f) => n + f.size, 0);
+      for (const f of listing.files) {
+        this.progress.bytesTotal += f.size;
+        const row = rows.get(f.path);
+        if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) continue;
+        newBytes += row && row.ino === f.ino && f.size >= row.offset ? f.size - row.offset : f.size;
+      }
     }
     this.emit();
+    const bulk = newBytes >= (this.deps.bulkMinBytes ?? BULK_MIN_BYTES) ? this.deps.bulk?.() : undefined;
+    try {
+      await this.importPlans(plans);
+    } finally {
+      bulk?.dispose();
+    }
+  }
+
+  private async importPlans(plans: ReadonlyArray<{ store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow> } | { store: DatabaseStore }>): Promise<void> {
     let lastEmit = Date.now();
     const touched = new Set<string>();
     for (const plan of plans) {
       if (this.cancelRequested) break;
-      if (plan.store.kind === 'opencode-db') {
+      if (!('files' in plan)) {
         await this.importOpencode(plan.store, touched);
         continue;
       }
-      const { store, files } = plan as { store: JsonlStore; files: FoundFile[] };
-      const rows = this.rowsOf(store.source);
+      const { store, files, rows } = plan;
       const db = this.deps.db();
       for (let i = 0; i < files.length && !this.cancelRequested; ) {
         // Files are imported in slices of ~50 ms, each one transaction (what a file adds and where its import
