@@ -226,6 +226,22 @@ describe('History → Import', () => {
     expect(after.hits).toHaveLength(1);
   });
 
+  it('kept up: a store the agent makes after the start is found and watched, and its sessions imported', async () => {
+    home = tempDir('sb-import-home-');
+    importer = make(home, {}, ['claude-code']);
+    importer.keepUp();
+    // The CLI’s first run makes its folders one by one, then writes its session (found within a poll).
+    mkdirSync(join(home, '.claude'));
+    await new Promise((r) => setTimeout(r, 100));
+    mkdirSync(join(home, '.claude/projects/-work-first'), { recursive: true });
+    const record = (content: string) => `${JSON.stringify({ type: 'user', sessionId: '5e6f7a8b-1f2d-4e6a-9b7c-8d9e0f1a2b3c', cwd: '/work/first', timestamp: new Date().toISOString(), message: { role: 'user', content } })}\n`;
+    writeFileSync(join(home, '.claude/projects/-work-first/5e6f7a8b-1f2d-4e6a-9b7c-8d9e0f1a2b3c.jsonl'), record('sketch the pelican migration'));
+    await expect.poll(() => search('pelican').length, { timeout: 20_000, interval: 200 }).toBe(1);
+    // From then on the store is watched like any other: a new line is picked up.
+    appendFileSync(join(home, '.claude/projects/-work-first/5e6f7a8b-1f2d-4e6a-9b7c-8d9e0f1a2b3c.jsonl'), record('and the heron rollback'));
+    await expect.poll(() => search('heron').length, { timeout: 20_000, interval: 200 }).toBe(1);
+  });
+
   it('can be cancelled, and a later run finishes what it left', async () => {
     home = homeWith('claude-code-0.16.0', 'gemini-0.61.0', 'qwen-0.24.4');
     importer = make(home);

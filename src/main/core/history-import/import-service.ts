@@ -9,6 +9,7 @@ import { prepared, type Db } from '../store/database';
 import type { Statement } from 'better-sqlite3';
 import type { Host } from '../host/host';
 import type { LogEntry, MessageLog } from '../store/message-log';
+import { whenFolderAppears } from './folder-appears';
 import { readNewLines, SkipFile } from './line-reader';
 import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
 import type { SessionMeta, TranscriptItem } from './parsers/types';
@@ -482,9 +483,20 @@ export class HistoryImportService implements Disposable {
       if (this.watches.has(source)) continue;
       const store = this.store(source);
       const root = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
-      if (!this.deps.watch || !existsSync(root)) {
-        // Not watchable (not there yet, or no watcher here): picked up at the next start.
+      if (!this.deps.watch) {
+        // No watcher here: picked up at the next start.
         this.start([source]);
+        continue;
+      }
+      if (!existsSync(root)) {
+        // Not there yet (the agent never ran here): looked for until it is made, then watched.
+        this.watches.set(
+          source,
+          whenFolderAppears(root, () => {
+            this.watches.delete(source);
+            this.keepUp();
+          }),
+        );
         continue;
       }
       const watching = this.deps.watch(root, () => this.changed(source));
