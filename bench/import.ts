@@ -5,7 +5,9 @@
 //   import.append_to_searchable_ms  a line appended to an open session file → found by search (watching);
 //                                   floor: the same append → the watcher's report
 //   search.p95_ms                   searches for words of the corpus, over the imported store
-// The corpus is 2 GB in 20,000 files by default (`--quick`: 200 MB in 2,000), 90 % Claude Code, 10 % Codex.
+// The corpus is 2 GB in 20,000 files by default (`--quick`: 200 MB in 2,000; `--files N --mb M` for another), 90 % Claude
+// Code, 10 % Codex. A first import of at least 4 MB is written to the log first and indexed in one pass after it
+// (`--per-message`: every batch indexed as it is written, as before); import.cpu_ms gives both rates per CPU-second.
 import { appendFileSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,6 +165,25 @@ try {
   log('import.all_searchable_ms', Math.round(searchableMs), 'ms');
   log('import.searchable_mb_per_s', round1(searchableMbps), 'MB/s (import and its index pass)');
   log('import.sessions', status.sessions);
+  if (process.argv.includes('--search-only')) {
+    // `--search-only`: the searches alone after the first import, with their CPU profile in /tmp/search.cpuprofile.
+    const { Session } = await import('node:inspector/promises');
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    const times: number[] = [];
+    for (let k = 0; k < 200; k++) {
+      const q = `${WORDS[k % WORDS.length]} ${WORDS[(k * 7) % WORDS.length]}`;
+      const t = performance.now();
+      s.history.search({ query: q, limit: 50, perSession: 3 });
+      times.push(performance.now() - t);
+    }
+    const { profile } = await session.post('Profiler.stop');
+    (await import('node:fs')).writeFileSync(join(tmpdir(), 'search.cpuprofile'), JSON.stringify(profile));
+    log('search.p95_ms', round1(percentile(times, 95)), `ms (median ${round1(median(times))})`);
+    process.exit(0);
+  }
   if (firstOnly) {
     importer.dispose();
     s.close();

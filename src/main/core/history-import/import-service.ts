@@ -57,7 +57,8 @@ interface FileRow {
   size: number;
   mtime_ms: number;
   offset: number;
-  state: string;
+  /** Null: not read yet (a rescan reads it only for files that grew). */
+  state: string | null;
   linked: number;
   skipped: string | null;
 }
@@ -228,7 +229,7 @@ export class HistoryImportService implements Disposable {
       }
       const listing = listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
-      const rows = this.rowsOf(store.source);
+      const rows = this.rowsOf(store.source, false);
       plans.push({ store, files: listing.files, rows });
       this.progress.filesTotal += listing.files.length;
       for (const f of listing.files) {
@@ -297,9 +298,16 @@ export class HistoryImportService implements Disposable {
     this.progress.bytesDone += file.size;
   }
 
-  private rowsOf(source: string): Map<string, FileRow> {
-    const rows = this.deps.db().prepare('SELECT * FROM imported_files WHERE source = ?').all(source) as FileRow[];
+  /** What is known of each file of a store; `withState`: with the parser states too (a rescan needs few). */
+  private rowsOf(source: string, withState = true): Map<string, FileRow> {
+    const rows = this.sql(
+      `SELECT path, source, session_id, ino, size, mtime_ms, offset, ${withState ? 'state' : 'NULL AS state'}, linked, skipped FROM imported_files WHERE source = ?`,
+    ).all(source) as FileRow[];
     return new Map(rows.map((r) => [r.path, r]));
+  }
+
+  private stateOf(path: string): string {
+    return (this.sql('SELECT state FROM imported_files WHERE path = ?').get(path) as { state: string } | undefined)?.state ?? '{}';
   }
 
   private newRow(path: string, source: string): FileRow {
@@ -315,9 +323,9 @@ export class HistoryImportService implements Disposable {
     this
       .sql(
         `INSERT INTO imported_files (path, source, session_id, ino, size, mtime_ms, offset, state, linked, skipped, updated_at)
-         VALUES (@path, @source, @session_id, @ino, @size, @mtime_ms, @offset, @state, @linked, @skipped, @updated_at)
+         VALUES (@path, @source, @session_id, @ino, @size, @mtime_ms, @offset, coalesce(@state, '{}'), @linked, @skipped, @updated_at)
          ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, ino = excluded.ino, size = excluded.size,
-           mtime_ms = excluded.mtime_ms, offset = excluded.offset, state = excluded.state, linked = excluded.linked,
+           mtime_ms = excluded.mtime_ms, offset = excluded.offset, state = coalesce(@state, imported_files.state), linked = excluded.linked,
            skipped = excluded.skipped, updated_at = excluded.updated_at`,
       )
       .run({ ...r, updated_at: Date.now() });
@@ -336,7 +344,7 @@ export class HistoryImportService implements Disposable {
     }
     if (row && row.ino === file.ino && file.size >= row.offset && !row.skipped) {
       offset = row.offset;
-      state = JSON.parse(row.state) as FileState;
+      state = JSON.parse(row.state ?? this.stateOf(file.path)) as FileState;
       sessionId = row.session_id;
     } else if (row?.session_id) {
       // Replaced or cut short since it was imported: what it holds now is imported afresh.
@@ -435,7 +443,7 @@ export class HistoryImportService implements Disposable {
         if (this.cancelRequested) break;
         const key = `opencode:${store.root}#${s.meta.agentSessionId}`;
         const row = rows.get(key);
-        const saved = row ? (JSON.parse(row.state) as { cursor?: OpencodeCursor; wire?: WireState }) : {};
+        const saved = row ? (JSON.parse(row.state ?? '{}') as { cursor?: OpencodeCursor; wire?: WireState }) : {};
         if (row && (row.linked || saved.cursor?.updatedAt === s.updatedAt)) {
           this.progress.filesDone++;
           continue;
