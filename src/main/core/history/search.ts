@@ -358,8 +358,8 @@ const MAX_EXCLUDED = 64;
 /**
  * Full-text search. The FTS index yields matches newest first (after filters); the newest of them, up to
  * RANKED_PER_HIT per hit asked for and perSession per session, are read, ranked by relevance and recency,
- * and the best `limit` returned. A session that has its perSession hits is left out of the pages after
- * (its other matches are neither read nor counted). Reading stops after `candidates` matches were read,
+ * and the best `limit` returned. A session that has its perSession hits is left out of what the index is
+ * asked next (its other matches are neither read nor counted). Reading stops after `candidates` matches were read,
  * which bounds the cost of a long prefix whose matches are mostly look-alikes. `truncated`: some matches
  * were not ranked.
  */
