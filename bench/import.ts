@@ -107,13 +107,22 @@ function makeCorpus(home: string): { bytes: number; files: string[] } {
   return { bytes, files };
 }
 
-function openStore() {
-  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-import-store-'));
+/** `--keep-store DIR`: the imported store is written to DIR and kept (for looking into it afterwards). */
+const keepStore = process.argv.includes('--keep-store') ? process.argv[process.argv.indexOf('--keep-store') + 1]! : null;
+
+function openStore(keep: string | null = null) {
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'sb-bench-import-store-'));
   const store = new StoreService(dir);
   const messages = new MessageLog(store.db);
   const history = new HistoryService(store, null);
   history.attach(messages);
-  return { dir, store, messages, history, close: () => (history.dispose(), messages.dispose(), store.dispose(), rmSync(dir, { recursive: true, force: true })) };
+  const close = (): void => {
+    history.dispose();
+    messages.dispose();
+    store.dispose();
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, store, messages, history, close };
 }
 
 const home = mkdtempSync(join(tmpdir(), 'sb-bench-import-home-'));
@@ -123,7 +132,7 @@ try {
   log('import.corpus', `${FILES} files, ${round1(corpus.bytes / 1e6)} MB, made in ${round1((performance.now() - t0) / 1000)} s`);
 
   // ── first import
-  const s = openStore();
+  const s = openStore(keepStore);
   await s.history.whenIndexed();
   const captured: LogEntry[] = [];
   let capturing = true;

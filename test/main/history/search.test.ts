@@ -255,8 +255,24 @@ describe('history search: hits per session', () => {
     const busy: ReturnType<typeof turn> = [];
     for (let i = 0; i < 400; i++) busy.push(...turn(acp, `step ${i}: update rollout-plan.md`, `Updated rollout-plan.md for the migration (${i}).`, 1000));
     t.append('busy', busy, NOW - DAY);
+    // Two sessions that ran side by side: their entries interleave.
+    t.addSession('left', { createdAt: NOW - 3 * DAY });
+    t.addSession('right', { createdAt: NOW - 3 * DAY });
+    t.addSession('early', { createdAt: NOW - 20 * DAY });
+    t.append('early', turn(acp, 'where is kestrel.md', 'kestrel.md is in docs.'), NOW - 20 * DAY);
+    for (let i = 0; i < 300; i++) {
+      t.append('left', turn(acp, `left ${i}: kestrel.md`, `kestrel.md left ${i}`, 1000), NOW - 3 * DAY + i * 10);
+      t.append('right', turn(acp, `right ${i}: kestrel.md`, `kestrel.md right ${i}`, 1000), NOW - 3 * DAY + i * 10 + 5);
+    }
   });
   afterAll(() => t.close());
+
+  it('finds the older session past two busy sessions whose matches interleave', () => {
+    for (const perSession of [3, 1]) {
+      const r = t.history.search({ query: 'kestrel.md', limit: 50, perSession });
+      expect(new Set(r.hits.map((h) => h.sessionId)), `perSession ${perSession}`).toEqual(new Set(['left', 'right', 'early']));
+    }
+  });
 
   for (const query of ['rollout-plan.md', 'migration', 'rollout-plan.md migration']) {
     it(`finds every session that matches "${query}" with perSession 3 (or 1, or 10)`, () => {

@@ -350,16 +350,16 @@ const ranked = (relevance: number, ts: number, now: number): number => relevance
 const RANKED_PER_HIT = 2;
 /** Rows one query of the index yields at most. */
 const MAX_ROWS = 5_000;
-/** Queries of the index one search makes at most (one more each time a full session's match comes up). */
+/** Queries of the index one search makes at most (one more each time a run of a full session's matches comes up). */
 const MAX_QUERIES = 40;
-/** Full sessions left out of a query at most; past that their matches are read and skipped. */
-const MAX_EXCLUDED = 64;
+/** Consecutive rows of full sessions skipped before the index is asked again below them (about a query's cost). */
+const SKIPPED_BEFORE_ASKING_AGAIN = 48;
 
 /**
  * Full-text search. The FTS index yields matches newest first (after filters); the newest of them, up to
  * RANKED_PER_HIT per hit asked for and perSession per session, are read, ranked by relevance and recency,
- * and the best `limit` returned. A session that has its perSession hits is left out of what the index is
- * asked next (its other matches are neither read nor counted). Reading stops after `candidates` matches were read,
+ * and the best `limit` returned. The matches of a session that has its perSession hits are skipped over
+ * (neither read nor counted). Reading stops after `candidates` matches were read,
  * which bounds the cost of a long prefix whose matches are mostly look-alikes. `truncated`: some matches
  * were not ranked.
  */
@@ -411,33 +411,47 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
        ORDER BY history_fts.rowid DESC LIMIT @page`,
   );
   /**
-   * Sessions that have their perSession hits: once a match of one comes up again, the index is asked anew
-   * without them (NOT their session facet tokens), so a session with thousands of matches costs a query,
-   * not thousands of rows, and never uses up the candidates the other sessions' matches need.
+   * Sessions that have their perSession hits: their further matches are skipped, and once a run of them
+   * comes up the index is asked again from below that run (the entries before it that belong to full
+   * sessions only, found on the entries' primary key), so a session with thousands of matches costs a
+   * query, not thousands of rows, and never uses up the candidates the other sessions' matches need.
    */
   const perSession = new Map<string, number>();
   const full: string[] = [];
+  const below = cached(db, 'SELECT id FROM history_entries WHERE id < @before AND session_id NOT IN (SELECT value FROM json_each(@full)) ORDER BY id DESC LIMIT 1');
   let considered = 0;
   /** Every match was looked at. */
   let exhausted = false;
   function* candidates(): Generator<Candidate> {
     let before = Number.MAX_SAFE_INTEGER;
     for (let queries = 0; queries < MAX_QUERIES && considered < cap; queries++) {
-      const excluded = full.length;
-      const match = excluded ? `(${args.match}) NOT (${full.slice(-MAX_EXCLUDED).map((id) => quoted(facet.session(id))).join(' OR ')})` : args.match;
+      if (queries > 0) {
+        const next = below.get({ before, full: JSON.stringify(full) }) as { id: number } | undefined;
+        if (!next) {
+          // Every entry left belongs to a full session.
+          exhausted = true;
+          return;
+        }
+        before = next.id + 1;
+      }
+      // The last query allowed skips what it must.
+      const last = queries === MAX_QUERIES - 1;
       let rows = 0;
+      let skipped = 0;
       let again = false;
       // Rows are read as they are used: a query left early costs only the rows read.
-      for (const r of page.iterate({ ...args, match, before, page: MAX_ROWS }) as IterableIterator<Candidate>) {
+      for (const r of page.iterate({ ...args, before, page: MAX_ROWS }) as IterableIterator<Candidate>) {
         rows++;
         before = r.id;
         if ((perSession.get(r.session_id) ?? 0) >= o.perSession) {
-          if (full.length > excluded && full.length <= MAX_EXCLUDED) {
+          // A few rows are cheaper to skip than a new query; a run of them is not.
+          if (!last && ++skipped > SKIPPED_BEFORE_ASKING_AGAIN) {
             again = true;
             break;
           }
           continue;
         }
+        skipped = 0;
         yield r;
         if (considered >= cap) return;
       }
