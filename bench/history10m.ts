@@ -103,7 +103,8 @@ try {
     log(`history10m.speedup_vs_grep: ${r['search.speedup_vs_grep']} ratio at ${size} (grep mean ${r.details.grepMeanMs} ms, index mean ${r.details.searchMeanMsSameQueries} ms on ${r.details.grepQueries} queries)`);
     log(`history10m.bytes_vs_jsonl: ${Math.round((r.details.storeBytes / r.details.jsonlBytes) * 100) / 100} ratio at ${size} (store ${r.details.storeBytes} bytes, JSONL ${r.details.jsonlBytes} bytes)`);
     log(`history10m.open_first_paint: ${round1(percentile(open, 95))} ms p95 at ${size} (floor, an app.info round trip: ${round1(percentile(openFloor, 95))} ms p95; ratio ${round1(percentile(open, 95) / percentile(openFloor, 95))}; the server's first page of the thread, not painted in a browser)`);
-    log(`history10m.generator_peak_rss_mb: ${r.details.peakRssMb.map(([n, mb]) => `${mb} MB at ${n.toLocaleString('en')} events`).join(', ')}`);
+    const rss = r.details.peakRssMb.map(([n, mb]) => `${mb} MB at ${n.toLocaleString('en')} events`).join(', ');
+    log(`history10m.generator_peak_rss_mb: ${rss || 'not measured (the store was reused, not generated, in this run)'}`);
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }
