@@ -64,6 +64,8 @@ export interface HistoryBenchResult {
     storeBytes: number;
     jsonlBytes: number;
     grepTool: string;
+    /** The generator's peak RSS (MB) by events generated. */
+    peakRssMb: Array<[number, number]>;
     grepQueries: number;
     grepMeanMs: number;
     searchMeanMsSameQueries: number;
@@ -71,6 +73,11 @@ export interface HistoryBenchResult {
   };
 }
 
+
+/** Event counts at which the generator's peak memory is noted. */
+const RSS_MARKS = [100_000, 1_000_000, 10_000_000];
+const rssAt = new Map<number, number>();
+const peakRssMb = (): number => Math.round(process.resourceUsage().maxRSS / 1024);
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -182,10 +189,16 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
       }
       writeFileSync(join(jsonlDir, `${id}.jsonl`), jsonl);
       total += msgs.length;
+      // The generator streams (one session in memory at a time): its peak memory must not grow with the corpus.
+      for (const mark of RSS_MARKS) if (total >= mark && !rssAt.has(mark)) rssAt.set(mark, peakRssMb());
       if (pending.length >= 5000) flush();
       if (i % 1000 === 999) log(`# generated ${i + 1} sessions, ${total} messages (${round((performance.now() - started) / 1000, 1)} s)`);
     }
     flush();
+    if (!reuse) {
+      rssAt.set(total, peakRssMb());
+      log(`# generator peak RSS: ${[...rssAt].map(([n, mb]) => `${mb} MB at ${n.toLocaleString('en')} events`).join(', ')}`);
+    }
     const generateSeconds = (performance.now() - started) / 1000;
     index.indexLagging(); // sessions whose last message was still open when their batch was written
     let migration: { seconds: number; eventsPerSecond: number; bytesBefore: number } | null = null;
@@ -326,6 +339,7 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
         storeBytes,
         jsonlBytes,
         grepTool,
+        peakRssMb: [...rssAt],
         grepQueries: sampled.length,
         grepMeanMs: round(grepSum / sampled.length),
         searchMeanMsSameQueries: round(searchSum / sampled.length),

@@ -115,6 +115,7 @@ export class AppCore implements Disposable {
         keep: () => this.settings.get('history.importKeep'),
         agentFor: (source) => agentForImport(source, acp.agents.list()),
         deleteSessions: (ids) => void this.history.delete(ids),
+        bulk: () => this.history.bulkWrite(),
         watch: (root, onEvent, watchOptions) => this.hosts.local.watch(root, onEvent, watchOptions),
       }),
     );

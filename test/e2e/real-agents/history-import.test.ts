@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -12,8 +12,8 @@ import { MinimalClient, routingClientApp } from './minimal-client.js';
 /**
  * A user who ran Claude Code in a terminal before Switchboard: its session file (written by the real agent,
  * against the fake LLM, under its own HOME) is imported through History → Import, found by a word of a
- * command's output and by a file name, and continued in Claude Code through ACP (session/resume with the
- * agent's own session id): the agent answers with the old conversation in its context. A line the CLI
+ * command's output and by the name of a file it wrote, and continued in Claude Code through ACP
+ * (session/resume with the agent's own session id): the agent answers with the old conversation in its context. A line the CLI
  * appends later shows up while "Keep importing" is on.
  */
 
@@ -39,6 +39,15 @@ async function runClaudeOnce(): Promise<void> {
       { kind: 'write', path: join(project, 'rollout-plan.md'), content: 'Stage one: the canary\n' },
     ]);
     await connection.agent.request('session/prompt', { sessionId: acpSessionId, prompt: [{ type: 'text', text: 'Please check the ostrich deploy and write the rollout plan' }] });
+    // Claude Code writes its session file after the turn has ended, a few records at a time: stopped before
+    // that, its file ends at the first tool call (and the import has no file name to find).
+    const dir = join(agentHome(), '.claude/projects');
+    const written = (): boolean =>
+      (readdirSync(dir, { recursive: true }) as string[]).some((f) => f.endsWith(`${acpSessionId}.jsonl`) && readFileSync(join(dir, f), 'utf8').includes('rollout-plan.md'));
+    for (const until = Date.now() + 30_000; !written(); ) {
+      if (Date.now() > until) throw new Error('Claude Code did not write its session file within 30 s');
+      await new Promise((r) => setTimeout(r, 200));
+    }
   } finally {
     client.dispose();
     connection.close();
@@ -94,8 +103,9 @@ describe.skipIf(!available)('History → Import of Claude Code’s own sessions'
     await expect.poll(() => history.getByTestId('history-import-result').innerText(), { timeout: 30_000 }).toMatch(/^1 session imported/);
     await expect.poll(() => claude.getByTestId('history-import-imported').innerText(), { timeout: 15_000 }).toBe('1');
 
-    // A word of the shell command's output (a file name is searched in test/main/history-import/import.test.ts).
+    // A word of the shell command's output, and the name of the file the agent wrote.
     await expect.poll(async () => (await searchFor(page, 'pelican')).count(), { timeout: 15_000, interval: 500 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await searchFor(page, 'rollout-plan.md')).count(), { timeout: 15_000, interval: 500 }).toBeGreaterThan(0);
     await page.getByTestId('history-hit').first().click();
     const transcript = visible(page, 'transcript-tab');
     await transcript.getByTestId('user-message').filter({ hasText: 'check the ostrich deploy' }).waitFor({ timeout: 15_000 });

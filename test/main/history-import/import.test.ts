@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImportSourceId } from '../../../src/shared/contract/history-import';
-import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
+import { HistoryImportService, type HistoryImportDeps } from '../../../src/main/core/history-import/import-service';
 import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { tempDir } from '../../support/app-server';
 import { createStore, type TestStore } from '../history/acp';
@@ -27,8 +27,9 @@ describe('History → Import', () => {
   let home: string;
   let importer: HistoryImportService;
   const deleted: string[] = [];
-  const make = (h: string, agents: Partial<Record<ImportSourceId, string>> = {}, keep: ImportSourceId[] = []) =>
+  const make = (h: string, agents: Partial<Record<ImportSourceId, string>> = {}, keep: ImportSourceId[] = [], more: Partial<HistoryImportDeps> = {}) =>
     new HistoryImportService({
+      ...more,
       watch: (root, onEvent) => new LocalHost().watch(root, onEvent),
       db: () => t.db,
       log: () => t.log,
@@ -202,6 +203,43 @@ describe('History → Import', () => {
     appendFileSync(file, record('then the wren follow-up'));
     await expect.poll(() => search('wren').length, { timeout: 20_000, interval: 200 }).toBe(1);
     expect(listed()).toHaveLength(2);
+  });
+
+  it('a large import is written first and indexed in one pass after it; a session growing later is searchable as it is written', async () => {
+    home = homeWith('claude-code-0.16.0', 'gemini-0.61.0', 'qwen-0.24.4');
+    importer = make(home, {}, [], { bulk: () => t.history.bulkWrite(), bulkMinBytes: 4096 });
+    await run(['claude-code', 'gemini-cli', 'qwen-code']);
+    // Every session is listed at once; their messages are indexed after the import, not batch by batch in it.
+    expect(listed()).toHaveLength(3);
+    const during = t.history.search({ query: 'marmalade', limit: 50, perSession: 10 });
+    expect(during.indexing.done).toBe(false);
+    expect(during.indexing.pendingMessages).toBeGreaterThan(0);
+    await t.history.whenIndexed();
+    expect(new Set(search('marmalade').map((h) => h.sessionId)).size).toBe(3);
+    expect(search('notes.md').length).toBeGreaterThan(0);
+    // A line added to a session (less than bulkMinBytes) is indexed as it is written.
+    const file = files(join(home, '.claude/projects')).find((f) => f.endsWith('.jsonl'))!;
+    appendFileSync(file, `${JSON.stringify({ type: 'user', sessionId: '979273a2-287a-47ff-8713-00e4717d1c67', cwd: '/tmp/x', timestamp: new Date().toISOString(), message: { role: 'user', content: 'and the osprey checklist' } })}\n`);
+    await run(['claude-code']);
+    const after = t.history.search({ query: 'osprey', limit: 50, perSession: 10 });
+    expect(after.indexing.done).toBe(true);
+    expect(after.hits).toHaveLength(1);
+  });
+
+  it('kept up: a store the agent makes after the start is found and watched, and its sessions imported', async () => {
+    home = tempDir('sb-import-home-');
+    importer = make(home, {}, ['claude-code']);
+    importer.keepUp();
+    // The CLI’s first run makes its folders one by one, then writes its session (found within a poll).
+    mkdirSync(join(home, '.claude'));
+    await new Promise((r) => setTimeout(r, 100));
+    mkdirSync(join(home, '.claude/projects/-work-first'), { recursive: true });
+    const record = (content: string) => `${JSON.stringify({ type: 'user', sessionId: '5e6f7a8b-1f2d-4e6a-9b7c-8d9e0f1a2b3c', cwd: '/work/first', timestamp: new Date().toISOString(), message: { role: 'user', content } })}\n`;
+    writeFileSync(join(home, '.claude/projects/-work-first/5e6f7a8b-1f2d-4e6a-9b7c-8d9e0f1a2b3c.jsonl'), record('sketch the pelican migration'));
+    await expect.poll(() => search('pelican').length, { timeout: 20_000, interval: 200 }).toBe(1);
+    // From then on the store is watched like any other: a new line is picked up.
+    appendFileSync(join(home, '.claude/projects/-work-first/5e6f7a8b-1f2d-4e6a-9b7c-8d9e0f1a2b3c.jsonl'), record('and the heron rollback'));
+    await expect.poll(() => search('heron').length, { timeout: 20_000, interval: 200 }).toBe(1);
   });
 
   it('can be cancelled, and a later run finishes what it left', async () => {

@@ -231,12 +231,59 @@ describe('ranking', () => {
       expect(r.truncated).toBe(false); // every match was looked at
       expect(t.history.search({ query: 'kafka', limit: 2, perSession: 3 }).truncated).toBe(true);
       expect(t.history.search({ query: 'partitions', limit: 10, perSession: 3 })).toMatchObject({ truncated: false });
-      // At most `candidates` matches are looked at: here only the busy session's.
-      const capped = searchHistory(t.db, { query: 'kafka', limit: 10, perSession: 3, candidates: 150 });
-      expect(new Set(capped.hits.map((h) => h.sessionId))).toEqual(new Set(['busy']));
+      // At most `candidates` matches are read (those of a session past its perSession are not read at all).
+      const capped = searchHistory(t.db, { query: 'kafka', limit: 10, perSession: 3, candidates: 5 });
+      expect(capped.hits).toHaveLength(5);
+      expect(capped.hits.filter((h) => h.sessionId === 'busy')).toHaveLength(3);
       expect(capped.truncated).toBe(true);
     } finally {
       t.close();
     }
   });
+});
+
+describe('history search: hits per session', () => {
+  // A session that mentions a file hundreds of times (more than the candidates a search ranks) after an
+  // older one that mentions it once: with a few hits per session, as the search overlay asks, both are found.
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await createStore(undefined, { now: () => NOW });
+    t.addSession('quiet', { createdAt: NOW - 10 * DAY });
+    t.addSession('busy', { createdAt: NOW - DAY });
+    const acp = new Acp();
+    t.append('quiet', turn(acp, 'write the rollout plan', 'I wrote docs/rollout-plan.md with the migration steps.'), NOW - 10 * DAY);
+    const busy: ReturnType<typeof turn> = [];
+    for (let i = 0; i < 400; i++) busy.push(...turn(acp, `step ${i}: update rollout-plan.md`, `Updated rollout-plan.md for the migration (${i}).`, 1000));
+    t.append('busy', busy, NOW - DAY);
+    // Two sessions that ran side by side: their entries interleave.
+    t.addSession('left', { createdAt: NOW - 3 * DAY });
+    t.addSession('right', { createdAt: NOW - 3 * DAY });
+    t.addSession('early', { createdAt: NOW - 20 * DAY });
+    t.append('early', turn(acp, 'where is kestrel.md', 'kestrel.md is in docs.'), NOW - 20 * DAY);
+    for (let i = 0; i < 300; i++) {
+      t.append('left', turn(acp, `left ${i}: kestrel.md`, `kestrel.md left ${i}`, 1000), NOW - 3 * DAY + i * 10);
+      t.append('right', turn(acp, `right ${i}: kestrel.md`, `kestrel.md right ${i}`, 1000), NOW - 3 * DAY + i * 10 + 5);
+    }
+  });
+  afterAll(() => t.close());
+
+  it('finds the older session past two busy sessions whose matches interleave', () => {
+    for (const perSession of [3, 1]) {
+      const r = t.history.search({ query: 'kestrel.md', limit: 50, perSession });
+      expect(new Set(r.hits.map((h) => h.sessionId)), `perSession ${perSession}`).toEqual(new Set(['left', 'right', 'early']));
+    }
+  });
+
+  for (const query of ['rollout-plan.md', 'migration', 'rollout-plan.md migration']) {
+    it(`finds every session that matches "${query}" with perSession 3 (or 1, or 10)`, () => {
+      for (const perSession of [3, 1, 10]) {
+        const r = t.history.search({ query, limit: 50, perSession });
+        const bySession = new Map<string, number>();
+        for (const h of r.hits) bySession.set(h.sessionId, (bySession.get(h.sessionId) ?? 0) + 1);
+        expect([...bySession.keys()].sort(), `perSession ${perSession}`).toEqual(['busy', 'quiet']);
+        expect(Math.max(...bySession.values())).toBeLessThanOrEqual(perSession);
+        expect(bySession.get('busy')).toBe(perSession);
+      }
+    });
+  }
 });

@@ -9,6 +9,7 @@ import { prepared, type Db } from '../store/database';
 import type { Statement } from 'better-sqlite3';
 import type { Host } from '../host/host';
 import type { LogEntry, MessageLog } from '../store/message-log';
+import { whenFolderAppears } from './folder-appears';
 import { readNewLines, SkipFile } from './line-reader';
 import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
 import type { SessionMeta, TranscriptItem } from './parsers/types';
@@ -37,6 +38,13 @@ export interface HistoryImportDeps {
   agentFor(source: ImportSourceId): string | null;
   /** Removes sessions from History (a file rewritten since its import is imported anew). */
   deleteSessions(ids: readonly string[]): void;
+  /**
+   * Starts a bulk write: what an import of at least BULK_MIN_BYTES writes is indexed in one pass after it
+   * (HistoryService.bulkWrite), not message by message. Without it every batch is indexed as it is written.
+   */
+  bulk?(): Disposable;
+  /** BULK_MIN_BYTES unless set (tests). */
+  bulkMinBytes?: number;
   /** Watches a folder (the host's watch: changes, or "rescan" when it lost track; both mean: import again). */
   watch?: Host['watch'];
 }
@@ -49,7 +57,8 @@ interface FileRow {
   size: number;
   mtime_ms: number;
   offset: number;
-  state: string;
+  /** Null: not read yet (a rescan reads it only for files that grew). */
+  state: string | null;
   linked: number;
   skipped: string | null;
 }
@@ -64,6 +73,11 @@ interface FileState {
 const APPEND_BATCH = 4096;
 /** Longest stretch of importing before the event loop gets a turn. */
 const SLICE_MS = 50;
+/**
+ * New bytes from which an import is written as a bulk (indexed in one pass after it); below it, what it adds
+ * (a watched session growing) is searchable as soon as it is written.
+ */
+export const BULK_MIN_BYTES = 4 * 1024 * 1024;
 /** Skips reported in full (the count goes on). */
 const MAX_SKIPS_SHOWN = 200;
 
@@ -205,7 +219,8 @@ export class HistoryImportService implements Disposable {
   }
 
   private async importAll(sources: readonly ImportSourceId[]): Promise<void> {
-    const plans: Array<{ store: JsonlStore; files: FoundFile[] } | { store: DatabaseStore }> = [];
+    const plans: Array<{ store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow> } | { store: DatabaseStore }> = [];
+    let newBytes = 0;
     for (const source of sources) {
       const store = this.store(source);
       if (store.kind === 'opencode-db') {
@@ -214,21 +229,35 @@ export class HistoryImportService implements Disposable {
       }
       const listing = listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
-      plans.push({ store, files: listing.files });
+      const rows = this.rowsOf(store.source, false);
+      plans.push({ store, files: listing.files, rows });
       this.progress.filesTotal += listing.files.length;
-      this.progress.bytesTotal += listing.files.reduce((n, f) => n + f.size, 0);
+      for (const f of listing.files) {
+        this.progress.bytesTotal += f.size;
+        const row = rows.get(f.path);
+        if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) continue;
+        newBytes += row && row.ino === f.ino && f.size >= row.offset ? f.size - row.offset : f.size;
+      }
     }
     this.emit();
+    const bulk = newBytes >= (this.deps.bulkMinBytes ?? BULK_MIN_BYTES) ? this.deps.bulk?.() : undefined;
+    try {
+      await this.importPlans(plans);
+    } finally {
+      bulk?.dispose();
+    }
+  }
+
+  private async importPlans(plans: ReadonlyArray<{ store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow> } | { store: DatabaseStore }>): Promise<void> {
     let lastEmit = Date.now();
     const touched = new Set<string>();
     for (const plan of plans) {
       if (this.cancelRequested) break;
-      if (plan.store.kind === 'opencode-db') {
+      if (!('files' in plan)) {
         await this.importOpencode(plan.store, touched);
         continue;
       }
-      const { store, files } = plan as { store: JsonlStore; files: FoundFile[] };
-      const rows = this.rowsOf(store.source);
+      const { store, files, rows } = plan;
       const db = this.deps.db();
       for (let i = 0; i < files.length && !this.cancelRequested; ) {
         // Files are imported in slices of ~50 ms, each one transaction (what a file adds and where its import
@@ -269,9 +298,16 @@ export class HistoryImportService implements Disposable {
     this.progress.bytesDone += file.size;
   }
 
-  private rowsOf(source: string): Map<string, FileRow> {
-    const rows = this.deps.db().prepare('SELECT * FROM imported_files WHERE source = ?').all(source) as FileRow[];
+  /** What is known of each file of a store; `withState`: with the parser states too (a rescan needs few). */
+  private rowsOf(source: string, withState = true): Map<string, FileRow> {
+    const rows = this.sql(
+      `SELECT path, source, session_id, ino, size, mtime_ms, offset, ${withState ? 'state' : 'NULL AS state'}, linked, skipped FROM imported_files WHERE source = ?`,
+    ).all(source) as FileRow[];
     return new Map(rows.map((r) => [r.path, r]));
+  }
+
+  private stateOf(path: string): string {
+    return (this.sql('SELECT state FROM imported_files WHERE path = ?').get(path) as { state: string } | undefined)?.state ?? '{}';
   }
 
   private newRow(path: string, source: string): FileRow {
@@ -287,9 +323,9 @@ export class HistoryImportService implements Disposable {
     this
       .sql(
         `INSERT INTO imported_files (path, source, session_id, ino, size, mtime_ms, offset, state, linked, skipped, updated_at)
-         VALUES (@path, @source, @session_id, @ino, @size, @mtime_ms, @offset, @state, @linked, @skipped, @updated_at)
+         VALUES (@path, @source, @session_id, @ino, @size, @mtime_ms, @offset, coalesce(@state, '{}'), @linked, @skipped, @updated_at)
          ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, ino = excluded.ino, size = excluded.size,
-           mtime_ms = excluded.mtime_ms, offset = excluded.offset, state = excluded.state, linked = excluded.linked,
+           mtime_ms = excluded.mtime_ms, offset = excluded.offset, state = coalesce(@state, imported_files.state), linked = excluded.linked,
            skipped = excluded.skipped, updated_at = excluded.updated_at`,
       )
       .run({ ...r, updated_at: Date.now() });
@@ -308,7 +344,7 @@ export class HistoryImportService implements Disposable {
     }
     if (row && row.ino === file.ino && file.size >= row.offset && !row.skipped) {
       offset = row.offset;
-      state = JSON.parse(row.state) as FileState;
+      state = JSON.parse(row.state ?? this.stateOf(file.path)) as FileState;
       sessionId = row.session_id;
     } else if (row?.session_id) {
       // Replaced or cut short since it was imported: what it holds now is imported afresh.
@@ -407,7 +443,7 @@ export class HistoryImportService implements Disposable {
         if (this.cancelRequested) break;
         const key = `opencode:${store.root}#${s.meta.agentSessionId}`;
         const row = rows.get(key);
-        const saved = row ? (JSON.parse(row.state) as { cursor?: OpencodeCursor; wire?: WireState }) : {};
+        const saved = row ? (JSON.parse(row.state ?? '{}') as { cursor?: OpencodeCursor; wire?: WireState }) : {};
         if (row && (row.linked || saved.cursor?.updatedAt === s.updatedAt)) {
           this.progress.filesDone++;
           continue;
@@ -455,9 +491,20 @@ export class HistoryImportService implements Disposable {
       if (this.watches.has(source)) continue;
       const store = this.store(source);
       const root = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
-      if (!this.deps.watch || !existsSync(root)) {
-        // Not watchable (not there yet, or no watcher here): picked up at the next start.
+      if (!this.deps.watch) {
+        // No watcher here: picked up at the next start.
         this.start([source]);
+        continue;
+      }
+      if (!existsSync(root)) {
+        // Not there yet (the agent never ran here): looked for until it is made, then watched.
+        this.watches.set(
+          source,
+          whenFolderAppears(root, () => {
+            this.watches.delete(source);
+            this.keepUp();
+          }),
+        );
         continue;
       }
       const watching = this.deps.watch(root, () => this.changed(source));

@@ -488,6 +488,14 @@ export class HistoryIndex {
     return f;
   };
 
+  /**
+   * Stops indexing batches as they are written (a bulk write: an import): what is written meanwhile is
+   * indexed by catchUp, in order, which makes the index live again once it is done.
+   */
+  pause(): void {
+    this.liveMode = false;
+  }
+
   /** True once every message in the log is indexed and new batches are indexed as they are written. */
   get live(): boolean {
     return this.liveMode;

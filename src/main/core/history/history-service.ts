@@ -132,6 +132,8 @@ export class HistoryService implements Disposable {
   private current: HistoryIndex | null = null;
   private readonly logs = new Set<MessageLog>();
   private catchUpTimer: NodeJS.Immediate | null = null;
+  /** Bulk writes under way (see bulkWrite): the index catches up once the last one ends. */
+  private bulkWriters = 0;
   private packTimer: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
   private packer: StorePacker | null = null;
   /** Migration 0013 under way: what it started from, for its progress events. */
@@ -190,6 +192,22 @@ export class HistoryService implements Disposable {
   }
 
   /**
+   * A bulk write (an import of the agents' own histories) is starting: its batches are not indexed one by one
+   * as they are written (a fold and full-text rows per batch) but in one pass once it ends (disposed), by
+   * the same catch-up that indexes a store at start-up, whose progress list and search results report.
+   */
+  bulkWrite(): Disposable {
+    this.bulkWriters++;
+    if (this.store.available) this.index().pause();
+    let ended = false;
+    return toDisposable(() => {
+      if (ended) return;
+      ended = true;
+      if (--this.bulkWriters === 0) this.scheduleCatchUp();
+    });
+  }
+
+  /**
    * Removes replay duplicates earlier versions stored (migration 0011), then starts indexing what the index
    * has not seen yet (in slices, yielding to the event loop), then purges.
    */
@@ -217,7 +235,7 @@ export class HistoryService implements Disposable {
   }
 
   private scheduleCatchUp(): void {
-    if (this.catchUpTimer || this.disposed) return;
+    if (this.catchUpTimer || this.disposed || this.bulkWriters > 0) return;
     this.catchUpTimer = setImmediate(() => {
       this.catchUpTimer = null;
       if (this.disposed || !this.store.available) return;

@@ -348,14 +348,20 @@ const ranked = (relevance: number, ts: number, now: number): number => relevance
 
 /** How many candidates are ranked per hit asked for (the newest ones, at most perSession per session). */
 const RANKED_PER_HIT = 2;
-/** Candidates read from the index at a time. */
-const PAGE = 100;
+/** Rows one query of the index yields at most. */
+const MAX_ROWS = 5_000;
+/** Queries of the index one search makes at most (one more each time a run of a full session's matches comes up). */
+const MAX_QUERIES = 40;
+/** Consecutive rows of full sessions skipped before the index is asked again below them (about a query's cost). */
+const SKIPPED_BEFORE_ASKING_AGAIN = 48;
 
 /**
  * Full-text search. The FTS index yields matches newest first (after filters); the newest of them, up to
  * RANKED_PER_HIT per hit asked for and perSession per session, are read, ranked by relevance and recency,
- * and the best `limit` returned. Reading candidates stops after `candidates` matches, which bounds the cost
- * of a long prefix whose matches are mostly look-alikes. `truncated`: some matches were not ranked.
+ * and the best `limit` returned. The matches of a session that has its perSession hits are skipped over
+ * (neither read nor counted). Reading stops after `candidates` matches were read,
+ * which bounds the cost of a long prefix whose matches are mostly look-alikes. `truncated`: some matches
+ * were not ranked.
  */
 export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; truncated: boolean } {
   const phrases = parseQuery(o.query);
@@ -395,8 +401,8 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     where.push('e.ts < @to');
     args.to = o.to;
   }
-  // CROSS JOIN keeps the FTS table as the outer loop, so rows come in rowid order from the index, a page
-  // at a time (most searches need only the first).
+  // CROSS JOIN keeps the FTS table as the outer loop, so rows come in rowid order from the index, read as
+  // they are needed (most searches need only the first hundred).
   const page = cached(
     db,
     `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed
@@ -404,33 +410,68 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
        WHERE ${where.join(' AND ')} AND history_fts.rowid < @before
        ORDER BY history_fts.rowid DESC LIMIT @page`,
   );
-  let fetched = 0;
-  let more = true;
+  /**
+   * Sessions that have their perSession hits: their further matches are skipped, and once a run of them
+   * comes up the index is asked again from below that run (the entries before it that belong to full
+   * sessions only, found on the entries' primary key), so a session with thousands of matches costs a
+   * query, not thousands of rows, and never uses up the candidates the other sessions' matches need.
+   */
+  const perSession = new Map<string, number>();
+  const full: string[] = [];
+  const below = cached(db, 'SELECT id FROM history_entries WHERE id < @before AND session_id NOT IN (SELECT value FROM json_each(@full)) ORDER BY id DESC LIMIT 1');
+  let considered = 0;
+  /** Every match was looked at. */
+  let exhausted = false;
   function* candidates(): Generator<Candidate> {
     let before = Number.MAX_SAFE_INTEGER;
-    while (more && fetched < cap) {
-      const size = Math.min(PAGE, cap - fetched);
-      const rows = page.all({ ...args, before, page: size }) as Candidate[];
-      fetched += rows.length;
-      more = rows.length === size;
-      yield* rows;
-      before = rows.at(-1)?.id ?? before;
+    for (let queries = 0; queries < MAX_QUERIES && considered < cap; queries++) {
+      if (queries > 0) {
+        const next = below.get({ before, full: JSON.stringify(full) }) as { id: number } | undefined;
+        if (!next) {
+          // Every entry left belongs to a full session.
+          exhausted = true;
+          return;
+        }
+        before = next.id + 1;
+      }
+      // The last query allowed skips what it must.
+      const last = queries === MAX_QUERIES - 1;
+      let rows = 0;
+      let skipped = 0;
+      let again = false;
+      // Rows are read as they are used: a query left early costs only the rows read.
+      for (const r of page.iterate({ ...args, before, page: MAX_ROWS }) as IterableIterator<Candidate>) {
+        rows++;
+        before = r.id;
+        if ((perSession.get(r.session_id) ?? 0) >= o.perSession) {
+          // A few rows are cheaper to skip than a new query; a run of them is not.
+          if (!last && ++skipped > SKIPPED_BEFORE_ASKING_AGAIN) {
+            again = true;
+            break;
+          }
+          continue;
+        }
+        skipped = 0;
+        yield r;
+        if (considered >= cap) return;
+      }
+      if (!again) {
+        exhausted = rows < MAX_ROWS;
+        return;
+      }
     }
   }
 
   const check = o.exactPrefixes ? [] : phrases.filter(needsCheck);
   const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
   const sessions = new Map<string, SearchHit['session']>();
-  const perSession = new Map<string, number>();
   // The newest candidates, at most perSession of each session, are read and ranked: their text gives the
   // snippet and the relevance at once.
   const want = o.limit * RANKED_PER_HIT;
   const hits: SearchHit[] = [];
-  let walked = 0;
   for (const r of candidates()) {
-    walked++;
     const n = perSession.get(r.session_id) ?? 0;
-    if (n >= o.perSession) continue;
+    considered++;
     const row = entry.get(r.id) as EntryRow;
     const draft = draftFromRow(row);
     const text = entryText(draft, INDEX_CAPS);
@@ -443,6 +484,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       if (!check.every((p) => seen.has(phrases.indexOf(p)))) continue;
     }
     perSession.set(r.session_id, n + 1);
+    if (n + 1 === o.perSession) full.push(r.session_id);
     let session = sessions.get(r.session_id);
     if (!session) sessions.set(r.session_id, (session = { title: '', agentId: '', cwd: '' }));
     const snippet = inBody.length
@@ -466,8 +508,8 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     if (hits.length >= want) break;
   }
   // Matches were left unranked (the newest `cap` at most are looked at).
-  const truncated = walked < fetched || more;
-  if (check.length && hits.length < o.limit && walked >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
+  const truncated = !exhausted;
+  if (check.length && hits.length < o.limit && considered >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
   hits.sort((x, y) => y.score - x.score);
   hits.length = Math.min(hits.length, o.limit);
   const ids = [...new Set(hits.map((h) => h.sessionId))];
