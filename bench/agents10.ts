@@ -1,6 +1,6 @@
 // `npm run bench -- agents10 [--quick]` (issue 6): ten scenario-agent processes, one session each, each in
-// its own tab of one pane (all tabs live: the visible one folds and paints every frame, the hidden ones fold
-// once a second — session/controller.ts HIDDEN_FLUSH_MS),
+// its own tab of one pane (all tabs live: the visible one folds and paints every frame, the hidden ones keep
+// their updates raw and fold them when shown — session/controller.ts HIDDEN_MAX_PENDING),
 // every agent streaming 200 agent_message_chunk updates/s for 30 s (--quick: 5 s) at the same time.
 // Prints, one per line:
 //   agents10.main_cpu_per_1k_updates: N ms   the server process's utime+stime (/proc/<pid>/stat) during the
