@@ -4,7 +4,9 @@
 // checkpoints (snapshots of a large folder vs plain git), idle (ten idle sessions), start (cold start over a
 // million-event store), agents10_busy (agents10 on loaded cores), longthread (a 100,000-entry live thread:
 // first paint, scrolling, typing while it streams, heap), thread (the thread model folding into a day-long thread),
-// import (History → Import of the agents' own session files: rate, rescan, append → searchable).
+// import (History → Import of the agents' own session files: rate, rescan, append → searchable), sessions30 (thirty
+// sessions of six agents, five streaming: frames, write → paint, idle CPU, memory per session and per tab).
+// The renderer benches print each figure again with Chromium's CPU throttled 4× (`…_throttled4x`).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureNodeNative } from './native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import'];
+const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'sessions30'];
 const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith('--'));
 const chosen = args.filter((a) => !a.startsWith('--'));

@@ -1,9 +1,11 @@
 // What the browser benches share: their log lines, and Chromium with the built app's server around a run.
 import { readFileSync, rmSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startAppServer, type AppServer } from '../../test/support/app-server';
 import { launchBrowser } from '../../test/support/browser';
 import { benchWorkDir } from './app-session';
+import { rssBytes } from './proc';
+import { median } from './stats';
 
 export const log = (line: string): void => console.log(line);
 export const loadAvg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -33,5 +35,28 @@ export async function withBenchApp<T>(run: (b: BenchApp) => Promise<T>): Promise
     await browser.close();
     await app?.stop();
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** A process's RSS after a pause, the median of a few samples (GC makes single samples jumpy), bytes. */
+export async function settledRss(pid: number): Promise<number> {
+  await sleep(2000);
+  const xs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    xs.push(rssBytes(pid));
+    await sleep(200);
+  }
+  return median(xs);
+}
+
+/** The page's JS heap after a GC, bytes. */
+export async function heapBytes(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+    return usedSize;
+  } finally {
+    await cdp.detach();
   }
 }

@@ -83,3 +83,8 @@ export function schedstat(pid: number): { runMs: number; waitMs: number; slices:
     return { runMs: NaN, waitMs: NaN, slices: NaN };
   }
 }
+
+/** The renderer processes of Chromium launched by this process (its children with --type=renderer). */
+export function rendererPids(): number[] {
+  return descendants(process.pid).filter((p) => /chrom/i.test(cmdline(p).split(' ')[0] ?? '') && cmdline(p).includes('--type=renderer'));
+}
