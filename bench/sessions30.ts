@@ -22,7 +22,7 @@ import { activateTab, addScenarioAgents, allIdle, prompt, readyWorkspace, startS
 import { heapBytes, loadAvg, log, settledRss, sleep, withBenchApp } from './support/bench-app';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 import { installArrivalProbe, installProbes, recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
-import { cmdline, cpuMs, descendants, rendererPids, rssBytes, schedstat } from './support/proc';
+import { cmdline, cpuMs, descendants, rendererRunning, rssBytes, schedstat } from './support/proc';
 import { percentile, round1 } from './support/stats';
 
 const quick = process.argv.includes('--quick');
@@ -50,8 +50,7 @@ await withBenchApp(async ({ browser, app, work }) => {
     await installArrivalProbe(page);
     await readyWorkspace(page);
     await installProbes(page);
-    const [renderer] = rendererPids();
-    if (renderer === undefined) throw new Error('no renderer process found');
+    const renderer = await rendererRunning(() => page.evaluate('(() => { const end = performance.now() + 400; while (performance.now() < end); })()'));
     const server0 = await settledRss(pid);
     const renderer0 = await settledRss(renderer);
     const heap0 = await heapBytes(page);
