@@ -26,7 +26,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { openApp } from '../test/support/browser';
 import { addScenarioAgents, allIdle, prompt, readyWorkspace, startSessionInPage } from './support/app-session';
 import { installArrivalProbe, installProbes, recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
-import { cmdline, cpuMs, descendants, rendererPids, rssBytes, schedstat } from './support/proc';
+import { cmdline, cpuMs, descendants, rendererPids, rendererRunning, rssBytes, schedstat } from './support/proc';
 import { setPriority } from 'node:os';
 import { median, percentile, round1 } from './support/stats';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
@@ -85,7 +85,8 @@ await withBenchApp(async ({ browser, app, work }) => {
     log(`# idle: the agent processes' own RSS (node + tsx + the ACP SDK): ${agentPids.length} processes, median ${agentRss.length ? median(agentRss).toFixed(1) : '?'} MB, total ${agentRss.reduce((a, b) => a + b, 0).toFixed(0)} MB`);
 
     // The runs: the visible session streaming alone, then every agent at once; the last opened tab is the visible one.
-    const renderers = rendererPids();
+    // The page's renderer (Chromium's other renderers, and the floors' pages, come and go).
+    const renderers = [await rendererRunning(() => page.evaluate('(() => { const end = performance.now() + 400; while (performance.now() < end); })()'))];
     const visible = sessionIds.at(-1)!;
     const streamAll = async (ids: string[], onStart?: () => void) => {
       const c = await connectContract(app);
