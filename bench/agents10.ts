@@ -121,22 +121,22 @@ await withBenchApp(async ({ browser, app, work }) => {
       const cpuNote = rate === 1 ? '' : ` (Chromium's CPU throttled ${rate}×)`;
       const undo = await throttle(page, rate);
       const alone = await streamAll([visible]);
-      const profiling = profileTo && rate === 1;
+      const profiling = profileTo && rate === throttleRates()[0];
       const cdp = profiling ? await context.newCDPSession(page) : null;
       if (cdp) {
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.start');
       }
-      if (traceTo && rate === 1) await browser.startTracing(page, { path: traceTo, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+      if (traceTo && rate === throttleRates()[0]) await browser.startTracing(page, { path: traceTo, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
       const all = await streamAll(sessionIds, () => {
-        if (serverProfileTo && rate === 1) process.kill(pid, 'SIGUSR2');
+        if (serverProfileTo && rate === throttleRates()[0]) process.kill(pid, 'SIGUSR2');
       });
-      if (serverProfileTo && rate === 1) {
+      if (serverProfileTo && rate === throttleRates()[0]) {
         process.kill(pid, 'SIGUSR2');
         await sleep(3000);
         log(`# the server's CPU profile: ${serverProfileTo}`);
       }
-      if (traceTo && rate === 1) {
+      if (traceTo && rate === throttleRates()[0]) {
         await browser.stopTracing();
         log(`# the page's performance trace: ${traceTo}`);
       }

@@ -117,12 +117,12 @@ async function paint(): Promise<void> {
         const suffix = throttledSuffix(rate);
         const cpu = rate === 1 ? '' : ` (Chromium's CPU throttled ${rate}×)`;
         const undo = await throttle(page, rate);
-        const cdp = profileTo && rate === 1 ? await context.newCDPSession(page) : null;
+        const cdp = profileTo && rate === throttleRates()[0] ? await context.newCDPSession(page) : null;
         if (cdp) {
           await cdp.send('Profiler.enable');
           await cdp.send('Profiler.start');
         }
-        if (serverProfileTo && rate === 1) app.proc.kill('SIGUSR2');
+        if (serverProfileTo && rate === throttleRates()[0]) app.proc.kill('SIGUSR2');
         const runs: number[] = [];
         const socket: number[] = [];
         const atPage: number[] = [];
@@ -132,15 +132,10 @@ async function paint(): Promise<void> {
           socket.push(atSocket);
           atPage.push(round1(arrived));
         }
-        if (serverProfileTo && rate === 1) {
+        if (serverProfileTo && rate === throttleRates()[0]) {
           app.proc.kill('SIGUSR2');
           await new Promise((r) => setTimeout(r, 1000));
           log(`# the server's CPU profile of the floods: ${serverProfileTo}`);
-        }
-        if (cdp) {
-          const { profile } = await cdp.send('Profiler.stop');
-          writeFileSync(profileTo, JSON.stringify(profile));
-          log(`# the page's CPU profile of the floods: ${profileTo}`);
         }
         log(`# paint${cpu}: last of ${CHUNKS} chunks written → painted, runs ${runs.join(', ')} ms; → at a WebSocket client (main process share) ${socket.join(', ')} ms, → at the page's socket ${atPage.join(', ')} ms`);
 
@@ -151,6 +146,11 @@ async function paint(): Promise<void> {
         await prompt(client, sessionId, `stream 200 ${STEADY_SECONDS} 40`);
         await waitForPainted(page, 'ends', 120_000);
         await idle;
+        if (cdp) {
+          const { profile } = await cdp.send('Profiler.stop');
+          writeFileSync(profileTo, JSON.stringify(profile));
+          log(`# the page's CPU profile of the floods and the steady stream: ${profileTo}`);
+        }
         await undo();
         const chunks = (await takePainted(page)).chunks.map((c) => c.painted - c.sent);
         const arrivals = await takeArrivals(page);
