@@ -8,7 +8,9 @@
 //   sessions30.idle_cpu_percent: X %           the server's and the page's renderer's CPU with nothing streaming
 //                                              (30 s after a 5 s pause; --quick 10 s), % of one core
 //   sessions30.server_kb_per_idle_session: N   the server's RSS growth from the agents defined to the thirty
-//                                              sessions open and idle (threads filled), per session
+//                                              sessions open and idle (threads filled), per session, each RSS
+//                                              taken after a GC (support/heap-preload.mjs); '#': the JS heap's
+//                                              share, and the RSS without the GC
 //   sessions30.renderer_kb_per_tab: N          the renderer process's RSS growth from the page with no tab to the
 //                                              thirty tabs open, per tab; '#': the JS heap's (after a GC)
 //   …_throttled4x                              frame and write → paint again with Chromium's CPU throttled 4×
@@ -19,7 +21,7 @@
 import { openApp } from '../test/support/browser';
 import { connectContract } from '../test/support/contract-client';
 import { activateTab, addScenarioAgents, allIdle, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
-import { heapBytes, loadAvg, log, settledRss, sleep, withBenchApp } from './support/bench-app';
+import { heapBytes, loadAvg, log, serverMemoryAfterGc, settledRss, sleep, withBenchApp } from './support/bench-app';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 import { installArrivalProbe, installProbes, recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
 import { cmdline, cpuMs, descendants, rendererRunning, rssBytes, schedstat } from './support/proc';
@@ -41,7 +43,8 @@ const MB = 1024 * 1024;
 const sumCpu = (pids: number[]) => pids.reduce((s, p) => s + (Number.isNaN(cpuMs(p)) ? 0 : cpuMs(p)), 0);
 
 log(`# load average at start: ${loadAvg()} (2 cores shared with other engineers' work: absolute figures are slower than on an idle machine; compare the ratios to the floors)`);
-await withBenchApp(async ({ browser, app, work }) => {
+await withBenchApp(async (bench) => {
+  const { browser, app, work } = bench;
   const pid = app.proc.pid!;
   const client = await connectContract(app);
   const agents = await addScenarioAgents(client, AGENTS, 'Agent');
@@ -52,6 +55,7 @@ await withBenchApp(async ({ browser, app, work }) => {
     await installProbes(page);
     const renderer = await rendererRunning(() => page.evaluate('(() => { const end = performance.now() + 400; while (performance.now() < end); })()'));
     const server0 = await settledRss(pid);
+    const gc0 = await serverMemoryAfterGc(bench);
     const renderer0 = await settledRss(renderer);
     const heap0 = await heapBytes(page);
 
@@ -78,11 +82,13 @@ await withBenchApp(async ({ browser, app, work }) => {
     await page.locator('.tab-panel:not([hidden]) [data-testid=session-tab][data-status=idle]').waitFor();
 
     const server1 = await settledRss(pid);
+    const gc1 = await serverMemoryAfterGc(bench);
     const renderer1 = await settledRss(renderer);
     const heap1 = await heapBytes(page);
     const agentPids = descendants(pid).filter((p) => cmdline(p).includes('scenario-agent/agent.ts'));
     const agentRss = agentPids.reduce((s, p) => s + rssBytes(p), 0);
     log(`# memory: server RSS ${(server0 / MB).toFixed(1)} MB with ${AGENTS} agents defined → ${(server1 / MB).toFixed(1)} MB with ${SESSIONS} sessions open and idle (${idleIds.length} of ${ENTRIES} entries); the ${agentPids.length} agent processes' own RSS ${(agentRss / MB).toFixed(0)} MB (not counted)`);
+    log(`# memory: the server after a GC: RSS ${(gc0.rss / MB).toFixed(1)} → ${(gc1.rss / MB).toFixed(1)} MB = ${Math.round((gc1.rss - gc0.rss) / SESSIONS / KB)} KB per session, of which JS heap ${(gc0.heapUsed / MB).toFixed(1)} → ${(gc1.heapUsed / MB).toFixed(1)} MB = ${Math.round((gc1.heapUsed - gc0.heapUsed) / SESSIONS / KB)} KB per session`);
     log(`# memory: renderer RSS ${(renderer0 / MB).toFixed(1)} MB with no tab → ${(renderer1 / MB).toFixed(1)} MB with ${SESSIONS} tabs, each shown once; JS heap after a GC ${(heap0 / MB).toFixed(1)} → ${(heap1 / MB).toFixed(1)} MB = ${Math.round((heap1 - heap0) / SESSIONS / KB)} KB per tab`);
 
     const c = await connectContract(app);
@@ -132,7 +138,7 @@ await withBenchApp(async ({ browser, app, work }) => {
     if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
     for (const f of figures) log(f);
     log(`sessions30.idle_cpu_percent: ${(idlePct(0) + idlePct(1)).toFixed(2)} %`);
-    log(`sessions30.server_kb_per_idle_session: ${Math.round((server1 - server0) / SESSIONS / KB)} KB`);
+    log(`sessions30.server_kb_per_idle_session: ${Math.round((gc1.rss - gc0.rss) / SESSIONS / KB)} KB`);
     log(`sessions30.renderer_kb_per_tab: ${Math.round((renderer1 - renderer0) / SESSIONS / KB)} KB`);
   } catch (e) {
     await page.screenshot({ path: '/tmp/sessions30-failed.png' }).catch(() => {});

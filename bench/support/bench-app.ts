@@ -26,16 +26,35 @@ export async function withBenchApp<T>(run: (b: BenchApp) => Promise<T>): Promise
   const work = benchWorkDir();
   const browser = await launchBrowser();
   let app: AppServer | null = null;
+  const preloads = [new URL('./heap-preload.mjs', import.meta.url).href, ...(serverProfileTo ? [new URL('./cpu-prof-preload.mjs', import.meta.url).href] : [])];
   try {
-    app = await startAppServer(
-      serverProfileTo ? { env: { NODE_OPTIONS: `--import ${new URL('./cpu-prof-preload.mjs', import.meta.url).href}`, SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } } : {},
-    );
+    app = await startAppServer({
+      env: { NODE_OPTIONS: preloads.map((p) => `--import ${p}`).join(' '), SWITCHBOARD_HEAP_FILE: heapFile(work), ...(serverProfileTo ? { SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } : {}) },
+    });
     return await run({ browser, app, work });
   } finally {
     await browser.close();
     await app?.stop();
     rmSync(work, { recursive: true, force: true });
+    rmSync(heapFile(work), { force: true });
   }
+}
+
+const heapFile = (work: string): string => `${work}.heap.json`;
+
+/** The bench server's memory after a GC (support/heap-preload.mjs), bytes. */
+export async function serverMemoryAfterGc(b: BenchApp): Promise<{ heapUsed: number; rss: number }> {
+  rmSync(heapFile(b.work), { force: true });
+  b.app.proc.kill('SIGUSR1');
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
+    try {
+      const m = JSON.parse(readFileSync(heapFile(b.work), 'utf8')) as { heapUsed: number; rss: number };
+      return m;
+    } catch {
+      // not written yet
+    }
+  }
+  throw new Error('the server did not write its memory after a GC in 30 s');
 }
 
 /** A process's RSS after a pause, the median of a few samples (GC makes single samples jumpy), bytes. */
