@@ -316,8 +316,9 @@ await withBenchApp(async ({ browser, app, work }) => {
         fl.push(await reloadToFirstRow(page, longId));
       }
       log(`# first paint ${note}: ${ENTRIES}-entry thread runs ${fl.map(round1).join(', ')} ms; ${BASELINE_ENTRIES}-entry thread ${fs.map(round1).join(', ')} ms`);
-      await page.locator(`${ACTIVE} .thread-row`).filter({ hasText: `long${TURNS - 1}/` }).first().waitFor();
-      const trip = await wheelTrip(page, 'long0/0: first message', `long${TURNS - 1}/`);
+      // The thread now ends with the stream typed beside at 60 Hz.
+      await page.locator(`${ACTIVE} .thread-row`).filter({ hasText: '{end=' }).first().waitFor();
+      const trip = await wheelTrip(page, 'long0/0: first message', '{end=');
       const keys = await typing(page, client, longId);
       await undo();
       const floorKeys = await bareTyping(browser, true, rate);
