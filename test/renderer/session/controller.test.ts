@@ -195,6 +195,11 @@ describe('SessionController (a live session in the renderer)', () => {
     expect(vi.getTimerCount()).toBe(0);
     expect(renders).not.toHaveBeenCalled();
     expect(c.getView().thread).toBe(before);
+    // A request for the user is applied at once all the same (it counts in "needs you"); the thread still waits.
+    api.emit('session.permission', permission('r9'));
+    expect(c.getView().permissions.map((p) => p.requestId)).toEqual(['r9']);
+    expect(c.getView().thread).toBe(before);
+    renders.mockClear();
 
     c.setActive(true);
     expect(renders).toHaveBeenCalledTimes(1);
