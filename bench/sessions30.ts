@@ -21,7 +21,7 @@
 import { openApp } from '../test/support/browser';
 import { connectContract } from '../test/support/contract-client';
 import { activateTab, addScenarioAgents, allIdle, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
-import { heapBytes, loadAvg, log, serverMemoryAfterGc, settledRss, sleep, withBenchApp } from './support/bench-app';
+import { domCounters, heapBytes, loadAvg, log, serverMemoryAfterGc, settledRss, sleep, withBenchApp } from './support/bench-app';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 import { installArrivalProbe, installProbes, recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
 import { cmdline, cpuMs, descendants, rendererRunning, rssBytes, schedstat } from './support/proc';
@@ -58,6 +58,7 @@ await withBenchApp(async (bench) => {
     const gc0 = await serverMemoryAfterGc(bench);
     const renderer0 = await settledRss(renderer);
     const heap0 = await heapBytes(page);
+    const dom0 = await domCounters(page);
 
     // Thirty tabs, five sessions per agent; the streaming ones are every sixth, the last of them opened last.
     const ids: string[] = [];
@@ -85,11 +86,12 @@ await withBenchApp(async (bench) => {
     const gc1 = await serverMemoryAfterGc(bench);
     const renderer1 = await settledRss(renderer);
     const heap1 = await heapBytes(page);
+    const dom1 = await domCounters(page);
     const agentPids = descendants(pid).filter((p) => cmdline(p).includes('scenario-agent/agent.ts'));
     const agentRss = agentPids.reduce((s, p) => s + rssBytes(p), 0);
     log(`# memory: server RSS ${(server0 / MB).toFixed(1)} MB with ${AGENTS} agents defined → ${(server1 / MB).toFixed(1)} MB with ${SESSIONS} sessions open and idle (${idleIds.length} of ${ENTRIES} entries); the ${agentPids.length} agent processes' own RSS ${(agentRss / MB).toFixed(0)} MB (not counted)`);
     log(`# memory: the server after a GC: RSS ${(gc0.rss / MB).toFixed(1)} → ${(gc1.rss / MB).toFixed(1)} MB = ${Math.round((gc1.rss - gc0.rss) / SESSIONS / KB)} KB per session, of which JS heap ${(gc0.heapUsed / MB).toFixed(1)} → ${(gc1.heapUsed / MB).toFixed(1)} MB = ${Math.round((gc1.heapUsed - gc0.heapUsed) / SESSIONS / KB)} KB per session`);
-    log(`# memory: renderer RSS ${(renderer0 / MB).toFixed(1)} MB with no tab → ${(renderer1 / MB).toFixed(1)} MB with ${SESSIONS} tabs, each shown once; JS heap after a GC ${(heap0 / MB).toFixed(1)} → ${(heap1 / MB).toFixed(1)} MB = ${Math.round((heap1 - heap0) / SESSIONS / KB)} KB per tab`);
+    log(`# memory: renderer RSS ${(renderer0 / MB).toFixed(1)} MB with no tab → ${(renderer1 / MB).toFixed(1)} MB with ${SESSIONS} tabs, each shown once; JS heap after a GC ${(heap0 / MB).toFixed(1)} → ${(heap1 / MB).toFixed(1)} MB = ${Math.round((heap1 - heap0) / SESSIONS / KB)} KB per tab; DOM nodes ${dom0.nodes} → ${dom1.nodes} = ${Math.round((dom1.nodes - dom0.nodes) / SESSIONS)} per tab, JS event listeners ${dom0.jsEventListeners} → ${dom1.jsEventListeners}`);
 
     const c = await connectContract(app);
     const figures: string[] = [];

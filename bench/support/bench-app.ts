@@ -79,3 +79,13 @@ export async function heapBytes(page: Page): Promise<number> {
     await cdp.detach();
   }
 }
+
+/** The page's DOM nodes and JS event listeners (DevTools Memory.getDOMCounters). */
+export async function domCounters(page: Page): Promise<{ nodes: number; jsEventListeners: number }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    return (await cdp.send('Memory.getDOMCounters')) as { nodes: number; jsEventListeners: number };
+  } finally {
+    await cdp.detach();
+  }
+}
