@@ -153,6 +153,8 @@ async function wheelTrip(page: Page, firstText: string, lastText: string, maxEve
       const delta = Math.max(2000, Math.round(m.height / 400));
       const done = dir < 0 ? m.top <= 0 : m.top + m.client >= m.height - 2;
       if (done && (await shows(dir < 0 ? firstText : lastText)) > 0) break;
+      // A bounded trip (maxEvents) measures the frames it got in 5 minutes; a full one must reach the end.
+      if (Date.now() - t0 > 300_000 && maxEvents < Infinity) break;
       if (Date.now() - t0 > 300_000) throw new Error(`the wheel did not reach the ${dir < 0 ? 'top' : 'bottom'} of the thread in 5 minutes (${events} events, at ${m.top} of ${m.height} px)`);
       if (step % 20 === 0) console.error(`# wheel ${dir < 0 ? 'up' : 'down'}: ${events} events, at ${m.top} of ${m.height} px, ${Math.round((Date.now() - t0) / 1000)} s`);
       for (let i = 0; i < 10; i++) await page.mouse.wheel(0, dir * delta);
