@@ -25,6 +25,14 @@
 //                                             floor: a bare textarea, alone and beside a line changed every frame
 //   longthread.renderer_heap: N MB           the page's JS heap after a GC, once scrolled to the top and
 //                                             back; '#': after opening, and the renderer process's RSS
+//   longthread.open_100k_vs_100: X            open_first_paint over the 100-entry thread's, same run
+//   longthread.scroll_floor_p95 / scroll_vs_floor   the same wheel over a plain page of 5,000 rows (the floor of
+//                                             scrolling in this Chromium), and scroll_frame_p95 over it
+//   longthread.keypress_floor_p95 / keypress_vs_floor   the bare textarea beside a line changed every frame
+//                                             (the floor while streaming), and keypress_to_paint_p95 over it
+//   …_throttled4x                             first paint, its ratio, scrolling, typing and their ratios again with
+//                                             Chromium's CPU throttled 4× (floors throttled alike); --no-throttle
+//                                             skips that pass
 // SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the wheel trip;
 // --entries=N sets the thread's length.
 // Goals: first paint ≤ 300 ms, scroll frame p95 ≤ 16 ms, keypress → paint p95 ≤ 16 ms.
@@ -37,6 +45,7 @@ import { installProbes, recordFrames, takeFrames } from './support/page-probes';
 import { cmdline, descendants, rssBytes } from './support/proc';
 import { median, percentile, round1 } from './support/stats';
 import { loadAvg, log, sleep, withBenchApp } from './support/bench-app';
+import { scrollFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 
 const quick = process.argv.includes('--quick');
 const entriesFlag = process.argv.find((a) => a.startsWith('--entries='));
@@ -45,6 +54,9 @@ const TURNS = 10;
 const BASELINE_ENTRIES = 100;
 const RUNS = 3;
 const MB = 1024 * 1024;
+/** The scrolling floor: a plain page of rows, wheeled as the thread is (2,000 px a flick), every flick scrolling. */
+const SCROLL_FLOOR = { rows: 5_000, events: 70, delta: 2_000 };
+const THROTTLED_WHEEL = 200;
 const ACTIVE = '.tab-panel:not([hidden]) [data-testid=session-tab]';
 
 // Before the app's scripts: resolves when the visible session tab's first thread row has been painted.
@@ -124,7 +136,7 @@ async function reloadToFirstRow(page: Page, sessionId: string): Promise<number> 
 }
 
 /** Wheel from the bottom to the top (the first entry on screen) and back; returns main-thread time per frame. */
-async function wheelTrip(page: Page, firstText: string, lastText: string): Promise<{ busy: number[]; events: number }> {
+async function wheelTrip(page: Page, firstText: string, lastText: string, maxEvents = Infinity): Promise<{ busy: number[]; events: number }> {
   const thread = page.locator(`${ACTIVE} [data-testid=thread]`);
   const box = (await thread.boundingBox())!;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -135,11 +147,14 @@ async function wheelTrip(page: Page, firstText: string, lastText: string): Promi
   let events = 0;
   for (const dir of [-1, 1] as const) {
     const t0 = Date.now();
-    for (let step = 0; ; step++) {
+    const start = events;
+    for (let step = 0; events - start < maxEvents; step++) {
       const m = await metrics();
       const delta = Math.max(2000, Math.round(m.height / 400));
       const done = dir < 0 ? m.top <= 0 : m.top + m.client >= m.height - 2;
       if (done && (await shows(dir < 0 ? firstText : lastText)) > 0) break;
+      // A bounded trip (maxEvents) measures the frames it got in 5 minutes; a full one must reach the end.
+      if (Date.now() - t0 > 300_000 && maxEvents < Infinity) break;
       if (Date.now() - t0 > 300_000) throw new Error(`the wheel did not reach the ${dir < 0 ? 'top' : 'bottom'} of the thread in 5 minutes (${events} events, at ${m.top} of ${m.height} px)`);
       if (step % 20 === 0) console.error(`# wheel ${dir < 0 ? 'up' : 'down'}: ${events} events, at ${m.top} of ${m.height} px, ${Math.round((Date.now() - t0) / 1000)} s`);
       for (let i = 0; i < 10; i++) await page.mouse.wheel(0, dir * delta);
@@ -186,10 +201,11 @@ async function typing(page: Page, client: ContractClient, sessionId: string): Pr
  * `drawing`: beside a line of text changed every frame, as a streamed message is (each key then waits for the
  * display's next refresh: no frame of that refresh is left to it).
  */
-async function bareTyping(browser: Browser, drawing = false): Promise<KeyTimes> {
+async function bareTyping(browser: Browser, drawing = false, rate = 1): Promise<KeyTimes> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
+    await throttle(page, rate);
     await page.setContent('<textarea style="width: 600px; height: 100px"></textarea><div id="line"></div>');
     if (drawing) await page.evaluate(`(() => { const line = document.getElementById('line'); let n = 0; const draw = () => { line.textContent = 'frame ' + n++; requestAnimationFrame(draw); }; requestAnimationFrame(draw); })()`);
     await page.evaluate(KEY_PROBE);
@@ -277,7 +293,64 @@ await withBenchApp(async ({ browser, app, work }) => {
     log(`# keypress at 60 Hz, nothing streaming: ${describeKeys(at60.quiet)}`);
     log(`# keypress at 60 Hz, the agent streaming 200 updates/s: ${describeKeys(at60.streaming)}`);
     log(`# keypress at 60 Hz into a bare textarea, no app (this measure's floor here): ${describeKeys(await bareTyping(browser))}`);
-    log(`# keypress at 60 Hz into a bare textarea beside a line changed every frame, no app (the floor while something streams): ${describeKeys(await bareTyping(browser, true))}`);
+    const keyFloor = await bareTyping(browser, true);
+    log(`# keypress at 60 Hz into a bare textarea beside a line changed every frame, no app (the floor while something streams): ${describeKeys(keyFloor)}`);
+    const scrollFloorBusy = await scrollFloor(browser, SCROLL_FLOOR);
+    log(`# scroll floor: the same wheel (${SCROLL_FLOOR.events} events of ${SCROLL_FLOOR.delta} px each way) over a plain page of ${SCROLL_FLOOR.rows} rows: main-thread time per frame p50 ${round1(percentile(scrollFloorBusy, 50))} ms, p95 ${round1(percentile(scrollFloorBusy, 95))} ms`);
+    const emit = (...lines: string[]) => {
+      for (const l of lines) log(l);
+    };
+    emit(
+      `longthread.open_first_paint: ${round1(median(firstLong))} ms`,
+      `longthread.open_100k_vs_100: ${(median(firstLong) / median(firstShort)).toFixed(2)} ratio`,
+      `longthread.scroll_frame_p95: ${round1(percentile(tripLong.busy, 95))} ms`,
+      `longthread.scroll_floor_p95: ${round1(percentile(scrollFloorBusy, 95))} ms`,
+      `longthread.scroll_vs_floor: ${(percentile(tripLong.busy, 95) / percentile(scrollFloorBusy, 95)).toFixed(2)} ratio`,
+      `longthread.keypress_to_paint_p95: ${round1(percentile(at60.streaming.lat, 95))} ms`,
+      `longthread.keypress_floor_p95: ${round1(percentile(keyFloor.lat, 95))} ms`,
+      `longthread.keypress_vs_floor: ${(percentile(at60.streaming.lat, 95) / percentile(keyFloor.lat, 95)).toFixed(2)} ratio`,
+    );
+
+    // The same again with Chromium's CPU throttled 4× (a slow laptop): the app's page and the floors' pages alike.
+    for (const rate of throttleRates().filter((r) => r !== 1)) {
+      let undo = async (): Promise<void> => {};
+      try {
+        const note = `(Chromium's CPU throttled ${rate}×)`;
+        const suffix = throttledSuffix(rate);
+        undo = await throttle(page, rate);
+        const fl: number[] = [];
+        const fs: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          fs.push(await reloadToFirstRow(page, shortId));
+          fl.push(await reloadToFirstRow(page, longId));
+        }
+        log(`# first paint ${note}: ${ENTRIES}-entry thread runs ${fl.map(round1).join(', ')} ms; ${BASELINE_ENTRIES}-entry thread ${fs.map(round1).join(', ')} ms`);
+        // The thread now ends with the stream typed beside at 60 Hz.
+        await page.locator(`${ACTIVE} .thread-row`).filter({ hasText: '{end=' }).first().waitFor();
+        // At most THROTTLED_WHEEL events each way: a wheel from end to end of a long thread at 4× takes minutes on a loaded machine.
+        const trip = await wheelTrip(page, 'long0/0: first message', '{end=', THROTTLED_WHEEL);
+        const keys = await typing(page, client, longId);
+        await undo();
+        const floorKeys = await bareTyping(browser, true, rate);
+        const floorScroll = await scrollFloor(browser, { ...SCROLL_FLOOR, rate });
+        log(`# scroll ${note}: ${trip.events} wheel events, ${trip.busy.length} frames, main-thread time per frame p50 ${round1(percentile(trip.busy, 50))} ms, p95 ${round1(percentile(trip.busy, 95))} ms; the floor's p95 ${round1(percentile(floorScroll, 95))} ms`);
+        log(`# keypress ${note}, the agent streaming 200 updates/s: ${describeKeys(keys.streaming)}`);
+        log(`# keypress ${note}, nothing streaming: ${describeKeys(keys.quiet)}`);
+        log(`# keypress ${note} into a bare textarea beside a line changed every frame (the floor): ${describeKeys(floorKeys)}`);
+        emit(
+          `longthread.open_first_paint${suffix}: ${round1(median(fl))} ms`,
+          `longthread.open_100k_vs_100${suffix}: ${(median(fl) / median(fs)).toFixed(2)} ratio`,
+          `longthread.scroll_frame_p95${suffix}: ${round1(percentile(trip.busy, 95))} ms`,
+          `longthread.scroll_vs_floor${suffix}: ${(percentile(trip.busy, 95) / percentile(floorScroll, 95)).toFixed(2)} ratio`,
+          `longthread.keypress_to_paint_p95${suffix}: ${round1(percentile(keys.streaming.lat, 95))} ms`,
+          `longthread.keypress_vs_floor${suffix}: ${(percentile(keys.streaming.lat, 95) / percentile(floorKeys.lat, 95)).toFixed(2)} ratio`,
+        );
+      } catch (e) {
+        // The unthrottled figures stand; say why these are missing.
+        await undo();
+        log(`# the pass with Chromium's CPU throttled ${rate}× failed: ${String(e).split('\n')[0]}`);
+      }
+    }
     const rss = rendererRssMB();
 
     // A variant: a session of one agent message of ≈ 11 MB (20,000 chunks of ≈ 550 characters, no paragraph breaks).
@@ -306,9 +379,6 @@ await withBenchApp(async ({ browser, app, work }) => {
     }
     log(`# heap: ${round1(heapOpen)} MB after opening the thread, ${round1(heapAfter)} MB after the trip to its top and back; renderer RSS then ${Math.round(rss)} MB`);
     if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
-    log(`longthread.open_first_paint: ${round1(median(firstLong))} ms`);
-    log(`longthread.scroll_frame_p95: ${round1(percentile(tripLong.busy, 95))} ms`);
-    log(`longthread.keypress_to_paint_p95: ${round1(percentile(at60.streaming.lat, 95))} ms`);
     log(`longthread.renderer_heap: ${Math.round(heapAfter)} MB`);
   } catch (e) {
     await page.screenshot({ path: '/tmp/longthread-failed.png' }).catch(() => {});

@@ -15,6 +15,14 @@
 //                                        then writes a last chunk `{mark=<Date.now()>}`; the page records
 //                                        when that text is painted. Median of 3 after a warm-up. '#': when
 //                                        the mark reached a WebSocket client and the page's socket.
+//   stream.main_cpu_vs_parse: X ratio    the server's CPU per update over the parse-only loop's (the CPU-time
+//                                        ratio of the ingest runs above)
+//   stream.paint_floor: N ms             the same flood and mark sent by the bench over a WebSocket to a bare
+//                                        page in the same Chromium (support/floors.ts): this measure's floor
+//   stream.paint_vs_floor: X ratio       paint_latency / paint_floor
+//   …_throttled4x                        the three paint figures again with Chromium's CPU throttled 4×
+//                                        (Emulation.setCPUThrottlingRate), app and floor alike: a slow laptop.
+//                                        --no-throttle / --throttled-only run one of the two.
 // --ingest-only / --paint-only run one half. SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: the server's CPU
 // profile of the measured floods.
 // '#' lines: runs, the ACP-services-only path (bench/support/client-path.ts, no history indexer), and write → paint of
@@ -30,6 +38,7 @@ import { median, percentile, round1 } from './support/stats';
 import { connectContract } from '../test/support/contract-client';
 import type { PayloadOf } from '../src/shared/contract';
 import { loadAvg, log, serverProfileTo, withBenchApp } from './support/bench-app';
+import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 
 type SessionUpdatePayload = PayloadOf<'session.update'>;
 
@@ -41,6 +50,8 @@ const BYTES = 100;
 const RUNS = quick ? 1 : 3;
 /** Ingest runs are short (≈ 0.1 s): more of them steady the ratio. */
 const INGEST_RUNS = quick ? 1 : 5;
+/** Seconds of the steady 200 chunks/s stream. */
+const STEADY_SECONDS = quick ? 3 : 10;
 
 async function ingest(): Promise<void> {
   // Baseline and app runs alternate (each after its own warm-up), so both see the same machine load. The first
@@ -69,6 +80,7 @@ async function ingest(): Promise<void> {
   log(`# ingest: whole turns (prompt sent → turn end, incl. the turn's start with its checkpoint): app ${appTurn.toFixed(3)} s, parse-only ${baseTurn.toFixed(3)} s → ratio ${(appTurn / baseTurn).toFixed(2)}; the app's turn start ≈ ${Math.round((appTurn - appS) * 1000)} ms`);
   log(`stream.ingest_rate: ${Math.round(updates / appS)} updates/s`);
   log(`stream.ingest_vs_parse: ${(appS / baseS).toFixed(2)} ratio`);
+  log(`stream.main_cpu_vs_parse: ${(appCpu / baseCpu).toFixed(2)} ratio`);
 }
 
 async function paint(): Promise<void> {
@@ -101,46 +113,58 @@ async function paint(): Promise<void> {
         return [mark.painted - mark.sent, markAtSocket, (await takeMarkArrivals(page))[0] ?? Number.NaN];
       };
       await flood(2_000); // warm-up
-      const cdp = profileTo ? await context.newCDPSession(page) : null;
-      if (cdp) {
-        await cdp.send('Profiler.enable');
-        await cdp.send('Profiler.start');
-      }
-      if (serverProfileTo) app.proc.kill('SIGUSR2');
-      const runs: number[] = [];
-      const socket: number[] = [];
-      const atPage: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const [painted, atSocket, arrived] = await flood(CHUNKS);
-        runs.push(round1(painted));
-        socket.push(atSocket);
-        atPage.push(round1(arrived));
+      for (const rate of throttleRates()) {
+        const suffix = throttledSuffix(rate);
+        const cpu = rate === 1 ? '' : ` (Chromium's CPU throttled ${rate}×)`;
+        const undo = await throttle(page, rate);
+        const cdp = profileTo && rate === throttleRates()[0] ? await context.newCDPSession(page) : null;
+        if (cdp) {
+          await cdp.send('Profiler.enable');
+          await cdp.send('Profiler.start');
+        }
+        if (serverProfileTo && rate === throttleRates()[0]) app.proc.kill('SIGUSR2');
+        const runs: number[] = [];
+        const socket: number[] = [];
+        const atPage: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          const [painted, atSocket, arrived] = await flood(CHUNKS);
+          runs.push(round1(painted));
+          socket.push(atSocket);
+          atPage.push(round1(arrived));
+        }
+        if (serverProfileTo && rate === throttleRates()[0]) {
+          app.proc.kill('SIGUSR2');
+          await new Promise((r) => setTimeout(r, 1000));
+          log(`# the server's CPU profile of the floods: ${serverProfileTo}`);
+        }
+        log(`# paint${cpu}: last of ${CHUNKS} chunks written → painted, runs ${runs.join(', ')} ms; → at a WebSocket client (main process share) ${socket.join(', ')} ms, → at the page's socket ${atPage.join(', ')} ms`);
+
+        // Steady streaming: every chunk's write → paint.
+        await takePainted(page);
+        await takeArrivals(page);
+        const idle = whenIdle(client, sessionId);
+        await prompt(client, sessionId, `stream 200 ${STEADY_SECONDS} 40`);
+        await waitForPainted(page, 'ends', 120_000);
+        await idle;
+        if (cdp) {
+          const { profile } = await cdp.send('Profiler.stop');
+          writeFileSync(profileTo, JSON.stringify(profile));
+          log(`# the page's CPU profile of the floods and the steady stream: ${profileTo}`);
+        }
+        await undo();
+        const chunks = (await takePainted(page)).chunks.map((c) => c.painted - c.sent);
+        const arrivals = await takeArrivals(page);
+
+        // The floor, in the same Chromium at the same throttling: a bare page painting the same text over a WebSocket.
+        const floor = await paintFloor(browser, { chunks: CHUNKS, bytes: BYTES, runs: RUNS, streamRate: 200, streamSeconds: STEADY_SECONDS, rate });
+        log(`# paint${cpu}: steady 200 chunks/s, ${chunks.length} chunks: write → paint p50 ${round1(percentile(chunks, 50))} ms, p95 ${round1(percentile(chunks, 95))} ms, max ${round1(Math.max(...chunks))} ms; write → handled by the page's JS (incl. waiting for its main thread) p50 ${round1(percentile(arrivals, 50))} ms, p95 ${round1(percentile(arrivals, 95))} ms`);
+        log(`# floor${cpu}: a bare page painting the same text over a WebSocket from the bench: last of ${CHUNKS} chunks → painted, runs ${floor.flood.map(round1).join(', ')} ms; steady 200 chunks/s: write → paint p50 ${round1(percentile(floor.steady, 50))} ms, p95 ${round1(percentile(floor.steady, 95))} ms → the app's steady p95 is ${(percentile(chunks, 95) / percentile(floor.steady, 95)).toFixed(2)}× it`);
+        log(`stream.paint_latency${suffix}: ${round1(median(runs))} ms`);
+        log(`stream.paint_floor${suffix}: ${round1(median(floor.flood))} ms`);
+        log(`stream.paint_vs_floor${suffix}: ${(median(runs) / median(floor.flood)).toFixed(2)} ratio`);
       }
       off();
-      if (serverProfileTo) {
-        app.proc.kill('SIGUSR2');
-        await new Promise((r) => setTimeout(r, 1000));
-        log(`# the server's CPU profile of the floods: ${serverProfileTo}`);
-      }
-      if (cdp) {
-        const { profile } = await cdp.send('Profiler.stop');
-        writeFileSync(profileTo, JSON.stringify(profile));
-        log(`# the page's CPU profile of the floods: ${profileTo}`);
-      }
-      log(`# paint: last of ${CHUNKS} chunks written → painted, runs ${runs.join(', ')} ms; → at a WebSocket client (main process share) ${socket.join(', ')} ms, → at the page's socket ${atPage.join(', ')} ms`);
-
-      // Steady streaming: every chunk's write → paint.
-      await takePainted(page);
-      await takeArrivals(page);
-      const idle = whenIdle(client, sessionId);
-      await prompt(client, sessionId, `stream 200 ${quick ? 3 : 10} 40`);
-      await waitForPainted(page, 'ends', 120_000);
-      await idle;
-      const chunks = (await takePainted(page)).chunks.map((c) => c.painted - c.sent);
-      const arrivals = await takeArrivals(page);
-      log(`# paint: steady 200 chunks/s, ${chunks.length} chunks: write → paint p50 ${round1(percentile(chunks, 50))} ms, p95 ${round1(percentile(chunks, 95))} ms, max ${round1(Math.max(...chunks))} ms; write → handled by the page's JS (incl. waiting for its main thread) p50 ${round1(percentile(arrivals, 50))} ms, p95 ${round1(percentile(arrivals, 95))} ms`);
       if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
-      log(`stream.paint_latency: ${round1(median(runs))} ms`);
     } finally {
       await context.close();
       client.close();

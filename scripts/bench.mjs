@@ -4,10 +4,12 @@
 // checkpoints (snapshots of a large folder vs plain git), idle (ten idle sessions), start (cold start over a
 // million-event store), agents10_busy (agents10 on loaded cores), longthread (a 100,000-entry live thread:
 // first paint, scrolling, typing while it streams, heap), thread (the thread model folding into a day-long thread),
-// import (History → Import of the agents' own session files: rate, rescan, append → searchable), remote (an SSH
-// host on a loopback sshd against this machine: ingest, keystroke echo, reconnect), worktrees (a worktree session
+// import (History → Import of the agents' own session files: rate, rescan, append → searchable), sessions30 (thirty
+// sessions of six agents, five streaming: frames, write → paint, idle CPU, memory per session and per tab), remote (an
+// SSH host on a loopback sshd against this machine: ingest, keystroke echo, reconnect), worktrees (a worktree session
 // of a 20,000-file repository, and its merge, vs plain git), history10m (a year of history: ten million events,
 // start, search, size, opening a session; `--events N` for another size; only when named).
+// The renderer benches print each figure again with Chromium's CPU throttled 4× (`…_throttled4x`).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureNodeNative } from './native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'remote', 'worktrees', 'history10m'];
+const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'sessions30', 'remote', 'worktrees', 'history10m'];
 const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith('--'));
 const chosen = args.filter((a) => !a.startsWith('--'));

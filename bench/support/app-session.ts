@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { scenarioAgentCommand } from '../../test/fixtures/scenario-agent/launch';
 import { tempDir } from '../../test/support/app-server';
-import type { ContractClient } from '../../test/support/contract-client';
+import { connectContract, type ContractClient } from '../../test/support/contract-client';
+import type { AppServer } from '../../test/support/app-server';
 
 /** A folder to start sessions in. */
 export function benchWorkDir(): string {
@@ -75,4 +76,30 @@ export function whenIdle(client: ContractClient, sessionId: string, timeoutMs = 
       }
     });
   });
+}
+
+/** Resolves when none of `sessionIds` is busy (asked over short-lived connections: one left open during a run would double the server's sending). */
+export async function allIdle(app: AppServer, sessionIds: readonly string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const c = await connectContract(app);
+    const { sessions } = await c.call<{ sessions: Array<{ id: string; status: string }> }>('sessions.live', {});
+    c.close();
+    const busy = sessions.filter((s) => sessionIds.includes(s.id) && s.status !== 'idle');
+    if (busy.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`${busy.length} sessions still busy`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** Shows the tab of `sessionId` in the focused pane, trying the tab at `hint` (its position) first. */
+export async function activateTab(page: Page, sessionId: string, hint = 0): Promise<void> {
+  const shown = () => page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]').getAttribute('data-session-id');
+  const tabs = page.locator('.pane.focused [role=tab]');
+  const count = await tabs.count();
+  for (let k = 0; k < count; k++) {
+    await tabs.nth((hint + k) % count).click();
+    if ((await shown()) === sessionId) return;
+  }
+  throw new Error(`no tab for ${sessionId}`);
 }

@@ -1,9 +1,11 @@
 // What the browser benches share: their log lines, and Chromium with the built app's server around a run.
 import { readFileSync, rmSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startAppServer, type AppServer } from '../../test/support/app-server';
 import { launchBrowser } from '../../test/support/browser';
 import { benchWorkDir } from './app-session';
+import { rssBytes } from './proc';
+import { median } from './stats';
 
 export const log = (line: string): void => console.log(line);
 export const loadAvg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -24,14 +26,66 @@ export async function withBenchApp<T>(run: (b: BenchApp) => Promise<T>): Promise
   const work = benchWorkDir();
   const browser = await launchBrowser();
   let app: AppServer | null = null;
+  const preloads = [new URL('./heap-preload.mjs', import.meta.url).href, ...(serverProfileTo ? [new URL('./cpu-prof-preload.mjs', import.meta.url).href] : [])];
   try {
-    app = await startAppServer(
-      serverProfileTo ? { env: { NODE_OPTIONS: `--import ${new URL('./cpu-prof-preload.mjs', import.meta.url).href}`, SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } } : {},
-    );
+    app = await startAppServer({
+      env: { NODE_OPTIONS: preloads.map((p) => `--import ${p}`).join(' '), SWITCHBOARD_HEAP_FILE: heapFile(work), ...(serverProfileTo ? { SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } : {}) },
+    });
     return await run({ browser, app, work });
   } finally {
     await browser.close();
     await app?.stop();
     rmSync(work, { recursive: true, force: true });
+    rmSync(heapFile(work), { force: true });
+  }
+}
+
+const heapFile = (work: string): string => `${work}.heap.json`;
+
+/** The bench server's memory after a GC (support/heap-preload.mjs), bytes. */
+export async function serverMemoryAfterGc(b: BenchApp): Promise<{ heapUsed: number; rss: number }> {
+  rmSync(heapFile(b.work), { force: true });
+  b.app.proc.kill('SIGUSR1');
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
+    try {
+      const m = JSON.parse(readFileSync(heapFile(b.work), 'utf8')) as { heapUsed: number; rss: number };
+      return m;
+    } catch {
+      // not written yet
+    }
+  }
+  throw new Error('the server did not write its memory after a GC in 30 s');
+}
+
+/** A process's RSS after a pause, the median of a few samples (GC makes single samples jumpy), bytes. */
+export async function settledRss(pid: number): Promise<number> {
+  await sleep(2000);
+  const xs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    xs.push(rssBytes(pid));
+    await sleep(200);
+  }
+  return median(xs);
+}
+
+/** The page's JS heap after a GC, bytes. */
+export async function heapBytes(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+    return usedSize;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** The page's DOM nodes and JS event listeners (DevTools Memory.getDOMCounters). */
+export async function domCounters(page: Page): Promise<{ nodes: number; jsEventListeners: number }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    return (await cdp.send('Memory.getDOMCounters')) as { nodes: number; jsEventListeners: number };
+  } finally {
+    await cdp.detach();
   }
 }

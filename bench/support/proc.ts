@@ -83,3 +83,19 @@ export function schedstat(pid: number): { runMs: number; waitMs: number; slices:
     return { runMs: NaN, waitMs: NaN, slices: NaN };
   }
 }
+
+/** The renderer processes of Chromium launched by this process (its children with --type=renderer). */
+export function rendererPids(): number[] {
+  return descendants(process.pid).filter((p) => /chrom/i.test(cmdline(p).split(' ')[0] ?? '') && cmdline(p).includes('--type=renderer'));
+}
+
+/** The renderer process running `spin` (a busy loop in a page): the one whose CPU time grew the most meanwhile. */
+export async function rendererRunning(spin: () => Promise<unknown>): Promise<number> {
+  const pids = rendererPids();
+  const before = pids.map(cpuMs);
+  await spin();
+  const grew = pids.map((p, i) => cpuMs(p) - before[i]!);
+  const at = grew.indexOf(Math.max(...grew));
+  if (at < 0) throw new Error('no renderer process found');
+  return pids[at]!;
+}

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { messageText, threadEntries, threadLength, type ThreadEntry } from '@shared/acp-thread';
 import type { PermissionRequestInfo } from '@shared/contract/sessions';
-import { acquireController, peekController, releaseController, SessionController } from '../../../src/renderer/src/features/session/controller';
+import { acquireController, HIDDEN_MAX_PENDING, peekController, releaseController, SessionController } from '../../../src/renderer/src/features/session/controller';
 import { FakeApi, settle } from '../support/fake-api';
-import { ask, FakeSession, say, toolDone, turn } from '../support/fake-session';
+import { ask, endTurn, FakeSession, say, toolCall, toolDone, turn } from '../support/fake-session';
 
 /** The browser's animation frames and idle callbacks, run when the test says (node has neither). */
 class Frames {
@@ -174,22 +174,58 @@ describe('SessionController (a live session in the renderer)', () => {
     expect(kinds(c.getView().thread.entries)).toEqual(kinds(session.thread.entries));
   });
 
-  it('a tab out of view folds on a slow timer without rendering, and shows the result when it comes into view', async () => {
+  it('a tab out of view keeps its updates and folds them when shown: all of them, in order, and no render, fold or timer meanwhile', async () => {
+    session.record(...turn(1));
     const c = open();
     await settle();
     const renders = vi.fn();
     c.subscribe(renders);
-    session.send(say('while you were away'));
+    const before = c.getView().thread;
+    // Turns with tool calls and streamed answers, some delivered twice and some in batches out of order.
+    for (let i = 2; i <= 40; i++) {
+      const items = session.send(ask(`p${i}`, `question ${i}`), toolCall(`t${i}`, `edit ${i}`));
+      if (i % 7 === 0) api.emit('session.update', { sessionId: 's1', events: items });
+      const more = session.record(say(`answer ${i} `), say(`part two`), toolDone(`t${i}`, `edited ${i}`), endTurn(`p${i}`));
+      api.emit('session.update', { sessionId: 's1', events: i % 5 === 0 ? [...more].reverse() : more });
+    }
+    vi.advanceTimersByTime(60_000);
+    frames.idle();
+    frames.frame();
     expect(frames.pending).toBe(0);
-    vi.advanceTimersByTime(999);
-    frames.idle();
-    expect(lastText(c)).toBe('');
-    vi.advanceTimersByTime(1);
-    frames.idle();
-    expect(lastText(c)).toBe('while you were away');
+    expect(vi.getTimerCount()).toBe(0);
     expect(renders).not.toHaveBeenCalled();
+    expect(c.getView().thread).toBe(before);
+    // A request for the user is applied at once all the same (it counts in "needs you"); the thread still waits.
+    api.emit('session.permission', permission('r9'));
+    expect(c.getView().permissions.map((p) => p.requestId)).toEqual(['r9']);
+    expect(c.getView().thread).toBe(before);
+    renders.mockClear();
+
     c.setActive(true);
     expect(renders).toHaveBeenCalledTimes(1);
+    const shown = c.getView().thread;
+    expect(shown.entries).toEqual(session.thread.entries);
+    expect(shown.entries.filter((e) => e.kind === 'user_message')).toHaveLength(40);
+    expect(lastText(c)).toBe('answer 40 part two');
+    expect(api.callsOf('sessions.state')).toHaveLength(1);
+  });
+
+  it('a hidden tab given more updates than it keeps raw folds them in idle time, still without rendering', async () => {
+    const c = open();
+    await settle();
+    const renders = vi.fn();
+    c.subscribe(renders);
+    session.send(ask('p1', 'go'));
+    for (let i = 0; i < HIDDEN_MAX_PENDING; i++) session.send(say(`${i % 10}`));
+    expect(c.getView().thread.entries).toHaveLength(0);
+    frames.idle();
+    expect(kinds(c.getView().thread.entries)).toEqual(['user_message', 'agent_message']);
+    expect(lastText(c)).toHaveLength(HIDDEN_MAX_PENDING);
+    expect(renders).not.toHaveBeenCalled();
+    session.send(say('!'));
+    c.setActive(true);
+    expect(renders).toHaveBeenCalledTimes(1);
+    expect(lastText(c).endsWith('789!')).toBe(true);
   });
 
   it('a turn that ends in a hidden tab marks it done (and says so) until the tab is shown', async () => {

@@ -1,5 +1,5 @@
 import { TriangleAlert } from 'lucide-react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { threadLength, toolCallIndex } from '@shared/acp-thread';
 import { useApi } from '../../app/api-context';
 import { closeTab } from '../../app/PaneView';
@@ -207,8 +207,9 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     requestAnimationFrame(tryFocus);
     return true;
   }, [controller, onShown]);
+  // Before the shown tab is painted: the updates it kept while hidden are folded into that first frame.
+  useLayoutEffect(() => controller.setActive(active), [controller, active]);
   useEffect(() => {
-    controller.setActive(active);
     if (!active) return;
     // A draft in the prompt keeps the keyboard (a digit typed there must not answer a request).
     const draft = composer.current !== null && !composer.current.isEmpty();

@@ -30,13 +30,15 @@ const MAX_WARNINGS = 50;
 /** When the page is hidden, animation frames stop: fold on a timer instead. */
 const FALLBACK_FLUSH_MS = 250;
 /**
- * A tab out of view (not its pane's active tab) folds its updates about this often instead of every frame,
- * in the page's idle time (between frames, so that it never delays the visible tab's): it stays live
- * (status, permissions, queue and warnings are still applied at once, and it catches up the moment it is
- * shown) without re-rendering its thread 60 times a second behind the visible one.
+ * A tab out of view (not its pane's active tab) keeps its updates raw, in arrival order, and folds them when it
+ * is shown (setActive): a hidden session costs the page a push per update, not a fold, a render or a timer.
+ * It stays live meanwhile (status, permissions, queue and warnings are applied at once, elicitations
+ * announced). Past this many waiting updates (about a minute and a half of a 200/s stream) it folds them
+ * in the page's idle time, still without rendering, so that a tab left hidden for hours holds a thread, not
+ * every chunk that built it.
  */
-const HIDDEN_FLUSH_MS = 1000;
-/** …and at the latest this long after that, however busy the page is. */
+export const HIDDEN_MAX_PENDING = 20_000;
+/** …and that idle fold runs at the latest this long after it was asked for, however busy the page is. */
 const HIDDEN_IDLE_TIMEOUT_MS = 1000;
 /** Folds of a visible session's stream are at least this far apart (60 Hz frames always are). */
 const MIN_FOLD_MS = 12;
@@ -289,11 +291,9 @@ export class SessionController {
   private schedule(): void {
     if (this.frame !== null || this.timer !== null || this.idle !== null || this.n === null) return;
     if (!this.active) {
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        if (typeof requestIdleCallback === 'function') this.idle = requestIdleCallback(() => this.flush(), { timeout: HIDDEN_IDLE_TIMEOUT_MS });
-        else this.flush();
-      }, HIDDEN_FLUSH_MS);
+      if (this.pending.length < HIDDEN_MAX_PENDING) return;
+      if (typeof requestIdleCallback === 'function') this.idle = requestIdleCallback(() => this.flush(), { timeout: HIDDEN_IDLE_TIMEOUT_MS });
+      else this.timer = setTimeout(() => this.flush(), 0);
       return;
     }
     const onFrame = (frameTime: number) => {
@@ -328,6 +328,7 @@ export class SessionController {
     const segment: ThreadEvent[] = [];
     let last = base;
     for (const p of batch) {
+      if (p.n === last) continue; // delivered twice
       if (p.n !== last + 1) break;
       last = p.n;
       segment.push(p.event);
