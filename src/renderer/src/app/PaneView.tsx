@@ -29,7 +29,9 @@ export function PaneView({ pane }: { pane: Pane }) {
   // The active tab is kept in view when the strip scrolls (a tab opened at its far end, say).
   const strip = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    strip.current?.querySelector<HTMLElement>('[role=tab][aria-selected=true]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    const s = strip.current;
+    const tab = s?.querySelector<HTMLElement>('[role=tab][aria-selected=true]');
+    if (s && tab) revealTab(s, tab);
   }, [pane.activeTabId, pane.tabIds.length]);
 
   const dropProps = (index?: number) => ({
@@ -147,6 +149,19 @@ export function PaneView({ pane }: { pane: Pane }) {
       </div>
     </div>
   );
+}
+
+/**
+ * Scrolls the strip so the tab is wholly in view: not under the split and close buttons, which stay over the
+ * strip's right end (scrollIntoView would count that part as visible).
+ */
+function revealTab(strip: HTMLElement, tab: HTMLElement): void {
+  const s = strip.getBoundingClientRect();
+  const t = tab.getBoundingClientRect();
+  const covered = strip.querySelector<HTMLElement>('.pane-actions')?.offsetWidth ?? 0;
+  const right = s.right - covered;
+  if (t.left < s.left) strip.scrollLeft -= s.left - t.left;
+  else if (t.right > right) strip.scrollLeft += Math.min(t.right - right, t.left - s.left);
 }
 
 /**
