@@ -52,7 +52,7 @@ describe('the pane layout tree (state/pane-tree)', () => {
     expect(t).toMatchObject({ sizes: [0.5, 0.5], children: [{}, { id: 'inner', sizes: [0.7, 0.5 - 0.2] }] });
     const close = (got: number[], want: number[]) => got.forEach((g, i) => expect(g).toBeCloseTo(want[i]!, 9));
     close(moveBoundary([0.5, 0.5], 0, 0.9), [1 - MIN_SHARE, MIN_SHARE]);
-    close(moveBoundary([0.3, 0.3, 0.4], 1, -0.5), [0.3, MIN_SHARE, 0.6 - MIN_SHARE]);
+    close(moveBoundary([0.3, 0.3, 0.4], 1, -0.5), [0.3, MIN_SHARE, 0.7 - MIN_SHARE]);
   });
 
   it('the flat layouts saved before splits nested become trees, the grid row by row', () => {
