@@ -1,7 +1,7 @@
 /**
  * The one rule for a session's title, wherever it is shown (its tab, history, the overview, compare, exports,
  * search): the user's own name for it, else the agent's title (session_info_update), else a summary of its first
- * prompt, else "<Agent> session". Agents are named as the user knows them, never by an internal id.
+ * prompt, else (a fork) "Fork of <its parent's title>", else "<Agent> session". Agents are named as the user knows them, never by an internal id.
  */
 
 /** How long a title derived from a prompt may be, in characters (a word longer than that is cut). */
@@ -47,9 +47,13 @@ export function storedTitle(sources: TitleSources): string | null {
   return givenTitle(sources.custom) ?? givenTitle(sources.agent) ?? promptSummary(sources.prompt);
 }
 
-/** The title to show: the session's own, else "<Agent> session". */
-export function sessionTitle(own: string | null | undefined, agentName: string): string {
-  return givenTitle(own) ?? `${agentName} session`;
+/**
+ * The title to show: the session's own, else for a fork "Fork of <its parent's title>", else "<Agent> session".
+ * `forkedFrom`: the parent's title, when the session is a fork (a fork's agent is its parent's).
+ */
+export function sessionTitle(own: string | null | undefined, agentName: string, forkedFrom?: string | null): string {
+  const fallback = `${agentName} session`;
+  return givenTitle(own) ?? (typeof forkedFrom === 'string' ? `Fork of ${givenTitle(forkedFrom) ?? fallback}` : fallback);
 }
 
 /** A custom agent's generated id (custom-3b111e2e-…): an id the user never chose. */

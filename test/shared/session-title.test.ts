@@ -29,5 +29,9 @@ describe('the session title rule (shared/session-title)', () => {
     expect(sessionTitle(storedTitle({ custom: '  ', agent: '', prompt: '\n' }), 'Gemini CLI')).toBe('Gemini CLI session');
     expect(sessionTitle(null, agentLabel('custom-3b111e2e-aaaa-bbbb', null))).toBe('Removed custom agent session');
     expect(agentLabel('custom-3b111e2e-aaaa-bbbb', 'My agent')).toBe('My agent');
+    // A fork with nothing of its own yet is named after its parent, until its first prompt.
+    expect(sessionTitle(null, 'Codex', 'Add a dark theme')).toBe('Fork of Add a dark theme');
+    expect(sessionTitle(null, 'Codex', '')).toBe('Fork of Codex session');
+    expect(sessionTitle(storedTitle({ prompt: 'remember' }), 'Codex', 'Add a dark theme')).toBe('remember');
   });
 });

@@ -488,7 +488,7 @@ export class HistoryService implements Disposable {
       const agent = this.db.prepare('SELECT name FROM agents WHERE id = ?').get(session.agentId) as { name: string } | undefined;
       // Named as everywhere else: the agent as the user knows it, the session by the one title rule.
       const agentName = agentLabel(session.agentId, agent?.name);
-      const shown = { ...session, title: sessionTitle(session.title, agentName) };
+      const shown = { ...session, title: sessionTitle(session.title, agentName, session.forkedFrom?.title) };
       if (format === 'markdown') return { text: renderMarkdown(shown, entries, agentName), fileName: exportFileName(shown, 'md'), mimeType: 'text/markdown' };
       // Version 2: entries carry the thread model's entry (version 1 had prompt, tool and plan of their own).
       const doc = { format: 'switchboard.session', version: 2, exportedAt: new Date(this.now()).toISOString(), session: shown, agentName, entries };

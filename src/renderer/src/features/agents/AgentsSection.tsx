@@ -32,7 +32,7 @@ const STATE_TEXT: Record<ShownState, string> = {
 export function openSessionTab(s: SessionInfo, name: string): void {
   const existing = Object.values(useTabs.getState().tabs).find((t) => t.kind === 'session' && t.props.sessionId === s.id);
   if (existing) useTabs.getState().activate(existing.id);
-  else useTabs.getState().open({ kind: 'session', title: sessionTitle(s.title, name), props: { sessionId: s.id } });
+  else useTabs.getState().open({ kind: 'session', title: sessionTitle(s.title, name, s.forkedFrom?.title), props: { sessionId: s.id } });
 }
 
 /** Whether the agent ever had a session (any run): null while asking. */
@@ -189,7 +189,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               {sessions.map((x) => (
                 <li key={x.id}>
                   <button className="link-button" onClick={() => openSessionTab(x, title)} title={x.cwd}>
-                    {sessionTitle(x.title, title)} <span className="muted small">{x.status}</span>
+                    {sessionTitle(x.title, title, x.forkedFrom?.title)} <span className="muted small">{x.status}</span>
                   </button>
                 </li>
               ))}

@@ -10,7 +10,7 @@ import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from 
 import { VisibleText, visibleText } from '../../ui/VisibleText';
 
 /** The session's title by the one rule (shared/session-title). */
-export const displayTitle = (s: HistorySession, agentName: string): string => sessionTitle(s.title, agentName);
+export const displayTitle = (s: HistorySession, agentName: string): string => sessionTitle(s.title, agentName, s.forkedFrom?.title);
 
 /** The session's title, editable in place: Enter saves, Esc cancels, an empty title goes back to the automatic one. */
 export function InlineRename({ session, onDone }: { session: HistorySession; onDone(): void }) {

@@ -162,7 +162,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const running = view.thread.turn.running || session?.status === 'working' || session?.status === 'awaiting_permission';
   // The one title rule (shared/session-title), as in history and the overview.
   const title = session
-    ? sessionTitle(session.title ?? view.thread.title, agentName)
+    ? sessionTitle(session.title ?? view.thread.title, agentName, session.forkedFrom?.title)
     : // Not known yet: the title its opener gave the tab.
       (useTabs.getState().tabs[tabId]?.title ?? 'Session');
 
