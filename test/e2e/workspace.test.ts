@@ -177,6 +177,15 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     expect(await pane.locator('.tab-strip').evaluate((s) => s.scrollWidth > s.clientWidth)).toBe(true);
   });
 
+  it('a shell that ends says how in words (killed by a signal, not "code null")', async () => {
+    const { page } = await suite.open({ empty: true });
+    await newShell(page);
+    await page.locator('.pane.focused .xterm').click();
+    await page.keyboard.type('kill -9 $$\n');
+    await page.locator('[data-testid=shell-tab][data-exited="killed by signal 9"]').waitFor({ timeout: WAIT.server });
+    await page.locator('.pane.focused .xterm-rows', { hasText: '[the shell killed by signal 9]' }).waitFor({ timeout: WAIT.page });
+  });
+
   it('cannot split beyond four panes', async () => {
     const { page } = await suite.open();
     for (let i = (await page.getByTestId('pane').count()); i < 4; i++) await page.getByRole('button', { name: 'Split right' }).first().click();
