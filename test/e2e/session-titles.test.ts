@@ -23,7 +23,8 @@ const titles = (page: Page, sessionId: string) =>
 
 describe('session titles', { timeout: 180_000 }, () => {
   it('the same title in the tab, history and the overview: "<Agent> session", then the first prompt’s first line, then the agent’s title', async () => {
-    const { page, errors } = await suite.open({ empty: true });
+    // A 1000 px window, split in two: the session's pane is narrow.
+    const { page, errors } = await suite.open({ empty: true, viewport: { width: 1000, height: 700 } });
     const name = `Titler ${Math.random().toString(36).slice(2, 7)}`;
     const tab = await startSessionFromSidebar(page, await addScenarioAgent(page, name), suite.work);
     const sessionId = (await tab.getAttribute('data-session-id'))!;
@@ -34,6 +35,12 @@ describe('session titles', { timeout: 180_000 }, () => {
     await page.locator(`[data-testid=overview-row][data-session-id="${sessionId}"]`).waitFor();
     const tabTitle = () => titles(page, sessionId).then(([t]) => t);
     await expect.poll(tabTitle, { timeout: WAIT.page }).toBe(`${name} session`);
+    // The narrow header keeps the agent's name clear of the pickers beside it (it ran under "Mode").
+    // Its text fits its box, or is cut there (an ellipsis), never painted past it.
+    const clear = await tab.getByTestId('session-agent').evaluate((el) => el.scrollWidth <= el.clientWidth + 1 || getComputedStyle(el).overflowX === 'hidden');
+    expect(clear).toBe(true);
+    const agentBox = (await tab.getByTestId('session-agent').boundingBox())!;
+    expect(agentBox.x + agentBox.width).toBeLessThanOrEqual((await tab.locator('.config-options').boundingBox())!.x);
     expect((await titles(page, sessionId))[2]).toBe(`${name} session`);
 
     // A long prompt of several lines: its first line, cut at a word, never the raw text.
