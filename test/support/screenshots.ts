@@ -1,6 +1,6 @@
 /**
  * The screenshot review: the built app (browser mode) at 1440×900 and 1000×700, light and dark, showing the
- * empty state, a session with a diff and a terminal, the review tab, Settings and compare. For a person to
+ * empty state, a session with a diff and a terminal, the review tab, Settings, compare, and nested splits. For a person to
  * look at (no assertion); the PNGs are not committed.
  *
  * Run (after `npx electron-vite build`):  node --import tsx test/support/screenshots.ts [out-dir]
@@ -95,6 +95,16 @@ async function main(): Promise<void> {
         await page.getByTestId('compare-view').waitFor({ timeout: 60_000 });
         await page.locator('[data-testid=compare-run-diff] [data-testid=monaco-diff][data-ready=true]').first().waitFor({ timeout: 60_000 }).catch(() => {});
         await shot(page, 'compare');
+
+        // Nested splits: the session on the left, a shell above the overview on the right.
+        await page.getByTestId('tab').first().click();
+        await page.locator('.pane.focused').getByRole('button', { name: 'Split right' }).click();
+        await page.locator('.pane.focused .tab-new').click();
+        await page.locator('.pane.focused').getByTestId('launch-shell').click();
+        await page.locator('.pane.focused').getByRole('button', { name: 'Split down' }).click();
+        await page.locator('.pane.focused .tab-new').click();
+        await page.locator('.pane.focused').getByTestId('launch-overview').click();
+        await shot(page, 'split');
         await closeAllTabs(page);
         await context.close();
         console.log(`${size.name} ${scheme}: done`);

@@ -49,8 +49,22 @@ export { MCP_SERVERS_SETTING, mcpServerSettingSchema, type McpServerSetting } fr
 
 /** The workspace layout the renderer restores at start: panes with the tabs their kinds agree to reopen. */
 export const MAX_SAVED_PANES = 4;
+/** A node of the saved pane layout: a pane (its index in `panes`), or a split of 2+ nodes with their shares. */
+export type SavedLayoutNode = { pane: number } | { axis: 'row' | 'column'; sizes: number[]; children: SavedLayoutNode[] };
+export const savedLayoutNodeSchema: z.ZodType<SavedLayoutNode> = z.lazy(() =>
+  z.union([
+    z.object({ pane: z.number().int().min(0).max(MAX_SAVED_PANES - 1) }),
+    z.object({
+      axis: z.enum(['row', 'column']),
+      sizes: z.array(z.number().min(0).max(1)).max(MAX_SAVED_PANES),
+      children: z.array(savedLayoutNodeSchema).min(2).max(MAX_SAVED_PANES),
+    }),
+  ]),
+);
 export const savedLayoutSchema = z.object({
-  direction: z.enum(['row', 'column', 'grid']),
+  /** How the panes were arranged: `tree` since splits nest; before, one `direction` for all (read, never written). */
+  tree: savedLayoutNodeSchema.optional(),
+  direction: z.enum(['row', 'column', 'grid']).optional(),
   focusedPane: z.number().int().min(0),
   panes: z
     .array(

@@ -48,17 +48,50 @@ describe('tabs and panes (state/tabs)', () => {
     expect(tabs().tabs[a]!.status).toBe('failed');
   });
 
-  it('splits up to MAX_PANES panes; the third pane of a split the other way makes a grid', () => {
+  it('splits only the focused pane, in the asked direction, up to MAX_PANES panes', () => {
     tabs().open({ kind: 'shell', title: 'A', props: {} });
-    const second = tabs().split('row');
-    expect(tabs().focusedPaneId).toBe(second);
+    const right = tabs().split('row')!;
+    expect(tabs().focusedPaneId).toBe(right);
     tabs().open({ kind: 'shell', title: 'B', props: {} });
     expect(paneTabs()).toEqual([['A'], ['B']]);
-    tabs().split('column');
-    expect(tabs().direction).toBe('grid');
+    // Split down on the right pane: the left pane keeps the full height.
+    const below = tabs().split('column')!;
+    expect(tabs().layout).toMatchObject({
+      kind: 'split',
+      axis: 'row',
+      sizes: [0.5, 0.5],
+      children: [{ kind: 'pane', paneId: 'pane-1' }, { kind: 'split', axis: 'column', children: [{ paneId: right }, { paneId: below }] }],
+    });
+    expect(tabs().panes.map((p) => p.id)).toEqual(['pane-1', right, below]);
     while (tabs().panes.length < MAX_PANES) tabs().split('row');
     expect(tabs().split('row')).toBeNull();
     expect(tabs().panes).toHaveLength(MAX_PANES);
+  });
+
+  it('closing the last tab of a pane collapses its node; the last pane stays, empty', () => {
+    tabs().open({ kind: 'shell', title: 'A', props: {} });
+    tabs().split('row');
+    const b = tabs().open({ kind: 'shell', title: 'B', props: {} });
+    const below = tabs().split('column')!;
+    const c = tabs().open({ kind: 'shell', title: 'C', props: {} });
+    tabs().close(b);
+    expect(tabs().layout).toMatchObject({ kind: 'split', axis: 'row', children: [{ paneId: 'pane-1' }, { paneId: below }] });
+    expect(tabs().focusedPaneId).toBe(below);
+    tabs().close(c);
+    expect(tabs().layout).toEqual({ kind: 'pane', paneId: 'pane-1' });
+    expect(tabs().focusedPaneId).toBe('pane-1');
+    tabs().close(tabs().panes[0]!.tabIds[0]!);
+    expect(tabs().panes).toEqual([{ id: 'pane-1', tabIds: [], activeTabId: null }]);
+  });
+
+  it('dragging the last tab out of a pane collapses it into its neighbours', () => {
+    tabs().open({ kind: 'shell', title: 'A', props: {} });
+    const second = tabs().split('column')!;
+    const b = tabs().open({ kind: 'shell', title: 'B', props: {} });
+    tabs().moveTab(b, 'pane-1');
+    expect(paneTabs()).toEqual([['A', 'B']]);
+    expect(tabs().panes.some((p) => p.id === second)).toBe(false);
+    expect(tabs().layout).toEqual({ kind: 'pane', paneId: 'pane-1' });
   });
 
   it('closing a pane hands its tabs to the pane before it', () => {

@@ -168,7 +168,9 @@ export class CompareService implements Disposable {
     try {
       for (const [i, agentId] of agentIds.entries()) {
         const runId = `${id}-${i + 1}`;
-        const worktree = join(this.root, id, `${i + 1}-${agentId.replace(/[^\w.-]/g, '_')}`);
+        // Named after the agent as the user knows it (the folder shows in the overview and history), not its id.
+        const label = (agents.get(agentId)?.name ?? '').replace(/[^\w.-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 40) || 'agent';
+        const worktree = join(this.root, id, `${i + 1}-${label}`);
         const branch = `switchboard/compare-${id}-${i + 1}`;
         await addWorktree(this.host, repo, worktree, branch, base, this.hooks());
         created.push({ id: runId, compare_id: id, agent_id: agentId, worktree, branch, session_id: null, started_at: now, ended_at: null, stop_reason: null, error: null, applied_at: null });

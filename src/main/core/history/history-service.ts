@@ -2,6 +2,7 @@ import { importSourceIdSchema } from '../../../shared/contract/history-import';
 import type { TurnCheckpoint } from '../../../shared/contract/checkpoints';
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
 import { IpcFailure, type ParsedParamsOf } from '../../../shared/contract';
+import { agentLabel, givenTitle, promptSummary, sessionTitle } from '../../../shared/session-title';
 import type { EventBus } from '../base/event-bus';
 import { toDisposable, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
@@ -69,20 +70,19 @@ const SESSION_COLUMNS = `s.id, s.agent_id, s.cwd, s.title, s.status, s.pinned, s
 const ACTIVITY = 'coalesce(h.last_ts, s.updated_at)';
 
 function toSession(r: SessionRow): HistorySession {
-  const [title, titleSource] = r.custom_title
-    ? [r.custom_title, 'custom' as const]
-    : r.title
-      ? [r.title, 'client' as const]
-      : r.info_title
-        ? [r.info_title, 'agent' as const]
-        : r.prompt_title
-          ? [r.prompt_title, 'prompt' as const]
-          : ['', 'none' as const];
+  // The one title rule (shared/session-title); an empty title is shown as "<Agent> session".
+  const sources = [
+    [givenTitle(r.custom_title), 'custom'],
+    [givenTitle(r.title), 'client'],
+    [givenTitle(r.info_title), 'agent'],
+    [promptSummary(r.prompt_title), 'prompt'],
+  ] as const;
+  const [title, titleSource] = sources.find(([t]) => t !== null) ?? ['', 'none' as const];
   return {
     id: r.id,
     agentId: r.agent_id,
     cwd: r.cwd,
-    title,
+    title: title ?? '',
     titleSource,
     status: r.status,
     pinned: r.pinned === 1,
@@ -98,8 +98,8 @@ function toSession(r: SessionRow): HistorySession {
     filesEdited: r.files_edited ?? 0,
     failedTurns: r.failed_turns ?? 0,
     lastStopReason: r.last_stop_reason,
-    forkedFrom: r.parent_id !== null ? { id: r.parent_id, title: r.parent_title ?? '' } : null,
-    forks: JSON.parse(r.forks_json) as Array<{ id: string; title: string }>,
+    forkedFrom: r.parent_id !== null ? { id: r.parent_id, title: givenTitle(r.parent_title) ?? '' } : null,
+    forks: (JSON.parse(r.forks_json) as Array<{ id: string; title: string }>).map((f) => ({ id: f.id, title: givenTitle(f.title) ?? '' })),
     importedFrom: importSourceIdSchema.safeParse(r.imported_from).data ?? null,
   };
 }
@@ -503,13 +503,14 @@ export class HistoryService implements Disposable {
     return this.run(() => {
       const session = this.session(sessionId);
       const { entries } = this.transcript(sessionId);
-      if (format === 'markdown') {
-        const agent = this.db.prepare('SELECT name FROM agents WHERE id = ?').get(session.agentId) as { name: string } | undefined;
-        return { text: renderMarkdown(session, entries, agent?.name ?? null), fileName: exportFileName(session, 'md'), mimeType: 'text/markdown' };
-      }
+      const agent = this.db.prepare('SELECT name FROM agents WHERE id = ?').get(session.agentId) as { name: string } | undefined;
+      // Named as everywhere else: the agent as the user knows it, the session by the one title rule.
+      const agentName = agentLabel(session.agentId, agent?.name);
+      const shown = { ...session, title: sessionTitle(session.title, agentName, session.forkedFrom?.title) };
+      if (format === 'markdown') return { text: renderMarkdown(shown, entries, agentName), fileName: exportFileName(shown, 'md'), mimeType: 'text/markdown' };
       // Version 2: entries carry the thread model's entry (version 1 had prompt, tool and plan of their own).
-      const doc = { format: 'switchboard.session', version: 2, exportedAt: new Date(this.now()).toISOString(), session, entries };
-      return { text: `${JSON.stringify(doc, null, 2)}\n`, fileName: exportFileName(session, 'json'), mimeType: 'application/json' };
+      const doc = { format: 'switchboard.session', version: 2, exportedAt: new Date(this.now()).toISOString(), session: shown, agentName, entries };
+      return { text: `${JSON.stringify(doc, null, 2)}\n`, fileName: exportFileName(shown, 'json'), mimeType: 'application/json' };
     });
   }
 

@@ -1,3 +1,4 @@
+import { storedTitle } from '../../../shared/session-title';
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shared/contract/history';
 import { prepared, type Db } from '../store/database';
 import { draftFromRow, type EntryRow } from './history-index';
@@ -516,10 +517,10 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   if (ids.length) {
     const info = cached(
       db,
-      `SELECT s.id, s.agent_id, s.cwd, coalesce(h.custom_title, s.title, h.info_title, h.prompt_title, '') AS title
+      `SELECT s.id, s.agent_id, s.cwd, coalesce(nullif(h.custom_title, ''), nullif(s.title, ''), nullif(h.info_title, '')) AS given, h.prompt_title AS prompt
        FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as Array<{ id: string; agent_id: string; cwd: string; title: string }>;
-    for (const row of info) Object.assign(sessions.get(row.id)!, { title: row.title, agentId: row.agent_id, cwd: row.cwd });
+    ).all(JSON.stringify(ids)) as Array<{ id: string; agent_id: string; cwd: string; given: string | null; prompt: string | null }>;
+    for (const row of info) Object.assign(sessions.get(row.id)!, { title: storedTitle({ custom: row.given, prompt: row.prompt }) ?? '', agentId: row.agent_id, cwd: row.cwd });
   }
   return { hits, truncated };
 }

@@ -1,3 +1,4 @@
+import { promptSummary } from '../../../shared/session-title';
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { entryPaths, type MessagePart, type ThreadEntry, type TurnError } from '../../../shared/acp-thread';
 import { clean, head, tail, uriPath, type Caps, type Detail, type Draft, type SessionState, type StoredKind, type TerminalInfo } from './entry-drafts';
@@ -90,15 +91,6 @@ export function storedKindOf(entry: ThreadEntry): StoredKind {
     default:
       return 'entry';
   }
-}
-
-/** First non-empty line, whitespace collapsed, at most 120 characters. */
-export function firstLine(text: string): string | null {
-  for (const line of text.split('\n')) {
-    const t = line.replace(/\s+/g, ' ').trim();
-    if (t) return t.length > 120 ? `${head(t, 119)}…` : t;
-  }
-  return null;
 }
 
 /** Text of a content block (message chunks, tool call content). */
@@ -219,7 +211,7 @@ export class HistoryRows {
         open.lastSeq = at.seq;
         b.changed(open);
       } else {
-        if (kind === 'user') st.promptTitle ??= firstLine(text);
+        if (kind === 'user') st.promptTitle ??= promptSummary(text);
         open = create(kind, e.id, at, { text });
       }
       st.openEntryId = open.id;
@@ -246,7 +238,7 @@ export class HistoryRows {
         if (entry.kind === 'user_message') {
           const text = entry.parts.map((x) => (x.type === 'text' ? x.text : '')).filter(Boolean).join('\n');
           const names = entry.parts.map((x) => (x.type === 'block' && x.block.type === 'resource_link' ? x.block.name : '')).join('\n');
-          st.promptTitle ??= firstLine(text) ?? firstLine(names);
+          st.promptTitle ??= promptSummary(text) ?? promptSummary(names);
           for (const p of entryPaths(entry)) file(uriPath(p), false, at.seq);
           closeOpen();
           create('prompt', e.id, at, { text, detail: { kind: 'entry', entry } });

@@ -188,12 +188,11 @@ export function unifiedDiff(oldText: string | null, newText: string, path: strin
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 /** A readable Markdown document of a session. */
-export function renderMarkdown(session: HistorySession, entries: readonly HistoryEntry[], agentName: string | null = null): string {
+export function renderMarkdown(session: HistorySession, entries: readonly HistoryEntry[], agentName: string): string {
   const out: string[] = [
-    `# ${session.title || 'Untitled session'}`,
+    `# ${session.title}`,
     '',
-    // The name the user knows the agent by; its internal id only when the agent was removed since.
-    `- Agent: ${agentName ?? session.agentId}`,
+    `- Agent: ${agentName}`,
     `- Project: \`${session.cwd}\``,
     `- Started: ${iso(session.createdAt)}`,
     `- Last activity: ${iso(session.lastActivityAt)}`,

@@ -2,7 +2,6 @@ import { Plus, X } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 import type { AppInfo } from '@shared/contract/app';
 import type { Api } from '../ipc/client';
-import { useTabs } from '../state/tabs';
 import { syncLiveSessions, useTitleCount } from './attention';
 import { restoreAndTrackLayout } from './layout';
 import { ApiContext } from './api-context';
@@ -11,7 +10,7 @@ import { ConnectionBanner } from './ConnectionBanner';
 import { ConfirmHost } from '../ui/confirm';
 import { LinkConfirmDialog } from './link-confirm';
 import { useNotices } from './notices';
-import { PaneView } from './PaneView';
+import { PaneLayout } from './PaneLayout';
 import { registerTabKind } from './contributions';
 import { startSettings } from './settings';
 import { useShortcuts } from './shortcuts';
@@ -26,8 +25,6 @@ registerTabKind('launcher', { view: Launcher, icon: Plus });
 export const AppInfoContext = { current: null as AppInfo | null };
 
 function Workspace({ api, info }: { api: Api; info: AppInfo }) {
-  const panes = useTabs((s) => s.panes);
-  const direction = useTabs((s) => s.direction);
   const notices = useNotices((s) => s.notices);
   const dismiss = useNotices((s) => s.dismiss);
   const [restored, setRestored] = useState(false);
@@ -58,11 +55,7 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
     <div className={`app${sidebarCollapsed ? ' sidebar-collapsed' : ''}`} data-transport={info.transport}>
       <ConnectionBanner />
       <Sidebar />
-      <main className={`workspace dir-${direction}`} data-testid="workspace">
-        {panes.map((p) => (
-          <PaneView key={p.id} pane={p} />
-        ))}
-      </main>
+      <PaneLayout />
       <LinkConfirmDialog />
       <ConfirmHost />
       <StoreMigrationBar api={api} />

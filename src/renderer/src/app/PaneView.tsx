@@ -29,7 +29,9 @@ export function PaneView({ pane }: { pane: Pane }) {
   // The active tab is kept in view when the strip scrolls (a tab opened at its far end, say).
   const strip = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    strip.current?.querySelector<HTMLElement>('[role=tab][aria-selected=true]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    const s = strip.current;
+    const tab = s?.querySelector<HTMLElement>('[role=tab][aria-selected=true]');
+    if (s && tab) revealTab(s, tab);
   }, [pane.activeTabId, pane.tabIds.length]);
 
   const dropProps = (index?: number) => ({
@@ -52,48 +54,50 @@ export function PaneView({ pane }: { pane: Pane }) {
 
   return (
     <div className={`pane${focused ? ' focused' : ''}${dropping ? ' dropping' : ''}`} data-testid="pane" data-pane-id={pane.id} onMouseDownCapture={() => focusPane(pane.id)}>
-      <div className="tab-strip" role="tablist" ref={strip} {...dropProps()}>
-        {pane.tabIds.map((id, index) => {
-          const tab = tabs[id];
-          if (!tab) return null;
-          const active = pane.activeTabId === id;
-          return (
-            <div
-              key={id}
-              role="tab"
-              aria-selected={active}
-              className={`tab${active ? ' active' : ''}${tab.status ? ` status-${tab.status}` : ''}`}
-              draggable
-              onDragStart={(e) => {
-                e.dataTransfer.setData(TAB_MIME, id);
-                e.dataTransfer.effectAllowed = 'move';
-              }}
-              {...dropProps(index)}
-              onMouseDown={(e) => e.button === 1 && closeTab(id, api)}
-              onClick={() => activate(id)}
-              title={visibleText(tab.title)}
-              data-testid="tab"
-            >
-              <span className="tab-icon" aria-hidden>
-                <TabIcon kind={tab.kind} />
-              </span>
-              <span className="tab-title">
-                <VisibleText text={tab.title} />
-              </span>
-              {tab.status && tab.status !== 'idle' && <span className={`tab-badge ${tab.status}`} aria-label={tab.status} />}
-              <button
-                className="tab-close"
-                aria-label={`Close ${visibleText(tab.title)}`}
-                onClick={(e) => {
-                  e.stopPropagation();
-                  closeTab(id, api);
+      <div className="tab-bar" {...dropProps()}>
+        <div className="tab-strip" role="tablist" ref={strip}>
+          {pane.tabIds.map((id, index) => {
+            const tab = tabs[id];
+            if (!tab) return null;
+            const active = pane.activeTabId === id;
+            return (
+              <div
+                key={id}
+                role="tab"
+                aria-selected={active}
+                className={`tab${active ? ' active' : ''}${tab.status ? ` status-${tab.status}` : ''}`}
+                draggable
+                onDragStart={(e) => {
+                  e.dataTransfer.setData(TAB_MIME, id);
+                  e.dataTransfer.effectAllowed = 'move';
                 }}
+                {...dropProps(index)}
+                onMouseDown={(e) => e.button === 1 && closeTab(id, api)}
+                onClick={() => activate(id)}
+                title={visibleText(tab.title)}
+                data-testid="tab"
               >
-                <X size={12} />
-              </button>
-            </div>
-          );
-        })}
+                <span className="tab-icon" aria-hidden>
+                  <TabIcon kind={tab.kind} />
+                </span>
+                <span className="tab-title">
+                  <VisibleText text={tab.title} />
+                </span>
+                {tab.status && tab.status !== 'idle' && <span className={`tab-badge ${tab.status}`} aria-label={tab.status} />}
+                <button
+                  className="tab-close"
+                  aria-label={`Close ${visibleText(tab.title)}`}
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    closeTab(id, api);
+                  }}
+                >
+                  <X size={12} />
+                </button>
+              </div>
+            );
+          })}
+        </div>
         <button className="tab-new" aria-label="New tab" title={withHint('New tab', hints.newTab)} onClick={openLauncher}>
           +
         </button>
@@ -147,6 +151,14 @@ export function PaneView({ pane }: { pane: Pane }) {
       </div>
     </div>
   );
+}
+
+/** Scrolls the strip, and nothing around it (as scrollIntoView would), so that the tab is wholly in view. */
+function revealTab(strip: HTMLElement, tab: HTMLElement): void {
+  const s = strip.getBoundingClientRect();
+  const t = tab.getBoundingClientRect();
+  if (t.left < s.left) strip.scrollLeft -= s.left - t.left;
+  else if (t.right > s.right) strip.scrollLeft += Math.min(t.right - s.right, t.left - s.left);
 }
 
 /**

@@ -1,17 +1,21 @@
-import { savedLayoutSchema, type SavedLayout } from '@shared/contract/settings';
+import { savedLayoutSchema, type SavedLayout, type SavedLayoutNode } from '@shared/contract/settings';
 import type { Api } from '../ipc/client';
 import { fetchSetting, saveSetting } from './settings';
 import { tabKinds } from './contributions';
-import { useTabs, type Pane, type Tab } from '../state/tabs';
+import { useTabs, type LayoutNode, type Pane, type Tab } from '../state/tabs';
+import { leaf, paneIdsOf, sanitizeTree, treeFromFlat } from '../state/pane-tree';
 
 export const LAYOUT_SETTING = 'workspace.layout';
 
 
-/** The layout as saved: panes with the tabs their kinds agree to reopen. */
+/** The layout as saved: the split tree, and panes with the tabs their kinds agree to reopen. */
 export function snapshotLayout(): SavedLayout {
-  const { panes, tabs, direction, focusedPaneId } = useTabs.getState();
+  const { panes, tabs, layout, focusedPaneId } = useTabs.getState();
+  const index = new Map(panes.map((p, i) => [p.id, i]));
+  const save = (node: LayoutNode): SavedLayoutNode =>
+    node.kind === 'pane' ? { pane: index.get(node.paneId) ?? 0 } : { axis: node.axis, sizes: node.sizes.map((s) => Math.round(s * 10_000) / 10_000), children: node.children.map(save) };
   return {
-    direction,
+    tree: save(layout),
     focusedPane: Math.max(0, panes.findIndex((p) => p.id === focusedPaneId)),
     panes: panes.map((p) => {
       const kept: SavedLayout['panes'][number]['tabs'] = [];
@@ -46,9 +50,24 @@ export function applyLayout(saved: SavedLayout): void {
   useTabs.getState().restore({
     tabs,
     panes,
-    direction: panes.length >= 3 || saved.direction !== 'grid' ? saved.direction : 'row',
+    layout: restoredTree(saved, panes.map((p) => p.id)),
     focusedPaneId: panes[Math.min(saved.focusedPane, panes.length - 1)]!.id,
   });
+}
+
+/** The saved split tree, or for a layout saved before splits nested, the tree of its one direction. */
+function restoredTree(saved: SavedLayout, paneIds: string[]): LayoutNode {
+  let n = 0;
+  const nextId = () => `split-restored-${n++}`;
+  const build = (node: SavedLayoutNode): LayoutNode =>
+    'pane' in node ? leaf(paneIds[node.pane] ?? '') : { kind: 'split', id: nextId(), axis: node.axis, sizes: node.sizes, children: node.children.map(build) };
+  const fromSaved = saved.tree ? sanitizeTree(build(saved.tree), new Set(paneIds)) : null;
+  const tree = fromSaved ?? treeFromFlat(paneIds, saved.direction ?? 'row', nextId);
+  // A pane the tree lost (a damaged setting) is not dropped with its tabs: it joins at the end.
+  const missing = paneIds.filter((id) => !paneIdsOf(tree).includes(id));
+  if (missing.length === 0) return tree;
+  const all: LayoutNode = { kind: 'split', id: nextId(), axis: 'row', children: [tree, ...missing.map(leaf)], sizes: [] };
+  return sanitizeTree(all, new Set(paneIds)) ?? tree;
 }
 
 /** Restores the saved layout, then saves it again whenever it changes (debounced). */

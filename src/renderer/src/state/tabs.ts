@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { MAX_SAVED_PANES } from '@shared/contract/settings';
+import { leaf, paneIdsOf, removePane, resizeSplit, splitPane, type LayoutNode, type SplitAxis } from './pane-tree';
 
 export type TabStatus = 'idle' | 'working' | 'attention' | 'done' | 'failed';
 
@@ -19,24 +20,27 @@ export interface Pane {
   activeTabId: string | null;
 }
 
-/** How panes are arranged: side by side, stacked, or a 2×2 grid (with 3–4 panes). */
-export type SplitDirection = 'row' | 'column' | 'grid';
+export type { LayoutNode, SplitAxis };
 export const MAX_PANES = MAX_SAVED_PANES;
 
 interface TabsState {
   tabs: Record<string, Tab>;
+  /** The panes, in the layout's reading order. */
   panes: Pane[];
+  /** How the panes are arranged (state/pane-tree). */
+  layout: LayoutNode;
   focusedPaneId: string;
-  direction: SplitDirection;
-  /** Splits the focused pane: a new empty pane next to it (at most MAX_PANES). Returns its id or null. */
-  split(direction: SplitDirection): string | null;
+  /** Splits the focused pane: a new empty pane to its right ('row') or below it ('column'), at most MAX_PANES. Returns its id or null. */
+  split(axis: SplitAxis): string | null;
   /** Removes a pane; its tabs move to a neighbour. */
   closePane(paneId: string): void;
+  /** Sets the shares of one split's children. */
+  resize(splitId: string, sizes: number[]): void;
   focusPane(paneId: string): void;
   /** Moves a tab into another pane (or another place of the same pane). */
   moveTab(tabId: string, toPaneId: string, index?: number): void;
   /** Replaces everything (layout restore). */
-  restore(state: Pick<TabsState, 'tabs' | 'panes' | 'focusedPaneId' | 'direction'>): void;
+  restore(state: Pick<TabsState, 'tabs' | 'panes' | 'focusedPaneId' | 'layout'>): void;
   open(tab: Omit<Tab, 'id'> & { id?: string }, paneId?: string): string;
   close(tabId: string): void;
   activate(tabId: string): void;
@@ -49,36 +53,49 @@ const newId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(count
 
 const paneOf = (panes: Pane[], tabId: string) => panes.find((p) => p.tabIds.includes(tabId));
 
+/** The panes reordered as the layout reads. */
+const ordered = (panes: Pane[], layout: LayoutNode): Pane[] => {
+  const byId = new Map(panes.map((p) => [p.id, p]));
+  return paneIdsOf(layout).flatMap((id) => byId.get(id) ?? []);
+};
+
+/** The pane that takes over from a pane going away: the one before it in reading order, else the one after. */
+const heirOf = (panes: Pane[], paneId: string): Pane | undefined => {
+  const idx = panes.findIndex((p) => p.id === paneId);
+  return panes[idx - 1] ?? panes[idx + 1];
+};
+
 export const useTabs = create<TabsState>((set, get) => ({
   tabs: {},
   panes: [{ id: 'pane-1', tabIds: [], activeTabId: null }],
+  layout: leaf('pane-1'),
   focusedPaneId: 'pane-1',
-  direction: 'row',
 
-  split(direction) {
-    const { panes, focusedPaneId } = get();
-    if (panes.length >= MAX_PANES) return null;
+  split(axis) {
+    const { panes, focusedPaneId, layout } = get();
+    if (panes.length >= MAX_PANES || !panes.some((p) => p.id === focusedPaneId)) return null;
     const id = newId('pane');
-    const at = panes.findIndex((p) => p.id === focusedPaneId) + 1;
-    const next = [...panes.slice(0, at), { id, tabIds: [], activeTabId: null }, ...panes.slice(at)];
-    set({ panes: next, focusedPaneId: id, direction: next.length >= 3 && direction !== get().direction ? 'grid' : direction });
+    const next = splitPane(layout, focusedPaneId, axis, id, newId('split'));
+    set({ layout: next, panes: ordered([...panes, { id, tabIds: [], activeTabId: null }], next), focusedPaneId: id });
     return id;
   },
 
   closePane(paneId) {
-    const { panes } = get();
-    if (panes.length <= 1) return;
-    const idx = panes.findIndex((p) => p.id === paneId);
-    if (idx < 0) return;
-    const closing = panes[idx]!;
-    const rest = panes.filter((p) => p.id !== paneId);
-    const heir = rest[Math.max(0, idx - 1)]!;
+    const { panes, layout } = get();
+    const closing = panes.find((p) => p.id === paneId);
+    const heir = heirOf(panes, paneId);
+    if (!closing || !heir) return;
     const merged = { ...heir, tabIds: [...heir.tabIds, ...closing.tabIds], activeTabId: heir.activeTabId ?? closing.activeTabId };
+    const next = removePane(layout, paneId) ?? leaf(heir.id);
     set({
-      panes: rest.map((p) => (p.id === heir.id ? merged : p)),
+      layout: next,
+      panes: panes.filter((p) => p.id !== paneId).map((p) => (p.id === heir.id ? merged : p)),
       focusedPaneId: heir.id,
-      direction: rest.length < 3 && get().direction === 'grid' ? 'row' : get().direction,
     });
+  },
+
+  resize(splitId, sizes) {
+    set({ layout: resizeSplit(get().layout, splitId, sizes) });
   },
 
   focusPane(paneId) {
@@ -97,18 +114,22 @@ export const useTabs = create<TabsState>((set, get) => ({
       return { ...p, tabIds, activeTabId: p.activeTabId === tabId ? (tabIds[Math.min(i, tabIds.length - 1)] ?? null) : p.activeTabId };
     });
     set({
-      panes: without.map((p) => {
-        if (p.id !== toPaneId) return p;
-        const tabIds = [...p.tabIds];
-        tabIds.splice(index === undefined ? tabIds.length : Math.max(0, Math.min(index, tabIds.length)), 0, tabId);
-        return { ...p, tabIds, activeTabId: tabId };
-      }),
+      ...collapseEmptied(
+        without.map((p) => {
+          if (p.id !== toPaneId) return p;
+          const tabIds = [...p.tabIds];
+          tabIds.splice(index === undefined ? tabIds.length : Math.max(0, Math.min(index, tabIds.length)), 0, tabId);
+          return { ...p, tabIds, activeTabId: tabId };
+        }),
+        get().layout,
+        from.id !== toPaneId ? from.id : null,
+      ),
       focusedPaneId: toPaneId,
     });
   },
 
   restore(state) {
-    set(state);
+    set({ ...state, panes: ordered(state.panes, state.layout) });
   },
 
   open(input, paneId) {
@@ -128,19 +149,23 @@ export const useTabs = create<TabsState>((set, get) => ({
   },
 
   close(tabId) {
-    const { tabs, panes } = get();
+    const { tabs, panes, layout, focusedPaneId } = get();
     if (!tabs[tabId]) return;
     const { [tabId]: _closed, ...rest } = tabs;
-    set({
-      tabs: rest,
-      panes: panes.map((p) => {
-        if (!p.tabIds.includes(tabId)) return p;
+    const from = paneOf(panes, tabId);
+    const after = collapseEmptied(
+      panes.map((p) => {
+        if (p.id !== from?.id) return p;
         const idx = p.tabIds.indexOf(tabId);
         const tabIds = p.tabIds.filter((t) => t !== tabId);
         const activeTabId = p.activeTabId === tabId ? (tabIds[Math.min(idx, tabIds.length - 1)] ?? null) : p.activeTabId;
         return { ...p, tabIds, activeTabId };
       }),
-    });
+      layout,
+      from?.id ?? null,
+    );
+    const focusGone = !after.panes.some((p) => p.id === focusedPaneId);
+    set({ tabs: rest, ...after, ...(focusGone ? { focusedPaneId: heirOf(panes, focusedPaneId)?.id ?? after.panes[0]!.id } : {}) });
   },
 
   activate(tabId) {
@@ -169,6 +194,14 @@ export const useTabs = create<TabsState>((set, get) => ({
     set({ tabs: { ...get().tabs, [tabId]: { ...tab, ...patch } } });
   },
 }));
+
+/** A pane left without tabs goes away (its share to its neighbours), unless it is the last one. */
+function collapseEmptied(panes: Pane[], layout: LayoutNode, paneId: string | null): { panes: Pane[]; layout: LayoutNode } {
+  const pane = paneId ? panes.find((p) => p.id === paneId) : undefined;
+  if (!pane || pane.tabIds.length > 0 || panes.length <= 1) return { panes, layout };
+  const next = removePane(layout, pane.id);
+  return next ? { panes: panes.filter((p) => p.id !== pane.id), layout: next } : { panes, layout };
+}
 
 export const activeTab = (s: TabsState): Tab | null => {
   const pane = s.panes.find((p) => p.id === s.focusedPaneId);

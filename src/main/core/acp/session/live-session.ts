@@ -24,6 +24,7 @@ import { labelDeception, nameContradiction } from '../../../../shared/acp-thread
 import { applyEvents, createThread, RULE_META, threadEntries, threadLength, threadTail, toolCallIndex, type RuleAnswer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { describeScope, scopeProblem, stripBidi, type RequestSubject } from '../../../../shared/permission-scope';
 import { IpcFailure } from '../../../../shared/contract';
+import { promptSummary, storedTitle } from '../../../../shared/session-title';
 import { contentErrors, parseElicitation, type ElicitationAction, type ElicitationContent, type ElicitationRequestView } from '../../../../shared/elicitation';
 import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
 import type { EffectiveConfig } from '../../../../shared/contract/session-config';
@@ -109,7 +110,12 @@ export class LiveSession {
   acpSessionId: string | null = null;
   status: SessionStatus = 'starting';
   error: string | null = null;
+  /** The agent's title for the session (session_info_update), or the one stored for it. */
   title: string | null = null;
+  /** The user's name for it (History → Rename). */
+  private customTitle: string | null = null;
+  /** The summary of its first prompt. */
+  private promptTitle: string | null = null;
   additionalDirectories: string[] = [];
   /** The session this one was forked from (shown on the fork). */
   forkedFrom: { id: string; title: string } | null = null;
@@ -169,7 +175,8 @@ export class LiveSession {
       acpSessionId: this.acpSessionId,
       cwd: this.cwd,
       additionalDirectories: this.additionalDirectories,
-      title: this.title,
+      // The one title rule (shared/session-title): the same as history's.
+      title: storedTitle({ custom: this.customTitle, agent: this.title, prompt: this.promptTitle }),
       status: this.status,
       error: this.error,
       prompt: { image: Boolean(caps?.image), audio: Boolean(caps?.audio), embeddedContext: Boolean(caps?.embeddedContext) },
@@ -186,6 +193,18 @@ export class LiveSession {
     const dead = thread.entries.flatMap((e): ThreadEvent[] => (e.kind === 'elicitation' && e.state === 'pending' ? [{ type: 'elicitation_resolved', requestId: e.requestId, action: 'cancel', content: null }] : []));
     this.thread = applyEvents(thread, dead);
     this.title = title;
+    const stored = this.host.rows().titles(this.id);
+    this.customTitle = stored.custom;
+    const first = this.thread.entries.find((e) => e.kind === 'user_message');
+    this.promptTitle = promptSummary(stored.prompt) ?? (first ? promptSummary(first.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')) : null);
+  }
+
+  /** The user renamed the session (or gave it its automatic title back). */
+  refreshCustomTitle(): void {
+    const custom = this.host.rows().titles(this.id).custom;
+    if (custom === this.customTitle) return;
+    this.customTitle = custom;
+    this.host.bus.emit('session.state', this.info());
   }
 
   /** The session's state; with `tail`, its thread holds only its last `tail` entries. */
@@ -379,6 +398,7 @@ export class LiveSession {
   }
 
   private async send(item: QueueItem): Promise<void> {
+    this.promptTitle ??= promptSummary(item.prompt.map((b) => (b.type === 'text' ? b.text : '')).join(''));
     this.turn = { promptId: item.id, item, cancelled: false };
     this.setStatus('working');
     let content;

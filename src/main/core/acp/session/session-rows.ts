@@ -31,6 +31,14 @@ export class SessionRows {
     this.db.prepare('UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?').run(status, Date.now(), id);
   }
 
+  /** The titles history keeps for the session: the user's name for it, and its first prompt's. */
+  titles(id: string): { custom: string | null; prompt: string | null } {
+    const row = this.db.prepare('SELECT custom_title AS custom, prompt_title AS prompt FROM history_sessions WHERE session_id = ?').get(id) as
+      | { custom: string | null; prompt: string | null }
+      | undefined;
+    return row ?? { custom: null, prompt: null };
+  }
+
   setTitle(id: string, title: string | null): void {
     this.db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?').run(title, Date.now(), id);
   }

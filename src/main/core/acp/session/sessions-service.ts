@@ -4,7 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../../shared/acp-thread';
 import { livePromptIds } from './live-prompt-ids';
-import { IpcFailure } from '../../../../shared/contract';
+import { IpcFailure, type PayloadOf } from '../../../../shared/contract';
 import type { PromptBlock, SessionInfo } from '../../../../shared/contract/sessions';
 import { effectiveConfigSchema, type EffectiveConfig } from '../../../../shared/contract/session-config';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
@@ -51,12 +51,20 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   /** A session's status changed (compare stops a run's clock while it waits for the user). */
   readonly onStatusChanged = this.statuses.event;
   private disposed = false;
+  /** A live session's tab shows the name the user gives it in History at once. */
+  private readonly renames: Disposable;
 
   constructor(
     private readonly ctx: AcpContext,
     private readonly pool: RuntimePool,
     private readonly live: LiveSessions,
-  ) {}
+  ) {
+    this.renames = ctx.bus.connect((name, payload) => {
+      if (name !== 'history.changed') return;
+      const p = payload as PayloadOf<'history.changed'>;
+      if (p.reason === 'rename') for (const id of p.sessionIds) this.live.get(id)?.refreshCustomTitle();
+    });
+  }
 
   /** A turn is about to start: the prompt waits for every listener (they must not throw). */
   onTurnStarting(listener: TurnStartingListener): Disposable {
@@ -363,6 +371,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   /** Closes every live session (`tellAgent: false`: the app quits, its agents are stopped next). */
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.renames.dispose();
     for (const s of this.live.all()) await s.close(false).catch(() => {});
     this.turnEnds.dispose();
     this.statuses.dispose();

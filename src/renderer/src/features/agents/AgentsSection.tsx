@@ -1,3 +1,4 @@
+import { sessionTitle } from '@shared/session-title';
 import { KeyRound } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 import type { AgentSummary } from '@shared/contract/agents';
@@ -31,7 +32,7 @@ const STATE_TEXT: Record<ShownState, string> = {
 export function openSessionTab(s: SessionInfo, name: string): void {
   const existing = Object.values(useTabs.getState().tabs).find((t) => t.kind === 'session' && t.props.sessionId === s.id);
   if (existing) useTabs.getState().activate(existing.id);
-  else useTabs.getState().open({ kind: 'session', title: s.title ?? `${name} · ${basename(s.cwd)}`, props: { sessionId: s.id } });
+  else useTabs.getState().open({ kind: 'session', title: sessionTitle(s.title, name, s.forkedFrom?.title), props: { sessionId: s.id } });
 }
 
 /** Whether the agent ever had a session (any run): null while asking. */
@@ -188,7 +189,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               {sessions.map((x) => (
                 <li key={x.id}>
                   <button className="link-button" onClick={() => openSessionTab(x, title)} title={x.cwd}>
-                    {x.title ?? basename(x.cwd)} <span className="muted small">{x.status}</span>
+                    {sessionTitle(x.title, title, x.forkedFrom?.title)} <span className="muted small">{x.status}</span>
                   </button>
                 </li>
               ))}

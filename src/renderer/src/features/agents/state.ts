@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { AgentStatus, AgentSummary } from '@shared/contract/agents';
 import type { SessionInfo } from '@shared/contract/sessions';
+import { agentLabel } from '@shared/session-title';
 import type { Api } from '../../ipc/client';
 
 /** Agents (from agents.list, kept live by agent.status) and this run's live sessions, shared by the sidebar and session tabs. */
@@ -17,10 +18,10 @@ interface AgentsState {
 export const useAgents = create<AgentsState>(() => ({ agents: [], loaded: false, error: null, sessions: {}, endedErrors: {} }));
 
 /** The name the user knows the agent by (the one it was added or installed under). */
-export const agentName = (agents: readonly AgentSummary[], agentId: string): string => agents.find((a) => a.id === agentId)?.name ?? readableAgentId(agentId);
+export const agentName = (agents: readonly AgentSummary[], agentId: string): string => agentLabel(agentId, agents.find((a) => a.id === agentId)?.name);
 
 /** An agent not (or no longer) in the list: a custom agent's generated id (custom-3b111e2e-…) is not shown. */
-export const readableAgentId = (agentId: string): string => (/^custom-[0-9a-f]{8}-/.test(agentId) ? 'a custom agent (removed)' : agentId);
+export const readableAgentId = (agentId: string): string => agentLabel(agentId, null);
 
 export async function refreshAgents(api: Api): Promise<void> {
   const r = await api.call('agents.list', {});

@@ -12,7 +12,7 @@ import { showWaitingSession } from '../../app/attention';
 import { confirmDialog } from '../../ui/confirm';
 import { STOP_REASON_TEXT } from '../../ui/format';
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { loadRecentFolders } from '../agents';
+import { agentName, loadRecentFolders } from '../agents';
 import './compare.css';
 
 interface RunStats {
@@ -69,7 +69,7 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
     const r = await api.call('compare.create', { repo, prompt, agentIds: chosen });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
-    onCreated(r.value, (id) => agents.find((a) => a.id === id)?.name ?? 'an agent');
+    onCreated(r.value, (id) => agentName(agents, id));
   };
   return (
     <form
@@ -186,7 +186,7 @@ function CompareView({ compareId }: { compareId: string }) {
   }, [api, sessionIds, compare?.runs.map((r) => r.endedAt).join()]);
   if (!compare) return <p className="muted">Loading…</p>;
   // An agent removed since: never its internal id.
-  const name = (id: string) => agents.find((a) => a.id === id)?.name ?? 'a removed agent';
+  const name = (id: string) => agentName(agents, id);
   const done = compare.runs.every((r) => r.endedAt);
   return (
     <div className="compare-view" data-testid="compare-view">

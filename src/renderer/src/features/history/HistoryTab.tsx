@@ -164,7 +164,7 @@ function TrashList({ sessions, names }: { sessions: HistorySession[]; names: (id
       {sessions.map((s) => (
         <li key={s.id} className="history-row" data-testid="history-deleted-row" data-session-id={s.id}>
           <div className="history-row-main">
-            <span className="history-title static">{displayTitle(s)}</span>
+            <span className="history-title static">{displayTitle(s, names(s.agentId))}</span>
             <span className="history-time">deleted {s.deletedAt ? relativeTime(s.deletedAt) : ''}</span>
           </div>
           <div className="history-row-meta">

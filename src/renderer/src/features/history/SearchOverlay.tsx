@@ -1,3 +1,4 @@
+import { sessionTitle } from '@shared/session-title';
 import { Search } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ParamsOf, ResultOf } from '@shared/contract';
@@ -232,7 +233,7 @@ export function SearchOverlay() {
               >
                 <div className="history-hit-head">
                   <span className="history-hit-title">
-                    <VisibleText text={h.session.title || 'Untitled session'} />
+                    <VisibleText text={sessionTitle(h.session.title, names(h.session.agentId))} />
                   </span>
                   <span className={`tag kind-${h.kind}`}>{KIND_TEXT[h.kind] ?? h.kind}</span>
                   {h.failed && <span className="tag failed">failed turn</span>}

@@ -1,3 +1,4 @@
+import { sessionTitle } from '@shared/session-title';
 import { Pencil, Star, Trash2 } from 'lucide-react';
 import { memo, useEffect, useRef, useState } from 'react';
 import type { HistorySession } from '@shared/contract/history';
@@ -8,7 +9,8 @@ import { ForkLinks, openLiveSessionTab } from '../session';
 import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
 import { VisibleText, visibleText } from '../../ui/VisibleText';
 
-export const displayTitle = (s: HistorySession): string => s.title || 'Untitled session';
+/** The session's title by the one rule (shared/session-title). */
+export const displayTitle = (s: HistorySession, agentName: string): string => sessionTitle(s.title, agentName, s.forkedFrom?.title);
 
 /** The session's title, editable in place: Enter saves, Esc cancels, an empty title goes back to the automatic one. */
 export function InlineRename({ session, onDone }: { session: HistorySession; onDone(): void }) {
@@ -67,7 +69,7 @@ interface RowProps {
 export const SessionRow = memo(function SessionRow({ session: s, agentName, live, compact, showProject }: RowProps) {
   const api = useApi();
   const [renaming, setRenaming] = useState(false);
-  const title = displayTitle(s);
+  const title = displayTitle(s, agentName);
   const status = statusOf(s, live);
   const open = () => openTranscript({ id: s.id, title, agentId: s.agentId, cwd: s.cwd });
   const label = `“${visibleText(title.length > 60 ? `${title.slice(0, 57)}…` : title)}”`;

@@ -223,18 +223,18 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
   const [renaming, setRenaming] = useState(false);
   const cwd = session?.cwd ?? p.cwd ?? null;
   const agentId = session?.agentId ?? p.agentId ?? null;
-  const title = session ? displayTitle(session) : (useTabs.getState().tabs[tabId]?.title ?? 'Session');
+  const title = session ? displayTitle(session, names(session.agentId)) : (useTabs.getState().tabs[tabId]?.title ?? 'Session');
 
   // The tab keeps the session's current name, and what it needs to reopen after a restart.
   useEffect(() => {
     if (!session) return;
     const t = useTabs.getState().tabs[tabId];
     if (!t) return;
-    const want = { title: displayTitle(session), agentId: session.agentId, cwd: session.cwd };
+    const want = { title: displayTitle(session, names(session.agentId)), agentId: session.agentId, cwd: session.cwd };
     if (t.title !== want.title || t.props.agentId !== want.agentId || t.props.cwd !== want.cwd) {
       useTabs.getState().update(tabId, { title: want.title, props: { ...t.props, agentId: want.agentId, cwd: want.cwd } });
     }
-  }, [session, tabId]);
+  }, [session, tabId, names]);
 
   const virtualizer = useVirtualizer({
     count: loaded.total,
@@ -304,7 +304,7 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
               Export JSON
             </button>
             {session && !meta.deleted && (
-              <button className="danger" onClick={() => void deleteSessions(api, [session.id], `“${displayTitle(session)}”`)}>
+              <button className="danger" onClick={() => void deleteSessions(api, [session.id], `“${title}”`)}>
                 Delete
               </button>
             )}

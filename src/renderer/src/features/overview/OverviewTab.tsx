@@ -1,3 +1,4 @@
+import { sessionTitle } from '@shared/session-title';
 import { useEffect, useState } from 'react';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
@@ -98,7 +99,7 @@ export function OverviewTab({ active }: TabViewProps) {
                   <td>{name}</td>
                   <td title={s.cwd}>{basename(s.cwd)}</td>
                   <td className="overview-title">
-                    <VisibleText text={s.title ?? ''} />
+                    <VisibleText text={sessionTitle(s.title, name, s.forkedFrom?.title)} />
                   </td>
                   <td data-testid="overview-state" title={why ?? undefined}>
                     <span className={`overview-dot ${s.status}`} /> {STATE[s.status].label}

@@ -1,3 +1,4 @@
+import { sessionTitle } from '@shared/session-title';
 import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { threadLength, toolCallIndex } from '@shared/acp-thread';
@@ -16,7 +17,7 @@ import { desktopNotify, notifyWanted } from '../notifications';
 import { chooseOption } from './PermissionCard';
 import { QueuePanel } from './QueuePanel';
 import { Thread, type ThreadHandle } from './Thread';
-import { basename, isEditable, quickOption } from '../../ui/format';
+import { isEditable, quickOption } from '../../ui/format';
 import { Elapsed } from '../../ui/Elapsed';
 import { syncSnapshotting } from './snapshotting';
 import { ForkLinks } from './ForkLinks';
@@ -160,15 +161,11 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const agent = session ? agents.find((a) => a.id === session.agentId) : undefined;
   const agentName = session ? nameOf(agents, session.agentId) : 'Agent';
   const running = view.thread.turn.running || session?.status === 'working' || session?.status === 'awaiting_permission';
-  const title =
-    view.thread.title ??
-    session?.title ??
-    (session?.forkedFrom
-      ? `Fork of ${session.forkedFrom.title || 'a session'}`
-      : session
-        ? `${agentName} · ${basename(session.cwd)}`
-        : // Not known yet: the title its opener gave the tab.
-          (useTabs.getState().tabs[tabId]?.title ?? 'Session'));
+  // The one title rule (shared/session-title), as in history and the overview.
+  const title = session
+    ? sessionTitle(session.title ?? view.thread.title, agentName, session.forkedFrom?.title)
+    : // Not known yet: the title its opener gave the tab.
+      (useTabs.getState().tabs[tabId]?.title ?? 'Session');
 
   // A session that is not live any more (Switchboard restarted, or it was closed) becomes its stored
   // transcript in this tab: read-only, with its real title and agent, offering Reopen. Nothing is started.

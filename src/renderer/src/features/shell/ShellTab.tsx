@@ -7,6 +7,7 @@ import type { TabViewProps } from '../../app/contributions';
 import { SafeTerminal } from '../../app/safe-terminal';
 import { useTerminalAppearance } from '../../app/theme';
 import { useTabs } from '../../state/tabs';
+import { describeExit } from '../../ui/TerminalView';
 
 /** A login shell in a real pseudo-terminal, rendered by xterm. */
 export function ShellTab({ tab, active }: TabViewProps) {
@@ -37,9 +38,10 @@ export function ShellTab({ tab, active }: TabViewProps) {
     const offData = api.on('pty.data', (p) => p.id === ptyId && t.write(p.data));
     const offExit = api.on('pty.exit', (p) => {
       if (p.id !== ptyId) return;
-      const how = p.signal ? `signal ${p.signal}` : `code ${p.exitCode}`;
+      // In words, also when no exit code came ("exited with code null" said nothing).
+      const how = describeExit({ exitCode: p.exitCode, signal: p.signal !== null ? `signal ${p.signal}` : null });
       setExited(how);
-      t.write(`\r\n\x1b[2m[process exited with ${how}]\x1b[0m\r\n`);
+      t.write(`\r\n\x1b[2m[the shell ${how}]\x1b[0m\r\n`);
     });
     // Keys typed before the shell exists are kept and sent once it does.
     let early = '';
