@@ -10,14 +10,18 @@ import { basename, isAbsolutePath } from '../../ui/format';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
 import { AgentSelect } from '../../ui/Select';
+import { LOCAL_HOST_ID } from '@shared/contract/hosts';
+import { folderProblemOnHost, HostPicker, hostName, useFolderCompletions, useHosts } from '../hosts';
 
-export function openNewSessionTab(agentId: string, agentName: string, cwd: string): string {
-  return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd } } });
+export function openNewSessionTab(agentId: string, agentName: string, cwd: string, hostId: string = LOCAL_HOST_ID): string {
+  const where = hostId === LOCAL_HOST_ID ? '' : ` @ ${hostName(useHosts.getState().hosts, hostId)}`;
+  return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}${where}`, props: { create: { agentId, cwd, hostId } } });
 }
 
-function validateFolder(folder: string): string | null {
+function validateFolder(folder: string, remote: boolean): string | null {
   const f = folder.trim();
   if (!f) return 'Choose the folder the agent works in.';
+  if (remote && !f.startsWith('/')) return 'Use a full path on the host, starting with /.';
   if (!isAbsolutePath(f)) return 'Use a full path (starting with / or a drive letter), or ~ for your home folder.';
   if (f.includes('\0')) return 'That is not a valid path.';
   return null;
@@ -45,7 +49,11 @@ export function NewSessionForm({
   const agents = useAgents((s) => s.agents);
   const loaded = useAgents((s) => s.loaded);
   const [agentId, setAgentId] = useState(initialAgentId ?? '');
+  const [hostId, setHostId] = useState<string>(LOCAL_HOST_ID);
+  const remote = hostId !== LOCAL_HOST_ID;
   const [folder, setFolder] = useState('');
+  const [checking, setChecking] = useState(false);
+  const [missing, setMissing] = useState<string | null>(null);
   const [touched, setTouched] = useState(false);
   const [recent, setRecent] = useState<string[]>([]);
   const [home, setHome] = useState<string | null>(AppInfoContext.current?.homeDir ?? null);
@@ -77,15 +85,30 @@ export function NewSessionForm({
     if (!agentId && agents.length > 0) setAgentId(agents.some((a) => a.id === defaultAgent) ? defaultAgent : agents[0]!.id);
   }, [agents, agentId, defaultAgent]);
 
-  const expanded = expandHome(folder, home);
-  const problem = validateFolder(expanded);
+  const expanded = remote ? folder.trim().replace(/(.)\/+$/, '$1') : expandHome(folder, home);
+  const problem = validateFolder(expanded, remote);
   const agent = useMemo(() => agents.find((a) => a.id === agentId), [agents, agentId]);
+  const completions = useFolderCompletions(hostId, folder);
 
-  const submit = () => {
+  const chooseHost = (id: string) => {
+    setHostId(id);
+    setMissing(null);
+    // Recent folders and the home folder are this machine's.
+    setFolder(id === LOCAL_HOST_ID ? recent[0] || home || '' : '');
+    setTouched(false);
+  };
+
+  const submit = async () => {
     setTouched(true);
-    if (problem || !agent) return;
+    if (problem || !agent || checking) return;
+    // The folder is checked on its host (an SSH host is connected for it).
+    setChecking(true);
+    const missingNow = await folderProblemOnHost(api, hostId, expanded);
+    setChecking(false);
+    setMissing(missingNow);
+    if (missingNow) return;
     const before = onBeforeStart?.();
-    const tabId = openNewSessionTab(agent.id, agent.name, expanded);
+    const tabId = openNewSessionTab(agent.id, agent.name, expanded, hostId);
     onStarted?.(tabId, before ?? null);
   };
 
@@ -99,7 +122,7 @@ export function NewSessionForm({
       data-testid="new-session-form"
       onSubmit={(e) => {
         e.preventDefault();
-        submit();
+        void submit();
       }}
     >
       <label className="field">
@@ -107,24 +130,38 @@ export function NewSessionForm({
         <AgentSelect agents={agents} value={agentId} onChange={setAgentId} data-testid="new-session-agent" aria-label="Agent" />
       </label>
       <label className="field">
+        <span>Host</span>
+        <HostPicker value={hostId} onChange={chooseHost} />
+      </label>
+      <label className="field">
         <span>Folder</span>
         <input
           value={folder}
           readOnly={!ready}
-          onChange={(e) => setFolder(e.target.value)}
+          list="new-session-folder-completions"
+          onChange={(e) => {
+            setFolder(e.target.value);
+            setMissing(null);
+          }}
           onBlur={() => setTouched(true)}
           spellCheck={false}
           autoFocus={autoFocus}
-          placeholder={home ?? '/path/to/project'}
+          placeholder={remote ? '/home/you/project (on the host)' : (home ?? '/path/to/project')}
           aria-invalid={touched && problem !== null}
           data-testid="new-session-folder"
           aria-label="Folder"
         />
       </label>
+      <datalist id="new-session-folder-completions" data-testid="new-session-folder-completions">
+        {completions.map((f) => (
+          <option key={f} value={f} />
+        ))}
+      </datalist>
       {touched && problem && (
         <ErrorAlert>{problem}</ErrorAlert>
       )}
-      {recent.length > 0 && (
+      {!problem && missing && <ErrorAlert testId="new-session-folder-missing">{missing}</ErrorAlert>}
+      {!remote && recent.length > 0 && (
         <div className="recent-folders">
           <span className="muted small">Recent:</span>
           {recent.map((f) => (
@@ -140,7 +177,7 @@ export function NewSessionForm({
         </div>
       )}
       <FormActions>
-        <button className="primary" type="submit" disabled={!agent} data-testid="new-session-start">
+        <button className="primary" type="submit" disabled={!agent || checking} data-testid="new-session-start">
           Start session
         </button>
       </FormActions>
