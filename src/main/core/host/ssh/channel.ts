@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { FsRefusal, type RefusalReason } from '../files';
+import { decode, encode, lineSplitter, PROTOCOL_VERSION, type ClientMessage, type ProcEvent, type ServerMessage, type WireError } from './protocol';
+
+/** A process or pty of the host as the channel sees it: it receives its events and resends what was lost. */
+export interface ChannelStream {
+  /** The last event received (0: none). */
+  readonly lastSeq: number;
+  onEvent(s: number, ev: ProcEvent): void;
+  /** The channel is up again; `known` is what the helper has of this stream (undefined: nothing). */
+  onWelcome(known: { in: number; alive: boolean } | undefined): void;
+  onInputApplied(s: number): void;
+}
+
+export interface ChannelWatch {
+  root: string;
+  ignore: readonly string[];
+  onEvent(ev: unknown): void;
+}
+
+/** A wire error as the error it was on the host (an FsRefusal stays one). */
+export function errorFromWire(e: WireError): Error {
+  if (e.name === 'FsRefusal' && e.reason) return new FsRefusal(e.reason as RefusalReason, e.message);
+  const err = new Error(e.message);
+  if (e.code) (err as NodeJS.ErrnoException).code = e.code;
+  return err;
+}
+
+/**
+ * One ssh session (over the ControlMaster) running the helper's proxy, carrying JSON lines both ways.
+ * `open` resolves once the helper has welcomed it; `down` settles when the session ends.
+ */
+export class Channel {
+  private child: ChildProcess | null = null;
+  private up = false;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private stderr = '';
+  readonly down: Promise<string>;
+  private markDown!: (why: string) => void;
+
+  constructor(
+    private readonly streams: ReadonlyMap<string, ChannelStream>,
+    private readonly watches: ReadonlyMap<number, ChannelWatch>,
+    private readonly lostMessage: () => string,
+  ) {
+    this.down = new Promise((resolve) => (this.markDown = resolve));
+  }
+
+  get isUp(): boolean {
+    return this.up;
+  }
+
+  /** Starts `ssh … <remote command>` and says hello; resolves when welcomed, rejects with ssh's (or the helper's) words. */
+  open(command: string, args: readonly string[], timeoutMs: number, fresh: boolean): Promise<void> {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    this.child = child;
+    child.stdin.on('error', () => undefined);
+    child.stderr.on('data', (b: Buffer) => {
+      if (this.stderr.length < 64 * 1024) this.stderr += b.toString('utf8');
+    });
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`the helper did not answer within ${Math.round(timeoutMs / 1000)} s`));
+        child.kill('SIGKILL');
+      }, timeoutMs);
+      child.stdout.on(
+        'data',
+        lineSplitter((line) => {
+          let msg: ServerMessage;
+          try {
+            msg = JSON.parse(line) as ServerMessage;
+          } catch {
+            return; // a login script's chatter before the helper speaks
+          }
+          if (!this.up) {
+            if (msg.t !== 'welcome') return;
+            clearTimeout(timer);
+            if (msg.v !== PROTOCOL_VERSION) {
+              reject(new Error(`the helper on the host speaks protocol ${msg.v}, not ${PROTOCOL_VERSION}`));
+              child.kill('SIGKILL');
+              return;
+            }
+            this.up = true;
+            resolve();
+          }
+          this.onMessage(msg);
+        }),
+      );
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        const why = this.stderr.trim() || `ssh ended (exit code ${code ?? 'none'})`;
+        reject(new Error(why));
+        this.close(why);
+      });
+      const procs: Record<string, { out: number }> = {};
+      for (const [p, s] of this.streams) procs[p] = { out: s.lastSeq };
+      this.write({ t: 'hello', v: PROTOCOL_VERSION, procs, ...(fresh ? { fresh: true as const } : {}) });
+    });
+  }
+
+  private close(why: string): void {
+    this.up = false;
+    for (const { reject } of this.pending.values()) reject(new Error(this.lostMessage()));
+    this.pending.clear();
+    this.markDown(why);
+  }
+
+  private write(msg: ClientMessage): void {
+    const stdin = this.child?.stdin;
+    if (stdin && !stdin.destroyed) stdin.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  /** Sends when up; otherwise drops it (streams resend what matters on the next welcome). */
+  send(msg: ClientMessage): void {
+    if (this.up) this.write(msg);
+  }
+
+  request(op: string, a: unknown): Promise<unknown> {
+    if (!this.up) return Promise.reject(new Error(this.lostMessage()));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.write({ t: 'req', id, op, a: encode(a) });
+    });
+  }
+
+  private onMessage(msg: ServerMessage): void {
+    switch (msg.t) {
+      case 'welcome':
+        for (const [p, s] of this.streams) s.onWelcome(msg.procs[p]);
+        return;
+      case 'res': {
+        const waiting = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        if (!waiting) return;
+        if (msg.ok) waiting.resolve(decode(msg.v));
+        else waiting.reject(errorFromWire(msg.err));
+        return;
+      }
+      case 'ev': {
+        const { t: _t, p, s, ...ev } = msg;
+        this.streams.get(p)?.onEvent(s, ev as ProcEvent);
+        return;
+      }
+      case 'ina':
+        this.streams.get(msg.p)?.onInputApplied(msg.s);
+        return;
+      case 'watch':
+        this.watches.get(msg.w)?.onEvent(msg.ev);
+        return;
+    }
+  }
+
+  /** Ends the session (the helper's daemon keeps running). */
+  kill(): void {
+    this.child?.kill('SIGKILL');
+  }
+}

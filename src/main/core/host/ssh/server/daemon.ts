@@ -1,0 +1,236 @@
+import { appendFileSync, unlinkSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { arch, homedir, platform, userInfo } from 'node:os';
+import { FsRefusal } from '../../files';
+import { ConfinedFs } from '../../local/confined-fs';
+import { listLocalFiles } from '../../local/list-files';
+import { runLocalGit } from '../../local/local-git';
+import { decode, encode, lineSplitter, PROTOCOL_VERSION, type ClientMessage, type ServerMessage, type WireError } from '../protocol';
+import { Proc } from './procs';
+import { watchFolder } from './watch';
+
+type FsMethod = 'resolve' | 'stat' | 'listDir' | 'readFile' | 'readFileIfExists' | 'writeFile' | 'removeFile' | 'placeFile' | 'placeSymlink' | 'removeEntry' | 'hasEntry' | 'removeTempFiles';
+const FS_METHODS = new Set<string>(['resolve', 'stat', 'listDir', 'readFile', 'readFileIfExists', 'writeFile', 'removeFile', 'placeFile', 'placeSymlink', 'removeEntry', 'hasEntry', 'removeTempFiles']);
+
+function hostEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+function wireError(e: unknown): WireError {
+  if (e instanceof FsRefusal) return { name: 'FsRefusal', message: e.message, reason: e.reason };
+  const err = e instanceof Error ? e : new Error(String(e));
+  const code = (err as NodeJS.ErrnoException).code;
+  return { name: err.name, message: err.message, ...(code ? { code } : {}) };
+}
+
+/**
+ * The daemon: one client connection at a time (a new one replaces the old, which may not know yet that
+ * its network is gone). With no client for `graceMs` it stops every process it owns and exits.
+ */
+export function runDaemon(socketPath: string, graceMs: number): void {
+  const log = (line: string): void => {
+    try {
+      appendFileSync(`${socketPath}.log`, `${new Date().toISOString()} ${line}\n`);
+    } catch {
+      /* nowhere to say it */
+    }
+  };
+  const procs = new Map<string, Proc>();
+  const fsByRoots = new Map<string, Promise<ConfinedFs>>();
+  const watches = new Map<number, { dispose(): void }>();
+  let client: Socket | null = null;
+  let graceTimer: NodeJS.Timeout | null = null;
+
+  const send = (msg: ServerMessage): void => {
+    if (client && !client.destroyed) client.write(`${JSON.stringify(msg)}\n`);
+  };
+  const deliver = (p: string, s: number, ev: object): void => {
+    const proc = procs.get(p);
+    if (proc?.forgotten && proc.closed) procs.delete(p);
+    send({ t: 'ev', p, s, ...ev } as ServerMessage);
+  };
+
+  const stopAll = async (): Promise<void> => {
+    for (const w of watches.values()) w.dispose();
+    watches.clear();
+    const running = [...procs.values()].filter((p) => !p.closed);
+    for (const p of running) p.kill(p.spec.kind === 'pty' ? 'SIGHUP' : 'SIGTERM');
+    const deadline = Date.now() + 2000;
+    while (Date.now() < deadline && running.some((p) => !p.closed)) await new Promise((r) => setTimeout(r, 25));
+    for (const p of running) p.kill('SIGKILL');
+  };
+  const exit = async (why: string): Promise<void> => {
+    log(`exiting: ${why}`);
+    await stopAll();
+    try {
+      unlinkSync(socketPath);
+    } catch {
+      /* gone */
+    }
+    process.exit(0);
+  };
+  const armGrace = (): void => {
+    if (graceTimer) clearTimeout(graceTimer);
+    graceTimer = setTimeout(() => void exit(`no client for ${graceMs} ms`), graceMs);
+  };
+
+  const request = async (op: string, a: Record<string, unknown>): Promise<unknown> => {
+    switch (op) {
+      case 'info': {
+        const u = userInfo();
+        return { home: homedir(), user: u.username, platform: platform(), arch: arch(), node: process.version, pid: process.pid, shell: process.env.SHELL ?? u.shell ?? '/bin/sh', env: process.env };
+      }
+      case 'fs': {
+        const roots = a.roots as string[];
+        const method = String(a.m);
+        if (!FS_METHODS.has(method)) throw new Error(`unknown file operation ${method}`);
+        const key = JSON.stringify(roots);
+        let fs = fsByRoots.get(key);
+        if (!fs) {
+          fs = ConfinedFs.open(roots);
+          fsByRoots.set(key, fs);
+          fs.catch(() => fsByRoots.delete(key));
+        }
+        const files = await fs;
+        const fn = files[method as FsMethod] as (...args: unknown[]) => Promise<unknown>;
+        return await fn.apply(files, a.args as unknown[]);
+      }
+      case 'fsOpen': {
+        const roots = a.roots as string[];
+        const fs = await ConfinedFs.open(roots);
+        fsByRoots.set(JSON.stringify(fs.roots), Promise.resolve(fs));
+        return fs.roots;
+      }
+      case 'git': {
+        // A caller's environment goes over the host's own (git and its helpers need the host's PATH, HOME…).
+        const options = (a.options ?? {}) as NonNullable<Parameters<typeof runLocalGit>[1]>;
+        const env = options.env ? { ...hostEnv(), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env } : undefined;
+        return await runLocalGit(a.args as string[], { ...options, ...(env ? { env } : {}) });
+      }
+      case 'list': {
+        const o = a.options as { skipDirs?: string[]; maxFiles: number; maxDepth: number };
+        return await listLocalFiles(a.root as string, { maxFiles: o.maxFiles, maxDepth: o.maxDepth, ...(o.skipDirs ? { skipDirs: new Set(o.skipDirs) } : {}) });
+      }
+      case 'watch': {
+        const w = a.w as number;
+        watches.get(w)?.dispose();
+        watches.set(w, await watchFolder(a.root as string, (ev) => send({ t: 'watch', w, ev }), (a.ignore as string[] | undefined) ?? []));
+        return null;
+      }
+      case 'unwatch': {
+        const w = a.w as number;
+        watches.get(w)?.dispose();
+        watches.delete(w);
+        return null;
+      }
+      case 'shutdown':
+        setImmediate(() => void exit('asked to shut down'));
+        return null;
+      default:
+        throw new Error(`unknown request ${op}`);
+    }
+  };
+
+  const onMessage = (msg: ClientMessage): void => {
+    switch (msg.t) {
+      case 'hello': {
+        if (msg.fresh) {
+          for (const [p, proc] of procs) {
+            if (msg.procs[p]) continue;
+            proc.kill('SIGKILL');
+            proc.forgotten = true;
+            if (proc.closed) procs.delete(p);
+          }
+        }
+        const known: Record<string, { in: number; alive: boolean }> = {};
+        for (const [p, proc] of procs) if (!proc.forgotten) known[p] = { in: proc.inApplied, alive: !proc.closed };
+        send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known });
+        for (const [p, { out }] of Object.entries(msg.procs)) procs.get(p)?.replay(out);
+        return;
+      }
+      case 'req':
+        request(msg.op, (decode(msg.a) ?? {}) as Record<string, unknown>).then(
+          (v) => send({ t: 'res', id: msg.id, ok: true, v: encode(v) }),
+          (e: unknown) => send({ t: 'res', id: msg.id, ok: false, err: wireError(e) }),
+        );
+        return;
+      case 'start':
+        if (!procs.has(msg.p)) procs.set(msg.p, new Proc(msg.p, msg.spec, deliver));
+        return;
+      case 'in':
+        procs.get(msg.p)?.input(msg.s, msg.eof ? null : Buffer.from(msg.d ?? '', 'base64'));
+        send({ t: 'ina', p: msg.p, s: msg.s });
+        return;
+      case 'kill':
+        procs.get(msg.p)?.kill(msg.sig);
+        return;
+      case 'resize':
+        procs.get(msg.p)?.resize(msg.cols, msg.rows);
+        return;
+      case 'ack':
+        procs.get(msg.p)?.ack(msg.s);
+        return;
+      case 'forget': {
+        const proc = procs.get(msg.p);
+        if (!proc) return;
+        proc.forgotten = true;
+        if (proc.closed) procs.delete(msg.p);
+        return;
+      }
+    }
+  };
+
+  const server = createServer((sock) => {
+    if (client) client.destroy();
+    client = sock;
+    if (graceTimer) clearTimeout(graceTimer);
+    graceTimer = null;
+    sock.on(
+      'data',
+      lineSplitter((line) => {
+        if (client !== sock) return;
+        try {
+          onMessage(JSON.parse(line) as ClientMessage);
+        } catch (e) {
+          log(`bad message: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }),
+    );
+    sock.on('error', () => undefined);
+    sock.on('close', () => {
+      if (client !== sock) return;
+      client = null;
+      armGrace();
+    });
+  });
+
+  const listen = (retry: boolean): void => {
+    process.umask(0o077);
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EADDRINUSE' || !retry) {
+        log(`cannot listen on ${socketPath}: ${e.message}`);
+        process.exit(1);
+      }
+      // A live daemon keeps it; a stale socket file (a daemon that died) is replaced.
+      const probe = connect(socketPath);
+      probe.once('connect', () => process.exit(0));
+      probe.once('error', () => {
+        try {
+          unlinkSync(socketPath);
+        } catch {
+          /* raced */
+        }
+        listen(false);
+      });
+    });
+    server.listen(socketPath, () => {
+      log(`listening (pid ${process.pid})`);
+      armGrace();
+    });
+  };
+  process.on('SIGHUP', () => undefined);
+  process.on('SIGTERM', () => void exit('SIGTERM'));
+  listen(true);
+}

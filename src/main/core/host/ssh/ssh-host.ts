@@ -1,0 +1,407 @@
+/**
+ * An SSH host: the `Host` port over the user's own OpenSSH (their ~/.ssh/config, ssh-agent, known_hosts),
+ * with a small helper copied to the host that runs the work there.
+ *
+ *   const host = new SshHost({ id, destination: 'devbox', runtimeDir })   // nothing happens yet
+ *   const r = await host.connect((step) => …)    → { ok: true, info } | { ok: false, failure }
+ *       steps: 'resolving' (ssh -G) → 'authenticating' (the ControlMaster) → 'preparing' (node, git, the helper)
+ *       failure.reason: 'unreachable' (within 15 s) | 'auth' | 'host_key_unknown' (failure.hostKey: its
+ *       fingerprints) | 'host_key_changed' (failure.message: OpenSSH's own warning) | 'node_missing' |
+ *       'git_missing' | 'helper' | 'config'; failure.message is a sentence for the user.
+ *   await host.acceptHostKey(failure.hostKey)     appends the key shown to known_hosts; then connect again
+ *   host.state / host.onState(listener)           idle | connecting(step) | connected(info) | reconnecting(attempt) | failed(failure) | closed
+ *   host.spawn / openPty / files / git / listFiles / watch   the Host port, on the host (see ../host.ts)
+ *   await host.dispose()                          stops the host's processes, ends the connection
+ *
+ * How: one ControlMaster per host (`ssh -fN -o ControlMaster=yes`, its socket in `runtimeDir`, which must be
+ * a short path) carries every ssh run: the checks, the helper's upload, and one long session running the
+ * helper's proxy, which joins the helper's daemon on the host (a Unix socket; nothing listens on a network
+ * port). The daemon owns the processes, so they outlive a dropped connection for `graceMs` (default 10
+ * minutes); the host reconnects with backoff and the daemon replays what they wrote meanwhile, in order,
+ * once. The helper lives in ~/.switchboard-server/<version>/ on the host (older versions are removed).
+ *
+ * A process's `env` is applied over the host's own environment; the machine's variables (HOME, PATH, USER…,
+ * see protocol.ts MACHINE_ENV) passed through unchanged from this machine are the host's instead.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { toDisposable, type Disposable } from '../../base/lifecycle';
+import type { ConfinedFiles } from '../files';
+import type { FileList, GitOptions, GitResult, Host, HostProcess, HostPty, ListFilesOptions, PtyOptions, SpawnOptions, WatchEvent, WatchOptions } from '../host';
+import { Channel, type ChannelStream, type ChannelWatch } from './channel';
+import { helperBundle } from './helper-bundle';
+import { acceptHostKey, resolvedConfig, scanHostKey, type UnknownHostKey } from './host-keys';
+import { MACHINE_ENV, type StartSpec } from './protocol';
+import { RemoteFiles } from './remote-files';
+import { RemoteProcess, RemotePty, type StreamLink } from './remote-process';
+import { classifySshError, runSsh, shq, SSH, sshArgs, sshSays, type SshFailureReason, type SshTarget } from './ssh-command';
+
+export type { UnknownHostKey } from './host-keys';
+export type { SshFailureReason } from './ssh-command';
+
+export interface SshHostConfig {
+  /** The host's id in Switchboard (sessions name it). */
+  id: string;
+  /** An alias from ~/.ssh/config, or [user@]host. */
+  destination: string;
+  port?: number;
+  identityFile?: string;
+  /** An ssh_config used instead of ~/.ssh/config (`ssh -F`; tests give their own). */
+  configFile?: string;
+  /** A known_hosts file used instead of the user's. */
+  knownHostsFile?: string;
+  /** A folder of Switchboard's own for the ControlMaster socket. Keep it short: a Unix socket path has ~100 bytes. */
+  runtimeDir: string;
+  /** The host's node: a command on its PATH or an absolute path. Default 'node'. */
+  nodeCommand?: string;
+  /** How long the host's processes outlive a lost connection. Default 10 minutes. */
+  graceMs?: number;
+  /** Names this Switchboard's helper daemon on the host (default: from this machine and `runtimeDir`). */
+  instance?: string;
+  /** Seconds a TCP connection may take. Default 10 (every connect step fails within 15 s). */
+  connectTimeoutS?: number;
+}
+
+/** What the host is (from its helper). */
+export interface SshHostInfo {
+  home: string;
+  user: string;
+  /** Node's names: 'linux', 'darwin'… and 'x64', 'arm64'… (the registry picks the host's archive by them). */
+  platform: string;
+  arch: string;
+  node: string;
+  shell: string;
+}
+
+export type SshConnectStep = 'resolving' | 'authenticating' | 'preparing';
+
+export interface SshFailure {
+  reason: SshFailureReason;
+  /** A sentence for the user (for a changed host key: OpenSSH's own warning). */
+  message: string;
+  /** reason 'host_key_unknown': the key the host presents, for the user to accept or not. */
+  hostKey?: UnknownHostKey;
+}
+
+export type SshConnectResult = { ok: true; info: SshHostInfo } | { ok: false; failure: SshFailure };
+
+export type SshHostState =
+  | { kind: 'idle' }
+  | { kind: 'connecting'; step: SshConnectStep }
+  | { kind: 'connected'; info: SshHostInfo }
+  | { kind: 'reconnecting'; attempt: number; lastError: string | null }
+  | { kind: 'failed'; failure: SshFailure }
+  | { kind: 'closed' };
+
+const DEFAULT_GRACE_MS = 10 * 60 * 1000;
+/** Failures that retrying will not mend: the user has to act. */
+const FINAL: ReadonlySet<SshFailureReason> = new Set(['auth', 'host_key_unknown', 'host_key_changed', 'node_missing', 'git_missing', 'config']);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export class SshHost implements Host, Disposable {
+  readonly id: string;
+  private readonly target: SshTarget;
+  private readonly node: string;
+  private readonly graceMs: number;
+  private readonly instance: string;
+  private readonly streamPrefix = randomBytes(4).toString('hex');
+  private nextStream = 1;
+  private nextWatch = 1;
+  private readonly streams = new Map<string, ChannelStream & { lost(why: string): void }>();
+  private readonly watches = new Map<number, ChannelWatch>();
+  private channel: Channel | null = null;
+  private connecting: Promise<SshConnectResult> | null = null;
+  private everConnected = false;
+  private closed = false;
+  private current: SshHostState = { kind: 'idle' };
+  private readonly listeners = new Set<(s: SshHostState) => void>();
+  private readonly link: StreamLink = {
+    send: (msg) => this.channel?.send(msg),
+    release: (id) => void this.streams.delete(id),
+  };
+  info: SshHostInfo | null = null;
+
+  constructor(private readonly config: SshHostConfig) {
+    this.id = config.id;
+    mkdirSync(config.runtimeDir, { recursive: true, mode: 0o700 });
+    const key = createHash('sha256').update(`${config.id}\0${config.destination}\0${config.port ?? ''}`).digest('hex').slice(0, 12);
+    this.target = {
+      destination: config.destination,
+      ...(config.port ? { port: config.port } : {}),
+      ...(config.identityFile ? { identityFile: config.identityFile } : {}),
+      ...(config.configFile ? { configFile: config.configFile } : {}),
+      ...(config.knownHostsFile ? { knownHostsFile: config.knownHostsFile } : {}),
+      controlPath: join(config.runtimeDir, `cm-${key}`),
+      connectTimeoutS: config.connectTimeoutS ?? 10,
+    };
+    this.node = config.nodeCommand ?? 'node';
+    this.graceMs = config.graceMs ?? DEFAULT_GRACE_MS;
+    this.instance = config.instance ?? createHash('sha256').update(`${hostname()}\0${config.runtimeDir}\0${config.id}`).digest('hex').slice(0, 12);
+  }
+
+  get state(): SshHostState {
+    return this.current;
+  }
+
+  onState(listener: (s: SshHostState) => void): Disposable {
+    this.listeners.add(listener);
+    return toDisposable(() => void this.listeners.delete(listener));
+  }
+
+  private setState(s: SshHostState): void {
+    this.current = s;
+    for (const l of this.listeners) l(s);
+  }
+
+  /** Connects (or says why not); a second call while one runs joins it. Connected already: resolves at once. */
+  connect(onStep?: (step: SshConnectStep) => void): Promise<SshConnectResult> {
+    if (this.closed) return Promise.resolve({ ok: false, failure: { reason: 'config', message: `the host ${this.config.destination} was closed` } });
+    if (this.channel?.isUp && this.info) return Promise.resolve({ ok: true, info: this.info });
+    this.connecting ??= this.attempt(onStep, false).finally(() => (this.connecting = null));
+    return this.connecting;
+  }
+
+  /** Appends a host key the user accepted (as `connect` showed it) to known_hosts. */
+  acceptHostKey(key: UnknownHostKey): Promise<void> {
+    return acceptHostKey(key);
+  }
+
+  private async attempt(onStep: ((step: SshConnectStep) => void) | undefined, reconnecting: boolean): Promise<SshConnectResult> {
+    const step = (s: SshConnectStep): void => {
+      onStep?.(s);
+      if (!reconnecting) this.setState({ kind: 'connecting', step: s });
+    };
+    const fail = (failure: SshFailure): SshConnectResult => {
+      if (!reconnecting || FINAL.has(failure.reason)) this.setState({ kind: 'failed', failure });
+      return { ok: false, failure };
+    };
+    const dest = this.config.destination;
+    try {
+      step('resolving');
+      try {
+        await resolvedConfig(this.target);
+      } catch (e) {
+        return fail({ reason: 'config', message: `ssh cannot use the settings for ${dest}: ${sshSays(messageOf(e))}` });
+      }
+      step('authenticating');
+      const master = await this.ensureMaster();
+      if (master) return fail(master);
+      step('preparing');
+      const prepared = await this.prepareHelper();
+      if (prepared) return fail(prepared);
+      const channel = new Channel(this.streams, this.watches, () => `the connection to ${dest} was lost`);
+      const bundle = await helperBundle();
+      const remote = `exec "$N" "$HOME/.switchboard-server/${bundle.version}/server.cjs" proxy ${this.instance} ${Math.round(this.graceMs)}`;
+      try {
+        await channel.open(SSH, sshArgs(this.target, ['-o', 'ControlMaster=no', '-T'], `sh -c ${shq(`N=${shq(this.node)}; ${remote}`)}`), 20_000, !this.everConnected);
+      } catch (e) {
+        return fail({ reason: 'helper', message: `Switchboard's helper on ${dest} did not start: ${sshSays(messageOf(e))}` });
+      }
+      this.channel = channel;
+      this.everConnected = true;
+      const info = (await channel.request('info', {})) as SshHostInfo & { env?: unknown };
+      this.info = { home: info.home, user: info.user, platform: info.platform, arch: info.arch, node: info.node, shell: info.shell };
+      if (reconnecting) this.rewatch();
+      void channel.down.then(() => this.onDown(channel));
+      this.setState({ kind: 'connected', info: this.info });
+      return { ok: true, info: this.info };
+    } catch (e) {
+      return fail({ reason: 'helper', message: `connecting to ${dest} failed: ${messageOf(e)}` });
+    }
+  }
+
+  /** The ControlMaster, running (null) or why it could not be started. */
+  private async ensureMaster(): Promise<SshFailure | null> {
+    const check = await runSsh(sshArgs(this.target, ['-O', 'check']), { timeoutMs: 5000 });
+    if (check.code === 0) return null;
+    const persist = Math.max(60, Math.round(this.graceMs / 1000));
+    const r = await runSsh(sshArgs(this.target, ['-o', 'ControlMaster=yes', '-o', `ControlPersist=${persist}`, '-f', '-N']), { timeoutMs: (this.target.connectTimeoutS + 4) * 1000 });
+    if (r.code === 0 && !r.timedOut) return null;
+    const dest = this.config.destination;
+    if (r.timedOut) return { reason: 'unreachable', message: `${dest} did not answer within ${this.target.connectTimeoutS + 4} s` };
+    const reason = classifySshError(r.stderr) ?? 'unreachable';
+    switch (reason) {
+      case 'host_key_changed':
+        return { reason, message: r.stderr.trim() };
+      case 'host_key_unknown':
+        try {
+          const hostKey = await scanHostKey(this.target);
+          return { reason, hostKey, message: `${dest} presents a host key that is not known yet (${hostKey.fingerprints.join('; ')}). Accept it only if it is the host's.` };
+        } catch (e) {
+          return { reason, message: `${dest}'s host key is not known, and could not be read: ${messageOf(e)}` };
+        }
+      case 'auth':
+        return { reason, message: `${dest} refused the authentication (${sshSays(r.stderr)}). Switchboard uses your ssh keys and ssh-agent and never prompts: check that "ssh ${dest}" logs in without a password.` };
+      case 'config':
+        return { reason, message: `ssh cannot use the settings for ${dest}: ${sshSays(r.stderr)}` };
+      default:
+        return { reason: 'unreachable', message: `${dest} cannot be reached: ${sshSays(r.stderr)}` };
+    }
+  }
+
+  /** Checks node and git on the host and copies the helper there when its version is not there yet. */
+  private async prepareHelper(): Promise<SshFailure | null> {
+    const dest = this.config.destination;
+    const bundle = await helperBundle();
+    const viaMaster = (extra: string[], script: string) => sshArgs(this.target, ['-o', 'ControlMaster=no', '-T', ...extra], `sh -c ${shq(script)}`);
+    const probe = [
+      `N=${shq(this.node)}; D="$HOME/.switchboard-server"`,
+      'if ! command -v "$N" >/dev/null 2>&1; then echo "SB:no-node"; exit 0; fi',
+      'echo "SB:node $("$N" -e "process.stdout.write(process.version)" 2>&1)"',
+      'command -v git >/dev/null 2>&1 || echo "SB:no-git"',
+      `if [ -f "$D/${bundle.version}/server.cjs" ]; then echo "SB:have"; else echo "SB:need"; fi`,
+    ].join('\n');
+    const r = await runSsh(viaMaster([], probe), { timeoutMs: 20_000 });
+    const out = r.stdout.toString('utf8');
+    if (r.code !== 0 || !out.includes('SB:')) return { reason: 'helper', message: `checking ${dest} failed: ${sshSays(r.stderr)}` };
+    if (out.includes('SB:no-node')) {
+      return { reason: 'node_missing', message: `node is missing on ${dest}: "${this.node}" is not found there (agents and Switchboard's helper need Node.js 18 or later). Install it, or set the path of the host's node.` };
+    }
+    const version = /SB:node v(\d+)\S*/.exec(out);
+    if (!version || Number(version[1]) < 18) {
+      return { reason: 'node_missing', message: `node on ${dest} cannot run Switchboard's helper (it says "${/SB:node (.*)/.exec(out)?.[1] ?? ''}"; Node.js 18 or later is needed)` };
+    }
+    if (out.includes('SB:no-git')) return { reason: 'git_missing', message: `git is missing on ${dest}: install it there (checkpoints and reviews run git on the host)` };
+    if (out.includes('SB:need')) {
+      const install = [
+        'set -e',
+        'D="$HOME/.switchboard-server"',
+        `mkdir -p "$D/${bundle.version}"`,
+        'chmod 700 "$D"',
+        `T="$D/${bundle.version}/server.cjs.$$"`,
+        'cat > "$T"',
+        `mv -f "$T" "$D/${bundle.version}/server.cjs"`,
+        // Older versions go; their daemons (if any still run) keep their loaded code until their grace ends.
+        `for old in "$D"/*/; do [ "$old" = "$D/${bundle.version}/" ] || rm -rf "$old"; done`,
+      ].join('\n');
+      const up = await runSsh(viaMaster([], install), { input: bundle.source, timeoutMs: 60_000 });
+      if (up.code !== 0) return { reason: 'helper', message: `copying Switchboard's helper to ${dest} failed: ${sshSays(up.stderr)}` };
+    }
+    return null;
+  }
+
+  private onDown(channel: Channel): void {
+    if (this.channel !== channel) return;
+    this.channel = null;
+    if (this.closed) return;
+    void this.reconnect();
+  }
+
+  private async reconnect(): Promise<void> {
+    let lastError: string | null = null;
+    for (let attempt = 1; !this.closed; attempt++) {
+      if (this.channel?.isUp) return;
+      if (this.connecting) {
+        await this.connecting;
+        continue;
+      }
+      this.setState({ kind: 'reconnecting', attempt, lastError });
+      this.connecting = this.attempt(undefined, true).finally(() => (this.connecting = null));
+      const r = await this.connecting;
+      if (r.ok || this.closed) return;
+      if (FINAL.has(r.failure.reason)) return;
+      lastError = r.failure.message;
+      await sleep(Math.min(250 * 2 ** (attempt - 1), 5000));
+    }
+  }
+
+  /** After a reconnect: watches start again on the host, and say that changes may have been missed. */
+  private rewatch(): void {
+    for (const [w, watch] of this.watches) {
+      watch.onEvent({ kind: 'rescan', reason: 'the connection to the host was lost for a while' } satisfies WatchEvent);
+      this.channel?.request('watch', { w, root: watch.root, ignore: watch.ignore }).catch((e: unknown) => watch.onEvent({ kind: 'rescan', reason: messageOf(e) }));
+    }
+  }
+
+  /** The ControlMaster's process id on this machine (null when none runs): for diagnostics and tests. */
+  async masterPid(): Promise<number | null> {
+    const r = await runSsh(sshArgs(this.target, ['-O', 'check']), { timeoutMs: 5000 });
+    const m = /pid=(\d+)/.exec(r.stderr);
+    return r.code === 0 && m ? Number(m[1]) : null;
+  }
+
+  private startSpec(kind: StartSpec['kind'], argv: readonly string[], env: Record<string, string>): Pick<StartSpec, 'kind' | 'argv' | 'env'> {
+    if (argv.length === 0) throw new Error('nothing to run: the command line is empty');
+    return { kind, argv: [...argv], env: hostEnv(env) };
+  }
+
+  private stream<T extends ChannelStream & { lost(why: string): void }>(make: (id: string) => T): T {
+    const id = `${this.streamPrefix}-${this.nextStream++}`;
+    const s = make(id);
+    if (this.closed || !this.everConnected || this.current.kind === 'failed') {
+      s.lost(this.closed ? `the host ${this.config.destination} was closed` : `not connected to ${this.config.destination}`);
+    } else {
+      this.streams.set(id, s);
+    }
+    return s;
+  }
+
+  spawn(argv: readonly string[], options: SpawnOptions): HostProcess {
+    const spec: StartSpec = { ...this.startSpec('spawn', argv, options.env), ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.stdin ? { stdin: options.stdin } : {}) };
+    return this.stream((id) => new RemoteProcess(id, spec, this.link));
+  }
+
+  openPty(argv: readonly string[], options: PtyOptions): HostPty {
+    const spec: StartSpec = { ...this.startSpec('pty', argv, options.env), cwd: options.cwd, cols: options.cols, rows: options.rows };
+    return this.stream((id) => new RemotePty(id, spec, this.link));
+  }
+
+  private request(op: string, a: unknown): Promise<unknown> {
+    if (!this.channel) return Promise.reject(new Error(this.everConnected ? `the connection to ${this.config.destination} is lost; reconnecting` : `not connected to ${this.config.destination}`));
+    return this.channel.request(op, a);
+  }
+
+  async files(roots: readonly string[]): Promise<ConfinedFiles> {
+    const real = (await this.request('fsOpen', { roots: [...roots] })) as string[];
+    return new RemoteFiles(real, (r, m, args) => this.request('fs', { roots: [...r], m, args }));
+  }
+
+  async git(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+    const { env, ...rest } = options;
+    return (await this.request('git', { args: [...args], options: { ...rest, ...(env ? { env: hostEnv(env) } : {}) } })) as GitResult;
+  }
+
+  async listFiles(root: string, options: ListFilesOptions): Promise<FileList> {
+    return (await this.request('list', { root, options: { maxFiles: options.maxFiles, maxDepth: options.maxDepth, ...(options.skipDirs ? { skipDirs: [...options.skipDirs] } : {}) } })) as FileList;
+  }
+
+  async watch(root: string, onEvent: (event: WatchEvent) => void, options: WatchOptions = {}): Promise<Disposable> {
+    const w = this.nextWatch++;
+    const watch: ChannelWatch = { root, ignore: [...(options.ignore ?? [])], onEvent: (ev) => onEvent(ev as WatchEvent) };
+    await this.request('watch', { w, root, ignore: watch.ignore });
+    this.watches.set(w, watch);
+    return toDisposable(async () => {
+      if (!this.watches.delete(w)) return;
+      await this.channel?.request('unwatch', { w }).catch(() => undefined);
+    });
+  }
+
+  /** Quitting: the host's processes are stopped, the helper's daemon exits, the ControlMaster closes. */
+  async dispose(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const channel = this.channel;
+    if (channel?.isUp) await Promise.race([channel.request('shutdown', {}).catch(() => undefined), sleep(5000)]);
+    channel?.kill();
+    this.channel = null;
+    for (const s of [...this.streams.values()]) s.lost(`the host ${this.config.destination} was closed`);
+    this.streams.clear();
+    this.watches.clear();
+    await runSsh(sshArgs(this.target, ['-O', 'exit']), { timeoutMs: 5000 });
+    this.setState({ kind: 'closed' });
+  }
+}
+
+/** A caller's environment for the host: this machine's own variables passed through unchanged are left out (the host's apply). */
+function hostEnv(env: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if ((MACHINE_ENV as readonly string[]).includes(k) && process.env[k] === v) continue;
+    out[k] = v;
+  }
+  return out;
+}
