@@ -1,4 +1,6 @@
-import { homedir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AppInfo } from '../shared/contract/app';
 import { checkExternalLink } from '../shared/links';
 import { AcpServices } from './core/acp/acp-services';
@@ -17,7 +19,8 @@ import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
 import { McpService } from './core/mcp/mcp-service';
 import { Hosts } from './core/host/hosts';
-import { HostsService, type RemoteHostFactory } from './core/remote/hosts-service';
+import { HostsService, type SshHostMaker } from './core/remote/hosts-service';
+import { SshHost } from './core/host/ssh/ssh-host';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { ADDED_HOSTS_SETTING, LOCAL_HOST_ID } from '../shared/contract/hosts';
 import { EventBus } from './core/base/event-bus';
@@ -36,8 +39,8 @@ export interface CoreOptions {
   hosts?: Hosts;
   /** The ssh config file hosts are read from and ssh is run with (`-F`); default SWITCHBOARD_SSH_CONFIG, else ~/.ssh/config. */
   sshConfigFile?: string;
-  /** Opens SSH hosts (the SSH Host); default: none (connecting checks the host, sessions stay local). */
-  remoteHosts?: RemoteHostFactory;
+  /** Makes a host's SshHost (tests: a shorter grace); default: one with its ControlMaster socket under the data folder. */
+  makeSshHost?: SshHostMaker;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
   startupBackupDelayMs?: number;
   /** The agents' clock: supervision, flood control, hang and idle timeouts (default: the real time). */
@@ -82,11 +85,10 @@ export class AppCore implements Disposable {
         router: this.router,
         bus: this.bus,
         hosts: this.hosts,
-        env: stringEnv(process.env),
         home: homedir(),
         configFile: options.sshConfigFile ?? process.env.SWITCHBOARD_SSH_CONFIG ?? null,
         added: { read: () => this.settings.get(ADDED_HOSTS_SETTING), write: async (value) => void this.settings.set({ key: ADDED_HOSTS_SETTING, value }) },
-        factory: options.remoteHosts ?? null,
+        makeHost: options.makeSshHost ?? ((c) => new SshHost({ ...c, runtimeDir: sshRuntimeDir(options.dataDir) })),
       }),
     ).register();
     this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
@@ -186,6 +188,11 @@ export class AppCore implements Disposable {
   }
 }
 
-function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+let runtimeDir: string | null = null;
+/** Where ControlMaster sockets go: a Unix socket path holds ~100 bytes, so a long data folder gives way to a private temp folder. */
+function sshRuntimeDir(dataDir: string): string {
+  const inData = join(dataDir, 'ssh');
+  if (inData.length <= 70) return inData;
+  runtimeDir ??= mkdtempSync(join(tmpdir(), 'sb-ssh-'));
+  return runtimeDir;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatSshAddress, hostIdSchema, parseSshAddress, sshHostId, sshTargetOf, targetProblem } from '../../../src/shared/contract/hosts';
 import { configAliases, parseEffective } from '../../../src/main/core/remote/ssh-config';
-import { classify, serverKey, targetArgs } from '../../../src/main/core/remote/ssh-probe';
+import { failureOf } from '../../../src/main/core/remote/hosts-service';
 
 describe('ssh config aliases', () => {
   it('lists the plain names of Host lines, once each, in order, and no pattern', () => {
@@ -50,27 +50,22 @@ describe('ssh targets', () => {
     expect(sshTargetOf('ssh:-oX')).toBeNull();
     expect(hostIdSchema.safeParse('local').success).toBe(true);
     expect(hostIdSchema.safeParse('ssh:-oProxyCommand=sh').success).toBe(false);
-    expect(targetArgs('me@h:2200')).toEqual(['-p', '2200', '--', 'me@h']);
-    expect(targetArgs('me@[::1]')).toEqual(['--', 'me@::1']);
-    expect(targetArgs('devbox')).toEqual(['--', 'devbox']);
   });
 });
 
-describe('what a failed connection means', () => {
-  const eff = { hostname: '127.0.0.1', port: 2222 };
-  const run = (stderr: string, extra: Partial<{ code: number; timedOut: boolean }> = {}) => ({ code: 255, stdout: '', stderr, timedOut: false, startError: null, ...extra });
-
-  it('tells an unknown key (with its fingerprint), a changed key (with OpenSSH\'s warning), a refusal and an unreachable host apart', () => {
-    const unknown = run('debug1: Server host key: ssh-ed25519 SHA256:abcDEF\nNo ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.\n');
-    expect(classify('t', eff, unknown, serverKey(unknown.stderr))).toMatchObject({ kind: 'host-key-unknown', fingerprint: 'SHA256:abcDEF', keyType: 'ED25519' });
-    const changed = run(
-      '@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\nIT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\nHost key verification failed.\n',
-    );
-    const c = classify('t', eff, changed, null);
-    expect(c.kind).toBe('host-key-changed');
-    expect(c.kind === 'host-key-changed' && c.warning).toContain('IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!');
-    expect(classify('t', eff, run('debug1: x\nme@127.0.0.1: Permission denied (publickey).\n'), null)).toMatchObject({ kind: 'auth-refused' });
-    expect(classify('t', eff, run('ssh: connect to host 127.0.0.1 port 2222: Connection refused\n'), null)).toMatchObject({ kind: 'unreachable' });
-    expect(classify('t', eff, run('', { timedOut: true, code: null as unknown as number }), null)).toMatchObject({ kind: 'unreachable', message: expect.stringContaining('15 s') });
+describe("what the user reads of a failed connect", () => {
+  it('shows an unknown key by its fingerprint and type, and a changed key with OpenSSH\'s own warning', () => {
+    const unknown = failureOf('devbox', {
+      reason: 'host_key_unknown',
+      message: 'x',
+      hostKey: { host: '[127.0.0.1]:2222', fingerprints: ['256 SHA256:abcDEF+/x [127.0.0.1]:2222 (ED25519)'], lines: [], knownHostsFile: '/k' },
+    });
+    expect(unknown).toMatchObject({ kind: 'host-key-unknown', fingerprint: 'SHA256:abcDEF+/x', keyType: 'ED25519' });
+    expect(unknown.message).toContain('SHA256:abcDEF+/x');
+    const warning = '@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nIT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!';
+    expect(failureOf('devbox', { reason: 'host_key_changed', message: warning })).toMatchObject({ kind: 'host-key-changed', warning });
+    expect(failureOf('devbox', { reason: 'auth', message: 'refused' }).kind).toBe('auth-refused');
+    expect(failureOf('devbox', { reason: 'node_missing', message: 'no node' }).kind).toBe('node-missing');
+    expect(failureOf('devbox', { reason: 'helper', message: 'broke' })).toEqual({ kind: 'failed', message: 'broke' });
   });
 });

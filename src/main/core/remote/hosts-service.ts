@@ -1,19 +1,20 @@
 /**
  * Settings → Hosts and the sessions' hosts: this machine, the aliases of the user's ~/.ssh/config and the
- * `user@host[:port]` targets they added. Connecting checks the host step by step with the user's OpenSSH
- * (ssh-probe.ts), then opens the host's one multiplexed connection (the RemoteHostFactory: the SSH Host),
- * which is registered in `Hosts` under the host's id for every session, terminal and file access on it.
+ * `user@host[:port]` targets they added. Connecting an SSH host opens its `SshHost` (core/host/ssh: one
+ * ControlMaster, the helper on the host), step by step, and registers it in `Hosts` under the host's id for
+ * every session, terminal and file access on it. Failures are values with a sentence; an unknown host key
+ * waits for the user to accept the very fingerprint shown.
  */
-import { dirname, join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import {
-  formatSshAddress,
   hostLabel,
   LOCAL_HOST_ID,
+  formatSshAddress,
   parseSshAddress,
   sshHostId,
   sshTargetOf,
   type ConnectFailure,
+  type ConnectStep,
   type HostInfo,
   type HostState,
 } from '../../../shared/contract/hosts';
@@ -23,42 +24,35 @@ import type { Router } from '../base/router';
 import { folderProblem } from '../host/folder-check';
 import type { Host } from '../host/host';
 import type { Hosts } from '../host/hosts';
-import { configAliases, type EffectiveSsh } from './ssh-config';
-import { authenticate, resolveTarget, type SshContext } from './ssh-probe';
+import { resolvedConfig } from '../host/ssh/host-keys';
+import { SshHost, type SshFailure, type SshHostConfig, type SshHostState, type UnknownHostKey } from '../host/ssh/ssh-host';
+import { configAliases } from './ssh-config';
+import { dirname, join } from 'node:path';
 
-/** A connected SSH host: a Host over one multiplexed connection; disposing it closes the connection. */
-export type RemoteHost = Host & Disposable;
-
-/** Opens the multiplexed connection to a checked host (copying its helper there first when needed). */
-export interface RemoteHostFactory {
-  open(
-    spec: { id: string; target: string; configFile: string | null; env: Record<string, string> },
-    events: { onState(state: Exclude<HostState, 'connecting'>, error: string | null): void },
-  ): Promise<RemoteHost>;
-}
+/** How an SSH host is made (tests give their own settings: another known_hosts, a faster grace). */
+export type SshHostMaker = (config: Pick<SshHostConfig, 'id' | 'destination' | 'port' | 'configFile'>) => SshHost;
 
 export interface HostsServiceDeps {
   router: Router;
   bus: EventBus;
   hosts: Hosts;
-  /** The environment ssh runs in here (its agent socket, HOME, PATH). */
-  env: Record<string, string>;
   home: string;
   /** `ssh -F` file; null: the user's own ~/.ssh/config. */
   configFile: string | null;
   /** The `hosts.added` setting. */
   added: { read(): readonly string[]; write(targets: string[]): Promise<void> };
-  /** Null: this build cannot open SSH hosts yet (the checks still run and say what they find). */
-  factory: RemoteHostFactory | null;
+  makeHost: SshHostMaker;
 }
 
 interface Entry {
-  state: HostState;
-  error: string | null;
-  host: RemoteHost | null;
-  /** The host's place in `Hosts` while it is connected. */
+  host: SshHost | null;
+  /** The host's place in `Hosts` once it connected (kept while it reconnects). */
   registration: Disposable | null;
-  connecting: Promise<ConnectOutcome> | null;
+  watch: Disposable | null;
+  /** The unknown key the last connect met: what accepting records (only if its fingerprint is the one accepted). */
+  unknownKey: UnknownHostKey | null;
+  /** Why the last connect failed, kept for the list. */
+  error: string | null;
 }
 
 type ConnectOutcome = { ok: true } | { ok: false; failure: ConnectFailure };
@@ -72,10 +66,6 @@ export class HostsService implements Disposable {
 
   constructor(private readonly deps: HostsServiceDeps) {
     deps.hosts.setConnector((id) => this.ensure(id));
-  }
-
-  private get ssh(): SshContext {
-    return { local: this.deps.hosts.local, env: this.deps.env, configFile: this.deps.configFile };
   }
 
   register(): this {
@@ -92,8 +82,7 @@ export class HostsService implements Disposable {
       return {};
     });
     router.handle('hosts.checkFolder', async ({ hostId, path }) => {
-      const host = await this.hostForRequest(hostId);
-      const problem = await folderProblem(host, path);
+      const problem = await folderProblem(await this.hostForRequest(hostId), path);
       return { ok: problem === null, path, message: problem };
     });
     router.handle('hosts.completeFolder', async ({ hostId, prefix }) => ({ folders: await completeFolder(await this.hostForRequest(hostId), prefix) }));
@@ -129,10 +118,22 @@ export class HostsService implements Disposable {
 
   private async describe(target: string, source: 'config' | 'added'): Promise<HostInfo> {
     const id = sshHostId(target);
-    const entry = this.entries.get(id);
-    const r = await resolveTarget(this.ssh, target).catch(() => null);
-    const resolved = r && !('kind' in r) ? { user: r.user, hostname: r.hostname, port: r.port, proxyJump: r.proxyJump } : null;
-    return { id, kind: 'ssh', label: target, source, resolved, state: entry?.state ?? 'disconnected', error: entry?.error ?? null };
+    const { state, error } = this.stateOf(id);
+    let resolved: HostInfo['resolved'] = null;
+    try {
+      // What ssh itself would use: the config's reading of the alias (ProxyJump, port, user).
+      const c = await resolvedConfig({ ...destinationOf(target), ...(this.deps.configFile ? { configFile: this.deps.configFile } : {}), controlPath: 'none', connectTimeoutS: 10 });
+      const jump = c.get('proxyjump');
+      resolved = { user: c.get('user') ?? '', hostname: c.get('hostname') ?? target, port: Number(c.get('port') ?? 22), proxyJump: jump && jump !== 'none' ? jump : null };
+    } catch {
+      resolved = null;
+    }
+    return { id, kind: 'ssh', label: target, source, resolved, state, error };
+  }
+
+  private stateOf(hostId: string): { state: HostState; error: string | null } {
+    const entry = this.entries.get(hostId);
+    return entry?.host ? hostState(entry.host.state) : { state: 'disconnected', error: entry?.error ?? null };
   }
 
   async add(input: string): Promise<HostInfo> {
@@ -156,87 +157,64 @@ export class HostsService implements Disposable {
 
   // ───────────── connections ─────────────
 
-  private setState(hostId: string, state: HostState, error: string | null): void {
-    const entry = this.entry(hostId);
-    entry.state = state;
-    entry.error = error;
-    if (!this.disposed) this.deps.bus.emit('hosts.state', { hostId, state, error });
-  }
-
   private entry(hostId: string): Entry {
     let e = this.entries.get(hostId);
     if (!e) {
-      e = { state: 'disconnected', error: null, host: null, registration: null, connecting: null };
+      e = { host: null, registration: null, watch: null, unknownKey: null, error: null };
       this.entries.set(hostId, e);
     }
     return e;
   }
 
-  /** Connects (once at a time per host); a failure is a value. */
-  connect(hostId: string, acceptHostKey: string | null): Promise<ConnectOutcome> {
-    if (hostId === LOCAL_HOST_ID) return Promise.resolve({ ok: true });
+  /** The host's SshHost, made on first use; its state changes are the sidebar's and the sessions'. */
+  private sshHost(hostId: string, target: string): SshHost {
     const entry = this.entry(hostId);
-    if (entry.host && entry.state !== 'disconnected') return Promise.resolve({ ok: true });
-    entry.connecting ??= this.doConnect(hostId, acceptHostKey).finally(() => {
-      entry.connecting = null;
+    if (entry.host) return entry.host;
+    const host = this.deps.makeHost({ id: hostId, ...destinationOf(target), ...(this.deps.configFile ? { configFile: this.deps.configFile } : {}) });
+    entry.host = host;
+    entry.watch = host.onState((s) => {
+      const { state, error } = hostState(s);
+      if (!this.disposed) this.deps.bus.emit('hosts.state', { hostId, state, error });
     });
-    return entry.connecting;
+    return host;
   }
 
-  private async doConnect(hostId: string, acceptHostKey: string | null): Promise<ConnectOutcome> {
+  /**
+   * Connects; a failure is a value. `acceptHostKey`: the fingerprint the user accepted of the unknown key the
+   * last attempt showed; recorded in known_hosts only if it is that key's.
+   */
+  async connect(hostId: string, acceptHostKey: string | null): Promise<ConnectOutcome> {
+    if (hostId === LOCAL_HOST_ID) return { ok: true };
     const target = sshTargetOf(hostId);
     if (!target) return { ok: false, failure: { kind: 'failed', message: `${hostId} is not an SSH host` } };
-    const fail = (failure: ConnectFailure): ConnectOutcome => {
-      this.setState(hostId, 'disconnected', failure.message);
-      return { ok: false, failure };
-    };
-    this.setState(hostId, 'connecting', null);
-    const progress = (step: 'resolving' | 'authenticating' | 'preparing') => this.deps.bus.emit('hosts.progress', { hostId, step });
-    progress('resolving');
-    const resolved: EffectiveSsh | ConnectFailure = await resolveTarget(this.ssh, target);
-    if ('kind' in resolved) return fail(resolved);
-    progress('authenticating');
-    const refused = await authenticate(this.ssh, target, resolved, acceptHostKey);
-    if (refused) return fail(refused);
-    progress('preparing');
-    if (!this.deps.factory) {
-      return fail({ kind: 'failed', message: `${target} checks out (it answers, accepts you, and has node and git), but this build cannot run sessions on SSH hosts yet.` });
-    }
-    let host: RemoteHost;
-    try {
-      host = await this.deps.factory.open(
-        { id: hostId, target, configFile: this.deps.configFile, env: this.deps.env },
-        { onState: (state, error) => this.onConnectionState(hostId, state, error) },
-      );
-    } catch (e) {
-      return fail({ kind: 'failed', message: `${target}: preparing the host failed: ${(e as Error).message}` });
-    }
-    if (this.disposed) {
-      await host.dispose();
-      return { ok: false, failure: { kind: 'failed', message: 'shutting down' } };
-    }
+    if (this.disposed) return { ok: false, failure: { kind: 'failed', message: 'shutting down' } };
     const entry = this.entry(hostId);
-    entry.host = host;
-    entry.registration = this.deps.hosts.register(host);
-    this.setState(hostId, 'connected', null);
-    return { ok: true };
-  }
-
-  /** The connection's own news: lost (reconnecting), back, or given up. */
-  private onConnectionState(hostId: string, state: Exclude<HostState, 'connecting'>, error: string | null): void {
-    const entry = this.entry(hostId);
-    if (!entry.host) return;
-    if (state === 'disconnected') void this.close(entry).catch(() => {});
-    this.setState(hostId, state, error);
+    const host = this.sshHost(hostId, target);
+    if (acceptHostKey) {
+      const key = entry.unknownKey;
+      if (!key || !key.fingerprints.some((f) => fingerprintOf(f) === acceptHostKey)) {
+        return { ok: false, failure: { kind: 'failed', message: 'That key is not the one the host showed: connect again to see its key.' } };
+      }
+      await host.acceptHostKey(key);
+      entry.unknownKey = null;
+    }
+    const r = await host.connect((step: ConnectStep) => this.deps.bus.emit('hosts.progress', { hostId, step }));
+    if (r.ok) {
+      entry.error = null;
+      entry.registration ??= this.deps.hosts.register(host);
+      return { ok: true };
+    }
+    const failure = failureOf(target, r.failure);
+    entry.unknownKey = r.failure.hostKey ?? null;
+    entry.error = failure.message;
+    return { ok: false, failure };
   }
 
   /** The connector `Hosts.ensure` uses: the host connected, or an Error with the reason in words. */
   async ensure(hostId: string): Promise<Host> {
     const outcome = await this.connect(hostId, null);
     if (!outcome.ok) throw new Error(outcome.failure.message);
-    const host = this.entry(hostId).host;
-    if (!host) throw new Error('the connection was closed');
-    return host;
+    return this.deps.hosts.get(hostId);
   }
 
   private async hostForRequest(hostId: string): Promise<Host> {
@@ -247,26 +225,86 @@ export class HostsService implements Disposable {
     }
   }
 
+  /** Ends the host's connection and stops its processes (its sessions' agents with them). */
   async disconnect(hostId: string): Promise<void> {
     const entry = this.entries.get(hostId);
-    if (!entry) return;
-    await entry.connecting?.catch(() => null);
-    await this.close(entry);
-    this.setState(hostId, 'disconnected', null);
-  }
-
-  private async close(entry: Entry): Promise<void> {
-    const { host, registration } = entry;
+    if (!entry?.host) return;
+    const { host, registration, watch } = entry;
     entry.host = null;
     entry.registration = null;
+    entry.watch = null;
     registration?.dispose();
-    await host?.dispose();
+    await host.dispose();
+    void watch?.dispose();
+    if (!this.disposed) this.deps.bus.emit('hosts.state', { hostId, state: 'disconnected', error: null });
   }
 
   async dispose(): Promise<void> {
     this.disposed = true;
     this.deps.hosts.setConnector(null);
     await Promise.all([...this.entries.keys()].map((id) => this.disconnect(id).catch(() => {})));
+  }
+}
+
+/** ssh's destination for a target: the alias, or `user@host` with its port apart. */
+function destinationOf(target: string): { destination: string; port?: number } {
+  const a = parseSshAddress(target);
+  if (!a) return { destination: target };
+  const hostname = a.hostname.startsWith('[') ? a.hostname.slice(1, -1) : a.hostname;
+  return { destination: `${a.user}@${hostname}`, ...(a.port !== null ? { port: a.port } : {}) };
+}
+
+/** What the sidebar shows of an SshHost's state. */
+function hostState(s: SshHostState): { state: HostState; error: string | null } {
+  switch (s.kind) {
+    case 'connecting':
+      return { state: 'connecting', error: null };
+    case 'connected':
+      return { state: 'connected', error: null };
+    case 'reconnecting':
+      return { state: 'reconnecting', error: s.lastError };
+    case 'failed':
+      return { state: 'disconnected', error: s.failure.message };
+    default:
+      return { state: 'disconnected', error: null };
+  }
+}
+
+/** The SHA256 fingerprint of an `ssh-keygen -l` line ("256 SHA256:… host (ED25519)"). */
+const fingerprintOf = (line: string): string => /\b(SHA256:\S+|MD5:\S+)/.exec(line)?.[1] ?? line;
+const keyTypeOf = (line: string): string => /\(([^)]+)\)\s*$/.exec(line)?.[1] ?? 'host';
+
+/** The contract's failure for an SshHost's. */
+export function failureOf(target: string, f: SshFailure): ConnectFailure {
+  switch (f.reason) {
+    case 'unreachable':
+      return { kind: 'unreachable', message: f.message };
+    case 'auth':
+      return { kind: 'auth-refused', message: f.message };
+    case 'host_key_unknown': {
+      const line = f.hostKey?.fingerprints[0];
+      if (!line) return { kind: 'failed', message: f.message };
+      const fingerprint = fingerprintOf(line);
+      const keyType = keyTypeOf(line);
+      return {
+        kind: 'host-key-unknown',
+        message: `${target} is not in your known_hosts yet. Its ${keyType} key has the fingerprint ${fingerprint}: accept it only if that is the host's key.`,
+        fingerprint,
+        keyType,
+      };
+    }
+    case 'host_key_changed':
+      return {
+        kind: 'host-key-changed',
+        message: `The host key of ${target} is not the one your known_hosts has: Switchboard refuses to connect. If the change is expected, remove the old key (ssh-keygen -R) and connect again.`,
+        warning: f.message.slice(0, 8000),
+      };
+    case 'node_missing':
+      return { kind: 'node-missing', message: f.message };
+    case 'git_missing':
+      return { kind: 'git-missing', message: f.message };
+    default:
+      return { kind: 'failed', message: f.message };
   }
 }
 
