@@ -163,13 +163,37 @@ describe.skipIf(skip !== null)('SshHost on a real sshd', () => {
     await expect.poll(() => out.includes('line 5\n'), { timeout: 20_000 }).toBe(true);
     const master = await h.masterPid();
     expect(master).toBeGreaterThan(0);
+    const dropped = Date.now();
+    let reconnectedIn = 0;
+    h.onState((s) => {
+      if (s.kind === 'connected') reconnectedIn = Date.now() - dropped;
+    });
     process.kill(master!, 'SIGKILL');
     const exit = await p.closed;
     expect(exit.code).toBe(0);
     expect(out).toBe(Array.from({ length: 80 }, (_, i) => `line ${i + 1}\n`).join(''));
     expect(states).toContain('reconnecting');
+    expect(reconnectedIn).toBeGreaterThan(0);
     expect(h.state.kind).toBe('connected');
-    expect(await h.masterPid()).not.toBe(master);
+    const again = await h.masterPid();
+    expect(again).toBeGreaterThan(0);
+    expect(again).not.toBe(master);
+  });
+
+  it('applies input typed while the connection is down once, after the reconnect', async () => {
+    const h = make();
+    expect((await h.connect()).ok).toBe(true);
+    const cat = h.spawn(['cat'], { env: {} });
+    let out = '';
+    cat.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    cat.stdin.write('before\n');
+    await expect.poll(() => out, { timeout: 15_000 }).toBe('before\n');
+    process.kill((await h.masterPid())!, 'SIGKILL');
+    await expect.poll(() => h.state.kind, { timeout: 15_000 }).not.toBe('connected');
+    cat.stdin.write('during\n');
+    cat.stdin.end('last\n');
+    expect((await cat.closed).code).toBe(0);
+    expect(out).toBe('before\nduring\nlast\n');
   });
 
   it('stops the host processes when it is disposed (quitting)', async () => {

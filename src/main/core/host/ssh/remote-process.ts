@@ -61,6 +61,8 @@ abstract class RemoteStream implements ChannelStream {
       this.start();
     }
     for (const i of this.inputs) this.link.send({ t: 'in', p: this.id, ...i });
+    if (this.lastSize) this.link.send({ t: 'resize', p: this.id, ...this.lastSize });
+    if (this.lastSignal && !this.ended) this.link.send({ t: 'kill', p: this.id, sig: this.lastSignal });
     this.ack();
   }
 
@@ -84,7 +86,12 @@ abstract class RemoteStream implements ChannelStream {
     }
   }
 
+  /** The last signal and size asked for: sent again after a reconnect (the channel drops what it cannot send). */
+  private lastSignal: string | null = null;
+  protected lastSize: { cols: number; rows: number } | null = null;
+
   protected signal(sig: string): void {
+    this.lastSignal = sig;
     this.link.send({ t: 'kill', p: this.id, sig });
   }
 
@@ -260,7 +267,9 @@ export class RemotePty extends RemoteStream implements HostPty {
   }
 
   resize(cols: number, rows: number): void {
-    if (!this.ended) this.link.send({ t: 'resize', p: this.id, cols, rows });
+    if (this.ended) return;
+    this.lastSize = { cols, rows };
+    this.link.send({ t: 'resize', p: this.id, cols, rows });
   }
 
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {

@@ -12,6 +12,8 @@
  *   host.state / host.onState(listener)           idle | connecting(step) | connected(info) | reconnecting(attempt) | failed(failure) | closed
  *   host.spawn / openPty / files / git / listFiles / watch   the Host port, on the host (see ../host.ts)
  *   await host.dispose()                          stops the host's processes, ends the connection
+ *   host.info                                     { home, user, platform, arch, node, shell } once connected
+ *   await listSshAliases()                        (./ssh-config.ts) the aliases of ~/.ssh/config, for the hosts list
  *
  * How: one ControlMaster per host (`ssh -fN -o ControlMaster=yes`, its socket in `runtimeDir`, which must be
  * a short path) carries every ssh run: the checks, the helper's upload, and one long session running the
@@ -25,6 +27,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { toDisposable, type Disposable } from '../../base/lifecycle';
@@ -196,14 +199,16 @@ export class SshHost implements Host, Disposable {
       const channel = new Channel(this.streams, this.watches, () => `the connection to ${dest} was lost`);
       const bundle = await helperBundle();
       const remote = `exec "$N" "$HOME/.switchboard-server/${bundle.version}/server.cjs" proxy ${this.instance} ${Math.round(this.graceMs)}`;
+      // The streams resend what was lost as the welcome comes in, through this channel.
+      this.channel = channel;
       try {
         await channel.open(SSH, sshArgs(this.target, ['-o', 'ControlMaster=no', '-T'], `sh -c ${shq(`N=${shq(this.node)}; ${remote}`)}`), 20_000, !this.everConnected);
       } catch (e) {
+        if (this.channel === channel) this.channel = null;
         return fail({ reason: 'helper', message: `Switchboard's helper on ${dest} did not start: ${sshSays(messageOf(e))}` });
       }
-      this.channel = channel;
       this.everConnected = true;
-      const info = (await channel.request('info', {})) as SshHostInfo & { env?: unknown };
+      const info = (await channel.request('info', {})) as SshHostInfo;
       this.info = { home: info.home, user: info.user, platform: info.platform, arch: info.arch, node: info.node, shell: info.shell };
       if (reconnecting) this.rewatch();
       void channel.down.then(() => this.onDown(channel));
@@ -218,6 +223,9 @@ export class SshHost implements Host, Disposable {
   private async ensureMaster(): Promise<SshFailure | null> {
     const check = await runSsh(sshArgs(this.target, ['-O', 'check']), { timeoutMs: 5000 });
     if (check.code === 0) return null;
+    // A master that died (killed, or its network gone) leaves its socket behind; a new master would then
+    // run without multiplexing ("already exists, disabling multiplexing").
+    await unlink(this.target.controlPath).catch(() => undefined);
     const persist = Math.max(60, Math.round(this.graceMs / 1000));
     const r = await runSsh(sshArgs(this.target, ['-o', 'ControlMaster=yes', '-o', `ControlPersist=${persist}`, '-f', '-N']), { timeoutMs: (this.target.connectTimeoutS + 4) * 1000 });
     if (r.code === 0 && !r.timedOut) return null;
@@ -346,7 +354,8 @@ export class SshHost implements Host, Disposable {
   }
 
   openPty(argv: readonly string[], options: PtyOptions): HostPty {
-    const spec: StartSpec = { ...this.startSpec('pty', argv, options.env), cwd: options.cwd, cols: options.cols, rows: options.rows };
+    // As node-pty does locally: a terminal says what it is.
+    const spec: StartSpec = { ...this.startSpec('pty', argv, { TERM: 'xterm-256color', ...options.env }), cwd: options.cwd, cols: options.cols, rows: options.rows };
     return this.stream((id) => new RemotePty(id, spec, this.link));
   }
 

@@ -80,7 +80,7 @@ export function runDaemon(socketPath: string, graceMs: number): void {
     switch (op) {
       case 'info': {
         const u = userInfo();
-        return { home: homedir(), user: u.username, platform: platform(), arch: arch(), node: process.version, pid: process.pid, shell: process.env.SHELL ?? u.shell ?? '/bin/sh', env: process.env };
+        return { home: homedir(), user: u.username, platform: platform(), arch: arch(), node: process.version, pid: process.pid, shell: process.env.SHELL ?? u.shell ?? '/bin/sh' };
       }
       case 'fs': {
         const roots = a.roots as string[];
