@@ -85,7 +85,6 @@ export class AppCore implements Disposable {
         router: this.router,
         bus: this.bus,
         hosts: this.hosts,
-        home: homedir(),
         configFile: options.sshConfigFile ?? process.env.SWITCHBOARD_SSH_CONFIG ?? null,
         added: { read: () => this.settings.get(ADDED_HOSTS_SETTING), write: async (value) => void this.settings.set({ key: ADDED_HOSTS_SETTING, value }) },
         makeHost: options.makeSshHost ?? ((c) => new SshHost({ ...c, runtimeDir: sshRuntimeDir(options.dataDir) })),

@@ -13,6 +13,7 @@ import {
   parseSshAddress,
   sshHostId,
   sshTargetOf,
+  targetProblem,
   type ConnectFailure,
   type ConnectStep,
   type HostInfo,
@@ -26,8 +27,7 @@ import type { Host } from '../host/host';
 import type { Hosts } from '../host/hosts';
 import { resolvedConfig } from '../host/ssh/host-keys';
 import { SshHost, type SshFailure, type SshHostConfig, type SshHostState, type UnknownHostKey } from '../host/ssh/ssh-host';
-import { configAliases } from './ssh-config';
-import { dirname, join } from 'node:path';
+import { listSshAliases } from '../host/ssh/ssh-config';
 
 /** How an SSH host is made (tests give their own settings: another known_hosts, a faster grace). */
 export type SshHostMaker = (config: Pick<SshHostConfig, 'id' | 'destination' | 'port' | 'configFile'>) => SshHost;
@@ -36,7 +36,6 @@ export interface HostsServiceDeps {
   router: Router;
   bus: EventBus;
   hosts: Hosts;
-  home: string;
   /** `ssh -F` file; null: the user's own ~/.ssh/config. */
   configFile: string | null;
   /** The `hosts.added` setting. */
@@ -91,16 +90,10 @@ export class HostsService implements Disposable {
 
   // ───────────── the list ─────────────
 
-  /** The aliases of the ssh config (a missing or unreadable file names none). */
+  /** The aliases of the ssh config that ssh can only read as a host name (never one that looks like an option). */
   private async aliases(): Promise<string[]> {
-    const file = this.deps.configFile ?? join(this.deps.home, '.ssh', 'config');
-    try {
-      const fs = await this.deps.hosts.local.files([dirname(file)]);
-      const read = await fs.readFileIfExists(file, { maxBytes: 4 * 1024 * 1024 });
-      return read ? configAliases(read.data.toString('utf8')).slice(0, MAX_ALIASES) : [];
-    } catch {
-      return [];
-    }
+    const aliases = await listSshAliases(...(this.deps.configFile ? [this.deps.configFile] : [])).catch(() => []);
+    return aliases.filter((a) => !a.includes('@') && targetProblem(a) === null).slice(0, MAX_ALIASES);
   }
 
   async list(): Promise<HostInfo[]> {

@@ -1,36 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatSshAddress, hostIdSchema, parseSshAddress, sshHostId, sshTargetOf, targetProblem } from '../../../src/shared/contract/hosts';
-import { configAliases, parseEffective } from '../../../src/main/core/remote/ssh-config';
 import { failureOf } from '../../../src/main/core/remote/hosts-service';
-
-describe('ssh config aliases', () => {
-  it('lists the plain names of Host lines, once each, in order, and no pattern', () => {
-    const text = [
-      '# my hosts',
-      'Host devbox build-1',
-      '  HostName 10.0.0.5',
-      '  User me',
-      'Host *.corp !bad.corp gpu?',
-      'host   lower.case  # a comment after',
-      'HOST=eq-form',
-      'Host "quoted name" quoted',
-      'Host devbox',
-      'Match host foo exec "true"',
-      '  Host inside-match',
-      'Host -oProxyCommand=evil user@host',
-      'Hostname not-a-host-line',
-      '',
-    ].join('\n');
-    expect(configAliases(text)).toEqual(['devbox', 'build-1', 'lower.case', 'eq-form', 'quoted', 'inside-match']);
-  });
-
-  it('reads what ssh -G says it will use', () => {
-    const out = ['user alice', 'hostname 192.0.2.7', 'port 2222', 'proxyjump bastion', 'userknownhostsfile ~/.ssh/known_hosts ~/.ssh/known_hosts2', 'stricthostkeychecking ask'].join('\n');
-    expect(parseEffective(out)).toEqual({ user: 'alice', hostname: '192.0.2.7', port: 2222, proxyJump: 'bastion', knownHostsFile: '~/.ssh/known_hosts' });
-    expect(parseEffective('user bob\nhostname h\nport 22\nproxyjump none\n')?.proxyJump).toBeNull();
-    expect(parseEffective('user bob\n')).toBeNull();
-  });
-});
 
 describe('ssh targets', () => {
   it('takes user@host[:port] and refuses anything ssh could read as an option or a second host', () => {
