@@ -5,7 +5,8 @@ import { STATE_TEXT, syncHosts, useHosts } from './state';
 /** The sidebar's hosts: each SSH host with its connection's state (Settings → Hosts manages them). */
 export function HostsSidebar() {
   const api = useApi();
-  const hosts = useHosts((s) => s.hosts.filter((h) => h.kind === 'ssh'));
+  const all = useHosts((s) => s.hosts);
+  const hosts = all.filter((h) => h.kind === 'ssh');
   useEffect(() => syncHosts(api), [api]);
   return (
     <div className="hosts-sidebar" data-testid="hosts-sidebar">
