@@ -4,7 +4,8 @@
 // checkpoints (snapshots of a large folder vs plain git), idle (ten idle sessions), start (cold start over a
 // million-event store), agents10_busy (agents10 on loaded cores), longthread (a 100,000-entry live thread:
 // first paint, scrolling, typing while it streams, heap), thread (the thread model folding into a day-long thread),
-// import (History → Import of the agents' own session files: rate, rescan, append → searchable).
+// import (History → Import of the agents' own session files: rate, rescan, append → searchable), remote (an SSH
+// host on a loopback sshd against this machine: ingest, keystroke echo, reconnect).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureNodeNative } from './native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import'];
+const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'remote'];
 const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith('--'));
 const chosen = args.filter((a) => !a.startsWith('--'));
@@ -26,7 +27,7 @@ for (const s of scenarios) {
 }
 
 ensureNodeNative();
-if (scenarios.some((s) => s !== 'checkpoints' && s !== 'thread' && s !== 'import')) {
+if (scenarios.some((s) => s !== 'checkpoints' && s !== 'thread' && s !== 'import' && s !== 'remote')) {
   // Paint latencies are measured in Chromium against the built app.
   const r = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) process.exit(1);

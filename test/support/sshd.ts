@@ -9,7 +9,7 @@
  *   await sshd.stop();
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,12 @@ export interface Sshd {
   port: number;
   /** The Host alias in `configFile`. */
   alias: string;
+  /**
+   * Aliases of the same server on a second port where sessions get a bare PATH: `sbnogit` (sh, coreutils and
+   * node, no git) and `sbnonode` (no node either).
+   */
+  noGitAlias: string;
+  noNodeAlias: string;
   user: string;
   home: string;
   dir: string;
@@ -102,6 +108,21 @@ export async function startSshd(): Promise<Sshd> {
   keygen(join(dir, 'id_stranger'));
   await writeFile(join(dir, 'authorized_keys'), await readFile(join(dir, 'id.pub')), { mode: 0o644 });
   const port = await freePort();
+  const noGitPort = await freePort();
+  const noNodePort = await freePort();
+  // Bare PATHs for the "missing on the host" tests: what the helper's steps need, and nothing else.
+  const bare = (name: string, tools: string[]): string => {
+    const bin = join(dir, name);
+    mkdirSync(bin, { mode: 0o755 });
+    for (const t of tools) {
+      const found = spawnSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).stdout.trim();
+      if (found) symlinkSync(found, join(bin, t));
+    }
+    return bin;
+  };
+  const basics = ['sh', 'cat', 'mkdir', 'mv', 'rm', 'chmod', 'id', 'sleep', 'env'];
+  const noGitBin = bare('bin-nogit', [...basics, 'node']);
+  const noNodeBin = bare('bin-nonode', basics);
   const sshdConfig = join(dir, 'sshd_config');
   await writeFile(
     sshdConfig,
@@ -122,6 +143,12 @@ export async function startSshd(): Promise<Sshd> {
       'MaxStartups 100',
       'LogLevel VERBOSE',
       'PrintMotd no',
+      `Port ${noGitPort}`,
+      `Port ${noNodePort}`,
+      `Match LocalPort ${noGitPort}`,
+      `  SetEnv PATH=${noGitBin}`,
+      `Match LocalPort ${noNodePort}`,
+      `  SetEnv PATH=${noNodeBin}`,
       '',
     ].join('\n'),
   );
@@ -132,7 +159,7 @@ export async function startSshd(): Promise<Sshd> {
   });
   let exited = false;
   sshd.on('exit', () => (exited = true));
-  for (let i = 0; !(await listening(port)); i++) {
+  for (let i = 0; !(await listening(port)) || !(await listening(noNodePort)); i++) {
     if (exited || i > 200) throw new Error(`sshd did not start: ${log}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -144,27 +171,31 @@ export async function startSshd(): Promise<Sshd> {
     await writeFile(file, `${lines.join('\n')}\n`, { mode: 0o600 });
     return file;
   };
-  const configFile = await writeConfig('ssh_config', [
-    `Host ${alias}`,
+  const hostBlock = (name: string, p: number): string[] => [
+    `Host ${name}`,
     '  HostName 127.0.0.1',
-    `  Port ${port}`,
+    `  Port ${p}`,
     `  User ${REMOTE_USER}`,
     `  IdentityFile ${join(dir, 'id')}`,
     '  IdentitiesOnly yes',
     `  UserKnownHostsFile ${knownHostsFile}`,
     '  GlobalKnownHostsFile /dev/null',
     '  IdentityAgent none',
-  ]);
+  ];
+  const configFile = await writeConfig('ssh_config', [...hostBlock(alias, port), ...hostBlock('sbnogit', noGitPort), ...hostBlock('sbnonode', noNodePort)]);
   const hostKeyPub = join(dir, 'host_key.pub');
   const setKnownHosts = async (which: 'right' | 'wrong' | 'empty'): Promise<void> => {
     if (which === 'empty') return writeFile(knownHostsFile, '', { mode: 0o600 });
     const pub = (await readFile(join(dir, which === 'right' ? 'host_key.pub' : 'host_key_other.pub'), 'utf8')).trim().split(' ');
-    await writeFile(knownHostsFile, `[127.0.0.1]:${port} ${pub[0]} ${pub[1]}\n`, { mode: 0o600 });
+    const lines = [port, noGitPort, noNodePort].map((p) => `[127.0.0.1]:${p} ${pub[0]} ${pub[1]}\n`);
+    await writeFile(knownHostsFile, lines.join(''), { mode: 0o600 });
   };
   await setKnownHosts('right');
   return {
     port,
     alias,
+    noGitAlias: 'sbnogit',
+    noNodeAlias: 'sbnonode',
     user: REMOTE_USER,
     home,
     dir,

@@ -213,6 +213,13 @@ describe.skipIf(skip !== null)('SshHost on a real sshd', () => {
     expect(r).toMatchObject({ ok: false, failure: { reason: 'node_missing', message: expect.stringMatching(/^node is missing on sbtest/) } });
   });
 
+  it('says plainly when node, or git, is not on the PATH of the host user', async () => {
+    const noNode = await make({ destination: sshd.noNodeAlias }).connect();
+    expect(noNode).toMatchObject({ ok: false, failure: { reason: 'node_missing', message: expect.stringMatching(/^node is missing on sbnonode: "node" is not found there/) } });
+    const noGit = await make({ destination: sshd.noGitAlias }).connect();
+    expect(noGit).toMatchObject({ ok: false, failure: { reason: 'git_missing', message: expect.stringMatching(/^git is missing on sbnogit/) } });
+  });
+
   it('refuses an authentication the host does not accept', async () => {
     const config = await sshd.writeConfig('ssh_config_stranger', [
       'Host stranger',

@@ -195,7 +195,10 @@ export class SshHost implements Host, Disposable {
       if (master) return fail(master);
       step('preparing');
       const prepared = await this.prepareHelper();
-      if (prepared) return fail(prepared);
+      if (prepared) {
+        await this.closeMaster();
+        return fail(prepared);
+      }
       const channel = new Channel(this.streams, this.watches, () => `the connection to ${dest} was lost`);
       const bundle = await helperBundle();
       const remote = `exec "$N" "$HOME/.switchboard-server/${bundle.version}/server.cjs" proxy ${this.instance} ${Math.round(this.graceMs)}`;
@@ -205,6 +208,7 @@ export class SshHost implements Host, Disposable {
         await channel.open(SSH, sshArgs(this.target, ['-o', 'ControlMaster=no', '-T'], `sh -c ${shq(`N=${shq(this.node)}; ${remote}`)}`), 20_000, !this.everConnected);
       } catch (e) {
         if (this.channel === channel) this.channel = null;
+        if (!reconnecting) await this.closeMaster();
         return fail({ reason: 'helper', message: `Switchboard's helper on ${dest} did not start: ${sshSays(messageOf(e))}` });
       }
       this.everConnected = true;
@@ -325,6 +329,10 @@ export class SshHost implements Host, Disposable {
     }
   }
 
+  private async closeMaster(): Promise<void> {
+    await runSsh(sshArgs(this.target, ['-O', 'exit']), { timeoutMs: 5000 });
+  }
+
   /** The ControlMaster's process id on this machine (null when none runs): for diagnostics and tests. */
   async masterPid(): Promise<number | null> {
     const r = await runSsh(sshArgs(this.target, ['-O', 'check']), { timeoutMs: 5000 });
@@ -400,7 +408,7 @@ export class SshHost implements Host, Disposable {
     for (const s of [...this.streams.values()]) s.lost(`the host ${this.config.destination} was closed`);
     this.streams.clear();
     this.watches.clear();
-    await runSsh(sshArgs(this.target, ['-O', 'exit']), { timeoutMs: 5000 });
+    await this.closeMaster();
     this.setState({ kind: 'closed' });
   }
 }
