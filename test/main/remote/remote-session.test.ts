@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sshdSkipReason, startSshd, type Sshd } from '../../support/sshd';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
+import type { SshHost } from '../../../src/main/core/host/ssh/ssh-host';
 import { agentText, makeCore, turnEnd, type TestCore } from '../acp/helpers';
 
 const skip = sshdSkipReason();
@@ -104,6 +105,18 @@ describe.skipIf(skip !== null)('a session on an SSH host', () => {
     await t.call('pty.write', { id: shell.id, data: 'id -un > shell-was-here\n' });
     await t.rec.until(() => existsSync(join(folder, 'shell-was-here')) && readFileSync(join(folder, 'shell-was-here'), 'utf8').trim() === sshd.user, 'the remote shell to write its file', 30_000);
     await t.call('pty.kill', { id: shell.id });
+
+    // The connection drops (its ControlMaster killed): the host says it is reconnecting, then connected, and
+    // the session goes on.
+    const seen = t.rec.of('hosts.state').length;
+    const master = await (t.core.hosts.get(HOST) as SshHost).masterPid();
+    expect(master).toBeGreaterThan(0);
+    process.kill(master!, 'SIGKILL');
+    await t.rec.until(() => t.rec.of('hosts.state').slice(seen).some((e) => e.state === 'reconnecting'), 'the host to say it is reconnecting', 30_000);
+    await t.rec.until(() => t.rec.of('hosts.state').at(-1)?.state === 'connected', 'the host to be connected again', 60_000);
+    p = await t.call('sessions.prompt', { sessionId: session.id, prompt: [{ type: 'text', text: 'echo after-the-drop' }] });
+    await turnEnd(t, session.id, p.promptId, 60_000);
+    expect(agentText(t.rec, session.id)).toContain('after-the-drop');
 
     // Restart: the session's host is recorded, and reopening it reconnects the host.
     await t.core.dispose();
