@@ -8,7 +8,7 @@ import { useNotices } from '../../app/notices';
 import { formatCost, formatTokens, STATUS_TEXT } from '../../ui/format';
 import { useConnection } from '../../ipc/connection';
 import { EffectiveConfigPanel } from './EffectiveConfig';
-import { hostName, STATE_TEXT as HOST_STATE_TEXT, useHosts } from '../hosts';
+import { hostName, STATE_TEXT as HOST_STATE_TEXT, syncHosts, useHosts } from '../hosts';
 
 const PROMINENT = new Set(['model', 'mode', 'thought_level']);
 
@@ -144,6 +144,11 @@ export function SessionHeader({
   const status = session?.status ?? 'starting';
   const [setupOpen, setSetupOpen] = useState(false);
   const hostId = session?.hostId ?? 'local';
+  const api = useApi();
+  // The host's state is followed even when the sidebar's Hosts section is not shown.
+  useEffect(() => {
+    if (hostId !== 'local') syncHosts(api);
+  }, [api, hostId]);
   const host = useHosts((s) => (hostId === 'local' ? null : (s.hosts.find((h) => h.id === hostId) ?? null)));
   const hostLabel = useHosts((s) => hostName(s.hosts, hostId));
   return (
