@@ -43,6 +43,8 @@ export interface Sshd {
   setKnownHosts(which: 'right' | 'wrong' | 'empty'): Promise<void>;
   /** An ssh_config for the same server with other settings (another identity, port…). */
   writeConfig(name: string, lines: string[]): Promise<string>;
+  /** Stops accepting connections (sessions already open go on): the host turns unreachable. */
+  stopListening(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -164,6 +166,11 @@ export async function startSshd(): Promise<Sshd> {
     await new Promise((r) => setTimeout(r, 25));
   }
 
+  const stopListening = async (): Promise<void> => {
+    if (exited) return;
+    sshd.kill('SIGTERM');
+    await new Promise((r) => sshd.once('exit', r));
+  };
   const alias = 'sbtest';
   const knownHostsFile = join(dir, 'known_hosts');
   const writeConfig = async (name: string, lines: string[]): Promise<string> => {
@@ -206,11 +213,9 @@ export async function startSshd(): Promise<Sshd> {
     hostKeyPub,
     setKnownHosts,
     writeConfig,
+    stopListening,
     stop: async () => {
-      if (!exited) {
-        sshd.kill('SIGTERM');
-        await new Promise((r) => sshd.once('exit', r));
-      }
+      await stopListening();
       await rm(dir, { recursive: true, force: true });
     },
   };

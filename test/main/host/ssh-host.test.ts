@@ -289,3 +289,37 @@ describe.skipIf(skip !== null)('SshHost host keys on a real sshd', () => {
     expect((await h.connect()).ok).toBe(true);
   });
 });
+
+describe.skipIf(skip !== null)('SshHost when the host stays unreachable', () => {
+  let sshd: Sshd;
+  let runtimeDir: string;
+  let host: SshHost;
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    runtimeDir = await mkdtemp(join(tmpdir(), 'sbrt-'));
+  });
+  afterAll(async () => {
+    await host?.dispose();
+    await sshd?.stop();
+    if (runtimeDir) await rm(runtimeDir, { recursive: true, force: true });
+  });
+
+  it('keeps reconnecting, saying why, and the host stops its processes once the grace period is over', async () => {
+    host = new SshHost({ id: 'grace', destination: sshd.alias, configFile: sshd.configFile, runtimeDir, instance: randomBytes(6).toString('hex'), graceMs: 1500 });
+    expect((await host.connect()).ok).toBe(true);
+    const p = host.spawn(['sleep', '300'], { env: {} });
+    await p.started;
+    const pid = p.pid!;
+    await sshd.stopListening();
+    process.kill((await host.masterPid())!, 'SIGKILL');
+    await expect.poll(() => (host.state.kind === 'reconnecting' ? host.state.lastError : null), { timeout: 30_000 }).toMatch(/cannot be reached: .*Connection refused/);
+    // No client for the grace period: the helper's daemon stops what it ran.
+    await expect.poll(() => groupRunning(pid), { timeout: 20_000 }).toBe(false);
+    expect(host.state.kind).toBe('reconnecting');
+    // Quitting while it waits: the process is reported gone, nothing hangs.
+    await host.dispose();
+    expect((await p.closed).error).toMatch(/was closed/);
+    expect(host.state.kind).toBe('closed');
+  }, 60_000);
+});

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { FsRefusal, type RefusalReason } from '../files';
-import { decode, encode, lineSplitter, PROTOCOL_VERSION, type ClientMessage, type ProcEvent, type ServerMessage, type WireError } from './protocol';
+import { decode, encode, frame, FrameReader, FRAMES_START, PROTOCOL_VERSION, type ClientMessage, type ProcEvent, type ServerMessage, type WireError } from './protocol';
 
 /** A process or pty of the host as the channel sees it: it receives its events and resends what was lost. */
 export interface ChannelStream {
@@ -17,6 +17,8 @@ export interface ChannelWatch {
   ignore: readonly string[];
   onEvent(ev: unknown): void;
 }
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** A wire error as the error it was on the host (an FsRefusal stays one). */
 export function errorFromWire(e: WireError): Error {
@@ -64,29 +66,41 @@ export class Channel {
         reject(new Error(`the helper did not answer within ${Math.round(timeoutMs / 1000)} s`));
         child.kill('SIGKILL');
       }, timeoutMs);
-      child.stdout.on(
-        'data',
-        lineSplitter((line) => {
-          let msg: ServerMessage;
-          try {
-            msg = JSON.parse(line) as ServerMessage;
-          } catch {
-            return; // a login script's chatter before the helper speaks
+      const onMessage = (msg: ServerMessage): void => {
+        if (!this.up) {
+          if (msg.t !== 'welcome') return;
+          clearTimeout(timer);
+          if (msg.v !== PROTOCOL_VERSION) {
+            reject(new Error(`the helper on the host speaks protocol ${msg.v}, not ${PROTOCOL_VERSION}`));
+            child.kill('SIGKILL');
+            return;
           }
-          if (!this.up) {
-            if (msg.t !== 'welcome') return;
-            clearTimeout(timer);
-            if (msg.v !== PROTOCOL_VERSION) {
-              reject(new Error(`the helper on the host speaks protocol ${msg.v}, not ${PROTOCOL_VERSION}`));
-              child.kill('SIGKILL');
+          this.up = true;
+          resolve();
+        }
+        this.onMessage(msg);
+      };
+      const reader = new FrameReader((msg) => onMessage(msg as unknown as ServerMessage));
+      // Until the helper's frames start, what comes is a login script's chatter.
+      let before: Buffer | null = Buffer.alloc(0);
+      child.stdout.on('data', (chunk: Buffer) => {
+        try {
+          if (before !== null) {
+            before = Buffer.concat([before, chunk]);
+            const at = before.indexOf(FRAMES_START);
+            if (at === -1) {
+              if (before.length > 1024 * 1024) before = before.subarray(-FRAMES_START.length);
               return;
             }
-            this.up = true;
-            resolve();
+            chunk = before.subarray(at + FRAMES_START.length);
+            before = null;
           }
-          this.onMessage(msg);
-        }),
-      );
+          reader.push(chunk);
+        } catch (e) {
+          this.stderr += `\n${messageOf(e)}`;
+          child.kill('SIGKILL');
+        }
+      });
       child.on('error', (e) => {
         clearTimeout(timer);
         reject(e);
@@ -112,7 +126,7 @@ export class Channel {
 
   private write(msg: ClientMessage): void {
     const stdin = this.child?.stdin;
-    if (stdin && !stdin.destroyed) stdin.write(`${JSON.stringify(msg)}\n`);
+    if (stdin && !stdin.destroyed) stdin.write(frame(msg));
   }
 
   /** Sends when up; otherwise drops it (streams resend what matters on the next welcome). */

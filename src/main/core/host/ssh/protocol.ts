@@ -1,7 +1,10 @@
 /**
- * The one channel between SshHost (here) and its helper on the host (server/*.ts): JSON lines over the ssh
- * session's stdio. Bytes travel as base64 inside `{ $b }` (see `encode`/`decode`). Nothing here needs
- * Node beyond Buffer; both sides import it (the helper is bundled from source).
+ * The one channel between SshHost (here) and its helper on the host (server/*.ts), over the ssh session's
+ * stdio: length-prefixed frames (`frame`, `FrameReader`), each a JSON message, with the bytes of a stream
+ * (`d`: a process's output, input to it) carried raw after the JSON, not encoded. Other bytes (a file's
+ * contents in a request) travel as base64 inside `{ $b }` (see `encode`/`decode`). The helper's frames start
+ * after `FRAMES_START` (a login script may print before it). Nothing here needs Node beyond Buffer; both sides
+ * import it (the helper is bundled from source).
  *
  * Process streams (spawn and pty) are numbered by the client (`p`). Every event of a process the helper
  * sends carries a sequence number (`s`, from 1) and is kept by the helper until the client acknowledges it
@@ -10,7 +13,10 @@
  * while the connection was failing is applied once (`welcome.procs[p].in` is the last one applied).
  */
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+
+/** What the helper's proxy writes before its first frame. */
+export const FRAMES_START = Buffer.from('\nswitchboard-helper-frames\n');
 
 /** A process or pty the client asks the helper to start. */
 export interface StartSpec {
@@ -27,7 +33,7 @@ export type ClientMessage =
   | { t: 'hello'; v: number; procs: Record<string, { out: number }>; /** A new client: processes a previous one left are stopped. */ fresh?: true }
   | { t: 'req'; id: number; op: string; a: unknown }
   | { t: 'start'; p: string; spec: StartSpec }
-  | { t: 'in'; p: string; s: number; d?: string; eof?: true }
+  | { t: 'in'; p: string; s: number; d?: Buffer; eof?: true }
   | { t: 'kill'; p: string; sig: string }
   | { t: 'resize'; p: string; cols: number; rows: number }
   | { t: 'ack'; p: string; s: number }
@@ -37,7 +43,7 @@ export type ClientMessage =
 export type ProcEvent =
   | { e: 'started'; pid: number }
   | { e: 'failed'; error: string; code?: string }
-  | { e: 'out'; fd: 1 | 2; d: string }
+  | { e: 'out'; fd: 1 | 2; d: Buffer }
   | { e: 'exit'; code: number | null; signal: string | null }
   | { e: 'closed'; code: number | null; signal: string | null }
   | { e: 'pid'; pid: number };
@@ -82,20 +88,46 @@ export function decode(value: unknown): unknown {
   return value;
 }
 
-/** Splits a byte stream into lines (JSON messages), calling `onLine` for each complete one. */
-export function lineSplitter(onLine: (line: string) => void): (chunk: Buffer) => void {
-  let pending: Buffer[] = [];
-  return (chunk) => {
-    let start = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      pending.push(chunk.subarray(start, i));
-      const line = Buffer.concat(pending).toString('utf8');
-      pending = [];
-      start = i + 1;
-      if (line.length > 0) onLine(line);
+/** Longest frame accepted (a bigger one means the stream is not frames). */
+const MAX_FRAME = 64 * 1024 * 1024;
+
+/** One message as a frame: u32 length, u32 length of its JSON, the JSON, then `d`'s raw bytes when it is a Buffer. */
+export function frame(msg: object): Buffer {
+  const { d, ...rest } = msg as { d?: unknown };
+  const data = Buffer.isBuffer(d) ? d : null;
+  const json = Buffer.from(JSON.stringify(data ? rest : msg), 'utf8');
+  const head = Buffer.allocUnsafe(8);
+  head.writeUInt32BE(4 + json.length + (data?.length ?? 0), 0);
+  head.writeUInt32BE(json.length, 4);
+  return data ? Buffer.concat([head, json, data]) : Buffer.concat([head, json]);
+}
+
+/** Reads frames from a byte stream, calling `onMessage` for each (with `d` set to its raw bytes, if any). */
+export class FrameReader {
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly onMessage: (msg: Record<string, unknown>) => void) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size >= 4) {
+      const first = this.chunks[0]!.length >= 8 ? this.chunks[0]! : Buffer.concat(this.chunks);
+      const len = first.readUInt32BE(0);
+      if (len < 4 || len > MAX_FRAME) throw new Error(`a frame of ${len} bytes: the channel is out of step`);
+      if (this.size < 4 + len) return;
+      const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+      const body = all.subarray(4, 4 + len);
+      const rest = all.subarray(4 + len);
+      this.chunks = rest.length > 0 ? [rest] : [];
+      this.size = rest.length;
+      const jsonLen = body.readUInt32BE(0);
+      const msg = JSON.parse(body.subarray(4, 4 + jsonLen).toString('utf8')) as Record<string, unknown>;
+      if (len > 4 + jsonLen) msg.d = Buffer.from(body.subarray(4 + jsonLen));
+      this.onMessage(msg);
     }
-    if (start < chunk.length) pending.push(chunk.subarray(start));
-  };
+  }
 }
 
 /**

@@ -25,7 +25,7 @@ abstract class RemoteStream implements ChannelStream {
   private unackedBytes = 0;
   private ackTimer: NodeJS.Timeout | null = null;
   private inSeq = 0;
-  private readonly inputs: Array<{ s: number; d?: string; eof?: true }> = [];
+  private readonly inputs: Array<{ s: number; d?: Buffer; eof?: true }> = [];
   /** The helper said it started (or failed): a restart of the helper then means it is lost. */
   protected began = false;
   protected ended = false;
@@ -42,7 +42,7 @@ abstract class RemoteStream implements ChannelStream {
 
   protected sendInput(data: Buffer | null): void {
     const s = ++this.inSeq;
-    const msg = data ? { s, d: data.toString('base64') } : { s, eof: true as const };
+    const msg = data ? { s, d: Buffer.from(data) } : { s, eof: true as const };
     this.inputs.push(msg);
     this.link.send({ t: 'in', p: this.id, ...msg });
   }
@@ -163,7 +163,7 @@ export class RemoteProcess extends RemoteStream implements HostProcess {
         this.finish({ code: null, signal: null, error: ev.error, ...(ev.code ? { errorCode: ev.code } : {}) }, true);
         return;
       case 'out':
-        (ev.fd === 1 ? this.stdout : this.stderr).write(Buffer.from(ev.d, 'base64'));
+        (ev.fd === 1 ? this.stdout : this.stderr).write(ev.d);
         return;
       case 'exit':
         this.onExit({ code: ev.code, signal: ev.signal, error: null });
@@ -229,7 +229,7 @@ export class RemotePty extends RemoteStream implements HostPty {
         this.finish({ exitCode: null, signal: null });
         return;
       case 'out':
-        this.emit(this.decoder.write(Buffer.from(ev.d, 'base64')));
+        this.emit(this.decoder.write(ev.d));
         return;
       case 'exit':
         // script(1) reports a child ended by signal N as 128 + N.

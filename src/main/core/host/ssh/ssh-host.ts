@@ -20,7 +20,8 @@
  * helper's proxy, which joins the helper's daemon on the host (a Unix socket; nothing listens on a network
  * port). The daemon owns the processes, so they outlive a dropped connection for `graceMs` (default 10
  * minutes); the host reconnects with backoff and the daemon replays what they wrote meanwhile, in order,
- * once. The helper lives in ~/.switchboard-server/<version>/ on the host (older versions are removed).
+ * once. The helper lives in ~/.switchboard-server/<version>/ on the host (a version no Switchboard connected
+ * with for a week is removed when another is installed).
  *
  * A process's `env` is applied over the host's own environment; the machine's variables (HOME, PATH, USER…,
  * see protocol.ts MACHINE_ENV) passed through unchanged from this machine are the host's instead.
@@ -265,7 +266,8 @@ export class SshHost implements Host, Disposable {
       'if ! command -v "$N" >/dev/null 2>&1; then echo "SB:no-node"; exit 0; fi',
       'echo "SB:node $("$N" -e "process.stdout.write(process.version)" 2>&1)"',
       'command -v git >/dev/null 2>&1 || echo "SB:no-git"',
-      `if [ -f "$D/${bundle.version}/server.cjs" ]; then echo "SB:have"; else echo "SB:need"; fi`,
+      // A version in use is touched on every connect; another Switchboard (another version) may still use its own.
+      `if [ -f "$D/${bundle.version}/server.cjs" ]; then touch "$D/${bundle.version}"; echo "SB:have"; else echo "SB:need"; fi`,
     ].join('\n');
     const r = await runSsh(viaMaster([], probe), { timeoutMs: 20_000 });
     const out = r.stdout.toString('utf8');
@@ -287,8 +289,9 @@ export class SshHost implements Host, Disposable {
         `T="$D/${bundle.version}/server.cjs.$$"`,
         'cat > "$T"',
         `mv -f "$T" "$D/${bundle.version}/server.cjs"`,
-        // Older versions go; their daemons (if any still run) keep their loaded code until their grace ends.
-        `for old in "$D"/*/; do [ "$old" = "$D/${bundle.version}/" ] || rm -rf "$old"; done`,
+        // Other versions go once no Switchboard has connected with them for a week (another machine, or an
+        // older Switchboard, may still use one).
+        `find "$D" -mindepth 1 -maxdepth 1 -type d ! -name ${bundle.version} -mtime +7 -exec rm -rf {} + 2>/dev/null || true`,
       ].join('\n');
       const up = await runSsh(viaMaster([], install), { input: bundle.source, timeoutMs: 60_000 });
       if (up.code !== 0) return { reason: 'helper', message: `copying Switchboard's helper to ${dest} failed: ${sshSays(up.stderr)}` };

@@ -5,7 +5,7 @@ import { FsRefusal } from '../../files';
 import { ConfinedFs } from '../../local/confined-fs';
 import { listLocalFiles } from '../../local/list-files';
 import { runLocalGit } from '../../local/local-git';
-import { decode, encode, lineSplitter, PROTOCOL_VERSION, type ClientMessage, type ServerMessage, type WireError } from '../protocol';
+import { decode, encode, frame, FrameReader, PROTOCOL_VERSION, type ClientMessage, type ServerMessage, type WireError } from '../protocol';
 import { Proc } from './procs';
 import { watchFolder } from './watch';
 
@@ -44,7 +44,7 @@ export function runDaemon(socketPath: string, graceMs: number): void {
   let graceTimer: NodeJS.Timeout | null = null;
 
   const send = (msg: ServerMessage): void => {
-    if (client && !client.destroyed) client.write(`${JSON.stringify(msg)}\n`);
+    if (client && !client.destroyed) client.write(frame(msg));
   };
   const deliver = (p: string, s: number, ev: object): void => {
     const proc = procs.get(p);
@@ -160,7 +160,7 @@ export function runDaemon(socketPath: string, graceMs: number): void {
         if (!procs.has(msg.p)) procs.set(msg.p, new Proc(msg.p, msg.spec, deliver));
         return;
       case 'in':
-        procs.get(msg.p)?.input(msg.s, msg.eof ? null : Buffer.from(msg.d ?? '', 'base64'));
+        procs.get(msg.p)?.input(msg.s, msg.eof ? null : (msg.d ?? Buffer.alloc(0)));
         send({ t: 'ina', p: msg.p, s: msg.s });
         return;
       case 'kill':
@@ -187,17 +187,17 @@ export function runDaemon(socketPath: string, graceMs: number): void {
     client = sock;
     if (graceTimer) clearTimeout(graceTimer);
     graceTimer = null;
-    sock.on(
-      'data',
-      lineSplitter((line) => {
-        if (client !== sock) return;
-        try {
-          onMessage(JSON.parse(line) as ClientMessage);
-        } catch (e) {
-          log(`bad message: ${e instanceof Error ? e.message : String(e)}`);
-        }
-      }),
-    );
+    const reader = new FrameReader((msg) => {
+      if (client === sock) onMessage(msg as unknown as ClientMessage);
+    });
+    sock.on('data', (chunk: Buffer) => {
+      try {
+        reader.push(chunk);
+      } catch (e) {
+        log(`bad message: ${e instanceof Error ? e.message : String(e)}`);
+        sock.destroy();
+      }
+    });
     sock.on('error', () => undefined);
     sock.on('close', () => {
       if (client !== sock) return;

@@ -72,8 +72,8 @@ export class Proc {
       this.emit({ e: 'failed', error: what, ...(e.code ? { code: e.code } : {}) });
       this.closed = true;
     });
-    child.stdout!.on('data', (b: Buffer) => this.emit({ e: 'out', fd: 1, d: b.toString('base64') }, b.length));
-    child.stderr!.on('data', (b: Buffer) => this.emit({ e: 'out', fd: 2, d: b.toString('base64') }, b.length));
+    child.stdout!.on('data', (b: Buffer) => this.emit({ e: 'out', fd: 1, d: b }, b.length));
+    child.stderr!.on('data', (b: Buffer) => this.emit({ e: 'out', fd: 2, d: b }, b.length));
     child.on('exit', (code, signal) => this.emit({ e: 'exit', code, signal }));
     child.on('close', (code, signal) => {
       this.closed = true;

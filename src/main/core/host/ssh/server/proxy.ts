@@ -3,6 +3,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { FRAMES_START } from '../protocol';
 
 /** Longest Unix socket path that works everywhere (sun_path is 104 bytes on macOS, 108 on Linux). */
 const MAX_SOCKET_PATH = 100;
@@ -66,6 +67,7 @@ export function runProxy(instance: string, graceMs: number): void {
   connectOrStart(path, graceMs).then(
     (sock) => {
       process.stdin.pipe(sock);
+      process.stdout.write(FRAMES_START);
       sock.pipe(process.stdout);
       process.stdin.on('end', () => process.exit(0));
       process.stdin.on('error', () => process.exit(0));
