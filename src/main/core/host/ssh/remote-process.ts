@@ -169,21 +169,28 @@ export class RemoteProcess extends RemoteStream implements HostProcess {
         this.onExit({ code: ev.code, signal: ev.signal, error: null });
         return;
       case 'closed':
-        this.finish({ code: ev.code, signal: ev.signal, error: null }, false);
+        this.finish({ code: ev.code, signal: ev.signal, error: null }, false, true);
         return;
       case 'pid':
         return;
     }
   }
 
-  private finish(exit: ProcessExit, failedStart: boolean): void {
+  /** `drained`: `closed` waits until its output was read (every byte delivered, as a local process's pipes). */
+  private finish(exit: ProcessExit, failedStart: boolean, drained = false): void {
     if (this.ended) return;
     this.ended = true;
     if (failedStart) this.failStart(new Error(exit.error ?? 'the process could not be started'));
     this.stdout.end();
     this.stderr.end();
     this.onExit(exit);
-    this.onClose(exit);
+    if (!drained) {
+      this.onClose(exit);
+      return;
+    }
+    // What is still buffered is delivered once read; a stream with nothing left is done.
+    const ended = (r: PassThrough) => (r.readableEnded || r.readableLength === 0 ? Promise.resolve() : new Promise<void>((resolve) => r.once('end', resolve).once('close', resolve)));
+    void Promise.all([ended(this.stdout), ended(this.stderr)]).then(() => this.onClose(exit));
   }
 
   lost(why: string): void {
