@@ -1,4 +1,6 @@
-import { homedir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AppInfo } from '../shared/contract/app';
 import { checkExternalLink } from '../shared/links';
 import { AcpServices } from './core/acp/acp-services';
@@ -18,7 +20,10 @@ import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
 import { McpService } from './core/mcp/mcp-service';
 import { Hosts } from './core/host/hosts';
+import { HostsService, type SshHostMaker } from './core/remote/hosts-service';
+import { SshHost } from './core/host/ssh/ssh-host';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
+import { ADDED_HOSTS_SETTING, LOCAL_HOST_ID } from '../shared/contract/hosts';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -33,6 +38,10 @@ export interface CoreOptions {
   secretCipher?: SecretCipher;
   /** Where work happens (default: this machine only). Tests may put an in-process agent behind the local host's spawn. */
   hosts?: Hosts;
+  /** The ssh config file hosts are read from and ssh is run with (`-F`); default SWITCHBOARD_SSH_CONFIG, else ~/.ssh/config. */
+  sshConfigFile?: string;
+  /** Makes a host's SshHost (tests: a shorter grace); default: one with its ControlMaster socket under the data folder. */
+  makeSshHost?: SshHostMaker;
   /** How long after start the daily backup waits (default: backup.ts STARTUP_BACKUP_DELAY_MS). */
   startupBackupDelayMs?: number;
   /** The agents' clock: supervision, flood control, hang and idle timeouts (default: the real time). */
@@ -49,8 +58,10 @@ export class AppCore implements Disposable {
   readonly store: StoreService;
   /** The typed settings (src/shared/contract/settings.ts); services read them live. */
   readonly settings: SettingsService;
-  /** Where work happens: 'local' (this machine) now; a session's host is its agent runtime's. */
+  /** Where work happens: 'local' (this machine) and the SSH hosts connected; a session's host is its agent runtime's. */
   readonly hosts: Hosts;
+  /** Settings → Hosts: the SSH hosts, their connections and their state. */
+  readonly remoteHosts: HostsService;
   readonly ptys: PtyHost;
   /** Session history; a MessageLog is indexed once passed to history.attach(log). */
   readonly history: HistoryService;
@@ -72,9 +83,19 @@ export class AppCore implements Disposable {
     this.store = this.disposables.add(new StoreService(options.dataDir));
     this.settings = this.disposables.add(new SettingsService(this.store, this.bus));
     this.settings.register(this.router);
+    this.remoteHosts = this.disposables.add(
+      new HostsService({
+        router: this.router,
+        bus: this.bus,
+        hosts: this.hosts,
+        configFile: options.sshConfigFile ?? process.env.SWITCHBOARD_SSH_CONFIG ?? null,
+        added: { read: () => this.settings.get(ADDED_HOSTS_SETTING), write: async (value) => void this.settings.set({ key: ADDED_HOSTS_SETTING, value }) },
+        makeHost: options.makeSshHost ?? ((c) => new SshHost({ ...c, runtimeDir: sshRuntimeDir(options.dataDir) })),
+      }),
+    ).register();
     this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
     this.registerAppRequests();
-    registerShellService(this.router, this.bus, this.ptys);
+    registerShellService(this.router, this.bus, this.ptys, this.hosts);
     this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local, settings: this.settings }));
     this.checkpoints.register(this.router);
     // A restore cut short by the last exit is finished now, and the user told (issue 25.7).
@@ -90,8 +111,10 @@ export class AppCore implements Disposable {
     this.acp = acp;
     // Checkpoints snapshot the session's folders before (the prompt waits) and after every turn, those
     // ended by the sessions closing at quit too (the sessions service drops its listeners after that).
-    acp.sessions.onTurnStarting((turn) => this.checkpoints.turnStarting(turn));
-    acp.sessions.onTurnEnded((turn) => this.checkpoints.turnEnded(turn));
+    // Snapshots are taken on this machine only, so far: a remote session's folders are not on this disk (and
+    // a folder of the same path here must not be snapshotted in its place).
+    acp.sessions.onTurnStarting((turn) => (turn.hostId === LOCAL_HOST_ID ? this.checkpoints.turnStarting(turn) : undefined));
+    acp.sessions.onTurnEnded((turn) => turn.hostId === LOCAL_HOST_ID && this.checkpoints.turnEnded(turn));
     new McpService({
       router: this.router,
       bus: this.bus,
@@ -176,4 +199,13 @@ export class AppCore implements Disposable {
   dispose(): Promise<void> {
     return this.disposables.dispose();
   }
+}
+
+let runtimeDir: string | null = null;
+/** Where ControlMaster sockets go: a Unix socket path holds ~100 bytes, so a long data folder gives way to a private temp folder. */
+function sshRuntimeDir(dataDir: string): string {
+  const inData = join(dataDir, 'ssh');
+  if (inData.length <= 70) return inData;
+  runtimeDir ??= mkdtempSync(join(tmpdir(), 'sb-ssh-'));
+  return runtimeDir;
 }

@@ -21,6 +21,7 @@ export const CORE_DEPENDENCIES: Record<string, readonly string[]> = {
   history: ['store'],
   'history-import': ['store'],
   terminals: [],
+  remote: [],
   mcp: ['agents'],
   checkpoints: ['settings', 'store'],
   compare: ['agents', 'store', 'worktrees'],

@@ -67,6 +67,8 @@ export const agentStatusSchema = z.object({
    * `agents.processPerFolder`); absent or null: the agent's own process (its working folder or home).
    */
   folder: z.string().nullable().optional(),
+  /** The host the process runs on; absent: this machine. */
+  hostId: z.string().optional(),
 });
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
 

@@ -6,6 +6,7 @@ import { compareEvents, compareRequests } from './compare';
 import { elicitationRequests } from './elicitation';
 import { historyEvents, historyRequests } from './history';
 import { historyImportEvents, historyImportRequests } from './history-import';
+import { hostEvents, hostRequests } from './hosts';
 import { mcpEvents, mcpRequests } from './mcp';
 import type { EventDef, RequestDef, Result } from './define';
 import { permissionRequests } from './permissions';
@@ -32,6 +33,7 @@ export const requests = {
   ...elicitationRequests,
   ...historyRequests,
   ...historyImportRequests,
+  ...hostRequests,
   ...mcpRequests,
   ...permissionRequests,
   ...registryRequests,
@@ -50,6 +52,7 @@ export const events = {
   ...compareEvents,
   ...historyEvents,
   ...historyImportEvents,
+  ...hostEvents,
   ...mcpEvents,
   ...registryEvents,
   ...sessionEvents,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ThreadEntry, ThreadEvent, ThreadState } from '../acp-thread/types';
 import { agentIdSchema } from './agents';
 import { absolutePathSchema, event, request } from './define';
+import { hostIdSchema, LOCAL_HOST_ID } from './hosts';
 
 /**
  * Sessions of agents: the ACP client in the main process.
@@ -27,6 +28,8 @@ export const sessionInfoSchema = z.object({
   id: z.string(),
   agentId: z.string(),
   acpSessionId: z.string().nullable(),
+  /** Where the agent, its terminals and its files are: 'local' or an SSH host's id. */
+  hostId: z.string(),
   cwd: z.string(),
   /** Extra roots, only when the agent advertised additionalDirectories. */
   additionalDirectories: z.array(z.string()),
@@ -103,6 +106,8 @@ export const sessionRequests = {
     z
       .object({
         agentId: agentIdSchema,
+        /** The host the session runs on; its folders are on that host. */
+        hostId: hostIdSchema.default(LOCAL_HOST_ID),
         cwd: absolutePath,
         additionalDirectories: z.array(absolutePath).max(64).default([]),
         /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
 import { importSourceIdSchema, importSourceIds } from './history-import';
+import { sshTargetSchema } from './hosts';
 import { mcpServerSettingSchema } from './mcp';
 import { DEFAULT_REGISTRY_URL } from './registry';
 import { repoWorktreeSettingSchema } from './worktrees';
@@ -14,7 +15,7 @@ import { repoWorktreeSettingSchema } from './worktrees';
 
 export type SettingScope = 'app' | 'agent';
 /** Sections of the Settings tab; null: kept by the app itself, not shown (layout, recent folders). */
-export type SettingSection = 'general' | 'agents' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'registry' | 'keyboard';
+export type SettingSection = 'general' | 'agents' | 'hosts' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'registry' | 'keyboard';
 
 export interface SettingDef<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -150,6 +151,16 @@ export const SETTINGS = {
     scope: 'app',
     section: 'mcp',
     maxChars: 512 * 1024,
+  }),
+
+  // Hosts (Settings → Hosts edits them; aliases of ~/.ssh/config are read, never stored)
+  'hosts.added': def({
+    schema: z.array(sshTargetSchema).max(200),
+    default: [],
+    label: 'SSH hosts added',
+    description: 'user@host[:port] targets added in Settings → Hosts.',
+    scope: 'app',
+    section: null,
   }),
 
   // Notifications

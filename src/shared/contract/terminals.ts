@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import { hostIdSchema, LOCAL_HOST_ID } from './hosts';
 
 /** Terminals: the user's own shells (pty.*) and the terminals agents create (agentTerminal.*). */
 const empty = z.object({});
@@ -8,9 +9,9 @@ export const ptyIdSchema = z.string().min(1).max(100);
 const dim = z.number().int().min(1).max(1000);
 
 export const terminalRequests = {
-  /** A login shell in a pseudo-terminal (a shell tab). */
+  /** A login shell in a pseudo-terminal (a shell tab), on this machine or an SSH host (its user's login shell). */
   'pty.createShell': request(
-    z.object({ cols: dim, rows: dim, cwd: z.string().max(4096).optional() }).strict(),
+    z.object({ cols: dim, rows: dim, cwd: z.string().max(4096).optional(), hostId: hostIdSchema.default(LOCAL_HOST_ID) }).strict(),
     z.object({ id: ptyIdSchema, shell: z.string(), cwd: z.string() }),
   ),
   'pty.write': request(z.object({ id: ptyIdSchema, data: z.string().max(1_000_000) }).strict(), z.object({})),

@@ -66,9 +66,9 @@ export interface TestCore {
  * A core on a fresh data folder; `hosts`: where work happens (a StubAgentHost's runs its agents in-process);
  * `clock`: its agents' time (a FakeClock moves only when told).
  */
-export async function makeCore(options: { hosts?: Hosts; clock?: Clock } = {}): Promise<TestCore> {
+export async function makeCore(options: { hosts?: Hosts; clock?: Clock; sshConfigFile?: string; dataDir?: string } = {}): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-acp-')));
-  const dataDir = join(root, 'data');
+  const dataDir = options.dataDir ?? join(root, 'data');
   const work = join(root, 'work');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(work, { recursive: true });

@@ -8,6 +8,7 @@ export function sessionInfo(patch: Partial<SessionInfo> = {}): SessionInfo {
     id: 's1',
     agentId: 'agent-a',
     acpSessionId: 'acp-1',
+    hostId: 'local',
     cwd: '/work/project',
     additionalDirectories: [],
     title: null,

@@ -1,10 +1,15 @@
+import type { Disposable } from '../base/lifecycle';
 import type { Host } from './host';
 import { LocalHost } from './local/local-host';
 
-/** The hosts sessions can run on, by id: 'local' (this machine) now; SSH hosts and worktrees later. */
+/** Brings up a host that is not connected yet (an SSH host: connects it); rejects with the reason, in words. */
+export type HostConnector = (id: string) => Promise<Host>;
+
+/** The hosts sessions can run on, by id: 'local' (this machine), and each SSH host while it is connected. */
 export class Hosts {
   readonly local: Host;
   private readonly byId = new Map<string, Host>();
+  private connector: HostConnector | null = null;
 
   constructor(local: Host = new LocalHost()) {
     this.local = local;
@@ -16,5 +21,32 @@ export class Hosts {
     const host = this.byId.get(id);
     if (!host) throw new Error(`no host "${id}"`);
     return host;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** The host, connected first when it is not (through the connector the hosts service sets). */
+  async ensure(id: string): Promise<Host> {
+    const host = this.byId.get(id);
+    if (host) return host;
+    if (!this.connector) throw new Error(`the host "${id}" is not connected`);
+    return this.connector(id);
+  }
+
+  /** Makes a connected host reachable by its id until the returned disposable is disposed. */
+  register(host: Host): Disposable {
+    if (host.id === this.local.id) throw new Error('the local host is always there');
+    this.byId.set(host.id, host);
+    return {
+      dispose: () => {
+        if (this.byId.get(host.id) === host) this.byId.delete(host.id);
+      },
+    };
+  }
+
+  setConnector(connector: HostConnector | null): void {
+    this.connector = connector;
   }
 }

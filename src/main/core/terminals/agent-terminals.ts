@@ -5,6 +5,7 @@ import { IpcFailure } from '../../../shared/contract';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import type { Host } from '../host/host';
+import { LOCAL_HOST_ID } from '../../../shared/contract/hosts';
 import { userShell } from '../platform/shell-env';
 import { keepTail, type PtyExit, type PtyHost, type PtyProcess } from './pty-host';
 import { signalName } from '../platform/signals';
@@ -61,13 +62,16 @@ export class AgentTerminals implements Disposable {
   ) {}
 
   private spawn(kind: Terminal['kind'], agentId: string, sessionId: string | null, spec: TerminalSpawn, onExit?: (exit: ExitStatus) => void): Terminal {
-    if (!isAbsolute(spec.cwd) || !existsSync(spec.cwd) || !statSync(spec.cwd).isDirectory()) {
+    // A remote host's folder is not on this disk: its pty refuses a missing one itself.
+    const remote = spec.host !== undefined && spec.host.id !== LOCAL_HOST_ID;
+    if (!isAbsolute(spec.cwd) || (!remote && (!existsSync(spec.cwd) || !statSync(spec.cwd).isDirectory()))) {
       throw new RequestError(-32602, `Invalid params: cwd is not an existing absolute folder: ${spec.cwd}`);
     }
     const limit = spec.outputByteLimit && spec.outputByteLimit > 0 ? Math.min(spec.outputByteLimit, 64 * 1024 * 1024) : DEFAULT_LIMIT;
     const id = `term-${++this.counter}-${Date.now().toString(36)}`;
     // Agents (Claude Code) send a whole shell line as `command` without args: run it through the shell.
-    const [command, args] = spec.args.length === 0 && /\s/.test(spec.command) ? [userShell(), ['-c', spec.command]] : [spec.command, spec.args];
+    const shell = remote ? '/bin/sh' : userShell();
+    const [command, args] = spec.args.length === 0 && /\s/.test(spec.command) ? [shell, ['-c', spec.command]] : [spec.command, spec.args];
     let proc: PtyProcess;
     try {
       proc = this.ptys.spawn(

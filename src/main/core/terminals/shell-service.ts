@@ -1,13 +1,15 @@
-import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { IpcFailure } from '../../../shared/contract';
+import { hostLabel, LOCAL_HOST_ID } from '../../../shared/contract/hosts';
 import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
+import { folderProblem } from '../host/folder-check';
+import type { Hosts } from '../host/hosts';
 import { loginShellEnv, userShell } from '../platform/shell-env';
 import type { PtyHost } from './pty-host';
 
 /** Shell tabs: a login shell per tab, streamed to the renderer. */
-export function registerShellService(router: Router, bus: EventBus, ptys: PtyHost): void {
+export function registerShellService(router: Router, bus: EventBus, ptys: PtyHost, hosts: Pick<Hosts, 'ensure'>): void {
   const shells = new Set<string>();
 
   const shellPty = (id: string) => {
@@ -16,13 +18,22 @@ export function registerShellService(router: Router, bus: EventBus, ptys: PtyHos
     return proc;
   };
 
-  router.handle('pty.createShell', async ({ cols, rows, cwd }) => {
-    const dir = cwd ?? homedir();
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new IpcFailure('not_found', `no such folder: ${dir}`);
-    const shell = userShell();
-    const env = { ...(await loginShellEnv()), TERM: 'xterm-256color', COLORTERM: 'truecolor' };
+  router.handle('pty.createShell', async ({ cols, rows, cwd, hostId }) => {
+    const local = hostId === LOCAL_HOST_ID;
+    const host = await hosts.ensure(hostId).catch((e: Error) => {
+      throw new IpcFailure('unavailable', `${hostLabel(hostId)} cannot be reached: ${e.message}`);
+    });
+    // A remote shell starts in the host user's home unless given a folder ('/' then only until the shell's cd).
+    const dir = cwd ?? (local ? homedir() : '/');
+    if (local || cwd !== undefined) {
+      const problem = await folderProblem(host, dir);
+      if (problem) throw new IpcFailure('not_found', problem);
+    }
+    const shell = local ? userShell() : '/bin/sh';
+    const args = !local ? ['-c', `${cwd === undefined ? 'cd && ' : ''}exec "\${SHELL:-/bin/sh}" -l`] : process.platform === 'win32' ? [] : ['-l'];
+    const env = { ...(local ? await loginShellEnv() : {}), TERM: 'xterm-256color', COLORTERM: 'truecolor' };
     const proc = ptys.spawn(
-      { command: shell, args: process.platform === 'win32' ? [] : ['-l'], cwd: dir, env, cols, rows },
+      { host, command: shell, args, cwd: dir, env, cols, rows },
       {
         onData: (id, data) => bus.emit('pty.data', { id, data }),
         onExit: (id, exit) => bus.emit('pty.exit', { id, ...exit }),

@@ -1,5 +1,6 @@
 // Each feature registers its tab kinds, sidebar sections, launcher actions and shortcuts on import.
 import './shell';
+import './hosts';
 import './agents';
 import './session';
 import './history';

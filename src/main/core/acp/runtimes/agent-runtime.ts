@@ -38,6 +38,7 @@ import type { AgentTerminals } from '../../terminals/agent-terminals';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { Host } from '../../host/host';
 import type { Hosts } from '../../host/hosts';
+import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
 
 /** A live session as its agent's runtime sees it: where the agent's requests and updates about it go. */
 export interface SessionEndpoint {
@@ -84,8 +85,11 @@ export interface RuntimeDeps {
   sessionsOf(rt: AgentRuntime): SessionEndpoint[];
 }
 
-/** The key of an agent's runtime: the agent, and the project folder its process serves (null: its own). */
-export const runtimeKey = (agentId: string, folder: string | null): string => (folder === null ? agentId : `${agentId}\0${folder}`);
+/** The key of an agent's runtime: the agent, the project folder its process serves (null: its own), and its host. */
+export const runtimeKey = (agentId: string, folder: string | null, hostId = LOCAL_HOST_ID): string => {
+  const local = folder === null ? agentId : `${agentId}\0${folder}`;
+  return hostId === LOCAL_HOST_ID ? local : `${local}\0@${hostId}`;
+};
 
 export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version: '0.1.0' };
 
@@ -142,8 +146,8 @@ export class AgentRuntime {
     readonly log: AgentLog,
     private readonly policy: RequestPolicy | null = null,
     readonly folder: string | null = null,
-    /** The host its process runs on ('local' until sessions can live elsewhere). */
-    readonly hostId = 'local',
+    /** The host its process runs on. */
+    readonly hostId = LOCAL_HOST_ID,
   ) {}
 
   /** Where the agent's process runs: its sessions' files, terminals and git are there too. */
@@ -152,7 +156,7 @@ export class AgentRuntime {
   }
 
   get key(): string {
-    return runtimeKey(this.agentId, this.folder);
+    return runtimeKey(this.agentId, this.folder, this.hostId);
   }
 
   get capabilities(): AgentCapabilities | null {
@@ -193,6 +197,7 @@ export class AgentRuntime {
       canLogout: Boolean(this.capabilities?.auth?.logout),
       startedAt: this.startedAt,
       folder: this.folder,
+      ...(this.hostId === LOCAL_HOST_ID ? {} : { hostId: this.hostId }),
     };
   }
 
@@ -276,7 +281,10 @@ export class AgentRuntime {
     const record = this.host.agents().get(this.agentId);
     if (!record) throw new IpcFailure('not_found', `no agent ${this.agentId}`);
     const prefs = this.host.prefs().get(this.agentId);
-    const env: Record<string, string> = { ...(await this.host.loginEnv()), ...record.env, ...prefs.env, ...this.host.secrets.all(this.agentId) };
+    // This machine's login environment is this machine's: an agent on a remote host gets the host's own
+    // (its helper's). A remote runtime always serves one folder (the pool makes it so).
+    const base = this.hostId === LOCAL_HOST_ID ? await this.host.loginEnv() : {};
+    const env: Record<string, string> = { ...base, ...record.env, ...prefs.env, ...this.host.secrets.all(this.agentId) };
     return { command: record.command, args: prefs.args ?? record.args, env, cwd: this.folder ?? record.cwd ?? homedir() };
   }
 
@@ -367,7 +375,7 @@ export class AgentRuntime {
       const exit = proc.exit;
       const message = exit
         ? exit.error
-          ? describeSpawnFailure(launch, exit)
+          ? describeSpawnFailure(launch, exit, this.hostId === LOCAL_HOST_ID)
           : `the agent exited during start-up (${describeExit(exit)}); see its log`
         : e instanceof RequestError
           ? `initialize failed: ${e.message}`
@@ -478,9 +486,10 @@ export class AgentRuntime {
 }
 
 /** The process never started: say so in words (not "exited"), with what to change. */
-export function describeSpawnFailure(launch: AgentLaunch, exit: AgentExit): string {
+export function describeSpawnFailure(launch: AgentLaunch, exit: AgentExit, local = true): string {
   if (exit.errorCode === 'ENOENT') {
-    if (!existsSync(launch.cwd)) return `could not start: its working folder does not exist (${launch.cwd})`;
+    // A remote host's folder is not looked at here (its host reports a missing folder in its own words).
+    if (local && !existsSync(launch.cwd)) return `could not start: its working folder does not exist (${launch.cwd})`;
     const hint = /\s/.test(launch.command.trim()) ? '; the Command field holds a whole command line: put the program in Command and the rest in Arguments' : '';
     return `could not start: no such program "${launch.command}"${hint}`;
   }

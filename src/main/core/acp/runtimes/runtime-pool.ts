@@ -10,6 +10,7 @@ import type { WarningKind } from '../connection/warnings';
 import type { LiveSession } from '../session/live-session';
 import type { LiveSessions } from '../session/live-sessions';
 import { AgentSupervisor, type SupervisorHost, type SupervisorOptions } from '../supervisor/supervisor';
+import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
 import { AgentRuntime, runtimeKey, type RuntimeDeps } from './agent-runtime';
 
 /** Whether agents get one process per project folder (default) or one for all: a boolean, or { [agentId]: boolean }. */
@@ -97,11 +98,11 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
     return this.runtimeIn(agentId, null);
   }
 
-  private runtimeIn(agentId: string, folder: string | null): AgentRuntime {
-    const key = runtimeKey(agentId, folder);
+  private runtimeIn(agentId: string, folder: string | null, hostId = LOCAL_HOST_ID): AgentRuntime {
+    const key = runtimeKey(agentId, folder, hostId);
     let rt = this.runtimes.get(key);
     if (!rt) {
-      rt = new AgentRuntime(agentId, this, this.ctx.agentLog(agentId), this.supervisor, folder);
+      rt = new AgentRuntime(agentId, this, this.ctx.agentLog(agentId), this.supervisor, folder, hostId);
       this.runtimes.set(key, rt);
     }
     return rt;
@@ -111,9 +112,11 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
    * The process that serves the agent's sessions in `cwd`: by default one per agent and project folder,
    * started in that folder (some agents confine their tools to the folder they started in), as other ACP
    * clients do. One process for all folders when the setting `agents.processPerFolder` says so for this
-   * agent (false, or { [agentId]: false }), or when the agent has a working folder of its own.
+   * agent (false, or { [agentId]: false }), or when the agent has a working folder of its own. On a remote
+   * host there is always one process per folder (the agent's working folder and home are this machine's).
    */
-  runtimeFor(agentId: string, cwd: string | null): AgentRuntime {
+  runtimeFor(agentId: string, cwd: string | null, hostId = LOCAL_HOST_ID): AgentRuntime {
+    if (hostId !== LOCAL_HOST_ID && cwd !== null) return this.runtimeIn(agentId, cwd, hostId);
     if (cwd === null || !this.processPerFolder(agentId)) return this.runtime(agentId);
     return this.runtimeIn(agentId, cwd);
   }

@@ -1,3 +1,4 @@
+import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
 import {
   RequestError,
   type CreateElicitationRequest,
@@ -173,6 +174,7 @@ export class LiveSession {
       id: this.id,
       agentId: this.agentId,
       acpSessionId: this.acpSessionId,
+      hostId: this.runtime.hostId,
       cwd: this.cwd,
       additionalDirectories: this.additionalDirectories,
       // The one title rule (shared/session-title): the same as history's.
@@ -449,7 +451,7 @@ export class LiveSession {
   }
 
   private turnInfo(promptId: string): SessionTurn {
-    return { sessionId: this.id, promptId, roots: [this.cwd, ...this.additionalDirectories] };
+    return { sessionId: this.id, promptId, hostId: this.runtime.hostId, roots: [this.cwd, ...this.additionalDirectories] };
   }
 
   cancel(clearQueue: boolean): void {
@@ -764,7 +766,9 @@ export class LiveSession {
   }
 
   async createTerminal(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
-    const env: Record<string, string> = { ...(await this.host.loginEnv()), TERM: 'xterm-256color' };
+    // This machine's login environment stays here: a terminal on a remote host gets the host's own.
+    const base = this.runtime.hostId === LOCAL_HOST_ID ? await this.host.loginEnv() : {};
+    const env: Record<string, string> = { ...base, TERM: 'xterm-256color' };
     for (const v of params.env ?? []) if (v && typeof v.name === 'string' && typeof v.value === 'string') env[v.name] = v.value;
     const terminalId = this.host.terminals.create(this.agentId, this.id, {
       host: this.runtime.workHost,

@@ -1,7 +1,5 @@
 import type { AgentCapabilities } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
 import { CONVERSATION_UPDATE_KINDS } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { importSourceNames, unboundSource } from '../../../../shared/contract/history-import';
@@ -11,13 +9,16 @@ import type { Db } from '../../store/database';
 import type { PersistedMessage } from '../../store/message-log';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { SessionStatus } from '../../../../shared/contract/sessions';
+import { hostLabel, LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
 
 /** What restoring needs from the sessions service. */
 export interface RestorePort {
   db(): Db;
   agents(): Pick<AgentRepository, 'get'>;
-  /** The agent's process serving sessions in `cwd`. */
-  runtimeFor(agentId: string, cwd: string | null): Pick<AgentRuntime, 'ensureStarted' | 'capabilities' | 'request'>;
+  /** The agent's process serving sessions in `cwd` on that host. */
+  runtimeFor(agentId: string, cwd: string | null, hostId?: string): Pick<AgentRuntime, 'ensureStarted' | 'capabilities' | 'request'>;
+  /** Null when `path` is a folder on the host (connected first if need be), else why not, as a sentence. */
+  folderProblem(hostId: string, path: string): Promise<string | null>;
   /** The running agent's capabilities, else those of its last start (null: never started). */
   knownCapabilities(agentId: string): AgentCapabilities | null;
   session(id: string): { readonly status: SessionStatus; close(): Promise<void> } | undefined;
@@ -66,6 +67,7 @@ interface SessionRow {
   agent_id: string;
   acp_session_id: string | null;
   cwd: string;
+  host_id: string;
   deleted_at: number | null;
 }
 
@@ -73,7 +75,7 @@ export class RestoreService {
   constructor(private readonly acp: RestorePort) {}
 
   private row(sessionId: string): SessionRow {
-    const row = this.acp.db().prepare('SELECT agent_id, acp_session_id, cwd, deleted_at FROM sessions WHERE id = ?').get(sessionId) as SessionRow | undefined;
+    const row = this.acp.db().prepare('SELECT agent_id, acp_session_id, cwd, host_id, deleted_at FROM sessions WHERE id = ?').get(sessionId) as SessionRow | undefined;
     if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
     return row;
   }
@@ -87,13 +89,13 @@ export class RestoreService {
    * of its last start will do, so that telling how a session would come back starts no process; the agent is
    * started only when it never was.
    */
-  private async capabilities(agentId: string, cwd: string, known = false): Promise<AgentCapabilities | null> {
+  private async capabilities(agentId: string, cwd: string, known = false, hostId = LOCAL_HOST_ID): Promise<AgentCapabilities | null> {
     if (!this.acp.agents().get(agentId)) throw new IpcFailure('not_found', `the session's agent ${agentId} was removed`);
     if (known) {
       const caps = this.acp.knownCapabilities(agentId);
       if (caps) return caps;
     }
-    const rt = this.acp.runtimeFor(agentId, cwd);
+    const rt = this.acp.runtimeFor(agentId, cwd, hostId);
     await rt.ensureStarted();
     return rt.capabilities ?? null;
   }
@@ -110,19 +112,27 @@ export class RestoreService {
       const toolName = importSourceNames[tool];
       return { mode: null, reason: `No agent for ${toolName} is set up here: add ${toolName} from the ACP Registry (or as a custom agent) to continue this session in it.`, agentName: toolName };
     }
+    if (row.host_id !== LOCAL_HOST_ID) {
+      // A remote session comes back on its host: reconnected now, or read-only with the reason.
+      const problem = await this.acp.folderProblem(row.host_id, row.cwd).catch((e: Error) => `it cannot be reached: ${e.message}`);
+      if (problem) return { mode: null, reason: `The session ran on ${hostLabel(row.host_id)}, and ${problem}. The transcript is read-only.`, agentName: name };
+    }
     let mode: ReopenMode | null;
     try {
-      mode = reopenModeOf(await this.capabilities(row.agent_id, row.cwd, true));
+      mode = reopenModeOf(await this.capabilities(row.agent_id, row.cwd, true, row.host_id));
     } catch (e) {
       return { mode: null, reason: `${name} could not be started: ${(e as Error).message}`, agentName: name };
     }
-    if (mode && !existsSync(row.cwd)) return { mode: null, reason: `The session's folder is gone: ${row.cwd}`, agentName: name };
+    if (mode && row.host_id === LOCAL_HOST_ID && (await this.acp.folderProblem(LOCAL_HOST_ID, row.cwd))) {
+      return { mode: null, reason: `The session's folder is gone: ${row.cwd}`, agentName: name };
+    }
     return { mode, reason: describe(mode, name), agentName: name };
   }
 
   /** One of the agent's own sessions (session/list) as a Switchboard session, opened live (load/resume). */
   async import(p: { agentId: string; acpSessionId: string; cwd: string; title?: string | null }): Promise<{ session: SessionInfo; mode: ReopenMode; imported: boolean }> {
-    if (!isAbsolute(p.cwd) || !existsSync(p.cwd) || !statSync(p.cwd).isDirectory()) throw new IpcFailure('not_found', `no such folder: ${p.cwd}`);
+    const problem = await this.acp.folderProblem(LOCAL_HOST_ID, p.cwd);
+    if (problem) throw new IpcFailure('not_found', problem);
     const mode = reopenModeOf(await this.capabilities(p.agentId, p.cwd));
     if (!mode) throw new IpcFailure('unavailable', `${this.agentName(p.agentId)} can neither resume nor load sessions`);
     const db = this.acp.db();
@@ -158,12 +168,12 @@ export class RestoreService {
     const row = this.row(sessionId);
     const name = this.agentName(row.agent_id);
     if (!row.acp_session_id) return { deleted: false, reason: `${name} never created this session.` };
-    const caps = await this.capabilities(row.agent_id, row.cwd).catch(() => null);
+    const caps = await this.capabilities(row.agent_id, row.cwd, false, row.host_id).catch(() => null);
     if (!caps?.sessionCapabilities?.delete) return { deleted: false, reason: `${name} does not delete sessions (no session/delete): its own copy stays.` };
     const live = this.acp.session(sessionId);
     if (live && live.status !== 'closed') await live.close();
     await this.acp
-      .runtimeFor(row.agent_id, row.cwd)
+      .runtimeFor(row.agent_id, row.cwd, row.host_id)
       .request('session/delete', { sessionId: row.acp_session_id })
       .catch((e: Error) => {
         throw new IpcFailure('agent_error', `${name} could not delete the session: ${e.message}`);

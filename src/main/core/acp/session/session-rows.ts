@@ -6,10 +6,18 @@ export class SessionRows {
   constructor(private readonly db: Db) {}
 
   /** `forkedFrom`: the session this one was forked from (session/fork). */
-  insert(row: { id: string; agentId: string; cwd: string; status: SessionStatus; now: number; forkedFrom?: string }): void {
+  insert(row: { id: string; agentId: string; hostId: string; cwd: string; status: SessionStatus; now: number; forkedFrom?: string }): void {
     this.db
-      .prepare('INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at, forked_from) VALUES (?, ?, NULL, ?, NULL, ?, ?, ?, ?)')
-      .run(row.id, row.agentId, row.cwd, row.status, row.now, row.now, row.forkedFrom ?? null);
+      .prepare(
+        'INSERT INTO sessions (id, agent_id, acp_session_id, host_id, cwd, title, status, created_at, updated_at, forked_from) VALUES (?, ?, NULL, ?, ?, NULL, ?, ?, ?, ?)',
+      )
+      .run(row.id, row.agentId, row.hostId, row.cwd, row.status, row.now, row.now, row.forkedFrom ?? null);
+  }
+
+  /** The host a stored session ran on ('local' for every session before hosts; undefined: no such session). */
+  hostOf(id: string): string | undefined {
+    const row = this.db.prepare('SELECT host_id FROM sessions WHERE id = ?').get(id) as { host_id: string } | undefined;
+    return row?.host_id;
   }
 
   /** The session a session was forked from, with the title history shows for it; null when it was not forked. */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../../shared/acp-thread';
 import { livePromptIds } from './live-prompt-ids';
@@ -12,6 +11,9 @@ import { Emitter } from '../../base/emitter';
 import type { Disposable } from '../../base/lifecycle';
 import { FsRefusal } from '../../host/files';
 import type { ConfinedFiles } from '../../host/files';
+import { folderProblem } from '../../host/folder-check';
+import type { Host } from '../../host/host';
+import { hostLabel, LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
 import type { McpSelection } from '../../mcp/mcp-servers';
 import type { AcpContext } from '../acp-context';
 import type { WarningKind } from '../connection/warnings';
@@ -110,8 +112,19 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void {
     this.ctx.warn(agentId, sessionId, kind, message);
   }
-  runtimeFor(agentId: string, cwd: string | null): AgentRuntime {
-    return this.pool.runtimeFor(agentId, cwd);
+  runtimeFor(agentId: string, cwd: string | null, hostId = LOCAL_HOST_ID): AgentRuntime {
+    return this.pool.runtimeFor(agentId, cwd, hostId);
+  }
+  /** The host, connected first when it is an SSH host not connected yet ('unavailable' with the reason). */
+  async workHost(hostId: string): Promise<Host> {
+    try {
+      return await this.ctx.hosts.ensure(hostId);
+    } catch (e) {
+      throw new IpcFailure('unavailable', `${hostLabel(hostId)} cannot be reached: ${(e as Error).message}`);
+    }
+  }
+  async folderProblem(hostId: string, path: string): Promise<string | null> {
+    return folderProblem(await this.workHost(hostId), path);
   }
   knownCapabilities(agentId: string) {
     return this.pool.knownCapabilities(agentId);
@@ -195,17 +208,27 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
    * client chose it: closing or cancelling it while the agent starts or answers withdraws it, and a
    * withdrawn session leaves no row behind.
    */
-  async create(p: { agentId: string; cwd: string; additionalDirectories?: string[] | undefined; sessionId?: string | undefined }): Promise<SessionInfo> {
+  async create(p: {
+    agentId: string;
+    hostId?: string | undefined;
+    cwd: string;
+    additionalDirectories?: string[] | undefined;
+    sessionId?: string | undefined;
+  }): Promise<SessionInfo> {
     if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
     this.requireAgent(p.agentId);
+    const hostId = p.hostId ?? LOCAL_HOST_ID;
     const additionalDirectories = p.additionalDirectories ?? [];
+    // The folders are on the session's host: asked of it (an SSH host is connected first).
+    const host = await this.workHost(hostId);
     for (const dir of [p.cwd, ...additionalDirectories]) {
-      if (!isAbsolute(dir) || !existsSync(dir) || !statSync(dir).isDirectory()) throw new IpcFailure('not_found', `no such folder: ${dir}`);
+      const problem = await folderProblem(host, dir);
+      if (problem) throw new IpcFailure('not_found', hostId === LOCAL_HOST_ID ? problem : `${problem} (on ${hostLabel(hostId)})`);
     }
     const id = p.sessionId ?? randomUUID();
     if (this.live.has(id) || this.ctx.rows().exists(id)) throw new IpcFailure('conflict', `a session ${id} already exists`);
-    const rt = this.pool.runtimeFor(p.agentId, p.cwd);
-    this.ctx.rows().insert({ id, agentId: p.agentId, cwd: p.cwd, status: 'starting', now: Date.now() });
+    const rt = this.pool.runtimeFor(p.agentId, p.cwd, hostId);
+    this.ctx.rows().insert({ id, agentId: p.agentId, hostId, cwd: p.cwd, status: 'starting', now: Date.now() });
     const session = new LiveSession(id, rt, this, p.cwd, additionalDirectories);
     this.live.add(session);
     let started = false;
@@ -242,17 +265,19 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   async reopenSession(sessionId: string): Promise<SessionInfo> {
     const current = this.live.get(sessionId);
     if (current && current.status !== 'failed') return current.info();
-    const row = this.ctx.db().prepare('SELECT agent_id, acp_session_id, cwd, title FROM sessions WHERE id = ? AND deleted_at IS NULL').get(sessionId) as
-      | { agent_id: string; acp_session_id: string | null; cwd: string; title: string | null }
+    const row = this.ctx.db().prepare('SELECT agent_id, acp_session_id, host_id, cwd, title FROM sessions WHERE id = ? AND deleted_at IS NULL').get(sessionId) as
+      | { agent_id: string; acp_session_id: string | null; host_id: string; cwd: string; title: string | null }
       | undefined;
     if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
     if (!row.acp_session_id) throw new IpcFailure('unavailable', 'the agent never created this session');
     this.requireAgent(row.agent_id);
-    const rt = this.pool.runtimeFor(row.agent_id, row.cwd);
+    // Its host first: a remote session reconnects it (or says why it cannot).
+    const host = await this.workHost(row.host_id);
+    const rt = this.pool.runtimeFor(row.agent_id, row.cwd, row.host_id);
     await rt.ensureStarted();
     const mode = reopenModeOf(rt.capabilities);
     if (!mode) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
-    if (!existsSync(row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
+    if (await folderProblem(host, row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
     const session = new LiveSession(sessionId, rt, this, row.cwd, []);
     session.acpSessionId = row.acp_session_id;
     session.forkedFrom = this.ctx.rows().forkedFrom(sessionId);
@@ -288,7 +313,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     if (parent.acpSessionId === null || parent.status !== 'idle') throw new IpcFailure('conflict', `the session is ${parent.status}: fork it once it is idle`);
     if (!parent.runtime.connected) throw new IpcFailure('unavailable', 'the agent is not running');
     const id = randomUUID();
-    this.ctx.rows().insert({ id, agentId: parent.agentId, cwd: parent.cwd, status: 'starting', now: Date.now(), forkedFrom: parent.id });
+    this.ctx.rows().insert({ id, agentId: parent.agentId, hostId: parent.runtime.hostId, cwd: parent.cwd, status: 'starting', now: Date.now(), forkedFrom: parent.id });
     const session = new LiveSession(id, parent.runtime, this, parent.cwd, parent.additionalDirectories);
     session.forkSource = parent.acpSessionId;
     session.forkedFrom = this.ctx.rows().forkedFrom(id);
@@ -306,16 +331,16 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   /** The session's folders, for confined access (live session: its roots; stored: its folder). */
   private async sessionFs(sessionId: string): Promise<ConfinedFiles> {
     let roots: readonly string[];
-    // A stored session's host is not recorded yet: every session so far ran here.
-    let host = this.ctx.hosts.local;
+    let host: Host;
     const current = this.live.get(sessionId);
     if (current) {
       roots = [current.cwd, ...current.additionalDirectories];
       host = current.runtime.workHost;
     } else {
-      const row = this.ctx.db().prepare('SELECT cwd FROM sessions WHERE id = ?').get(sessionId) as { cwd: string } | undefined;
+      const row = this.ctx.db().prepare('SELECT cwd, host_id FROM sessions WHERE id = ?').get(sessionId) as { cwd: string; host_id: string } | undefined;
       if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
       roots = [row.cwd];
+      host = await this.workHost(row.host_id);
     }
     try {
       return await host.files(roots);

@@ -4,6 +4,8 @@ import type { TurnError } from '../../../../shared/acp-thread';
 export interface SessionTurn {
   sessionId: string;
   promptId: string;
+  /** The host the folders are on ('local': this machine). */
+  hostId: string;
   /** The session's folder and its additional folders. */
   roots: readonly string[];
 }

@@ -179,7 +179,7 @@ export class AgentSupervisor implements Disposable {
 
   private onStatus(status: AgentStatus): void {
     if (this.disposed) return;
-    const key = runtimeKey(status.agentId, status.folder ?? null);
+    const key = runtimeKey(status.agentId, status.folder ?? null, status.hostId);
     const w = this.entry(key);
     const prev = w.lastState;
     w.lastState = status.state;

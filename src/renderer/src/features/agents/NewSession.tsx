@@ -10,15 +10,24 @@ import { basename, isAbsolutePath } from '../../ui/format';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
 import { AgentSelect } from '../../ui/Select';
+import { LOCAL_HOST_ID } from '@shared/contract/hosts';
+import { folderProblemOnHost, HostPicker, hostName, useFolderCompletions, useHosts } from '../hosts';
 import { preparePlace, useRepo, WhereField, type Where } from './where';
 
-export function openNewSessionTab(agentId: string, agentName: string, cwd: string, prompt?: string): string {
-  return useTabs.getState().open({ kind: 'session', title: `${agentName} · ${basename(cwd)}`, props: { create: { agentId, cwd, ...(prompt ? { prompt } : {}) } } });
+export function openNewSessionTab(agentId: string, agentName: string, cwd: string, opts: { prompt?: string; hostId?: string } = {}): string {
+  const hostId = opts.hostId ?? LOCAL_HOST_ID;
+  const where = hostId === LOCAL_HOST_ID ? '' : ` @ ${hostName(useHosts.getState().hosts, hostId)}`;
+  return useTabs.getState().open({
+    kind: 'session',
+    title: `${agentName} · ${basename(cwd)}${where}`,
+    props: { create: { agentId, cwd, hostId, ...(opts.prompt ? { prompt: opts.prompt } : {}) } },
+  });
 }
 
-function validateFolder(folder: string): string | null {
+function validateFolder(folder: string, remote: boolean): string | null {
   const f = folder.trim();
   if (!f) return 'Choose the folder the agent works in.';
+  if (remote && !f.startsWith('/')) return 'Use a full path on the host, starting with /.';
   if (!isAbsolutePath(f)) return 'Use a full path (starting with / or a drive letter), or ~ for your home folder.';
   if (f.includes('\0')) return 'That is not a valid path.';
   return null;
@@ -46,7 +55,11 @@ export function NewSessionForm({
   const agents = useAgents((s) => s.agents);
   const loaded = useAgents((s) => s.loaded);
   const [agentId, setAgentId] = useState(initialAgentId ?? '');
+  const [hostId, setHostId] = useState<string>(LOCAL_HOST_ID);
+  const remote = hostId !== LOCAL_HOST_ID;
   const [folder, setFolder] = useState('');
+  const [checking, setChecking] = useState(false);
+  const [missing, setMissing] = useState<string | null>(null);
   const [touched, setTouched] = useState(false);
   const [recent, setRecent] = useState<string[]>([]);
   const [home, setHome] = useState<string | null>(AppInfoContext.current?.homeDir ?? null);
@@ -78,23 +91,39 @@ export function NewSessionForm({
     if (!agentId && agents.length > 0) setAgentId(agents.some((a) => a.id === defaultAgent) ? defaultAgent : agents[0]!.id);
   }, [agents, agentId, defaultAgent]);
 
-  const expanded = expandHome(folder, home);
-  const problem = validateFolder(expanded);
+  const expanded = remote ? folder.trim().replace(/(.)\/+$/, '$1') : expandHome(folder, home);
+  const problem = validateFolder(expanded, remote);
   const agent = useMemo(() => agents.find((a) => a.id === agentId), [agents, agentId]);
-  const repo = useRepo(api, problem ? '' : expanded);
+  // Worktree sessions are of this machine's repositories.
+  const repo = useRepo(api, problem || remote ? '' : expanded);
   const [where, setWhere] = useState<Where>({ kind: 'here' });
   const [placing, setPlacing] = useState(false);
   const [placeError, setPlaceError] = useState<string | null>(null);
+  const completions = useFolderCompletions(hostId, folder);
+
+  const chooseHost = (id: string) => {
+    setHostId(id);
+    setMissing(null);
+    // Recent folders and the home folder are this machine's.
+    setFolder(id === LOCAL_HOST_ID ? recent[0] || home || '' : '');
+    setTouched(false);
+  };
 
   const submit = async () => {
     setTouched(true);
-    if (problem || !agent || placing) return;
+    if (problem || !agent || checking || placing) return;
+    // The folder is checked on its host (an SSH host is connected for it).
+    setChecking(true);
+    const missingNow = await folderProblemOnHost(api, hostId, expanded);
+    setChecking(false);
+    setMissing(missingNow);
+    if (missingNow) return;
     setPlaceError(null);
     setPlacing(true);
     const place = await preparePlace(api, expanded, repo ? where : { kind: 'here' }).finally(() => setPlacing(false));
     if ('error' in place) return setPlaceError(place.error);
     const before = onBeforeStart?.();
-    const tabId = openNewSessionTab(agent.id, agent.name, place.cwd, place.prompt);
+    const tabId = openNewSessionTab(agent.id, agent.name, place.cwd, { ...(place.prompt ? { prompt: place.prompt } : {}), hostId });
     onStarted?.(tabId, before ?? null);
   };
 
@@ -116,24 +145,38 @@ export function NewSessionForm({
         <AgentSelect agents={agents} value={agentId} onChange={setAgentId} data-testid="new-session-agent" aria-label="Agent" />
       </label>
       <label className="field">
+        <span>Host</span>
+        <HostPicker value={hostId} onChange={chooseHost} />
+      </label>
+      <label className="field">
         <span>Folder</span>
         <input
           value={folder}
           readOnly={!ready}
-          onChange={(e) => setFolder(e.target.value)}
+          list="new-session-folder-completions"
+          onChange={(e) => {
+            setFolder(e.target.value);
+            setMissing(null);
+          }}
           onBlur={() => setTouched(true)}
           spellCheck={false}
           autoFocus={autoFocus}
-          placeholder={home ?? '/path/to/project'}
+          placeholder={remote ? '/home/you/project (on the host)' : (home ?? '/path/to/project')}
           aria-invalid={touched && problem !== null}
           data-testid="new-session-folder"
           aria-label="Folder"
         />
       </label>
+      <datalist id="new-session-folder-completions" data-testid="new-session-folder-completions">
+        {completions.map((f) => (
+          <option key={f} value={f} />
+        ))}
+      </datalist>
       {touched && problem && (
         <ErrorAlert>{problem}</ErrorAlert>
       )}
-      {recent.length > 0 && (
+      {!problem && missing && <ErrorAlert testId="new-session-folder-missing">{missing}</ErrorAlert>}
+      {!remote && recent.length > 0 && (
         <div className="recent-folders">
           <span className="muted small">Recent:</span>
           {recent.map((f) => (
@@ -151,7 +194,7 @@ export function NewSessionForm({
       <WhereField api={api} repo={repo} where={where} onChange={setWhere} />
       {placeError && <ErrorAlert>{placeError}</ErrorAlert>}
       <FormActions>
-        <button className="primary" type="submit" disabled={!agent || placing} data-testid="new-session-start">
+        <button className="primary" type="submit" disabled={!agent || checking || placing} data-testid="new-session-start">
           {placing ? 'Making the worktree…' : 'Start session'}
         </button>
       </FormActions>

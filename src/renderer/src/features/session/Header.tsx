@@ -8,6 +8,7 @@ import { useNotices } from '../../app/notices';
 import { formatCost, formatTokens, STATUS_TEXT } from '../../ui/format';
 import { useConnection } from '../../ipc/connection';
 import { EffectiveConfigPanel } from './EffectiveConfig';
+import { hostName, STATE_TEXT as HOST_STATE_TEXT, syncHosts, useHosts } from '../hosts';
 
 const PROMINENT = new Set(['model', 'mode', 'thought_level']);
 
@@ -142,6 +143,14 @@ export function SessionHeader({
   const connected = useConnection((c) => c.connected);
   const status = session?.status ?? 'starting';
   const [setupOpen, setSetupOpen] = useState(false);
+  const hostId = session?.hostId ?? 'local';
+  const api = useApi();
+  // The host's state is followed even when the sidebar's Hosts section is not shown.
+  useEffect(() => {
+    if (hostId !== 'local') syncHosts(api);
+  }, [api, hostId]);
+  const host = useHosts((s) => (hostId === 'local' ? null : (s.hosts.find((h) => h.id === hostId) ?? null)));
+  const hostLabel = useHosts((s) => hostName(s.hosts, hostId));
   return (
     <header className="session-header" data-testid="session-header">
       <div className="session-title-row">
@@ -173,6 +182,16 @@ export function SessionHeader({
         <span className="session-agent" data-testid="session-agent">
           {agentName}
         </span>
+        {session && (
+          <span className="session-host" data-testid="session-host" data-host-id={hostId}>
+            {hostId === 'local' ? 'This machine' : hostLabel}
+          </span>
+        )}
+        {host && host.state !== 'connected' && (
+          <span className={`session-host-state ${host.state === 'reconnecting' ? 'warn' : 'error'} small`} role="status" data-testid="session-host-state">
+            {host.state === 'reconnecting' ? 'Connection lost, reconnecting…' : `${HOST_STATE_TEXT[host.state]}${host.error ? `: ${host.error}` : ''}`}
+          </span>
+        )}
         {session && (
           <span className="session-cwd muted" title={session.cwd}>
             {session.cwd}

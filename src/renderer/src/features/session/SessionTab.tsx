@@ -27,6 +27,8 @@ import { WorktreeBar } from './WorktreeBar';
 
 interface CreateRequest {
   agentId: string;
+  /** The host the session runs on (absent: this machine). */
+  hostId?: string;
   cwd: string;
   /** Sent as the session's first prompt once it is created (a past session continued with its summary). */
   prompt?: string;
@@ -50,7 +52,7 @@ export function SessionTab({ tab, active }: TabViewProps) {
     const props = useTabs.getState().tabs[tab.id]?.props ?? tab.props;
     useTabs.getState().update(tab.id, { status: 'working', props: { ...props, pendingSessionId } });
     const p = (async () => {
-      const r = await api.call('sessions.create', { agentId: create.agentId, cwd: create.cwd, sessionId: pendingSessionId });
+      const r = await api.call('sessions.create', { agentId: create.agentId, ...(create.hostId ? { hostId: create.hostId } : {}), cwd: create.cwd, sessionId: pendingSessionId });
       if (!r.ok) {
         const current = useTabs.getState().tabs[tab.id];
         // Withdrawn: the tab is gone.
@@ -59,7 +61,8 @@ export function SessionTab({ tab, active }: TabViewProps) {
         useTabs.getState().update(tab.id, { status: 'failed', props: { ...current.props, pendingSessionId: undefined } });
         return;
       }
-      void rememberFolder(api, create.cwd);
+      // Recent folders are this machine's.
+      if (!create.hostId || create.hostId === 'local') void rememberFolder(api, create.cwd);
       const current = useTabs.getState().tabs[tab.id];
       if (!current) {
         // The tab was closed while the agent started.
@@ -308,7 +311,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
 
   const newSessionHere = async () => {
     if (!session) return;
-    useTabs.getState().open({ kind: 'session', title: agentName, props: { create: { agentId: session.agentId, cwd: session.cwd } } });
+    useTabs.getState().open({ kind: 'session', title: agentName, props: { create: { agentId: session.agentId, hostId: session.hostId, cwd: session.cwd } } });
   };
 
   const sessionWarnings = view.warnings;

@@ -6,6 +6,7 @@ import { CheckpointsSettingsSection } from './sections/CheckpointsSettingsSectio
 import { keysOf, SectionFields } from './sections/GenericSection';
 import { HistorySettingsSection } from './sections/HistorySettingsSection';
 import { KeyboardSection } from './sections/KeyboardSection';
+import { HostsSection } from '../hosts';
 import { McpSection } from './sections/McpSection';
 import { PermissionsSection } from './sections/PermissionsSection';
 import { RegistrySettingsSection } from './sections/RegistrySettingsSection';
@@ -23,6 +24,7 @@ const fields = (section: SettingSection) => () => <SectionFields section={sectio
 export const SECTIONS: SectionDef[] = [
   { id: 'general', title: 'General', keywords: 'appearance theme dark light system font size text zoom', view: fields('general') },
   { id: 'agents', title: 'Agents', keywords: 'default agent arguments args environment env variables command working folder process', view: AgentsSettingsSection },
+  { id: 'hosts', title: 'Hosts', keywords: 'ssh remote host server machine connect known_hosts fingerprint proxyjump', view: HostsSection },
   { id: 'permissions', title: 'Permissions', keywords: 'rules always allow reject tool kind ask', view: PermissionsSection },
   { id: 'mcp', title: 'MCP servers', keywords: 'mcp model context protocol servers tools stdio http sse', view: McpSection },
   { id: 'notifications', title: 'Notifications', keywords: 'desktop notify alert turn permission', view: fields('notifications') },
