@@ -89,6 +89,10 @@ export class AppCore implements Disposable {
     // ended by the sessions closing at quit too (the sessions service drops its listeners after that).
     acp.sessions.onTurnStarting((turn) => this.checkpoints.turnStarting(turn));
     acp.sessions.onTurnEnded((turn) => this.checkpoints.turnEnded(turn));
+    // While a session is open its folders are watched (snapshots read only what changed), the first snapshot taken in the background.
+    acp.sessions.onStatusChanged((s) =>
+      s.status === 'closed' ? this.checkpoints.sessionClosed(s.id) : void this.checkpoints.sessionOpened(s.id, [s.cwd, ...s.additionalDirectories]),
+    );
     new McpService({
       router: this.router,
       bus: this.bus,
