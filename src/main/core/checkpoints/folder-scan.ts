@@ -246,39 +246,53 @@ class Scan {
     };
     try {
       const git = new Set(gitDirs);
-      const walked: string[] = [];
-      for (const path of [...new Set(paths)].sort()) {
-        if (walked.some((w) => path.startsWith(`${w}/`))) continue;
+      // Each path's stat first (in parallel), then the folders among them walked, then the rest read (in parallel).
+      type Seen = { path: string; name: string; parent: NonNullable<Place>; st: BigIntStats };
+      const seen: Seen[] = [];
+      await mapLimit([...new Set(paths)].sort(), PARALLEL, async (path) => {
         const parts = path.split('/');
         const g = parts.indexOf('.git');
         if (g >= 0) {
           git.add(parts.slice(0, g + 1).join('/'));
-          continue;
+          return;
         }
-        if (this.isExcluded(path, false)) continue;
+        if (this.isExcluded(path, false)) return;
         const cut = path.lastIndexOf('/');
-        const name = path.slice(cut + 1);
         const parent = await place(cut < 0 ? '' : path.slice(0, cut));
-        if (!parent) continue;
+        if (!parent) return;
+        const name = path.slice(cut + 1);
         const st = await this.lstatOf(parent.held.child(name));
-        if (!st || this.isExcluded(path, st.isDirectory())) continue;
-        const ignored = parent.ignored || isIgnored(parent.rules, path, st.isDirectory());
-        if (st.isDirectory()) {
-          walked.push(path);
-          const dir = await this.hold(join(parent.held.path, name), parent.held, name);
-          if (!dir) continue;
-          try {
-            await this.walk(dir, path, parent.rules, ignored);
-          } finally {
-            await dir.fh.close().catch(() => {});
-          }
-        } else if (st.isFile()) {
-          if (name === '.gitignore' && !parent.ignored) {
-            const text = await this.file(parent.held, name, path, false, true, st);
-            if (text) this.ignoreRules.set(cut < 0 ? '' : path.slice(0, cut), text.toString('utf8'));
-          } else await this.file(parent.held, name, path, ignored, false, st);
-        } else if (st.isSymbolicLink()) await this.link(parent.held, name, path, ignored, st);
+        if (st && !this.isExcluded(path, st.isDirectory())) seen.push({ path, name, parent, st });
+      });
+      seen.sort((a, b) => (a.path < b.path ? -1 : 1));
+      const walked: string[] = [];
+      const isWalked = (path: string) => walked.some((w) => path.startsWith(`${w}/`));
+      for (const { path, name, parent, st } of seen) {
+        if (!st.isDirectory() || isWalked(path)) continue;
+        walked.push(path);
+        const ignored = parent.ignored || isIgnored(parent.rules, path, true);
+        const dir = await this.hold(join(parent.held.path, name), parent.held, name);
+        if (!dir) continue;
+        try {
+          await this.walk(dir, path, parent.rules, ignored);
+        } finally {
+          await dir.fh.close().catch(() => {});
+        }
       }
+      await mapLimit(
+        seen.filter((x) => !x.st.isDirectory() && !isWalked(x.path)),
+        PARALLEL,
+        async ({ path, name, parent, st }) => {
+          const ignored = parent.ignored || isIgnored(parent.rules, path, false);
+          if (st.isFile()) {
+            if (name === '.gitignore' && !parent.ignored) {
+              const text = await this.file(parent.held, name, path, false, true, st);
+              const cut = path.lastIndexOf('/');
+              if (text) this.ignoreRules.set(cut < 0 ? '' : path.slice(0, cut), text.toString('utf8'));
+            } else await this.file(parent.held, name, path, ignored, false, st);
+          } else if (st.isSymbolicLink()) await this.link(parent.held, name, path, ignored, st);
+        },
+      );
       for (const dir of [...git].sort()) {
         if (this.gitDirs.has(dir) || walked.some((w) => dir.startsWith(`${w}/`))) continue;
         const cut = dir.lastIndexOf('/');

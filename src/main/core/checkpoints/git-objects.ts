@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { deflate, deflateSync, inflate } from 'node:zlib';
@@ -40,18 +41,28 @@ export class LooseObjects {
     const file = join(dir, sha.slice(2));
     // An object already there is written again with the same bytes (cheaper than asking first).
     if (!this.dirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true });
       this.dirs.add(dir);
     }
     const raw = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
-    // Small bodies (most source files, every tree) are deflated in place: cheaper than a thread-pool trip.
-    const data = raw.length <= 64 * 1024 ? deflateSync(raw, { level: 1 }) : await deflateAsync(raw, { level: 1 });
     const tmp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
-    await writeFile(tmp, data, { mode: 0o444 });
-    await rename(tmp, file).catch(async (e: unknown) => {
-      await unlink(tmp).catch(() => {});
-      throw e;
-    });
+    if (raw.length <= 64 * 1024) {
+      // Small objects (most source files, every tree) are deflated and written in place, into our own data
+      // folder: far cheaper than three thread-pool trips each, which a loaded machine makes slow.
+      try {
+        writeFileSync(tmp, deflateSync(raw, { level: 1 }), { mode: 0o444 });
+        renameSync(tmp, file);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw e;
+      }
+    } else {
+      await writeFile(tmp, await deflateAsync(raw, { level: 1 }), { mode: 0o444 });
+      await rename(tmp, file).catch(async (e: unknown) => {
+        await unlink(tmp).catch(() => {});
+        throw e;
+      });
+    }
     this.known.add(sha);
     return sha;
   }
@@ -147,8 +158,8 @@ export class TreeIndex {
       if (node.sha) return node.sha;
       const entries: Array<{ key: Buffer; mode: string; name: string; sha: string }> = [];
       for (const [name, f] of node.files) entries.push({ key: sortKey(name, false), mode: f.mode, name, sha: f.sha });
-      for (const [name, d] of node.dirs) {
-        const sha = await write(d);
+      const subs = await Promise.all([...node.dirs].map(async ([name, d]) => ({ name, sha: await write(d) })));
+      for (const { name, sha } of subs) {
         // A folder left with no file is no tree (as a scan of the folder would find it).
         if (sha === null) node.dirs.delete(name);
         else entries.push({ key: sortKey(name, true), mode: '40000', name, sha });

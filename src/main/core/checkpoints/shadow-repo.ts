@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FolderChanges } from './folder-changes';
@@ -161,8 +161,9 @@ export class ShadowRepo {
 
   /** The last snapshot's tree stays named (gc keeps it); its scan state goes to disk now and then. */
   private async remember(state: LiveState, tree: string, now: boolean): Promise<void> {
-    await mkdir(join(this.dir, 'refs'), { recursive: true });
-    await writeFile(join(this.dir, 'refs', 'switchboard-live'), `${tree}\n`);
+    // A 41-byte file in our own data folder: written in place (a thread-pool trip is slow on a loaded machine).
+    mkdirSync(join(this.dir, 'refs'), { recursive: true });
+    writeFileSync(join(this.dir, 'refs', 'switchboard-live'), `${tree}\n`);
     this.unsaved = { state, tree };
     if (now || Date.now() - this.savedAt > SAVE_EVERY_MS) await this.flush();
   }
@@ -195,8 +196,8 @@ export class ShadowRepo {
   /** Keeps a snapshot's objects alive (a ref per checkpoint, written as git writes loose refs). */
   async keep(checkpointId: string, tree: string): Promise<void> {
     const dir = join(this.dir, 'refs', 'switchboard');
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, checkpointId), `${tree}\n`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, checkpointId), `${tree}\n`);
   }
 
   async forget(checkpointIds: readonly string[]): Promise<void> {
