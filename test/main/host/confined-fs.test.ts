@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsRefusal } from '../../../src/main/core/host/files';
 import { ConfinedFs } from '../../../src/main/core/host/local/confined-fs';
+import { refusal } from '../../support/fs-refusal';
 
 let root: string;
 let work: string;
@@ -22,16 +23,6 @@ beforeEach(async () => {
 afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
-
-async function refusal(p: Promise<unknown>): Promise<FsRefusal> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof FsRefusal) return e;
-    throw new Error(`expected a refusal, got ${String(e)}`);
-  }
-  throw new Error('expected a refusal, but it succeeded');
-}
 
 /** Every file under `dir` with its content (to prove nothing outside changed). */
 function snapshot(dir: string): Record<string, string> {
@@ -111,6 +102,7 @@ describe('confined file access', () => {
     expect((await refusal(fs.readFile(join(work, 'pipe'), { maxBytes: 1024 }))).message).toMatch(/not a regular file \(named pipe\)/);
     expect((await refusal(fs.writeFile(join(work, 'pipe'), 'x'))).message).toMatch(/named pipe/);
     expect(await fs.removeFile(join(work, 'pipe')).catch((e: Error) => e.message)).toMatch(/named pipe/);
+    expect(await fs.stat(join(work, 'pipe'))).toMatchObject({ kind: 'other' });
     writeFileSync(join(work, 'big.txt'), 'x'.repeat(2048));
     expect((await refusal(fs.readFile(join(work, 'big.txt'), { maxBytes: 1024 }))).reason).toBe('too_large');
     // The file threads are free: a normal read still completes.

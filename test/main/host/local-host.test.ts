@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WatchEvent } from '../../../src/main/core/host/host';
-import { FsRefusal } from '../../../src/main/core/host/files';
 import { Hosts } from '../../../src/main/core/host/hosts';
 import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { sessionMembers } from '../../../src/main/core/platform/proc-stat';
+import { refusal } from '../../support/fs-refusal';
 import { groupRunning, processes } from '../../support/processes';
 
 const host = new LocalHost();
@@ -30,16 +30,6 @@ async function until(check: () => boolean, timeoutMs: number, what: string): Pro
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-async function refusal(p: Promise<unknown>): Promise<FsRefusal> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof FsRefusal) return e;
-    throw new Error(`expected a refusal, got ${String(e)}`);
-  }
-  throw new Error('expected a refusal, but it succeeded');
 }
 
 describe('Hosts', () => {
@@ -166,17 +156,6 @@ describe('LocalHost.files', () => {
     expect(await files.stat(join(work, 'sub', 'a.txt'))).toMatchObject({ kind: 'file', size: 6 });
     expect((await files.listDir(join(work, 'sub'))).map((e) => [e.name, e.kind])).toEqual([['a.txt', 'file']]);
     expect((await files.listDir(work)).find((e) => e.name === 'out')?.kind).toBe('symlink');
-  });
-
-  it.runIf(process.platform !== 'win32')('refuses a FIFO without blocking', async () => {
-    const work = join(dir, 'fifo-work');
-    mkdirSync(work);
-    execFileSync('mkfifo', [join(work, 'pipe')]);
-    const files = await host.files([work]);
-    // Nobody ever writes to the pipe: a read that opened it for real would hang here until the test times out.
-    expect((await refusal(files.readFile(join(work, 'pipe'), { maxBytes: 1024 }))).reason).toBe('not_regular');
-    expect((await refusal(files.writeFile(join(work, 'pipe'), 'x'))).reason).toBe('not_regular');
-    expect(await files.stat(join(work, 'pipe'))).toMatchObject({ kind: 'other' });
   });
 });
 

@@ -1,4 +1,4 @@
-import { isObject, recordMeta, str, timeOf, unknownItem, type LineParser, type ParsedRecord, type TranscriptItem } from './types';
+import { isObject, sessionRecordParser, str, unknownItem, type TranscriptItem } from './types';
 
 /**
  * Claude Code's session files, `~/.claude/projects/<folder>/<session>.jsonl` (fixtures:
@@ -20,53 +20,45 @@ function toolOutput(content: unknown): string {
     .join('\n');
 }
 
-export const claudeCodeParser: LineParser<Record<string, never>> = {
-  source: 'claude-code',
-  initialState: () => ({}),
-  record(_state, value, fallbackTs): ParsedRecord {
-    if (!isObject(value)) return { items: [unknownItem('not an object', value, fallbackTs)] };
-    const type = str(value.type) ?? '';
-    const ts = timeOf(value.timestamp, fallbackTs);
-    const meta = recordMeta(value);
-    if (type === 'summary') return { items: [], meta: str(value.summary) ? { title: str(value.summary) } : {} };
-    if (QUIET.has(type)) return { items: [], meta };
-    if (type !== 'user' && type !== 'assistant') return { items: [unknownItem(type || 'untyped', value, ts)], meta };
-    if (value.isSidechain === true || value.isMeta === true) return { items: [], meta };
-    const message = isObject(value.message) ? value.message : {};
-    const content = message.content;
-    const items: TranscriptItem[] = [];
-    if (typeof content === 'string') {
-      items.push({ type: type === 'user' ? 'prompt' : 'agent', ts, text: content });
-      return { items, meta };
+export const claudeCodeParser = sessionRecordParser('claude-code', ({ value, type, ts }) => {
+  if (type === 'summary') return { items: [], meta: str(value.summary) ? { title: str(value.summary) } : {} };
+  if (QUIET.has(type)) return { items: [] };
+  if (type !== 'user' && type !== 'assistant') return { items: [unknownItem(type || 'untyped', value, ts)] };
+  if (value.isSidechain === true || value.isMeta === true) return { items: [] };
+  const message = isObject(value.message) ? value.message : {};
+  const content = message.content;
+  const items: TranscriptItem[] = [];
+  if (typeof content === 'string') {
+    items.push({ type: type === 'user' ? 'prompt' : 'agent', ts, text: content });
+    return { items };
+  }
+  if (!Array.isArray(content)) return { items: [unknownItem(`${type} without content`, value, ts)] };
+  const texts: string[] = [];
+  for (const block of content) {
+    if (!isObject(block)) continue;
+    switch (block.type) {
+      case 'text':
+        if (type === 'user') texts.push(str(block.text) ?? '');
+        else items.push({ type: 'agent', ts, text: str(block.text) ?? '' });
+        break;
+      case 'thinking':
+        items.push({ type: 'thought', ts, text: str(block.thinking) ?? '' });
+        break;
+      case 'redacted_thinking':
+        break;
+      case 'tool_use':
+        items.push({ type: 'tool_call', ts, id: str(block.id) ?? `tool-${ts}`, name: str(block.name) ?? 'tool', input: block.input ?? {} });
+        break;
+      case 'tool_result':
+        items.push({ type: 'tool_result', ts, id: str(block.tool_use_id) ?? '', output: toolOutput(block.content), failed: block.is_error === true });
+        break;
+      case 'image':
+        if (type === 'user') texts.push('[image]');
+        break;
+      default:
+        items.push(unknownItem(`content block ${String(block.type)}`, block, ts));
     }
-    if (!Array.isArray(content)) return { items: [unknownItem(`${type} without content`, value, ts)], meta };
-    const texts: string[] = [];
-    for (const block of content) {
-      if (!isObject(block)) continue;
-      switch (block.type) {
-        case 'text':
-          if (type === 'user') texts.push(str(block.text) ?? '');
-          else items.push({ type: 'agent', ts, text: str(block.text) ?? '' });
-          break;
-        case 'thinking':
-          items.push({ type: 'thought', ts, text: str(block.thinking) ?? '' });
-          break;
-        case 'redacted_thinking':
-          break;
-        case 'tool_use':
-          items.push({ type: 'tool_call', ts, id: str(block.id) ?? `tool-${ts}`, name: str(block.name) ?? 'tool', input: block.input ?? {} });
-          break;
-        case 'tool_result':
-          items.push({ type: 'tool_result', ts, id: str(block.tool_use_id) ?? '', output: toolOutput(block.content), failed: block.is_error === true });
-          break;
-        case 'image':
-          if (type === 'user') texts.push('[image]');
-          break;
-        default:
-          items.push(unknownItem(`content block ${String(block.type)}`, block, ts));
-      }
-    }
-    if (texts.length) items.unshift({ type: 'prompt', ts, text: texts.join('\n\n') });
-    return { items, meta };
-  },
-};
+  }
+  if (texts.length) items.unshift({ type: 'prompt', ts, text: texts.join('\n\n') });
+  return { items };
+});

@@ -1,4 +1,4 @@
-import { isObject, recordMeta, str, timeOf, unknownItem, type LineParser, type ParsedRecord, type TranscriptItem } from './types';
+import { isObject, sessionRecordParser, str, unknownItem, type TranscriptItem } from './types';
 
 /**
  * Qwen Code's chats, `~/.qwen/projects/<folder>/chats/<session>.jsonl` (fixtures:
@@ -36,17 +36,9 @@ export function partsToItems(parts: unknown, role: 'user' | 'model', ts: number)
   return items;
 }
 
-export const qwenCodeParser: LineParser<Record<string, never>> = {
-  source: 'qwen-code',
-  initialState: () => ({}),
-  record(_state, value, fallbackTs): ParsedRecord {
-    if (!isObject(value)) return { items: [unknownItem('not an object', value, fallbackTs)] };
-    const type = str(value.type) ?? '';
-    const ts = timeOf(value.timestamp, fallbackTs);
-    const meta = recordMeta(value);
-    if (type === 'system') return { items: [], meta };
-    const message = isObject(value.message) ? value.message : null;
-    if (!message || (type !== 'user' && type !== 'assistant' && type !== 'tool_result')) return { items: [unknownItem(type || 'untyped', value, ts)], meta };
-    return { items: partsToItems(message.parts, type === 'assistant' ? 'model' : 'user', ts), meta };
-  },
-};
+export const qwenCodeParser = sessionRecordParser('qwen-code', ({ value, type, ts }) => {
+  if (type === 'system') return { items: [] };
+  const message = isObject(value.message) ? value.message : null;
+  if (!message || (type !== 'user' && type !== 'assistant' && type !== 'tool_result')) return { items: [unknownItem(type || 'untyped', value, ts)] };
+  return { items: partsToItems(message.parts, type === 'assistant' ? 'model' : 'user', ts) };
+});

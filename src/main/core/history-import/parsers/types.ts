@@ -56,11 +56,35 @@ export function timeOf(v: unknown, fallback: number): number {
 }
 
 /** What a record of Claude Code's or Qwen Code's (one shape) says of its session: its id, folder and the tool's version. */
-export function recordMeta(value: Record<string, unknown>): SessionMeta {
+function recordMeta(value: Record<string, unknown>): SessionMeta {
   const sessionId = str(value.sessionId);
   const cwd = str(value.cwd);
   const version = str(value.version);
   return { ...(sessionId ? { agentSessionId: sessionId } : {}), ...(cwd ? { cwd } : {}), ...(version ? { version } : {}) };
+}
+
+/** A record of Claude Code's or Qwen Code's shape, read as far as the two agree: its `type`, time and session fields. */
+export interface SessionRecord {
+  value: Record<string, unknown>;
+  type: string;
+  ts: number;
+}
+
+/**
+ * A parser of Claude Code's or Qwen Code's records (one shape, stateless): a line that is not an object is kept
+ * as unknown, and every record's session id, folder and version go with what `parse` makes of it (`parse`'s
+ * own `meta`, a title, added).
+ */
+export function sessionRecordParser(source: ImportSourceId, parse: (record: SessionRecord) => ParsedRecord): LineParser<Record<string, never>> {
+  return {
+    source,
+    initialState: () => ({}),
+    record(_state, value, fallbackTs) {
+      if (!isObject(value)) return { items: [unknownItem('not an object', value, fallbackTs)] };
+      const parsed = parse({ value, type: str(value.type) ?? '', ts: timeOf(value.timestamp, fallbackTs) });
+      return { items: parsed.items, meta: { ...recordMeta(value), ...parsed.meta } };
+    },
+  };
 }
 
 /** The text of an unknown record, bounded (the record is kept, not its megabytes). */

@@ -40,6 +40,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, stat, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath, sep, win32 } from 'node:path';
+import { formatBytes } from '../../../../shared/format-bytes';
 import { kindOf, readBounded } from './regular-file';
 import { FsRefusal, showPath, TEMP_PREFIX, type ConfinedFiles, type DirEntry, type EntryKind, type FileInfo, type ReadOptions, type WriteOptions } from '../files';
 
@@ -600,8 +601,3 @@ function treeParts(rel: string): string[] {
   return parts;
 }
 
-function formatBytes(n: number): string {
-  if (n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
-  if (n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} bytes`;
-}

@@ -3,7 +3,8 @@ import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useApi } from '../../app/api-context';
 import type { AgentMetrics } from '@shared/contract/supervisor';
-import { agentMetrics, formatBytes, syncAgentMetrics, useMetrics } from './metrics';
+import { formatBytes } from '@shared/format-bytes';
+import { agentMetrics, syncAgentMetrics, useMetrics } from './metrics';
 
 /** The supervisor's figures of an agent, over all its processes. */
 function useAgentMetrics(agentId: string) {

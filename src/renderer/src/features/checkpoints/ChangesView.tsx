@@ -3,7 +3,11 @@ import type { ChangeSet, ChangedFile, FileDiff, RestoreReport } from '@shared/co
 import { useApi } from '../../app/api-context';
 import { MonacoDiff } from '../editor';
 import { VisibleText, visibleText } from '../../ui/VisibleText';
-import { describeChanges, formatBytes, useUndoneRestores } from './state';
+import { formatBytes } from '@shared/format-bytes';
+import { describeChanges, useUndoneRestores } from './state';
+
+/** A file's recorded size; null where there is no such side (an added file's old size). */
+const sizeText = (n: number | null): string => (n === null ? '—' : formatBytes(n));
 
 const STATUS_LABEL: Record<ChangedFile['status'], string> = { added: 'added', modified: 'modified', deleted: 'deleted', renamed: 'renamed' };
 
@@ -98,11 +102,11 @@ function FileRow({ file, selected, note, onSelect }: { file: ChangedFile; select
       {file.flag && <span className="change-flag-reason small">{file.flag}</span>}
       <span className="muted small">
         {file.ignored
-          ? `ignored, content not kept (${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)})`
+          ? `ignored, content not kept (${sizeText(file.oldSize)} → ${sizeText(file.newSize)})`
           : file.tooLarge
-            ? `too large to keep (${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)})`
+            ? `too large to keep (${sizeText(file.oldSize)} → ${sizeText(file.newSize)})`
             : file.binary
-              ? `binary, ${formatBytes(file.oldSize)} → ${formatBytes(file.newSize)}`
+              ? `binary, ${sizeText(file.oldSize)} → ${sizeText(file.newSize)}`
               : `+${file.additions} −${file.deletions}`}
       </span>
       {note && (
@@ -214,8 +218,8 @@ export function ChangesView({ changes, canRestore, onRestored, notes }: ChangesV
           </div>
           {diff.file.binary || diff.file.tooLarge || diff.file.ignored ? (
             <p className="muted">
-              {diff.file.ignored ? 'Ignored (or inside .git): only its size was recorded' : diff.file.tooLarge ? 'Too large to keep: only its size was recorded' : 'Binary file'} ({formatBytes(diff.file.oldSize)} →{' '}
-              {formatBytes(diff.file.newSize)}).
+              {diff.file.ignored ? 'Ignored (or inside .git): only its size was recorded' : diff.file.tooLarge ? 'Too large to keep: only its size was recorded' : 'Binary file'} ({sizeText(diff.file.oldSize)} →{' '}
+              {sizeText(diff.file.newSize)}).
             </p>
           ) : (
             <>

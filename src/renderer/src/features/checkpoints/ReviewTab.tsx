@@ -6,7 +6,8 @@ import { confirmDialog } from '../../ui/confirm';
 import { ChangesView, RestoreReportView } from './ChangesView';
 import { turnReviewTitle } from './open';
 import { editedNotes } from './SessionChangesPanel';
-import { formatBytes, undoRestore, useRestoreReports } from './state';
+import { formatBytes } from '@shared/format-bytes';
+import { undoRestore, useRestoreReports } from './state';
 
 interface FolderChanges {
   folderId: string;

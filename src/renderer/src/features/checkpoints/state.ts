@@ -48,12 +48,6 @@ export function describeChanges(changes: ChangeSet | null | undefined): string {
   return `${parts.join(', ')} · +${s.additions} −${s.deletions}`;
 }
 
-export function formatBytes(n: number | null): string {
-  if (n === null) return '—';
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
 
 /** Restores undone in this window: a hunk or file they reverted is offered again. */
 export const useUndoneRestores = create<{ ids: ReadonlySet<string> }>(() => ({ ids: new Set() }));

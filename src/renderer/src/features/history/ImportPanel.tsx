@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ImportProgress, ImportSourceId, ImportSourceSummary } from '@shared/contract/history-import';
+import { formatBytes } from '@shared/format-bytes';
 import { useApi } from '../../app/api-context';
 import { saveSetting, useSetting } from '../../app/settings';
-import { formatBytes } from '../../ui/format';
 import { VisibleText } from '../../ui/VisibleText';
 import { formatDate } from './format';
 

@@ -1,8 +1,6 @@
 import type { DistKind, RegistryEntry, RegistryProgress, RegistryProgressStep, RegistrySource } from '@shared/contract/registry';
 
-import { formatBytes } from '../../ui/format';
-
-export { formatBytes };
+import { formatBytes } from '@shared/format-bytes';
 
 /** "just now", "5 minutes ago", "3 days ago". */
 export function formatAge(then: number, now: number): string {

@@ -3,6 +3,7 @@ import type { AvailableCommand } from '@agentclientprotocol/sdk';
 import fuzzysort from 'fuzzysort';
 import { forwardRef, memo, useEffect, useImperativeHandle, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
 import { MAX_PROMPT_TEXT, type SessionInfo } from '@shared/contract/sessions';
+import { formatBytes } from '@shared/format-bytes';
 import { useApi } from '../../app/api-context';
 import { useConnection } from '../../ipc/connection';
 import { buildPrompt, detectTrigger, type Mention, type PendingImage, type Trigger } from './prompt';
@@ -11,9 +12,7 @@ const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 /** "2.1 MB (2,100,000 characters)". */
 const describeSize = (t: string): string => {
-  const bytes = new TextEncoder().encode(t).length;
-  const size = bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`;
-  return `${size} (${t.length.toLocaleString('en-US')} characters)`;
+  return `${formatBytes(new TextEncoder().encode(t).length)} (${t.length.toLocaleString('en-US')} characters)`;
 };
 
 export interface ComposerHandle {

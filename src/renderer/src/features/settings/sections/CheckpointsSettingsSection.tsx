@@ -1,11 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { CheckpointFolder, CheckpointStatus } from '@shared/contract/checkpoints';
+import { formatBytes } from '@shared/format-bytes';
 import { useApi } from '../../../app/api-context';
 import { SectionFields } from './GenericSection';
-
-const GB = 1024 * 1024 * 1024;
-const MB = 1024 * 1024;
-const size = (bytes: number) => (bytes >= GB ? `${(bytes / GB).toFixed(2)} GB` : bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`);
 
 /** Checkpoints: whether they can be taken (git), how long they are kept, what is never captured, and the disk they use. */
 export function CheckpointsSettingsSection() {
@@ -36,7 +33,7 @@ export function CheckpointsSettingsSection() {
       <ul className="small" data-testid="checkpoint-folders">
         {folders.map((f) => (
           <li key={f.id}>
-            <code>{f.path}</code>: {f.checkpoints} checkpoints, {size(f.bytes)}{' '}
+            <code>{f.path}</code>: {f.checkpoints} checkpoints, {formatBytes(f.bytes)}{' '}
             <button
               onClick={() => {
                 if (!window.confirm(`Delete every checkpoint of ${f.path}? Its changes can no longer be reviewed or undone.`)) return;

@@ -1,9 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { BackupInfo } from '@shared/contract/history';
+import { formatBytes } from '@shared/format-bytes';
 import { useApi } from '../../../app/api-context';
 import { SectionFields } from './GenericSection';
-
-const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`);
 
 /** Daily backups of the store: how many are kept, the ones there are, and one made now. */
 export function HistorySettingsSection() {
@@ -39,7 +38,7 @@ export function HistorySettingsSection() {
           <ul className="small">
             {backups.backups.map((b) => (
               <li key={b.id}>
-                {new Date(b.createdAt).toLocaleString()} · {size(b.bytes)}
+                {new Date(b.createdAt).toLocaleString()} · {formatBytes(b.bytes)}
               </li>
             ))}
           </ul>
