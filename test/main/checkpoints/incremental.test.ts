@@ -190,6 +190,8 @@ describe('the first snapshot of a folder', () => {
     await rig.svc.idle();
     const [t] = await rig.svc.listTurns('s1');
     expect(t!.beforeLate).toBe(true);
+    // Whether the snapshot read during.txt before or after the turn wrote it, the turn says its changes may be incomplete.
+    expect(t!.notice).toMatch(/started before the folder's first snapshot was done/);
     expect(t!.state).toBe('recorded');
     const end = events.filter((e) => e.phase === 'background').at(-1)!;
     expect(end.done).toBe(true);

@@ -419,6 +419,13 @@ export class CheckpointService implements Disposable {
             // marked late (a file the agent changes before the snapshot reads it shows as already so).
             settled();
             const cp = await first.finally(this.reportProgress(turn.sessionId, folder, 'turn_went'));
+            // What the watch saw change while that snapshot ran: those files may have been read before or after.
+            const during = [...(folder.feed?.reported() ?? [])].sort();
+            const list = during.slice(0, 3).join(', ') + (during.length > 3 ? ` and ${during.length - 3} more` : '');
+            this.turnNotices.set(
+              turnId,
+              `This turn started before the folder's first snapshot was done: a file it changed before the snapshot read it may not show as changed.${during.length > 0 ? ` Seen changing meanwhile: ${list}.` : ''}`,
+            );
             if (cp) this.rows().setTurn(turnId, { before_id: cp.id, before_late: 1 });
             else this.rows().setTurn(turnId, { error: 'the checkpoint before the turn failed (the first snapshot of the folder)' });
             this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
