@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
-import { defineConfig, type Plugin } from 'electron-vite';
+import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
 // Only native modules (and electron) stay external: .node files cannot be bundled, and the right ABI

@@ -1,7 +1,11 @@
 // `npm run bench -- checkpoints [--quick]`: checkpoints of a 20,000-file tree (~200 MB) with a .gitignored
-// node_modules of 30,000 more files. First checkpoint, a checkpoint after 10 files changed, listing that
-// turn's changes, and the bytes one such checkpoint adds; baseline: `git add -A && git write-tree` on a copy
-// of the same tree with its own index, in the same run. Also how long a turn waits on its checkpoints.
+// node_modules of 30,000 more files, read whole (no session open, so no watch). First checkpoint, a checkpoint
+// after 10 files changed, listing that turn's changes, and the bytes one such checkpoint adds; baseline:
+// `git add -A && git write-tree` on a copy of the same tree with its own index, in the same run. Also how long
+// a turn waits on its checkpoints.
+// Then a 100,000-file tree (~200 MB) with a session open on it (watched: snapshots read what changed): what the
+// first turn waits for when the session opened 1 s earlier, and a checkpoint after 10 files changed, against
+// the same git baseline and against a checkpoint with nothing changed (the floor).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -76,7 +80,121 @@ const plainGit = (): void => {
   execFileSync('git', ['write-tree'], { cwd: copy, env: gitEnv });
 };
 
-try {
+const BIG = quick ? 10_000 : 100_000;
+const BIG_BYTES = 2 * 1024;
+
+function generateBig(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < BIG; i++) {
+    const sub = join(dir, 'src', `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`);
+    if (i % 100 === 0) mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `file${i}.ts`), text(i, BIG_BYTES));
+  }
+}
+
+function changeTenBig(dir: string, round: number): void {
+  for (let k = 0; k < 10; k++) {
+    const i = (round * 9973 + k * 19_031) % BIG;
+    writeFileSync(join(dir, 'src', `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`, `file${i}.ts`), `${text(i, BIG_BYTES)}// round ${round}\n`);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The 100,000-file tree with a session open on it. */
+async function big(): Promise<void> {
+  const bigRoot = join(root, 'big');
+  const bigWork = join(bigRoot, 'work');
+  const bigCopy = join(bigRoot, 'copy');
+  const tiny = join(bigRoot, 'tiny');
+  console.error(`generating ${BIG} files in ${bigWork}…`);
+  generateBig(bigWork);
+  mkdirSync(tiny);
+  for (let i = 0; i < 10; i++) writeFileSync(join(tiny, `f${i}.txt`), `${i}\n`);
+  execFileSync('cp', ['-a', bigWork, bigCopy]);
+  execFileSync('git', ['init', '-q'], { cwd: bigCopy });
+  const env = { ...process.env, GIT_DIR: join(bigCopy, '.git'), GIT_WORK_TREE: bigCopy, GIT_INDEX_FILE: join(bigCopy, '.git', 'index') };
+  const git = (): void => {
+    const add = spawnSync('git', ['add', '-A'], { cwd: bigCopy, env });
+    if (add.status !== 0) throw new Error(`git add failed: ${add.stderr.toString()}`);
+    execFileSync('git', ['write-tree'], { cwd: bigCopy, env });
+  };
+  const gitFirst = await time(git);
+
+  const bigData = join(bigRoot, 'data');
+  const store = new StoreService(bigData);
+  const svc = new CheckpointService(store, new EventBus(), bigData, { autoPrune: false });
+  // The floor: a first turn in a folder whose first snapshot is done (what any turn waits for at least).
+  await svc.sessionOpened('tiny', [tiny]);
+  await svc.idle();
+  const floorTurn = { sessionId: 'tiny', promptId: randomUUID(), roots: [tiny] };
+  const firstTurnFloor = await time(() => svc.turnStarting(floorTurn));
+  svc.turnEnded(floorTurn);
+  await svc.idle();
+
+  const opened = performance.now();
+  await svc.sessionOpened('bench', [bigWork]);
+  await sleep(1000);
+  const turn = { sessionId: 'bench', promptId: randomUUID(), roots: [bigWork] };
+  const firstTurnWait = await time(() => svc.turnStarting(turn));
+  await svc.idle();
+  const firstSnapshot = performance.now() - opened;
+  svc.turnEnded(turn);
+  await svc.idle();
+
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  const floor: number[] = [];
+  const rightAfter: number[] = [];
+  const cpu: NodeJS.CpuUsage[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    changeTenBig(bigWork, round);
+    changeTenBig(bigCopy, round);
+    // The folder is quiet for a moment before a prompt is sent (a person types it).
+    await sleep(600);
+    const cpu0 = process.cpuUsage();
+    if (round % 2) {
+      ours.push(await time(() => svc.checkpoint(bigWork)));
+      cpu.push(process.cpuUsage(cpu0));
+      theirs.push(await time(git));
+    } else {
+      theirs.push(await time(git));
+      const c0 = process.cpuUsage();
+      ours.push(await time(() => svc.checkpoint(bigWork)));
+      cpu.push(process.cpuUsage(c0));
+    }
+    await sleep(600);
+    floor.push(await time(() => svc.checkpoint(bigWork)));
+    changeTenBig(bigWork, round + 1000);
+    rightAfter.push(await time(() => svc.checkpoint(bigWork)));
+  }
+  // A turn changing 10 files, from its end to its recorded changes (the after-checkpoint is checked against
+  // the whole folder's stat: nobody waits for it, but it is what a turn costs).
+  const t2 = { sessionId: 'bench', promptId: randomUUID(), roots: [bigWork] };
+  await svc.turnStarting(t2);
+  changeTenBig(bigWork, ROUNDS + 1);
+  svc.turnEnded(t2);
+  const endToRecorded = await time(() => svc.idle());
+  const turns = await svc.listTurns('bench');
+  if (turns.at(-1)?.changes?.files.length !== 10) throw new Error(`expected 10 changed files, got ${turns.at(-1)?.changes?.files.length}`);
+  await svc.dispose();
+  store.dispose();
+
+  console.error(`100k rounds (ms): ours ${ours.map(Math.round).join(' ')}; git ${theirs.map(Math.round).join(' ')}; nothing changed ${floor.map(Math.round).join(' ')}; right after ${rightAfter.map(Math.round).join(' ')}`);
+  const inc = median(ours);
+  const n = `${BIG / 1000}k`;
+  console.log(`checkpoints.incremental_${n}: ${Math.round(inc)} ms (floor, nothing changed: ${Math.round(median(floor))} ms)`);
+  console.log(`checkpoints.incremental_${n}_cpu: ${Math.round(median(cpu.map((c) => (c.user + c.system) / 1000)))} ms of this process's CPU (the machine's load does not count here)`);
+  console.log(`checkpoints.incremental_${n}_git_baseline: ${Math.round(median(theirs))} ms`);
+  console.log(`checkpoints.incremental_${n}_vs_git: ${Math.round((inc / median(theirs)) * 1000) / 1000} ratio`);
+  console.log(`checkpoints.incremental_${n}_right_after_changes: ${Math.round(median(rightAfter))} ms (the watch batches events for 50 ms)`);
+  console.log(`checkpoints.first_turn_wait_${n}: ${Math.round(firstTurnWait)} ms (floor, a folder already snapshotted: ${Math.round(firstTurnFloor)} ms)`);
+  console.log(`checkpoints.first_snapshot_${n}: ${Math.round(firstSnapshot)} ms in the background (git add -A, first: ${Math.round(gitFirst)} ms)`);
+  console.log(`checkpoints.turn_end_to_recorded_${n}: ${Math.round(endToRecorded)} ms (checked against the whole folder's stat)`);
+}
+
+/** The 20,000-file tree, read whole (no session open, so no watch). */
+async function small(): Promise<void> {
   console.error(`generating ${FILES} files (+${IGNORED} ignored) in ${root}…`);
   generate(work);
   execFileSync('cp', ['-a', work, copy]);
@@ -133,6 +251,11 @@ try {
   console.log(`checkpoints.turn_start_wait: ${Math.round(startWait)} ms`);
   console.log(`checkpoints.turn_end_blocking: ${Math.round(endBlock * 100) / 100} ms`);
   console.log(`checkpoints.turn_end_to_recorded: ${Math.round(endToRecorded)} ms`);
+}
+
+try {
+  if (!process.argv.includes('--big-only')) await small();
+  await big();
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -115,6 +115,11 @@ export class AppCore implements Disposable {
     // a folder of the same path here must not be snapshotted in its place).
     acp.sessions.onTurnStarting((turn) => (turn.hostId === LOCAL_HOST_ID ? this.checkpoints.turnStarting(turn) : undefined));
     acp.sessions.onTurnEnded((turn) => turn.hostId === LOCAL_HOST_ID && this.checkpoints.turnEnded(turn));
+    // While a session is open its folders are watched (snapshots read only what changed), the first snapshot taken in the background.
+    acp.sessions.onStatusChanged((s) => {
+      if (s.status === 'closed') this.checkpoints.sessionClosed(s.id);
+      else if (s.hostId === LOCAL_HOST_ID) void this.checkpoints.sessionOpened(s.id, [s.cwd, ...s.additionalDirectories]);
+    });
     new McpService({
       router: this.router,
       bus: this.bus,

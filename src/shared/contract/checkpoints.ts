@@ -191,11 +191,21 @@ export const checkpointRequests = {
 
 export const checkpointEvents = {
   /**
-   * Switchboard snapshots a session's folder before a turn, and the prompt waits for it (at most a while):
-   * shown as Switchboard's work, not the agent's. `files`: how many it holds (null until known); `done` ends it.
+   * Switchboard snapshots a session's folder: in the background when the session opens (`background`), before a
+   * turn while the prompt waits (`before_turn`, at most a while), or still the first one when a turn went ahead
+   * of it (`turn_went`). Shown as Switchboard's work, not the agent's. `files`: how many it holds (null until
+   * known); `percent`: how far (null until known); `done` ends it.
    */
   'checkpoints.snapshotting': event(
-    z.object({ sessionId: z.string(), folder: z.string(), files: z.number().int().nullable(), startedAt: z.number(), done: z.boolean() }),
+    z.object({
+      sessionId: z.string(),
+      folder: z.string(),
+      files: z.number().int().nullable(),
+      percent: z.number().int().min(0).max(100).nullable().optional(),
+      phase: z.enum(['background', 'before_turn', 'turn_went']).optional(),
+      startedAt: z.number(),
+      done: z.boolean(),
+    }),
   ),
   /** A turn's checkpoints changed state, or a restore happened in a folder. */
   'checkpoints.changed': event(z.object({ folderId: z.string(), sessionId: z.string().nullable(), turnId: z.string().nullable() })),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { EventBus } from '../../../src/main/core/base/event-bus';
 import { CheckpointService } from '../../../src/main/core/checkpoints/checkpoint-service';
 import { SettingsService } from '../../../src/main/core/settings/settings-service';
+import type { Host } from '../../../src/main/core/host/host';
 import { StoreService } from '../../../src/main/core/store/store-service';
 
 export interface Rig {
@@ -12,6 +13,7 @@ export interface Rig {
   dataDir: string;
   work: string;
   store: StoreService;
+  bus: EventBus;
   /** The settings the service reads (checkpoints.* keys). */
   settings: SettingsService;
   svc: CheckpointService;
@@ -20,7 +22,7 @@ export interface Rig {
   dispose(): Promise<void>;
 }
 
-export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number } = {}): Rig {
+export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number; host?: Host } = {}): Rig {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-cp-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');
@@ -34,6 +36,7 @@ export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number } = {
     dataDir,
     work,
     store,
+    bus,
     settings,
     svc,
     async turn(body, sessionId = 's1') {

@@ -20,10 +20,12 @@ import { diffSnapshots, hunksOf, isBinary, revertHunk } from './changes';
 import { CheckpointRows, type CheckpointRow, type PendingRestoreRow, type TurnRow } from './checkpoint-rows';
 import { applyPlan, planRestore, planStatOnly, type PlanStep, type RestoreItem } from './file-restore';
 import { gitVersion } from './shadow-git';
-import { removeShadow, ShadowRepo, type LargeFile, type TreeEntry } from './shadow-repo';
+import { removeShadow, ShadowRepo, type LargeFile, type Snapshot, type TreeEntry } from './shadow-repo';
 import type { Host } from '../host/host';
 import { LocalHost } from '../host/local/local-host';
 import { FolderWatches } from './folder-watches';
+import { FolderFeed } from './folder-changes';
+import { countFiles } from './folder-scan';
 
 /** The checkpoint settings (keys checkpoints.* of the settings registry). */
 export interface CheckpointSettings {
@@ -48,7 +50,20 @@ interface Folder {
   queue: Promise<unknown>;
   /** Turns running in the folder: turn id → session id. */
   running: Map<string, string>;
+  /** Open sessions whose folder this is (while there is one, the folder is watched). */
+  sessions: Set<string>;
+  /** The folder's watch: what changed since the last snapshot (null: not watched, snapshots read it all). */
+  feed: FolderFeed | null;
+  /** The first snapshot, taken in the background when a session opens, until it is done. */
+  first: Promise<CheckpointRow | null> | null;
+  /** Progress of the snapshot being taken (files recorded, files expected), for sessions that ask. */
+  progress: { files: number; total: number | null } | null;
 }
+
+/** Snapshot kinds whose checkpoint is checked against the whole folder's stat (the watch is not trusted alone). */
+const VERIFIED = new Set(['turn_end', 'restore_pre', 'restore_post', 'restore_recover']);
+/** Progress events at most this often. */
+const PROGRESS_MS = 250;
 
 /**
  * Told once a turn's "after" checkpoint is taken (or failed), with the turn and when the session's next
@@ -219,7 +234,17 @@ export class CheckpointService implements Disposable {
       const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
       this.rows().ensureFolder(id, real);
       const s = this.settings();
-      const folder: Folder = { id, path: real, repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes, this.host), queue: Promise.resolve(), running: new Map() };
+      const folder: Folder = {
+        id,
+        path: real,
+        repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes, this.host),
+        queue: Promise.resolve(),
+        running: new Map(),
+        sessions: new Set(),
+        feed: null,
+        first: null,
+        progress: null,
+      };
       this.byReal.set(real, folder);
       return folder;
     })();
@@ -243,11 +268,108 @@ export class CheckpointService implements Disposable {
 
   /** Snapshot + row; call inside `exclusive`. */
   private async takeCheckpoint(folder: Folder, kind: string): Promise<CheckpointRow> {
-    const snap = await folder.repo.snapshot();
+    const snap = await this.snapshot(folder, kind);
     const row: CheckpointRow = { id: randomUUID(), folderId: folder.id, tree: snap.tree, large: snap.large, kind, createdAt: Date.now() };
     await folder.repo.keep(row.id, row.tree);
     this.rows().insertCheckpoint(row);
     return row;
+  }
+
+  /**
+   * A snapshot of the folder: only what its watch reported when it is watched and trusted, else all of it
+   * (the log says why); the checkpoints a turn's review rests on are checked against the whole folder's stat.
+   */
+  private async snapshot(folder: Folder, kind: string): Promise<Snapshot> {
+    const changes = folder.feed ? await folder.feed.take() : undefined;
+    folder.progress = { files: 0, total: this.lastCount.get(folder.id) ?? null };
+    try {
+      const snap = await folder.repo.snapshot({
+        ...(changes ? { changes } : {}),
+        verify: VERIFIED.has(kind) && folder.feed !== null,
+        onProgress: (files) => {
+          if (folder.progress) folder.progress.files = files;
+        },
+      });
+      if (snap.how.kind === 'full' && changes && this.loggedReason.get(folder.id) !== snap.how.reason) {
+        console.info(`checkpoints: ${folder.path}: read the whole folder (${snap.how.reason})`);
+      }
+      this.loggedReason.set(folder.id, snap.how.kind === 'full' ? snap.how.reason : '');
+      if (snap.missed.length > 0) {
+        const list = snap.missed.slice(0, 5).join(', ') + (snap.missed.length > 5 ? ` and ${snap.missed.length - 5} more` : '');
+        console.warn(`checkpoints: ${folder.path}: the watch missed changes to ${list}; the whole folder is read from now on until it is watched again`);
+        this.missedWatch.set(folder.id, snap.missed);
+        this.unwatch(folder);
+      }
+      this.lastCount.set(folder.id, snap.files);
+      return snap;
+    } catch (e) {
+      folder.feed?.rescan('the last snapshot failed');
+      throw e;
+    } finally {
+      folder.progress = null;
+    }
+  }
+
+  /** Files the last snapshot of each folder recorded (what progress counts towards). */
+  private readonly lastCount = new Map<string, number>();
+  /** Why each folder was last read whole (said once while it stays so). */
+  private readonly loggedReason = new Map<string, string>();
+  /** What a turn's checkpoints should say that no restore says (this process only). */
+  private readonly turnNotices = new Map<string, string>();
+  /** Folders whose watch missed a change (found by a verification), with the paths: told on the turn. */
+  private readonly missedWatch = new Map<string, string[]>();
+
+  // ───────────── sessions and their folders' watches ─────────────
+
+  /**
+   * A session opened (or a turn started) in these folders: they are watched from now on, so that snapshots
+   * read only what changed, and a folder never snapshotted by this process gets its first snapshot now, in
+   * the background, with progress in the session.
+   */
+  async sessionOpened(sessionId: string, roots: readonly string[]): Promise<void> {
+    if (this.disposed || !this.store.available || !(await this.status()).available) return;
+    for (const root of new Set(roots)) {
+      const folder = await this.folder(root).catch(() => null);
+      if (!folder || !(await isDirectory(folder.path))) continue;
+      folder.sessions.add(sessionId);
+      this.watch(folder);
+      if (!this.snapshotted.has(folder.id) && !folder.first) {
+        this.snapshotted.add(folder.id);
+        const first = this.exclusive(folder, () => this.takeCheckpoint(folder, 'session_open')).catch((e: unknown) => {
+          console.error(`checkpoints: the first snapshot of ${folder.path} failed:`, e);
+          return null;
+        });
+        folder.first = first;
+        const stop = this.reportProgress(sessionId, folder, 'background');
+        void first.finally(() => {
+          stop();
+          if (folder.first === first) folder.first = null;
+        });
+      }
+    }
+  }
+
+  /** A session closed: its folders are no longer watched once no open session uses them. */
+  sessionClosed(sessionId: string): void {
+    for (const folder of this.byReal.values()) {
+      if (!folder.sessions.delete(sessionId) || folder.sessions.size > 0 || folder.running.size > 0) continue;
+      this.unwatch(folder);
+    }
+  }
+
+  /** Folders snapshotted by this process (a session opening again does not snapshot them again). */
+  private readonly snapshotted = new Set<string>();
+
+  private watch(folder: Folder): void {
+    if (folder.feed || this.disposed) return;
+    folder.feed = new FolderFeed(folder.path, (root, onEvent, opts) => this.host.watch(root, onEvent, opts), {
+      ignore: this.settings().excludes.map((e) => e.replace(/\/$/, '')),
+    });
+  }
+
+  private unwatch(folder: Folder): void {
+    folder.feed?.dispose();
+    folder.feed = null;
   }
 
   /** Takes a checkpoint of a folder now (after whatever is queued on it). */
@@ -270,17 +392,46 @@ export class CheckpointService implements Disposable {
     let proceeded = false;
     // Once the turn goes ahead (its snapshots done, or too long), the wait is no longer Switchboard's.
     const progresses: Array<() => void> = [];
+    let goAhead: () => void = () => {};
+    const ahead = new Promise<void>((resolve) => (goAhead = resolve));
     const started = (async () => {
       if (this.disposed || !this.store.available || !(await this.status()).available) return [];
       const roots = [...new Set(turn.roots)];
       const folders = (await Promise.all(roots.map((r) => this.folder(r).catch(() => null)))).filter((f): f is Folder => f !== null);
       const unique = [...new Map(folders.map((f) => [f.id, f])).values()];
+      let waiting = unique.length;
+      const settled = () => {
+        if (--waiting <= 0) goAhead();
+      };
+      if (waiting === 0) goAhead();
       return Promise.all(
         unique.map(async (folder) => {
           const turnId = randomUUID();
           this.rows().insertTurn({ id: turnId, sessionId: turn.sessionId, promptId: turn.promptId, folderId: folder.id, startedAt: Date.now() });
           folder.running.set(turnId, turn.sessionId);
-          const progress = this.snapshotProgress(turn.sessionId, folder);
+          folder.sessions.add(turn.sessionId);
+          this.watch(folder);
+          this.snapshotted.add(folder.id);
+          const first = folder.first;
+          if (first) {
+            // The folder's first snapshot is still being taken (the session opened moments ago): the prompt goes
+            // now, the session says the snapshot is still running, and that snapshot is the turn's "before",
+            // marked late (a file the agent changes before the snapshot reads it shows as already so).
+            settled();
+            const cp = await first.finally(this.reportProgress(turn.sessionId, folder, 'turn_went'));
+            // What the watch saw change while that snapshot ran: those files may have been read before or after.
+            const during = [...(folder.feed?.reported() ?? [])].sort();
+            const list = during.slice(0, 3).join(', ') + (during.length > 3 ? ` and ${during.length - 3} more` : '');
+            this.turnNotices.set(
+              turnId,
+              `This turn started before the folder's first snapshot was done: a file it changed before the snapshot read it may not show as changed.${during.length > 0 ? ` Seen changing meanwhile: ${list}.` : ''}`,
+            );
+            if (cp) this.rows().setTurn(turnId, { before_id: cp.id, before_late: 1 });
+            else this.rows().setTurn(turnId, { error: 'the checkpoint before the turn failed (the first snapshot of the folder)' });
+            this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
+            return { folder, turnId };
+          }
+          const progress = this.reportProgress(turn.sessionId, folder, 'before_turn');
           progresses.push(progress);
           if (proceeded) progress();
           try {
@@ -288,6 +439,8 @@ export class CheckpointService implements Disposable {
             this.rows().setTurn(turnId, proceeded ? { before_id: cp.id, before_late: 1 } : { before_id: cp.id });
           } catch (e) {
             this.rows().setTurn(turnId, { error: `the checkpoint before the turn failed: ${errorText(e)}` });
+          } finally {
+            settled();
           }
           this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
           return { folder, turnId };
@@ -301,7 +454,7 @@ export class CheckpointService implements Disposable {
       },
       (e: unknown) => console.error('checkpoint before a turn failed:', e),
     );
-    // A first snapshot of a huge folder can take long: past this, the turn goes ahead (and says so).
+    // A full snapshot of a huge folder can take long: past this, the turn goes ahead (and says so).
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
@@ -310,32 +463,46 @@ export class CheckpointService implements Disposable {
         resolve();
       }, this.options.beforeWaitMs ?? BEFORE_WAIT_MS);
     });
-    return Promise.race([done, late]).finally(() => clearTimeout(timer));
+    return Promise.race([done, ahead, late]).finally(() => clearTimeout(timer));
   }
 
   /**
-   * Says that the folder is being snapshotted for the session's turn, and how many files it holds once the
-   * last snapshot's count is read (beside the snapshot, never delaying it); the returned function says it is done.
+   * Tells the session how the folder's snapshot goes (files expected, percent) until the returned function
+   * is called: at once for a background snapshot or one a turn went ahead of, after a moment for one a
+   * turn waits on (a snapshot of a few changes is done before anyone could read it).
    */
-  private snapshotProgress(sessionId: string, folder: Folder): () => void {
-    const base = { sessionId, folder: folder.path, startedAt: Date.now() };
+  private reportProgress(sessionId: string, folder: Folder, phase: 'background' | 'before_turn' | 'turn_went'): () => void {
+    const startedAt = Date.now();
     let done = false;
-    this.bus.emit('checkpoints.snapshotting', { ...base, files: null, done: false });
-    void folder.repo.git
-      .run(['ls-files', '-z'])
-      .then((r) => {
-        const out = r.stdout;
-        let files = 0;
-        for (let i = out.indexOf(0); i >= 0; i = out.indexOf(0, i + 1)) files++;
-        if (!done && files > 0) this.bus.emit('checkpoints.snapshotting', { ...base, files, done: false });
-      })
-      .catch(() => {});
+    let shown = false;
+    if (!this.lastCount.has(folder.id) && !this.counting.has(folder.id)) {
+      const counting = countFiles(folder.path, this.settings().excludes).catch(() => null);
+      this.counting.set(folder.id, counting);
+      void counting.then((n) => {
+        if (n !== null && !this.lastCount.has(folder.id)) this.lastCount.set(folder.id, n);
+        this.counting.delete(folder.id);
+      });
+    }
+    const emit = (end: boolean) => {
+      const p = folder.progress;
+      const total = p?.total ?? this.lastCount.get(folder.id) ?? null;
+      const percent = p && total ? Math.min(99, Math.floor((p.files / total) * 100)) : null;
+      shown = true;
+      this.bus.emit('checkpoints.snapshotting', { sessionId, folder: folder.path, files: total, percent: end ? 100 : percent, phase, startedAt, done: end });
+    };
+    const timer = setInterval(() => emit(false), PROGRESS_MS);
+    timer.unref();
+    if (phase !== 'before_turn') emit(false);
     return () => {
       if (done) return;
       done = true;
-      this.bus.emit('checkpoints.snapshotting', { ...base, files: null, done: true });
+      clearInterval(timer);
+      if (shown) emit(true);
     };
   }
+
+  /** Folders being counted for the progress of their first snapshot. */
+  private readonly counting = new Map<string, Promise<number | null>>();
 
   turnEnded(turn: TurnInfo): void {
     const key = `${turn.sessionId}\0${turn.promptId}`;
@@ -356,6 +523,15 @@ export class CheckpointService implements Disposable {
               await new Promise((resolve) => setImmediate(resolve));
               const cp = await this.takeCheckpoint(folder, 'turn_end');
               this.rows().setTurn(turnId, { after_id: cp.id });
+              const missed = this.missedWatch.get(folder.id);
+              this.missedWatch.delete(folder.id);
+              if (missed) {
+                const list = missed.slice(0, 3).join(', ') + (missed.length > 3 ? ` and ${missed.length - 3} more` : '');
+                this.turnNotices.set(
+                  turnId,
+                  `Switchboard's watch of the folder missed changes to ${list}. The check after the turn found them, so they are in this turn's changes, though some may have been made before it started.`,
+                );
+              }
             } catch (e) {
               this.rows().setTurn(turnId, { error: `the checkpoint after the turn failed: ${errorText(e)}` });
             }
@@ -446,7 +622,7 @@ export class CheckpointService implements Disposable {
       changes,
       // Only a turn that changed something can have another session's changes mixed in.
       overlaps: changes && changes.files.length === 0 ? [] : rows.overlapping(t.folder_id, t.session_id, t.started_at, t.ended_at ?? Date.now()),
-      notice: rows.turnNotice(t.id),
+      notice: rows.turnNotice(t.id) ?? this.turnNotices.get(t.id) ?? null,
     };
   }
 
@@ -829,5 +1005,9 @@ export class CheckpointService implements Disposable {
     this.stopTimers();
     void this.settingsLink.dispose();
     await this.idle();
+    for (const folder of this.byReal.values()) {
+      this.unwatch(folder);
+      await folder.repo.flush().catch((e: unknown) => console.error(`checkpoints: saving the scan state of ${folder.path} failed:`, e));
+    }
   }
 }

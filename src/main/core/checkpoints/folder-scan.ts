@@ -19,7 +19,7 @@
  *   comfortably before that snapshot began (no write could have kept the same ctime), is not read again.
  */
 import { constants, existsSync, lstatSync, readdirSync, type BigIntStats } from 'node:fs';
-import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { TEMP_PREFIX } from '../host/files';
@@ -48,6 +48,8 @@ export interface ScanState {
   files: Map<string, ScannedFile>;
   /** The .gitignore texts read, by folder ('' is the root). */
   ignoreRules: Map<string, string>;
+  /** The `.git` entries met (absent from a state saved by an older version). */
+  gitDirs?: Set<string>;
 }
 
 export interface ScanResult extends ScanState {
@@ -65,6 +67,8 @@ export interface ScanOptions {
   objects: LooseObjects;
   /** Tests only: runs between listing a name and opening it (to swap it there). */
   beforeOpen?: (path: string) => Promise<void> | void;
+  /** Told now and then how many files the scan has recorded so far. */
+  onProgress?: (files: number) => void;
 }
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -197,7 +201,109 @@ class Scan {
   private async breathe(): Promise<void> {
     if (++this.sinceYield < 256) return;
     this.sinceYield = 0;
+    this.o.onProgress?.(this.files.size + this.statOnly.length);
     await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** `.git` folders met (their hooks and config are stat-recorded at every snapshot: the watch skips them). */
+  readonly gitDirs = new Set<string>();
+
+  /**
+   * Reads only `paths` (relative; changed since the previous scan, as the watch said) and what is under
+   * them, each folder opened from the root down as the full walk opens it, with the ignore rules the full
+   * walk would apply there. Known `.git` folders are stat-recorded again whatever the paths.
+   */
+  async runPaths(paths: readonly string[], gitDirs: Iterable<string>): Promise<void> {
+    const root = (await this.hold(this.o.root, null, ''))!;
+    const held: HeldDir[] = [];
+    type Place = { held: HeldDir; rules: readonly Rules[]; ignored: boolean } | null;
+    const places = new Map<string, Promise<Place>>();
+    const previous = this.o.previous!;
+    const rulesAt = (rel: string, parent: readonly Rules[], ignored: boolean): readonly Rules[] => {
+      const applied = ignored ? undefined : previous.ignoreRules.get(rel);
+      return applied ? [...parent, { base: rel, ig: matcherOf(applied) }] : parent;
+    };
+    places.set('', Promise.resolve({ held: root, rules: rulesAt('', [], false), ignored: false }));
+    const place = (rel: string): Promise<Place> => {
+      let known = places.get(rel);
+      if (!known) {
+        known = (async (): Promise<Place> => {
+          const cut = rel.lastIndexOf('/');
+          const name = rel.slice(cut + 1);
+          const parent = await place(cut < 0 ? '' : rel.slice(0, cut));
+          if (!parent || name === '.git') return null;
+          const st = await this.lstatOf(parent.held.child(name));
+          if (!st?.isDirectory() || this.isExcluded(rel, true)) return null;
+          const ignored = parent.ignored || isIgnored(parent.rules, rel, true);
+          const dir = await this.hold(join(parent.held.path, name), parent.held, name);
+          if (!dir) return null;
+          held.push(dir);
+          return { held: dir, rules: rulesAt(rel, parent.rules, ignored), ignored };
+        })();
+        places.set(rel, known);
+      }
+      return known;
+    };
+    try {
+      const git = new Set(gitDirs);
+      // Each path's stat first (in parallel), then the folders among them walked, then the rest read (in parallel).
+      type Seen = { path: string; name: string; parent: NonNullable<Place>; st: BigIntStats };
+      const seen: Seen[] = [];
+      await mapLimit([...new Set(paths)].sort(), PARALLEL, async (path) => {
+        const parts = path.split('/');
+        const g = parts.indexOf('.git');
+        if (g >= 0) {
+          git.add(parts.slice(0, g + 1).join('/'));
+          return;
+        }
+        if (this.isExcluded(path, false)) return;
+        const cut = path.lastIndexOf('/');
+        const parent = await place(cut < 0 ? '' : path.slice(0, cut));
+        if (!parent) return;
+        const name = path.slice(cut + 1);
+        const st = await this.lstatOf(parent.held.child(name));
+        if (st && !this.isExcluded(path, st.isDirectory())) seen.push({ path, name, parent, st });
+      });
+      seen.sort((a, b) => (a.path < b.path ? -1 : 1));
+      const walked: string[] = [];
+      const isWalked = (path: string) => walked.some((w) => path.startsWith(`${w}/`));
+      for (const { path, name, parent, st } of seen) {
+        if (!st.isDirectory() || isWalked(path)) continue;
+        walked.push(path);
+        const ignored = parent.ignored || isIgnored(parent.rules, path, true);
+        const dir = await this.hold(join(parent.held.path, name), parent.held, name);
+        if (!dir) continue;
+        try {
+          await this.walk(dir, path, parent.rules, ignored);
+        } finally {
+          await dir.fh.close().catch(() => {});
+        }
+      }
+      await mapLimit(
+        seen.filter((x) => !x.st.isDirectory() && !isWalked(x.path)),
+        PARALLEL,
+        async ({ path, name, parent, st }) => {
+          const ignored = parent.ignored || isIgnored(parent.rules, path, false);
+          if (st.isFile()) {
+            if (name === '.gitignore' && !parent.ignored) {
+              const text = await this.file(parent.held, name, path, false, true, st);
+              const cut = path.lastIndexOf('/');
+              if (text) this.ignoreRules.set(cut < 0 ? '' : path.slice(0, cut), text.toString('utf8'));
+            } else await this.file(parent.held, name, path, ignored, false, st);
+          } else if (st.isSymbolicLink()) await this.link(parent.held, name, path, ignored, st);
+        },
+      );
+      for (const dir of [...git].sort()) {
+        if (this.gitDirs.has(dir) || walked.some((w) => dir.startsWith(`${w}/`))) continue;
+        const cut = dir.lastIndexOf('/');
+        const parent = await place(cut < 0 ? '' : dir.slice(0, cut));
+        const st = parent ? await this.lstatOf(parent.held.child('.git')) : null;
+        if (parent && st) await this.gitEntry(parent.held, '.git', dir, st);
+      }
+    } finally {
+      for (const dir of held) await dir.fh.close().catch(() => {});
+      await root.fh.close().catch(() => {});
+    }
   }
 
   private async names(held: HeldDir): Promise<string[]> {
@@ -341,6 +447,7 @@ class Scan {
 
   /** A `.git` file or folder: its hooks, config and info recorded by stat only; nothing in it is read. */
   private async gitEntry(held: HeldDir, name: string, path: string, st: BigIntStats): Promise<void> {
+    this.gitDirs.add(path);
     if (!st.isDirectory()) return this.recordStatOnly(path, st, true);
     const git = await this.hold(join(held.path, name), held, name);
     if (!git) return;
@@ -390,10 +497,56 @@ async function readUpTo(fh: FileHandle, size: number, max: number): Promise<Buff
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
+const byPathOrder = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
 /** Scans a folder (see the module doc): what is in it now, every byte read confined. */
 export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
   const scan = new Scan(options);
   await scan.run();
-  scan.statOnly.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly };
+  scan.statOnly.sort(byPathOrder);
+  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs };
+}
+
+/** What a scan of some paths found: under each of `covered`, this replaces what the previous scan had. */
+export interface PathsScan extends ScanResult {
+  covered: string[];
+}
+
+/**
+ * Scans only `paths` of a folder (relative, as a watch reported them) and what is under them, with the
+ * same confinement and rules as scanFolder; `previous` is required (it says which rules apply).
+ */
+export async function scanPaths(options: ScanOptions & { previous: ScanState; paths: readonly string[] }): Promise<PathsScan> {
+  const scan = new Scan(options);
+  const known = options.previous.gitDirs ?? new Set<string>();
+  await scan.runPaths(options.paths, known);
+  scan.statOnly.sort(byPathOrder);
+  const covered = [...new Set([...options.paths, ...known, ...scan.gitDirs])];
+  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs, covered };
+}
+
+/**
+ * About how many files a snapshot of the folder records (for its progress only): names listed, no link
+ * followed, `.git` folders and the exclude list skipped. Nothing is read, so no confinement is needed.
+ */
+export async function countFiles(root: string, excludes: readonly string[]): Promise<number> {
+  const excluded = ignore({ allowRelativePaths: true }).add([`${TEMP_PREFIX}*`, ...excludes]);
+  let count = 0;
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.name === '.git') continue;
+      const path = rel === '' ? e.name : `${rel}/${e.name}`;
+      const isDir = e.isDirectory();
+      try {
+        if (excluded.ignores(isDir ? `${path}/` : path)) continue;
+      } catch {
+        // counted
+      }
+      if (isDir) await walk(join(dir, e.name), path);
+      else if (e.isFile() || e.isSymbolicLink()) count++;
+    }
+  };
+  await walk(root, '');
+  return count;
 }

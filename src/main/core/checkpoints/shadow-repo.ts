@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { scanFolder, type ScannedFile, type ScanState, type StatOnlyFile } from './folder-scan';
-import { LooseObjects, writeTrees } from './git-objects';
+import type { FolderChanges } from './folder-changes';
+import { scanFolder, scanPaths, type ScannedFile, type ScanResult, type ScanState, type StatOnlyFile } from './folder-scan';
+import { LooseObjects, TreeIndex } from './git-objects';
 import { ShadowGit } from './shadow-git';
 import type { Host } from '../host/host';
 
@@ -12,7 +13,42 @@ export type LargeFile = StatOnlyFile;
 export interface Snapshot {
   tree: string;
   large: LargeFile[];
+  /** How it was taken: 'full' (the whole folder read, and why) or 'changes' (only what the watch reported). */
+  how: { kind: 'full'; reason: string } | { kind: 'changes'; paths: number };
+  /** Paths the watch did not report that the verification found changed (only with `verify`). */
+  missed: string[];
+  /** Files recorded (kept and by stat). */
+  files: number;
 }
+
+export interface SnapshotOptions {
+  /** What changed since the last snapshot (a folder watch says); without it the whole folder is read. */
+  changes?: FolderChanges;
+  /** After reading only the changes, read the whole folder's stat too, and take what the watch missed. */
+  verify?: boolean;
+  onProgress?: (files: number) => void;
+}
+
+/** What the last snapshot saw, kept in memory between snapshots (so the next one reads only changes). */
+interface LiveState extends ScanState {
+  statOnly: Map<string, StatOnlyFile>;
+  gitDirs: Set<string>;
+  tree: TreeIndex;
+  /** The statOnly paths as folders (to find what is under a path). */
+  statTree: TreeIndex;
+  /** statOnly in path order, until it changes. */
+  sorted: StatOnlyFile[] | null;
+  /** A .gitignore changed: its rules apply from the next snapshot on, which reads the whole folder. */
+  rulesChanged?: boolean;
+}
+
+/** The saved scan state is rewritten at most this often (it only spares a restart's first snapshot reading content). */
+const SAVE_EVERY_MS = 30_000;
+
+const under = (path: string, roots: ReadonlySet<string>): boolean => {
+  for (let i = path.length; i > 0; i = path.lastIndexOf('/', i - 1)) if (roots.has(path.slice(0, i))) return true;
+  return false;
+};
 
 export interface TreeEntry {
   mode: string;
@@ -37,8 +73,12 @@ export class ShadowRepo {
   private readonly objects: LooseObjects;
   private excludes: string[] = [];
   private ready: Promise<void> | null = null;
-  /** What the last snapshot saw (ignore rules, stat of every kept file). */
+  /** What the last snapshot saw (ignore rules, stat of every kept file): read from disk at start. */
   private state: ScanState | null = null;
+  /** The last snapshot in memory (null until one was taken by this process, or after one failed). */
+  private live: LiveState | null = null;
+  private savedAt = 0;
+  private unsaved: { state: ScanState; tree: string } | null = null;
 
   constructor(
     readonly dir: string,
@@ -49,11 +89,6 @@ export class ShadowRepo {
   ) {
     this.git = new ShadowGit(dir, host);
     this.objects = new LooseObjects(dir);
-    this.excludes = [...excludes];
-  }
-
-  async configure(maxFileBytes: number, excludes: readonly string[]): Promise<void> {
-    this.maxFileBytes = maxFileBytes;
     this.excludes = [...excludes];
   }
 
@@ -83,14 +118,64 @@ export class ShadowRepo {
     return this.ready;
   }
 
-  /** Records the folder as it is now. Callers serialize snapshots of one folder. */
-  async snapshot(): Promise<Snapshot> {
+  async configure(maxFileBytes: number, excludes: readonly string[]): Promise<void> {
+    this.maxFileBytes = maxFileBytes;
+    this.excludes = [...excludes];
+    this.live = null;
+  }
+
+  /**
+   * Records the folder as it is now: only the paths `changes` names when it names them and a snapshot of
+   * this process came before, else the whole folder (reading only files whose stat changed). Callers
+   * serialize snapshots of one folder.
+   */
+  async snapshot(o: SnapshotOptions = {}): Promise<Snapshot> {
     await this.init();
-    const scan = await scanFolder({ root: this.folder, maxFileBytes: this.maxFileBytes, excludes: this.excludes, previous: this.state, objects: this.objects });
-    const tree = await writeTrees(this.objects, [...scan.files.values()]);
-    await this.saveState(scan, tree);
-    this.state = scan;
-    return { tree, large: scan.statOnly };
+    const live = this.live;
+    this.live = null;
+    const scanOptions = { root: this.folder, maxFileBytes: this.maxFileBytes, excludes: this.excludes, objects: this.objects };
+    let how: Snapshot['how'];
+    let next: LiveState;
+    if (!live || !o.changes || 'full' in o.changes || live.rulesChanged) {
+      const reason = !o.changes ? 'no watch' : 'full' in o.changes ? o.changes.full : !live ? 'first snapshot in this process' : 'a .gitignore changed';
+      const scan = await scanFolder({ ...scanOptions, previous: live ?? this.state, ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
+      next = liveOf(scan);
+      how = { kind: 'full', reason };
+    } else {
+      const scan = await scanPaths({ ...scanOptions, previous: live, paths: o.changes.paths });
+      next = merge(live, scan);
+      how = { kind: 'changes', paths: o.changes.paths.length };
+    }
+    let missed: string[] = [];
+    if (o.verify && how.kind === 'changes') {
+      const all = liveOf(await scanFolder({ ...scanOptions, previous: next }));
+      missed = differences(next, all);
+      if (missed.length > 0) next = all;
+    }
+    const tree = await next.tree.write(this.objects);
+    await this.remember(next, tree, how.kind === 'full');
+    this.live = next;
+    next.sorted ??= [...next.statOnly.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return { tree, large: next.sorted, how, missed, files: next.files.size + next.statOnly.size };
+  }
+
+  /** The last snapshot's tree stays named (gc keeps it); its scan state goes to disk now and then. */
+  private async remember(state: LiveState, tree: string, now: boolean): Promise<void> {
+    // A 41-byte file in our own data folder: written in place (a thread-pool trip is slow on a loaded machine).
+    mkdirSync(join(this.dir, 'refs'), { recursive: true });
+    writeFileSync(join(this.dir, 'refs', 'switchboard-live'), `${tree}\n`);
+    this.unsaved = { state, tree };
+    if (now || Date.now() - this.savedAt > SAVE_EVERY_MS) await this.flush();
+  }
+
+  /** Writes the last snapshot's scan state to disk (a restart's first snapshot then reads only what changed). */
+  async flush(): Promise<void> {
+    const u = this.unsaved;
+    if (!u) return;
+    this.unsaved = null;
+    this.savedAt = Date.now();
+    await this.saveState(u.state, u.tree);
+    this.state = u.state;
   }
 
   /** The scan state goes to disk (a restart reads only what changed), its tree under a ref (gc keeps what it names). */
@@ -111,8 +196,8 @@ export class ShadowRepo {
   /** Keeps a snapshot's objects alive (a ref per checkpoint, written as git writes loose refs). */
   async keep(checkpointId: string, tree: string): Promise<void> {
     const dir = join(this.dir, 'refs', 'switchboard');
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, checkpointId), `${tree}\n`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, checkpointId), `${tree}\n`);
   }
 
   async forget(checkpointIds: readonly string[]): Promise<void> {
@@ -191,6 +276,79 @@ async function dirSize(dir: string): Promise<number> {
     }),
   );
   return sizes.reduce((a, b) => a + b, 0);
+}
+
+const statTreeOf = (files: readonly StatOnlyFile[]): TreeIndex => new TreeIndex(files.map((f) => ({ path: f.path, mode: '100644' as const, sha: '' })));
+
+function liveOf(scan: ScanResult): LiveState {
+  return {
+    startedAtNs: scan.startedAtNs,
+    files: scan.files,
+    ignoreRules: scan.ignoreRules,
+    gitDirs: scan.gitDirs ?? new Set(),
+    statOnly: new Map(scan.statOnly.map((f) => [f.path, f])),
+    sorted: scan.statOnly,
+    tree: new TreeIndex(scan.files.values()),
+    statTree: statTreeOf(scan.statOnly),
+  };
+}
+
+/** The previous state with what a scan of some paths found in place of what was under them. */
+function merge(live: LiveState, scan: ScanResult & { covered: string[] }): LiveState {
+  const covered = new Set(scan.covered);
+  const rulesBefore = new Map(live.ignoreRules);
+  for (const path of covered) for (const gone of live.tree.delete(path)) live.files.delete(gone);
+  const statOnlyGone = new Map<string, StatOnlyFile>();
+  for (const path of covered) {
+    for (const gone of live.statTree.delete(path)) {
+      statOnlyGone.set(gone, live.statOnly.get(gone)!);
+      live.statOnly.delete(gone);
+    }
+  }
+  // Most snapshots stat the same hooks again: the sorted list is kept unless one differs.
+  const statOnlyChanged =
+    statOnlyGone.size !== scan.statOnly.length ||
+    scan.statOnly.some((f) => {
+      const was = statOnlyGone.get(f.path);
+      return !was || was.size !== f.size || was.mtimeMs !== f.mtimeMs || was.ignored !== f.ignored;
+    });
+  for (const dir of live.ignoreRules.keys()) if (under(dir, covered) || (dir === '' ? covered.has('.gitignore') : covered.has(`${dir}/.gitignore`))) live.ignoreRules.delete(dir);
+  for (const dir of live.gitDirs) if (under(dir, covered)) live.gitDirs.delete(dir);
+  for (const f of scan.files.values()) {
+    live.files.set(f.path, f);
+    live.tree.set(f);
+  }
+  for (const f of scan.statOnly) {
+    live.statOnly.set(f.path, f);
+    live.statTree.set({ path: f.path, mode: '100644', sha: '' });
+  }
+  for (const [dir, text] of scan.ignoreRules) live.ignoreRules.set(dir, text);
+  for (const dir of scan.gitDirs ?? []) live.gitDirs.add(dir);
+  const rulesChanged = rulesBefore.size !== live.ignoreRules.size || [...live.ignoreRules].some(([dir, text]) => rulesBefore.get(dir) !== text);
+  const { rulesChanged: _was, ...rest } = live;
+  return {
+    ...rest,
+    startedAtNs: scan.startedAtNs,
+    sorted: statOnlyChanged ? null : live.sorted,
+    // A .gitignore that changed applies from the next snapshot on, which reads the whole folder by it.
+    ...(rulesChanged ? { rulesChanged: true } : {}),
+  };
+}
+
+/** Paths whose recorded content or stat differs between two states of the same folder. */
+function differences(a: LiveState, b: LiveState): string[] {
+  const out: string[] = [];
+  for (const [path, f] of a.files) {
+    const g = b.files.get(path);
+    if (!g || g.sha !== f.sha || g.mode !== f.mode) out.push(path);
+  }
+  for (const path of b.files.keys()) if (!a.files.has(path)) out.push(path);
+  for (const [path, f] of a.statOnly) {
+    const g = b.statOnly.get(path);
+    if (!g || g.size !== f.size || g.mtimeMs !== f.mtimeMs) out.push(path);
+  }
+  for (const path of b.statOnly.keys()) if (!a.statOnly.has(path)) out.push(path);
+  return [...new Set(out)].sort();
 }
 
 export async function removeShadow(dir: string): Promise<void> {

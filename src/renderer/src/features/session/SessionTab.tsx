@@ -20,6 +20,7 @@ import { Thread, type ThreadHandle } from './Thread';
 import { isEditable, quickOption } from '../../ui/format';
 import { Elapsed } from '../../ui/Elapsed';
 import { syncSnapshotting } from './snapshotting';
+import { SnapshotBanner } from './entries';
 import { ForkLinks } from './ForkLinks';
 import { useFocusRequest } from '../../app/attention';
 import { FormActions } from '../../ui/FormActions';
@@ -411,6 +412,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           )}
         </div>
       )}
+      <SnapshotBanner sessionId={sessionId} />
       <div className="session-body">
         {session?.status === 'starting' ? (
           <StartingPanel name={agentName} cwd={session.cwd} since={session.updatedAt} onCancel={() => closeTab(tabId, api)} />

@@ -144,7 +144,19 @@ export function StopMark({ reason }: { reason: StopReason }) {
  */
 export function WorkingRow({ cancelling, sessionId }: { cancelling: boolean; sessionId?: string }) {
   const snapshotting = useSnapshotting((s) => (sessionId ? s.bySession[sessionId] : undefined));
-  if (snapshotting && !cancelling) {
+  if (snapshotting && snapshotting.phase === 'turn_went') {
+    // The prompt went without waiting for the folder's first snapshot: the agent works, and Switchboard says it is still busy.
+    return (
+      <div className="working-row" data-testid="working" data-phase="agent">
+        <span className="spinner" aria-hidden /> {cancelling ? 'Stopping…' : 'Working…'} <span className="muted">Esc to stop</span>
+        <div className="muted small" data-testid="snapshot-behind" title={snapshotting.folder}>
+          Switchboard is still taking the first snapshot of this folder ({snapshottingText(snapshotting)}): the prompt went without waiting, so a file the agent
+          changes before the snapshot reaches it may not show as changed by this turn.
+        </div>
+      </div>
+    );
+  }
+  if (snapshotting && snapshotting.phase !== 'background' && !cancelling) {
     return (
       <div className="working-row" data-testid="working" data-phase="snapshot" title={snapshotting.folder}>
         <span className="spinner" aria-hidden /> <span data-testid="snapshotting">{snapshottingText(snapshotting)}</span>{' '}
@@ -198,4 +210,19 @@ export function ThreadEntryView({
     case 'elicitation':
       return <ElicitationView entry={entry} sessionId={sessionId} stored={stored} />;
   }
+}
+
+/** The folder's first snapshot, taken in the background when the session opened, while no turn runs. */
+export function SnapshotBanner({ sessionId }: { sessionId: string }) {
+  const snapshotting = useSnapshotting((s) => s.bySession[sessionId]);
+  if (snapshotting?.phase !== 'background') return null;
+  return (
+    <div className="banner snapshot-banner" data-testid="snapshot-progress" title={snapshotting.folder}>
+      <span className="spinner" aria-hidden /> {snapshottingText(snapshotting)}{' '}
+      <span className="muted">
+        Switchboard records the folder so that each turn&apos;s changes can be reviewed and undone; a prompt sent now goes ahead without waiting ·{' '}
+        <Elapsed since={snapshotting.startedAt} />
+      </span>
+    </div>
+  );
 }

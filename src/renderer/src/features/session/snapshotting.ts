@@ -19,7 +19,8 @@ export function syncSnapshotting(api: Api): void {
   });
 }
 
-/** "Snapshotting 12,408 files…", or the folder's name while the count is not known. */
+/** "Snapshotting 12,408 files… 40 %", or "Snapshotting the folder…" while the count is not known. */
 export function snapshottingText(s: Snapshotting): string {
-  return s.files !== null ? `Snapshotting ${s.files.toLocaleString('en-US')} files…` : 'Snapshotting the folder…';
+  const what = s.files !== null ? `Snapshotting ${s.files.toLocaleString('en-US')} files…` : 'Snapshotting the folder…';
+  return s.percent !== null && s.percent !== undefined ? `${what} ${s.percent} %` : what;
 }
