@@ -543,8 +543,10 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('a turn that ends in a background tab marks it done; a permission request notifies the desktop when unfocused', async () => {
     const { page } = await open();
     const tab = await startSession(page, 'ui');
-    const sessionTab = page.locator('[role=tab]', { hasText: UI_AGENT_NAME }).last();
     await sendPrompt(tab, 'wait 1500');
+    // The tab is titled after its first prompt (shared/session-title).
+    const sessionTab = page.locator('[role=tab]', { hasText: 'wait 1500' });
+    await sessionTab.waitFor({ timeout: WAIT.page });
     await page.locator('.pane.focused .tab-new').click(); // the session tab goes to the background
     await sessionTab.and(page.locator('.status-done')).waitFor();
     await sessionTab.click();
