@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { connectContract, type ContractClient } from '../support/contract-client';
-import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { addScenarioAgent, sendPrompt, tabButtonOf, startSessionFromSidebar } from '../support/ui';
 import { WAIT } from '../support/waits';
 
 /**
@@ -99,7 +99,7 @@ describe('elicitation focus', { timeout: 120_000 }, () => {
     expect(await tab.isVisible()).toBe(false);
     await shown.getByTestId('prompt-input').click();
     await askFromAgent(tab, FORM);
-    const tabOfA = page.locator('[role=tab]', { hasText: a });
+    const tabOfA = await tabButtonOf(page, tab);
     await tabOfA.and(page.locator('.status-attention')).waitFor();
     // Typing in the shown session's prompt: the hidden form does not take it.
     expect((await focused(page)).testid).toBe('prompt-input');

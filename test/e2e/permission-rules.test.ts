@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { tempDir } from '../support/app-server';
 import { connectContract } from '../support/contract-client';
-import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { addScenarioAgent, sendPrompt, tabButtonOf, startSessionFromSidebar } from '../support/ui';
 
 /** Permission rules are no wider than what the user was shown, answer with "once", and say so in the thread. */
 
@@ -90,7 +90,7 @@ describe('permission rules', { timeout: 120_000 }, () => {
     await page.locator('[role=tab]', { hasText: 'Settings' }).click();
     await rule.getByTestId('rule-remove').click();
     await rule.waitFor({ state: 'detached' });
-    await page.locator('[role=tab]', { hasText: 'Echo Agent' }).first().click();
+    await (await tabButtonOf(page, again)).click();
     await ruledAgain.getByTestId('rule-answer-link').click();
     await settingsTab(page).getByTestId('permission-rule-gone').waitFor();
     expect(errors).toEqual([]);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { connectContract, type ContractClient } from '../support/contract-client';
 import { tempDir } from '../support/app-server';
-import { addScenarioAgent, layoutSaved, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { addScenarioAgent, layoutSaved, sendPrompt, tabButtonOf, startSessionFromSidebar } from '../support/ui';
 
 /**
  * Review views follow the disk: the session's "Files changed" says what the folder holds now (a revert, a
@@ -94,14 +94,16 @@ describe('review views follow the disk', { timeout: 180_000 }, () => {
     // Clicking the turn's changes again, also after a reload (the layout comes back): one tab, named for the turn.
     await open.click();
     await reviewTabs(page).first().waitFor();
-    const sessionTabHandle = page.locator('[role=tab]').filter({ hasText: 'Reviewer' });
+    const sessionTabHandle = await tabButtonOf(page, tab);
     await sessionTabHandle.click();
     await open.click();
     // The layout is saved a moment after it changes: reload once it holds these tabs.
     await layoutSaved(suite.app, [await page.locator('[role=tab]').count()]);
     await page.reload();
     await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
-    await sessionTabHandle.click();
+    // Tabs get new ids when the layout is restored.
+    await tab.waitFor({ state: 'attached', timeout: 60_000 });
+    await (await tabButtonOf(page, tab)).click();
     await tab.getByTestId('turn-changes-open').click({ timeout: 30_000 });
     await expect.poll(() => reviewTabs(page).count(), { timeout: 10_000 }).toBe(1);
     expect(await reviewTabs(page).innerText()).not.toBe('Changes of a turn');

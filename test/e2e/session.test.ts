@@ -6,7 +6,7 @@ import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { tempDir } from '../support/app-server';
 import { appSuite } from '../support/app-suite';
 import { setSetting } from '../support/contract-client';
-import { activeSession, addAgent, agentRow, agentsSidebar, recordNotifications, sendPrompt } from '../support/ui';
+import { activeSession, addAgent, agentRow, agentsSidebar, recordNotifications, sendPrompt, tabButtonOf } from '../support/ui';
 import { WAIT } from '../support/waits';
 
 /**
@@ -543,10 +543,8 @@ describe('session tab', { timeout: 90_000 }, () => {
   it('a turn that ends in a background tab marks it done; a permission request notifies the desktop when unfocused', async () => {
     const { page } = await open();
     const tab = await startSession(page, 'ui');
+    const sessionTab = await tabButtonOf(page, tab);
     await sendPrompt(tab, 'wait 1500');
-    // The tab is titled after its first prompt (shared/session-title).
-    const sessionTab = page.locator('[role=tab]', { hasText: 'wait 1500' });
-    await sessionTab.waitFor({ timeout: WAIT.page });
     await page.locator('.pane.focused .tab-new').click(); // the session tab goes to the background
     await sessionTab.and(page.locator('.status-done')).waitFor();
     await sessionTab.click();

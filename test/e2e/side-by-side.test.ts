@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
-import { activeSession, addScenarioAgent, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { activeSession, addScenarioAgent, recordNotifications, sendPrompt, tabButtonOf, startSessionFromSidebar } from '../support/ui';
 import { connectContract } from '../support/contract-client';
 import { WAIT } from '../support/waits';
 
@@ -108,7 +108,7 @@ describe('side by side', { timeout: 180_000 }, () => {
     const toggle = page.locator('.tab-panel:not([hidden])').getByTestId('setting-notifications.turnEnd');
     await expect(toggle.isChecked()).resolves.toBe(true);
     await toggle.uncheck();
-    await page.locator('[role=tab]', { hasText: 'Notifier' }).click();
+    await (await tabButtonOf(page, tab)).click();
     await sendPrompt(tab, 'hello');
     await expect.poll(() => tab.getByTestId('agent-message').filter({ hasText: 'Hello from the scenario agent.' }).count(), { timeout: WAIT.agent }).toBe(2);
     await tab.and(page.locator('[data-status=idle]')).waitFor();

@@ -54,6 +54,13 @@ export async function startSessionFromSidebar(page: Page, row: Locator, folder: 
   return tab;
 }
 
+/** The tab (in the tab strip) of the panel holding `content`: found through the panel's aria-labelledby, not its title. */
+export async function tabButtonOf(page: Page, content: Locator): Promise<Locator> {
+  const tabId = await content.evaluate((el) => el.closest('[role=tabpanel]')?.getAttribute('aria-labelledby') ?? '');
+  if (!tabId) throw new Error('not inside a tab panel');
+  return page.locator(`[role=tab][id="${tabId}"]`);
+}
+
 /** Replaces the page's Notification with one that records each title (window.__notes) and makes the window unfocused. */
 export async function recordNotifications(page: Page): Promise<() => Promise<string[]>> {
   await page.context().grantPermissions(['notifications']);

@@ -64,6 +64,8 @@ export function PaneView({ pane }: { pane: Pane }) {
               <div
                 key={id}
                 role="tab"
+                id={`tab-${id}`}
+                aria-controls={`tab-panel-${id}`}
                 aria-selected={active}
                 className={`tab${active ? ' active' : ''}${tab.status ? ` status-${tab.status}` : ''}`}
                 draggable
@@ -143,7 +145,7 @@ export function PaneView({ pane }: { pane: Pane }) {
           if (!tab || !kind) return null;
           const active = pane.activeTabId === id;
           return (
-            <TabPanel key={id} active={active}>
+            <TabPanel key={id} tabId={id} active={active}>
               <kind.view tab={tab} active={active} />
             </TabPanel>
           );
@@ -166,7 +168,7 @@ function revealTab(strip: HTMLElement, tab: HTMLElement): void {
  * takes the keyboard, so keys neither reach the hidden tab nor count as typed in it; the tab's own view
  * may then focus what it prefers.
  */
-function TabPanel({ active, children }: { active: boolean; children: ReactNode }) {
+function TabPanel({ tabId, active, children }: { tabId: string; active: boolean; children: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
   // Before the browser handles another key: a layout effect runs as the panels are swapped.
   useLayoutEffect(() => {
@@ -175,7 +177,7 @@ function TabPanel({ active, children }: { active: boolean; children: ReactNode }
     if (a && a.closest('.tab-panel[hidden]')) ref.current?.focus({ preventScroll: true });
   }, [active]);
   return (
-    <div ref={ref} className="tab-panel" hidden={!active} role="tabpanel" tabIndex={-1}>
+    <div ref={ref} className="tab-panel" id={`tab-panel-${tabId}`} aria-labelledby={`tab-${tabId}`} hidden={!active} role="tabpanel" tabIndex={-1}>
       {children}
     </div>
   );
