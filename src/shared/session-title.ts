@@ -17,6 +17,11 @@ export interface TitleSources {
 }
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+/**
+ * A given title with runs of spaces and tabs folded, and nothing else changed: a line break or another control
+ * character an agent put in stays, so that the page shows it as a token (ui/VisibleText) instead of hiding it.
+ */
+const folded = (text: string): string => text.replace(/[ \t]+/g, ' ').trim();
 
 /** Cuts at a word boundary within `max` characters, marking the cut with an ellipsis. */
 function cut(text: string, max: number): string {
@@ -29,7 +34,7 @@ function cut(text: string, max: number): string {
 
 /** A title given by the user or the agent, as one line of bounded length; null when it holds nothing. */
 export function givenTitle(text: string | null | undefined): string | null {
-  const t = oneLine(text ?? '');
+  const t = folded(text ?? '');
   return t ? cut(t, GIVEN_TITLE_CHARS) : null;
 }
 

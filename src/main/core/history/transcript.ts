@@ -190,7 +190,8 @@ const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 
 /** A readable Markdown document of a session. */
 export function renderMarkdown(session: HistorySession, entries: readonly HistoryEntry[], agentName: string): string {
   const out: string[] = [
-    `# ${session.title}`,
+    // One line: a line break in a title (kept elsewhere, shown as a token) would end the heading.
+    `# ${session.title.replace(/\s+/g, ' ')}`,
     '',
     `- Agent: ${agentName}`,
     `- Project: \`${session.cwd}\``,
