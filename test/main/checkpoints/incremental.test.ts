@@ -170,6 +170,23 @@ describe('snapshots of a watched folder', () => {
 });
 
 describe('the first snapshot of a folder', () => {
+  it('of a small folder is waited for by a turn that starts meanwhile, so that the turn\'s changes are exact', async () => {
+    rig = makeRig();
+    const w = rig.work;
+    for (let f = 0; f < 50; f++) writeFileSync(join(w, `f${f}.txt`), `content ${f}\n`);
+    await rig.svc.sessionOpened('s1', [w]);
+    const turn = { sessionId: 's1', promptId: randomUUID(), roots: [w] };
+    await rig.svc.turnStarting(turn);
+    writeFileSync(join(w, 'f7.txt'), 'changed by the turn\n');
+    writeFileSync(join(w, 'during.txt'), 'written by the turn\n');
+    rig.svc.turnEnded(turn);
+    await rig.svc.idle();
+    const [t] = await rig.svc.listTurns('s1');
+    expect(t!.beforeLate).toBe(false);
+    expect(t!.notice ?? null).toBeNull();
+    expect(t!.changes!.files.map((f) => f.path).sort()).toEqual(['during.txt', 'f7.txt']);
+  });
+
   it('is taken when the session opens, with progress; a turn started meanwhile goes ahead at once and says so', async () => {
     rig = makeRig();
     const w = rig.work;

@@ -41,6 +41,12 @@ const MIN_GIT = [2, 25];
 const PRUNE_EVERY_MS = 6 * 60 * 60 * 1000;
 /** Longest a turn waits for its "before" snapshot. */
 const BEFORE_WAIT_MS = 10_000;
+/**
+ * A folder this small has its first snapshot done in a moment: a turn that starts while it is taken waits for it
+ * (at most FIRST_WAIT_MS), so that the turn's "before" is exact. A larger folder's is not waited for.
+ */
+const SMALL_FOLDER_FILES = 2_000;
+const FIRST_WAIT_MS = 5_000;
 
 interface Folder {
   id: string;
@@ -413,6 +419,14 @@ export class CheckpointService implements Disposable {
           this.watch(folder);
           this.snapshotted.add(folder.id);
           const first = folder.first;
+          if (first && (await this.firstInTime(turn.sessionId, folder, first))) {
+            settled();
+            const cp = await first;
+            if (cp) this.rows().setTurn(turnId, { before_id: cp.id });
+            else this.rows().setTurn(turnId, { error: 'the checkpoint before the turn failed (the first snapshot of the folder)' });
+            this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: turn.sessionId, turnId });
+            return { folder, turnId };
+          }
           if (first) {
             // The folder's first snapshot is still being taken (the session opened moments ago): the prompt goes
             // now, the session says the snapshot is still running, and that snapshot is the turn's "before",
@@ -499,6 +513,24 @@ export class CheckpointService implements Disposable {
       clearInterval(timer);
       if (shown) emit(true);
     };
+  }
+
+  /**
+   * Whether the folder's first snapshot, running as a turn starts, is done in time for the turn to wait for it:
+   * the folder holds at most SMALL_FOLDER_FILES files (counted only that far) and the snapshot ends within
+   * FIRST_WAIT_MS. The session shows the wait as Switchboard's ("Snapshotting…"), never as the agent's.
+   */
+  private async firstInTime(sessionId: string, folder: Folder, first: Promise<unknown>): Promise<boolean> {
+    const known = this.lastCount.get(folder.id);
+    const count = known ?? (await countFiles(folder.path, this.settings().excludes, SMALL_FOLDER_FILES).catch(() => Infinity));
+    if (count > SMALL_FOLDER_FILES) return false;
+    const stop = this.reportProgress(sessionId, folder, 'before_turn');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), FIRST_WAIT_MS)));
+    return Promise.race([first.then(() => true), timeout]).finally(() => {
+      clearTimeout(timer);
+      stop();
+    });
   }
 
   /** Folders being counted for the progress of their first snapshot. */

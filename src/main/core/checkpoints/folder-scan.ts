@@ -529,12 +529,13 @@ export async function scanPaths(options: ScanOptions & { previous: ScanState; pa
  * About how many files a snapshot of the folder records (for its progress only): names listed, no link
  * followed, `.git` folders and the exclude list skipped. Nothing is read, so no confinement is needed.
  */
-export async function countFiles(root: string, excludes: readonly string[]): Promise<number> {
+export async function countFiles(root: string, excludes: readonly string[], upTo = Infinity): Promise<number> {
   const excluded = ignore({ allowRelativePaths: true }).add([`${TEMP_PREFIX}*`, ...excludes]);
   let count = 0;
   const walk = async (dir: string, rel: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
+      if (count > upTo) return;
       if (e.name === '.git') continue;
       const path = rel === '' ? e.name : `${rel}/${e.name}`;
       const isDir = e.isDirectory();
