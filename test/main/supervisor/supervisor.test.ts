@@ -238,6 +238,12 @@ describe('agent supervisor', () => {
     const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
     const from = clock.now();
     const { promptId } = await t.call('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: 'quiet-tool 2500' }] });
+    // The silence starts once the tool call is under way (before that, an agent that says nothing is hanging: on a
+    // busy machine the clock below would otherwise pass the timeout before the agent got to its tool call).
+    await t.rec.until(
+      () => t.rec.updates().find((u) => u.sessionId === sessionId && u.event.type === 'update' && u.event.update.sessionUpdate === 'tool_call'),
+      'the tool call to start',
+    );
     // The tool call's 2.5 s of silence are tens of seconds of the supervisor's clock: well past the timeout.
     await advanceUntil(() => t.rec.updates().find((u) => u.sessionId === sessionId && u.event.type === 'turn_end' && u.event.promptId === promptId), 'the turn to end');
     const end = await turnEnd(t, sessionId, promptId);
