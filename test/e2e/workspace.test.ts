@@ -123,6 +123,19 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     expect(await paneBoxes(page)).toEqual(dragged);
 
     await layoutSaved(suite.app, [1, 1, 1]);
+    // …and the sizes the drag left, which are saved a moment after it (a debounce): the left/right split's first
+    // part is the smaller one now.
+    const client = await connectContract(suite.app);
+    try {
+      const rootSizes = async () => {
+        const { entry } = await client.call<{ entry: { value: { tree?: { sizes?: number[] } } | null } }>('settings.get', { key: 'workspace.layout' });
+        const sizes = entry.value?.tree?.sizes ?? [];
+        return sizes.length === 2 && sizes[0]! < sizes[1]!;
+      };
+      await expect.poll(rootSizes, { timeout: WAIT.server }).toBe(true);
+    } finally {
+      client.close();
+    }
     await page.reload();
     await expect.poll(() => paneTabs(page).then((t) => t.map((x) => x.length)), { timeout: WAIT.server }).toEqual([1, 1, 1]);
     expect(await paneBoxes(page)).toEqual(dragged);
