@@ -4,6 +4,7 @@ import { ensureGroupWatchdog, guardProcessGroup } from '../../platform/group-wat
 import { sessionMembers } from '../../platform/proc-stat';
 import type { HostPty, PtyExit, PtyOptions } from '../host';
 import { signalGroup } from './local-process';
+import { hangUp } from '../hang-up';
 
 /** A pseudo-terminal of this machine (node-pty); its process leads its own session and process group. */
 export class LocalPty implements HostPty {
@@ -67,10 +68,7 @@ export class LocalPty implements HostPty {
    */
   async dispose(): Promise<void> {
     if (!this.ended) {
-      this.kill('SIGHUP');
-      const timer = setTimeout(() => this.kill('SIGKILL'), 2000);
-      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 3000))]);
-      clearTimeout(timer);
+      await hangUp(this);
       for (let waited = 0; waited < 500 && sessionMembers(this.proc.pid) > 0; waited += 25) await new Promise((r) => setTimeout(r, 25));
     }
     this.listeners.clear();

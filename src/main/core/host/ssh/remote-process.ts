@@ -5,6 +5,7 @@ import { toDisposable, type Disposable } from '../../base/lifecycle';
 import type { HostProcess, HostPty, ProcessExit, PtyExit } from '../host';
 import type { ChannelStream } from './channel';
 import type { ClientMessage, ProcEvent, StartSpec } from './protocol';
+import { hangUp } from '../hang-up';
 
 /** What a stream needs of its host's connection. */
 export interface StreamLink {
@@ -285,10 +286,7 @@ export class RemotePty extends RemoteStream implements HostPty {
 
   async dispose(): Promise<void> {
     if (!this.ended) {
-      this.kill('SIGHUP');
-      const timer = setTimeout(() => this.kill('SIGKILL'), 2000);
-      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 3000))]);
-      clearTimeout(timer);
+      await hangUp(this);
     }
     this.listeners.clear();
   }
