@@ -5,6 +5,7 @@ import { useApi, useEvent } from '../../app/api-context';
 import { openExternalLink } from '../../app/link-confirm';
 import { useNotices } from '../../app/notices';
 import { confirmDialog } from '../../ui/confirm';
+import { VisibleText } from '../../ui/VisibleText';
 import { openFileTab } from './files';
 import { describeWorktreeError } from '../agents';
 
@@ -205,7 +206,7 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
                       setChosen(next);
                     }}
                   />
-                  <code className="muted">{f.code}</code> {f.path}
+                  <code className="muted">{f.code}</code> <VisibleText text={f.path} />
                 </label>
               </li>
             ))}
@@ -250,7 +251,9 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
             <ul>
               {conflict.files.map((f) => (
                 <li key={f}>
-                  <code>{f}</code>{' '}
+                  <code>
+                    <VisibleText text={f} />
+                  </code>{' '}
                   <button className="link-button" onClick={() => openFileTab(sessionId, `${info.path}/${f}`, null)}>
                     Open
                   </button>
