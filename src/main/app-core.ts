@@ -132,6 +132,7 @@ export class AppCore implements Disposable {
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
     this.history.start();
+    this.disposables.add(this.history.onRenamed((id) => acp.sessions.renamed(id)));
     this.disposables.add(this.checkpoints.onTurnRecorded((turn, nextStartedAt) => this.history.recordTurnChanges(turn, nextStartedAt)));
     this.historyImport = this.disposables.add(
       new HistoryImportService({

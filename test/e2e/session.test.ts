@@ -354,8 +354,15 @@ describe('session tab', { timeout: 90_000 }, () => {
     await page.mouse.wheel(0, -600);
     const latest = tab.getByRole('button', { name: '↓ Latest' });
     await latest.waitFor();
-    const left = await view();
-    expect(left.fromBottom).toBeGreaterThan(300);
+    // The wheel's scroll is animated: wait until it has come to rest.
+    let left = await view();
+    await expect
+      .poll(async () => {
+        const before = left.top;
+        left = await view();
+        return Math.abs(left.top - before) < 1 && left.fromBottom > 300;
+      }, { timeout: WAIT.server, interval: 150 })
+      .toBe(true);
     await expect.poll(async () => (await view()).overflow, { timeout: WAIT.agent }).toBeGreaterThan(left.overflow + 200);
     expect(Math.abs((await view()).top - left.top)).toBeLessThan(2);
 

@@ -11,12 +11,16 @@ import { descendants, processes } from '../../support/processes';
  * nothing it started is alive.
  */
 
-/** Every descendant of `root`, and every member of their process groups. */
+/**
+ * Every descendant of `root`, and every member of their own process groups. A child left in the server's
+ * group (a short git run) is in the test runner's group too: that group is not followed.
+ */
 function tree(root: number): Set<number> {
   const all = processes();
   const found = descendants(root, all);
-  const groups = new Set([...found].map((pid) => all.find((p) => p.pid === pid)!.pgrp));
-  for (const p of all) if (groups.has(p.pgrp) && p.pgrp !== root) found.add(p.pid);
+  const serverGroup = all.find((p) => p.pid === root)?.pgrp;
+  const groups = new Set([...found].map((pid) => all.find((p) => p.pid === pid)?.pgrp));
+  for (const p of all) if (groups.has(p.pgrp) && p.pgrp !== root && p.pgrp !== serverGroup) found.add(p.pid);
   return found;
 }
 

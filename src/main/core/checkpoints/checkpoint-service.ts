@@ -820,6 +820,8 @@ export class CheckpointService implements Disposable {
    */
   async recoverInterrupted(): Promise<string[]> {
     if (!this.store.available || !(await this.status()).available) return [];
+    // The app may have been closed while the status was read (a quick quit).
+    if (!this.store.available) return [];
     const notices: string[] = [];
     for (const p of this.rows().pending()) {
       try {

@@ -3,6 +3,7 @@ import type { TurnCheckpoint } from '../../../shared/contract/checkpoints';
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
 import { IpcFailure, type ParsedParamsOf } from '../../../shared/contract';
 import { agentLabel, givenTitle, promptSummary, sessionTitle } from '../../../shared/session-title';
+import { Emitter } from '../base/emitter';
 import type { EventBus } from '../base/event-bus';
 import { toDisposable, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
@@ -144,6 +145,9 @@ export class HistoryService implements Disposable {
   private readonly migrationWaiters: Array<() => void> = [];
   private readonly retentionMs: number;
   private readonly now: () => number;
+  private readonly renames = new Emitter<string>();
+  /** The user renamed a session (a live session's tab takes the name at once). */
+  readonly onRenamed = this.renames.event;
 
   constructor(
     private readonly store: StoreService,
@@ -443,6 +447,7 @@ export class HistoryService implements Disposable {
         rows.syncTitle(st, { seq: 0, ts: now });
       });
       this.bus?.emit('history.changed', { sessionIds: [sessionId], reason: 'rename' });
+      this.renames.fire(sessionId);
       return this.session(sessionId);
     });
   }
@@ -592,6 +597,7 @@ export class HistoryService implements Disposable {
   }
 
   dispose(): void {
+    this.renames.dispose();
     this.disposed = true;
     this.current?.dispose();
     if (this.catchUpTimer) clearImmediate(this.catchUpTimer);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../../shared/acp-thread';
 import { livePromptIds } from './live-prompt-ids';
-import { IpcFailure, type PayloadOf } from '../../../../shared/contract';
+import { IpcFailure } from '../../../../shared/contract';
 import type { PromptBlock, SessionInfo } from '../../../../shared/contract/sessions';
 import { effectiveConfigSchema, type EffectiveConfig } from '../../../../shared/contract/session-config';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
@@ -53,19 +53,16 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   /** A session's status changed (compare stops a run's clock while it waits for the user). */
   readonly onStatusChanged = this.statuses.event;
   private disposed = false;
-  /** A live session's tab shows the name the user gives it in History at once. */
-  private readonly renames: Disposable;
 
   constructor(
     private readonly ctx: AcpContext,
     private readonly pool: RuntimePool,
     private readonly live: LiveSessions,
-  ) {
-    this.renames = ctx.bus.connect((name, payload) => {
-      if (name !== 'history.changed') return;
-      const p = payload as PayloadOf<'history.changed'>;
-      if (p.reason === 'rename') for (const id of p.sessionIds) this.live.get(id)?.refreshCustomTitle();
-    });
+  ) {}
+
+  /** The user renamed a session in History: its live tab shows the name at once. */
+  renamed(sessionId: string): void {
+    this.live.get(sessionId)?.refreshCustomTitle();
   }
 
   /** A turn is about to start: the prompt waits for every listener (they must not throw). */
@@ -396,7 +393,6 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   /** Closes every live session (`tellAgent: false`: the app quits, its agents are stopped next). */
   async dispose(): Promise<void> {
     this.disposed = true;
-    this.renames.dispose();
     for (const s of this.live.all()) await s.close(false).catch(() => {});
     this.turnEnds.dispose();
     this.statuses.dispose();

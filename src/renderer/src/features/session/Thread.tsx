@@ -320,14 +320,22 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     if (active && stuck.current) requestAnimationFrame(stick);
   }, [active, stick]);
 
+  /** Where the last scroll event left the view: a scroll that went up is the user leaving the bottom. */
+  const lastTop = useRef(0);
   const onScroll = () => {
     const el = scroller.current;
     // Our own scroll to the bottom (every frame an agent writes): measuring here would lay the page out
     // once more per frame. The user's scrolls are measured (and wheel and keys leave the bottom at once).
     const own = ownScroll.current;
     ownScroll.current = false;
-    if (!el || el.clientHeight === 0 || (own && stuck.current)) return;
-    const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    if (!el || el.clientHeight === 0) return;
+    const top = el.scrollTop;
+    const wentUp = top < lastTop.current - 0.5;
+    lastTop.current = top;
+    if (own && stuck.current) return;
+    // A smooth wheel scroll up arrives in steps: its first step, still near the bottom, must not
+    // stick the view again (the next chunk would pull it back down and the scroll would be lost).
+    const bottom = !wentUp && el.scrollHeight - top - el.clientHeight < 48;
     stuck.current = bottom;
     if (bottom !== atBottom) setAtBottom(bottom);
   };
