@@ -92,7 +92,7 @@ describe.skipIf(skip !== null)('agents on an SSH host', () => {
       expect(readFileSync(file, 'utf8')).toBe('Hi from the host');
       expect(statSync(file).uid).toBe(uid);
       // The turn went to the fake LLM from the host's agent (not answered by anything here).
-      expect(llm.turnRequests().some((r) => r.promptText.includes('make hello'))).toBe(true);
+      expect(llm.turnRequests().some((r) => r.promptText?.includes('make hello'))).toBe(true);
     }, 300_000);
   });
 
