@@ -23,6 +23,8 @@ export function placeAgentOnHost(id: RealAgentId, user: RemoteUser): string {
   }
   const target = join(root, basename(agentInstallDir(id)));
   if (!existsSync(join(target, INSTALL_MARKER))) {
+    // A test file running beside this one may be placing it too: each builds its own copy and renames it into
+    // place (atomic); a copy already in place is never replaced (an agent may be running from it).
     const staging = `${target}.partial-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
     const linked = spawnSync('cp', ['-al', agentInstallDir(id), staging], { encoding: 'utf8' });
@@ -33,8 +35,12 @@ export function placeAgentOnHost(id: RealAgentId, user: RemoteUser): string {
     }
     // Readable by the remote user (npm writes 644/755; made sure of, as links share the modes).
     spawnSync('chmod', ['-R', 'a+rX', staging]);
-    rmSync(target, { recursive: true, force: true });
-    renameSync(staging, target);
+    try {
+      renameSync(staging, target);
+    } catch (e) {
+      rmSync(staging, { recursive: true, force: true });
+      if (!existsSync(join(target, INSTALL_MARKER))) throw e;
+    }
   }
   return join(target, REAL_AGENTS[id].entry);
 }
