@@ -35,5 +35,7 @@ export function commandOnHost(record: AgentRecord, hostId: string, agentsDir: st
     );
   }
   // The row's args are [this machine's script, ...the registry's args or the user's]: the script stays here.
-  return { command: 'npx', args: ['--yes', '--', manifest.installed, ...record.args.slice(1)] };
+  const script = join(agentsDir, record.registryId, record.version ?? '', manifest.launch.script);
+  const args = record.args[0] === script ? record.args.slice(1) : record.args;
+  return { command: 'npx', args: ['--yes', '--', manifest.installed, ...args] };
 }
