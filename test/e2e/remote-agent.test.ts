@@ -8,7 +8,7 @@ import { connectContract } from '../support/contract-client';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm/index';
 import { claudeCodeLaunch, isAgentInstalled, placeAgentOnHost, requireOrSkipAgent } from '../support/real-agents/index';
 import { sshdSkipReason, startSshd } from '../support/sshd';
-import { agentRow, sendPrompt } from '../support/ui';
+import { addAgent, agentRow, sendPrompt } from '../support/ui';
 import { WAIT } from '../support/waits';
 
 /**
@@ -68,16 +68,17 @@ function controlMasters(configFile: string): number[] {
 describe.skipIf(sshd === null)('a real agent on an SSH host, through the UI', { timeout: 300_000 }, () => {
   it('mentions a host file, answers its permission card, and keeps its reply whole across a dropped connection', async () => {
     const { page } = await suite.open({ empty: true });
-    // Set-up through the contract (Settings → Hosts and the agent form have their own tests).
+    // The host is connected through the contract (Settings → Hosts has its own test); the agent is added with
+    // the sidebar's form: `node` and the script as the remote user sees them, its env as NAME=value lines.
     const client = await connectContract(suite.app);
     try {
       expect(await client.call('hosts.connect', { hostId: HOST })).toMatchObject({ ok: true });
-      const { env } = claudeCodeLaunch({ llmUrl: llm!.url, home: agentHome });
-      delete env['IS_SANDBOX'];
-      await client.call('agents.addCustom', { name: 'Claude on the host', command: 'node', args: [entry], env, cwd: suite.work });
     } finally {
       client.close();
     }
+    const { env } = claudeCodeLaunch({ llmUrl: llm!.url, home: agentHome });
+    delete env['IS_SANDBOX']; // for root only; the agent runs as the remote user
+    await addAgent(page, { name: 'Claude on the host', command: 'node', args: [entry], env: Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') });
 
     await agentRow(page, 'Claude on the host').getByTestId('agent-new-session').click();
     const dialog = page.getByRole('dialog', { name: 'New session' });
