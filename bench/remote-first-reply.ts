@@ -1,7 +1,9 @@
 // remote.first_reply_overhead_ms (part of `npm run bench -- remote`): a prompt → the first chunk of the agent's
 // reply reaching the window's event stream (the `session.update` main sends; the paint after it is the same
-// for both), for a session of the scenario agent on the loopback SSH host minus the same on this machine, in one
-// AppCore, rounds alternating between the two. Goal ≤ 30 ms.
+// for both), for a session of the scenario agent on the loopback SSH host minus the same on this machine, through
+// one set of ACP services (sessions, runtimes, the message log), rounds alternating between the two. Checkpoints
+// are left out on both sides: the app snapshots a local folder before a turn, which is not the transport's cost.
+// Goal ≤ 30 ms.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
@@ -9,13 +11,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { AppCore } from '../src/main/app-core';
-import type { ParamsOf, PayloadOf, RequestName, ResultOf } from '../src/shared/contract';
+import { AcpServices } from '../src/main/core/acp/acp-services';
+import { EventBus } from '../src/main/core/base/event-bus';
+import type { Host } from '../src/main/core/host/host';
+import { Hosts } from '../src/main/core/host/hosts';
+import { defaultsReader } from '../src/main/core/settings/settings-service';
+import { openDatabase } from '../src/main/core/store/database';
+import { PtyHost } from '../src/main/core/terminals/pty-host';
+import type { PayloadOf } from '../src/shared/contract';
 import { scenarioAgentCommand } from '../test/fixtures/scenario-agent/launch';
 import type { Sshd } from '../test/support/sshd';
 import { median, percentile, round1 } from './support/stats';
 
-export async function benchFirstReply(sshd: Sshd, rounds: number): Promise<void> {
+/** `remote`: a connected host on the test sshd. */
+export async function benchFirstReply(sshd: Sshd, remote: Host, rounds: number): Promise<void> {
   const root = realpathSync(await mkdtemp(join(tmpdir(), 'sbfr-')));
   const localFolder = join(root, 'work');
   mkdirSync(localFolder);
@@ -23,15 +32,19 @@ export async function benchFirstReply(sshd: Sshd, rounds: number): Promise<void>
   mkdirSync(remoteFolder);
   const uid = Number(spawnSync('id', ['-u', sshd.user], { encoding: 'utf8' }).stdout.trim());
   chownSync(remoteFolder, uid, uid);
-  const core = new AppCore({ dataDir: join(root, 'data'), transport: 'browser', version: 'bench', sshConfigFile: sshd.configFile });
-  const call = async <N extends RequestName>(method: N, params: ParamsOf<N>): Promise<ResultOf<N>> => {
-    const r = await core.router.invoke(method, params);
-    if (!r.ok) throw new Error(`${method} failed: ${r.error.message}`);
-    return r.value as ResultOf<N>;
-  };
+  const dataDir = join(root, 'data');
+  mkdirSync(dataDir);
+  const db = openDatabase(join(dataDir, 'switchboard.db'));
+  const bus = new EventBus();
+  const hosts = new Hosts();
+  const registered = hosts.register(remote);
+  const ptys = new PtyHost(hosts.local);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  const acp = new AcpServices({ bus, store: { db, available: true }, settings: defaultsReader, ptys, hosts, options: { dataDir } }, { loginEnv: async () => env });
   // The first reply chunk and the turn's end of each session, as the window hears them.
   const waiting = new Map<string, { chunk: (at: number) => void; end: () => void; promptId: string | null; chunked: boolean }>();
-  core.bus.connect((name, payload) => {
+  bus.connect((name, payload) => {
     if (name !== 'session.update') return;
     const p = payload as PayloadOf<'session.update'>;
     const w = waiting.get(p.sessionId);
@@ -50,27 +63,25 @@ export async function benchFirstReply(sshd: Sshd, rounds: number): Promise<void>
     const ended = new Promise<void>((r) => (w.end = r));
     waiting.set(sessionId, w);
     const t = performance.now();
-    w.promptId = (await call('sessions.prompt', { sessionId, prompt: [{ type: 'text', text }] })).promptId;
+    w.promptId = acp.sessions.prompt(sessionId, [{ type: 'text', text }]).promptId;
     const ms = (await chunkAt) - t;
     await ended;
     waiting.delete(sessionId);
     return ms;
   };
   try {
-    const r = await call('hosts.connect', { hostId: `ssh:${sshd.alias}` });
-    if (!r.ok) throw new Error(r.failure.message);
-    const agent = await call('agents.addCustom', { name: 'Scenario', ...scenarioAgentCommand(), env: {}, cwd: localFolder });
-    const local = await call('sessions.create', { agentId: agent.id, cwd: localFolder });
-    const remote = await call('sessions.create', { agentId: agent.id, hostId: `ssh:${sshd.alias}`, cwd: remoteFolder });
+    const agent = acp.agents.addCustom({ name: 'Scenario', ...scenarioAgentCommand(), env: {}, cwd: localFolder });
+    const local = await acp.sessions.create({ agentId: agent.id, cwd: localFolder });
+    const onHost = await acp.sessions.create({ agentId: agent.id, hostId: remote.id, cwd: remoteFolder });
     for (let i = 0; i < 3; i++) {
       await firstReply(local.id, `say warm ${i}`);
-      await firstReply(remote.id, `say warm ${i}`);
+      await firstReply(onHost.id, `say warm ${i}`);
     }
     const localMs: number[] = [];
     const remoteMs: number[] = [];
     for (let i = 0; i < rounds; i++) {
       localMs.push(await firstReply(local.id, `say round ${i}`));
-      remoteMs.push(await firstReply(remote.id, `say round ${i}`));
+      remoteMs.push(await firstReply(onHost.id, `say round ${i}`));
     }
     const lm = median(localMs);
     const rm_ = median(remoteMs);
@@ -80,7 +91,10 @@ export async function benchFirstReply(sshd: Sshd, rounds: number): Promise<void>
         '(goal ≤ 30 ms; to the chunk\'s event in main, the paint after it is the same for both)',
     );
   } finally {
-    await core.dispose();
+    await acp.dispose();
+    await ptys.dispose();
+    registered.dispose();
+    db.close();
     rmSync(remoteFolder, { recursive: true, force: true });
     await rm(root, { recursive: true, force: true });
   }

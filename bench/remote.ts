@@ -127,7 +127,7 @@ try {
     floor.push(performance.now() - f);
   }
   console.log(`remote.reconnect_ms: ${Math.round(median(drops))} ms (floor, one plain ssh login: ${Math.round(median(floor))} ms; ratio ${round1(median(drops) / median(floor))}; worst ${Math.round(Math.max(...drops))} ms) (goal ≤ 3,000)`);
-  await benchFirstReply(sshd, REPLIES);
+  await benchFirstReply(sshd, remote, REPLIES);
   console.log('remote: figures on a shared, loaded 2-core machine; loopback sshd');
 } finally {
   await remote.dispose();
