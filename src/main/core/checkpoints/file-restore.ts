@@ -10,7 +10,14 @@ export interface RestoreItem {
   target: TreeEntry | null;
 }
 
-const same = (a: TreeEntry | null, b: TreeEntry | null): boolean => (a === null ? b === null : b !== null && a.sha === b.sha && a.mode === b.mode);
+/** Whether two tree entries are the same content and mode (both absent counts). */
+export const sameEntry = (a: TreeEntry | null, b: TreeEntry | null): boolean => (a === null ? b === null : b !== null && a.sha === b.sha && a.mode === b.mode);
+const same = sameEntry;
+
+/** Its content was not kept (too large, ignored, inside .git): it can be listed, not diffed or put back. */
+export const notKept = (f: { tooLarge: boolean; ignored: boolean }): boolean => f.tooLarge || f.ignored;
+
+export const byPath = (files: readonly LargeFile[]): Map<string, LargeFile> => new Map(files.map((f) => [f.path, f]));
 const isRegular = (e: TreeEntry | null): e is TreeEntry => e !== null && (e.mode === '100644' || e.mode === '100755');
 
 export type PlanStep = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null; merged?: Buffer } | { path: string; refused: string };
