@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { IpcFailure } from '../../../shared/contract';
 import type { ChangeSet, FileDiff, TurnCheckpoint } from '../../../shared/contract/checkpoints';
 import { diffSnapshots, hunksOf, isBinary } from './changes';
-import { errorText, isDirectory, type CheckpointFolders, type Folder } from './checkpoint-folders';
+import { errorText, folderKey, type CheckpointFolders, type Folder } from './checkpoint-folders';
 import type { CheckpointRow, TurnRow } from './checkpoint-rows';
 import { notKept } from './file-restore';
 import type { FolderWatches } from './folder-watches';
-import type { ShadowRepo, TreeEntry } from './shadow-repo';
+import type { TreeEntry } from './shadow-repo';
+import type { ShadowStore } from './shadow-store';
 
 /** The entry of `path` in a stored tree (null: not there, or not a file). */
-export async function entryAt(repo: ShadowRepo, tree: string, path: string): Promise<TreeEntry | null> {
+export async function entryAt(repo: ShadowStore, tree: string, path: string): Promise<TreeEntry | null> {
   const out = (await repo.git.run(['ls-tree', '-z', '--full-tree', tree, '--', path])).stdout.toString('utf8');
   for (const rec of out.split('\0')) {
     const tab = rec.indexOf('\t');
@@ -21,7 +22,7 @@ export async function entryAt(repo: ShadowRepo, tree: string, path: string): Pro
 }
 
 /** Paths that differ between two trees, each with its entry on both sides. */
-export async function changedEntries(repo: ShadowRepo, a: string, b: string): Promise<Array<{ path: string; a: TreeEntry | null; b: TreeEntry | null }>> {
+export async function changedEntries(repo: ShadowStore, a: string, b: string): Promise<Array<{ path: string; a: TreeEntry | null; b: TreeEntry | null }>> {
   if (a === b) return [];
   const out = (await repo.git.run(['diff-tree', '-r', '-z', '--no-renames', '--raw', a, b])).stdout.toString('utf8');
   const tokens = out.split('\0');
@@ -73,7 +74,7 @@ export class ChangeReader {
     let error = t.error;
     if (!changes && t.before_id && t.after_id) {
       try {
-        const folder = await this.folders.get(t.path);
+        const folder = await this.folders.get(t.path, t.host_id);
         changes = await this.changesBetween(folder, this.checkpointRow(t.before_id), this.checkpointRow(t.after_id));
         rows.setTurn(t.id, { changes_json: JSON.stringify(changes) });
       } catch (e) {
@@ -87,7 +88,7 @@ export class ChangeReader {
       promptId: t.prompt_id,
       folderId: t.folder_id,
       folder: t.path,
-      folderMissing: !(await isDirectory(t.path)),
+      folderMissing: !(await this.folders.isDirectory(t.host_id, t.path)),
       startedAt: t.started_at,
       endedAt: t.ended_at,
       beforeLate: t.before_late === 1,
@@ -124,9 +125,9 @@ export class ChangeReader {
       const first = turns.find((t) => t.before_id);
       const last = [...turns].reverse().find((t) => t.after_id);
       if (!first?.before_id || !last?.after_id) continue;
-      const folder = await this.folders.get(turns[0]!.path);
-      const missing = !(await isDirectory(folder.path));
-      if (!missing) this.watches.add(folder.path);
+      const folder = await this.folders.get(turns[0]!.path, turns[0]!.host_id);
+      const missing = !(await folder.site.isDirectory(folder.path));
+      if (!missing) this.watches.add(folderKey(folder.hostId, folder.path));
       const lastAfter = this.checkpointRow(last.after_id);
       const now = missing || folder.running.size > 0 ? lastAfter : await this.folders.exclusive(folder, () => this.currentCheckpoint(folder));
       const editedSince = now.tree === lastAfter.tree ? [] : (await changedEntries(folder.repo, lastAfter.tree, now.tree)).map((e) => e.path);

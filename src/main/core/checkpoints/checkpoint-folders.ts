@@ -1,19 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import type { StoreService } from '../store/store-service';
 import type { Host } from '../host/host';
 import { CheckpointRows, type CheckpointRow } from './checkpoint-rows';
 import type { CheckpointSettings } from './checkpoint-settings';
 import { FolderFeed } from './folder-changes';
-import { ShadowRepo, type Snapshot } from './shadow-repo';
+import { siteOf, type CheckpointSite } from './checkpoint-sites';
+import type { Snapshot } from './shadow-repo';
+import type { ShadowStore } from './shadow-store';
 
 /** A folder with checkpoints, as this process holds it. */
 export interface Folder {
   id: string;
+  /** The host the folder is on ('local': this machine). */
+  hostId: string;
   path: string;
-  repo: ShadowRepo;
+  /** Its host, and how the folder is reached there. */
+  site: CheckpointSite;
+  repo: ShadowStore;
   /** Everything that touches the shadow index runs here, one at a time. */
   queue: Promise<unknown>;
   /** Turns running in the folder: turn id → session id. */
@@ -31,7 +35,10 @@ export interface Folder {
 /** Snapshot kinds whose checkpoint is checked against the whole folder's stat (the watch is not trusted alone). */
 const VERIFIED = new Set(['turn_end', 'restore_pre', 'restore_post', 'restore_recover']);
 
-export const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
+export const LOCAL = 'local';
+
+/** How folders are told apart in this process: by host and real path (a local folder by its path alone). */
+export const folderKey = (hostId: string, path: string): string => (hostId === LOCAL ? path : `${hostId}\0${path}`);
 
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -41,6 +48,7 @@ export const errorText = (e: unknown): string => (e instanceof Error ? e.message
  */
 export class CheckpointFolders {
   private readonly folders = new Map<string, Promise<Folder>>();
+  /** By folderKey of the host and the real path. */
   readonly byReal = new Map<string, Folder>();
   /** Files the last snapshot of each folder recorded (what progress counts towards). */
   readonly lastCount = new Map<string, number>();
@@ -55,33 +63,58 @@ export class CheckpointFolders {
   constructor(
     private readonly store: StoreService,
     readonly root: string,
-    readonly host: Host,
+    private readonly localHost: Host,
     private readonly settings: () => CheckpointSettings,
+    /** The other hosts, while they are connected. */
+    private readonly hosts: (hostId: string) => Host | undefined = () => undefined,
   ) {}
+
+  /** Where folders of this host are checkpointed; throws when the host is not connected. */
+  site(hostId: string): CheckpointSite {
+    const host = hostId === LOCAL ? this.localHost : this.hosts(hostId);
+    if (!host) throw new IpcFailure('unavailable', `the host ${hostId.replace(/^ssh:/, '')} is not connected: its folders' checkpoints are kept there`);
+    return siteOf(host, this.root);
+  }
+
+  /** Whether the folder is there on its host now (an unreachable host's is not). */
+  async isDirectory(hostId: string, path: string): Promise<boolean> {
+    try {
+      return await this.site(hostId).isDirectory(path);
+    } catch {
+      return false;
+    }
+  }
 
   rows(): CheckpointRows {
     return new CheckpointRows(this.store.db);
   }
 
-  get(path: string): Promise<Folder> {
-    const cached = this.folders.get(path);
+  get(path: string, hostId = LOCAL): Promise<Folder> {
+    const key = folderKey(hostId, path);
+    const cached = this.folders.get(key);
     if (cached) return cached;
     const made = (async () => {
+      const site = this.site(hostId);
       // A folder gone from disk keeps its recorded checkpoints readable (history of past sessions).
-      const real = await realpath(path).catch((e: unknown) => {
-        if (this.rows().folderByPath(path)) return path;
+      const real = await site.realFolder(path).catch((e: unknown) => {
+        if (this.rows().folderByPath(path, hostId)) return path;
         throw e;
       });
       // One Folder (one queue) per real path, however it was reached.
-      const known = this.byReal.get(real);
+      const known = this.byReal.get(folderKey(hostId, real));
       if (known) return known;
-      const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
-      this.rows().ensureFolder(id, real);
+      const id = createHash('sha256')
+        .update(hostId === LOCAL ? real : `${hostId}\0${real}`)
+        .digest('hex')
+        .slice(0, 16);
+      this.rows().ensureFolder(id, real, hostId);
       const s = this.settings();
       const folder: Folder = {
         id,
+        hostId,
         path: real,
-        repo: new ShadowRepo(join(this.root, id), real, s.maxFileBytes, s.excludes, this.host),
+        site,
+        repo: site.store(id, real, s.maxFileBytes, s.excludes),
         queue: Promise.resolve(),
         running: new Map(),
         sessions: new Set(),
@@ -89,23 +122,23 @@ export class CheckpointFolders {
         first: null,
         progress: null,
       };
-      this.byReal.set(real, folder);
+      this.byReal.set(folderKey(hostId, real), folder);
       return folder;
     })();
-    this.folders.set(path, made);
-    made.catch(() => this.folders.delete(path));
+    this.folders.set(key, made);
+    made.catch(() => this.folders.delete(key));
     return made;
   }
 
   async byId(id: string): Promise<Folder> {
     const row = this.rows().folder(id);
     if (!row) throw new IpcFailure('not_found', `no checkpoints for folder ${id}`);
-    return this.get(row.path);
+    return this.get(row.path, row.host_id);
   }
 
   /** Forgets a deleted folder (its rows and shadow repository are gone). */
   async forget(folder: Folder): Promise<void> {
-    this.byReal.delete(folder.path);
+    this.byReal.delete(folderKey(folder.hostId, folder.path));
     for (const [k, v] of this.folders) if ((await v.catch(() => null))?.id === folder.id) this.folders.delete(k);
   }
 
@@ -163,8 +196,10 @@ export class CheckpointFolders {
   /** Watches the folder from now on, so that snapshots read only what changed. */
   watch(folder: Folder): void {
     if (folder.feed || this.disposed) return;
-    folder.feed = new FolderFeed(folder.path, (root, onEvent, opts) => this.host.watch(root, onEvent, opts), {
+    const host = folder.site.host;
+    folder.feed = new FolderFeed(folder.path, (root, onEvent, opts) => host.watch(root, onEvent, opts), {
       ignore: this.settings().excludes.map((e) => e.replace(/\/$/, '')),
+      files: (roots) => host.files(roots),
     });
   }
 

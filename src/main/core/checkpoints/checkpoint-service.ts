@@ -8,13 +8,12 @@ import { SettingsService } from '../settings/settings-service';
 import type { Host } from '../host/host';
 import { LocalHost } from '../host/local/local-host';
 import { ChangeReader } from './change-reading';
-import { CheckpointFolders } from './checkpoint-folders';
+import { CheckpointFolders, LOCAL } from './checkpoint-folders';
 import type { CheckpointRow } from './checkpoint-rows';
 import { checkpointStatus, readSettings, type CheckpointSettings, type CheckpointSettingsSource } from './checkpoint-settings';
 import { FolderWatches } from './folder-watches';
 import { PendingRestores } from './pending-restores';
 import { Restores, type RevertScope } from './restores';
-import { removeShadow, ShadowRepo } from './shadow-repo';
 import { TurnRecorder, type TurnInfo, type TurnRecordedListener } from './turn-recording';
 
 export type { CheckpointSettings, CheckpointSettingsSource } from './checkpoint-settings';
@@ -53,15 +52,17 @@ export class CheckpointService implements Disposable {
       beforeWaitMs?: number;
       /** The app's settings (default: read straight from the store). */
       settings?: CheckpointSettingsSource;
-      /** Where git runs and folders are restored (default: this machine). */
+      /** This machine (default: a LocalHost). */
       host?: Host;
+      /** The other hosts sessions run on, while they are connected (their folders' checkpoints are kept there). */
+      hosts?: (hostId: string) => Host | undefined;
     } = {},
   ) {
     this.host = options.host ?? new LocalHost();
     this.root = join(dataDir, 'checkpoints');
     this.settingsSource = options.settings ?? new SettingsService(store, bus);
     const settings = () => this.settings();
-    this.folders = new CheckpointFolders(store, this.root, this.host, settings);
+    this.folders = new CheckpointFolders(store, this.root, this.host, settings, options.hosts);
     // What is captured changed: folders known so far capture by the new rules from their next snapshot.
     this.settingsLink = this.settingsSource.onChange(({ key }) => {
       if (key !== 'checkpoints.maxFileBytes' && key !== 'checkpoints.excludes') return;
@@ -72,17 +73,20 @@ export class CheckpointService implements Disposable {
     });
     // A folder under review changed outside a turn (a turn's end says so itself): its reviews read it again.
     this.watches = new FolderWatches(
-      (root, onEvent, opts) => this.host.watch(root, onEvent, opts),
-      (path) => {
-        const folder = this.folders.byReal.get(path);
+      (key, onEvent, opts) => {
+        const [hostId, path] = key.includes('\0') ? (key.split('\0') as [string, string]) : [LOCAL, key];
+        return this.folders.site(hostId).host.watch(path, onEvent, opts);
+      },
+      (key) => {
+        const folder = this.folders.byReal.get(key);
         if (folder && folder.running.size === 0 && !this.folders.disposed) this.bus.emit('checkpoints.changed', { folderId: folder.id, sessionId: null, turnId: null });
       },
       { ignore: this.settings().excludes.map((e) => e.replace(/\/$/, '')) },
     );
     this.reader = new ChangeReader(this.folders, this.watches);
-    this.turns = new TurnRecorder(store, bus, this.folders, this.reader, () => this.status(), settings, options.beforeWaitMs);
+    this.turns = new TurnRecorder(store, bus, this.folders, this.reader, () => this.status(), options.beforeWaitMs);
     this.restores = new Restores(store, bus, this.folders, this.reader);
-    this.pending = new PendingRestores(store, bus, this.folders, this.reader);
+    this.pending = new PendingRestores(store, bus, this.folders, this.reader, (hostId) => hostId === LOCAL || options.hosts?.(hostId) !== undefined);
     if (options.autoPrune !== false) {
       const run = () => void this.prune().catch((e: unknown) => console.error('checkpoint pruning failed:', e));
       const first = setTimeout(run, 60_000);
@@ -124,8 +128,8 @@ export class CheckpointService implements Disposable {
 
   // ───────────── sessions and turns ─────────────
 
-  sessionOpened(sessionId: string, roots: readonly string[]): Promise<void> {
-    return this.turns.sessionOpened(sessionId, roots);
+  sessionOpened(sessionId: string, roots: readonly string[], hostId = LOCAL): Promise<void> {
+    return this.turns.sessionOpened(sessionId, roots, hostId);
   }
 
   sessionClosed(sessionId: string): void {
@@ -146,8 +150,8 @@ export class CheckpointService implements Disposable {
   }
 
   /** Takes a checkpoint of a folder now (after whatever is queued on it). */
-  async checkpoint(path: string, kind = 'manual'): Promise<CheckpointRow> {
-    const folder = await this.folders.get(path);
+  async checkpoint(path: string, kind = 'manual', hostId = LOCAL): Promise<CheckpointRow> {
+    const folder = await this.folders.get(path, hostId);
     return this.folders.exclusive(folder, () => this.folders.takeCheckpoint(folder, kind));
   }
 
@@ -210,7 +214,11 @@ export class CheckpointService implements Disposable {
         .map(async (f) => ({
           id: f.id,
           path: f.path,
-          bytes: await new ShadowRepo(join(this.root, f.id), f.path, 0, [], this.host).size(),
+          // A host not connected now: its size is not known here.
+          bytes: await this.folders
+            .get(f.path, f.host_id)
+            .then((folder) => folder.repo.size())
+            .catch(() => 0),
           checkpoints: f.checkpoints,
           oldestAt: f.oldest,
           newestAt: f.newest,
@@ -224,7 +232,7 @@ export class CheckpointService implements Disposable {
     await this.folders.exclusive(folder, async () => {
       this.restores.refuseWhileRunning(folder);
       this.folders.rows().deleteFolder(folderId);
-      await removeShadow(folder.repo.dir);
+      await folder.repo.remove();
       await this.folders.forget(folder);
     });
     this.bus.emit('checkpoints.changed', { folderId, sessionId: null, turnId: null });
@@ -237,7 +245,7 @@ export class CheckpointService implements Disposable {
     const cutoff = now - s.retentionDays * 24 * 60 * 60 * 1000;
     let removed = 0;
     for (const f of this.folders.rows().folders()) {
-      const folder = await this.folders.get(f.path).catch(() => null);
+      const folder = await this.folders.get(f.path, f.host_id).catch(() => null);
       if (!folder) continue;
       removed += await this.folders.exclusive(folder, async () => {
         const rows = this.folders.rows();

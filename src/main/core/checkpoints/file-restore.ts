@@ -1,7 +1,8 @@
 import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import { isBinary } from './changes';
 import { FsRefusal, type ConfinedFiles } from '../host/files';
-import type { LargeFile, ShadowRepo, TreeEntry } from './shadow-repo';
+import type { LargeFile, TreeEntry } from './shadow-repo';
+import type { ShadowStore } from './shadow-store';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */
 export interface RestoreItem {
@@ -33,7 +34,7 @@ const CHANGED_SINCE = 'changed again since (by you or a later turn), and the cha
  * Decides, file by file, what a restore does. A file still as `base` left it gets `target`; a file changed
  * since gets a three-way merge where that is clean (git merge-file), and is refused otherwise.
  */
-export async function planRestore(repo: ShadowRepo, fs: ConfinedFiles, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlyMap<string, LargeFile>): Promise<Plan[]> {
+export async function planRestore(repo: ShadowStore, fs: ConfinedFiles, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlyMap<string, LargeFile>): Promise<Plan[]> {
   const plans: Plan[] = [];
   for (const { path, base, target } of items) {
     const cur = current.get(path) ?? null;
@@ -125,7 +126,7 @@ const reasonOf = (e: unknown): string =>
 const PARALLEL_WRITES = 8;
 
 /** Carries out a plan through confined file access (no link followed); a path that turns out unsafe is refused. */
-export async function applyPlan(repo: ShadowRepo, fs: ConfinedFiles, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
+export async function applyPlan(repo: ShadowStore, fs: ConfinedFiles, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
   const outcomes: Array<{ applied: RestoreReport['applied'][number] } | { refused: RestoreReport['refused'][number] }> = new Array(plans.length);
   let next = 0;
   const worker = async () => {

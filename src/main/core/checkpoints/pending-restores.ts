@@ -3,7 +3,7 @@ import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import type { EventBus } from '../base/event-bus';
 import type { StoreService } from '../store/store-service';
 import type { ChangeReader } from './change-reading';
-import { errorText, isDirectory, type CheckpointFolders } from './checkpoint-folders';
+import { errorText, type CheckpointFolders } from './checkpoint-folders';
 import type { PendingRestoreRow } from './checkpoint-rows';
 import { applyPlan, byPath, sameEntry, type PlanStep } from './file-restore';
 import type { StoredStep } from './restores';
@@ -19,11 +19,15 @@ export class PendingRestores {
     private readonly bus: EventBus,
     private readonly folders: CheckpointFolders,
     private readonly reader: ChangeReader,
+    private readonly connected: (hostId: string) => boolean,
   ) {}
 
   async recover(): Promise<string[]> {
     const notices: string[] = [];
     for (const p of this.folders.rows().pending()) {
+      // A restore on a host not connected now is finished at a start that finds it connected.
+      const host = this.folders.rows().folder(p.folder_id)?.host_id;
+      if (host && !this.connected(host)) continue;
       try {
         const notice = await this.finish(p);
         if (notice) notices.push(notice);
@@ -42,14 +46,14 @@ export class PendingRestores {
     const rows = this.folders.rows();
     const pre = rows.checkpoint(p.pre_id);
     const folderRow = rows.folder(p.folder_id);
-    if (!pre || !folderRow || !(await isDirectory(folderRow.path))) {
+    if (!pre || !folderRow || !(await this.folders.isDirectory(folderRow.host_id, folderRow.path))) {
       rows.deletePending(p.id);
       return null;
     }
-    const folder = await this.folders.get(folderRow.path);
+    const folder = await this.folders.get(folderRow.path, folderRow.host_id);
     const steps = JSON.parse(p.plan_json) as StoredStep[];
     const result = await this.folders.exclusive(folder, async () => {
-      const fs = await this.folders.host.files([folder.path]);
+      const fs = await folder.site.host.files([folder.path]);
       await fs.removeTempFiles(steps.map((s) => s.path)).catch(() => {});
       const now = await this.folders.takeCheckpoint(folder, 'restore_recover');
       const [nowTree, preTree] = await Promise.all([folder.repo.lsTree(now.tree), folder.repo.lsTree(pre.tree)]);

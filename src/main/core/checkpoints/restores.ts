@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import type { Restore, RestoreReport } from '../../../shared/contract/checkpoints';
 import type { EventBus } from '../base/event-bus';
 import type { StoreService } from '../store/store-service';
 import { revertHunk } from './changes';
 import { changedEntries, entryAt, type ChangeReader } from './change-reading';
-import { isDirectory, type CheckpointFolders, type Folder } from './checkpoint-folders';
+import type { CheckpointFolders, Folder } from './checkpoint-folders';
 import type { CheckpointRow } from './checkpoint-rows';
 import { applyPlan, byPath, notKept, planRestore, planStatOnly, type PlanStep, type RestoreItem } from './file-restore';
 import type { TreeEntry } from './shadow-repo';
@@ -48,14 +46,13 @@ export class Restores {
   ): Promise<RestoreReport & { preId: string }> {
     this.refuseWhileRunning(folder);
     // A past session's folder that is gone is not brought back by writing its files again.
-    if (!(await isDirectory(folder.path))) throw new IpcFailure('not_found', `${folder.path} no longer exists: its changes can be reviewed, not restored.`);
+    if (!(await folder.site.isDirectory(folder.path))) throw new IpcFailure('not_found', `${folder.path} no longer exists: its changes can be reviewed, not restored.`);
     const report = await this.folders.exclusive(folder, async () => {
       this.refuseWhileRunning(folder);
       const rows = this.folders.rows();
-      const journal = join(folder.repo.dir, 'restore-journal.json');
-      const left = await readFile(journal, 'utf8').catch(() => null);
-      const fs = await this.folders.host.files([folder.path]);
-      if (left) await fs.removeTempFiles(JSON.parse(left) as string[]).catch(() => {});
+      const left = await folder.repo.readJournal().catch(() => null);
+      const fs = await folder.site.host.files([folder.path]);
+      if (left) await fs.removeTempFiles(left).catch(() => {});
       const pre = await this.folders.takeCheckpoint(folder, 'restore_pre');
       const { items: list, refused = [], statOnly = [] } = await items(pre);
       const planned = await planRestore(folder.repo, fs, list, await folder.repo.lsTree(pre.tree), byPath(pre.large));
@@ -66,9 +63,9 @@ export class Restores {
       const pendingId = randomUUID();
       const stored: StoredStep[] = plan.map((p) => ('refused' in p ? p : { path: p.path, action: p.action, entry: p.entry }));
       rows.insertPending({ id: pendingId, folderId: folder.id, kind, label, turnId, preId: pre.id, plan: stored });
-      await writeFile(journal, JSON.stringify(plan.map((p) => p.path)));
+      await folder.repo.writeJournal(plan.map((p) => p.path));
       const done = await applyPlan(folder.repo, fs, plan);
-      await rm(journal, { force: true });
+      await folder.repo.clearJournal();
       const result: RestoreReport & { preId: string } = { restoreId: null, applied: done.applied, refused: [...refused, ...done.refused], preId: pre.id };
       if (done.applied.length > 0) {
         const post = await this.folders.takeCheckpoint(folder, 'restore_post');
@@ -128,7 +125,7 @@ export class Restores {
     if (!turn) throw new IpcFailure('not_found', `no turn ${turnId}`);
     if (!turn.before_id) throw new IpcFailure('not_found', 'the checkpoint before this turn is missing (pruned, or it failed)');
     const target = this.reader.checkpointRow(turn.before_id);
-    const folder = await this.folders.get(turn.path);
+    const folder = await this.folders.get(turn.path, turn.host_id);
     return this.restore(folder, 'rewind', `Rewind to before the turn of ${new Date(turn.started_at).toISOString()}`, turnId, async (pre) => {
       // What the folder was last known as: changes made since then are the user's, kept or merged.
       const latest = this.folders.rows().checkpointIds(folder.id).filter((c) => c.id !== pre.id);

@@ -4,9 +4,7 @@ import type { EventBus } from '../base/event-bus';
 import { toDisposable, type Disposable } from '../base/lifecycle';
 import type { StoreService } from '../store/store-service';
 import type { ChangeReader } from './change-reading';
-import { errorText, isDirectory, type CheckpointFolders, type Folder } from './checkpoint-folders';
-import type { CheckpointSettings } from './checkpoint-settings';
-import { countFiles } from './folder-scan';
+import { errorText, LOCAL, type CheckpointFolders, type Folder } from './checkpoint-folders';
 
 /** Longest a turn waits for its "before" snapshot. */
 const BEFORE_WAIT_MS = 10_000;
@@ -31,6 +29,8 @@ export interface TurnInfo {
   promptId: string;
   /** The session's folder and its additional folders. */
   roots: readonly string[];
+  /** The host they are on (default: this machine). */
+  hostId?: string;
 }
 
 /**
@@ -53,7 +53,6 @@ export class TurnRecorder {
     private readonly folders: CheckpointFolders,
     private readonly reader: ChangeReader,
     private readonly status: () => Promise<CheckpointStatus>,
-    private readonly settings: () => CheckpointSettings,
     private readonly beforeWaitMs = BEFORE_WAIT_MS,
   ) {}
 
@@ -68,11 +67,11 @@ export class TurnRecorder {
    * read only what changed, and a folder never snapshotted by this process gets its first snapshot now, in
    * the background, with progress in the session.
    */
-  async sessionOpened(sessionId: string, roots: readonly string[]): Promise<void> {
+  async sessionOpened(sessionId: string, roots: readonly string[], hostId = LOCAL): Promise<void> {
     if (this.folders.disposed || !this.store.available || !(await this.status()).available) return;
     for (const root of new Set(roots)) {
-      const folder = await this.folders.get(root).catch(() => null);
-      if (!folder || !(await isDirectory(folder.path))) continue;
+      const folder = await this.folders.get(root, hostId).catch(() => null);
+      if (!folder || !(await folder.site.isDirectory(folder.path))) continue;
       folder.sessions.add(sessionId);
       this.folders.watch(folder);
       if (!this.folders.snapshotted.has(folder.id) && !folder.first) {
@@ -109,7 +108,7 @@ export class TurnRecorder {
     const started = (async () => {
       if (this.folders.disposed || !this.store.available || !(await this.status()).available) return [];
       const roots = [...new Set(turn.roots)];
-      const folders = (await Promise.all(roots.map((r) => this.folders.get(r).catch(() => null)))).filter((f): f is Folder => f !== null);
+      const folders = (await Promise.all(roots.map((r) => this.folders.get(r, turn.hostId ?? LOCAL).catch(() => null)))).filter((f): f is Folder => f !== null);
       const unique = [...new Map(folders.map((f) => [f.id, f])).values()];
       let waiting = unique.length;
       const settled = () => {
@@ -196,7 +195,7 @@ export class TurnRecorder {
     let done = false;
     let shown = false;
     if (!this.folders.lastCount.has(folder.id) && !this.counting.has(folder.id)) {
-      const counting = countFiles(folder.path, this.settings().excludes).catch(() => null);
+      const counting = folder.repo.countFiles().catch(() => null);
       this.counting.set(folder.id, counting);
       void counting.then((n) => {
         if (n !== null && !this.folders.lastCount.has(folder.id)) this.folders.lastCount.set(folder.id, n);
@@ -228,7 +227,7 @@ export class TurnRecorder {
    */
   private async firstInTime(sessionId: string, folder: Folder, first: Promise<unknown>): Promise<boolean> {
     const known = this.folders.lastCount.get(folder.id);
-    const count = known ?? (await countFiles(folder.path, this.settings().excludes, SMALL_FOLDER_FILES).catch(() => Infinity));
+    const count = known ?? (await folder.repo.countFiles(SMALL_FOLDER_FILES).catch(() => Infinity));
     if (count > SMALL_FOLDER_FILES) return false;
     const stop = this.reportProgress(sessionId, folder, 'before_turn');
     let timer: NodeJS.Timeout | undefined;
