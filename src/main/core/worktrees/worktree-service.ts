@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RepoBranches, RepoWorktreeSetting, SetupRun, WorktreeInfo, WorktreeStatus } from '../../../shared/contract/worktrees';
+import type { MergeStrategy, RepoBranches, RepoWorktreeSetting, SetupRun, WorktreeInfo, WorktreeStatus } from '../../../shared/contract/worktrees';
 import { repoWorktreeSettingSchema } from '../../../shared/contract/worktrees';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
@@ -55,13 +55,7 @@ export class WorktreeService implements Disposable {
     router.handle('worktrees.describe', (p) => ({ worktrees: Object.fromEntries(p.paths.map((path) => [path, this.row(path) ? toInfo(this.row(path)!) : null])) }));
     router.handle('worktrees.status', (p) => this.known(p.path, (r) => this.status(r)));
     router.handle('worktrees.commit', (p) => this.known(p.path, (r) => this.commit(r, p.message, p.files)));
-    router.handle('worktrees.merge', (p) =>
-      this.known(p.path, async (r) => {
-        const out = await mergeIntoBase(this.o.host, { repo: r.repo, worktree: r.path, branch: r.branch, base: r.base }, p.strategy, p.message);
-        if (out.ok) this.changed(r);
-        return out;
-      }),
-    );
+    router.handle('worktrees.merge', (p) => this.known(p.path, (r) => this.merge(r, p.strategy, p.message)));
     router.handle('worktrees.push', (p) =>
       this.known(p.path, async (r) => {
         const out = await push(this.o.host, r.path, r.branch, p.remote);
@@ -87,7 +81,14 @@ export class WorktreeService implements Disposable {
     return this.o.store.db.prepare('SELECT * FROM worktrees WHERE path = ?').get(path) as Row | undefined;
   }
 
-  private async known<T>(path: string, f: (r: Row) => Promise<Outcome<T>>): Promise<Outcome<T>> {
+  /** The worktree Switchboard knows at `path`, or null. */
+  info(path: string): WorktreeInfo | null {
+    const r = this.row(path);
+    return r ? toInfo(r) : null;
+  }
+
+  /** `f` on the worktree Switchboard knows at `path` (unknown_worktree when it knows none there). */
+  async known<T>(path: string, f: (r: Row) => Promise<Outcome<T>>): Promise<Outcome<T>> {
     const r = this.row(path);
     if (!r) return { ok: false, error: { kind: 'unknown_worktree', path } };
     return f(r);
@@ -227,6 +228,12 @@ export class WorktreeService implements Disposable {
     const [sha = '', subject = ''] = (await gitRun(host, r.path, ['log', '-1', '--format=%H%x00%s'])).stdout.trim().split('\0');
     this.changed(r);
     return { ok: true, value: { commit: { sha, subject } } };
+  }
+
+  async merge(r: Row, strategy: MergeStrategy, message?: string): Promise<Outcome<{ base: string; head: string; strategy: MergeStrategy }>> {
+    const out = await mergeIntoBase(this.o.host, { repo: r.repo, worktree: r.path, branch: r.branch, base: r.base }, strategy, message);
+    if (out.ok) this.changed(r);
+    return out;
   }
 
   async discardPlan(r: Row): Promise<Outcome<{ unmerged: Array<{ sha: string; subject: string }>; files: Array<{ path: string; code: string }> }>> {
