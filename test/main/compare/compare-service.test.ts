@@ -128,6 +128,22 @@ describe('compare mode as worktree sessions', () => {
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('# the user is writing this\n');
   }, 90_000);
 
+  it('applies a run whose agent renamed a file with git mv: the old name is gone from the base too', async () => {
+    const { t, repo } = await setup();
+    const alpha = await t.addAgent({}, 'Alpha');
+    const cmp = await t.call('compare.create', { repo, prompt: 'Rename the readme', agentIds: [alpha], start: false });
+    const run = cmp.runs[0]!;
+    // What an agent's shell command does in its worktree: a staged rename, and an edit of the renamed file.
+    git(run.worktree, 'mv', 'README.md', 'DOCS.md');
+    writeFileSync(join(run.worktree, 'DOCS.md'), '# demo\n\nrenamed\n');
+    const applied = await t.call('compare.apply', { compareId: cmp.id, runId: run.id, strategy: 'merge' });
+    expect(applied).toMatchObject({ ok: true, value: { strategy: 'merge' } });
+    expect(git(repo, 'ls-tree', '--name-only', 'main').trim().split('\n').sort()).toEqual(['DOCS.md', 'src']);
+    expect(existsSync(join(repo, 'README.md'))).toBe(false);
+    expect(readFileSync(join(repo, 'DOCS.md'), 'utf8')).toContain('renamed');
+    expect(git(run.worktree, 'status', '--porcelain')).toBe('');
+  }, 60_000);
+
   it('names a second comparison of the same prompt apart, and refuses a folder that is not a git repository and unknown agents, leaving no worktree', async () => {
     const { t, repo } = await setup();
     const alpha = await t.addAgent({}, 'Alpha');

@@ -74,16 +74,21 @@ export async function aheadBehind(host: Host, cwd: string, base: string, branch:
 
 /** Uncommitted changes (untracked files one by one). */
 export async function changedFiles(host: Host, worktree: string): Promise<WorktreeFile[]> {
+  return (await statusEntries(host, worktree)).map(({ path, code }) => ({ path, code }));
+}
+
+/** The uncommitted changes, with the path a staged rename or copy came from. */
+export async function statusEntries(host: Host, worktree: string): Promise<Array<WorktreeFile & { from?: string }>> {
   const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
   const fields = out.split('\0');
-  const files: WorktreeFile[] = [];
+  const files: Array<WorktreeFile & { from?: string }> = [];
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     if (f.length < 4) continue;
     const code = f.slice(0, 2);
-    files.push({ path: f.slice(3), code });
     // A rename or copy is followed by the path it came from.
-    if (code[0] === 'R' || code[0] === 'C') i++;
+    if (code[0] === 'R' || code[0] === 'C') files.push({ path: f.slice(3), code, from: fields[++i] ?? '' });
+    else files.push({ path: f.slice(3), code });
   }
   return files;
 }

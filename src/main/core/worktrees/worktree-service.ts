@@ -13,7 +13,7 @@ import { addWorktree, deleteBranch, removeWorktree } from './worktree-git';
 import { installedHook } from './hooks';
 import { mergeIntoBase } from './merge';
 import { pullRequest, push, type Outcome } from './publish';
-import { aheadBehind, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, trialMerge, upstreamOf } from './repo-git';
+import { aheadBehind, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, statusEntries, trialMerge, upstreamOf } from './repo-git';
 import { SetupRunner } from './setup-runner';
 
 interface Row {
@@ -215,12 +215,15 @@ export class WorktreeService implements Disposable {
     for (const f of files) {
       if (f.startsWith('/') || f.split('/').includes('..')) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: `${f}: not a path inside the worktree`, hook: null } };
     }
+    // A chosen file renamed in the index takes its old path into the commit: else the commit keeps the old file too.
+    const from = new Map((await statusEntries(host, r.path)).filter((e) => e.from && e.code[0] === 'R').map((e) => [e.path, e.from!]));
     const spec = files.join('\0') + '\0';
+    const commitSpec = [...files, ...files.flatMap((f) => (from.has(f) ? [from.get(f)!] : []))].join('\0') + '\0';
     // Literal pathspecs, read from stdin: a name is a name (no glob, no magic), and no argument list too long.
     const added = await gitRun(host, r.path, ['--literal-pathspecs', 'add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: spec });
     if (added.code !== 0) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: added.output, hook: null } };
     // Only the chosen files, even when others were staged before; the user's commit hooks run.
-    const out = await gitRun(host, r.path, ['--literal-pathspecs', 'commit', '-m', message, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: spec });
+    const out = await gitRun(host, r.path, ['--literal-pathspecs', 'commit', '-m', message, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: commitSpec });
     if (out.code !== 0) {
       if (/nothing to commit|no changes added to commit|nothing added to commit/.test(out.output)) return { ok: false, error: { kind: 'nothing_to_commit' } };
       return { ok: false, error: { kind: 'git_failed', command: 'git commit', output: out.output, hook: await installedHook(host, r.path, ['pre-commit', 'prepare-commit-msg', 'commit-msg']) } };
