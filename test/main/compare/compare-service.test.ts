@@ -144,6 +144,22 @@ describe('compare mode as worktree sessions', () => {
     expect(git(run.worktree, 'status', '--porcelain')).toBe('');
   }, 60_000);
 
+  it('makes all the worktrees or none: when one cannot be made, those made are discarded and git says why', async () => {
+    const { t, repo } = await setup();
+    const alpha = await t.addAgent({}, 'Alpha');
+    const beta = await t.addAgent({}, 'Beta');
+    // The user's post-checkout hook runs in each new worktree, as with their own git; this one refuses the second.
+    const seen = join(t.work, 'first-checkout-seen');
+    writeFileSync(join(repo, '.git/hooks/post-checkout'), `#!/bin/sh\nif [ -e "${seen}" ]; then echo "no second worktree today" >&2; exit 1; fi\ntouch "${seen}"\n`, { mode: 0o755 });
+    const failed = await t.callError('compare.create', { repo, prompt: 'Tidy up', agentIds: [alpha, beta] });
+    expect(failed.message).toContain('Beta');
+    expect(failed.message).toContain('no second worktree today');
+    expect(existsSync(seen)).toBe(true);
+    expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(git(repo, 'branch', '--list', 'compare/*').trim()).toBe('');
+    expect((await t.call('compare.list', {})).compares).toEqual([]);
+  }, 60_000);
+
   it('names a second comparison of the same prompt apart, and refuses a folder that is not a git repository and unknown agents, leaving no worktree', async () => {
     const { t, repo } = await setup();
     const alpha = await t.addAgent({}, 'Alpha');
