@@ -92,7 +92,15 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
       </p>
       <label>
         Repository
-        <input value={repo} onChange={(e) => setRepo(e.target.value)} placeholder="/path/to/a/git/checkout" data-testid="compare-repo" />
+        <input
+          value={repo}
+          onChange={(e) => {
+            setRepo(e.target.value);
+            setBase('');
+          }}
+          placeholder="/path/to/a/git/checkout"
+          data-testid="compare-repo"
+        />
       </label>
       {repoInfo ? (
         <label>
