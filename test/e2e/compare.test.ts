@@ -53,7 +53,7 @@ describe('compare mode in Chromium', { timeout: 180_000 }, () => {
     expect(existsSync(join(repo, 'notes.txt'))).toBe(false);
     const alpha = 'compare/write-here-notes-txt-written-alpha-agent';
     const beta = 'compare/write-here-notes-txt-written-beta-agent';
-    expect(git('branch', '--list', 'compare/*').split('\n').map((b) => b.trim()).filter(Boolean).sort()).toEqual([alpha, beta]);
+    expect(git('branch', '--list', '--format=%(refname:short)', 'compare/*').split('\n').filter(Boolean).sort()).toEqual([alpha, beta]);
     const diffs = page.getByTestId('compare-run-diff');
     await expect(diffs.count()).resolves.toBe(2);
     for (const i of [0, 1]) {
