@@ -136,12 +136,16 @@ describe('compare mode as worktree sessions', () => {
     // What an agent's shell command does in its worktree: a staged rename, and an edit of the renamed file.
     git(run.worktree, 'mv', 'README.md', 'DOCS.md');
     writeFileSync(join(run.worktree, 'DOCS.md'), '# demo\n\nrenamed\n');
+    // Switchboard's own passing file in a session's folder (the folder feed's sync file) is no change of the agent's.
+    writeFileSync(join(run.worktree, '.switchboard-tmp-sync-0123456789ab'), '');
+    const status = await t.call('worktrees.status', { path: run.worktree });
+    expect(status.ok && status.value.files.map((f) => f.path).sort()).toEqual(['DOCS.md']);
     const applied = await t.call('compare.apply', { compareId: cmp.id, runId: run.id, strategy: 'merge' });
     expect(applied).toMatchObject({ ok: true, value: { strategy: 'merge' } });
     expect(git(repo, 'ls-tree', '--name-only', 'main').trim().split('\n').sort()).toEqual(['DOCS.md', 'src']);
     expect(existsSync(join(repo, 'README.md'))).toBe(false);
     expect(readFileSync(join(repo, 'DOCS.md'), 'utf8')).toContain('renamed');
-    expect(git(run.worktree, 'status', '--porcelain')).toBe('');
+    expect(git(run.worktree, 'status', '--porcelain')).toBe('?? .switchboard-tmp-sync-0123456789ab\n');
   }, 60_000);
 
   it('makes all the worktrees or none: when one cannot be made, those made are discarded and git says why', async () => {
