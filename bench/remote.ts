@@ -3,6 +3,7 @@
 //   remote.ingest_vs_local      a process streaming ACP-sized JSON lines: local rate ÷ remote rate (goal ≤ 1.5)
 //   remote.keystroke_echo_p95_ms  a key into a pty running `cat` → its echo, on the host; floor: a local pty
 //   remote.reconnect_ms         the ControlMaster killed → the host connected again, processes reattached (goal ≤ 3,000)
+//   remote.first_reply_overhead_ms  a prompt → the reply's first chunk, host minus local (bench/remote-first-reply.ts; goal ≤ 30)
 // Needs root (the test user) and /usr/sbin/sshd; says why and exits otherwise.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,11 +15,13 @@ import { LocalHost } from '../src/main/core/host/local/local-host';
 import { SshHost } from '../src/main/core/host/ssh/ssh-host';
 import { sshdSkipReason, startSshd } from '../test/support/sshd';
 import { median, percentile, round1 } from './support/stats';
+import { benchFirstReply } from './remote-first-reply';
 
 const quick = process.argv.includes('--quick');
 const LINES = quick ? 20_000 : 100_000;
 const KEYS = quick ? 50 : 200;
 const DROPS = quick ? 3 : 7;
+const REPLIES = quick ? 10 : 40;
 
 const skip = sshdSkipReason();
 if (skip) {
@@ -124,6 +127,7 @@ try {
     floor.push(performance.now() - f);
   }
   console.log(`remote.reconnect_ms: ${Math.round(median(drops))} ms (floor, one plain ssh login: ${Math.round(median(floor))} ms; ratio ${round1(median(drops) / median(floor))}; worst ${Math.round(Math.max(...drops))} ms) (goal ≤ 3,000)`);
+  await benchFirstReply(sshd, remote, REPLIES);
   console.log('remote: figures on a shared, loaded 2-core machine; loopback sshd');
 } finally {
   await remote.dispose();
