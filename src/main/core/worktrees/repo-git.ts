@@ -1,5 +1,6 @@
 import type { WorktreeFile } from '../../../shared/contract/worktrees';
 import type { Host } from '../host/host';
+import { TEMP_PREFIX } from '../host/files';
 import { git } from './git';
 
 /** Read-only questions to a repository (no hooks run for them). */
@@ -74,16 +75,26 @@ export async function aheadBehind(host: Host, cwd: string, base: string, branch:
 
 /** Uncommitted changes (untracked files one by one). */
 export async function changedFiles(host: Host, worktree: string): Promise<WorktreeFile[]> {
+  return (await statusEntries(host, worktree)).map(({ path, code }) => ({ path, code }));
+}
+
+/**
+ * The uncommitted changes, with the path a staged rename or copy came from. Switchboard's own temporary files
+ * (a write's, the folder feed's sync file) come and go in a session's folder: never a change of the session's.
+ */
+export async function statusEntries(host: Host, worktree: string): Promise<Array<WorktreeFile & { from?: string }>> {
   const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
   const fields = out.split('\0');
-  const files: WorktreeFile[] = [];
+  const files: Array<WorktreeFile & { from?: string }> = [];
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     if (f.length < 4) continue;
     const code = f.slice(0, 2);
-    files.push({ path: f.slice(3), code });
+    const path = f.slice(3);
     // A rename or copy is followed by the path it came from.
-    if (code[0] === 'R' || code[0] === 'C') i++;
+    const from = code[0] === 'R' || code[0] === 'C' ? (fields[++i] ?? '') : undefined;
+    if (path.split('/').at(-1)!.startsWith(TEMP_PREFIX)) continue;
+    files.push(from === undefined ? { path, code } : { path, code, from });
   }
   return files;
 }
