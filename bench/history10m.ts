@@ -98,8 +98,15 @@ try {
     }
   };
 
+  /** Each start opens with no tab (an earlier run's transcript tab would be restored from the saved layout). */
+  const noSavedTabs = (dataDir: string): void => {
+    const d = new Database(join(dataDir, 'switchboard.db'));
+    d.prepare("DELETE FROM settings WHERE key = 'workspace.layout'").run();
+    d.close();
+  };
   /** In Chromium: server process start → the page showing the workspace and the sidebar's history, painted. */
   const paintedStart = async (dataDir: string, rate: number): Promise<number> => {
+    noSavedTabs(dataDir);
     const t0 = Date.now();
     const app = await startAppServer({ dataDir });
     try {
@@ -118,6 +125,7 @@ try {
   };
   /** In Chromium: a click on the session in the sidebar → its first transcript rows painted (5 opens; the first cold). */
   const paintedOpen = async (dataDir: string, sessionId: string, rate: number): Promise<FirstPaintResult> => {
+    noSavedTabs(dataDir);
     const app = await startAppServer({ dataDir });
     try {
       return await measureRestoreFirstPaint(app, { sessionId, browser, runs: 5, rate });
