@@ -5,20 +5,28 @@
 // a turn waits on its checkpoints.
 // Then a 100,000-file tree (~200 MB) with a session open on it (watched: snapshots read what changed): what the
 // first turn waits for when the session opened 1 s earlier, and a checkpoint after 10 files changed, against
-// the same git baseline and against a checkpoint with nothing changed (the floor).
+// the same git baseline and against a checkpoint with nothing changed (the floor). '#': where that checkpoint's
+// time goes (the watch catching up, the snapshot, the trees); SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: a CPU
+// profile of those rounds. `--big-only` skips the 20,000-file tree.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { EventBus } from '../src/main/core/base/event-bus';
 import { CheckpointService } from '../src/main/core/checkpoints/checkpoint-service';
+import { FolderFeed } from '../src/main/core/checkpoints/folder-changes';
+import { TreeIndex } from '../src/main/core/checkpoints/git-objects';
+import { ShadowRepo } from '../src/main/core/checkpoints/shadow-repo';
 import { StoreService } from '../src/main/core/store/store-service';
 import { median } from './support/stats';
 
 const quick = process.argv.includes('--quick');
+/** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: this process's CPU profile of the 100k tree's measured rounds. */
+const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
 const FILES = quick ? 2000 : 20_000;
 const FILE_BYTES = 10 * 1024;
 const IGNORED = quick ? 3000 : 30_000;
@@ -101,6 +109,35 @@ function changeTenBig(dir: string, round: number): void {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Where a checkpoint's wall time goes: the time spent inside a few of the checkpoint code's steps, summed
+ * while `on`: the watch's catching up (FolderFeed.take: the sync file written and reported back), the
+ * snapshot (ShadowRepo.snapshot: reading the changed paths, hashing, writing objects), and within it the trees
+ * rewritten (TreeIndex.write). Wrapped here, in the bench only.
+ */
+const phases = { on: false, take: 0, snapshot: 0, trees: 0 };
+function timePhase<T extends object>(proto: T, method: keyof T & string, phase: 'take' | 'snapshot' | 'trees'): void {
+  const original = proto[method] as unknown as (...args: unknown[]) => Promise<unknown>;
+  (proto as Record<string, unknown>)[method] = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
+    const t0 = performance.now();
+    try {
+      return await original.apply(this, args);
+    } finally {
+      if (phases.on) phases[phase] += performance.now() - t0;
+    }
+  };
+}
+timePhase(FolderFeed.prototype, 'take', 'take');
+timePhase(ShadowRepo.prototype, 'snapshot', 'snapshot');
+timePhase(TreeIndex.prototype, 'write', 'trees');
+/** One measured checkpoint and its phases. */
+async function phased(fn: () => Promise<unknown>): Promise<{ ms: number; take: number; snapshot: number; trees: number }> {
+  Object.assign(phases, { on: true, take: 0, snapshot: 0, trees: 0 });
+  const ms = await time(fn);
+  phases.on = false;
+  return { ms, take: phases.take, snapshot: phases.snapshot, trees: phases.trees };
+}
+
 /** The 100,000-file tree with a session open on it. */
 async function big(): Promise<void> {
   const bigRoot = join(root, 'big');
@@ -147,6 +184,18 @@ async function big(): Promise<void> {
   const floor: number[] = [];
   const rightAfter: number[] = [];
   const cpu: NodeJS.CpuUsage[] = [];
+  const split: Array<Awaited<ReturnType<typeof phased>>> = [];
+  const measure = async (): Promise<number> => {
+    const r = await phased(() => svc.checkpoint(bigWork));
+    split.push(r);
+    return r.ms;
+  };
+  const profiler = profileTo ? new Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
   for (let round = 1; round <= ROUNDS; round++) {
     changeTenBig(bigWork, round);
     changeTenBig(bigCopy, round);
@@ -154,19 +203,25 @@ async function big(): Promise<void> {
     await sleep(600);
     const cpu0 = process.cpuUsage();
     if (round % 2) {
-      ours.push(await time(() => svc.checkpoint(bigWork)));
+      ours.push(await measure());
       cpu.push(process.cpuUsage(cpu0));
       theirs.push(await time(git));
     } else {
       theirs.push(await time(git));
       const c0 = process.cpuUsage();
-      ours.push(await time(() => svc.checkpoint(bigWork)));
+      ours.push(await measure());
       cpu.push(process.cpuUsage(c0));
     }
     await sleep(600);
     floor.push(await time(() => svc.checkpoint(bigWork)));
     changeTenBig(bigWork, round + 1000);
     rightAfter.push(await time(() => svc.checkpoint(bigWork)));
+  }
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(profileTo, JSON.stringify(profile));
+    profiler.disconnect();
+    console.log(`# this process's CPU profile of the 100k rounds (git's spawnSync and the sleeps included): ${profileTo}`);
   }
   // A turn changing 10 files, from its end to its recorded changes (the after-checkpoint is checked against
   // the whole folder's stat: nobody waits for it, but it is what a turn costs).
@@ -183,6 +238,10 @@ async function big(): Promise<void> {
   console.error(`100k rounds (ms): ours ${ours.map(Math.round).join(' ')}; git ${theirs.map(Math.round).join(' ')}; nothing changed ${floor.map(Math.round).join(' ')}; right after ${rightAfter.map(Math.round).join(' ')}`);
   const inc = median(ours);
   const n = `${BIG / 1000}k`;
+  const mid = (f: (r: (typeof split)[number]) => number): number => Math.round(median(split.map(f)));
+  console.log(
+    `# where a 10-change checkpoint's time goes (medians, ms): the watch catching up (sync file written and reported) ${mid((r) => r.take)}; the snapshot ${mid((r) => r.snapshot)} (of which the trees rewritten ${mid((r) => r.trees)}); the rest (the checkpoint's queue, its ref and row) ${mid((r) => r.ms - r.take - r.snapshot)}`,
+  );
   console.log(`checkpoints.incremental_${n}: ${Math.round(inc)} ms (floor, nothing changed: ${Math.round(median(floor))} ms)`);
   console.log(`checkpoints.incremental_${n}_cpu: ${Math.round(median(cpu.map((c) => (c.user + c.system) / 1000)))} ms of this process's CPU (the machine's load does not count here)`);
   console.log(`checkpoints.incremental_${n}_git_baseline: ${Math.round(median(theirs))} ms`);

@@ -15,6 +15,7 @@ import { startAppServer, tempDir, type AppServer } from '../test/support/app-ser
 import { launchBrowser, openApp } from '../test/support/browser';
 import { seedHistory } from '../test/support/history-seed';
 import { Corpus, generateSession } from './history/corpus';
+import { throttle } from './support/floors';
 
 export interface RestoreStore {
   sessionId: string;
@@ -59,14 +60,18 @@ const ARM_FIRST_PAINT = `(() => {
   });
 })()`;
 
-/** Opens `sessionId` from the History sidebar `runs` times in a fresh page and times its first paint. */
-export async function measureRestoreFirstPaint(app: AppServer, options: { sessionId: string; browser?: Browser; runs?: number }): Promise<FirstPaintResult> {
+/** Opens `sessionId` from the History sidebar `runs` times in a fresh page and times its first paint (the page closed after). */
+export async function measureRestoreFirstPaint(
+  app: AppServer,
+  options: { sessionId: string; browser?: Browser; runs?: number; /** Chromium's CPU throttled this many times. */ rate?: number },
+): Promise<FirstPaintResult> {
   const browser = options.browser ?? (await launchBrowser());
   const runs: number[] = [];
   let entries = 0;
   try {
     const { page, context } = await openApp(browser, app.url);
     try {
+      await throttle(page, options.rate ?? 1);
       const row = page.locator(`[data-testid=sidebar-history] [data-testid=history-row][data-session-id="${options.sessionId}"] [data-testid=history-open]`);
       await row.waitFor({ timeout: 30_000 });
       for (let i = 0; i < (options.runs ?? 5); i++) {

@@ -17,16 +17,20 @@
 // '#' lines: each latency's floor from the same run (a bare page painting one 200/s stream over a WebSocket,
 // support/floors.ts) and the ratio to it; CPU and scheduling of the server and the renderer during the
 // streams; the agents' own CPU and RSS. --no-throttle / --throttled-only run one of the two passes.
+// SWITCHBOARD_BENCH_PROFILE / SWITCHBOARD_BENCH_SERVER_PROFILE: the page's / the server's CPU profile of the first stream pass.
 // Goals: frame p95 ≤ 16 ms, write → paint p95 ≤ 50 ms, idle CPU ≤ 1 %, ≤ 5 MB per idle session, ≤ 10 MB per tab.
 import { connectContract } from '../test/support/contract-client';
 import { activateTab, addScenarioAgents, allIdle, prompt, startSessionInPage, whenIdle } from './support/app-session';
-import { domCounters, heapBytes, loadAvg, log, numberFlag, serverMemoryAfterGc, settledRss, sleep, withAppPage, withBenchApp } from './support/bench-app';
+import { writeFileSync } from 'node:fs';
+import { domCounters, heapBytes, loadAvg, log, numberFlag, serverMemoryAfterGc, serverProfileTo, settledRss, sleep, withAppPage, withBenchApp } from './support/bench-app';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 import { recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
 import { cmdline, cpuMs, descendants, rendererRunning, rssBytes, schedstat } from './support/proc';
 import { percentile, round1 } from './support/stats';
 
 const quick = process.argv.includes('--quick');
+/** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: the page's CPU profile of the first stream pass (and SWITCHBOARD_BENCH_SERVER_PROFILE the server's). */
+const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
 const ENTRIES = numberFlag('entries', quick ? 300 : 2_000);
 const AGENTS = 6;
 const SESSIONS = 30;
@@ -46,7 +50,7 @@ await withBenchApp(async (bench) => {
   const pid = app.proc.pid!;
   const client = await connectContract(app);
   const agents = await addScenarioAgents(client, AGENTS, 'Agent');
-  await withAppPage(browser, app.url, 'sessions30', async ({ page }) => {
+  await withAppPage(browser, app.url, 'sessions30', async ({ page, context }) => {
     const renderer = await rendererRunning(() => page.evaluate('(() => { const end = performance.now() + 400; while (performance.now() < end); })()'));
     const server0 = await settledRss(pid);
     const gc0 = await serverMemoryAfterGc(bench);
@@ -98,11 +102,28 @@ await withBenchApp(async (bench) => {
       await recordFrames(page, true);
       const sched0 = [pid, renderer].map(schedstat);
       const cpu0 = [cpuMs(pid), cpuMs(renderer), sumCpu(agentPids)];
+      const profiling = rate === throttleRates()[0];
+      const cdp = profiling && profileTo ? await context.newCDPSession(page) : null;
+      if (cdp) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.start');
+      }
+      if (profiling && serverProfileTo) process.kill(pid, 'SIGUSR2');
       const start = Date.now();
       await Promise.all(streaming.map((id) => prompt(c, id, `stream ${RATE} ${SECONDS} ${BYTES}`)));
       await waitForPainted(page, 'ends', (SECONDS + 120) * 1000);
       await allIdle(app, streaming, 120_000);
       const wall = (Date.now() - start) / 1000;
+      if (profiling && serverProfileTo) {
+        process.kill(pid, 'SIGUSR2');
+        log(`# the server's CPU profile of the stream${cpu}: ${serverProfileTo}`);
+      }
+      if (cdp) {
+        const { profile } = await cdp.send('Profiler.stop');
+        writeFileSync(profileTo, JSON.stringify(profile));
+        await cdp.detach();
+        log(`# the page's CPU profile of the stream${cpu}: ${profileTo} (open in Chrome DevTools → Performance)`);
+      }
       const cpu1 = [cpuMs(pid), cpuMs(renderer), sumCpu(agentPids)];
       const sched1 = [pid, renderer].map(schedstat);
       await recordFrames(page, false);

@@ -21,6 +21,7 @@ import { connectContract } from '../test/support/contract-client';
 import { ensureHistoryStore } from './support/million-store';
 import { median, percentile, round1 } from './support/stats';
 import { loadAvg, log, sleep } from './support/bench-app';
+import { INTERACTIVE_PROBE, type Interactive } from './support/interactive-probe';
 
 const quick = process.argv.includes('--quick');
 const EVENTS = quick ? 50_000 : 1_000_000;
@@ -29,31 +30,6 @@ const BACKUP_RUNS = 2;
 /** The start-up backup's delay in the backup-day runs: short, so that the bench need not wait the app's 20 s. */
 const BACKUP_DELAY_MS = Number(process.env.SWITCHBOARD_BENCH_BACKUP_DELAY_MS ?? '3000');
 
-// Init script: the moment (epoch ms) the sidebar's history first lists a session, after that frame's paint.
-const INTERACTIVE = `(() => {
-  const now = () => performance.timeOrigin + performance.now();
-  const Base = window.WebSocket;
-  window.WebSocket = class extends Base {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('open', () => { window.__socketOpen ||= Math.round(now()); });
-    }
-  };
-  window.__interactive = new Promise((resolve) => {
-    const check = () => {
-      if (!document.querySelector('[data-testid=workspace]') || !document.querySelector('[data-testid=history-row]')) return;
-      mo.disconnect();
-      requestAnimationFrame(() => setTimeout(() => {
-        const nav = performance.getEntriesByType('navigation')[0];
-        const t = (ms) => Math.round(performance.timeOrigin + ms);
-        resolve({ at: now(), navigation: Math.round(performance.timeOrigin), responseEnd: t(nav ? nav.responseEnd : 0), domContentLoaded: t(nav ? nav.domContentLoadedEventEnd : 0), socket: window.__socketOpen || 0 });
-      }, 0));
-    };
-    const mo = new MutationObserver(check);
-    const start = () => { mo.observe(document.documentElement, { childList: true, subtree: true }); check(); };
-    if (document.documentElement) start(); else document.addEventListener('readystatechange', start, { once: true });
-  });
-})()`;
 
 const storeDir = process.env.SWITCHBOARD_BENCH_STORE_DIR ?? join(tmpdir(), `sb-bench-store-${EVENTS}`);
 
@@ -87,9 +63,9 @@ async function start(env: Record<string, string>, during?: (app: AppServer) => P
   try {
     const { page, context } = await openApp(browser, 'about:blank');
     try {
-      await page.addInitScript(INTERACTIVE);
+      await page.addInitScript(INTERACTIVE_PROBE);
       await page.goto(app.url);
-      const m = (await page.evaluate('window.__interactive')) as { at: number; navigation: number; responseEnd: number; domContentLoaded: number; socket: number };
+      const m = (await page.evaluate('window.__interactive')) as Interactive;
       const rows = await page.locator('[data-testid=history-row]').count();
       await during?.(app);
       const rel = (ms: number) => Math.round(ms - t0);
