@@ -76,6 +76,9 @@ export class TurnRecorder {
       this.folders.watch(folder);
       if (!this.folders.snapshotted.has(folder.id) && !folder.first) {
         this.folders.snapshotted.add(folder.id);
+        // Whether a turn may wait for the first snapshot: counted now, ahead of the snapshot's own reads
+        // (counted when the turn starts, it queued behind them for a third of a second on 100,000 files).
+        this.smallCounts.set(folder.id, folder.repo.countFiles(SMALL_FOLDER_FILES).catch(() => Infinity));
         const first = this.folders.exclusive(folder, () => this.folders.takeCheckpoint(folder, 'session_open')).catch((e: unknown) => {
           console.error(`checkpoints: the first snapshot of ${folder.path} failed:`, e);
           return null;
@@ -226,7 +229,7 @@ export class TurnRecorder {
    * FIRST_WAIT_MS. The session shows the wait as Switchboard's ("Snapshotting…"), never as the agent's.
    */
   private async firstInTime(sessionId: string, folder: Folder, first: Promise<unknown>): Promise<boolean> {
-    const known = this.folders.lastCount.get(folder.id);
+    const known = this.folders.lastCount.get(folder.id) ?? (await this.smallCounts.get(folder.id));
     const count = known ?? (await folder.repo.countFiles(SMALL_FOLDER_FILES).catch(() => Infinity));
     if (count > SMALL_FOLDER_FILES) return false;
     const stop = this.reportProgress(sessionId, folder, 'before_turn');
@@ -237,6 +240,9 @@ export class TurnRecorder {
       stop();
     });
   }
+
+  /** Each folder's file count up to SMALL_FOLDER_FILES, taken when its first snapshot started. */
+  private readonly smallCounts = new Map<string, Promise<number>>();
 
   /** Folders being counted for the progress of their first snapshot. */
   private readonly counting = new Map<string, Promise<number | null>>();
