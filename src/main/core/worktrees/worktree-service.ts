@@ -10,6 +10,7 @@ import type { StoreService } from '../store/store-service';
 import { folderNameFor, folderProblem, isInside, realish, worktreeFolder } from './folder';
 import { GitError, gitRun } from './git';
 import { addWorktree, deleteBranch, removeWorktree } from './worktree-git';
+import { draftPullRequest, type DraftSessions } from './draft';
 import { installedHook } from './hooks';
 import { mergeIntoBase } from './merge';
 import { pullRequest, push, type Outcome } from './publish';
@@ -35,6 +36,8 @@ export interface WorktreeServiceOptions {
   settings: { folder(): string; repo(repo: string): RepoWorktreeSetting };
   /** The environment of the setup command and of `gh` (the user's own). */
   env: () => Record<string, string>;
+  /** The sessions whose agents draft pull requests. */
+  sessions: DraftSessions;
 }
 
 /**
@@ -76,6 +79,7 @@ export class WorktreeService implements Disposable {
         return out;
       }),
     );
+    router.handle('worktrees.draftPullRequest', (p) => this.known(p.path, (r) => draftPullRequest(this.o.host, this.o.sessions, p.sessionId, r)));
     router.handle('worktrees.discardPlan', (p) => this.known(p.path, (r) => this.discardPlan(r)));
     router.handle('worktrees.discard', (p) => this.known(p.path, (r) => this.discard(r, p.unmerged)));
     router.handle('worktrees.setupCancel', (p) => ({ cancelled: this.setup.cancel(p.id) }));

@@ -46,6 +46,8 @@ export function describeWorktreeError(e: WorktreeError): string {
       return `The remote refused the push (it is never forced): ${e.output}`;
     case 'changed_since_confirmation':
       return 'New commits were made since you confirmed; confirm again.';
+    case 'no_draft':
+      return `No draft from the agent: ${e.message}`;
     case 'git_failed':
       return `${e.command} failed${e.hook ? ` (the ${e.hook} hook)` : ''}: ${e.output}`;
   }
