@@ -133,6 +133,7 @@ export const repoWorktreeSettingSchema = z.object({
   setupTimeoutSeconds: z.number().int().min(1).max(24 * 3600).default(600),
 });
 export type RepoWorktreeSetting = z.infer<typeof repoWorktreeSettingSchema>;
+export const DEFAULT_REPO_WORKTREE_SETTING: RepoWorktreeSetting = repoWorktreeSettingSchema.parse({});
 
 export const setupEndSchema = z.object({
   status: z.enum(['succeeded', 'failed', 'cancelled', 'timed_out']),
