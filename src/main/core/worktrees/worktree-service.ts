@@ -14,7 +14,7 @@ import { draftPullRequest, type DraftSessions } from './draft';
 import { installedHook } from './hooks';
 import { mergeIntoBase } from './merge';
 import { pullRequest, push, type Outcome } from './publish';
-import { aheadBehind, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, trialMerge, upstreamOf } from './repo-git';
+import { aheadBehind, branchHeads, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, trialMerge, upstreamOf } from './repo-git';
 import { SetupRunner } from './setup-runner';
 
 interface Row {
@@ -134,12 +134,13 @@ export class WorktreeService implements Disposable {
   async createNew(repoPath: string, branch: string, base: string, path?: string): Promise<Outcome<{ worktree: WorktreeInfo; setup: SetupRun | null }>> {
     const { host } = this.o;
     // Asked at once: git answers them from any folder of the repository.
-    const [repoOut, format, taken, baseSha] = await Promise.all([
+    const [repoOut, format, heads] = await Promise.all([
       this.repoOf(repoPath),
       gitRun(host, repoPath, ['check-ref-format', '--branch', branch]).catch((e: Error) => ({ code: 1, stdout: '', output: e.message })),
-      revParse(host, repoPath, `refs/heads/${branch}`).catch(() => null),
-      revParse(host, repoPath, `refs/heads/${base}`).catch(() => null),
+      branchHeads(host, repoPath, [branch, base]).catch(() => new Map<string, { sha: string }>()),
     ]);
+    const taken = heads.has(branch);
+    const baseSha = heads.get(base)?.sha;
     if (!repoOut.ok) return repoOut;
     const repo = repoOut.value;
     if (format.code !== 0) return { ok: false, error: { kind: 'invalid_branch', branch, message: format.output } };
