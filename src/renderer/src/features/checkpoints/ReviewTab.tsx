@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ChangeSet, CheckpointFolder, Restore, RestoreReport, TurnCheckpoint } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
+import { useLatestRead } from '../../ipc/latest';
 import type { TabViewProps } from '../../app/contributions';
 import { confirmDialog } from '../../ui/confirm';
 import { ChangesView, RestoreReportView } from './ChangesView';
@@ -37,22 +38,26 @@ export function ReviewTab({ tab }: TabViewProps) {
   const [restores, setRestores] = useState<Record<string, Restore[]>>({});
   const [busy, setBusy] = useState(false);
 
+  const begin = useLatestRead();
   const load = useCallback(async () => {
     if (!p) return;
+    const current = begin();
     if (p.turnId) {
       const r = await api.call('checkpoints.listTurns', { sessionId: p.sessionId });
+      if (!current()) return;
       if (!r.ok) return setError(r.error.message);
       const turns = r.value.turns.filter((t) => t.promptId === p.turnId);
       setFolders(turns.filter((t) => t.changes).map((t) => ({ folderId: t.folderId, folder: t.folder, folderMissing: t.folderMissing, changes: t.changes!, turn: t, editedSince: [] })));
       if (turns.length === 0) setError('No checkpoint was recorded for this turn.');
     } else {
       const r = await api.call('checkpoints.sessionChanges', { sessionId: p.sessionId });
+      if (!current()) return;
       if (!r.ok) return setError(r.error.message);
       setFolders(r.value.folders.map((f) => ({ ...f, turn: null })));
     }
     const u = await api.call('checkpoints.folders', {});
-    if (u.ok) setUsage(u.value.folders);
-  }, [api, p?.sessionId, p?.turnId]);
+    if (u.ok && current()) setUsage(u.value.folders);
+  }, [api, begin, p?.sessionId, p?.turnId]);
 
   const loadRestores = useCallback(
     async (folderIds: string[]) => {

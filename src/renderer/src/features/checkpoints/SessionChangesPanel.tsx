@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ChangeSet } from '@shared/contract/checkpoints';
 import { useApi } from '../../app/api-context';
+import { useLatestRead } from '../../ipc/latest';
 import { ChangesView, RestoreReportView } from './ChangesView';
 import { openReview } from './open';
 import { undoRestore, useRestoreReports } from './state';
@@ -27,13 +28,15 @@ export function useSessionChanges(sessionId: string): { folders: SessionFolderCh
   const api = useApi();
   const [folders, setFolders] = useState<SessionFolderChanges[]>([]);
   const folderIds = useRef<ReadonlySet<string>>(new Set());
+  const begin = useLatestRead();
   const refresh = useCallback(() => {
+    const current = begin();
     void api.call('checkpoints.sessionChanges', { sessionId }).then((r) => {
-      if (!r.ok) return;
+      if (!r.ok || !current()) return;
       folderIds.current = new Set(r.value.folders.map((f) => f.folderId));
       setFolders(r.value.folders);
     });
-  }, [api, sessionId]);
+  }, [api, sessionId, begin]);
   useEffect(() => {
     refresh();
     const onBack = () => document.visibilityState === 'visible' && refresh();
