@@ -24,7 +24,7 @@ import { Hosts } from './core/host/hosts';
 import { HostsService, type SshHostMaker } from './core/remote/hosts-service';
 import { SshHost } from './core/host/ssh/ssh-host';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
-import { ADDED_HOSTS_SETTING, LOCAL_HOST_ID } from '../shared/contract/hosts';
+import { ADDED_HOSTS_SETTING } from '../shared/contract/hosts';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -97,7 +97,11 @@ export class AppCore implements Disposable {
     this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys, this.hosts);
-    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, { host: this.hosts.local, settings: this.settings }));
+    this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, {
+          host: this.hosts.local,
+          hosts: (id) => (this.hosts.has(id) ? this.hosts.get(id) : undefined),
+          settings: this.settings,
+        }));
     this.checkpoints.register(this.router);
     // A restore cut short by the last exit is finished now, and the user told (issue 25.7).
     void this.checkpoints.recoverInterrupted().catch((e: unknown) => console.error('finishing interrupted restores failed:', e));
@@ -112,14 +116,13 @@ export class AppCore implements Disposable {
     this.acp = acp;
     // Checkpoints snapshot the session's folders before (the prompt waits) and after every turn, those
     // ended by the sessions closing at quit too (the sessions service drops its listeners after that).
-    // Snapshots are taken on this machine only, so far: a remote session's folders are not on this disk (and
-    // a folder of the same path here must not be snapshotted in its place).
-    acp.sessions.onTurnStarting((turn) => (turn.hostId === LOCAL_HOST_ID ? this.checkpoints.turnStarting(turn) : undefined));
-    acp.sessions.onTurnEnded((turn) => turn.hostId === LOCAL_HOST_ID && this.checkpoints.turnEnded(turn));
+    // A session on an SSH host has its folders snapshotted on that host, by its helper (checkpoint-sites.ts).
+    acp.sessions.onTurnStarting((turn) => this.checkpoints.turnStarting(turn));
+    acp.sessions.onTurnEnded((turn) => this.checkpoints.turnEnded(turn));
     // While a session is open its folders are watched (snapshots read only what changed), the first snapshot taken in the background.
     acp.sessions.onStatusChanged((s) => {
       if (s.status === 'closed') this.checkpoints.sessionClosed(s.id);
-      else if (s.hostId === LOCAL_HOST_ID) void this.checkpoints.sessionOpened(s.id, [s.cwd, ...s.additionalDirectories]);
+      else void this.checkpoints.sessionOpened(s.id, [s.cwd, ...s.additionalDirectories], s.hostId);
     });
     new McpService({
       router: this.router,

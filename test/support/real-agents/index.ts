@@ -16,3 +16,5 @@ export {
 export type { AgentHome, AgentLaunch, AgentLaunchOptions, RealAgentId, RealAgentSpec } from './agents.js';
 export { spawnAgentProcess } from './process.js';
 export type { AgentProcess, SpawnAgentOptions } from './process.js';
+export { placeAgentOnHost } from './on-host.js';
+export type { RemoteUser } from './on-host.js';

@@ -1,6 +1,7 @@
 import type { ChangedFile, ChangeSet, ChangeSummary, Hunk } from '../../../shared/contract/checkpoints';
 import { codeRunningReason, isPackageJson, scriptsChanged } from './code-running';
-import type { LargeFile, ShadowRepo } from './shadow-repo';
+import type { LargeFile } from './shadow-repo';
+import type { ShadowStore } from './shadow-store';
 
 /** Most files one change set lists (an `npm install` into a non-ignored folder would otherwise flood the view). */
 export const MAX_LISTED_FILES = 2000;
@@ -69,7 +70,7 @@ const kindOf = (mode: string): ChangedFile['kind'] => (mode === '120000' ? 'syml
 
 /** What changed between two snapshots of a folder, files over the size cap included (as tooLarge). */
 export async function diffSnapshots(
-  repo: ShadowRepo,
+  repo: ShadowStore,
   from: { id: string; tree: string; large: LargeFile[] },
   to: { id: string; tree: string; large: LargeFile[] },
 ): Promise<ChangeSet> {
@@ -163,7 +164,7 @@ export const isBinary = (b: Buffer): boolean => b.subarray(0, 8000).includes(0);
 export const splitLines = (text: string): string[] => text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 
 /** Zero-context line hunks between two texts (git diff -U0 of the two blobs). */
-export async function hunksOf(repo: ShadowRepo, oldSha: string | null, newSha: string | null, oldText: string, newText: string): Promise<Hunk[]> {
+export async function hunksOf(repo: ShadowStore, oldSha: string | null, newSha: string | null, oldText: string, newText: string): Promise<Hunk[]> {
   if (!oldSha || !newSha) {
     const lines = splitLines(oldSha ? oldText : newText).length;
     if (lines === 0) return [];

@@ -16,6 +16,8 @@ export interface TurnRow {
   session_id: string;
   prompt_id: string;
   folder_id: string;
+  /** The folder's host ('local': this machine). */
+  host_id: string;
   path: string;
   before_id: string | null;
   after_id: string | null;
@@ -44,7 +46,18 @@ const toCheckpoint = (r: RawCheckpoint): CheckpointRow => ({
   createdAt: r.created_at,
 });
 
-const TURN_COLUMNS = 't.id, t.session_id, t.prompt_id, t.folder_id, f.path, t.before_id, t.after_id, t.before_late, t.started_at, t.ended_at, t.error, t.changes_json';
+/** A folder's path as stored: plain on this machine, '<host id>:<path>' on another host (see migration 0020). */
+const storedPath = (hostId: string, path: string): string => (hostId === 'local' ? path : `${hostId}:${path}`);
+const FOLDER_PATH = "CASE WHEN f.host_id = 'local' THEN f.path ELSE substr(f.path, length(f.host_id) + 2) END";
+
+/** A folder with checkpoints: its id, its host and its path there. */
+export interface FolderRow {
+  id: string;
+  host_id: string;
+  path: string;
+}
+
+const TURN_COLUMNS = `t.id, t.session_id, t.prompt_id, t.folder_id, f.host_id, ${FOLDER_PATH} AS path, t.before_id, t.after_id, t.before_late, t.started_at, t.ended_at, t.error, t.changes_json`;
 
 export interface PendingRestoreRow {
   id: string;
@@ -61,25 +74,25 @@ export interface PendingRestoreRow {
 export class CheckpointRows {
   constructor(private readonly db: Db) {}
 
-  ensureFolder(id: string, path: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO checkpoint_folders (id, path, created_at) VALUES (?, ?, ?)').run(id, path, Date.now());
+  ensureFolder(id: string, path: string, hostId = 'local'): void {
+    this.db.prepare('INSERT OR IGNORE INTO checkpoint_folders (id, path, host_id, created_at) VALUES (?, ?, ?, ?)').run(id, storedPath(hostId, path), hostId, Date.now());
   }
 
-  folders(): Array<{ id: string; path: string; checkpoints: number; oldest: number | null; newest: number | null }> {
+  folders(): Array<FolderRow & { checkpoints: number; oldest: number | null; newest: number | null }> {
     return this.db
       .prepare(
-        `SELECT f.id, f.path, COUNT(c.id) AS checkpoints, MIN(c.created_at) AS oldest, MAX(c.created_at) AS newest
+        `SELECT f.id, f.host_id, ${FOLDER_PATH} AS path, COUNT(c.id) AS checkpoints, MIN(c.created_at) AS oldest, MAX(c.created_at) AS newest
          FROM checkpoint_folders f LEFT JOIN checkpoints c ON c.folder_id = f.id GROUP BY f.id ORDER BY f.path`,
       )
-      .all() as Array<{ id: string; path: string; checkpoints: number; oldest: number | null; newest: number | null }>;
+      .all() as Array<FolderRow & { checkpoints: number; oldest: number | null; newest: number | null }>;
   }
 
-  folder(id: string): { id: string; path: string } | undefined {
-    return this.db.prepare('SELECT id, path FROM checkpoint_folders WHERE id = ?').get(id) as { id: string; path: string } | undefined;
+  folder(id: string): FolderRow | undefined {
+    return this.db.prepare(`SELECT f.id, f.host_id, ${FOLDER_PATH} AS path FROM checkpoint_folders f WHERE f.id = ?`).get(id) as FolderRow | undefined;
   }
 
-  folderByPath(path: string): { id: string; path: string } | undefined {
-    return this.db.prepare('SELECT id, path FROM checkpoint_folders WHERE path = ?').get(path) as { id: string; path: string } | undefined;
+  folderByPath(path: string, hostId = 'local'): FolderRow | undefined {
+    return this.db.prepare(`SELECT f.id, f.host_id, ${FOLDER_PATH} AS path FROM checkpoint_folders f WHERE f.path = ?`).get(storedPath(hostId, path)) as FolderRow | undefined;
   }
 
   deleteFolder(id: string): void {

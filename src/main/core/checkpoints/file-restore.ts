@@ -1,7 +1,8 @@
 import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import { isBinary } from './changes';
 import { FsRefusal, type ConfinedFiles } from '../host/files';
-import type { LargeFile, ShadowRepo, TreeEntry } from './shadow-repo';
+import type { LargeFile, TreeEntry } from './shadow-repo';
+import type { ShadowStore } from './shadow-store';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */
 export interface RestoreItem {
@@ -10,7 +11,14 @@ export interface RestoreItem {
   target: TreeEntry | null;
 }
 
-const same = (a: TreeEntry | null, b: TreeEntry | null): boolean => (a === null ? b === null : b !== null && a.sha === b.sha && a.mode === b.mode);
+/** Whether two tree entries are the same content and mode (both absent counts). */
+export const sameEntry = (a: TreeEntry | null, b: TreeEntry | null): boolean => (a === null ? b === null : b !== null && a.sha === b.sha && a.mode === b.mode);
+const same = sameEntry;
+
+/** Its content was not kept (too large, ignored, inside .git): it can be listed, not diffed or put back. */
+export const notKept = (f: { tooLarge: boolean; ignored: boolean }): boolean => f.tooLarge || f.ignored;
+
+export const byPath = (files: readonly LargeFile[]): Map<string, LargeFile> => new Map(files.map((f) => [f.path, f]));
 const isRegular = (e: TreeEntry | null): e is TreeEntry => e !== null && (e.mode === '100644' || e.mode === '100755');
 
 export type PlanStep = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null; merged?: Buffer } | { path: string; refused: string };
@@ -26,7 +34,7 @@ const CHANGED_SINCE = 'changed again since (by you or a later turn), and the cha
  * Decides, file by file, what a restore does. A file still as `base` left it gets `target`; a file changed
  * since gets a three-way merge where that is clean (git merge-file), and is refused otherwise.
  */
-export async function planRestore(repo: ShadowRepo, fs: ConfinedFiles, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlyMap<string, LargeFile>): Promise<Plan[]> {
+export async function planRestore(repo: ShadowStore, fs: ConfinedFiles, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlyMap<string, LargeFile>): Promise<Plan[]> {
   const plans: Plan[] = [];
   for (const { path, base, target } of items) {
     const cur = current.get(path) ?? null;
@@ -118,7 +126,7 @@ const reasonOf = (e: unknown): string =>
 const PARALLEL_WRITES = 8;
 
 /** Carries out a plan through confined file access (no link followed); a path that turns out unsafe is refused. */
-export async function applyPlan(repo: ShadowRepo, fs: ConfinedFiles, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
+export async function applyPlan(repo: ShadowStore, fs: ConfinedFiles, plans: readonly Plan[]): Promise<Pick<RestoreReport, 'applied' | 'refused'>> {
   const outcomes: Array<{ applied: RestoreReport['applied'][number] } | { refused: RestoreReport['refused'][number] }> = new Array(plans.length);
   let next = 0;
   const worker = async () => {

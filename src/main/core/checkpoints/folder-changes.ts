@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { unlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Disposable } from '../base/lifecycle';
-import { TEMP_PREFIX } from '../host/files';
+import { TEMP_PREFIX, type ConfinedFiles } from '../host/files';
 import type { Host, WatchEvent } from '../host/host';
+import { LocalHost } from '../host/local/local-host';
 
 /** What the next snapshot of a folder must read: these paths (and what is under them), or all of it, and why. */
 export type FolderChanges = { paths: string[] } | { full: string };
 
 /** A batch this large may hide a dropped one: the kernel's queue overflows silently under @parcel/watcher. */
 const BURST = 4000;
+/** Where the sync file is written unless the caller names the folder's host (the folder is on this machine). */
+const LOCAL_FILES: Host['files'] = (roots) => new LocalHost().files(roots);
 /** Longest wait for the watch to report the sync file (then the snapshot reads the whole folder). */
 const SYNC_MS = 3000;
 
@@ -22,20 +24,25 @@ const SYNC_MS = 3000;
  *
  * Before handing the paths over, the feed writes a sync file (TEMP_PREFIX, which snapshots never record)
  * into the folder and waits until the watch reports it: the watch reports in order, so every change made
- * before the snapshot began is in hand by then (as Watchman's cookies do).
+ * before the snapshot began is in hand by then (as Watchman's cookies do). The sync file is written through
+ * the host's confined files, rooted where the folder was when the feed started: a folder (or a parent of it)
+ * swapped for a symlink since then is refused at the write, and the snapshot reads the whole folder.
  */
 export class FolderFeed implements Disposable {
   private pending = new Set<string>();
   private doubt: string | null = 'first snapshot of the folder';
   private readonly watching: Promise<Disposable | null>;
+  private readonly files: Promise<ConfinedFiles>;
   private readonly syncs = new Map<string, (seen: boolean) => void>();
   private disposed = false;
 
   constructor(
     readonly root: string,
     watch: Host['watch'],
-    options: { ignore?: readonly string[] } = {},
+    options: { ignore?: readonly string[]; files?: Host['files'] } = {},
   ) {
+    this.files = (options.files ?? LOCAL_FILES)([root]);
+    this.files.catch(() => {});
     this.watching = watch(root, (e) => this.onEvent(e), { ignore: ['.git', ...(options.ignore ?? [])] }).catch((e: unknown) => {
       this.doubt = `the folder cannot be watched (${e instanceof Error ? e.message : String(e)})`;
       return null;
@@ -70,17 +77,23 @@ export class FolderFeed implements Disposable {
       this.syncs.set(name, resolve);
       timer = setTimeout(() => resolve(false), SYNC_MS);
     });
+    let files: ConfinedFiles;
     try {
-      await writeFile(file, '', { flag: 'wx' });
+      files = await this.files;
+      // Moved before the feed could hold it: the folder's path no longer names the folder that is watched.
+      if (files.roots[0] !== this.root) throw new Error(`refused: ${this.root} now leads to ${files.roots[0]}`);
+      await files.writeFile(file, '');
     } catch (e) {
       clearTimeout(timer);
       this.syncs.delete(name);
-      return `the sync file could not be written (${e instanceof Error ? e.message : String(e)})`;
+      const why = `the sync file could not be written (${e instanceof Error ? e.message : String(e)})`;
+      console.warn(`checkpoints: ${this.root}: ${why}; the next snapshot reads the whole folder`);
+      return why;
     }
     const ok = await seen;
     clearTimeout(timer);
     this.syncs.delete(name);
-    await unlink(file).catch(() => {});
+    await files.removeFile(file).catch(() => {});
     return ok ? null : `the watch did not report a sync within ${SYNC_MS / 1000} s`;
   }
 

@@ -42,7 +42,7 @@ export class ShadowGit {
 
   constructor(
     readonly gitDir: string,
-    private readonly host: Host,
+    private readonly host: Pick<Host, 'git'>,
   ) {
     this.env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

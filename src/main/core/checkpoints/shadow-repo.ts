@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FolderChanges } from './folder-changes';
-import { scanFolder, scanPaths, type ScannedFile, type ScanResult, type ScanState, type StatOnlyFile } from './folder-scan';
+import { countFiles, scanFolder, scanPaths, type ScannedFile, type ScanResult, type ScanState, type StatOnlyFile } from './folder-scan';
 import { LooseObjects, TreeIndex } from './git-objects';
 import { ShadowGit } from './shadow-git';
 import type { Host } from '../host/host';
+import type { ShadowStore } from './shadow-store';
 
 /** A file recorded by size and time only: over the size cap, or ignored (`ignored`: content not kept). */
 export type LargeFile = StatOnlyFile;
@@ -68,7 +69,7 @@ interface SavedState {
  * confined scan of the folder (folder-scan.ts) whose bytes are stored as git objects by this process,
  * then a tree of them: git itself never reads the folder, it only diffs and reads back the stored trees.
  */
-export class ShadowRepo {
+export class ShadowRepo implements ShadowStore {
   readonly git: ShadowGit;
   private readonly objects: LooseObjects;
   private excludes: string[] = [];
@@ -85,7 +86,7 @@ export class ShadowRepo {
     readonly folder: string,
     private maxFileBytes: number,
     excludes: readonly string[],
-    host: Host,
+    host: Pick<Host, 'git'>,
   ) {
     this.git = new ShadowGit(dir, host);
     this.objects = new LooseObjects(dir);
@@ -263,6 +264,27 @@ export class ShadowRepo {
   /** Bytes on disk. */
   async size(): Promise<number> {
     return dirSize(this.dir);
+  }
+
+  countFiles(upTo = Infinity): Promise<number> {
+    return countFiles(this.folder, this.excludes, upTo);
+  }
+
+  async readJournal(): Promise<string[] | null> {
+    const text = await readFile(join(this.dir, 'restore-journal.json'), 'utf8').catch(() => null);
+    return text === null ? null : (JSON.parse(text) as string[]);
+  }
+
+  async writeJournal(paths: readonly string[]): Promise<void> {
+    await writeFile(join(this.dir, 'restore-journal.json'), JSON.stringify(paths));
+  }
+
+  async clearJournal(): Promise<void> {
+    await rm(join(this.dir, 'restore-journal.json'), { force: true });
+  }
+
+  remove(): Promise<void> {
+    return removeShadow(this.dir);
   }
 }
 

@@ -10,6 +10,7 @@
  *   host.git(args, { cwd, env, input }) → GitResult      the real git, output buffered (bounded)
  *   host.listFiles(root, limits)        → FileList       a bounded walk (for @-mentions)
  *   host.watch(root, onChange)          → Disposable     file changes under a folder, or "rescan"
+ *   host.helperCall?(service, args)     → unknown        work a concern runs beside the host's files (SSH hosts)
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Disposable } from '../base/lifecycle';
@@ -152,4 +153,10 @@ export interface Host {
   listFiles(root: string, options: ListFilesOptions): Promise<FileList>;
   /** Reports changes under `root` until disposed. Rejects when the folder cannot be watched. */
   watch(root: string, onEvent: (event: WatchEvent) => void, options?: WatchOptions): Promise<Disposable>;
+  /**
+   * Runs a call of a service a concern registered in the host's helper (host/ssh/server/main.ts), beside the
+   * host's files: checkpoints read, hash and store a folder there, and only what a review needs travels.
+   * Absent on a host whose files are this machine's: the concern runs the same code in-process.
+   */
+  helperCall?(service: string, args: unknown): Promise<unknown>;
 }

@@ -30,7 +30,7 @@ import { FloodGuard, floodLimits } from '../connection/flood-guard';
 import { AcpWire, type UpdateItem } from '../connection/acp-wire';
 import type { WarningKind } from '../connection/warnings';
 import type { AcpOptions } from '../options';
-import type { AgentRepository } from '../../agents/agent-repository';
+import type { AgentRecord, AgentRepository } from '../../agents/agent-repository';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';
 import type { SecretStore } from '../../agents/secret-store';
 import type { MessageLog } from '../../store/message-log';
@@ -38,7 +38,8 @@ import type { AgentTerminals } from '../../terminals/agent-terminals';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { Host } from '../../host/host';
 import type { Hosts } from '../../host/hosts';
-import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
+import { LOCAL_HOST_ID, hostLabel } from '../../../../shared/contract/hosts';
+import type { HostCommand } from '../../registry/host-launch';
 
 /** A live session as its agent's runtime sees it: where the agent's requests and updates about it go. */
 export interface SessionEndpoint {
@@ -74,6 +75,8 @@ export interface RuntimeDeps {
   readonly secrets: Pick<SecretStore, 'names' | 'all'>;
   agents(): Pick<AgentRepository, 'get'>;
   prefs(): Pick<AgentPrefsRepo, 'get'>;
+  /** What the agent runs on a remote host (a registry install here is this machine's); throws when it cannot run there. */
+  commandOnHost(record: AgentRecord, hostId: string): HostCommand;
   loginEnv(): Promise<Record<string, string>>;
   messageLog(): MessageLog | null;
   setting<K extends SettingKey>(key: K): SettingValue<K>;
@@ -285,7 +288,9 @@ export class AgentRuntime {
     // (its helper's). A remote runtime always serves one folder (the pool makes it so).
     const base = this.hostId === LOCAL_HOST_ID ? await this.host.loginEnv() : {};
     const env: Record<string, string> = { ...base, ...record.env, ...prefs.env, ...this.host.secrets.all(this.agentId) };
-    return { command: record.command, args: prefs.args ?? record.args, env, cwd: this.folder ?? record.cwd ?? homedir() };
+    const args = prefs.args ?? record.args;
+    const { command, args: argv } = this.hostId === LOCAL_HOST_ID ? { command: record.command, args } : this.host.commandOnHost({ ...record, args }, this.hostId);
+    return { command, args: argv, env, cwd: this.folder ?? record.cwd ?? homedir() };
   }
 
   private async start(): Promise<void> {
@@ -375,7 +380,7 @@ export class AgentRuntime {
       const exit = proc.exit;
       const message = exit
         ? exit.error
-          ? describeSpawnFailure(launch, exit, this.hostId === LOCAL_HOST_ID)
+          ? describeSpawnFailure(launch, exit, this.hostId)
           : `the agent exited during start-up (${describeExit(exit)}); see its log`
         : e instanceof RequestError
           ? `initialize failed: ${e.message}`
@@ -485,15 +490,21 @@ export class AgentRuntime {
   }
 }
 
-/** The process never started: say so in words (not "exited"), with what to change. */
-export function describeSpawnFailure(launch: AgentLaunch, exit: AgentExit, local = true): string {
+/**
+ * The process never started: say so in words (not "exited"), with what to change. On a remote host the words
+ * name it: a custom agent's command must be a program there, not here.
+ */
+export function describeSpawnFailure(launch: AgentLaunch, exit: AgentExit, hostId: string = LOCAL_HOST_ID): string {
+  const local = hostId === LOCAL_HOST_ID;
+  const on = local ? '' : ` on ${hostLabel(hostId)}`;
   if (exit.errorCode === 'ENOENT') {
     // A remote host's folder is not looked at here (its host reports a missing folder in its own words).
     if (local && !existsSync(launch.cwd)) return `could not start: its working folder does not exist (${launch.cwd})`;
     const hint = /\s/.test(launch.command.trim()) ? '; the Command field holds a whole command line: put the program in Command and the rest in Arguments' : '';
-    return `could not start: no such program "${launch.command}"${hint}`;
+    const there = local ? '' : ` (install it there, or change the agent's command to the program's path there)`;
+    return `could not start: no such program "${launch.command}"${on}${there}${hint}`;
   }
-  if (exit.errorCode === 'EACCES') return `could not start: "${launch.command}" is not allowed to run (is it executable?)`;
+  if (exit.errorCode === 'EACCES') return `could not start: "${launch.command}"${on} is not allowed to run (is it executable?)`;
   return `could not start: ${exit.error ?? 'the process did not start'}`;
 }
 

@@ -11,6 +11,9 @@ import type { LiveSession } from '../session/live-session';
 import type { LiveSessions } from '../session/live-sessions';
 import { AgentSupervisor, type SupervisorHost, type SupervisorOptions } from '../supervisor/supervisor';
 import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
+import { join } from 'node:path';
+import type { AgentRecord } from '../../agents/agent-repository';
+import { commandOnHost, type HostCommand } from '../../registry/host-launch';
 import { AgentRuntime, runtimeKey, type RuntimeDeps } from './agent-runtime';
 
 /** Whether agents get one process per project folder (default) or one for all: a boolean, or { [agentId]: boolean }. */
@@ -58,6 +61,9 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
   }
   prefs() {
     return this.ctx.prefs();
+  }
+  commandOnHost(record: AgentRecord, hostId: string): HostCommand {
+    return commandOnHost(record, hostId, join(this.ctx.dataDir, 'agents'));
   }
   loginEnv(): Promise<Record<string, string>> {
     return this.ctx.loginEnv();

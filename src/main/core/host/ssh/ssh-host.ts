@@ -385,6 +385,10 @@ export class SshHost implements Host, Disposable {
     return (await this.request('git', { args: [...args], options: { ...rest, ...(env ? { env: hostEnv(env) } : {}) } })) as GitResult;
   }
 
+  helperCall(service: string, args: unknown): Promise<unknown> {
+    return this.request(service, args);
+  }
+
   async listFiles(root: string, options: ListFilesOptions): Promise<FileList> {
     return (await this.request('list', { root, options: { maxFiles: options.maxFiles, maxDepth: options.maxDepth, ...(options.skipDirs ? { skipDirs: [...options.skipDirs] } : {}) } })) as FileList;
   }
@@ -392,8 +396,14 @@ export class SshHost implements Host, Disposable {
   async watch(root: string, onEvent: (event: WatchEvent) => void, options: WatchOptions = {}): Promise<Disposable> {
     const w = this.nextWatch++;
     const watch: ChannelWatch = { root, ignore: [...(options.ignore ?? [])], onEvent: (ev) => onEvent(ev as WatchEvent) };
-    await this.request('watch', { w, root, ignore: watch.ignore });
+    // Listening before it starts: events may follow the answer in the same read, before this resumes.
     this.watches.set(w, watch);
+    try {
+      await this.request('watch', { w, root, ignore: watch.ignore });
+    } catch (e) {
+      this.watches.delete(w);
+      throw e;
+    }
     return toDisposable(async () => {
       if (!this.watches.delete(w)) return;
       await this.channel?.request('unwatch', { w }).catch(() => undefined);

@@ -25,11 +25,14 @@ function wireError(e: unknown): WireError {
   return { name: err.name, message: err.message, ...(code ? { code } : {}) };
 }
 
+/** A service a concern runs in the helper (Host.helperCall): one call in, its answer (plain data and Buffers) out. */
+export type HelperService = (args: unknown) => Promise<unknown>;
+
 /**
  * The daemon: one client connection at a time (a new one replaces the old, which may not know yet that
  * its network is gone). With no client for `graceMs` it stops every process it owns and exits.
  */
-export function runDaemon(socketPath: string, graceMs: number): void {
+export function runDaemon(socketPath: string, graceMs: number, services: Readonly<Record<string, HelperService>> = {}): void {
   const log = (line: string): void => {
     try {
       appendFileSync(`${socketPath}.log`, `${new Date().toISOString()} ${line}\n`);
@@ -128,8 +131,11 @@ export function runDaemon(socketPath: string, graceMs: number): void {
       case 'shutdown':
         setImmediate(() => void exit('asked to shut down'));
         return null;
-      default:
-        throw new Error(`unknown request ${op}`);
+      default: {
+        const service = Object.hasOwn(services, op) ? services[op] : undefined;
+        if (!service) throw new Error(`unknown request ${op}`);
+        return await service(a);
+      }
     }
   };
 

@@ -7,13 +7,20 @@
  *
  * The daemon listens on a Unix socket (mode 0600, in the helper's own folder), never on a network port.
  */
+import { homedir } from 'node:os';
+import { SHADOW_SERVICE } from '../../../checkpoints/remote-shadow';
+import { shadowHelper } from '../../../checkpoints/shadow-helper';
+import { runLocalGit } from '../../local/local-git';
 import { runDaemon } from './daemon';
 import { runProxy } from './proxy';
 
 const [mode, arg, grace] = process.argv.slice(2);
 const graceMs = Number(grace);
 if (mode === 'proxy' && arg && Number.isFinite(graceMs)) runProxy(arg, graceMs);
-else if (mode === 'serve' && arg && Number.isFinite(graceMs)) runDaemon(arg, graceMs);
+else if (mode === 'serve' && arg && Number.isFinite(graceMs)) {
+  // The services concerns run beside the host's files (Host.helperCall).
+  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), { git: runLocalGit }) });
+}
 else {
   process.stderr.write('usage: server.cjs proxy <instance> <graceMs> | serve <socket> <graceMs>\n');
   process.exit(2);

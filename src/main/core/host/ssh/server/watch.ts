@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 type Change = { path: string; kind: 'create' | 'update' | 'delete' };
@@ -16,8 +16,12 @@ function ignored(rel: string, patterns: readonly string[]): boolean {
 }
 
 /**
- * Watches a folder on the host with Node's recursive fs.watch (inotify on Linux; Node ≥ 20), batching
- * changes for 50 ms. A watch error or the folder going away is reported as 'rescan'.
+ * Watches a folder on the host: one inotify watch (Node's fs.watch) per folder under it, ignored folders not
+ * entered, batching changes for 50 ms. Not Node's recursive fs.watch: on Linux it follows each file by its
+ * inode, so a file replaced by a rename (every atomic write: an agent's, a restore's) is never reported
+ * again. A folder watch reports every name that changes in it, whatever the inode. A folder made (or moved
+ * in) is watched as soon as it is seen, and reported once more then, so that what was written in it before
+ * its watch began is read. A watch error or the folder going away is reported as 'rescan'.
  */
 export async function watchFolder(root: string, onEvent: (ev: Event) => void, ignore: readonly string[]): Promise<{ dispose(): void }> {
   const folder = resolve(root);
@@ -26,6 +30,8 @@ export async function watchFolder(root: string, onEvent: (ev: Event) => void, ig
   let open = true;
   let pending = new Map<string, Change['kind']>();
   let timer: NodeJS.Timeout | null = null;
+  /** The folders watched, by path relative to the root ('' is the root). */
+  const dirs = new Map<string, FSWatcher>();
   const flush = async (): Promise<void> => {
     timer = null;
     const batch = pending;
@@ -42,22 +48,54 @@ export async function watchFolder(root: string, onEvent: (ev: Event) => void, ig
     }
     if (changes.length > 0) onEvent({ kind: 'changes', changes });
   };
-  const watcher: FSWatcher = watch(folder, { recursive: true }, (type, name) => {
-    if (!open || name === null) return;
-    const rel = String(name).split('\\').join('/');
-    if (ignored(rel, ignore)) return;
+  const note = (rel: string, kind: Change['kind']): void => {
     const path = join(folder, rel);
-    pending.set(path, type === 'change' && pending.get(path) !== 'create' ? 'update' : 'create');
+    pending.set(path, kind === 'update' && pending.get(path) !== 'create' ? 'update' : 'create');
     timer ??= setTimeout(() => void flush(), 50);
-  });
-  watcher.on('error', (e) => {
-    if (open) onEvent({ kind: 'rescan', reason: e.message });
-  });
+  };
+  const drop = (rel: string): void => {
+    for (const [r, w] of dirs) {
+      if (r !== rel && !r.startsWith(`${rel}/`)) continue;
+      w.close();
+      dirs.delete(r);
+    }
+  };
+  const add = async (rel: string, seenLate: boolean): Promise<void> => {
+    if (!open || dirs.has(rel)) return;
+    const abs = rel === '' ? folder : join(folder, rel);
+    let w: FSWatcher;
+    try {
+      w = watch(abs, (type, name) => {
+        if (!open || name === null) return;
+        const child = rel === '' ? String(name) : `${rel}/${String(name)}`;
+        if (ignored(child, ignore)) return;
+        note(child, type === 'change' ? 'update' : 'create');
+        if (type === 'rename') void lstat(join(folder, child)).then((st) => (st.isDirectory() ? add(child, true) : undefined), () => drop(child));
+      });
+    } catch (e) {
+      if (rel === '') throw e;
+      return;
+    }
+    w.on('error', (e) => {
+      if (rel === '') {
+        if (open) onEvent({ kind: 'rescan', reason: e.message });
+      } else drop(rel);
+    });
+    dirs.set(rel, w);
+    if (seenLate) note(rel, 'create');
+    const entries = await readdir(abs, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const child = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory() && !ignored(child, ignore)) await add(child, seenLate);
+    }
+  };
+  await add('', false);
   return {
     dispose: () => {
       open = false;
       if (timer) clearTimeout(timer);
-      watcher.close();
+      for (const w of dirs.values()) w.close();
+      dirs.clear();
     },
   };
 }

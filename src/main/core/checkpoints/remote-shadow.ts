@@ -1,0 +1,116 @@
+import type { GitOutput } from './shadow-git';
+import type { Snapshot, SnapshotOptions, TreeEntry } from './shadow-repo';
+import type { ShadowStore } from './shadow-store';
+
+/** One call to a folder's shadow repository in a host's helper (shadow-helper.ts answers it). */
+export interface ShadowCall {
+  /** The folder's checkpoint id (its repository's name on the host). */
+  id: string;
+  folder: string;
+  maxFileBytes: number;
+  excludes: string[];
+  m: string;
+  args: unknown[];
+}
+
+/** The name the helper knows the shadow repositories' calls by. */
+export const SHADOW_SERVICE = 'checkpoints.shadow';
+
+/**
+ * A folder's shadow repository kept on the folder's SSH host, run there by the helper (shadow-helper.ts):
+ * snapshots read, hash and store the folder on the host (the watch's changes travel there, the tree never
+ * comes here), and only what a review or a restore asks for comes back (a diff's two texts, a tree listing).
+ */
+export class RemoteShadowStore implements ShadowStore {
+  readonly git: ShadowStore['git'];
+
+  constructor(
+    private readonly call: (c: ShadowCall) => Promise<unknown>,
+    private readonly id: string,
+    readonly folder: string,
+    private maxFileBytes: number,
+    private excludes: readonly string[],
+    /** Where it is kept on the host, for messages (the helper names it). */
+    readonly dir: string,
+  ) {
+    this.git = {
+      run: (args, options = {}) => this.ask('git', args, options) as Promise<GitOutput>,
+      text: async (args, input) => ((await this.ask('git', args, input === undefined ? {} : { input })) as GitOutput).stdout.toString('utf8'),
+    };
+  }
+
+  private ask(m: string, ...args: unknown[]): Promise<unknown> {
+    return this.call({ id: this.id, folder: this.folder, maxFileBytes: this.maxFileBytes, excludes: [...this.excludes], m, args });
+  }
+
+  async configure(maxFileBytes: number, excludes: readonly string[]): Promise<void> {
+    this.maxFileBytes = maxFileBytes;
+    this.excludes = [...excludes];
+    await this.ask('configure', maxFileBytes, excludes);
+  }
+
+  snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
+    // Progress is not carried over the channel: the session shows the snapshot without a percentage.
+    return this.ask('snapshot', { ...(options.changes ? { changes: options.changes } : {}), ...(options.verify ? { verify: true } : {}) }) as Promise<Snapshot>;
+  }
+
+  async flush(): Promise<void> {
+    await this.ask('flush');
+  }
+
+  async keep(checkpointId: string, tree: string): Promise<void> {
+    await this.ask('keep', checkpointId, tree);
+  }
+
+  async forget(checkpointIds: readonly string[]): Promise<void> {
+    await this.ask('forget', checkpointIds);
+  }
+
+  async gc(): Promise<void> {
+    await this.ask('gc');
+  }
+
+  async lsTree(tree: string): Promise<Map<string, TreeEntry>> {
+    return new Map((await this.ask('lsTree', tree)) as Array<[string, TreeEntry]>);
+  }
+
+  blob(sha: string): Promise<Buffer> {
+    return this.ask('blob', sha) as Promise<Buffer>;
+  }
+
+  async sizes(shas: readonly string[]): Promise<Map<string, number>> {
+    return new Map((await this.ask('sizes', shas)) as Array<[string, number]>);
+  }
+
+  hashObject(content: Buffer): Promise<string> {
+    return this.ask('hashObject', content) as Promise<string>;
+  }
+
+  mergeText(base: Buffer, ours: Buffer, theirs: Buffer): Promise<Buffer | null> {
+    return this.ask('mergeText', base, ours, theirs) as Promise<Buffer | null>;
+  }
+
+  size(): Promise<number> {
+    return this.ask('size') as Promise<number>;
+  }
+
+  countFiles(upTo?: number): Promise<number> {
+    return this.ask('countFiles', upTo ?? null) as Promise<number>;
+  }
+
+  readJournal(): Promise<string[] | null> {
+    return this.ask('readJournal') as Promise<string[] | null>;
+  }
+
+  async writeJournal(paths: readonly string[]): Promise<void> {
+    await this.ask('writeJournal', paths);
+  }
+
+  async clearJournal(): Promise<void> {
+    await this.ask('clearJournal');
+  }
+
+  async remove(): Promise<void> {
+    await this.ask('remove');
+  }
+}

@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import type { Host } from '../host/host';
+import type { ShadowCall } from './remote-shadow';
+import { ShadowRepo } from './shadow-repo';
+
+/** Where the helper keeps the shadow repositories of a host's folders (beside its versions, kept across upgrades). */
+export const shadowRoot = (home: string): string => join(home, '.switchboard-server', 'checkpoints');
+
+const ID = /^[0-9a-f]{16}$/;
+
+/**
+ * The helper's side of remote-shadow.ts, run on the SSH host: one ShadowRepo per folder, kept in memory
+ * between calls (so that a snapshot after the first reads only what the watch reported), its repository under
+ * shadowRoot. Each call names the folder and the capture settings, so a helper restarted meanwhile picks up.
+ */
+export function shadowHelper(home: string, git: Pick<Host, 'git'>): (call: unknown) => Promise<unknown> {
+  const repos = new Map<string, ShadowRepo>();
+  return async (raw) => {
+    const c = raw as ShadowCall;
+    if (typeof c.id !== 'string' || !ID.test(c.id) || typeof c.folder !== 'string' || !c.folder.startsWith('/')) throw new Error('a shadow repository call without a valid folder');
+    let repo = repos.get(c.id);
+    if (!repo || repo.folder !== c.folder) {
+      repo = new ShadowRepo(join(shadowRoot(home), c.id), c.folder, c.maxFileBytes, c.excludes, git);
+      repos.set(c.id, repo);
+    }
+    const a = c.args;
+    switch (c.m) {
+      case 'configure':
+        return repo.configure(a[0] as number, a[1] as string[]);
+      case 'snapshot':
+        return repo.snapshot((a[0] ?? {}) as Parameters<ShadowRepo['snapshot']>[0]);
+      case 'flush':
+        return repo.flush();
+      case 'keep':
+        return repo.keep(a[0] as string, a[1] as string);
+      case 'forget':
+        return repo.forget(a[0] as string[]);
+      case 'gc':
+        return repo.gc();
+      case 'lsTree':
+        return [...(await repo.lsTree(a[0] as string))];
+      case 'blob':
+        return repo.blob(a[0] as string);
+      case 'sizes':
+        return [...(await repo.sizes(a[0] as string[]))];
+      case 'hashObject':
+        return repo.hashObject(a[0] as Buffer);
+      case 'mergeText':
+        return repo.mergeText(a[0] as Buffer, a[1] as Buffer, a[2] as Buffer);
+      case 'size':
+        return repo.size();
+      case 'countFiles':
+        return repo.countFiles((a[0] as number | null) ?? Infinity);
+      case 'readJournal':
+        return repo.readJournal();
+      case 'writeJournal':
+        return repo.writeJournal(a[0] as string[]);
+      case 'clearJournal':
+        return repo.clearJournal();
+      case 'remove':
+        repos.delete(c.id);
+        return repo.remove();
+      case 'git':
+        return repo.git.run(a[0] as string[], (a[1] ?? {}) as { input?: Buffer | string; okCodes?: number[] });
+      default:
+        throw new Error(`unknown shadow repository call ${String(c.m)}`);
+    }
+  };
+}

@@ -1,0 +1,41 @@
+import type { GitOutput } from './shadow-git';
+import type { Snapshot, SnapshotOptions, TreeEntry } from './shadow-repo';
+
+/**
+ * What checkpoints need of a folder's shadow repository, wherever it lives: a ShadowRepo beside a folder on
+ * this machine, or one run by the helper on the folder's SSH host (remote-shadow.ts), so that the folder is
+ * read, hashed and stored there and only what a review or a restore needs travels.
+ */
+export interface ShadowStore {
+  /** Where it is kept, on its host. */
+  readonly dir: string;
+  /** git on the shadow repository (no work tree: git never reads the folder). */
+  readonly git: {
+    run(args: string[], options?: { input?: Buffer | string; okCodes?: number[] }): Promise<GitOutput>;
+    text(args: string[], input?: string): Promise<string>;
+  };
+  configure(maxFileBytes: number, excludes: readonly string[]): Promise<void>;
+  /** Records the folder as it is now (see ShadowRepo.snapshot). */
+  snapshot(options?: SnapshotOptions): Promise<Snapshot>;
+  /** Writes the last snapshot's scan state (a restart's first snapshot then reads only what changed). */
+  flush(): Promise<void>;
+  keep(checkpointId: string, tree: string): Promise<void>;
+  forget(checkpointIds: readonly string[]): Promise<void>;
+  gc(): Promise<void>;
+  lsTree(tree: string): Promise<Map<string, TreeEntry>>;
+  blob(sha: string): Promise<Buffer>;
+  sizes(shas: readonly string[]): Promise<Map<string, number>>;
+  hashObject(content: Buffer): Promise<string>;
+  /** Three-way merge of texts (git merge-file): the merged text, or null when it conflicts. */
+  mergeText(base: Buffer, ours: Buffer, theirs: Buffer): Promise<Buffer | null>;
+  /** Bytes on disk. */
+  size(): Promise<number>;
+  /** About how many files a snapshot records (progress only; counted up to `upTo`). */
+  countFiles(upTo?: number): Promise<number>;
+  /** The paths a restore under way is touching (null: none), so that one cut short is cleaned up. */
+  readJournal(): Promise<string[] | null>;
+  writeJournal(paths: readonly string[]): Promise<void>;
+  clearJournal(): Promise<void>;
+  /** Deletes it (the folder's checkpoints are gone). */
+  remove(): Promise<void>;
+}
