@@ -1,5 +1,6 @@
 import type { WorktreeFile } from '../../../shared/contract/worktrees';
 import type { Host } from '../host/host';
+import { TEMP_PREFIX } from '../host/files';
 import { git } from './git';
 
 /** Read-only questions to a repository (no hooks run for them). */
@@ -97,7 +98,9 @@ export async function changedFiles(host: Host, worktree: string): Promise<Worktr
     const f = fields[i]!;
     if (f.length < 4) continue;
     const code = f.slice(0, 2);
-    files.push({ path: f.slice(3), code });
+    const path = f.slice(3);
+    // Switchboard's own temporary file of a write under way is no change of the user's.
+    if (!path.slice(path.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX)) files.push({ path, code });
     // A rename or copy is followed by the path it came from.
     if (code[0] === 'R' || code[0] === 'C') i++;
   }

@@ -219,7 +219,11 @@ export class WorktreeService implements Disposable {
     for (const f of files) {
       if (f.startsWith('/') || f.split('/').includes('..')) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: `${f}: not a path inside the worktree`, hook: null } };
     }
-    const spec = files.join('\0') + '\0';
+    // A file gone since the list was shown (a temporary file, one the agent deleted) has nothing to add.
+    const listed = new Set((await changedFiles(host, r.path)).map((f) => f.path));
+    const chosen = files.filter((f) => listed.has(f));
+    if (chosen.length === 0) return { ok: false, error: { kind: 'nothing_to_commit' } };
+    const spec = chosen.join('\0') + '\0';
     // Literal pathspecs, read from stdin: a name is a name (no glob, no magic), and no argument list too long.
     const added = await gitRun(host, r.path, ['--literal-pathspecs', 'add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: spec });
     if (added.code !== 0) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: added.output, hook: null } };
