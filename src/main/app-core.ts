@@ -161,9 +161,6 @@ export class AppCore implements Disposable {
     this.registry = this.disposables.add(
       new RegistryService({ dataDir: options.dataDir, store: this.store, settings: this.settings, router: this.router, bus: this.bus, host: this.hosts.local }),
     );
-    this.disposables.add(
-      new CompareService(this.store, this.bus, acp.sessions, options.dataDir, this.hosts.local, () => this.settings.get('compare.runRepoHooks')),
-    ).register(this.router);
     this.worktrees = this.disposables.add(
       new WorktreeService({
         store: this.store,
@@ -183,6 +180,7 @@ export class AppCore implements Disposable {
         },
       }),
     ).register(this.router);
+    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, this.worktrees, this.hosts.local)).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }

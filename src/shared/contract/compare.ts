@@ -1,21 +1,17 @@
 import { z } from 'zod';
-import { event, request } from './define';
+import { absolutePathSchema, event, request } from './define';
+import { branchNameSchema, mergeStrategySchema, worktreeErrorSchema } from './worktrees';
 
 /**
- * Compare mode: one prompt to several agents, each in its own git worktree of the same repository;
- * then their changes side by side, and "apply this one" into the main checkout.
+ * Compare mode: one prompt to several agents, each a worktree session (its own worktree on its own branch,
+ * made as the new-session form makes one); then their changes side by side. "Apply this one" is the worktree
+ * merge of that run's branch into the base; the other runs stay worktree sessions, to keep or to discard.
  */
-
-const absolutePath = z
-  .string()
-  .min(1)
-  .max(4096)
-  .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path');
-
 
 export const compareRunSchema = z.object({
   id: z.string(),
   agentId: z.string(),
+  /** The run's worktree session's folder and branch. */
   worktree: z.string(),
   branch: z.string(),
   sessionId: z.string().nullable(),
@@ -24,7 +20,12 @@ export const compareRunSchema = z.object({
   endedAt: z.number().nullable(),
   stopReason: z.string().nullable(),
   error: z.string().nullable(),
+  /** Merged into the base by "apply this one". */
   appliedAt: z.number().nullable(),
+  /** The user chose to keep it as a worktree session after another run was applied. */
+  keptAt: z.number().nullable(),
+  /** Its worktree was discarded (or removed): no longer a worktree Switchboard knows. */
+  discarded: z.boolean(),
   /** Time the run's session spent waiting for the user (permission, question, sign-in), not counted as its work. */
   waitedMs: z.number(),
   /** When its session began waiting for the user, while it does (null: it is not waiting). */
@@ -34,7 +35,10 @@ export type CompareRun = z.infer<typeof compareRunSchema>;
 
 export const compareSchema = z.object({
   id: z.string(),
+  /** The main checkout's top folder. */
   repo: z.string(),
+  /** The branch the runs started from and "apply this one" merges into. */
+  base: z.string(),
   baseCommit: z.string(),
   prompt: z.string(),
   createdAt: z.number(),
@@ -42,15 +46,20 @@ export const compareSchema = z.object({
 });
 export type Compare = z.infer<typeof compareSchema>;
 
+const compareId = z.string().min(1).max(100);
+const runId = z.string().min(1).max(100);
+
 export const compareRequests = {
   /**
-   * Creates one worktree per agent at the repository's HEAD (the repo must be a git checkout) and, with
-   * `start` (the default), a session of each agent in its worktree, sent the prompt.
+   * One worktree session per agent: a new branch `compare/<prompt words>-<agent>` from `base` (default: the
+   * branch checked out in the main checkout), in the worktrees folder. With `start` (the default) each run's
+   * session is started in its worktree and sent the prompt. `repo` must be in a git repository with a commit.
    */
   'compare.create': request(
     z
       .object({
-        repo: absolutePath,
+        repo: absolutePathSchema,
+        base: branchNameSchema.optional(),
         prompt: z.string().min(1).max(1_000_000),
         agentIds: z.array(z.string().min(1).max(200)).min(1).max(8),
         start: z.boolean().default(true),
@@ -62,23 +71,30 @@ export const compareRequests = {
   'compare.updateRun': request(
     z
       .object({
-        compareId: z.string().min(1).max(100),
-        runId: z.string().min(1).max(100),
+        compareId,
+        runId,
         sessionId: z.string().min(1).max(100).optional(),
         ended: z.object({ stopReason: z.string().max(100).nullable(), error: z.string().max(10_000).nullable() }).optional(),
       })
       .strict(),
     compareSchema,
   ),
-  'compare.get': request(z.object({ compareId: z.string().min(1).max(100) }).strict(), compareSchema),
+  'compare.get': request(z.object({ compareId }).strict(), compareSchema),
   'compare.list': request(z.object({}).strict(), z.object({ compares: z.array(compareSchema) })),
-  /** Applies a run's changes to the main checkout (refused, with the reason, when they do not apply cleanly). */
+  /**
+   * "Apply this one": the run's uncommitted changes are committed on its branch (message: `message`, else the
+   * prompt), then the branch is merged into the base as `worktrees.merge` does (default squash). A conflict or
+   * local changes in the way are refused with the files listed, and nothing in the main checkout is touched.
+   */
   'compare.apply': request(
-    z.object({ compareId: z.string().min(1).max(100), runId: z.string().min(1).max(100) }).strict(),
-    z.object({ files: z.array(z.string()) }),
+    z.object({ compareId, runId, strategy: mergeStrategySchema.default('squash'), message: z.string().max(100_000).optional() }).strict(),
+    z.discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true), value: z.object({ base: z.string(), head: z.string(), strategy: mergeStrategySchema, files: z.array(z.string()) }) }),
+      z.object({ ok: z.literal(false), error: worktreeErrorSchema }),
+    ]),
   ),
-  /** Removes every worktree and branch of the comparison. */
-  'compare.discard': request(z.object({ compareId: z.string().min(1).max(100) }).strict(), z.object({})),
+  /** Keeps a run as a worktree session (the answer to "keep or discard" after another was applied). */
+  'compare.keep': request(z.object({ compareId, runId }).strict(), compareSchema),
 } as const;
 
 export const compareEvents = {

@@ -192,17 +192,6 @@ export const SETTINGS = {
   'agents.floodSeconds': def({ schema: count(3600), default: 5, label: '…for this many seconds', description: 'In a row.', scope: 'app', section: 'supervision' }),
   'agents.floodThrottlePerSecond': def({ schema: count(10_000_000), default: 1000, label: '…is then read at (messages a second)', description: 'Until it calms down; nothing is dropped.', scope: 'app', section: 'supervision' }),
 
-  // Compare mode
-  'compare.runRepoHooks': def({
-    schema: z.boolean(),
-    default: false,
-    label: "Run the repository's git hooks in compare mode",
-    description:
-      "Off: compare mode's own git commands in your repository (worktree add, apply) run no hooks and no fsmonitor, so a hook an agent planted never runs. On: your repository's hooks run as with your own git.",
-    scope: 'app',
-    section: 'general',
-  }),
-
   // Worktree sessions
   'worktrees.folder': def({
     schema: z.string().max(4096).refine((p) => p === '' || p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path'),

@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import type { Compare, CompareRun } from '../../../shared/contract/compare';
 import type { PromptBlock, SessionInfo } from '../../../shared/contract/sessions';
+import { suggestBranchName, type MergeStrategy, type WorktreeError, type WorktreeOutcome } from '../../../shared/contract/worktrees';
 import { AgentRepository } from '../agents/agent-repository';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
 import type { Host } from '../host/host';
-import { git, GitError, repoRoot } from '../worktrees/git';
-import { addWorktree, applyWorktree, removeWorktree } from './worktrees';
+import { gitRun } from '../worktrees/git';
+import { changedFiles, revParse } from '../worktrees/repo-git';
+import type { WorktreeService } from '../worktrees/worktree-service';
 
 interface CompareRow {
   id: string;
   repo: string;
+  base: string;
   base_commit: string;
   prompt: string;
   created_at: number;
@@ -32,25 +33,43 @@ interface RunRow {
   stop_reason: string | null;
   error: string | null;
   applied_at: number | null;
+  kept_at: number | null;
 }
 
 /** A session status that waits for the user, not for the agent. */
 const waitsForUser = (status: string): boolean => status === 'awaiting_permission' || status === 'auth_required';
 
-const toRun = (r: RunRow, wait: { waitedMs: number; waitingSince: number | null } | undefined): CompareRun => ({
-  id: r.id,
-  agentId: r.agent_id,
-  worktree: r.worktree,
-  branch: r.branch,
-  sessionId: r.session_id,
-  startedAt: r.started_at,
-  endedAt: r.ended_at,
-  stopReason: r.stop_reason,
-  error: r.error,
-  appliedAt: r.applied_at,
-  waitedMs: wait?.waitedMs ?? 0,
-  waitingSince: r.ended_at === null ? (wait?.waitingSince ?? null) : null,
-});
+/** An agent's name as a branch-name part: letters, digits, dots and dashes. */
+const branchLabel = (name: string): string =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 40)
+    .replace(/[-.]+$/, '') || 'agent';
+
+/** The commit message of a run's own changes: the prompt (its first line as the subject). */
+function commitMessage(prompt: string): string {
+  const first = prompt.trim().split('\n')[0]!.trim();
+  const subject = first.length > 72 ? `${first.slice(0, 71)}…` : first;
+  return subject === prompt.trim() ? subject : `${subject}\n\n${prompt.trim()}`;
+}
+
+function worktreeProblem(e: WorktreeError): string {
+  switch (e.kind) {
+    case 'outside_folder':
+      return `the worktrees folder ${e.folder} is inside the repository or the data folder (Settings → General)`;
+    case 'git_failed':
+      return `${e.command} failed${e.hook ? ` (the ${e.hook} hook)` : ''}: ${e.output}`;
+    case 'not_a_repo':
+      return e.message;
+    case 'no_base':
+      return `there is no branch ${e.base}`;
+    default:
+      return e.kind.replace(/_/g, ' ');
+  }
+}
 
 /** What compare needs of the sessions service: start a session, prompt it, and hear when its turns end. */
 export interface CompareSessions {
@@ -60,10 +79,11 @@ export interface CompareSessions {
   onStatusChanged(listener: (session: SessionInfo) => void): Disposable;
 }
 
-/** Compare mode's worktrees and their bookkeeping. Sessions in the worktrees are ordinary sessions. */
+/**
+ * Compare mode: one prompt, one worktree session per agent (made by the worktree service, as the new-session
+ * form makes one), and the bookkeeping that ties them together. Applying a run is the worktree merge.
+ */
 export class CompareService implements Disposable {
-  private readonly root: string;
-
   private readonly turnLink: Disposable;
   private readonly statusLink: Disposable;
   /**
@@ -76,13 +96,10 @@ export class CompareService implements Disposable {
     private readonly store: StoreService,
     private readonly bus: EventBus,
     private readonly sessions: CompareSessions,
-    dataDir: string,
+    private readonly worktrees: WorktreeService,
     /** Where the repositories and their worktrees are. */
     private readonly host: Host,
-    /** Whether the user lets the repository's git hooks run for compare mode's own git commands. */
-    private readonly repoHooks: () => boolean = () => false,
   ) {
-    this.root = join(dataDir, 'worktrees');
     // A run ends when its session's turn ends, whether or not a compare view is open.
     this.turnLink = sessions.onTurnEnded(({ sessionId, stopReason, error }) => {
       if (!this.store.available) return;
@@ -115,13 +132,9 @@ export class CompareService implements Disposable {
     this.changed(row.compare_id);
   }
 
-  private hooks(): { repoHooks: boolean } {
-    return { repoHooks: this.repoHooks() };
-  }
-
   register(router: Router): void {
     router.handle('compare.create', async (p) => {
-      const compare = await this.create(p.repo, p.prompt, p.agentIds);
+      const compare = await this.create(p.repo, p.prompt, p.agentIds, p.base);
       return p.start ? this.start(compare) : compare;
     });
     router.handle('compare.updateRun', (p) => this.updateRun(p.compareId, p.runId, p.sessionId, p.ended));
@@ -129,61 +142,55 @@ export class CompareService implements Disposable {
     router.handle('compare.list', () => ({
       compares: (this.store.db.prepare('SELECT id FROM compares ORDER BY created_at DESC').all() as { id: string }[]).map((r) => this.get(r.id)),
     }));
-    router.handle('compare.apply', async (p) => {
-      const { compare, run } = this.run(p.compareId, p.runId);
-      let files: string[];
-      try {
-        files = await applyWorktree(this.host, run.worktree, compare.baseCommit, compare.repo, this.hooks());
-      } catch (e) {
-        if (e instanceof GitError) {
-          throw new IpcFailure('conflict', `the changes do not apply cleanly to ${compare.repo} (it changed since the comparison started): ${e.message}`);
-        }
-        throw e;
-      }
-      this.store.db.prepare('UPDATE compare_runs SET applied_at = ? WHERE id = ?').run(Date.now(), run.id);
-      this.changed(compare.id);
-      return { files };
-    });
-    router.handle('compare.discard', async (p) => {
-      await this.discard(p.compareId);
-      return {};
+    router.handle('compare.apply', (p) => this.apply(p.compareId, p.runId, p.strategy, p.message));
+    router.handle('compare.keep', (p) => {
+      const { run } = this.run(p.compareId, p.runId);
+      this.store.db.prepare('UPDATE compare_runs SET kept_at = ? WHERE id = ?').run(Date.now(), run.id);
+      return this.changed(p.compareId);
     });
   }
 
-  async create(repoPath: string, prompt: string, agentIds: string[]): Promise<Compare> {
+  /**
+   * Makes one worktree session per agent on a new branch from `base` (default: the main checkout's branch).
+   * All or nothing: when one cannot be made, those made are discarded again.
+   */
+  async create(repoPath: string, prompt: string, agentIds: string[], base?: string): Promise<Compare> {
     const agents = new AgentRepository(this.store.db);
     for (const id of agentIds) if (!agents.get(id)) throw new IpcFailure('not_found', `no agent ${id}`);
-    let repo: string;
-    let base: string;
-    try {
-      repo = await repoRoot(this.host, repoPath);
-      base = (await git(this.host, repo, ['rev-parse', 'HEAD'])).trim();
-    } catch (e) {
-      throw new IpcFailure('invalid_params', `${repoPath} is not a git repository with a commit: ${(e as Error).message}`);
-    }
+    const listed = await this.worktrees.list(repoPath);
+    if (!listed.ok) throw new IpcFailure('invalid_params', `${repoPath} is not a git repository: compare mode runs each agent in its own worktree of one (${worktreeProblem(listed.error)})`);
+    const repo = listed.value.repo;
+    const baseName = base ?? listed.value.currentBranch;
+    if (!baseName) throw new IpcFailure('invalid_params', `${repo} is on a detached HEAD: choose the branch to start from`);
+    const baseCommit = await revParse(this.host, repo, `refs/heads/${baseName}`);
+    if (!baseCommit) throw new IpcFailure('invalid_params', `${repo} has no commit on ${baseName} to start from`);
+
     const id = randomUUID().slice(0, 8);
     const now = Date.now();
-    mkdirSync(join(this.root, id), { recursive: true });
+    const prefix = suggestBranchName(prompt, 'compare');
     const created: RunRow[] = [];
     try {
       for (const [i, agentId] of agentIds.entries()) {
-        const runId = `${id}-${i + 1}`;
-        // Named after the agent as the user knows it (the folder shows in the overview and history), not its id.
-        const label = (agents.get(agentId)?.name ?? '').replace(/[^\w.-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 40) || 'agent';
-        const worktree = join(this.root, id, `${i + 1}-${label}`);
-        const branch = `switchboard/compare-${id}-${i + 1}`;
-        await addWorktree(this.host, repo, worktree, branch, base, this.hooks());
-        created.push({ id: runId, compare_id: id, agent_id: agentId, worktree, branch, session_id: null, started_at: now, ended_at: null, stop_reason: null, error: null, applied_at: null });
+        const name = `${prefix}-${branchLabel(agents.get(agentId)?.name ?? '')}`;
+        // Another comparison of the same prompt (or the same agent twice): the next free name.
+        let out: Awaited<ReturnType<WorktreeService['createNew']>>;
+        let branch = name;
+        for (let n = 2; ; n++) {
+          out = await this.worktrees.createNew(repo, branch, baseName);
+          if (out.ok || out.error.kind !== 'branch_exists' || n > 100) break;
+          branch = `${name}-${n}`;
+        }
+        if (!out.ok) throw new Error(`could not make the worktree of ${agents.get(agentId)?.name ?? agentId}: ${worktreeProblem(out.error)}`);
+        const { path } = out.value.worktree;
+        created.push({ id: `${id}-${i + 1}`, compare_id: id, agent_id: agentId, worktree: path, branch, session_id: null, started_at: now, ended_at: null, stop_reason: null, error: null, applied_at: null, kept_at: null });
       }
     } catch (e) {
-      // All or nothing: no stray worktree or branch from a half-made comparison.
-      for (const r of created) await removeWorktree(this.host, repo, r.worktree, r.branch, this.hooks());
-      rmSync(join(this.root, id), { recursive: true, force: true });
-      throw new IpcFailure('internal', `could not create the worktrees: ${(e as Error).message}`);
+      for (const r of created) await this.worktrees.known(r.worktree, (w) => this.worktrees.discard(w, []));
+      throw new IpcFailure('internal', (e as Error).message);
     }
     const db = this.store.db;
     db.transaction(() => {
-      db.prepare('INSERT INTO compares (id, repo, base_commit, prompt, created_at) VALUES (?, ?, ?, ?, ?)').run(id, repo, base, prompt, now);
+      db.prepare('INSERT INTO compares (id, repo, base, base_commit, prompt, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, repo, baseName, baseCommit, prompt, now);
       const ins = db.prepare(
         'INSERT INTO compare_runs (id, compare_id, agent_id, worktree, branch, session_id, started_at) VALUES (@id, @compare_id, @agent_id, @worktree, @branch, NULL, @started_at)',
       );
@@ -214,6 +221,34 @@ export class CompareService implements Disposable {
     return this.get(compare.id);
   }
 
+  /**
+   * "Apply this one": the run's uncommitted changes become a commit on its branch, and the branch is merged into
+   * the base by the worktree merge (its checks, its refusals, its strategies).
+   */
+  async apply(
+    compareId: string,
+    runId: string,
+    strategy: MergeStrategy,
+    message?: string,
+  ): Promise<WorktreeOutcome<{ base: string; head: string; strategy: MergeStrategy; files: string[] }>> {
+    const { compare, run } = this.run(compareId, runId);
+    const out = await this.worktrees.known(run.worktree, async (w) => {
+      const pending = await changedFiles(this.host, w.path);
+      if (pending.length > 0) {
+        const made = await this.worktrees.commit(w, message?.trim() || commitMessage(compare.prompt), pending.map((f) => f.path));
+        if (!made.ok) return made;
+      }
+      const files = (await gitRun(this.host, w.repo, ['diff', '--name-only', '-z', `refs/heads/${w.base}...refs/heads/${w.branch}`])).stdout.split('\0').filter(Boolean);
+      const merged = await this.worktrees.merge(w, strategy, message);
+      return merged.ok ? { ok: true as const, value: { ...merged.value, files } } : merged;
+    });
+    if (out.ok) {
+      this.store.db.prepare('UPDATE compare_runs SET applied_at = ? WHERE id = ?').run(Date.now(), run.id);
+      this.changed(compare.id);
+    }
+    return out;
+  }
+
   updateRun(compareId: string, runId: string, sessionId?: string, ended?: { stopReason: string | null; error: string | null }): Compare {
     this.run(compareId, runId);
     const db = this.store.db;
@@ -234,10 +269,26 @@ export class CompareService implements Disposable {
   get(compareId: string): Compare {
     const row = this.store.db.prepare('SELECT * FROM compares WHERE id = ?').get(compareId) as CompareRow | undefined;
     if (!row) throw new IpcFailure('not_found', `no comparison ${compareId}`);
-    const runs = (this.store.db.prepare('SELECT * FROM compare_runs WHERE compare_id = ? ORDER BY id').all(compareId) as RunRow[]).map((r) =>
-      toRun(r, r.session_id ? this.waits.get(r.session_id) : undefined),
-    );
-    return { id: row.id, repo: row.repo, baseCommit: row.base_commit, prompt: row.prompt, createdAt: row.created_at, runs };
+    const runs = (this.store.db.prepare('SELECT * FROM compare_runs WHERE compare_id = ? ORDER BY id').all(compareId) as RunRow[]).map((r): CompareRun => {
+      const wait = r.session_id ? this.waits.get(r.session_id) : undefined;
+      return {
+        id: r.id,
+        agentId: r.agent_id,
+        worktree: r.worktree,
+        branch: r.branch,
+        sessionId: r.session_id,
+        startedAt: r.started_at,
+        endedAt: r.ended_at,
+        stopReason: r.stop_reason,
+        error: r.error,
+        appliedAt: r.applied_at,
+        keptAt: r.kept_at,
+        discarded: this.worktrees.info(r.worktree) === null,
+        waitedMs: wait?.waitedMs ?? 0,
+        waitingSince: r.ended_at === null ? (wait?.waitingSince ?? null) : null,
+      };
+    });
+    return { id: row.id, repo: row.repo, base: row.base, baseCommit: row.base_commit, prompt: row.prompt, createdAt: row.created_at, runs };
   }
 
   private run(compareId: string, runId: string): { compare: Compare; run: CompareRun } {
@@ -245,13 +296,6 @@ export class CompareService implements Disposable {
     const run = compare.runs.find((r) => r.id === runId);
     if (!run) throw new IpcFailure('not_found', `no run ${runId} in comparison ${compareId}`);
     return { compare, run };
-  }
-
-  async discard(compareId: string): Promise<void> {
-    const compare = this.get(compareId);
-    for (const run of compare.runs) await removeWorktree(this.host, compare.repo, run.worktree, run.branch, this.hooks());
-    rmSync(join(this.root, compareId), { recursive: true, force: true });
-    this.store.db.prepare('DELETE FROM compares WHERE id = ?').run(compareId);
   }
 
   private changed(compareId: string): Compare {

@@ -12,8 +12,7 @@ export class GitError extends Error {
 
 /**
  * What keeps Switchboard's own git commands in the user's repository from running code the repository
- * names (a hook an agent planted, an fsmonitor command in .git/config): no hooks, no fsmonitor. The user
- * can let hooks run (setting compare.runRepoHooks).
+ * names (a hook an agent planted, an fsmonitor command in .git/config): no hooks, no fsmonitor.
  */
 const NO_REPO_CODE = ['-c', `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`, '-c', 'core.fsmonitor=false'];
 

@@ -91,18 +91,26 @@ export async function aheadBehind(host: Host, cwd: string, base: string, branch:
 
 /** Uncommitted changes (untracked files one by one). */
 export async function changedFiles(host: Host, worktree: string): Promise<WorktreeFile[]> {
+  return (await statusEntries(host, worktree)).map(({ path, code }) => ({ path, code }));
+}
+
+/**
+ * The uncommitted changes, with the path a staged rename or copy came from. Switchboard's own temporary files
+ * (a write's, the folder feed's sync file) come and go in a session's folder: never a change of the session's.
+ */
+export async function statusEntries(host: Host, worktree: string): Promise<Array<WorktreeFile & { from?: string }>> {
   const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
   const fields = out.split('\0');
-  const files: WorktreeFile[] = [];
+  const files: Array<WorktreeFile & { from?: string }> = [];
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     if (f.length < 4) continue;
     const code = f.slice(0, 2);
     const path = f.slice(3);
-    // Switchboard's own temporary file of a write under way is no change of the user's.
-    if (!path.slice(path.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX)) files.push({ path, code });
     // A rename or copy is followed by the path it came from.
-    if (code[0] === 'R' || code[0] === 'C') i++;
+    const from = code[0] === 'R' || code[0] === 'C' ? (fields[++i] ?? '') : undefined;
+    if (path.split('/').at(-1)!.startsWith(TEMP_PREFIX)) continue;
+    files.push(from === undefined ? { path, code } : { path, code, from });
   }
   return files;
 }

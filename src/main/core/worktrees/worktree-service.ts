@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RepoBranches, RepoWorktreeSetting, SetupRun, WorktreeInfo, WorktreeStatus } from '../../../shared/contract/worktrees';
+import type { MergeStrategy, RepoBranches, RepoWorktreeSetting, SetupRun, WorktreeInfo, WorktreeStatus } from '../../../shared/contract/worktrees';
 import { repoWorktreeSettingSchema } from '../../../shared/contract/worktrees';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
@@ -14,7 +14,7 @@ import { draftPullRequest, type DraftSessions } from './draft';
 import { installedHook } from './hooks';
 import { mergeIntoBase } from './merge';
 import { pullRequest, push, type Outcome } from './publish';
-import { aheadBehind, branchHeads, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, trialMerge, upstreamOf } from './repo-git';
+import { aheadBehind, branchHeads, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, statusEntries, trialMerge, upstreamOf } from './repo-git';
 import { SetupRunner } from './setup-runner';
 
 interface Row {
@@ -58,13 +58,7 @@ export class WorktreeService implements Disposable {
     router.handle('worktrees.describe', (p) => ({ worktrees: Object.fromEntries(p.paths.map((path) => [path, this.row(path) ? toInfo(this.row(path)!) : null])) }));
     router.handle('worktrees.status', (p) => this.known(p.path, (r) => this.status(r)));
     router.handle('worktrees.commit', (p) => this.known(p.path, (r) => this.commit(r, p.message, p.files)));
-    router.handle('worktrees.merge', (p) =>
-      this.known(p.path, async (r) => {
-        const out = await mergeIntoBase(this.o.host, { repo: r.repo, worktree: r.path, branch: r.branch, base: r.base }, p.strategy, p.message);
-        if (out.ok) this.changed(r);
-        return out;
-      }),
-    );
+    router.handle('worktrees.merge', (p) => this.known(p.path, (r) => this.merge(r, p.strategy, p.message)));
     router.handle('worktrees.push', (p) =>
       this.known(p.path, async (r) => {
         const out = await push(this.o.host, r.path, r.branch, p.remote);
@@ -91,7 +85,14 @@ export class WorktreeService implements Disposable {
     return this.o.store.db.prepare('SELECT * FROM worktrees WHERE path = ?').get(path) as Row | undefined;
   }
 
-  private async known<T>(path: string, f: (r: Row) => Promise<Outcome<T>>): Promise<Outcome<T>> {
+  /** The worktree Switchboard knows at `path`, or null. */
+  info(path: string): WorktreeInfo | null {
+    const r = this.row(path);
+    return r ? toInfo(r) : null;
+  }
+
+  /** `f` on the worktree Switchboard knows at `path` (unknown_worktree when it knows none there). */
+  async known<T>(path: string, f: (r: Row) => Promise<Outcome<T>>): Promise<Outcome<T>> {
     const r = this.row(path);
     if (!r) return { ok: false, error: { kind: 'unknown_worktree', path } };
     return f(r);
@@ -219,16 +220,20 @@ export class WorktreeService implements Disposable {
     for (const f of files) {
       if (f.startsWith('/') || f.split('/').includes('..')) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: `${f}: not a path inside the worktree`, hook: null } };
     }
+    const entries = await statusEntries(host, r.path);
     // A file gone since the list was shown (a temporary file, one the agent deleted) has nothing to add.
-    const listed = new Set((await changedFiles(host, r.path)).map((f) => f.path));
+    const listed = new Set(entries.map((e) => e.path));
     const chosen = files.filter((f) => listed.has(f));
     if (chosen.length === 0) return { ok: false, error: { kind: 'nothing_to_commit' } };
+    // A chosen file renamed in the index takes its old path into the commit: else the commit keeps the old file too.
+    const from = new Map(entries.filter((e) => e.from && e.code[0] === 'R').map((e) => [e.path, e.from!]));
     const spec = chosen.join('\0') + '\0';
+    const commitSpec = [...chosen, ...chosen.flatMap((f) => (from.has(f) ? [from.get(f)!] : []))].join('\0') + '\0';
     // Literal pathspecs, read from stdin: a name is a name (no glob, no magic), and no argument list too long.
     const added = await gitRun(host, r.path, ['--literal-pathspecs', 'add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: spec });
     if (added.code !== 0) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: added.output, hook: null } };
     // Only the chosen files, even when others were staged before; the user's commit hooks run.
-    const out = await gitRun(host, r.path, ['--literal-pathspecs', 'commit', '-m', message, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: spec });
+    const out = await gitRun(host, r.path, ['--literal-pathspecs', 'commit', '-m', message, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: commitSpec });
     if (out.code !== 0) {
       if (/nothing to commit|no changes added to commit|nothing added to commit/.test(out.output)) return { ok: false, error: { kind: 'nothing_to_commit' } };
       return { ok: false, error: { kind: 'git_failed', command: 'git commit', output: out.output, hook: await installedHook(host, r.path, ['pre-commit', 'prepare-commit-msg', 'commit-msg']) } };
@@ -236,6 +241,12 @@ export class WorktreeService implements Disposable {
     const [sha = '', subject = ''] = (await gitRun(host, r.path, ['log', '-1', '--format=%H%x00%s'])).stdout.trim().split('\0');
     this.changed(r);
     return { ok: true, value: { commit: { sha, subject } } };
+  }
+
+  async merge(r: Row, strategy: MergeStrategy, message?: string): Promise<Outcome<{ base: string; head: string; strategy: MergeStrategy }>> {
+    const out = await mergeIntoBase(this.o.host, { repo: r.repo, worktree: r.path, branch: r.branch, base: r.base }, strategy, message);
+    if (out.ok) this.changed(r);
+    return out;
   }
 
   async discardPlan(r: Row): Promise<Outcome<{ unmerged: Array<{ sha: string; subject: string }>; files: Array<{ path: string; code: string }> }>> {

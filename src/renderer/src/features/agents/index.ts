@@ -28,5 +28,5 @@ export { agentMetrics, syncAgentMetrics, useMetrics } from './metrics';
 export { NewSessionForm, openNewSessionTab } from './NewSession';
 export { loadRecentFolders, rememberFolder } from './recent';
 export { agentName, readableAgentId, refreshAgents, syncAgents, useAgents } from './state';
-export { describeWorktreeError } from './where';
+export { describeWorktreeError, useRepo } from './where';
 export { RepoWorktreeFields, saveRepoWorktreeSetting } from './RepoWorktreeFields';

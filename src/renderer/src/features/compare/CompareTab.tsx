@@ -2,6 +2,7 @@ import type { ChangeSet } from '@shared/contract/checkpoints';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Compare, CompareRun } from '@shared/contract/compare';
 import type { AgentSummary } from '@shared/contract/agents';
+import type { MergeStrategy, WorktreeError } from '@shared/contract/worktrees';
 import { useApi, useEvent } from '../../app/api-context';
 import { AppInfoContext } from '../../app/App';
 import { useNotices } from '../../app/notices';
@@ -12,7 +13,9 @@ import { showWaitingSession } from '../../app/attention';
 import { confirmDialog } from '../../ui/confirm';
 import { STOP_REASON_TEXT } from '../../ui/format';
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { agentName, loadRecentFolders } from '../agents';
+import { VisibleText } from '../../ui/VisibleText';
+import { agentName, describeWorktreeError, loadRecentFolders, useRepo } from '../agents';
+import { confirmWorktreeDiscard, STRATEGIES } from '../session';
 import './compare.css';
 
 interface RunStats {
@@ -56,6 +59,8 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
     void loadRecentFolders(api).then((folders) => folders[0] && setRepo((r) => (r === (AppInfoContext.current?.homeDir ?? '') ? folders[0]! : r)));
   }, [api]);
   const [prompt, setPrompt] = useState('');
+  const [base, setBase] = useState('');
+  const repoInfo = useRepo(api, repo);
   const [chosen, setChosen] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -66,7 +71,8 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
   const submit = async () => {
     setBusy(true);
     setError(null);
-    const r = await api.call('compare.create', { repo, prompt, agentIds: chosen });
+    const from = base || repoInfo?.currentBranch;
+    const r = await api.call('compare.create', { repo, prompt, agentIds: chosen, ...(from ? { base: from } : {}) });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
     onCreated(r.value, (id) => agentName(agents, id));
@@ -80,11 +86,37 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
       }}
     >
       <h1>Compare agents</h1>
-      <p className="muted">One prompt to several agents, each working in its own git worktree of the same repository. Then compare what they did and apply the one you like.</p>
+      <p className="muted">
+        One prompt to several agents, each a session in its own worktree on its own branch of the same repository. Then compare what they did, merge the one you
+        like, and keep or discard the others.
+      </p>
       <label>
         Repository
-        <input value={repo} onChange={(e) => setRepo(e.target.value)} placeholder="/path/to/a/git/checkout" data-testid="compare-repo" />
+        <input
+          value={repo}
+          onChange={(e) => {
+            setRepo(e.target.value);
+            setBase('');
+          }}
+          placeholder="/path/to/a/git/checkout"
+          data-testid="compare-repo"
+        />
       </label>
+      {repoInfo ? (
+        <label>
+          From the branch
+          <select value={base || repoInfo.currentBranch || ''} onChange={(e) => setBase(e.target.value)} data-testid="compare-base">
+            {repoInfo.branches.map((b) => (
+              <option key={b.name} value={b.name}>
+                {b.name}
+              </option>
+            ))}
+          </select>
+          <span className="muted small">Each agent's worktree goes under {repoInfo.folder}.</span>
+        </label>
+      ) : (
+        repo && <p className="muted small">Compare mode needs a git repository: each agent works in its own worktree of it.</p>
+      )}
       <label>
         Prompt
         <textarea rows={4} value={prompt} onChange={(e) => setPrompt(e.target.value)} data-testid="compare-prompt" />
@@ -108,12 +140,16 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
 
 /**
  * One agent's result: what its session changed in its worktree, read from the session's checkpoints (the
- * same change sets and review as everywhere else), and "apply this one" into the user's checkout.
+ * same change sets and review as everywhere else); "apply this one" merges its branch into the base. Once
+ * another run is applied, this one is kept (a worktree session like any other) or discarded.
  */
 function RunDiff({ compare, run, name }: { compare: Compare; run: CompareRun; name: string }) {
   const api = useApi();
   const [changes, setChanges] = useState<ChangeSet | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [strategy, setStrategy] = useState<MergeStrategy>('squash');
+  const [refusal, setRefusal] = useState<WorktreeError | null>(null);
+  const [busy, setBusy] = useState(false);
   const load = useCallback(async () => {
     if (!run.sessionId) return;
     const r = await api.call('checkpoints.sessionChanges', { sessionId: run.sessionId });
@@ -126,29 +162,86 @@ function RunDiff({ compare, run, name }: { compare: Compare; run: CompareRun; na
       if (p.sessionId === run.sessionId) void load();
     });
   }, [api, load, run.endedAt, run.sessionId]);
+  const label = STRATEGIES.find((s) => s.id === strategy)?.label.toLowerCase() ?? strategy;
   const apply = async () => {
     const go = await confirmDialog({
       title: `Apply ${name}'s changes?`,
-      message: `${name}'s changes are written into ${compare.repo}, where you can review and commit them.`,
+      message: `${name}'s changes are committed on ${run.branch} and merged into ${compare.base} (${label}). Your checkout of ${compare.base} moves only if the merge goes through.`,
       confirm: 'Apply',
     });
     if (!go) return;
-    const r = await api.call('compare.apply', { compareId: compare.id, runId: run.id });
-    if (r.ok) useNotices.getState().push('info', `Applied ${r.value.files.length} file(s) from ${name} to ${compare.repo}.`);
-    else useNotices.getState().push('error', r.error.message);
+    setBusy(true);
+    setRefusal(null);
+    const r = await api.call('compare.apply', { compareId: compare.id, runId: run.id, strategy });
+    setBusy(false);
+    if (!r.ok) return useNotices.getState().push('error', r.error.message);
+    if (!r.value.ok) return setRefusal(r.value.error);
+    useNotices.getState().push('info', `Merged ${name}'s ${r.value.value.files.length} file(s) into ${r.value.value.base} (${label}).`);
+  };
+  const discard = async () => {
+    const answer = await confirmWorktreeDiscard(api, { path: run.worktree, branch: run.branch, base: compare.base });
+    if (!answer) return;
+    if ('error' in answer) return useNotices.getState().push('error', answer.error);
+    const r = await api.call('worktrees.discard', { path: run.worktree, unmerged: answer.unmerged });
+    if (!r.ok) useNotices.getState().push('error', r.error.message);
+    else if (!r.value.ok) useNotices.getState().push('error', describeWorktreeError(r.value.error));
   };
   const count = changes?.files.length ?? 0;
+  const otherApplied = compare.runs.some((r) => r.id !== run.id && r.appliedAt !== null);
+  const deciding = otherApplied && run.appliedAt === null && run.keptAt === null && !run.discarded;
+  const refusedFiles = refusal && (refusal.kind === 'conflict' || refusal.kind === 'dirty') ? refusal.files : [];
   return (
-    <div className="compare-run-diff" data-testid="compare-run-diff">
+    <div className="compare-run-diff" data-testid="compare-run-diff" data-branch={run.branch}>
       <div className="compare-run-head">
         <strong>{name}</strong>
-        <span className="muted">{changes ? `${count} file${count === 1 ? '' : 's'} changed` : '…'}</span>
-        <button className="primary" onClick={() => void apply()} disabled={count === 0 || run.appliedAt !== null} data-testid="compare-apply">
-          {run.appliedAt ? 'Applied' : 'Apply this one'}
-        </button>
+        <code className="muted small">{run.branch}</code>
+        <span className="muted">{run.discarded ? 'discarded' : changes ? `${count} file${count === 1 ? '' : 's'} changed` : '…'}</span>
+        {run.appliedAt !== null ? (
+          <button disabled>Applied</button>
+        ) : deciding ? (
+          <>
+            <button onClick={() => void api.call('compare.keep', { compareId: compare.id, runId: run.id })} data-testid="compare-keep" title="It stays a worktree session: open it, continue it, finish it later">
+              Keep
+            </button>
+            <button className="danger" onClick={() => void discard()} data-testid="compare-discard">
+              Discard
+            </button>
+          </>
+        ) : (
+          !run.discarded &&
+          !otherApplied && (
+            <>
+              <select value={strategy} onChange={(e) => setStrategy(e.target.value as MergeStrategy)} aria-label="How to merge" data-testid="compare-strategy">
+                {STRATEGIES.map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.label}
+                  </option>
+                ))}
+              </select>
+              <button className="primary" onClick={() => void apply()} disabled={busy || count === 0 || run.endedAt === null} data-testid="compare-apply">
+                {busy ? 'Applying…' : 'Apply this one'}
+              </button>
+            </>
+          )
+        )}
+        {run.keptAt !== null && !run.discarded && <span className="muted small">kept</span>}
       </div>
+      {refusal && (
+        <div className="error" role="alert" data-testid="compare-refusal">
+          <p>{describeWorktreeError(refusal)}</p>
+          {refusedFiles.length > 0 && (
+            <ul>
+              {refusedFiles.map((f) => (
+                <li key={f}>
+                  <VisibleText text={f} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
       {error && <p className="error">{error}</p>}
-      {changes && <ChangesView changes={changes} canRestore={false} onRestored={() => void load()} />}
+      {changes && !run.discarded && <ChangesView changes={changes} canRestore={false} onRestored={() => void load()} />}
     </div>
   );
 }
@@ -168,6 +261,8 @@ function CompareView({ compareId }: { compareId: string }) {
     void api.call('agents.list', {}).then((r) => r.ok && setAgents(r.value.agents));
   }, [api, refresh]);
   useEvent('compare.changed', (c) => c.id === compareId && setCompare(c), [compareId]);
+  // A run discarded (here or from its session's Finish panel) is no longer a worktree.
+  useEvent('worktrees.changed', (w) => w.removed && compare?.runs.some((r) => r.worktree === w.path) && void refresh(), [compare, refresh]);
   const running = compare?.runs.some((r) => !r.endedAt) ?? false;
   useEffect(() => {
     if (!running) return;
@@ -193,25 +288,18 @@ function CompareView({ compareId }: { compareId: string }) {
       <header>
         <h1>Comparison</h1>
         <p>
-          <code>{compare.repo}</code> at <code>{compare.baseCommit.slice(0, 10)}</code>
+          <code>{compare.repo}</code>
+          {compare.base && (
+            <>
+              {' '}
+              from <code>{compare.base}</code>
+            </>
+          )}{' '}
+          at <code>{compare.baseCommit.slice(0, 10)}</code>
         </p>
         <blockquote>{compare.prompt}</blockquote>
         <div className="compare-actions">
           <button onClick={() => openRunsInPanes(compare, name)}>Show sessions side by side</button>
-          <button
-            onClick={() =>
-              void confirmDialog({
-                title: 'Discard the worktrees?',
-                message: 'The worktrees and branches of this comparison are removed. Changes not applied are lost.',
-                confirm: 'Discard',
-                danger: true,
-              }).then((go) => {
-                if (go) void api.call('compare.discard', { compareId });
-              })
-            }
-          >
-            Discard worktrees
-          </button>
         </div>
       </header>
       <table className="compare-table" data-testid="compare-table">

@@ -8,15 +8,9 @@ import { confirmDialog } from '../../ui/confirm';
 import { VisibleText } from '../../ui/VisibleText';
 import { openFileTab } from './files';
 import { describeWorktreeError } from '../agents';
+import { confirmWorktreeDiscard, STRATEGIES } from './worktree-actions';
 
 type Note = { ok: boolean; text: string; url?: string | null; output?: string } | null;
-
-const STRATEGIES: Array<{ id: MergeStrategy; label: string }> = [
-  { id: 'merge', label: 'Merge commit' },
-  { id: 'squash', label: 'Squash into one commit' },
-  { id: 'rebase', label: 'Rebase, then fast-forward' },
-  { id: 'ff', label: 'Fast-forward only' },
-];
 
 /** The worktree a session works in (null: its folder is not one Switchboard made or was given), kept current. */
 export function useWorktree(cwd: string | null): { info: WorktreeInfo | null; status: WorktreeStatus | null; refresh(): void } {
@@ -175,21 +169,10 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
       return { ok: true, text: 'The agent drafted the pull request: edit it, then send it.' };
     });
   const discard = async () => {
-    const plan = await api.call('worktrees.discardPlan', { path: info.path });
-    if (!plan.ok || !plan.value.ok) return setNote({ ok: false, text: plan.ok ? describeWorktreeError((plan.value as { error: WorktreeError }).error) : plan.error.message });
-    const { unmerged, files: dirty } = plan.value.value;
-    const yes = await confirmDialog({
-      title: `Discard ${info.branch}?`,
-      message:
-        unmerged.length > 0
-          ? `The worktree and the branch are removed. ${unmerged.length} commit${unmerged.length === 1 ? ' is' : 's are'} not in ${info.base} and will be lost${dirty.length ? `, and ${dirty.length} uncommitted file${dirty.length === 1 ? '' : 's'}` : ''}:`
-          : `The worktree and the branch are removed${dirty.length ? `, with ${dirty.length} uncommitted file${dirty.length === 1 ? '' : 's'}` : ''}. Everything committed is in ${info.base}.`,
-      details: unmerged.map((c) => `${c.sha.slice(0, 8)} ${c.subject}`),
-      confirm: 'Discard',
-      danger: true,
-    });
-    if (!yes) return;
-    await run('discard', () => api.call('worktrees.discard', { path: info.path, unmerged: unmerged.map((c) => c.sha) }), () => ({ ok: true, text: 'The worktree and its branch are removed.' }));
+    const answer = await confirmWorktreeDiscard(api, info);
+    if (!answer) return;
+    if ('error' in answer) return setNote({ ok: false, text: answer.error });
+    await run('discard', () => api.call('worktrees.discard', { path: info.path, unmerged: answer.unmerged }), () => ({ ok: true, text: 'The worktree and its branch are removed.' }));
   };
 
   return (

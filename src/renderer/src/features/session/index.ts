@@ -22,3 +22,4 @@ export { StopMark, ThreadEntryView } from './entries';
 export { ForkLinks } from './ForkLinks';
 export { entryEstimate } from './Thread';
 export { openLiveSessionTab } from './open';
+export { confirmWorktreeDiscard, STRATEGIES } from './worktree-actions';
