@@ -23,15 +23,14 @@
 // SWITCHBOARD_BENCH_SERVER_PROFILE=/tmp/server.cpuprofile the server's (support/cpu-prof-preload.mjs);
 // SWITCHBOARD_BENCH_TRACE=/tmp/trace.json a Chromium performance trace (style, layout, paint per frame).
 import { readdirSync, writeFileSync } from 'node:fs';
-import { openApp } from '../test/support/browser';
-import { addScenarioAgents, allIdle, prompt, readyWorkspace, startSessionInPage } from './support/app-session';
-import { installArrivalProbe, installProbes, recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
+import { addScenarioAgents, allIdle, prompt, startSessionInPage } from './support/app-session';
+import { recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
 import { cmdline, cpuMs, descendants, rendererPids, rendererRunning, rssBytes, schedstat } from './support/proc';
 import { setPriority } from 'node:os';
 import { median, percentile, round1 } from './support/stats';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 import { connectContract } from '../test/support/contract-client';
-import { loadAvg, log, serverProfileTo, settledRss, sleep, withBenchApp } from './support/bench-app';
+import { loadAvg, log, serverProfileTo, settledRss, sleep, withAppPage, withBenchApp } from './support/bench-app';
 
 const quick = process.argv.includes('--quick');
 /** The figures' prefix (agents10_busy.ts runs this bench on loaded cores under its own name). */
@@ -60,11 +59,7 @@ await withBenchApp(async ({ browser, app, work }) => {
   const client = await connectContract(app);
   const agents = await addScenarioAgents(client, AGENTS, 'Agent');
   client.close();
-  const { page, context, errors } = await openApp(browser, app.url);
-  try {
-    await installArrivalProbe(page);
-    await readyWorkspace(page);
-    await installProbes(page);
+  await withAppPage(browser, app.url, 'agents10', async ({ page, context }) => {
     const rss0 = await settledRss(pid);
     const sessionIds: string[] = [];
     for (const a of agents) sessionIds.push(await startSessionInPage(page, a.name, work));
@@ -166,12 +161,9 @@ await withBenchApp(async ({ browser, app, work }) => {
         `${NAME}.hidden_renderer_cpu_ratio${suffix}: ${(all.rendererCpu / alone.rendererCpu).toFixed(2)} ratio`,
       );
     }
-    if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
     for (const f of figures) log(f);
     log(`${NAME}.idle_agent_rss: ${round1((rss1 - rss0) / AGENTS / MB)} MB`);
-  } finally {
-    await context.close();
-  }
+  }, { probes: true });
 });
 log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

@@ -15,12 +15,12 @@
 // SWITCHBOARD_BENCH_TRACE=/tmp/idle-trace.json a Chromium performance trace of it.
 import type { Page } from 'playwright-core';
 import { type AppServer } from '../test/support/app-server';
-import { openApp } from '../test/support/browser';
 import { connectContract } from '../test/support/contract-client';
 import { addScenarioAgents, readyWorkspace, startSessionInPage, whenIdle, prompt } from './support/app-session';
 import { cmdline, cpuMs, descendants } from './support/proc';
 import { round1 } from './support/stats';
-import { loadAvg, log, serverProfileTo, sleep, withBenchApp } from './support/bench-app';
+import { loadAvg, log, serverProfileTo, sleep, withAppPage, withBenchApp } from './support/bench-app';
+import { onSocketText } from './support/page-probes';
 
 const quick = process.argv.includes('--quick');
 const traceTo = process.env.SWITCHBOARD_BENCH_TRACE ?? '';
@@ -38,20 +38,13 @@ const WAKEUPS = `(() => {
   window.setInterval = function (fn, ...rest) { return si.call(window, typeof fn === 'function' ? function (...a) { w.interval++; return fn.apply(this, a); } : fn, ...rest); };
   window.requestAnimationFrame = function (fn) { return raf.call(window, (t) => { w.raf++; fn(t); }); };
   if (ric) window.requestIdleCallback = function (fn, o) { return ric.call(window, (d) => { w.idle++; fn(d); }, o); };
-  const Base = window.WebSocket;
-  window.WebSocket = class extends Base {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (ev) => {
-        if (typeof ev.data !== 'string') return;
-        w.frames++;
-        w.bytes += ev.data.length;
-        const re = /"name":"([\\w.]+)"/g;
-        let m;
-        while ((m = re.exec(ev.data))) w.events[m[1]] = (w.events[m[1]] || 0) + 1;
-      });
-    }
-  };
+  ${onSocketText(`(data) => {
+    w.frames++;
+    w.bytes += data.length;
+    const re = /"name":"([\\w.]+)"/g;
+    let m;
+    while ((m = re.exec(data))) w.events[m[1]] = (w.events[m[1]] || 0) + 1;
+  }`)}
 })()`;
 
 interface Wakeups {
@@ -126,8 +119,7 @@ const wakeupsPerS = (p: Phase) => round1((p.wakeups.timeout + p.wakeups.interval
 log(`# load average at start: ${loadAvg()} (2 cores; other work on the machine slows every figure)`);
 await withBenchApp(async ({ browser, app, work }) => {
   const pid = app.proc.pid!;
-  const { page, context, errors } = await openApp(browser, app.url);
-  try {
+  await withAppPage(browser, app.url, 'idle', async ({ page }) => {
     await page.addInitScript(WAKEUPS);
     await page.reload();
     await readyWorkspace(page);
@@ -170,14 +162,11 @@ await withBenchApp(async ({ browser, app, work }) => {
       log(`# the server's CPU profile: ${serverProfileTo}`);
     }
     describe(`idle (${AGENTS} agents, ${AGENTS} sessions of ${ENTRIES} entries)`, idle);
-    if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
     log(`idle.baseline_cpu_percent: ${(base.serverPct + base.rendererPct).toFixed(2)} %`);
     log(`idle.baseline_wakeups_per_s: ${wakeupsPerS(base)}`);
     log(`idle.cpu_percent: ${(idle.serverPct + idle.rendererPct).toFixed(2)} %`);
     log(`idle.wakeups_per_s: ${wakeupsPerS(idle)}`);
-  } finally {
-    await context.close();
-  }
+  });
 });
 log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

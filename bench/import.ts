@@ -125,6 +125,18 @@ function openStore(keep: string | null = null) {
   return { dir, store, messages, history, close };
 }
 
+/** 200 searches of two words each over the store, ms each. */
+function searchTimes(s: ReturnType<typeof openStore>): number[] {
+  const times: number[] = [];
+  for (let k = 0; k < 200; k++) {
+    const q = `${WORDS[k % WORDS.length]} ${WORDS[(k * 7) % WORDS.length]}`;
+    const t = performance.now();
+    s.history.search({ query: q, limit: 50, perSession: 3 });
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
 const home = mkdtempSync(join(tmpdir(), 'sb-bench-import-home-'));
 try {
   const t0 = performance.now();
@@ -181,13 +193,7 @@ try {
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
-    const times: number[] = [];
-    for (let k = 0; k < 200; k++) {
-      const q = `${WORDS[k % WORDS.length]} ${WORDS[(k * 7) % WORDS.length]}`;
-      const t = performance.now();
-      s.history.search({ query: q, limit: 50, perSession: 3 });
-      times.push(performance.now() - t);
-    }
+    const times = searchTimes(s);
     const { profile } = await session.post('Profiler.stop');
     (await import('node:fs')).writeFileSync(join(tmpdir(), 'search.cpuprofile'), JSON.stringify(profile));
     log('search.p95_ms', round1(percentile(times, 95)), `ms (median ${round1(median(times))})`);
@@ -259,13 +265,7 @@ try {
   log('import.append_to_searchable_ms', round1(median(lat)), `ms median, p95 ${round1(percentile(lat, 95))} (floor, append → watcher report: ${round1(median(floor))} ms)`);
 
   // ── search over the imported corpus
-  const times: number[] = [];
-  for (let k = 0; k < 200; k++) {
-    const q = `${WORDS[k % WORDS.length]} ${WORDS[(k * 7) % WORDS.length]}`;
-    const t = performance.now();
-    s.history.search({ query: q, limit: 50, perSession: 3 });
-    times.push(performance.now() - t);
-  }
+  const times = searchTimes(s);
   log('search.p95_ms', round1(percentile(times, 95)), `ms (median ${round1(median(times))})`);
   importer.dispose();
   s.close();

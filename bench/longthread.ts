@@ -44,12 +44,11 @@ import { addScenarioAgents, prompt, readyWorkspace, startSessionInPage, whenIdle
 import { installProbes, recordFrames, takeFrames } from './support/page-probes';
 import { cmdline, descendants, rssBytes } from './support/proc';
 import { median, percentile, round1 } from './support/stats';
-import { loadAvg, log, sleep, withBenchApp } from './support/bench-app';
+import { loadAvg, log, numberFlag, sleep, withAppPage, withBenchApp } from './support/bench-app';
 import { scrollFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 
 const quick = process.argv.includes('--quick');
-const entriesFlag = process.argv.find((a) => a.startsWith('--entries='));
-const ENTRIES = entriesFlag ? Number(entriesFlag.slice('--entries='.length)) : quick ? 20_000 : 100_000;
+const ENTRIES = numberFlag('entries', quick ? 20_000 : 100_000);
 const TURNS = 10;
 const BASELINE_ENTRIES = 100;
 const RUNS = 3;
@@ -245,8 +244,7 @@ log(`# load average at start: ${loadAvg()} (2 cores; other work on the machine s
 await withBenchApp(async ({ browser, app, work }) => {
   const client = await connectContract(app);
   const [agent] = await addScenarioAgents(client, 1, 'Long');
-  const { page, context, errors } = await openApp(browser, app.url);
-  try {
+  await withAppPage(browser, app.url, 'longthread', async ({ page, context }) => {
     await readyWorkspace(page);
     const shortId = await startSessionInPage(page, agent!.name, work);
     const longId = await startSessionInPage(page, agent!.name, work);
@@ -378,16 +376,9 @@ await withBenchApp(async ({ browser, app, work }) => {
       await unlimited.close();
     }
     log(`# heap: ${round1(heapOpen)} MB after opening the thread, ${round1(heapAfter)} MB after the trip to its top and back; renderer RSS then ${Math.round(rss)} MB`);
-    if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
     log(`longthread.renderer_heap: ${Math.round(heapAfter)} MB`);
-  } catch (e) {
-    await page.screenshot({ path: '/tmp/longthread-failed.png' }).catch(() => {});
-    console.error('# a screenshot of the page: /tmp/longthread-failed.png');
-    throw e;
-  } finally {
-    await context.close();
-    client.close();
-  }
+  });
+  client.close();
 });
 log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

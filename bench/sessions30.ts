@@ -18,18 +18,16 @@
 // support/floors.ts) and the ratio to it; CPU and scheduling of the server and the renderer during the
 // streams; the agents' own CPU and RSS. --no-throttle / --throttled-only run one of the two passes.
 // Goals: frame p95 ≤ 16 ms, write → paint p95 ≤ 50 ms, idle CPU ≤ 1 %, ≤ 5 MB per idle session, ≤ 10 MB per tab.
-import { openApp } from '../test/support/browser';
 import { connectContract } from '../test/support/contract-client';
-import { activateTab, addScenarioAgents, allIdle, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
-import { domCounters, heapBytes, loadAvg, log, serverMemoryAfterGc, settledRss, sleep, withBenchApp } from './support/bench-app';
+import { activateTab, addScenarioAgents, allIdle, prompt, startSessionInPage, whenIdle } from './support/app-session';
+import { domCounters, heapBytes, loadAvg, log, numberFlag, serverMemoryAfterGc, settledRss, sleep, withAppPage, withBenchApp } from './support/bench-app';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
-import { installArrivalProbe, installProbes, recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
+import { recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
 import { cmdline, cpuMs, descendants, rendererRunning, rssBytes, schedstat } from './support/proc';
 import { percentile, round1 } from './support/stats';
 
 const quick = process.argv.includes('--quick');
-const entriesFlag = process.argv.find((a) => a.startsWith('--entries='));
-const ENTRIES = entriesFlag ? Number(entriesFlag.slice('--entries='.length)) : quick ? 300 : 2_000;
+const ENTRIES = numberFlag('entries', quick ? 300 : 2_000);
 const AGENTS = 6;
 const SESSIONS = 30;
 const STREAMING = 5;
@@ -48,11 +46,7 @@ await withBenchApp(async (bench) => {
   const pid = app.proc.pid!;
   const client = await connectContract(app);
   const agents = await addScenarioAgents(client, AGENTS, 'Agent');
-  const { page, context, errors } = await openApp(browser, app.url);
-  try {
-    await installArrivalProbe(page);
-    await readyWorkspace(page);
-    await installProbes(page);
+  await withAppPage(browser, app.url, 'sessions30', async ({ page }) => {
     const renderer = await rendererRunning(() => page.evaluate('(() => { const end = performance.now() + 400; while (performance.now() < end); })()'));
     const server0 = await settledRss(pid);
     const gc0 = await serverMemoryAfterGc(bench);
@@ -137,19 +131,12 @@ await withBenchApp(async (bench) => {
     const idle1 = [cpuMs(pid), cpuMs(renderer), sumCpu(agentPids)];
     const idlePct = (k: number) => ((idle1[k]! - idle0[k]!) / 1000 / idleWall) * 100;
     log(`# idle: ${IDLE_SECONDS} s with nothing streaming: server ${idlePct(0).toFixed(2)} %, renderer ${idlePct(1).toFixed(2)} % of a core; the ${agentPids.length} agents ${idlePct(2).toFixed(2)} % (not counted)`);
-    if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
     for (const f of figures) log(f);
     log(`sessions30.idle_cpu_percent: ${(idlePct(0) + idlePct(1)).toFixed(2)} %`);
     log(`sessions30.server_kb_per_idle_session: ${Math.round((gc1.rss - gc0.rss) / SESSIONS / KB)} KB`);
     log(`sessions30.renderer_kb_per_tab: ${Math.round((renderer1 - renderer0) / SESSIONS / KB)} KB`);
-  } catch (e) {
-    await page.screenshot({ path: '/tmp/sessions30-failed.png' }).catch(() => {});
-    console.error('# a screenshot of the page: /tmp/sessions30-failed.png');
-    throw e;
-  } finally {
-    await context.close();
-    client.close();
-  }
+  }, { probes: true });
+  client.close();
 });
 log(`# load average at end: ${loadAvg()}`);
 process.exit(0);

@@ -30,14 +30,13 @@
 // Goals: ≥ 50,000 updates/s, ≤ 3×, ≤ 100 ms.
 import { writeFileSync } from 'node:fs';
 import { runClientPath } from './support/client-path';
-import { openApp } from '../test/support/browser';
-import { addScenarioAgents, prompt, readyWorkspace, startSessionInPage, whenIdle } from './support/app-session';
+import { addScenarioAgents, prompt, startSessionInPage, whenIdle } from './support/app-session';
 import { runAppIngest, runParseBaseline, type AppIngestRun, type IngestRun } from './support/ingest';
-import { installArrivalProbe, installProbes, takeArrivals, takeMarkArrivals, takePainted, waitForPainted } from './support/page-probes';
+import { takeArrivals, takeMarkArrivals, takePainted, waitForPainted } from './support/page-probes';
 import { median, percentile, round1 } from './support/stats';
 import { connectContract } from '../test/support/contract-client';
 import type { PayloadOf } from '../src/shared/contract';
-import { loadAvg, log, serverProfileTo, withBenchApp } from './support/bench-app';
+import { loadAvg, log, serverProfileTo, withAppPage, withBenchApp } from './support/bench-app';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 
 type SessionUpdatePayload = PayloadOf<'session.update'>;
@@ -87,11 +86,7 @@ async function paint(): Promise<void> {
   await withBenchApp(async ({ browser, app, work }) => {
     const client = await connectContract(app);
     const [agent] = await addScenarioAgents(client, 1);
-    const { page, context, errors } = await openApp(browser, app.url);
-    try {
-      await installArrivalProbe(page);
-      await readyWorkspace(page);
-      await installProbes(page);
+    await withAppPage(browser, app.url, 'stream', async ({ page, context }) => {
       const sessionId = await startSessionInPage(page, agent!.name, work);
       // When the mark reaches a WebSocket client (the main process's share of the latency).
       let markAtSocket = 0;
@@ -164,11 +159,8 @@ async function paint(): Promise<void> {
         log(`stream.paint_vs_floor${suffix}: ${(median(runs) / median(floor.flood)).toFixed(2)} ratio`);
       }
       off();
-      if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
-    } finally {
-      await context.close();
-      client.close();
-    }
+    }, { probes: true });
+    client.close();
   });
 }
 

@@ -271,6 +271,30 @@ export function generateSession(c: Corpus, id: string, createdAt: number, budget
 }
 
 /** 50 mixed queries: common and rare words, prefixes being typed, phrases, identifiers, paths, filters. */
+/**
+ * The sessions of a generated history, one at a time (one session in memory): `sessions` sessions of
+ * log-normal sizes around the mean (at least 8 messages), started over the year before `now`, `events`
+ * messages in all. A session's last turn may be cut short (as when the app closes mid-turn) to keep the
+ * total exact.
+ */
+export function* historySessions(c: Corpus, sessions: number, events: number, now: number): Generator<{ index: number; id: string; spec: SessionSpec; messages: WireMessage[] }> {
+  const r = rng(7);
+  const year = 365 * 86_400_000;
+  const weights = Array.from({ length: sessions }, () => Math.exp(0.8 * Math.sqrt(-2 * Math.log(r() || 1e-9)) * Math.cos(2 * Math.PI * r())));
+  const wsum = weights.reduce((a, b) => a + b, 0);
+  const starts = Array.from({ length: sessions }, () => now - Math.floor(r() * year)).sort((a, b) => a - b);
+  let total = 0;
+  for (let i = 0; i < sessions && total < events; i++) {
+    const remaining = sessions - i;
+    const budget = i === sessions - 1 ? events - total : Math.max(8, Math.min(events - total - (remaining - 1) * 8, Math.round((weights[i]! / wsum) * events)));
+    const id = `s${String(i).padStart(5, '0')}`;
+    const spec = generateSession(c, id, starts[i]!, budget);
+    const messages = spec.messages.slice(0, Math.max(1, Math.min(budget, events - total)));
+    total += messages.length;
+    yield { index: i, id, spec, messages };
+  }
+}
+
 export function benchQueries(c: Corpus, now: number): Array<{ query: string; filters?: Record<string, unknown> }> {
   const q = (query: string, filters?: Record<string, unknown>) => ({ query, ...(filters ? { filters } : {}) });
   const month = 30 * 86_400_000;

@@ -26,7 +26,7 @@ import { openDatabase } from '../../src/main/core/store/database';
 import { migrations } from '../../src/main/core/store/migrations';
 import { StoreService } from '../../src/main/core/store/store-service';
 import { MessageLog, type LogEntry } from '../../src/main/core/store/message-log';
-import { benchQueries, Corpus, generateSession, rng } from './corpus';
+import { benchQueries, Corpus, historySessions } from './corpus';
 
 export interface HistoryBenchOptions {
   /** Fraction of the full size (10,000 sessions, 1,000,000 messages). Default 1. */
@@ -157,30 +157,15 @@ export async function runHistoryBench(options: HistoryBenchOptions = {}): Promis
     // ---- generate -------------------------------------------------------------------------------
     const started = performance.now();
     const corpus = new Corpus(42);
-    let total = reuse ? (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM acp_messages').get() as { n: number }).n : 0;
-    const r = rng(7);
     const now = Date.now();
-    const year = 365 * 86_400_000;
-    // Session sizes: log-normal around the mean, at least 8 messages.
-    const weights = Array.from({ length: sessions }, () => {
-      const g = Math.sqrt(-2 * Math.log(r() || 1e-9)) * Math.cos(2 * Math.PI * r());
-      return Math.exp(0.8 * g);
-    });
-    const wsum = weights.reduce((a, b) => a + b, 0);
-    const starts = Array.from({ length: sessions }, () => now - Math.floor(r() * year)).sort((a, b) => a - b);
+    let total = reuse ? (db.prepare('SELECT coalesce(sum(n), 0) AS n FROM acp_messages').get() as { n: number }).n : 0;
     const insertSession = db.prepare('INSERT INTO sessions (id, agent_id, cwd, title, status, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?)');
     let pending: LogEntry[] = [];
     const flush = (): void => {
       if (pending.length) messageLog.appendMany(pending);
       pending = [];
     };
-    for (let i = 0; i < sessions && total < events && !reuse; i++) {
-      const remainingSessions = sessions - i;
-      const budget = i === sessions - 1 ? events - total : Math.max(8, Math.min(events - total - (remainingSessions - 1) * 8, Math.round((weights[i]! / wsum) * events)));
-      const id = `s${String(i).padStart(5, '0')}`;
-      const spec = generateSession(corpus, id, starts[i]!, budget);
-      // The last turn may be cut short (as when the app closes mid-turn) to keep the totals exact.
-      const msgs = spec.messages.slice(0, Math.max(1, Math.min(budget, events - total)));
+    for (const { index: i, id, spec, messages: msgs } of reuse ? [] : historySessions(corpus, sessions, events, now)) {
       insertSession.run(id, spec.agentId, spec.cwd, 'idle', spec.createdAt, msgs.at(-1)!.ts);
       let jsonl = '';
       for (const m of msgs) {

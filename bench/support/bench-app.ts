@@ -2,14 +2,20 @@
 import { readFileSync, rmSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { startAppServer, type AppServer } from '../../test/support/app-server';
-import { launchBrowser } from '../../test/support/browser';
-import { benchWorkDir } from './app-session';
+import { launchBrowser, openApp, type OpenedApp } from '../../test/support/browser';
+import { benchWorkDir, readyWorkspace } from './app-session';
+import { installArrivalProbe, installProbes } from './page-probes';
 import { rssBytes } from './proc';
 import { median } from './stats';
 
 export const log = (line: string): void => console.log(line);
 export const loadAvg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The number given as `--<name>=N` on the bench's command line, else `fallback`. */
+export function numberFlag(name: string, fallback: number): number {
+  const flag = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return flag ? Number(flag.slice(name.length + 3)) : fallback;
+}
 
 /** SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: also records the server's CPU profile of the run (cpu-prof-preload.mjs). */
 export const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
@@ -37,6 +43,33 @@ export async function withBenchApp<T>(run: (b: BenchApp) => Promise<T>): Promise
     await app?.stop();
     rmSync(work, { recursive: true, force: true });
     rmSync(heapFile(work), { force: true });
+  }
+}
+
+/**
+ * Runs `run` on the app opened in a fresh browser context, then closes the context. With `probes`, the
+ * arrival and paint probes are in the page once its workspace is ready. The page's errors are logged after
+ * a run; a failed run leaves a screenshot of the page in /tmp/<name>-failed.png.
+ */
+export async function withAppPage<T>(browser: Browser, url: string, name: string, run: (opened: OpenedApp) => Promise<T>, options: { probes?: boolean } = {}): Promise<T> {
+  const opened = await openApp(browser, url);
+  const { page, context, errors } = opened;
+  try {
+    if (options.probes) {
+      await installArrivalProbe(page);
+      await readyWorkspace(page);
+      await installProbes(page);
+    }
+    const result = await run(opened);
+    if (errors.length) log(`# page errors: ${errors.slice(0, 3).join(' | ')}`);
+    return result;
+  } catch (e) {
+    const shot = `/tmp/${name}-failed.png`;
+    await page.screenshot({ path: shot }).catch(() => {});
+    console.error(`# a screenshot of the page: ${shot}`);
+    throw e;
+  } finally {
+    await context.close();
   }
 }
 

@@ -8,7 +8,7 @@ import { StorePacker } from '../../src/main/core/history/store-packer';
 import { latestSchemaVersion } from '../../src/main/core/store/migrations';
 import { MessageLog, type LogEntry } from '../../src/main/core/store/message-log';
 import { openSeedStore } from '../../test/support/history-seed';
-import { Corpus, generateSession, rng } from '../history/corpus';
+import { Corpus, historySessions } from '../history/corpus';
 
 export interface MillionStore {
   dataDir: string;
@@ -38,12 +38,6 @@ export function ensureHistoryStore(dataDir: string, { events = 1_000_000, sessio
     messageLog.addIndexer(index.indexer);
     try {
       const corpus = new Corpus(42);
-      const r = rng(7);
-      const now = Date.now();
-      const year = 365 * 86_400_000;
-      const weights = Array.from({ length: sessions }, () => Math.exp(0.8 * Math.sqrt(-2 * Math.log(r() || 1e-9)) * Math.cos(2 * Math.PI * r())));
-      const wsum = weights.reduce((a, b) => a + b, 0);
-      const starts = Array.from({ length: sessions }, () => now - Math.floor(r() * year)).sort((a, b) => a - b);
       const insertSession = db.prepare('INSERT INTO sessions (id, agent_id, cwd, title, status, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?)');
       let pending: LogEntry[] = [];
       const flush = (): void => {
@@ -51,12 +45,7 @@ export function ensureHistoryStore(dataDir: string, { events = 1_000_000, sessio
         pending = [];
       };
       let total = 0;
-      for (let i = 0; i < sessions && total < events; i++) {
-        const remaining = sessions - i;
-        const budget = i === sessions - 1 ? events - total : Math.max(8, Math.min(events - total - (remaining - 1) * 8, Math.round((weights[i]! / wsum) * events)));
-        const id = `s${String(i).padStart(5, '0')}`;
-        const spec = generateSession(corpus, id, starts[i]!, budget);
-        const msgs = spec.messages.slice(0, Math.max(1, Math.min(budget, events - total)));
+      for (const { index: i, id, spec, messages: msgs } of historySessions(corpus, sessions, events, Date.now())) {
         insertSession.run(id, spec.agentId, spec.cwd, 'closed', spec.createdAt, msgs.at(-1)!.ts);
         for (const m of msgs) pending.push({ sessionId: id, direction: m.direction, method: m.method, body: m.body, ts: m.ts });
         total += msgs.length;

@@ -136,6 +136,23 @@ export async function waitForPainted(page: Page, kind: 'marks' | 'ends', timeout
   }
 }
 
+/**
+ * Init-script text (a statement) that hands the text of every WebSocket frame the page receives to `handler`
+ * (the source of a function of it), before the app's own listeners see the frame.
+ */
+export const onSocketText = (handler: string): string => `{
+  const onText = ${handler};
+  const Base = window.WebSocket;
+  window.WebSocket = class extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (ev) => {
+        if (typeof ev.data === 'string') onText(ev.data);
+      });
+    }
+  };
+}`;
+
 // Runs before the app's scripts (an init script): every WebSocket frame the page receives is scanned for
 // `{t=<ms>:<i>}` stamps on arrival, before the app handles it (write → arrival = the agent's pipe, the main
 // process and the socket; arrival → paint = the renderer).
@@ -143,22 +160,15 @@ const ARRIVALS = `(() => {
   const now = () => performance.timeOrigin + performance.now();
   window.__arrivals = [];
   window.__markArrivals = [];
-  const Base = window.WebSocket;
-  window.WebSocket = class extends Base {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (ev) => {
-        if (typeof ev.data !== 'string') return;
-        const t = now();
-        const mk = ev.data.lastIndexOf('{mark=');
-        if (mk >= 0) window.__markArrivals.push(t - Number(ev.data.slice(mk + 6, ev.data.indexOf('}', mk))));
-        if (ev.data.indexOf('{t=') < 0) return;
-        const re = /\\{t=(\\d+):\\d+\\}/g;
-        let m;
-        while ((m = re.exec(ev.data))) window.__arrivals.push(t - Number(m[1]));
-      });
-    }
-  };
+  ${onSocketText(`(data) => {
+    const t = now();
+    const mk = data.lastIndexOf('{mark=');
+    if (mk >= 0) window.__markArrivals.push(t - Number(data.slice(mk + 6, data.indexOf('}', mk))));
+    if (data.indexOf('{t=') < 0) return;
+    const re = /\\{t=(\\d+):\\d+\\}/g;
+    let m;
+    while ((m = re.exec(data))) window.__arrivals.push(t - Number(m[1]));
+  }`)}
 })()`;
 
 /** Adds the arrival probe and reloads the page so that it is in place before the app connects. */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -266,4 +266,56 @@ describe('folders holding other repositories', () => {
     expect(indexes()).toEqual(before);
     expect(existsSync(marker)).toBe(false);
   });
+});
+
+/** How the folder's path is turned towards `outside/work` once it is watched. */
+const SWAPS = {
+  'a parent of the folder': (base: string, outside: string) => {
+    renameSync(join(base, 'parent'), join(base, 'parent-moved'));
+    symlinkSync(outside, join(base, 'parent'));
+  },
+  'the folder itself': (base: string, outside: string) => {
+    renameSync(join(base, 'parent', 'work'), join(base, 'parent', 'work-moved'));
+    symlinkSync(join(outside, 'work'), join(base, 'parent', 'work'));
+  },
+};
+
+describe("the watch's sync file", () => {
+  it.each(Object.keys(SWAPS) as Array<keyof typeof SWAPS>)(
+    'is never written outside the folder when %s is swapped for a symlink after the watch started; the snapshot falls back to a whole read, which refuses the swap, and the log says why',
+    async (swap) => {
+      const info = vi.spyOn(console, 'info').mockImplementation(() => {});
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      rig = makeRig();
+      const base = realpathSync(mkdtempSync(join(tmpdir(), 'sb-cp-sync-')));
+      temps.push(base);
+      const w = join(base, 'parent', 'work');
+      mkdirSync(w, { recursive: true });
+      writeFileSync(join(w, 'a.txt'), 'a0\n');
+      const outside = join(base, 'outside');
+      mkdirSync(join(outside, 'work'), { recursive: true });
+      writeFileSync(join(outside, 'work', 'secret.txt'), 'outside\n');
+      await rig.svc.sessionOpened('s1', [w]);
+      await rig.svc.idle();
+      // With the watch in hand, a snapshot reads only what changed (the sync file went through).
+      writeFileSync(join(w, 'a.txt'), 'a1\n');
+      await rig.svc.checkpoint(w);
+      expect(wholeReads(info)).toHaveLength(1);
+
+      const seenOutside: string[] = [];
+      const watcher = watch(join(outside, 'work'), (_event, name) => {
+        if (name) seenOutside.push(String(name));
+      });
+      try {
+        SWAPS[swap](base, outside);
+        // The whole read holds the folder without following a link (as every snapshot does): it refuses.
+        await expect(rig.svc.checkpoint(w)).rejects.toThrow(/moved while it was being read|not a directory/);
+      } finally {
+        watcher.close();
+      }
+      expect(seenOutside).toEqual([]);
+      expect(readdirSync(join(outside, 'work'))).toEqual(['secret.txt']);
+      expect(warn.mock.calls.map((c) => String(c[0])).join('\n')).toMatch(/the sync file could not be written \(refused: .*; the next snapshot reads the whole folder/);
+    },
+  );
 });

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImportSourceId } from '../../../src/shared/contract/history-import';
 import { HistoryImportService, type HistoryImportDeps } from '../../../src/main/core/history-import/import-service';
 import { LocalHost } from '../../../src/main/core/host/local/local-host';
+import { StorePacker } from '../../../src/main/core/history/store-packer';
 import { tempDir } from '../../support/app-server';
 import { createStore, type TestStore } from '../history/acp';
 
@@ -217,6 +218,17 @@ describe('History → Import', () => {
     await t.history.whenIndexed();
     expect(new Set(search('marmalade').map((h) => h.sessionId)).size).toBe(3);
     expect(search('notes.md').length).toBeGreaterThan(0);
+    // Its entries went in plain (compressing them held up the index pass); the store packer compresses them once
+    // their sessions are quiet, and they read and search the same.
+    const texts = () => t.db.prepare("SELECT count(*) AS n FROM history_entries WHERE typeof(text) = 'text' AND length(text) >= 200").get() as { n: number };
+    const before = t.history.export(listed()[0]!.id, 'markdown').text;
+    expect(texts().n).toBeGreaterThan(0);
+    const queued = t.db.prepare('SELECT session_id FROM store_compaction').all() as Array<{ session_id: string }>;
+    expect(new Set(queued.map((q) => q.session_id))).toEqual(new Set(listed().map((s) => s.id)));
+    new StorePacker(t.db, 0).step(Number.MAX_SAFE_INTEGER, 60_000, Date.now() + 1);
+    expect(texts().n).toBe(0);
+    expect(t.history.export(listed()[0]!.id, 'markdown').text).toBe(before);
+    expect(new Set(search('marmalade').map((h) => h.sessionId)).size).toBe(3);
     // A line added to a session (less than bulkMinBytes) is indexed as it is written.
     const file = files(join(home, '.claude/projects')).find((f) => f.endsWith('.jsonl'))!;
     appendFileSync(file, `${JSON.stringify({ type: 'user', sessionId: '979273a2-287a-47ff-8713-00e4717d1c67', cwd: '/tmp/x', timestamp: new Date().toISOString(), message: { role: 'user', content: 'and the osprey checklist' } })}\n`);

@@ -98,6 +98,14 @@ const idle = (): ImportProgress => ({
 
 const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/** What a record says of its session, over what earlier ones said (every record repeats it: no copy per line). */
+function mergeMeta(meta: SessionMeta, add: SessionMeta): void {
+  for (const key of Object.keys(add) as Array<keyof SessionMeta>) {
+    const v = add[key];
+    if (v !== undefined && meta[key] !== v) meta[key] = v;
+  }
+}
+
 const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_call']);
 
 export class HistoryImportService implements Disposable {
@@ -230,14 +238,21 @@ export class HistoryImportService implements Disposable {
       const listing = listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
       const rows = this.rowsOf(store.source, false);
-      plans.push({ store, files: listing.files, rows });
+      // Only files whose identity (inode, size, time) differs from what was imported are read.
+      const changed: FoundFile[] = [];
       this.progress.filesTotal += listing.files.length;
       for (const f of listing.files) {
         this.progress.bytesTotal += f.size;
         const row = rows.get(f.path);
-        if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) continue;
+        if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) {
+          this.progress.filesDone++;
+          this.progress.bytesDone += f.size;
+          continue;
+        }
+        changed.push(f);
         newBytes += row && row.ino === f.ino && f.size >= row.offset ? f.size - row.offset : f.size;
       }
+      if (changed.length) plans.push({ store, files: changed, rows });
     }
     this.emit();
     const bulk = newBytes >= (this.deps.bulkMinBytes ?? BULK_MIN_BYTES) ? this.deps.bulk?.() : undefined;
@@ -282,17 +297,15 @@ export class HistoryImportService implements Disposable {
     if (touched.size) this.deps.bus?.emit('history.changed', { sessionIds: [...touched], reason: 'import' });
   }
 
+  /** Imports a file that changed since its last import (or was never imported). */
   private importOne(store: JsonlStore, file: FoundFile, row: FileRow | undefined, touched: Set<string>): void {
-    const unchanged = row && row.ino === file.ino && row.size === file.size && row.mtime_ms === file.mtimeMs;
-    if (!unchanged) {
-      try {
-        const sessionId = this.importFile(store, file, row);
-        if (sessionId) touched.add(sessionId);
-      } catch (e) {
-        const reason = e instanceof SkipFile ? e.reason : `could not be imported (${e instanceof Error ? e.message : String(e)})`;
-        this.skip(file.path, reason);
-        this.saveRow({ ...(row ?? this.newRow(file.path, store.source)), ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: reason });
-      }
+    try {
+      const sessionId = this.importFile(store, file, row);
+      if (sessionId) touched.add(sessionId);
+    } catch (e) {
+      const reason = e instanceof SkipFile ? e.reason : `could not be imported (${e instanceof Error ? e.message : String(e)})`;
+      this.skip(file.path, reason);
+      this.saveRow({ ...(row ?? this.newRow(file.path, store.source)), ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: reason });
     }
     this.progress.filesDone++;
     this.progress.bytesDone += file.size;
@@ -366,7 +379,7 @@ export class HistoryImportService implements Disposable {
           }
           if (invalidUtf8) this.skip(file.path, `line ${lineNo} of the new part is not valid UTF-8: read with replacement characters`);
           const parsed = store.parser.record(state.parser, value, file.mtimeMs);
-          if (parsed.meta) state.meta = { ...state.meta, ...Object.fromEntries(Object.entries(parsed.meta).filter(([, v]) => v !== undefined)) };
+          if (parsed.meta) mergeMeta(state.meta, parsed.meta);
           for (const item of parsed.items) {
             if (item.type === 'unknown') keptAsText++;
             items.push(item);
@@ -405,9 +418,8 @@ export class HistoryImportService implements Disposable {
     const id = randomUUID();
     const first = items[0]?.ts ?? Date.now();
     const last = items.at(-1)?.ts ?? first;
-    this.deps
-      .db()
-      .prepare(
+    this
+      .sql(
         `INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at, imported_from)
          VALUES (?, ?, ?, ?, ?, 'closed', ?, ?, ?)`,
       )
@@ -422,9 +434,8 @@ export class HistoryImportService implements Disposable {
     entries.push(...finish(sessionId, state.wire, items.at(-1)?.ts ?? endTs));
     for (let i = 0; i < entries.length; i += APPEND_BATCH) log.appendMany(entries.slice(i, i + APPEND_BATCH));
     const last = items.at(-1)?.ts;
-    const db = this.deps.db();
-    if (last !== undefined) db.prepare('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?').run(last, sessionId);
-    if (state.meta.title) db.prepare('UPDATE sessions SET title = ? WHERE id = ?').run(state.meta.title, sessionId);
+    if (last !== undefined) this.sql('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?').run(last, sessionId);
+    if (state.meta.title) this.sql('UPDATE sessions SET title = ? WHERE id = ?').run(state.meta.title, sessionId);
   }
 
   private async importOpencode(store: DatabaseStore, touched: Set<string>): Promise<void> {

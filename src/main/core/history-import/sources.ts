@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { importSourceNames, type ImportSourceId } from '../../../shared/contract/history-import';
 import { claudeCodeParser } from './parsers/claude-code';
 import { codexParser } from './parsers/codex';
@@ -88,7 +88,8 @@ export function listStore(store: JsonlStore): Listing {
   } catch {
     return { ...out, missing: true };
   }
-  const walk = (dir: string, depth: number): void => {
+  // `prefix`: the folder's path relative to the root, '/'-separated, ending in '/' (empty at the root).
+  const walk = (dir: string, prefix: string, depth: number): void => {
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -102,14 +103,14 @@ export function listStore(store: JsonlStore): Listing {
         return;
       }
       const path = join(dir, entry.name);
-      const rel = relative(root, path).split(sep).join('/');
+      const rel = prefix + entry.name;
       if (entry.isSymbolicLink()) {
         // A link could lead anywhere (~/.ssh): listed as left out, never followed.
         out.skipped.push({ path, reason: 'a symbolic link (links in an agent store are not followed)' });
         continue;
       }
       if (entry.isDirectory()) {
-        if (depth < store.maxDepth) walk(path, depth + 1);
+        if (depth < store.maxDepth) walk(path, `${rel}/`, depth + 1);
         continue;
       }
       if (!store.isSession(rel)) continue;
@@ -125,6 +126,6 @@ export function listStore(store: JsonlStore): Listing {
       }
     }
   };
-  walk(root, 0);
+  walk(root, '', 0);
   return out;
 }

@@ -159,6 +159,8 @@ class DbBatch implements HistoryBackend {
     private readonly lag: Map<number, Lag>,
     private readonly ftsRebuild: FtsRebuild | null = null,
     private readonly plainEntries = false,
+    /** Entry texts are written plain and their sessions queued for the store packer, which compresses them. */
+    private readonly packLater = false,
   ) {
     this.caps = caps;
     this.nextId = (s.maxEntryId.get() as { id: number }).id + 1;
@@ -299,7 +301,7 @@ class DbBatch implements HistoryBackend {
       // Stored compressed from the start (a row that shrinks in place leaves its page half empty), except the
       // text of a message still being streamed, which grows with every chunk, and a very long text, whose
       // compression would hold up the events of this batch (both packed once their session is quiet).
-      const pack = (v: string) => (this.plainEntries || v.length > PACK_NOW_MAX_CHARS ? v : packed(v));
+      const pack = (v: string) => (this.plainEntries || this.packLater || v.length > PACK_NOW_MAX_CHARS ? v : packed(v));
       const text = d.detail === null ? (this.isOpen(d) ? draftText(d) : pack(draftText(d))) : null;
       const detail = d.detail === null ? null : pack(JSON.stringify(d.detail));
       if (t.isNew) s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
@@ -331,6 +333,7 @@ class DbBatch implements HistoryBackend {
       t.stored = d.detail === null ? signature(d) : cols;
     }
     this.flushLag(now);
+    if (this.packLater) for (const sessionId of new Set(list.map((t) => t.draft.sessionId))) s.queuePacking.run(sessionId, now);
     for (const st of this.states.values()) {
       s.putState.run({
         session_id: st.sessionId,
@@ -385,6 +388,7 @@ function prepare(db: Db) {
     ftsDel: st('DELETE FROM history_fts WHERE rowid = ?'),
     lagIns: st('INSERT OR IGNORE INTO history_fts_lag (entry_id) VALUES (?)'),
     lagDel: st('DELETE FROM history_fts_lag WHERE entry_id = ?'),
+    queuePacking: st('INSERT INTO store_compaction (session_id, touched_at) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET touched_at = max(touched_at, excluded.touched_at)'),
     lagAll: st('SELECT l.entry_id AS id, e.session_id AS sessionId FROM history_fts_lag l JOIN history_entries e ON e.id = l.entry_id'),
     turnEntries: st("SELECT id FROM history_entries WHERE session_id = ? AND seq >= ? AND failed = 0 AND kind NOT IN ('title', 'changes')"),
     // From the end: the turn just recorded is the session's latest (at most one prompt falls in its window).
@@ -429,6 +433,11 @@ export class HistoryIndex {
   /** Whether history_fts_lag may hold rows this map does not know (start-up after a crash, a failed batch). */
   private lagUnknown = true;
   private readonly ftsRebuild: FtsRebuild | null;
+  /**
+   * A bulk write is being caught up with: entry texts are written plain (compressing them was about a third of
+   * the catch-up's time) and left to the store packer, which compresses them once their session is quiet.
+   */
+  private bulk = false;
 
   constructor(
     readonly db: Db,
@@ -473,7 +482,9 @@ export class HistoryIndex {
     this.folds.delete(sessionId);
     if (!f || f.lastSeq !== seq - 1) {
       f = new SessionFold();
-      for (const m of iterateMessages(this.db, sessionId)) {
+      // A session's first message has nothing before it to fold (every session of an import starts so).
+      const before = seq > 1 ? iterateMessages(this.db, sessionId) : [];
+      for (const m of before) {
         if (m.seq >= seq) break;
         try {
           f.apply(m, null);
@@ -494,6 +505,7 @@ export class HistoryIndex {
    */
   pause(): void {
     this.liveMode = false;
+    this.bulk = true;
   }
 
   /** True once every message in the log is indexed and new batches are indexed as they are written. */
@@ -514,7 +526,7 @@ export class HistoryIndex {
   /** Applies messages (in log order) to the index. Call inside a transaction. */
   private apply(messages: readonly IndexedMessage[]): void {
     if (messages.length === 0) return;
-    const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
+    const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries, this.bulk);
     const rows = new HistoryRows(batch, this.fold);
     let max = 0;
     try {
@@ -612,6 +624,7 @@ export class HistoryIndex {
         const rows = this.s.messagesAfter.all(this.watermark, chunk) as MessageRow[];
         if (rows.length === 0) {
           this.liveMode = true;
+          this.bulk = false;
           return true;
         }
         try {

@@ -10,7 +10,6 @@ import {
   type PromptResponse,
   type ReadTextFileRequest,
   type ReadTextFileResponse,
-  type PermissionOption,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type ResumeSessionResponse,
@@ -21,30 +20,22 @@ import {
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
-import { labelDeception, nameContradiction } from '../../../../shared/acp-thread/permission-option';
-import { applyEvents, createThread, RULE_META, threadEntries, threadLength, threadTail, toolCallIndex, type RuleAnswer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
-import { describeScope, scopeProblem, stripBidi, type RequestSubject } from '../../../../shared/permission-scope';
+import { applyEvents, createThread, threadEntries, threadLength, threadTail, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { promptSummary, storedTitle } from '../../../../shared/session-title';
-import { contentErrors, parseElicitation, type ElicitationAction, type ElicitationContent, type ElicitationRequestView } from '../../../../shared/elicitation';
-import { type PermissionRequestInfo, type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
-import type { EffectiveConfig } from '../../../../shared/contract/session-config';
-import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
+import type { ElicitationAction, ElicitationContent } from '../../../../shared/elicitation';
+import { type PromptBlock, type QueueItem, type SessionInfo, type SessionSnapshot, type SessionStatus, type SessionUpdateItem } from '../../../../shared/contract/sessions';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import { AUTH_REQUIRED } from '../../agents/auth';
 import type { ConfinedFiles } from '../../host/files';
 import { readTextFile, writeTextFile } from './fs-access';
-import type { EventBus } from '../../base/event-bus';
-import type { AgentPrefsRepo } from '../../agents/agent-prefs';
-import type { AgentTerminals } from '../../terminals/agent-terminals';
-import type { WarningKind } from '../connection/warnings';
-import type { PermissionRules } from './permission-rules';
-import type { SessionRows } from './session-rows';
-import type { SessionTurn, SessionTurnEnd } from './turns';
+import type { SessionHost } from './session-host';
+import type { SessionTurn } from './turns';
 import type { McpSelection } from '../../mcp/mcp-servers';
+import type { AskingSession, EmittedEvent } from './asking-session';
+import { ElicitationRequests } from './elicitation-requests';
+import { PermissionRequests, type PermissionAnswer } from './permission-requests';
 import { MentionSearch } from './mention-search';
-import { optionForDecision, ruleForOption } from './permission-rules';
-import { requestSubject, scopeForAnswer } from './rule-scope';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
 import { reopenModeOf } from './session-restore';
 import { canFork } from './fork';
@@ -52,54 +43,12 @@ import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
 import type { UpdateItem } from '../connection/acp-wire';
 
-/** What a live session needs from the service around it. */
-export interface SessionHost {
-  readonly bus: EventBus;
-  readonly terminals: Pick<AgentTerminals, 'create' | 'releaseSession'>;
-  rows(): SessionRows;
-  rules(): Pick<PermissionRules, 'find' | 'set'>;
-  prefs(): Pick<AgentPrefsRepo, 'get'>;
-  setting<K extends SettingKey>(key: K): SettingValue<K>;
-  /** The MCP servers this agent gets at session/new, and those left out. */
-  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection;
-  /** Names of the variables Switchboard sets on the agent's process. */
-  agentEnvKeys(agentId: string): string[];
-  recordConfig(sessionId: string, config: EffectiveConfig): void;
-  loginEnv(): Promise<Record<string, string>>;
-  forgetSession(id: string): void;
-  warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
-  /** Before the prompt goes to the agent; the turn waits for it. */
-  turnStarting(turn: SessionTurn): Promise<void>;
-  /** After the turn ended, any way it ends. */
-  turnEnded(turn: SessionTurnEnd): void;
-  /** The session's status changed (a wait for the user began or ended, it failed…). */
-  statusChanged(info: SessionInfo): void;
-}
-
-interface PendingPermission {
-  info: PermissionRequestInfo;
-  toolCallId: string;
-  toolKind: string;
-  /** What the request names (its command, paths or title): the scope of a rule an "always" answer stores. */
-  subject: RequestSubject;
-  title: string;
-  resolve: (response: RequestPermissionResponse) => void;
-}
-
-interface PendingElicitation {
-  request: ElicitationRequestView;
-  /** The turn it was asked in (cancelled with it); null when asked between turns. */
-  promptId: string | null;
-  resolve: (response: CreateElicitationResponse) => void;
-}
-
 const errorOf = (e: unknown): TurnError => {
   if (e instanceof RequestError) return { code: e.code, message: e.message };
   if (e instanceof IpcFailure) return { code: e.code, message: e.message };
   return { code: 'error', message: e instanceof Error ? e.message : String(e) };
 };
 
-const CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
 const TERMINAL_STATUSES: ReadonlySet<SessionStatus> = new Set(['failed', 'closed']);
 
 /**
@@ -127,8 +76,8 @@ export class LiveSession {
   private thread: ThreadState = createThread();
   private n = 0;
   private queue: QueueItem[] = [];
-  private readonly permissions = new Map<string, PendingPermission>();
-  private readonly elicitations = new Map<string, PendingElicitation>();
+  private readonly permissions: PermissionRequests;
+  private readonly elicitations: ElicitationRequests;
   private turn: { promptId: string; item: QueueItem; cancelled: boolean } | null = null;
   /** A prompt refused with auth_required: sent again once the agent is authenticated. */
   private authRetry: QueueItem | null = null;
@@ -147,7 +96,23 @@ export class LiveSession {
     private readonly host: SessionHost,
     readonly cwd: string,
     private readonly requestedDirectories: string[],
-  ) {}
+  ) {
+    const asking: AskingSession = {
+      id,
+      agentId: runtime.agentId,
+      cwd,
+      host,
+      thread: () => this.thread,
+      turn: () => this.turn,
+      closed: () => this.status === 'closed',
+      emit: (events) => this.emit(events),
+      db: (fn) => this.db(fn),
+      waitForUser: () => this.setStatus('awaiting_permission'),
+      answered: () => this.userAnswered(),
+    };
+    this.permissions = new PermissionRequests(asking);
+    this.elicitations = new ElicitationRequests(asking);
+  }
 
   get withdrawn(): boolean {
     return this.withdrawal.signal.aborted;
@@ -212,7 +177,7 @@ export class LiveSession {
   /** The session's state; with `tail`, its thread holds only its last `tail` entries. */
   snapshot(tail?: number): SessionSnapshot {
     const thread = tail === undefined ? this.thread : threadTail(this.thread, tail);
-    return { session: this.info(), thread, n: this.n, queue: this.queue, permissions: [...this.permissions.values()].map((p) => p.info) };
+    return { session: this.info(), thread, n: this.n, queue: this.queue, permissions: this.permissions.infos() };
   }
 
   /** The thread's whole toolIndex, with `n` of the last event folded into it. */
@@ -247,7 +212,7 @@ export class LiveSession {
   }
 
   /** Folds events into the thread, then tells the renderer (callers persist first). */
-  private emit(events: Array<{ event: ThreadEvent; seq: number | null; merged?: number }>): void {
+  private emit(events: EmittedEvent[]): void {
     if (events.length === 0) return;
     const items = new Array<SessionUpdateItem>(events.length);
     const folded = new Array<ThreadEvent>(events.length);
@@ -442,8 +407,8 @@ export class LiveSession {
     this.turn = null;
     this.host.turnEnded({ ...this.turnInfo(promptId), stopReason, error });
     // Left-over permission requests of the turn can no longer be answered usefully.
-    for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
-    this.cancelElicitations(promptId);
+    this.permissions.cancelAll();
+    this.elicitations.cancel(promptId);
     this.emit([{ event: { type: 'turn_end', promptId, stopReason, error }, seq: null }]);
     this.db(() => this.host.rows().touch(this.id));
     if (!this.gone && (this.status === 'working' || this.status === 'awaiting_permission')) this.setStatus('idle');
@@ -464,8 +429,8 @@ export class LiveSession {
     if (!this.turn || this.turn.cancelled) return;
     this.turn.cancelled = true;
     void this.runtime.notify('session/cancel', { sessionId: this.acpSessionId });
-    for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
-    this.cancelElicitations(this.turn.promptId);
+    this.permissions.cancelAll();
+    this.elicitations.cancel(this.turn.promptId);
     this.emit([{ event: { type: 'cancel' }, seq: null }]);
   }
 
@@ -575,117 +540,23 @@ export class LiveSession {
   }
 
   requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> | RequestPermissionResponse {
-    const toolCall = params.toolCall;
-    const toolCallId = toolCall.toolCallId;
-    const known = toolCallIndex(this.thread, toolCallId);
-    const knownEntry = known !== undefined ? this.thread.entries[known - (this.thread.firstIndex ?? 0)] : undefined;
-    const earlier = knownEntry?.kind === 'tool_call' ? knownEntry : undefined;
-    const toolKind = toolCall.kind ?? earlier?.toolKind ?? 'other';
-    if (this.turn?.cancelled) return CANCELLED;
-    const requestId = randomUUID();
-    const title = (typeof toolCall.title === 'string' ? toolCall.title : null) ?? earlier?.title ?? null;
-    const subject = requestSubject(
-      { kind: toolKind, title, rawInput: toolCall.rawInput !== undefined && toolCall.rawInput !== null ? toolCall.rawInput : earlier?.rawInput, locations: toolCall.locations ?? earlier?.locations },
-      this.cwd,
-    );
-    const rule = this.db(() => this.host.rules().find({ agentId: this.agentId, toolKind, sessionId: this.id, folder: this.cwd, subject }));
-    let note: string | undefined;
-    if (rule?.scope) {
-      const option = optionForDecision(params.options, rule.decision);
-      const byRule: RuleAnswer = { ruleId: rule.id, agentId: this.agentId, toolKind, decision: rule.decision, scope: rule.scope };
-      if (option) {
-        this.emit([
-          { event: { type: 'permission', requestId, toolCall, options: params.options }, seq: null },
-          { event: { type: 'permission_resolved', requestId, toolCallId, outcome: 'selected', optionId: option.optionId, byRule }, seq: null },
-        ]);
-        this.host.bus.emit('session.permissionResolved', { sessionId: this.id, requestId, outcome: 'selected', optionId: option.optionId, byRule: true });
-        return { outcome: { outcome: 'selected', optionId: option.optionId }, _meta: { [RULE_META]: byRule } };
-      }
-      note =
-        `Your rule (${rule.decision === 'allow' ? 'allow' : 'reject'}: ${describeScope(toolKind, rule.scope)}) would answer this, but the agent offers only ` +
-        `“always” options for it, which would make the agent remember more than the rule says. Answer it yourself.`;
-    }
-    const info: PermissionRequestInfo = {
-      sessionId: this.id,
-      agentId: this.agentId,
-      requestId,
-      toolCall,
-      options: params.options,
-      createdAt: Date.now(),
-    };
-    return new Promise<RequestPermissionResponse>((resolve) => {
-      this.permissions.set(requestId, { info, toolCallId, toolKind, subject, title: title ?? '', resolve });
-      const rules = this.rulePreviews(params.options, toolKind, subject, title ?? '');
-      this.emit([{ event: { type: 'permission', requestId, toolCall, options: params.options, ...(note ? { note } : {}), ...(rules ? { rules } : {}) }, seq: null }]);
-      this.host.bus.emit('session.permission', info);
-      this.setStatus('awaiting_permission');
-      // The agent withdrew the request ($/cancel_request) or the connection closed.
-      signal.addEventListener('abort', () => this.resolvePermission(requestId, CANCELLED, false), { once: true });
-    });
+    return this.permissions.request(params, signal);
   }
 
-  /** What each "always" option would make Switchboard remember (none for a label it would refuse). */
-  private rulePreviews(options: readonly PermissionOption[], toolKind: string, subject: RequestSubject, title: string): Record<string, string> | undefined {
-    const out: Record<string, string> = {};
-    for (const option of options) {
-      if (!ruleForOption(option) || labelDeception(option.name)) continue;
-      const scope = scopeForAnswer({ option, subject, title, cwd: this.cwd, sessionId: this.id });
-      if (!scopeProblem(scope)) out[option.optionId] = describeScope(toolKind, scope);
-    }
-    return Object.keys(out).length > 0 ? out : undefined;
+  respondPermission(requestId: string, answer: PermissionAnswer): void {
+    this.permissions.respond(requestId, answer);
   }
 
-  /**
-   * The user's answer. An "always" option becomes a rule no wider than what the user was shown (see
-   * rule-scope.ts). It is refused, and the request stays pending, when its label hides direction controls
-   * or look-alike letters, when no rule can be scoped for the request, or when its name contradicts its kind
-   * (an agent's "Reject" of kind allow_always) unless `confirmMismatch`.
-   */
-  respondPermission(requestId: string, answer: { outcome: 'selected'; optionId: string; confirmMismatch?: boolean } | { outcome: 'cancelled' }): void {
-    const pending = this.permissions.get(requestId);
-    if (!pending) throw new IpcFailure('not_found', `no pending permission request ${requestId}`);
-    if (answer.outcome === 'cancelled') {
-      this.resolvePermission(requestId, CANCELLED, false);
-      return;
-    }
-    const option = pending.info.options.find((o) => o.optionId === answer.optionId);
-    if (!option) throw new IpcFailure('invalid_params', `option ${answer.optionId} was not offered`);
-    const decision = ruleForOption(option);
-    if (decision) {
-      const deceit = labelDeception(option.name);
-      if (deceit) throw new IpcFailure('conflict', `${deceit} Switchboard stores no rule from it. Nothing was answered; choose a “once” option.`);
-      const mismatch = nameContradiction(option);
-      if (mismatch && !answer.confirmMismatch) {
-        throw new IpcFailure('conflict', `${mismatch} Nothing was answered; confirm it on the card to store this rule.`);
-      }
-      const scope = scopeForAnswer({ option, subject: pending.subject, title: pending.title, cwd: this.cwd, sessionId: this.id });
-      const problem = scopeProblem(scope);
-      if (problem) throw new IpcFailure('conflict', `No rule can be stored for this request: ${problem}. Nothing was answered; choose a “once” option.`);
-      this.db(() => this.host.rules().set({ agentId: this.agentId, toolKind: pending.toolKind, scope, decision, label: stripBidi(option.name) }));
-    }
-    this.resolvePermission(requestId, { outcome: { outcome: 'selected', optionId: option.optionId } }, false);
+  createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> | CreateElicitationResponse {
+    return this.elicitations.create(params, signal);
   }
 
-  private resolvePermission(requestId: string, response: RequestPermissionResponse, byRule: boolean): void {
-    const pending = this.permissions.get(requestId);
-    if (!pending) return;
-    this.permissions.delete(requestId);
-    pending.resolve(response);
-    const selected = response.outcome.outcome === 'selected' ? response.outcome.optionId : null;
-    this.emit([
-      {
-        event: { type: 'permission_resolved', requestId, toolCallId: pending.toolCallId, outcome: selected ? 'selected' : 'cancelled', optionId: selected },
-        seq: null,
-      },
-    ]);
-    this.host.bus.emit('session.permissionResolved', {
-      sessionId: this.id,
-      requestId,
-      outcome: selected ? 'selected' : 'cancelled',
-      optionId: selected,
-      byRule,
-    });
-    this.userAnswered();
+  respondElicitation(requestId: string, action: ElicitationAction, content: ElicitationContent | undefined): void {
+    this.elicitations.respond(requestId, action, content);
+  }
+
+  completeElicitation(elicitationId: string): boolean {
+    return this.elicitations.complete(elicitationId);
   }
 
   /** The last question the user had to answer was answered: back to working (or idle). */
@@ -693,60 +564,6 @@ export class LiveSession {
     if (this.permissions.size > 0 || this.elicitations.size > 0 || this.status !== 'awaiting_permission') return;
     this.setStatus(this.turn ? 'working' : 'idle');
     this.drain();
-  }
-
-  // ───────────── elicitations ─────────────
-
-  /**
-   * `elicitation/create`: a request that does not fit what Switchboard can show (an unknown mode or field
-   * type, a schema over its bounds, a URL that is not http(s)) is refused with -32602 and the reason.
-   */
-  createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> | CreateElicitationResponse {
-    const parsed = parseElicitation(params);
-    if (!parsed.ok) {
-      this.host.warn(this.agentId, this.id, 'invalid_update', `elicitation refused: ${parsed.message}`);
-      throw RequestError.invalidParams(undefined, parsed.message);
-    }
-    if (this.turn?.cancelled || this.status === 'closed') return { action: 'cancel' };
-    const requestId = randomUUID();
-    return new Promise<CreateElicitationResponse>((resolve) => {
-      this.elicitations.set(requestId, { request: parsed.value, promptId: this.turn?.promptId ?? null, resolve });
-      this.emit([{ event: { type: 'elicitation', requestId, request: parsed.value }, seq: null }]);
-      this.setStatus('awaiting_permission');
-      // The agent withdrew the request ($/cancel_request) or the connection closed.
-      signal.addEventListener('abort', () => this.resolveElicitation(requestId, 'cancel', null), { once: true });
-    });
-  }
-
-  /** The user's answer; a form's content must fit its fields (else invalid_params, and it stays pending). */
-  respondElicitation(requestId: string, action: ElicitationAction, content: ElicitationContent | undefined): void {
-    const pending = this.elicitations.get(requestId);
-    if (!pending) throw new IpcFailure('not_found', `no pending elicitation ${requestId} (it may have been answered or cancelled)`);
-    if (action === 'accept' && pending.request.mode === 'form') {
-      const errors = Object.entries(contentErrors(pending.request.form, content ?? {}));
-      if (errors.length > 0) throw new IpcFailure('invalid_params', `the answer does not fit the form: ${errors.map(([k, v]) => `${k}: ${v}`).join(' ')}`);
-    }
-    this.resolveElicitation(requestId, action, action === 'accept' && pending.request.mode === 'form' ? (content ?? {}) : null);
-  }
-
-  private resolveElicitation(requestId: string, action: ElicitationAction, content: ElicitationContent | null): void {
-    const pending = this.elicitations.get(requestId);
-    if (!pending) return;
-    this.elicitations.delete(requestId);
-    pending.resolve(content !== null ? { action: 'accept', content } : { action });
-    this.emit([{ event: { type: 'elicitation_resolved', requestId, action, content }, seq: null }]);
-    this.userAnswered();
-  }
-
-  /** Pending elicitations of the turn `promptId` (all of them with `all`) are answered cancel. */
-  private cancelElicitations(promptId: string | null, all = false): void {
-    for (const [id, p] of [...this.elicitations]) if (all || p.promptId === promptId) this.resolveElicitation(id, 'cancel', null);
-  }
-
-  completeElicitation(elicitationId: string): boolean {
-    const known = this.thread.entries.some((e) => e.kind === 'elicitation' && e.request.mode === 'url' && e.request.elicitationId === elicitationId && !e.completed);
-    if (known) this.emit([{ event: { type: 'elicitation_complete', elicitationId }, seq: null }]);
-    return known;
   }
 
   private get roots(): ConfinedFiles {
@@ -792,8 +609,8 @@ export class LiveSession {
   onAgentGone(message: string): void {
     if (this.status === 'closed' || this.gone) return;
     this.gone = true;
-    for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
-    this.cancelElicitations(null, true);
+    this.permissions.cancelAll();
+    this.elicitations.cancel(null, true);
     if (this.turn) {
       const { promptId } = this.turn;
       this.finishTurn(promptId, null, { code: 'agent_exited', message });
@@ -835,8 +652,8 @@ export class LiveSession {
     if (this.status === 'starting') this.withdrawal.abort();
     this.opening?.abort();
     if (this.turn) this.cancel(false);
-    for (const id of [...this.permissions.keys()]) this.resolvePermission(id, CANCELLED, false);
-    this.cancelElicitations(null, true);
+    this.permissions.cancelAll();
+    this.elicitations.cancel(null, true);
     const canClose = Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
     if (tellAgent && canClose && this.acpSessionId && this.runtime.connected) {
       // Not answered within 5 s: withdrawn ($/cancel_request), and the session closes here anyway.

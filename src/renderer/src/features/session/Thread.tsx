@@ -333,9 +333,11 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     const wentUp = top < lastTop.current - 0.5;
     lastTop.current = top;
     if (own && stuck.current) return;
-    // A smooth wheel scroll up arrives in steps: its first step, still near the bottom, must not
-    // stick the view again (the next chunk would pull it back down and the scroll would be lost).
-    const bottom = !wentUp && el.scrollHeight - top - el.clientHeight < 48;
+    const near = el.scrollHeight - top - el.clientHeight < 48;
+    // Following: only a scroll that leaves the bottom stops it (the browser's own clamp when the list
+    // shrinks goes up, and keeps following). Not following (a wheel or key went up): only a scroll back
+    // down to the bottom follows again (a smooth wheel scroll up arrives in steps, the first still near it).
+    const bottom = stuck.current ? near : near && !wentUp;
     stuck.current = bottom;
     if (bottom !== atBottom) setAtBottom(bottom);
   };

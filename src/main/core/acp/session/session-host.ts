@@ -1,0 +1,36 @@
+import type { EffectiveConfig } from '../../../../shared/contract/session-config';
+import type { SessionInfo } from '../../../../shared/contract/sessions';
+import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
+import type { AgentPrefsRepo } from '../../agents/agent-prefs';
+import type { EventBus } from '../../base/event-bus';
+import type { McpSelection } from '../../mcp/mcp-servers';
+import type { AgentTerminals } from '../../terminals/agent-terminals';
+import type { WarningKind } from '../connection/warnings';
+import type { AgentRuntime } from '../runtimes/agent-runtime';
+import type { PermissionRules } from './permission-rules';
+import type { SessionRows } from './session-rows';
+import type { SessionTurn, SessionTurnEnd } from './turns';
+
+/** What a live session needs from the service around it. */
+export interface SessionHost {
+  readonly bus: EventBus;
+  readonly terminals: Pick<AgentTerminals, 'create' | 'releaseSession'>;
+  rows(): SessionRows;
+  rules(): Pick<PermissionRules, 'find' | 'set'>;
+  prefs(): Pick<AgentPrefsRepo, 'get'>;
+  setting<K extends SettingKey>(key: K): SettingValue<K>;
+  /** The MCP servers this agent gets at session/new, and those left out. */
+  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection;
+  /** Names of the variables Switchboard sets on the agent's process. */
+  agentEnvKeys(agentId: string): string[];
+  recordConfig(sessionId: string, config: EffectiveConfig): void;
+  loginEnv(): Promise<Record<string, string>>;
+  forgetSession(id: string): void;
+  warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+  /** Before the prompt goes to the agent; the turn waits for it. */
+  turnStarting(turn: SessionTurn): Promise<void>;
+  /** After the turn ended, any way it ends. */
+  turnEnded(turn: SessionTurnEnd): void;
+  /** The session's status changed (a wait for the user began or ended, it failed…). */
+  statusChanged(info: SessionInfo): void;
+}
