@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppInfo } from '../shared/contract/app';
+import { replyTo } from '../shared/acp-thread';
 import { checkExternalLink } from '../shared/links';
 import { AcpServices } from './core/acp/acp-services';
 import type { SecretCipher } from './core/agents/secret-store';
@@ -168,6 +169,15 @@ export class AppCore implements Disposable {
         dataDir: options.dataDir,
         settings: { folder: () => this.settings.get('worktrees.folder'), repo: (repo) => repoSetting(this.settings.get('worktrees.repos'), repo) },
         env: () => Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+        sessions: {
+          cwdOf: (id) => acp.sessions.session(id)?.cwd ?? null,
+          prompt: (id, blocks) => acp.sessions.prompt(id, blocks),
+          onTurnEnded: (listener) => acp.sessions.onTurnEnded(listener),
+          replyTo: (id, promptId) => {
+            const thread = acp.sessions.session(id)?.snapshot().thread;
+            return thread ? replyTo(thread.entries, promptId) : null;
+          },
+        },
       }),
     ).register(this.router);
     this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, this.worktrees, this.hosts.local)).register(this.router);

@@ -1,5 +1,8 @@
 import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/app-server';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
@@ -53,7 +56,7 @@ describe('settings', { timeout: 180_000 }, () => {
   it('opens with Ctrl+, (and from the launcher); the search narrows the sections', async () => {
     const { page, errors } = await open();
     const tab = await openSettings(page);
-    await expect(sectionIds(page)).resolves.toEqual(['general', 'agents', 'hosts', 'permissions', 'mcp', 'notifications', 'supervision', 'history', 'checkpoints', 'registry', 'keyboard']);
+    await expect(sectionIds(page)).resolves.toEqual(['general', 'agents', 'hosts', 'permissions', 'mcp', 'notifications', 'supervision', 'history', 'checkpoints', 'worktrees', 'registry', 'keyboard']);
     const search = tab.getByTestId('settings-search');
     await search.fill('flood');
     await expect.poll(() => sectionIds(page), { timeout: WAIT.page }).toEqual(['supervision']);
@@ -237,6 +240,49 @@ describe('settings', { timeout: 180_000 }, () => {
       c.close();
     }
     expect(errors).toEqual([]);
+  });
+
+  it('Settings → Worktrees lists the repositories with settings of their own: edited, added by a folder of the repository, removed', async () => {
+    const repoOf = (name: string) => {
+      const dir = join(tempDir('sb-settings-repo-'), name);
+      mkdirSync(join(dir, 'src'), { recursive: true });
+      execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+      return realpathSync(dir);
+    };
+    const first = repoOf('first');
+    const second = repoOf('second');
+    const c = await connectContract(suite.app);
+    const repos = async () => ((await c.call('settings.get', { key: 'worktrees.repos' })) as { entry: { value: Record<string, Record<string, unknown>> } }).entry.value;
+    try {
+      await c.call('settings.set', { key: 'worktrees.repos', value: { [first]: { setupCommand: 'npm ci' } } });
+      const { page, errors } = await open();
+      const section = (await openSettings(page)).getByTestId('settings-worktrees');
+      await section.scrollIntoViewIfNeeded();
+      const row = section.locator(`[data-repo="${first}"]`);
+      await expect(row.getByTestId('settings-worktree-repo-0-setup').inputValue()).resolves.toBe('npm ci');
+      // Edited in place: the timeout (saved on leaving the field) and "always a new worktree".
+      await row.getByTestId('settings-worktree-repo-0-timeout').fill('90');
+      await row.getByTestId('settings-worktree-repo-0-timeout').blur();
+      await row.getByTestId('settings-worktree-repo-0-always').check();
+      await expect.poll(repos, { timeout: WAIT.server }).toEqual({ [first]: { alwaysNewWorktree: true, setupCommand: 'npm ci', setupTimeoutSeconds: 90 } });
+      // A folder that is no repository is refused with the reason; one inside a repository adds that repository.
+      await section.getByTestId('settings-worktree-add-path').fill(tempDir('sb-settings-not-repo-'));
+      await section.getByTestId('settings-worktree-add').click();
+      await section.getByRole('alert').filter({ hasText: /not in a git repository/ }).waitFor({ timeout: WAIT.server });
+      await section.getByTestId('settings-worktree-add-path').fill(join(second, 'src'));
+      await section.getByTestId('settings-worktree-add').click();
+      await section.locator(`[data-repo="${second}"]`).waitFor({ timeout: WAIT.server });
+      await expect.poll(async () => Object.keys(await repos()).sort(), { timeout: WAIT.server }).toEqual([first, second].sort());
+      // Removed after a confirmation: back to the defaults.
+      await row.getByRole('button', { name: 'Remove' }).click();
+      await page.getByTestId('confirm-ok').click();
+      await expect.poll(async () => Object.keys(await repos()), { timeout: WAIT.server }).toEqual([second]);
+      await expect(section.locator(`[data-repo="${first}"]`).count()).resolves.toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await c.call('settings.reset', { key: 'worktrees.repos' });
+      c.close();
+    }
   });
 
   it('a stored value the app cannot use falls back to its default, with a notice', async () => {

@@ -64,6 +64,12 @@ describe('a session in its own worktree, in Chromium', { timeout: 120_000 }, () 
     await finish.getByTestId('worktree-note').getByText('Committed').waitFor({ timeout: WAIT.server });
     await expect.poll(() => bar.getByTestId('worktree-counts').innerText(), { timeout: WAIT.server }).toContain('↑1 ↓0');
 
+    // The pull request's title and description, drafted by the session's agent on request, fill the form to edit.
+    await finish.getByTestId('worktree-pr-draft').click();
+    await expect.poll(() => finish.getByTestId('worktree-pr-title').inputValue(), { timeout: WAIT.agent }).toBe('Add notes');
+    await expect(finish.getByTestId('worktree-pr-body').inputValue()).resolves.toContain('- `notes.txt`');
+    await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: WAIT.agent });
+
     await finish.getByTestId('worktree-strategy').selectOption('squash');
     await finish.getByTestId('worktree-merge').click();
     await finish.getByTestId('worktree-note').getByText('main is now at').waitFor({ timeout: WAIT.server });

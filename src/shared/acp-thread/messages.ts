@@ -1,6 +1,6 @@
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 import type { Draft } from './draft';
-import type { AgentMessageEntry, MessagePart, ThoughtEntry, UserMessageEntry } from './types';
+import type { AgentMessageEntry, MessagePart, ThoughtEntry, ThreadEntry, UserMessageEntry } from './types';
 
 type MessageKind = 'user_message' | 'agent_message' | 'thought';
 type MessageEntry = UserMessageEntry | AgentMessageEntry | ThoughtEntry;
@@ -31,6 +31,22 @@ export function partsFromContent(content: readonly ContentBlock[]): MessagePart[
 }
 
 /** Plain text of a message (text parts joined; other blocks as their URI or name). */
+/**
+ * What the agent said in answer to the prompt `promptId`: its messages' text (not its thoughts) until the next
+ * prompt, separated by blank lines; null when the prompt is not in the thread.
+ */
+export function replyTo(entries: readonly ThreadEntry[], promptId: string): string | null {
+  const start = entries.findIndex((e) => e.kind === 'user_message' && e.promptId === promptId);
+  if (start < 0) return null;
+  const out: string[] = [];
+  for (let i = start + 1; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (e.kind === 'user_message') break;
+    if (e.kind === 'agent_message') out.push(messageText(e.parts));
+  }
+  return out.join('\n\n');
+}
+
 export function messageText(parts: readonly MessagePart[]): string {
   let out = '';
   for (const p of parts) {

@@ -15,7 +15,7 @@ import { repoWorktreeSettingSchema } from './worktrees';
 
 export type SettingScope = 'app' | 'agent';
 /** Sections of the Settings tab; null: kept by the app itself, not shown (layout, recent folders). */
-export type SettingSection = 'general' | 'agents' | 'hosts' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'registry' | 'keyboard';
+export type SettingSection = 'general' | 'agents' | 'hosts' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'worktrees' | 'registry' | 'keyboard';
 
 export interface SettingDef<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -200,16 +200,17 @@ export const SETTINGS = {
     description:
       "Where new worktree sessions' worktrees go, one folder per repository. Empty: beside each repository (<repo>.worktrees/). Never inside a repository or the data folder.",
     scope: 'app',
-    section: 'general',
+    section: 'worktrees',
     placeholder: 'beside each repository',
   }),
   'worktrees.repos': def({
-    schema: z.record(z.string().max(4096), repoWorktreeSettingSchema).refine((r) => Object.keys(r).length <= 500, 'at most 500 repositories'),
+    schema: z.record(absolutePathSchema, repoWorktreeSettingSchema).refine((r) => Object.keys(r).length <= 500, 'at most 500 repositories'),
     default: {},
     label: 'Worktree settings per repository',
-    description: 'Per repository: start new sessions in a new worktree, and a setup command run in each new worktree (set in the new-session form).',
+    description:
+      'Per repository (its main checkout): start new sessions in a new worktree, and a setup command run in each new worktree, with its timeout. Edited here (Settings → Worktrees) and in the new-session form.',
     scope: 'app',
-    section: null,
+    section: 'worktrees',
   }),
 
   // History

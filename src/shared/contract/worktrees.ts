@@ -56,6 +56,8 @@ export const worktreeErrorSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('push_rejected'), output: z.string() }),
   /** Commits were made since the discard was confirmed: confirm again. */
   z.object({ kind: z.literal('changed_since_confirmation'), unmerged: z.array(commitSchema) }),
+  /** The session's agent was asked for a draft and gave none (its turn failed, or its reply held no title). */
+  z.object({ kind: z.literal('no_draft'), message: z.string() }),
   /**
    * git (or gh) failed. `hook`: a hook that git runs for this operation is installed (its output is in `output`, which is
    * what git and the hook printed).
@@ -131,6 +133,7 @@ export const repoWorktreeSettingSchema = z.object({
   setupTimeoutSeconds: z.number().int().min(1).max(24 * 3600).default(600),
 });
 export type RepoWorktreeSetting = z.infer<typeof repoWorktreeSettingSchema>;
+export const DEFAULT_REPO_WORKTREE_SETTING: RepoWorktreeSetting = repoWorktreeSettingSchema.parse({});
 
 export const setupEndSchema = z.object({
   status: z.enum(['succeeded', 'failed', 'cancelled', 'timed_out']),
@@ -194,6 +197,14 @@ export const worktreeRequests = {
         z.object({ via: z.literal('push'), compareUrl: z.string().nullable(), output: z.string(), reason: z.string() }),
       ]),
     ),
+  ),
+  /**
+   * A pull request's title and description drafted by the session's agent (a prompt in the session, which must
+   * work in this worktree), read from its reply: the user edits them before sending. Waits for the turn's end.
+   */
+  'worktrees.draftPullRequest': request(
+    z.object({ path, sessionId: z.string().min(1).max(200) }).strict(),
+    outcome(z.object({ title: z.string(), body: z.string() })),
   ),
   /** What discarding would lose: the branch's commits not in its base, and the uncommitted files. */
   'worktrees.discardPlan': request(z.object({ path }).strict(), outcome(z.object({ unmerged: z.array(commitSchema), files: z.array(worktreeFileSchema) }))),

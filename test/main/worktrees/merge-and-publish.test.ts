@@ -90,6 +90,10 @@ describe('worktree sessions: create, merge, conflict', () => {
     expect(await f.fails('worktrees.create', { kind: 'new', repo: f.repo, branch: 'sb/x', base: 'main', path: join(f.repo, 'inside') })).toMatchObject({ kind: 'outside_folder' });
     expect(await f.fails('worktrees.create', { kind: 'new', repo: f.repo, branch: 'main', base: 'main' })).toEqual({ kind: 'branch_exists', branch: 'main' });
     expect(await f.fails('worktrees.create', { kind: 'new', repo: f.repo, branch: 'sb/x', base: 'nope' })).toEqual({ kind: 'no_base', base: 'nope' });
+    // A name that is only the folder of other branches (release/1.0) is no branch, as base or as the new branch's name.
+    sh(f.repo, 'branch', 'release/1.0');
+    expect(await f.fails('worktrees.create', { kind: 'new', repo: f.repo, branch: 'sb/x', base: 'release' })).toEqual({ kind: 'no_base', base: 'release' });
+    expect(await f.fails('worktrees.create', { kind: 'new', repo: f.repo, branch: 'release', base: 'main' })).toMatchObject({ kind: 'git_failed', command: 'git worktree add' });
     expect(await f.fails('worktrees.create', { kind: 'new', repo: f.root, branch: 'sb/x', base: 'main' })).toMatchObject({ kind: 'not_a_repo', path: f.root });
     expect(await f.fails('worktrees.create', { kind: 'new', repo: join(f.root, 'missing'), branch: 'sb/x', base: 'main' })).toMatchObject({ kind: 'not_a_repo' });
     const bad = await f.core.router.invoke('worktrees.create', { kind: 'new', repo: f.repo, branch: 'a..b', base: 'main' });

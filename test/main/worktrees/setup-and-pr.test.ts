@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SetupEnd, SetupRun, WorktreeInfo } from '../../../src/shared/contract/worktrees';
 import { tempDir } from '../../support/app-server';
-import { makeFixture, sh, type Fixture } from './support';
+import { fakeGh, ghCalls, makeFixture, sh, type Fixture } from './support';
 
 let f: Fixture;
 const savedPath = process.env.PATH;
@@ -73,32 +73,6 @@ describe('the setup command of a new worktree', () => {
     expect((await create('sb/none')).setup).toBeNull();
   });
 });
-
-/** A stand-in `gh` (GitHub is the edge of the machine) that records its arguments and answers as gh does. */
-function fakeGh(signedIn: boolean): { dir: string; log: string } {
-  const dir = tempDir('sb-gh-');
-  const log = join(dir, 'calls.log');
-  writeFileSync(
-    join(dir, 'gh'),
-    `#!/bin/sh
-for a in "$@"; do printf '%s\\037' "$a"; done >> "${log}"; printf '\\036' >> "${log}"
-case "$1 $2" in
-  "auth status") ${signedIn ? 'echo "Logged in to github.com account tester"; exit 0' : 'echo "You are not logged into any GitHub hosts. To log in, run: gh auth login" >&2; exit 1'} ;;
-  "pr create") echo "Creating pull request for $6 into $4"; echo "https://github.example/acme/project/pull/42"; exit 0 ;;
-esac
-exit 2
-`,
-  );
-  chmodSync(join(dir, 'gh'), 0o755);
-  return { dir, log };
-}
-
-/** Each call's arguments, as the stand-in recorded them (0x1f after each argument, 0x1e after each call). */
-const ghCalls = (log: string): string[][] =>
-  readFileSync(log, 'utf8')
-    .split('\x1e')
-    .filter(Boolean)
-    .map((call) => call.split('\x1f').slice(0, -1));
 
 /** A PATH with git and nothing else (no gh, whatever this machine has installed). */
 function pathWithoutGh(): string {

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppCore } from '../../../src/main/app-core';
 import type { WorktreeOutcome } from '../../../src/shared/contract/worktrees';
 import { tempDir } from '../../support/app-server';
+import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 
 /** Runs the real git; throws on a non-zero exit. */
 export const sh = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -21,6 +22,10 @@ export interface Fixture {
   /** A worktree request whose outcome must be an error: the error. */
   fails(method: string, params: unknown): Promise<Extract<WorktreeOutcome<unknown>, { ok: false }>['error']>;
   events: Array<{ name: string; payload: unknown }>;
+  /** Adds the scenario agent (a real subprocess over stdio) under `name`: its id. */
+  addAgent(name?: string, env?: Record<string, string>): Promise<string>;
+  /** Sends a text prompt to a session and waits for its turn to end (its error, if any). */
+  promptAndWait(sessionId: string, text: string, timeoutMs?: number): Promise<{ stopReason: string | null; error: { message: string } | null }>;
 }
 
 export function makeFixture(): Fixture {
@@ -47,9 +52,25 @@ export function makeFixture(): Fixture {
     if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
     return r.value as T;
   };
+  const turnEnds: Array<{ promptId: string; stopReason: string | null; error: { message: string } | null }> = [];
+  core.acp.sessions.onTurnEnded((t) => void turnEnds.push(t));
   return {
     core,
     root,
+    async addAgent(name = 'Scenario', env = {}) {
+      const { command, args } = scenarioAgentCommand();
+      return (await call<{ id: string }>('agents.addCustom', { name, command, args, env, cwd: root })).id;
+    },
+    async promptAndWait(sessionId, text, timeoutMs = 60_000) {
+      const { promptId } = await call<{ promptId: string }>('sessions.prompt', { sessionId, prompt: [{ type: 'text', text }] });
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const end = turnEnds.find((t) => t.promptId === promptId);
+        if (end) return end;
+        if (Date.now() > deadline) throw new Error(`the turn of "${text}" did not end within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     origin,
     repo,
     events,
@@ -66,3 +87,30 @@ export function makeFixture(): Fixture {
     },
   };
 }
+
+/** A stand-in `gh` (GitHub is the edge of the machine) that records its arguments and answers as gh does. */
+export function fakeGh(signedIn: boolean): { dir: string; log: string } {
+  const dir = tempDir('sb-gh-');
+  const log = join(dir, 'calls.log');
+  writeFileSync(
+    join(dir, 'gh'),
+    `#!/bin/sh
+for a in "$@"; do printf '%s\\037' "$a"; done >> "${log}"; printf '\\036' >> "${log}"
+case "$1 $2" in
+  "auth status") ${signedIn ? 'echo "Logged in to github.com account tester"; exit 0' : 'echo "You are not logged into any GitHub hosts. To log in, run: gh auth login" >&2; exit 1'} ;;
+  "pr create") echo "Creating pull request for $6 into $4"; echo "https://github.example/acme/project/pull/42"; exit 0 ;;
+esac
+exit 2
+`,
+  );
+  chmodSync(join(dir, 'gh'), 0o755);
+  return { dir, log };
+}
+
+/** Each call's arguments, as the stand-in recorded them (0x1f after each argument, 0x1e after each call). */
+export const ghCalls = (log: string): string[][] =>
+  readFileSync(log, 'utf8')
+    .split('\x1e')
+    .filter(Boolean)
+    .map((call) => call.split('\x1f').slice(0, -1));
+

@@ -3,7 +3,7 @@ import type { Host } from '../host/host';
 import { gitRun } from './git';
 import { installedHook } from './hooks';
 import type { Outcome } from './publish';
-import { changedFiles, commitsBetween, listWorktrees, overwrittenFiles, revParse, trialMerge } from './repo-git';
+import { branchHeads, changedFiles, commitsBetween, overwrittenFiles, revParse, trialMerge } from './repo-git';
 
 export interface MergeTarget {
   repo: string;
@@ -20,22 +20,20 @@ export interface MergeTarget {
  * in the way); where it is not, by moving the branch ref from the commit checked to the new one.
  */
 export async function mergeIntoBase(host: Host, t: MergeTarget, strategy: MergeStrategy, message?: string): Promise<Outcome<{ base: string; head: string; strategy: MergeStrategy }>> {
-  // The two commits first (everything after works on them, not on names that could move), then the checks at once.
-  const [baseSha, branchHead] = await Promise.all([revParse(host, t.repo, `refs/heads/${t.base}`), revParse(host, t.repo, `refs/heads/${t.branch}`)]);
+  // The two commits first, and where the base is checked out (one git process); everything after works on
+  // those commits, not on names that could move. Then the checks at once.
+  const heads = await branchHeads(host, t.repo, [t.base, t.branch]);
+  const baseSha = heads.get(t.base)?.sha;
   if (!baseSha) return { ok: false, error: { kind: 'no_base', base: t.base } };
-  let branchSha = branchHead;
+  let branchSha = heads.get(t.branch)?.sha;
   if (!branchSha) return { ok: false, error: { kind: 'git_failed', command: 'git rev-parse', output: `no branch ${t.branch}`, hook: null } };
-  const [mergeBase, trial, trees] = await Promise.all([
-    gitRun(host, t.repo, ['merge-base', baseSha, branchSha]).then((o) => o.stdout.trim()),
-    trialMerge(host, t.repo, baseSha, branchSha),
-    listWorktrees(host, t.repo),
-  ]);
+  const [mergeBase, trial] = await Promise.all([gitRun(host, t.repo, ['merge-base', baseSha, branchSha]).then((o) => o.stdout.trim()), trialMerge(host, t.repo, baseSha, branchSha)]);
   if (mergeBase === branchSha) return { ok: false, error: { kind: 'nothing_to_merge', base: t.base, branch: t.branch } };
   const fastForward = mergeBase === baseSha;
   if (strategy === 'ff' && !fastForward) return { ok: false, error: { kind: 'not_fast_forward', base: t.base, branch: t.branch } };
   if (trial.conflicts.length > 0) return { ok: false, error: { kind: 'conflict', files: trial.conflicts, base: t.base, branch: t.branch } };
   const trialTree: string | null = fastForward ? null : trial.tree;
-  const checkout = trees.find((w) => w.branch === t.base)?.path ?? null;
+  const checkout = heads.get(t.base)!.checkout;
 
   let target: string;
   switch (strategy) {

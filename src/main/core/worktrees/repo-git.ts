@@ -48,6 +48,22 @@ export async function branches(host: Host, repo: string): Promise<Array<{ name: 
     });
 }
 
+/**
+ * The commits branches point at, and the worktree each is checked out in (null: none), asked in one git process.
+ * A name that is not a branch (or points at no commit) is left out.
+ */
+export async function branchHeads(host: Host, cwd: string, names: readonly string[]): Promise<Map<string, { sha: string; checkout: string | null }>> {
+  const out = await git(host, cwd, ['for-each-ref', '--format=%(refname)%00%(objecttype)%00%(objectname)%00%(worktreepath)', ...names.map((n) => `refs/heads/${n}`)]);
+  const wanted = new Set(names.map((n) => `refs/heads/${n}`));
+  const heads = new Map<string, { sha: string; checkout: string | null }>();
+  for (const line of out.split('\n')) {
+    const [ref = '', type, sha = '', checkout = ''] = line.split('\0');
+    // A pattern also matches the refs under it (refs/heads/a matches refs/heads/a/b): only the exact names count.
+    if (wanted.has(ref) && type === 'commit') heads.set(ref.slice('refs/heads/'.length), { sha, checkout: checkout || null });
+  }
+  return heads;
+}
+
 export async function revParse(host: Host, cwd: string, rev: string): Promise<string | null> {
   const out = await host.git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd });
   return out.code === 0 ? out.stdout.toString('utf8').trim() : null;

@@ -10,10 +10,11 @@ import type { StoreService } from '../store/store-service';
 import { folderNameFor, folderProblem, isInside, realish, worktreeFolder } from './folder';
 import { GitError, gitRun } from './git';
 import { addWorktree, deleteBranch, removeWorktree } from './worktree-git';
+import { draftPullRequest, type DraftSessions } from './draft';
 import { installedHook } from './hooks';
 import { mergeIntoBase } from './merge';
 import { pullRequest, push, type Outcome } from './publish';
-import { aheadBehind, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, statusEntries, trialMerge, upstreamOf } from './repo-git';
+import { aheadBehind, branchHeads, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, statusEntries, trialMerge, upstreamOf } from './repo-git';
 import { SetupRunner } from './setup-runner';
 
 interface Row {
@@ -35,6 +36,8 @@ export interface WorktreeServiceOptions {
   settings: { folder(): string; repo(repo: string): RepoWorktreeSetting };
   /** The environment of the setup command and of `gh` (the user's own). */
   env: () => Record<string, string>;
+  /** The sessions whose agents draft pull requests. */
+  sessions: DraftSessions;
 }
 
 /**
@@ -70,6 +73,7 @@ export class WorktreeService implements Disposable {
         return out;
       }),
     );
+    router.handle('worktrees.draftPullRequest', (p) => this.known(p.path, (r) => draftPullRequest(this.o.host, this.o.sessions, p.sessionId, r)));
     router.handle('worktrees.discardPlan', (p) => this.known(p.path, (r) => this.discardPlan(r)));
     router.handle('worktrees.discard', (p) => this.known(p.path, (r) => this.discard(r, p.unmerged)));
     router.handle('worktrees.setupCancel', (p) => ({ cancelled: this.setup.cancel(p.id) }));
@@ -131,12 +135,13 @@ export class WorktreeService implements Disposable {
   async createNew(repoPath: string, branch: string, base: string, path?: string): Promise<Outcome<{ worktree: WorktreeInfo; setup: SetupRun | null }>> {
     const { host } = this.o;
     // Asked at once: git answers them from any folder of the repository.
-    const [repoOut, format, taken, baseSha] = await Promise.all([
+    const [repoOut, format, heads] = await Promise.all([
       this.repoOf(repoPath),
       gitRun(host, repoPath, ['check-ref-format', '--branch', branch]).catch((e: Error) => ({ code: 1, stdout: '', output: e.message })),
-      revParse(host, repoPath, `refs/heads/${branch}`).catch(() => null),
-      revParse(host, repoPath, `refs/heads/${base}`).catch(() => null),
+      branchHeads(host, repoPath, [branch, base]).catch(() => new Map<string, { sha: string }>()),
     ]);
+    const taken = heads.has(branch);
+    const baseSha = heads.get(base)?.sha;
     if (!repoOut.ok) return repoOut;
     const repo = repoOut.value;
     if (format.code !== 0) return { ok: false, error: { kind: 'invalid_branch', branch, message: format.output } };
@@ -215,10 +220,15 @@ export class WorktreeService implements Disposable {
     for (const f of files) {
       if (f.startsWith('/') || f.split('/').includes('..')) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: `${f}: not a path inside the worktree`, hook: null } };
     }
+    const entries = await statusEntries(host, r.path);
+    // A file gone since the list was shown (a temporary file, one the agent deleted) has nothing to add.
+    const listed = new Set(entries.map((e) => e.path));
+    const chosen = files.filter((f) => listed.has(f));
+    if (chosen.length === 0) return { ok: false, error: { kind: 'nothing_to_commit' } };
     // A chosen file renamed in the index takes its old path into the commit: else the commit keeps the old file too.
-    const from = new Map((await statusEntries(host, r.path)).filter((e) => e.from && e.code[0] === 'R').map((e) => [e.path, e.from!]));
-    const spec = files.join('\0') + '\0';
-    const commitSpec = [...files, ...files.flatMap((f) => (from.has(f) ? [from.get(f)!] : []))].join('\0') + '\0';
+    const from = new Map(entries.filter((e) => e.from && e.code[0] === 'R').map((e) => [e.path, e.from!]));
+    const spec = chosen.join('\0') + '\0';
+    const commitSpec = [...chosen, ...chosen.flatMap((f) => (from.has(f) ? [from.get(f)!] : []))].join('\0') + '\0';
     // Literal pathspecs, read from stdin: a name is a name (no glob, no magic), and no argument list too long.
     const added = await gitRun(host, r.path, ['--literal-pathspecs', 'add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: spec });
     if (added.code !== 0) return { ok: false, error: { kind: 'git_failed', command: 'git add', output: added.output, hook: null } };

@@ -191,7 +191,7 @@ export function NewSessionForm({
           ))}
         </div>
       )}
-      <WhereField api={api} repo={repo} where={where} onChange={setWhere} />
+      <WhereField repo={repo} where={where} onChange={setWhere} />
       {placeError && <ErrorAlert>{placeError}</ErrorAlert>}
       <FormActions>
         <button className="primary" type="submit" disabled={!agent || checking || placing} data-testid="new-session-start">

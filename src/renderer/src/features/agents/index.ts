@@ -29,3 +29,4 @@ export { NewSessionForm, openNewSessionTab } from './NewSession';
 export { loadRecentFolders, rememberFolder } from './recent';
 export { agentName, readableAgentId, refreshAgents, syncAgents, useAgents } from './state';
 export { describeWorktreeError, useRepo } from './where';
+export { RepoWorktreeFields, saveRepoWorktreeSetting } from './RepoWorktreeFields';

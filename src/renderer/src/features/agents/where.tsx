@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
-import type { RepoBranches, RepoWorktreeSetting, WorktreeError } from '@shared/contract/worktrees';
-import { suggestBranchName } from '@shared/contract/worktrees';
+import type { RepoBranches, WorktreeError } from '@shared/contract/worktrees';
+import { DEFAULT_REPO_WORKTREE_SETTING, suggestBranchName } from '@shared/contract/worktrees';
 import type { Api } from '../../ipc/client';
-import { saveSetting, settingNow, useSetting } from '../../app/settings';
+import { useSetting } from '../../app/settings';
+import { RepoWorktreeFields } from './RepoWorktreeFields';
 import { basename } from '../../ui/format';
 
 /** Where a new session works: the folder itself, a new worktree on a new branch, or an existing worktree. */
@@ -11,7 +12,6 @@ export type Where =
   | { kind: 'new'; branch: string; branchEdited: boolean; base: string; prompt: string }
   | { kind: 'existing'; path: string };
 
-const DEFAULT_REPO_SETTING: RepoWorktreeSetting = { alwaysNewWorktree: false, setupCommand: '', setupTimeoutSeconds: 600 };
 
 /** A worktree error in a sentence. */
 export function describeWorktreeError(e: WorktreeError): string {
@@ -21,7 +21,7 @@ export function describeWorktreeError(e: WorktreeError): string {
     case 'unknown_worktree':
       return `${e.path} is not a worktree Switchboard knows.`;
     case 'outside_folder':
-      return `${e.path} is not inside the worktrees folder ${e.folder} (Settings → General), or that folder is inside the repository or the data folder.`;
+      return `${e.path} is not inside the worktrees folder ${e.folder} (Settings → Worktrees), or that folder is inside the repository or the data folder.`;
     case 'branch_exists':
       return `A branch named ${e.branch} already exists.`;
     case 'invalid_branch':
@@ -46,6 +46,8 @@ export function describeWorktreeError(e: WorktreeError): string {
       return `The remote refused the push (it is never forced): ${e.output}`;
     case 'changed_since_confirmation':
       return 'New commits were made since you confirmed; confirm again.';
+    case 'no_draft':
+      return `No draft from the agent: ${e.message}`;
     case 'git_failed':
       return `${e.command} failed${e.hook ? ` (the ${e.hook} hook)` : ''}: ${e.output}`;
   }
@@ -73,17 +75,11 @@ export function useRepo(api: Api, folder: string): RepoBranches | null {
   return repo;
 }
 
-export function repoSetting(repo: string): RepoWorktreeSetting {
-  return { ...DEFAULT_REPO_SETTING, ...(settingNow('worktrees.repos')[repo] ?? {}) };
-}
-
 /** The "Where the session works" part of the new-session form. */
-export function WhereField({ api, repo, where, onChange }: { api: Api; repo: RepoBranches | null; where: Where; onChange(w: Where): void }) {
+export function WhereField({ repo, where, onChange }: { repo: RepoBranches | null; where: Where; onChange(w: Where): void }) {
   const repos = useSetting('worktrees.repos');
-  const setting = repo ? { ...DEFAULT_REPO_SETTING, ...(repos[repo.repo] ?? {}) } : DEFAULT_REPO_SETTING;
+  const setting = repo ? { ...DEFAULT_REPO_WORKTREE_SETTING, ...(repos[repo.repo] ?? {}) } : DEFAULT_REPO_WORKTREE_SETTING;
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const [setupDraft, setSetupDraft] = useState(setting.setupCommand);
-  useEffect(() => setSetupDraft(setting.setupCommand), [repo?.repo, setting.setupCommand]);
   const defaultBase = repo?.currentBranch ?? repo?.branches[0]?.name ?? 'main';
   const newWhere = (prompt = ''): Where => ({ kind: 'new', branch: suggestBranchName(prompt), branchEdited: false, base: defaultBase, prompt });
 
@@ -95,7 +91,6 @@ export function WhereField({ api, repo, where, onChange }: { api: Api; repo: Rep
 
   if (!repo) return null;
   const existing = repo.worktrees.filter((w) => !w.main && w.branch);
-  const saveRepo = (patch: Partial<RepoWorktreeSetting>) => void saveSetting(api, 'worktrees.repos', { ...repos, [repo.repo]: { ...setting, ...patch } });
 
   return (
     <fieldset className="where-field" data-testid="where-field">
@@ -162,31 +157,8 @@ export function WhereField({ api, repo, where, onChange }: { api: Api; repo: Rep
         Worktree settings for {basename(repo.repo)}
       </button>
       {settingsOpen && (
-        <div className="where-settings" data-testid="where-settings">
-          <label className="checkbox">
-            <input type="checkbox" checked={setting.alwaysNewWorktree} onChange={(e) => saveRepo({ alwaysNewWorktree: e.target.checked })} data-testid="where-always" />
-            Always start sessions of this repository in a new worktree
-          </label>
-          <label className="field">
-            <span>Setup command, run in each new worktree (copy .env, npm ci…)</span>
-            <input
-              value={setupDraft}
-              spellCheck={false}
-              placeholder="cp ../project/.env . && npm ci"
-              onChange={(e) => setSetupDraft(e.target.value)}
-              onBlur={() => setupDraft !== setting.setupCommand && saveRepo({ setupCommand: setupDraft })}
-              data-testid="where-setup"
-            />
-          </label>
-          <label className="field inline">
-            <span>Stop it after (s)</span>
-            <input
-              type="number"
-              min={1}
-              value={setting.setupTimeoutSeconds}
-              onChange={(e) => Number(e.target.value) >= 1 && saveRepo({ setupTimeoutSeconds: Math.round(Number(e.target.value)) })}
-            />
-          </label>
+        <div className="where-settings">
+          <RepoWorktreeFields repo={repo.repo} testId="where-settings" />
         </div>
       )}
     </fieldset>

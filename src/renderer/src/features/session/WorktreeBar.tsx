@@ -4,6 +4,7 @@ import type { MergeStrategy, SetupRun, WorktreeError, WorktreeInfo, WorktreeStat
 import { useApi, useEvent } from '../../app/api-context';
 import { openExternalLink } from '../../app/link-confirm';
 import { useNotices } from '../../app/notices';
+import { confirmDialog } from '../../ui/confirm';
 import { VisibleText } from '../../ui/VisibleText';
 import { openFileTab } from './files';
 import { describeWorktreeError } from '../agents';
@@ -160,6 +161,13 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
         ? { ok: true, text: 'Pull request opened with gh.', url: v.url, output: v.output }
         : { ok: true, text: `Pushed (${v.reason}).${v.compareUrl ? ' Open the pull request from the remote’s link:' : ' The remote printed no link to open a pull request.'}`, url: v.compareUrl, output: v.output },
     );
+  // The agent's draft fills the fields; the user edits it before sending.
+  const draftPullRequest = () =>
+    run('draft', () => api.call('worktrees.draftPullRequest', { path: info.path, sessionId }), (v) => {
+      setPrTitle(v.title);
+      setPrBody(v.body);
+      return { ok: true, text: 'The agent drafted the pull request: edit it, then send it.' };
+    });
   const discard = async () => {
     const answer = await confirmWorktreeDiscard(api, info);
     if (!answer) return;
@@ -264,10 +272,24 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
           </button>
         </div>
         <input placeholder={`Pull request title (${info.branch})`} value={prTitle} onChange={(e) => setPrTitle(e.target.value)} aria-label="Pull request title" data-testid="worktree-pr-title" />
-        <textarea rows={3} placeholder="Pull request description" value={prBody} onChange={(e) => setPrBody(e.target.value)} aria-label="Pull request description" />
+        <textarea rows={5} placeholder="Pull request description" value={prBody} onChange={(e) => setPrBody(e.target.value)} aria-label="Pull request description" data-testid="worktree-pr-body" />
         <div className="form-actions">
           <button disabled={busy !== null || (status?.ahead ?? 0) === 0} onClick={() => void pullRequest()} data-testid="worktree-pr">
             {busy === 'pr' ? 'Opening…' : 'Pull request'}
+          </button>
+          <button
+            disabled={busy !== null || !idle || (status?.ahead ?? 0) === 0}
+            title={idle ? 'The agent is asked in this session for a title and a description' : 'The agent is busy'}
+            onClick={() =>
+              void (async () => {
+                const typed = prTitle.trim() || prBody.trim();
+                if (typed && !(await confirmDialog({ title: 'Ask the agent for a draft?', message: 'Its draft replaces the title and description typed here.', confirm: 'Ask the agent' }))) return;
+                await draftPullRequest();
+              })()
+            }
+            data-testid="worktree-pr-draft"
+          >
+            {busy === 'draft' ? 'The agent is drafting…' : 'Draft with the agent'}
           </button>
         </div>
       </section>

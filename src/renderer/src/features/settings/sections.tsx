@@ -10,6 +10,7 @@ import { HostsSection } from '../hosts';
 import { McpSection } from './sections/McpSection';
 import { PermissionsSection } from './sections/PermissionsSection';
 import { RegistrySettingsSection } from './sections/RegistrySettingsSection';
+import { WorktreesSettingsSection } from './sections/WorktreesSettingsSection';
 
 export interface SectionDef {
   id: SettingSection;
@@ -31,6 +32,7 @@ export const SECTIONS: SectionDef[] = [
   { id: 'supervision', title: 'Supervision', keywords: 'restart crash idle stop timeout flood throttle hang', view: fields('supervision') },
   { id: 'history', title: 'History', keywords: 'backups backup retention keep store database', view: HistorySettingsSection },
   { id: 'checkpoints', title: 'Checkpoints', keywords: 'checkpoints snapshots undo rewind revert retention disk exclude gitignore git', view: CheckpointsSettingsSection },
+  { id: 'worktrees', title: 'Worktrees', keywords: 'worktree branch git setup command timeout repository repositories merge pull request', view: WorktreesSettingsSection },
   { id: 'registry', title: 'Registry', keywords: 'acp registry source url cdn install', view: RegistrySettingsSection },
   { id: 'keyboard', title: 'Keyboard', keywords: 'shortcuts keys keybindings hotkeys', view: KeyboardSection },
 ];
