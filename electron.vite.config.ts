@@ -9,7 +9,7 @@ import react from '@vitejs/plugin-react';
 // Node's strict resolution of CommonJS packages' subpaths.
 const external = ['better-sqlite3', 'node-pty', '@parcel/watcher', 'electron', 'bufferutil', 'utf-8-validate'];
 
-// The helper Switchboard copies to an SSH host (core/host/ssh/server): one CommonJS file beside the main bundle,
+// The helper Switchboard copies to an SSH host (src/main/ssh-helper.ts): one CommonJS file beside the main bundle,
 // so that a packaged app (which has no sources and no esbuild) can install it.
 function sshHelper(): Plugin {
   return {
@@ -17,7 +17,7 @@ function sshHelper(): Plugin {
     apply: 'build',
     async writeBundle() {
       await build({
-        entryPoints: [resolve(__dirname, 'src/main/core/host/ssh/server/main.ts')],
+        entryPoints: [resolve(__dirname, 'src/main/ssh-helper.ts')],
         outfile: resolve(__dirname, 'out/main/ssh-helper.cjs'),
         bundle: true,
         platform: 'node',

@@ -27,7 +27,8 @@ export const CORE_DEPENDENCIES: Record<string, readonly string[]> = {
   compare: ['agents', 'store', 'worktrees'],
   worktrees: ['store'],
   registry: ['agents', 'settings', 'store'],
-  acp: ['agents', 'mcp', 'settings', 'store', 'terminals'],
+  // registry: how an agent installed here runs on an SSH host (registry/host-launch.ts).
+  acp: ['agents', 'mcp', 'registry', 'settings', 'store', 'terminals'],
 };
 const EVERYONE = ['base', 'platform', 'host'];
 

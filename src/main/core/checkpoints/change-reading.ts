@@ -6,7 +6,7 @@ import { errorText, folderKey, type CheckpointFolders, type Folder } from './che
 import type { CheckpointRow, TurnRow } from './checkpoint-rows';
 import { notKept } from './file-restore';
 import type { FolderWatches } from './folder-watches';
-import type { TreeEntry } from './shadow-repo';
+import type { TreeEntry } from './shadow-store';
 import type { ShadowStore } from './shadow-store';
 
 /** The entry of `path` in a stored tree (null: not there, or not a file). */

@@ -1,6 +1,6 @@
 import type { ChangedFile, ChangeSet, ChangeSummary, Hunk } from '../../../shared/contract/checkpoints';
 import { codeRunningReason, isPackageJson, scriptsChanged } from './code-running';
-import type { LargeFile } from './shadow-repo';
+import type { LargeFile } from './shadow-store';
 import type { ShadowStore } from './shadow-store';
 
 /** Most files one change set lists (an `npm install` into a non-ignored folder would otherwise flood the view). */

@@ -6,7 +6,7 @@ import { CheckpointRows, type CheckpointRow } from './checkpoint-rows';
 import type { CheckpointSettings } from './checkpoint-settings';
 import { FolderFeed } from './folder-changes';
 import { siteOf, type CheckpointSite } from './checkpoint-sites';
-import type { Snapshot } from './shadow-repo';
+import type { Snapshot } from './shadow-store';
 import type { ShadowStore } from './shadow-store';
 
 /** A folder with checkpoints, as this process holds it. */

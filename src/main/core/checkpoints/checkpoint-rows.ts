@@ -1,6 +1,6 @@
 import type { ChangeSet, RestoreReport, Restore } from '../../../shared/contract/checkpoints';
 import type { Db } from '../store/database';
-import type { LargeFile } from './shadow-repo';
+import type { LargeFile } from './shadow-store';
 
 export interface CheckpointRow {
   id: string;

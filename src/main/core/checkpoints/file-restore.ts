@@ -1,7 +1,7 @@
 import type { RestoreReport } from '../../../shared/contract/checkpoints';
 import { isBinary } from './changes';
 import { FsRefusal, type ConfinedFiles } from '../host/files';
-import type { LargeFile, TreeEntry } from './shadow-repo';
+import type { LargeFile, TreeEntry } from './shadow-store';
 import type { ShadowStore } from './shadow-store';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */

@@ -1,5 +1,5 @@
 import type { GitOutput } from './shadow-git';
-import type { Snapshot, SnapshotOptions, TreeEntry } from './shadow-repo';
+import type { Snapshot, SnapshotOptions, TreeEntry } from './shadow-store';
 import type { ShadowStore } from './shadow-store';
 
 /** One call to a folder's shadow repository in a host's helper (shadow-helper.ts answers it). */

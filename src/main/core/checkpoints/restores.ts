@@ -8,7 +8,7 @@ import { changedEntries, entryAt, type ChangeReader } from './change-reading';
 import type { CheckpointFolders, Folder } from './checkpoint-folders';
 import type { CheckpointRow } from './checkpoint-rows';
 import { applyPlan, byPath, notKept, planRestore, planStatOnly, type PlanStep, type RestoreItem } from './file-restore';
-import type { TreeEntry } from './shadow-repo';
+import type { TreeEntry } from './shadow-store';
 
 /** What a restore's items do, as stored while it runs (merged texts are stored as objects first). */
 export type StoredStep = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null } | { path: string; refused: string };

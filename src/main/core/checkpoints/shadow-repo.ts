@@ -1,34 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FolderChanges } from './folder-changes';
 import { countFiles, scanFolder, scanPaths, type ScannedFile, type ScanResult, type ScanState, type StatOnlyFile } from './folder-scan';
 import { LooseObjects, TreeIndex } from './git-objects';
 import { ShadowGit } from './shadow-git';
 import type { Host } from '../host/host';
-import type { ShadowStore } from './shadow-store';
-
-/** A file recorded by size and time only: over the size cap, or ignored (`ignored`: content not kept). */
-export type LargeFile = StatOnlyFile;
-
-export interface Snapshot {
-  tree: string;
-  large: LargeFile[];
-  /** How it was taken: 'full' (the whole folder read, and why) or 'changes' (only what the watch reported). */
-  how: { kind: 'full'; reason: string } | { kind: 'changes'; paths: number };
-  /** Paths the watch did not report that the verification found changed (only with `verify`). */
-  missed: string[];
-  /** Files recorded (kept and by stat). */
-  files: number;
-}
-
-export interface SnapshotOptions {
-  /** What changed since the last snapshot (a folder watch says); without it the whole folder is read. */
-  changes?: FolderChanges;
-  /** After reading only the changes, read the whole folder's stat too, and take what the watch missed. */
-  verify?: boolean;
-  onProgress?: (files: number) => void;
-}
+import type { ShadowStore, Snapshot, SnapshotOptions, TreeEntry } from './shadow-store';
 
 /** What the last snapshot saw, kept in memory between snapshots (so the next one reads only changes). */
 interface LiveState extends ScanState {
@@ -50,11 +27,6 @@ const under = (path: string, roots: ReadonlySet<string>): boolean => {
   for (let i = path.length; i > 0; i = path.lastIndexOf('/', i - 1)) if (roots.has(path.slice(0, i))) return true;
   return false;
 };
-
-export interface TreeEntry {
-  mode: string;
-  sha: string;
-}
 
 type SavedFile = [path: string, mode: ScannedFile['mode'], sha: string, size: number, mtimeNs: string, ctimeNs: string, ino: string];
 interface SavedState {

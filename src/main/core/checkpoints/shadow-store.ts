@@ -1,5 +1,33 @@
 import type { GitOutput } from './shadow-git';
-import type { Snapshot, SnapshotOptions, TreeEntry } from './shadow-repo';
+import type { FolderChanges } from './folder-changes';
+import type { StatOnlyFile } from './folder-scan';
+
+/** A file recorded by size and time only: over the size cap, or ignored (`ignored`: content not kept). */
+export type LargeFile = StatOnlyFile;
+
+export interface Snapshot {
+  tree: string;
+  large: LargeFile[];
+  /** How it was taken: 'full' (the whole folder read, and why) or 'changes' (only what the watch reported). */
+  how: { kind: 'full'; reason: string } | { kind: 'changes'; paths: number };
+  /** Paths the watch did not report that the verification found changed (only with `verify`). */
+  missed: string[];
+  /** Files recorded (kept and by stat). */
+  files: number;
+}
+
+export interface SnapshotOptions {
+  /** What changed since the last snapshot (a folder watch says); without it the whole folder is read. */
+  changes?: FolderChanges;
+  /** After reading only the changes, read the whole folder's stat too, and take what the watch missed. */
+  verify?: boolean;
+  onProgress?: (files: number) => void;
+}
+
+export interface TreeEntry {
+  mode: string;
+  sha: string;
+}
 
 /**
  * What checkpoints need of a folder's shadow repository, wherever it lives: a ShadowRepo beside a folder on

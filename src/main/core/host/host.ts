@@ -154,7 +154,7 @@ export interface Host {
   /** Reports changes under `root` until disposed. Rejects when the folder cannot be watched. */
   watch(root: string, onEvent: (event: WatchEvent) => void, options?: WatchOptions): Promise<Disposable>;
   /**
-   * Runs a call of a service a concern registered in the host's helper (host/ssh/server/main.ts), beside the
+   * Runs a call of a service a concern registered in the host's helper (src/main/ssh-helper.ts), beside the
    * host's files: checkpoints read, hash and store a folder there, and only what a review needs travels.
    * Absent on a host whose files are this machine's: the concern runs the same code in-process.
    */

@@ -10,7 +10,7 @@ export interface HelperBundle {
   source: Buffer;
 }
 
-const ENTRY = 'src/main/core/host/ssh/server/main.ts';
+const ENTRY = 'src/main/ssh-helper.ts';
 /** A prebuilt helper shipped beside the app's main bundle (a build step may write it). */
 const PREBUILT = 'ssh-helper.cjs';
 
@@ -27,7 +27,7 @@ function here(): string {
 
 /**
  * The helper: a prebuilt `ssh-helper.cjs` beside this code when there is one, else bundled with esbuild from
- * the sources (server/main.ts, which reuses the local host's confined-fs, list-files and git code), once.
+ * the sources (src/main/ssh-helper.ts, which reuses the local host's confined-fs, list-files and git code), once.
  */
 export function helperBundle(): Promise<HelperBundle> {
   cached ??= (async () => {

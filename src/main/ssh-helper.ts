@@ -1,6 +1,7 @@
 /**
- * The helper Switchboard copies to an SSH host (bundled from these sources, see ../helper-bundle.ts) and
- * runs there with the host's `node`:
+ * The helper Switchboard copies to an SSH host (bundled from this file, see core/host/ssh/helper-bundle.ts)
+ * and runs there with the host's `node`. It composes the host's side as app-core.ts composes this machine's:
+ * the daemon and proxy (core/host/ssh/server) and the services concerns run beside the host's files.
  *
  *   node server.cjs proxy <instance> <graceMs>   started over ssh: joins its stdio to the daemon, starting it if needed
  *   node server.cjs serve <socket> <graceMs>     the daemon: owns the host's processes, outlives dropped connections
@@ -8,11 +9,11 @@
  * The daemon listens on a Unix socket (mode 0600, in the helper's own folder), never on a network port.
  */
 import { homedir } from 'node:os';
-import { SHADOW_SERVICE } from '../../../checkpoints/remote-shadow';
-import { shadowHelper } from '../../../checkpoints/shadow-helper';
-import { runLocalGit } from '../../local/local-git';
-import { runDaemon } from './daemon';
-import { runProxy } from './proxy';
+import { SHADOW_SERVICE } from './core/checkpoints/remote-shadow';
+import { shadowHelper } from './core/checkpoints/shadow-helper';
+import { runLocalGit } from './core/host/local/local-git';
+import { runDaemon } from './core/host/ssh/server/daemon';
+import { runProxy } from './core/host/ssh/server/proxy';
 
 const [mode, arg, grace] = process.argv.slice(2);
 const graceMs = Number(grace);
