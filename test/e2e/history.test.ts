@@ -329,7 +329,7 @@ describe('reopening', () => {
     await page.locator('[role=tab]', { hasText: 'History' }).click();
     await visible(page, 'history-tab').waitFor();
 
-    await layoutSaved(suite.app, [2]);
+    await layoutSaved(page, suite.app, [2]);
     await page.reload();
     await page.getByTestId('workspace').waitFor();
     await visible(page, 'history-tab').getByTestId('history-project').first().waitFor();

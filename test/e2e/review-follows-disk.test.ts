@@ -98,7 +98,7 @@ describe('review views follow the disk', { timeout: 180_000 }, () => {
     await sessionTabHandle.click();
     await open.click();
     // The layout is saved a moment after it changes: reload once it holds these tabs.
-    await layoutSaved(suite.app, [await page.locator('[role=tab]').count()]);
+    await layoutSaved(page, suite.app, [await page.locator('[role=tab]').count()]);
     await page.reload();
     await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
     // Tabs get new ids when the layout is restored.

@@ -59,7 +59,7 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     await page.keyboard.type('echo "moved=$((40+2))"\n');
     await page.getByTestId('pane').nth(1).locator('.xterm-rows', { hasText: 'moved=42' }).waitFor();
 
-    await layoutSaved(suite.app, [1, 1]);
+    await layoutSaved(page, suite.app, [1, 1]);
     await page.reload();
     await page.getByTestId('workspace').waitFor();
     await expect(page.getByTestId('pane').count()).resolves.toBe(2);
@@ -80,7 +80,7 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     await newShell(page);
     await newShell(page);
     await expect.poll(() => paneTabs(page).then((t) => t.map((x) => x.length)), { timeout: WAIT.page }).toEqual([1, 2]);
-    await layoutSaved(suite.app, [1, 2]);
+    await layoutSaved(page, suite.app, [1, 2]);
 
     await suite.restart();
     const again = await suite.open();
@@ -122,7 +122,7 @@ describe('workspace: split panes, drag tabs, layout restored', () => {
     const dragged = [{ ...split[0], w: 0.4 }, { ...resized[1]!, x: 0.4, w: 0.6 }, { ...resized[2]!, x: 0.4, w: 0.6 }];
     expect(await paneBoxes(page)).toEqual(dragged);
 
-    await layoutSaved(suite.app, [1, 1, 1]);
+    await layoutSaved(page, suite.app, [1, 1, 1]);
     // …and the sizes the drag left, which are saved a moment after it (a debounce): the left/right split's first
     // part is the smaller one now.
     const client = await connectContract(suite.app);

@@ -88,17 +88,27 @@ export async function sendPrompt(tab: Locator, text: string): Promise<void> {
 }
 
 /**
- * Waits until the app has saved a layout of panes holding these numbers of tabs (it saves 300 ms after a
- * change), read back through the contract: then a reload or a restart brings it back.
+ * Waits until the app has saved a layout of panes holding these numbers of tabs, each pane's active tab the
+ * one the page shows (it saves a moment after a change; a tab chosen after the last save would otherwise come
+ * back unchosen), read back through the contract: then a reload or a restart brings it back as it is.
  */
-export async function layoutSaved(app: AppServer, tabsPerPane: number[]): Promise<void> {
+export async function layoutSaved(page: Page, app: AppServer, tabsPerPane: number[]): Promise<void> {
+  const shown = async (): Promise<string[]> =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('[data-testid=pane]')].map((pane) => {
+        const tabs = [...pane.querySelectorAll('[role=tablist] [role=tab]')];
+        return `${tabs.length}:${tabs.findIndex((t) => t.getAttribute('aria-selected') === 'true')}`;
+      }),
+    );
   const client = await connectContract(app);
   try {
     const saved = async () => {
-      const { entry } = await client.call<{ entry: { value: { panes: Array<{ tabs: unknown[] }> } | null } }>('settings.get', { key: 'workspace.layout' });
-      return entry.value?.panes.map((p) => p.tabs.length) ?? [];
+      const { entry } = await client.call<{ entry: { value: { panes: Array<{ tabs: unknown[]; active: number | null }> } | null } }>('settings.get', { key: 'workspace.layout' });
+      const panes = entry.value?.panes ?? [];
+      return { counts: panes.map((p) => p.tabs.length), panes: panes.map((p) => `${p.tabs.length}:${p.active ?? -1}`).sort() };
     };
-    await expect.poll(saved, { timeout: WAIT.server }).toEqual(tabsPerPane);
+    await expect.poll(async () => (await saved()).counts, { timeout: WAIT.server }).toEqual(tabsPerPane);
+    await expect.poll(async () => (await saved()).panes, { timeout: WAIT.server }).toEqual((await shown()).sort());
   } finally {
     client.close();
   }
