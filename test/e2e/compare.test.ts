@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+import { initRepo } from '../support/git-repo';
 import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 import { WAIT } from '../support/waits';
@@ -19,12 +20,7 @@ const suite = appSuite('compare', async (app) => {
   for (const name of ['Alpha agent', 'Beta agent']) await c.call('agents.addCustom', { name, command, args, env: {} });
   c.close();
   repo = suite.work;
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.name', 'Test User');
-  git('config', 'user.email', 'test@example.test');
-  writeFileSync(join(repo, 'README.md'), '# project\n');
-  git('add', '-A');
-  git('commit', '-qm', 'init');
+  initRepo(repo);
 });
 
 describe('compare mode in Chromium', { timeout: 180_000 }, () => {

@@ -1,16 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { suggestBranchName } from '../../src/shared/contract/worktrees';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+import { commitFromFinish, gitIn, initRepo, sessionWorktree } from '../support/git-repo';
 import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 import { agentRow } from '../support/ui';
 import { WAIT } from '../support/waits';
 
 let repo = '';
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+const git = (...args: string[]) => gitIn(repo)(...args);
 
 const suite = appSuite('worktree-session', async (app) => {
   const c = await connectContract(app);
@@ -18,12 +18,7 @@ const suite = appSuite('worktree-session', async (app) => {
   await c.call('agents.addCustom', { name: 'Tree agent', command, args, env: {} });
   c.close();
   repo = suite.work;
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.name', 'Test User');
-  git('config', 'user.email', 'test@example.test');
-  writeFileSync(join(repo, 'README.md'), '# project\n');
-  git('add', '-A');
-  git('commit', '-qm', 'init');
+  initRepo(repo);
 });
 
 describe('a session in its own worktree, in Chromium', { timeout: 120_000 }, () => {
@@ -52,17 +47,12 @@ describe('a session in its own worktree, in Chromium', { timeout: 120_000 }, () 
     await expect(bar.getByTestId('worktree-branch').innerText()).resolves.toBe(branch);
     // The agent wrote its file in the worktree; the main checkout has not changed.
     await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: WAIT.agent });
-    const worktree = git('worktree', 'list', '--porcelain').split('\n').find((l) => l.startsWith('worktree ') && l.includes('.worktrees'))!.slice(9);
+    const worktree = sessionWorktree(repo);
     expect(readFileSync(join(worktree, 'notes.txt'), 'utf8')).toBe('written in a worktree');
     expect(existsSync(join(repo, 'notes.txt'))).toBe(false);
 
-    await bar.getByTestId('worktree-finish-toggle').click();
     const finish = tab.getByTestId('worktree-finish');
-    await finish.getByTestId('worktree-files').getByText('notes.txt').waitFor({ timeout: WAIT.server });
-    await finish.getByTestId('worktree-commit-message').fill('Add notes');
-    await finish.getByTestId('worktree-commit').click();
-    await finish.getByTestId('worktree-note').getByText('Committed').waitFor({ timeout: WAIT.server });
-    await expect.poll(() => bar.getByTestId('worktree-counts').innerText(), { timeout: WAIT.server }).toContain('↑1 ↓0');
+    await commitFromFinish(bar, finish, 'notes.txt', 'Add notes');
 
     // The pull request's title and description, drafted by the session's agent on request, fill the form to edit.
     await finish.getByTestId('worktree-pr-draft').click();

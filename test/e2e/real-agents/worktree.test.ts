@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { suggestBranchName } from '../../../src/shared/contract/worktrees';
+import { commitFromFinish, gitIn, initRepo, sessionWorktree } from '../../support/git-repo';
 import { appSuite } from '../../support/app-suite';
 import { connectContract } from '../../support/contract-client';
 import { startFakeLlm, type FakeLlm } from '../../support/fake-llm/index.js';
@@ -21,7 +21,7 @@ const available = requireOrSkipAgent('claude-code');
 let llm: FakeLlm | null = null;
 let home: AgentHome | null = null;
 let repo = '';
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+const git = (...args: string[]) => gitIn(repo)(...args);
 
 const suite = appSuite('worktree-real', async (app) => {
   if (!available) return;
@@ -32,12 +32,7 @@ const suite = appSuite('worktree-real', async (app) => {
   await c.call('agents.addCustom', { name: 'Claude Code', command: launch.command, args: launch.args, env: launch.env });
   c.close();
   repo = suite.work;
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.name', 'Test User');
-  git('config', 'user.email', 'test@example.test');
-  writeFileSync(join(repo, 'README.md'), '# project\n');
-  git('add', '-A');
-  git('commit', '-qm', 'init');
+  initRepo(repo);
 });
 
 afterAll(async () => {
@@ -73,20 +68,12 @@ describe.skipIf(!available)('Claude Code in a worktree session, in Chromium', { 
     await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: WAIT.agent });
 
     // The command ran in the worktree; the main checkout has nothing of it.
-    const worktree = git('worktree', 'list', '--porcelain')
-      .split('\n')
-      .find((l) => l.startsWith('worktree ') && l.includes('.worktrees'))!
-      .slice('worktree '.length);
+    const worktree = sessionWorktree(repo);
     expect(readFileSync(join(worktree, 'release-notes.txt'), 'utf8')).toBe('notes from claude\n');
     expect(existsSync(join(repo, 'release-notes.txt'))).toBe(false);
 
-    await bar.getByTestId('worktree-finish-toggle').click();
     const finish = tab.getByTestId('worktree-finish');
-    await finish.getByTestId('worktree-files').getByText('release-notes.txt').waitFor({ timeout: WAIT.server });
-    await finish.getByTestId('worktree-commit-message').fill('Add the release notes');
-    await finish.getByTestId('worktree-commit').click();
-    await finish.getByTestId('worktree-note').getByText('Committed').waitFor({ timeout: WAIT.server });
-    await expect.poll(() => bar.getByTestId('worktree-counts').innerText(), { timeout: WAIT.server }).toContain('↑1 ↓0');
+    await commitFromFinish(bar, finish, 'release-notes.txt', 'Add the release notes');
 
     await finish.getByTestId('worktree-strategy').selectOption('merge');
     await finish.getByTestId('worktree-merge').click();
