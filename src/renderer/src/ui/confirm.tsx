@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { Modal } from './Modal';
+import { VisibleText } from './VisibleText';
 
 interface Asking {
   title: string;
@@ -49,7 +50,10 @@ export function ConfirmHost() {
         {asking.details.length > 0 && (
           <ul className="confirm-details" data-testid="confirm-details">
             {asking.details.map((d, i) => (
-              <li key={i}>{d}</li>
+              // Details list names an agent may have made (files, commit subjects): controls and bidi are shown.
+              <li key={i}>
+                <VisibleText text={d} />
+              </li>
             ))}
           </ul>
         )}
