@@ -19,6 +19,11 @@ export interface AppSuite {
   open(options?: { empty?: boolean; colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number }; prepare?(context: BrowserContext): Promise<void> }): Promise<OpenedApp>;
   /** The app quits and starts again on the same data folder (the suite's pages are closed first). */
   restart(): Promise<AppServer>;
+  /**
+   * Runs once the server has stopped at the end of the suite: for what the server's agents may still write
+   * to (an agent's HOME), which must not be removed under a running agent.
+   */
+  afterStop(fn: () => void | Promise<void>): void;
 }
 
 export interface AppSuiteOptions {
@@ -42,6 +47,7 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
   let work = '';
   let dataDir = '';
   const contexts: BrowserContext[] = [];
+  const afterStop: Array<() => void | Promise<void>> = [];
   let client: Awaited<ReturnType<typeof connectContract>> | null = null;
   let agentsBefore = new Set<string>();
   const agentIds = async (): Promise<string[]> =>
@@ -101,6 +107,7 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
   afterAll(async () => {
     await stopServer();
     await browser?.close();
+    for (const fn of afterStop.splice(0)) await fn();
     for (const dir of [work, dataDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
   return {
@@ -135,6 +142,9 @@ export function appSuite(prefix: string, setup?: (app: AppServer) => Promise<voi
       await closePages();
       await stopServer();
       return startServer();
+    },
+    afterStop(fn) {
+      afterStop.push(fn);
     },
   };
 }

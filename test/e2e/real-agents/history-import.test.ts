@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from '../../support/app-suite';
 import { connectContract } from '../../support/contract-client';
 import { startFakeLlm, type FakeLlm } from '../../support/fake-llm/index.js';
@@ -64,7 +64,8 @@ beforeAll(async () => {
   await runClaudeOnce();
 }, 180_000);
 
-afterAll(async () => {
+// The app runs with the agent's HOME: it is removed once the app has stopped.
+suite.afterStop(async () => {
   await llm?.close();
   home?.dispose();
   if (project) rmSync(project, { recursive: true, force: true });

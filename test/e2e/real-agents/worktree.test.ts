@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { suggestBranchName } from '../../../src/shared/contract/worktrees';
 import { commitFromFinish, gitIn, initRepo, sessionWorktree } from '../../support/git-repo';
 import { appSuite } from '../../support/app-suite';
@@ -35,7 +35,8 @@ const suite = appSuite('worktree-real', async (app) => {
   initRepo(repo);
 });
 
-afterAll(async () => {
+// The agent writes to its HOME until the server that runs it has stopped.
+suite.afterStop(async () => {
   await llm?.close();
   home?.dispose();
 });
