@@ -2,7 +2,9 @@
 // worktrees.create_ms: worktrees.create + sessions.create in the new worktree (the agent started; no setup
 // command), baseline plain `git worktree add` of the same repository; its floor is that baseline plus the
 // agent's own start (sessions.create in the main checkout). worktrees.merge_ms: worktrees.merge (merge
-// commit, the base checked out in the main checkout), baseline plain `git merge --no-ff` there. Same run.
+// commit, the base checked out in the main checkout), baseline plain `git merge --no-ff` of the other branch
+// there, with the same flags and spawned as the app spawns git (awaited on the same event loop). The merges start
+// once the sessions' first snapshots are done, as a finished task's merge does. Same run.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,11 +13,14 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { AppCore } from '../src/main/app-core';
 import { AgentRepository } from '../src/main/core/agents/agent-repository';
+import { MERGE_COMMIT } from '../src/main/core/worktrees/merge';
 import { median } from './support/stats';
 
 const quick = process.argv.includes('--quick');
 const FILES = quick ? 2000 : 20_000;
 const ROUNDS = quick ? 3 : 7;
+/** Merges of each kind: the worktrees' branches are merged again and again (ten new files changed each time). */
+const MERGE_ROUNDS = quick ? 6 : 25;
 
 const root = mkdtempSync(join(tmpdir(), 'sb-bench-wt-'));
 const repo = join(root, 'project');
@@ -101,16 +106,26 @@ try {
   }
   for (const id of sessions) await call('sessions.close', { sessionId: id });
 
+  // A finished task's merge: its sessions' first snapshots of the folders (20,000 files each) are long done.
+  await core.checkpoints.idle();
+
   // Merges: each round a branch of ten changed files, and main moved on by a commit of its own (a real merge).
   const mergeOurs: number[] = [];
   const mergePlain: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const oursPath = join(folder, `bench-ours-${round}`);
-    const gitPath = join(folder, `git-${round}`);
+  for (let round = 0; round < MERGE_ROUNDS; round++) {
+    const tree = round % ROUNDS;
+    const oursPath = join(folder, `bench-ours-${tree}`);
+    const gitPath = join(folder, `git-${tree}`);
     commitTen(oursPath, `ours-change-${round}`, round * 2);
     commitTen(gitPath, `git-change-${round}`, round * 2 + 1);
-    const runOurs = async () => mergeOurs.push(await time(() => call('worktrees.merge', { path: oursPath, strategy: 'merge' })));
-    const runGit = async () => mergePlain.push(await time(() => git(repo, 'merge', '-q', '--no-ff', '-m', `merge git-${round}`, `bench/git-${round}`)));
+    const runOurs = async () => mergeOurs.push(await time(() => call('worktrees.merge', { path: oursPath, strategy: 'merge', message: `Merge bench/ours-${tree}` })));
+    const runGit = async () =>
+      mergePlain.push(
+        await time(async () => {
+          const out = await core.hosts.local.git([...MERGE_COMMIT, '-m', `Merge bench/git-${tree}`, `bench/git-${tree}`], { cwd: repo });
+          if (out.code !== 0) throw new Error(`git merge: ${out.stderr}`);
+        }),
+      );
     if (round % 2) {
       await runOurs();
       await runGit();

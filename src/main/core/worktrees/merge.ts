@@ -3,7 +3,11 @@ import type { Host } from '../host/host';
 import { gitRun } from './git';
 import { installedHook } from './hooks';
 import type { Outcome } from './publish';
-import { branchHeads, changedFiles, commitsBetween, overwrittenFiles, revParse, trialMerge } from './repo-git';
+import { headsFromFiles } from './ref-files';
+import { changedFiles, commitsBetween, mainCheckoutHeads, overwrittenFiles, revParse, trialMerge } from './repo-git';
+
+/** How a merge commit is made in the base's checkout: as the user's own `git merge --no-ff` (the bench's baseline too). */
+export const MERGE_COMMIT = ['merge', '--no-ff'] as const;
 
 export interface MergeTarget {
   repo: string;
@@ -20,20 +24,35 @@ export interface MergeTarget {
  * in the way); where it is not, by moving the branch ref from the commit checked to the new one.
  */
 export async function mergeIntoBase(host: Host, t: MergeTarget, strategy: MergeStrategy, message?: string): Promise<Outcome<{ base: string; head: string; strategy: MergeStrategy }>> {
-  // The two commits first, and where the base is checked out (one git process); everything after works on
-  // those commits, not on names that could move. Then the checks at once.
-  const heads = await branchHeads(host, t.repo, [t.base, t.branch]);
+  for (let attempt = 1; ; attempt++) {
+    const out = await mergeOnce(host, t, strategy, message);
+    // The base moved between the check and the merge (a commit in its checkout): checked again on its new commit.
+    if (out !== 'base_moved') return out;
+    if (attempt === 3) return { ok: false, error: { kind: 'git_failed', command: 'git merge', output: `${t.base} kept moving while the merge was checked; nothing was merged`, hook: null } };
+  }
+}
+
+async function mergeOnce(host: Host, t: MergeTarget, strategy: MergeStrategy, message?: string): Promise<Outcome<{ base: string; head: string; strategy: MergeStrategy }> | 'base_moved'> {
+  // The two commits first, and where the base is checked out (from the repository's files, or one git process);
+  // everything after works on those commits, not on names that could move.
+  const heads = await mainCheckoutHeads(host, t.repo, [t.base, t.branch], [t.base]);
   const baseSha = heads.get(t.base)?.sha;
   if (!baseSha) return { ok: false, error: { kind: 'no_base', base: t.base } };
   let branchSha = heads.get(t.branch)?.sha;
   if (!branchSha) return { ok: false, error: { kind: 'git_failed', command: 'git rev-parse', output: `no branch ${t.branch}`, hook: null } };
-  const [mergeBase, trial] = await Promise.all([gitRun(host, t.repo, ['merge-base', baseSha, branchSha]).then((o) => o.stdout.trim()), trialMerge(host, t.repo, baseSha, branchSha)]);
+  const checkout = heads.get(t.base)!.checkout;
+  // A merge commit made in the checkout needs no ancestry question: git merge itself finds nothing to merge.
+  const inCheckout = strategy === 'merge' && checkout !== null;
+  const [mergeBase, trial] = await Promise.all([
+    inCheckout ? null : gitRun(host, t.repo, ['merge-base', baseSha, branchSha]).then((o) => o.stdout.trim()),
+    trialMerge(host, t.repo, baseSha, branchSha),
+  ]);
   if (mergeBase === branchSha) return { ok: false, error: { kind: 'nothing_to_merge', base: t.base, branch: t.branch } };
   const fastForward = mergeBase === baseSha;
   if (strategy === 'ff' && !fastForward) return { ok: false, error: { kind: 'not_fast_forward', base: t.base, branch: t.branch } };
   if (trial.conflicts.length > 0) return { ok: false, error: { kind: 'conflict', files: trial.conflicts, base: t.base, branch: t.branch } };
   const trialTree: string | null = fastForward ? null : trial.tree;
-  const checkout = heads.get(t.base)!.checkout;
+  if (inCheckout) return mergeInCheckout(host, checkout, t, baseSha, branchSha, message?.trim() || `Merge branch '${t.branch}'`);
 
   let target: string;
   switch (strategy) {
@@ -67,7 +86,6 @@ export async function mergeIntoBase(host: Host, t: MergeTarget, strategy: MergeS
     }
     case 'merge': {
       const msg = message?.trim() || `Merge branch '${t.branch}'`;
-      if (checkout) return mergeInCheckout(host, checkout, t, branchSha, msg);
       const tree = trialTree ?? (await gitRun(host, t.repo, ['rev-parse', `${branchSha}^{tree}`])).stdout.trim();
       const made = await gitRun(host, t.repo, ['commit-tree', tree, '-p', baseSha, '-p', branchSha, '-F', '-'], { input: msg });
       if (made.code !== 0) return { ok: false, error: { kind: 'git_failed', command: 'git commit-tree', output: made.output, hook: null } };
@@ -90,15 +108,28 @@ async function moveBase(host: Host, t: MergeTarget, checkout: string | null, fro
   return { ok: true, value: { base: t.base, head: target, strategy } };
 }
 
-/** A merge commit made by git in the base's checkout (its merge hooks run); a hook's refusal is undone there. */
-async function mergeInCheckout(host: Host, checkout: string, t: MergeTarget, branchSha: string, message: string): Promise<Outcome<{ base: string; head: string; strategy: MergeStrategy }>> {
-  const out = await gitRun(host, checkout, ['merge', '--no-ff', '-m', message, branchSha]);
+/**
+ * A merge commit made by git in the base's checkout (its merge hooks run); a hook's refusal is undone there.
+ * 'base_moved' when the checkout's branch is no longer the commit checked (nothing done then).
+ */
+async function mergeInCheckout(host: Host, checkout: string, t: MergeTarget, baseSha: string, branchSha: string, message: string): Promise<Outcome<{ base: string; head: string; strategy: MergeStrategy }> | 'base_moved'> {
+  // The base as its files say now (null: they cannot say; git is not asked, the check is only cheap insurance).
+  const baseNow = async () => {
+    const heads = await headsFromFiles(host, t.repo, [t.base], { checkouts: [t.base] });
+    return heads && (heads.get(t.base) ?? { sha: '', checkout: null });
+  };
+  // Still the commit checked, still checked out there (a commit or a switch of branch in the meantime: checked again).
+  const before = await baseNow();
+  if (before && (before.sha !== baseSha || before.checkout !== checkout)) return 'base_moved';
+  const out = await gitRun(host, checkout, [...MERGE_COMMIT, '-m', message, branchSha]);
   if (out.code !== 0) {
     // A hook that refused the merge commit leaves the merge in progress: put the checkout back as it was.
     if ((await gitRun(host, checkout, ['rev-parse', '-q', '--verify', 'MERGE_HEAD'])).code === 0) await gitRun(host, checkout, ['merge', '--abort']);
     return refused(host, checkout, 'git merge', out.output);
   }
-  const head = (await revParse(host, checkout, 'HEAD')) ?? '';
+  const head = (await baseNow())?.sha || ((await revParse(host, checkout, 'HEAD')) ?? '');
+  // "Already up to date": the branch was merged before, and git made no commit.
+  if (head === baseSha) return { ok: false, error: { kind: 'nothing_to_merge', base: t.base, branch: t.branch } };
   return { ok: true, value: { base: t.base, head, strategy: 'merge' } };
 }
 

@@ -1,7 +1,8 @@
-import type { WorktreeFile } from '../../../shared/contract/worktrees';
+import type { CommitRef, WorktreeFile } from '../../../shared/contract/worktrees';
 import type { Host } from '../host/host';
 import { TEMP_PREFIX } from '../host/files';
 import { git } from './git';
+import { headsFromFiles, type Heads } from './ref-files';
 
 /** Read-only questions to a repository (no hooks run for them). */
 
@@ -64,6 +65,14 @@ export async function branchHeads(host: Host, cwd: string, names: readonly strin
   return heads;
 }
 
+/**
+ * branchHeads of a main checkout, read from its files when they answer for certain (no git process), else asked
+ * of git. `checkouts`: the branches whose checkout is wanted (default all).
+ */
+export async function mainCheckoutHeads(host: Host, repo: string, names: readonly string[], checkouts?: readonly string[]): Promise<Heads> {
+  return (await headsFromFiles(host, repo, names, { checkouts })) ?? branchHeads(host, repo, names);
+}
+
 export async function revParse(host: Host, cwd: string, rev: string): Promise<string | null> {
   const out = await host.git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd });
   return out.code === 0 ? out.stdout.toString('utf8').trim() : null;
@@ -75,13 +84,35 @@ export async function isAncestor(host: Host, cwd: string, a: string, b: string):
   return out.code === 0;
 }
 
-/** Commits in `to` not in `from`, newest first. */
-export async function commitsBetween(host: Host, cwd: string, from: string, to: string): Promise<Array<{ sha: string; subject: string }>> {
-  const out = await git(host, cwd, ['log', '--format=%H%x00%s%x00', `${from}..${to}`, '--']);
+/**
+ * The commits removing `branch` would lose: those not in `base`; none when merging the branch into the base
+ * would change nothing (it was squashed or rebased into it).
+ */
+export async function unmergedCommits(host: Host, repo: string, base: string, branch: string): Promise<CommitRef[]> {
+  if (!(await revParse(host, repo, `refs/heads/${branch}`))) return [];
+  const unmerged = await commitsBetween(host, repo, `refs/heads/${base}`, `refs/heads/${branch}`);
+  if (unmerged.length === 0) return unmerged;
+  const trial = await trialMerge(host, repo, `refs/heads/${base}`, `refs/heads/${branch}`);
+  const baseTree = (await git(host, repo, ['rev-parse', `refs/heads/${base}^{tree}`])).trim();
+  return trial.conflicts.length === 0 && trial.tree === baseTree ? [] : unmerged;
+}
+
+/** The branch's commits on no other branch, tag or remote branch (what deleting it alone would lose), newest first. */
+export async function commitsOnlyOn(host: Host, repo: string, branch: string): Promise<CommitRef[]> {
+  const out = await git(host, repo, ['log', '--format=%H%x00%s%x00', `refs/heads/${branch}`, '--not', `--exclude=${branch}`, '--branches', '--tags', '--remotes', '--']);
+  return parseCommits(out);
+}
+
+function parseCommits(out: string): CommitRef[] {
   const parts = out.split('\0');
-  const list: Array<{ sha: string; subject: string }> = [];
+  const list: CommitRef[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) list.push({ sha: parts[i]!.trim(), subject: parts[i + 1]! });
   return list;
+}
+
+/** Commits in `to` not in `from`, newest first. */
+export async function commitsBetween(host: Host, cwd: string, from: string, to: string): Promise<Array<{ sha: string; subject: string }>> {
+  return parseCommits(await git(host, cwd, ['log', '--format=%H%x00%s%x00', `${from}..${to}`, '--']));
 }
 
 export async function aheadBehind(host: Host, cwd: string, base: string, branch: string): Promise<{ ahead: number; behind: number }> {
@@ -89,17 +120,17 @@ export async function aheadBehind(host: Host, cwd: string, base: string, branch:
   return { ahead, behind };
 }
 
-/** Uncommitted changes (untracked files one by one). */
-export async function changedFiles(host: Host, worktree: string): Promise<WorktreeFile[]> {
-  return (await statusEntries(host, worktree)).map(({ path, code }) => ({ path, code }));
+/** Uncommitted changes (untracked files one by one, or with 'normal' an untracked folder as one entry). */
+export async function changedFiles(host: Host, worktree: string, untracked: 'all' | 'normal' = 'all'): Promise<WorktreeFile[]> {
+  return (await statusEntries(host, worktree, untracked)).map(({ path, code }) => ({ path, code }));
 }
 
 /**
  * The uncommitted changes, with the path a staged rename or copy came from. Switchboard's own temporary files
  * (a write's, the folder feed's sync file) come and go in a session's folder: never a change of the session's.
  */
-export async function statusEntries(host: Host, worktree: string): Promise<Array<WorktreeFile & { from?: string }>> {
-  const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+export async function statusEntries(host: Host, worktree: string, untracked: 'all' | 'normal' = 'all'): Promise<Array<WorktreeFile & { from?: string }>> {
+  const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', `--untracked-files=${untracked}`]);
   const fields = out.split('\0');
   const files: Array<WorktreeFile & { from?: string }> = [];
   for (let i = 0; i < fields.length; i++) {
