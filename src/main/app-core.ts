@@ -171,6 +171,7 @@ export class AppCore implements Disposable {
         env: () => Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
         sessions: {
           cwdOf: (id) => acp.sessions.session(id)?.cwd ?? null,
+          openFolders: () => acp.sessions.list().filter((s) => s.status !== 'closed').flatMap((s) => [s.cwd, ...s.additionalDirectories]),
           prompt: (id, blocks) => acp.sessions.prompt(id, blocks),
           onTurnEnded: (listener) => acp.sessions.onTurnEnded(listener),
           replyTo: (id, promptId) => {

@@ -54,8 +54,8 @@ export const worktreeErrorSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('no_remote'), message: z.string() }),
   /** The remote refused the push (never forced). */
   z.object({ kind: z.literal('push_rejected'), output: z.string() }),
-  /** Commits were made since the discard was confirmed: confirm again. */
-  z.object({ kind: z.literal('changed_since_confirmation'), unmerged: z.array(commitSchema) }),
+  /** Commits were made (or, for a leftover, files changed) since the removal was confirmed: confirm again. */
+  z.object({ kind: z.literal('changed_since_confirmation'), unmerged: z.array(commitSchema), files: z.array(z.object({ path: z.string(), code: z.string() })).optional() }),
   /** The session's agent was asked for a draft and gave none (its turn failed, or its reply held no title). */
   z.object({ kind: z.literal('no_draft'), message: z.string() }),
   /**
@@ -146,6 +146,27 @@ export type SetupEnd = z.infer<typeof setupEndSchema>;
 export const setupRunSchema = z.object({ id: z.string(), path: z.string(), command: z.string(), startedAt: z.number(), ended: setupEndSchema.nullable() });
 export type SetupRun = z.infer<typeof setupRunSchema>;
 
+/**
+ * A worktree Switchboard made that no open session works in: a worktree session's, a compare run's, or one an
+ * earlier compare mode left (branch switchboard/compare-*, folder in the data folder), with what removing it loses.
+ */
+export const leftoverWorktreeSchema = z.object({
+  /** The main checkout of its repository. */
+  repo: z.string(),
+  /** Null: only the branch is left (git no longer knows a worktree of it). */
+  path: z.string().nullable(),
+  /** Null: the worktree is on a detached HEAD. */
+  branch: z.string().nullable(),
+  origin: z.enum(['session', 'compare', 'old_compare']),
+  /** The folder is gone from disk (git still lists it). */
+  missing: z.boolean(),
+  /** Commits removing the branch would lose: not in its base (for an earlier compare run's: on no other branch, tag or remote branch). */
+  unmerged: z.array(commitSchema),
+  /** Uncommitted changes (an untracked folder as one entry). */
+  files: z.array(worktreeFileSchema),
+});
+export type LeftoverWorktree = z.infer<typeof leftoverWorktreeSchema>;
+
 export const worktreeRequests = {
   /** The branches and worktrees of the repository holding `repo` (any folder inside it). */
   'worktrees.list': request(z.object({ repo: path }).strict(), outcome(repoBranchesSchema)),
@@ -213,6 +234,24 @@ export const worktreeRequests = {
    * (changed_since_confirmation) when the branch has other unmerged commits now.
    */
   'worktrees.discard': request(z.object({ path, unmerged: z.array(z.string().max(64)).max(100_000) }).strict(), outcome(z.object({}))),
+  /** The worktrees Switchboard made that no open session works in, in the repositories it knows (Settings → Worktrees). */
+  'worktrees.leftovers': request(z.object({}).strict(), z.object({ leftovers: z.array(leftoverWorktreeSchema) })),
+  /**
+   * Removes a leftover (as listed: its worktree with its uncommitted files, and its branch). `unmerged` and `files`:
+   * what the user saw in the confirmation; refused (changed_since_confirmation) when more would be lost now.
+   */
+  'worktrees.removeLeftover': request(
+    z
+      .object({
+        repo: path,
+        path: path.nullable(),
+        branch: branchNameSchema.nullable(),
+        unmerged: z.array(z.string().max(64)).max(100_000),
+        files: z.array(relPath).max(100_000),
+      })
+      .strict(),
+    outcome(z.object({})),
+  ),
   'worktrees.setupCancel': request(z.object({ id: z.string().min(1).max(100) }).strict(), z.object({ cancelled: z.boolean() })),
   'worktrees.setupRuns': request(z.object({ path: path.optional() }).strict(), z.object({ runs: z.array(setupRunSchema) })),
 } as const;

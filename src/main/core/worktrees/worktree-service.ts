@@ -12,9 +12,10 @@ import { GitError, gitRun } from './git';
 import { addWorktree, deleteBranch, removeWorktree } from './worktree-git';
 import { draftPullRequest, type DraftSessions } from './draft';
 import { installedHook } from './hooks';
+import { Leftovers } from './leftovers';
 import { mergeIntoBase } from './merge';
 import { pullRequest, push, type Outcome } from './publish';
-import { aheadBehind, branchHeads, branches, changedFiles, commitsBetween, listWorktrees, mainCheckout, revParse, statusEntries, trialMerge, upstreamOf } from './repo-git';
+import { aheadBehind, branchHeads, branches, changedFiles, listWorktrees, mainCheckout, revParse, statusEntries, unmergedCommits, upstreamOf } from './repo-git';
 import { SetupRunner } from './setup-runner';
 
 interface Row {
@@ -36,8 +37,8 @@ export interface WorktreeServiceOptions {
   settings: { folder(): string; repo(repo: string): RepoWorktreeSetting };
   /** The environment of the setup command and of `gh` (the user's own). */
   env: () => Record<string, string>;
-  /** The sessions whose agents draft pull requests. */
-  sessions: DraftSessions;
+  /** The sessions whose agents draft pull requests; the folders open sessions work in. */
+  sessions: DraftSessions & { openFolders(): string[] };
 }
 
 /**
@@ -47,9 +48,11 @@ export interface WorktreeServiceOptions {
  */
 export class WorktreeService implements Disposable {
   readonly setup: SetupRunner;
+  private readonly leftovers: Leftovers;
 
   constructor(private readonly o: WorktreeServiceOptions) {
     this.setup = new SetupRunner(o.host, o.bus, o.env);
+    this.leftovers = new Leftovers({ host: o.host, store: o.store, dataDir: o.dataDir, openFolders: () => o.sessions.openFolders() });
   }
 
   register(router: Router): this {
@@ -76,6 +79,12 @@ export class WorktreeService implements Disposable {
     router.handle('worktrees.draftPullRequest', (p) => this.known(p.path, (r) => draftPullRequest(this.o.host, this.o.sessions, p.sessionId, r)));
     router.handle('worktrees.discardPlan', (p) => this.known(p.path, (r) => this.discardPlan(r)));
     router.handle('worktrees.discard', (p) => this.known(p.path, (r) => this.discard(r, p.unmerged)));
+    router.handle('worktrees.leftovers', async () => ({ leftovers: await this.leftovers.list() }));
+    router.handle('worktrees.removeLeftover', async (p) => {
+      const out = await this.leftovers.remove(p);
+      if (out.ok) this.o.bus.emit('worktrees.changed', { path: p.path ?? p.repo, repo: p.repo, removed: true });
+      return out;
+    });
     router.handle('worktrees.setupCancel', (p) => ({ cancelled: this.setup.cancel(p.id) }));
     router.handle('worktrees.setupRuns', (p) => ({ runs: this.setup.list(p.path) }));
     return this;
@@ -251,12 +260,7 @@ export class WorktreeService implements Disposable {
 
   async discardPlan(r: Row): Promise<Outcome<{ unmerged: Array<{ sha: string; subject: string }>; files: Array<{ path: string; code: string }> }>> {
     const { host } = this.o;
-    let unmerged = (await revParse(host, r.repo, `refs/heads/${r.branch}`)) ? await commitsBetween(host, r.repo, `refs/heads/${r.base}`, `refs/heads/${r.branch}`) : [];
-    // Squashed or rebased into the base: the commits differ but merging them would change nothing, so nothing is lost.
-    if (unmerged.length > 0) {
-      const trial = await trialMerge(host, r.repo, `refs/heads/${r.base}`, `refs/heads/${r.branch}`);
-      if (trial.conflicts.length === 0 && trial.tree === (await gitRun(host, r.repo, ['rev-parse', `refs/heads/${r.base}^{tree}`])).stdout.trim()) unmerged = [];
-    }
+    const unmerged = await unmergedCommits(host, r.repo, r.base, r.branch);
     const files = existsSync(r.path) ? await changedFiles(this.o.host, r.path) : [];
     return { ok: true, value: { unmerged, files } };
   }

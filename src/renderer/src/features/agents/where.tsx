@@ -45,7 +45,7 @@ export function describeWorktreeError(e: WorktreeError): string {
     case 'push_rejected':
       return `The remote refused the push (it is never forced): ${e.output}`;
     case 'changed_since_confirmation':
-      return 'New commits were made since you confirmed; confirm again.';
+      return e.files ? 'More would be lost than you confirmed (new commits or changed files); confirm again.' : 'New commits were made since you confirmed; confirm again.';
     case 'no_draft':
       return `No draft from the agent: ${e.message}`;
     case 'git_failed':

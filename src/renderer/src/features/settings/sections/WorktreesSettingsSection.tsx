@@ -4,10 +4,12 @@ import { useSetting } from '../../../app/settings';
 import { confirmDialog } from '../../../ui/confirm';
 import { describeWorktreeError, RepoWorktreeFields, saveRepoWorktreeSetting } from '../../agents';
 import { SectionFields } from './GenericSection';
+import { LeftoverWorktrees } from './LeftoverWorktrees';
 
 /**
  * Worktree sessions: where their worktrees go, and each repository's own settings (always a new worktree, the
- * setup command and its timeout), listed, edited and removed; a repository is added by its folder.
+ * setup command and its timeout), listed, edited and removed; a repository is added by its folder. Below them, the
+ * worktrees Switchboard made that no session uses any more, to clean up.
  */
 export function WorktreesSettingsSection() {
   const api = useApi();
@@ -83,6 +85,7 @@ export function WorktreesSettingsSection() {
           {error}
         </div>
       )}
+      <LeftoverWorktrees />
     </div>
   );
 }
