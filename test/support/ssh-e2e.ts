@@ -17,6 +17,8 @@ export interface E2eSshHost {
   readonly gid: number;
   /** A new folder in the remote user's home (theirs), removed after the suite; `name` gets a random tag. */
   folder(name: string): string;
+  /** A folder made in one of those, the remote user's. */
+  mkdir(path: string): void;
   /** A file written as the remote user's. */
   write(path: string, text: string): void;
 }
@@ -51,6 +53,10 @@ export async function startE2eSshHost(what: string, options: { knownHosts?: 'rig
       chownSync(dir, uid, gid);
       made.push(dir);
       return dir;
+    },
+    mkdir: (path) => {
+      mkdirSync(path);
+      chownSync(path, uid, gid);
     },
     write: (path, text) => {
       writeFileSync(path, text);
