@@ -20,8 +20,9 @@ export const SHADOW_SERVICE = 'checkpoints.shadow';
 
 /**
  * A folder's shadow repository kept on the folder's SSH host, run there by the helper (shadow-helper.ts):
- * snapshots read, hash and store the folder on the host (the watch's changes travel there, the tree never
- * comes here), and only what a review or a restore asks for comes back (a diff's two texts, a tree listing).
+ * snapshots read, hash and store the folder on the host, from the host's own watch of it (neither the watch's
+ * changes nor the tree travel), and only what a review or a restore asks for comes back (a diff's two texts,
+ * a tree listing).
  */
 export class RemoteShadowStore implements ShadowStore {
   readonly git: ShadowStore['git'];
