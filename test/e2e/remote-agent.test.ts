@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm/index';
 import { claudeCodeLaunch, isAgentInstalled, placeAgentOnHost, requireOrSkipAgent } from '../support/real-agents/index';
-import { sshAppSuite, startE2eSshHost } from '../support/ssh-e2e';
+import { sshSuiteOptions, startE2eSshHost } from '../support/ssh-e2e';
 import { addAgent, agentRow, sendPrompt } from '../support/ui';
 import { WAIT } from '../support/waits';
 
@@ -36,7 +37,7 @@ if (host) {
   entry = placeAgentOnHost('claude-code', { home: host.sshd.home, uid, gid: host.gid });
 }
 
-const suite = sshAppSuite('remote-agent', host);
+const suite = appSuite('remote-agent', undefined, sshSuiteOptions(host));
 
 afterAll(async () => {
   await llm?.close();

@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
-import { sshAppSuite, startE2eSshHost } from '../support/ssh-e2e';
+import { sshSuiteOptions, startE2eSshHost } from '../support/ssh-e2e';
 import { addScenarioAgent, agentRow, sendPrompt } from '../support/ui';
 import { WAIT } from '../support/waits';
 
@@ -21,7 +22,7 @@ const HOST = host?.hostId ?? '';
 const folder = host ? host.folder('e2e') : '';
 const uid = host?.uid ?? -1;
 
-const suite = sshAppSuite('remote', host);
+const suite = appSuite('remote', undefined, sshSuiteOptions(host));
 
 describe.skipIf(sshd === null)('a session on an SSH host', { timeout: 240_000 }, () => {
   it('adds the host by accepting its key, runs an agent and a terminal there, and reopens the session after a restart', async () => {

@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
-import { sshAppSuite, startE2eSshHost } from '../support/ssh-e2e';
+import { sshSuiteOptions, startE2eSshHost } from '../support/ssh-e2e';
 import { activeSession, addScenarioAgent, agentRow, sendPrompt } from '../support/ui';
 import { WAIT } from '../support/waits';
 
@@ -18,7 +19,7 @@ import { WAIT } from '../support/waits';
  */
 
 const host = await startE2eSshHost('the review on an SSH host end-to-end test', { knownHosts: 'right' });
-const suite = sshAppSuite('remote-review', host);
+const suite = appSuite('remote-review', undefined, sshSuiteOptions(host));
 const folder = host ? host.folder('e2e-review') : '';
 const notes = join(folder, 'notes.txt');
 if (host) host.write(notes, 'first line\nsecond line\n');

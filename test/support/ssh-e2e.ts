@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { appSuite, type AppSuite } from './app-suite';
+import type { AppSuiteOptions } from './app-suite';
 import { sshdSkipReason, startSshd, type Sshd } from './sshd';
 
 /** The host id of the alias test/support/sshd.ts writes in its ssh_config. */
@@ -65,7 +65,7 @@ export async function startE2eSshHost(what: string, options: { knownHosts?: 'rig
   };
 }
 
-/** An app suite whose server's ssh client uses the test sshd's ssh_config (and so its known_hosts and key). */
-export function sshAppSuite(prefix: string, host: E2eSshHost | null): AppSuite {
-  return appSuite(prefix, undefined, { env: (): Record<string, string> => (host ? { SWITCHBOARD_SSH_CONFIG: host.sshd.configFile } : {}) });
+/** Options of an app suite whose server's ssh client uses the test sshd's ssh_config (and so its known_hosts and key). */
+export function sshSuiteOptions(host: E2eSshHost | null): AppSuiteOptions {
+  return { env: (): Record<string, string> => (host ? { SWITCHBOARD_SSH_CONFIG: host.sshd.configFile } : {}) };
 }
