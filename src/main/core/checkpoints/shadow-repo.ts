@@ -202,6 +202,8 @@ export class ShadowRepo implements ShadowStore {
 
   /** Keeps a snapshot's objects alive (a ref per checkpoint, written as git writes loose refs). */
   async keep(checkpointId: string, tree: string): Promise<void> {
+    // The id names a file under refs/ (on a host, it came over the wire).
+    if (!/^[\w-]+$/.test(checkpointId) || !/^[0-9a-f]{40,64}$/.test(tree)) throw new Error(`not a checkpoint to keep: ${checkpointId} ${tree}`);
     const dir = join(this.dir, 'refs', 'switchboard');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, checkpointId), `${tree}\n`);
