@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/app-server';
 import type { Locator, Page } from 'playwright-core';
@@ -281,6 +281,48 @@ describe('settings', { timeout: 180_000 }, () => {
       expect(errors).toEqual([]);
     } finally {
       await c.call('settings.reset', { key: 'worktrees.repos' });
+      c.close();
+    }
+  });
+
+  it('Settings → Worktrees lists the worktrees Switchboard made that no session uses, with their unmerged commits, and removes one after a confirmation listing them', async () => {
+    const repo = join(tempDir('sb-settings-leftover-'), 'project');
+    mkdirSync(repo, { recursive: true });
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'config', 'user.name', 'Test User');
+    git(repo, 'config', 'user.email', 'test@example.test');
+    git(repo, 'commit', '-q', '--allow-empty', '-m', 'init');
+    const c = await connectContract(suite.app);
+    try {
+      const made = (await c.call('worktrees.create', { kind: 'new', repo, branch: 'sb/left-behind', base: 'main' })) as { ok: true; value: { worktree: { path: string } } };
+      const path = made.value.worktree.path;
+      writeFileSync(join(path, 'work.txt'), 'work\n');
+      git(path, 'add', 'work.txt');
+      git(path, 'commit', '-q', '-m', 'Work nobody merged');
+      // A branch an earlier compare mode left in the same repository: nothing of its own.
+      git(repo, 'branch', 'switchboard/compare-old-1', 'main');
+      const { page, errors } = await open();
+      const section = (await openSettings(page)).getByTestId('settings-leftovers');
+      await section.scrollIntoViewIfNeeded();
+      const item = section.locator('[data-testid=settings-leftover][data-branch="sb/left-behind"]');
+      await expect.poll(() => item.getByTestId('settings-leftover-loses').textContent(), { timeout: WAIT.server }).toBe('1 unmerged commit');
+      await section.locator('[data-testid=settings-leftover][data-branch="switchboard/compare-old-1"]').waitFor({ timeout: WAIT.server });
+      // "Remove all that lose nothing" leaves the one with unmerged work alone.
+      await section.getByTestId('settings-leftovers-remove-clean').click();
+      await page.getByTestId('confirm-ok').click();
+      await expect.poll(() => git(repo, 'branch', '--list', 'switchboard/compare-old-1'), { timeout: WAIT.server }).toBe('');
+      expect(git(repo, 'worktree', 'list')).toContain(path);
+      await item.getByTestId('settings-leftover-remove').click();
+      const confirm = page.getByTestId('confirm-dialog');
+      await expect(confirm.getByTestId('confirm-details').textContent()).resolves.toContain('Work nobody merged');
+      await confirm.getByTestId('confirm-ok').click();
+      await expect.poll(() => git(repo, 'branch', '--list', 'sb/left-behind'), { timeout: WAIT.server }).toBe('');
+      expect(git(repo, 'worktree', 'list')).not.toContain(path);
+      await section.getByTestId('settings-leftovers-empty').waitFor({ timeout: WAIT.server });
+      expect(git(repo, 'branch', '--show-current').trim()).toBe('main');
+      expect(errors).toEqual([]);
+    } finally {
       c.close();
     }
   });
