@@ -7,7 +7,7 @@
 // once the sessions' first snapshots are done, as a finished task's merge does. Same run.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -153,6 +153,8 @@ try {
   console.log(`worktrees.merge_ms: ${Math.round(m)} ms`);
   console.log(`worktrees.merge_git_baseline: ${Math.round(mg)} ms`);
   console.log(`worktrees.merge_vs_git: ${r2(m / mg)} ratio (goal ≤ 1.2)`);
+  // Each round's two merges ran back to back: their ratio, less swayed by what else the machine was doing then.
+  console.log(`worktrees.merge_vs_git_paired: ${r2(median(mergeOurs.map((o, i) => o / mergePlain[i]!)))} ratio (median of ${mergeOurs.length} rounds; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -82,7 +82,7 @@ export class Leftovers {
     return { repo: c.repo, path: c.path, branch: c.branch, origin: c.origin, missing, unmerged, files };
   }
 
-  /** What Switchboard made in these repositories (default: every repository it made worktrees or comparisons in). */
+  /** What Switchboard made in the repositories it made worktrees or comparisons in (or in those of them named). */
   private async candidates(only?: readonly string[]): Promise<Candidate[]> {
     const db = this.o.store.db;
     const open = this.o.openFolders().map(realish);
@@ -92,7 +92,8 @@ export class Leftovers {
     };
     const rows = db.prepare('SELECT path, repo, branch, base FROM worktrees WHERE created = 1').all() as Array<{ path: string; repo: string; branch: string; base: string }>;
     const compareRuns = new Set((db.prepare('SELECT worktree FROM compare_runs').all() as Array<{ worktree: string }>).map((r) => r.worktree));
-    const repos = only ?? [...new Set([...rows.map((r) => r.repo), ...(db.prepare('SELECT DISTINCT repo FROM compares').all() as Array<{ repo: string }>).map((r) => r.repo)])];
+    const known = [...new Set([...rows.map((r) => r.repo), ...(db.prepare('SELECT DISTINCT repo FROM compares').all() as Array<{ repo: string }>).map((r) => r.repo)])];
+    const repos = only ? known.filter((r) => only.includes(r)) : known;
     const oldFolder = realish(join(this.o.dataDir, 'worktrees'));
     const found: Candidate[] = [];
     for (const repo of repos) {
