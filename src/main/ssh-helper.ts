@@ -11,6 +11,7 @@
 import { homedir } from 'node:os';
 import { SHADOW_SERVICE } from './core/checkpoints/remote-shadow';
 import { shadowHelper } from './core/checkpoints/shadow-helper';
+import { IMPORT_STORE_SERVICE, storeHelper } from './core/history-import/store-helper';
 import { runLocalGit } from './core/host/local/local-git';
 import { runDaemon } from './core/host/ssh/server/daemon';
 import { runProxy } from './core/host/ssh/server/proxy';
@@ -20,7 +21,10 @@ const graceMs = Number(grace);
 if (mode === 'proxy' && arg && Number.isFinite(graceMs)) runProxy(arg, graceMs);
 else if (mode === 'serve' && arg && Number.isFinite(graceMs)) {
   // The services concerns run beside the host's files (Host.helperCall).
-  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), { git: runLocalGit }) });
+  runDaemon(arg, graceMs, {
+    [SHADOW_SERVICE]: shadowHelper(homedir(), { git: runLocalGit }),
+    [IMPORT_STORE_SERVICE]: storeHelper(homedir(), process.env),
+  });
 }
 else {
   process.stderr.write('usage: server.cjs proxy <instance> <graceMs> | serve <socket> <graceMs>\n');

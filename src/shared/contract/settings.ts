@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
-import { importSourceIdSchema, importSourceIds } from './history-import';
+import { importTargetSchema } from './history-import';
 import { sshTargetSchema } from './hosts';
 import { mcpServerSettingSchema } from './mcp';
 import { DEFAULT_REGISTRY_URL } from './registry';
@@ -223,7 +223,8 @@ export const SETTINGS = {
     section: 'history',
   }),
   'history.importKeep': def({
-    schema: z.array(importSourceIdSchema).max(importSourceIds.length),
+    // Store keys (importTargetKey): an agent's id for this machine's store, `<agent>@<host id>` for a host's.
+    schema: z.array(importTargetSchema).max(200),
     default: [],
     label: "Keep importing the agents' own sessions",
     description: 'For these agents, sessions they store outside Switchboard (in a terminal beside it) appear in History as they are written (History → Import).',
