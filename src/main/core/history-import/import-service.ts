@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { existsSync, lstatSync } from 'node:fs';
-import { importSourceIds, importTargetKey, parseImportTarget, unboundAgentId, type ImportProgress, type ImportSourceId, type ImportSourceSummary } from '../../../shared/contract/history-import';
+import { importSourceIds, importSourceNames, importTargetKey, parseImportTarget, unboundAgentId, type ImportProgress, type ImportSourceId, type ImportSourceSummary } from '../../../shared/contract/history-import';
 import { LOCAL_HOST_ID } from '../../../shared/contract/hosts';
 import type { Disposable } from '../base/lifecycle';
 import type { EventBus } from '../base/event-bus';
@@ -15,7 +15,7 @@ import { readNewLines, SkipFile } from './line-reader';
 import { fileKey, hostPathOf, readRemoteFiles, remoteListings, remoteRoots, remoteSummaries, replayReader, type ImportHost, type NewLinesReader } from './remote-stores';
 import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
 import type { SessionMeta, TranscriptItem } from './parsers/types';
-import { listStore, storesOf, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
+import { listStore, storesOf, summarize, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
 import { finish, initialWireState, toWire, type WireState } from './transcript';
 
 /**
@@ -177,15 +177,7 @@ export class HistoryImportService implements Disposable {
         }
       }
       const listing = listStore(store);
-      let bytes = 0;
-      let from = Infinity;
-      let to = -Infinity;
-      for (const f of listing.files) {
-        bytes += f.size;
-        from = Math.min(from, f.mtimeMs);
-        to = Math.max(to, f.mtimeMs);
-      }
-      return { ...base, found: !listing.missing, sessions: listing.files.length, bytes, from: listing.files.length ? from : null, to: listing.files.length ? to : null };
+      return { ...base, found: !listing.missing, ...summarize(listing.files) };
     });
   }
 
@@ -202,8 +194,8 @@ export class HistoryImportService implements Disposable {
           .filter((f) => !f.unsupported)
           .map((f): ImportSourceSummary => {
             const key = importTargetKey(f.source, h.id);
-            const { unsupported: _, root, ...rest } = f;
-            return { ...rest, key, hostId: h.id, hostLabel: h.label, name: local.find((l) => l.source === f.source)?.name ?? f.source, location: root, imported: imported.get(key) ?? 0, keepImporting: keep.has(key) };
+            const found = { found: f.found, sessions: f.sessions, bytes: f.bytes, from: f.from, to: f.to };
+            return { source: f.source, key, hostId: h.id, hostLabel: h.label, name: importSourceNames[f.source], location: f.root, ...found, imported: imported.get(key) ?? 0, keepImporting: keep.has(key) };
           });
       }),
     );
@@ -274,21 +266,9 @@ export class HistoryImportService implements Disposable {
       const listing = listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
       const rows = this.rowsOf(store.source, false);
-      // Only files whose identity (inode, size, time) differs from what was imported are read.
-      const changed: FoundFile[] = [];
-      this.progress.filesTotal += listing.files.length;
-      for (const f of listing.files) {
-        this.progress.bytesTotal += f.size;
-        const row = rows.get(f.path);
-        if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) {
-          this.progress.filesDone++;
-          this.progress.bytesDone += f.size;
-          continue;
-        }
-        changed.push(f);
-        newBytes += row && row.ino === f.ino && f.size >= row.offset ? f.size - row.offset : f.size;
-      }
-      if (changed.length) plans.push({ store, files: changed, rows });
+      const changed = this.changedFiles(listing.files, rows);
+      newBytes += changed.newBytes;
+      if (changed.files.length) plans.push({ store, files: changed.files, rows });
     }
     newBytes += await this.planRemote(targets.filter((t) => t.hostId !== LOCAL_HOST_ID), plans);
     this.emit();
@@ -298,6 +278,25 @@ export class HistoryImportService implements Disposable {
     } finally {
       bulk?.dispose();
     }
+  }
+
+  /** The files whose identity (inode, size, time) differs from what was imported (only those are read), and the bytes they gained. */
+  private changedFiles(listed: readonly FoundFile[], rows: Map<string, FileRow>): { files: FoundFile[]; newBytes: number } {
+    const files: FoundFile[] = [];
+    let newBytes = 0;
+    this.progress.filesTotal += listed.length;
+    for (const f of listed) {
+      this.progress.bytesTotal += f.size;
+      const row = rows.get(f.path);
+      if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) {
+        this.progress.filesDone++;
+        this.progress.bytesDone += f.size;
+        continue;
+      }
+      files.push(f);
+      newBytes += row && row.ino === f.ino && f.size >= row.offset ? f.size - row.offset : f.size;
+    }
+    return { files, newBytes };
   }
 
   /**
@@ -330,22 +329,10 @@ export class HistoryImportService implements Disposable {
         }
         for (const sk of listing.skipped) this.skip(`${host.label}:${sk.path}`, sk.reason);
         const rows = this.rowsOf(listing.source, false);
-        const changed: FoundFile[] = [];
-        this.progress.filesTotal += listing.files.length;
-        for (const found of listing.files) {
-          const f = { ...found, path: fileKey(hostId, found.path) };
-          this.progress.bytesTotal += f.size;
-          const row = rows.get(f.path);
-          if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) {
-            this.progress.filesDone++;
-            this.progress.bytesDone += f.size;
-            continue;
-          }
-          changed.push(f);
-          newBytes += f.size - resumeOffset(row, f);
-        }
+        const changed = this.changedFiles(listing.files.map((f) => ({ ...f, path: fileKey(hostId, f.path) })), rows);
+        newBytes += changed.newBytes;
         // The host's store, with the parser of this machine (the same agent writes the same format).
-        if (changed.length) plans.push({ store: { ...local, root: listing.root }, files: changed, rows, host });
+        if (changed.files.length) plans.push({ store: { ...local, root: listing.root }, files: changed.files, rows, host });
       }
     }
     return newBytes;

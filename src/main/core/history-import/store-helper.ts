@@ -2,7 +2,7 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ImportSourceId } from '../../../shared/contract/history-import';
 import { readNewLines, SkipFile } from './line-reader';
-import { listStore, storesOf, type FoundFile, type JsonlStore } from './sources';
+import { listStore, storesOf, summarize, type FoundFile, type JsonlStore } from './sources';
 
 /**
  * The agents' stores of an SSH host, listed and read there by the host's helper (src/main/ssh-helper.ts runs
@@ -107,16 +107,7 @@ export function storeHelper(home: string, env: Record<string, string | undefined
           const root = stores.find((x) => x.source === source)?.root ?? '';
           if (!store) return { source, root, found: false, sessions: 0, bytes: 0, from: null, to: null, unsupported: UNSUPPORTED_DB };
           const listing = listStore(store);
-          let bytes = 0;
-          let from = Infinity;
-          let to = -Infinity;
-          for (const f of listing.files) {
-            bytes += f.size;
-            from = Math.min(from, f.mtimeMs);
-            to = Math.max(to, f.mtimeMs);
-          }
-          const n = listing.files.length;
-          return { source, root, found: !listing.missing, sessions: n, bytes, from: n ? from : null, to: n ? to : null };
+          return { source, root, found: !listing.missing, ...summarize(listing.files) };
         });
       case 'list':
         return call.sources.map((source): RemoteListing => {
