@@ -123,18 +123,22 @@ export function storeHelper(home: string, env: Record<string, string | undefined
   };
 }
 
+/** The store's folder, links resolved (the folder itself may be a link: dotfiles kept elsewhere); null: not there. */
+function realRootOf(store: JsonlStore): string | null {
+  try {
+    return realpathSync(store.root);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Why `path` is not a session file of `store` (null: it is): it must lie in the store's real folder, under
  * folders that are not links, and be named as the store's sessions are. The client names the paths; the
  * host's helper trusts none it was not meant to read.
  */
-export function outsideStore(store: JsonlStore, path: string): string | null {
-  let root: string;
-  try {
-    root = realpathSync(store.root);
-  } catch {
-    return 'gone before it could be read';
-  }
+export function outsideStore(store: JsonlStore, path: string, root: string | null = realRootOf(store)): string | null {
+  if (root === null) return 'gone before it could be read';
   if (!path.startsWith(`${root}/`)) return `not in ${store.name}'s store`;
   const rel = path.slice(root.length + 1);
   const parts = rel.split('/');
@@ -154,11 +158,17 @@ export function outsideStore(store: JsonlStore, path: string): string | null {
 function readFiles(files: Array<{ source: ImportSourceId; path: string; offset: number }>, jsonl: (s: ImportSourceId) => JsonlStore | null, budget: number): RemoteRead[] {
   const out: RemoteRead[] = [];
   let total = 0;
+  // Each store's real folder, taken once per call (the folders under it are checked for each file).
+  const roots = new Map<JsonlStore, string | null>();
+  const rootOf = (store: JsonlStore): string | null => {
+    if (!roots.has(store)) roots.set(store, realRootOf(store));
+    return roots.get(store)!;
+  };
   for (const f of files.slice(0, MAX_FILES_PER_READ)) {
     if (total >= budget) break;
     const base: RemoteRead = { path: f.path, start: f.offset, offset: f.offset, ino: 0, size: 0, mtimeMs: 0, text: Buffer.alloc(0), lineNos: [], invalid: [], skips: [], done: true };
     const store = jsonl(f.source);
-    const refused = store ? outsideStore(store, f.path) : 'not a store read from a host';
+    const refused = store ? outsideStore(store, f.path, rootOf(store)) : 'not a store read from a host';
     if (refused) {
       out.push({ ...base, error: refused });
       continue;
