@@ -59,7 +59,8 @@ export interface FileRead {
 
 /**
  * Reads what these files gained on the host, many files per call (a file larger than one answer spans
- * several), and hands each file over once it is read in full, in order. Stops between calls when asked.
+ * several), and hands each file over once it is read in full, in order. The next call is on its way while
+ * the files of the last one are imported here. Stops between calls when asked.
  */
 export async function readRemoteFiles(
   host: Host,
@@ -69,8 +70,20 @@ export async function readRemoteFiles(
 ): Promise<void> {
   let queue = [...wanted];
   let partial: FileRead | null = null;
-  while (queue.length && !shouldStop()) {
-    const answers = (await call(host, { m: 'read', files: queue.slice(0, 2000) })) as RemoteRead[];
+  type Answer = { ok: true; v: RemoteRead[] } | { ok: false; e: unknown };
+  // Settles with the answer or the error, never rejects (a call made ahead may fail before it is awaited).
+  const ask = (): Promise<Answer> => {
+    const files = queue.slice(0, 2000);
+    return Promise.resolve()
+      .then(() => call(host, { m: 'read', files }))
+      .then((v) => ({ ok: true as const, v: v as RemoteRead[] }), (e: unknown) => ({ ok: false as const, e }));
+  };
+  let pending: Promise<Answer> | null = queue.length && !shouldStop() ? ask() : null;
+  while (pending) {
+    const answer = await pending;
+    if (!answer.ok) throw answer.e;
+    if (shouldStop()) return;
+    const answers = answer.v;
     if (!answers.length) throw new Error('the host read nothing');
     const done: FileRead[] = [];
     for (const a of answers) {
@@ -100,6 +113,7 @@ export async function readRemoteFiles(
     const answered = answers.length - (partial ? 1 : 0);
     queue = queue.slice(answered);
     if (partial) queue[0] = { ...queue[0]!, offset: partial.offset };
+    pending = queue.length && !shouldStop() ? ask() : null;
     if (done.length) await onRead(done);
   }
 }
