@@ -1,23 +1,15 @@
 import { z } from 'zod';
 import { event, request } from './define';
 import { LOCAL_HOST_ID, sshTargetOf } from './hosts';
+import { importSourceIds, type ImportSourceId } from '../import-sources';
 
 /**
  * Importing the agents' own histories (the sessions their command-line tools stored before and beside
  * Switchboard) into History: found, imported with progress, kept up to date while the switch is on.
  */
 
-export const importSourceIds = ['claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode'] as const;
+export { importSourceIds, importSourceNames, type ImportSourceId } from '../import-sources';
 export const importSourceIdSchema = z.enum(importSourceIds);
-export type ImportSourceId = z.infer<typeof importSourceIdSchema>;
-
-export const importSourceNames: Record<ImportSourceId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  'gemini-cli': 'Gemini CLI',
-  'qwen-code': 'Qwen Code',
-  opencode: 'OpenCode',
-};
 
 /** The agent id an imported session has while no configured agent can continue it. */
 export const unboundAgentId = (source: ImportSourceId): string => `cli:${source}`;

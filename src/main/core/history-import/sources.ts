@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { importSourceNames, type ImportSourceId } from '../../../shared/contract/history-import';
+import { importSourceNames, type ImportSourceId } from '../../../shared/import-sources';
 import { claudeCodeParser } from './parsers/claude-code';
 import { codexParser } from './parsers/codex';
 import { geminiCliParser } from './parsers/gemini-cli';
