@@ -12,6 +12,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { importTargetKey, parseImportTarget } from '../../../src/shared/contract/history-import';
+import { SETTINGS } from '../../../src/shared/contract/settings';
 import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
 import { storeHelper, type RemoteRead } from '../../../src/main/core/history-import/store-helper';
 import { SshHost } from '../../../src/main/core/host/ssh/ssh-host';
@@ -224,5 +226,17 @@ describe('the host side of the import (store-helper)', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('store keys (what Import, its switches and its runs name a store by)', () => {
+  it('names this machine’s store by the agent, a host’s by the agent and the host; anything else is refused', () => {
+    expect(importTargetKey('codex', 'local')).toBe('codex');
+    expect(importTargetKey('codex', 'ssh:dev@box:2222')).toBe('codex@ssh:dev@box:2222');
+    expect(parseImportTarget('codex')).toEqual({ source: 'codex', hostId: 'local' });
+    expect(parseImportTarget('codex@ssh:dev@box:2222')).toEqual({ source: 'codex', hostId: 'ssh:dev@box:2222' });
+    for (const bad of ['cursor', 'codex@local', 'codex@ssh:-oProxyCommand=x', 'codex@', '@ssh:box']) expect(parseImportTarget(bad), bad).toBeNull();
+    expect(SETTINGS['history.importKeep'].schema.safeParse(['claude-code', 'claude-code@ssh:sbtest']).success).toBe(true);
+    expect(SETTINGS['history.importKeep'].schema.safeParse(['claude-code@ssh:-oProxyCommand=x']).success).toBe(false);
   });
 });
