@@ -11,8 +11,9 @@ import { sshdSkipReason, startSshd } from '../support/sshd';
 
 /**
  * Issue 29 on a host (issue 27) in Chromium: a Claude Code store in the HOME of a real OpenSSH server's user
- * (test/support/sshd.ts) is listed in History → Import beside this machine's, with its host; imported, its
- * session is in History saying which host it is on.
+ * (test/support/sshd.ts) is listed in History → Import beside this machine's, with its host, once the host
+ * connects (the open panel says it waits for it until then); imported, its session is in History saying which
+ * host it is on.
  */
 
 const skip = sshdSkipReason();
@@ -45,15 +46,18 @@ const visible = (page: Page, testId: string): Locator => page.locator(`.tab-pane
 
 describe.skipIf(sshd === null)('History → Import of a host’s agent store, through the UI', { timeout: 180_000 }, () => {
   it('lists the host’s Claude Code store with its host, imports it, and History says which host the session is on', async () => {
+    const { page } = await suite.open({ empty: true });
+    await page.getByTestId('history-import-open').click();
+    const history = visible(page, 'history-tab');
+    // Before the host connects, the panel says its stores wait for it.
+    await expect.poll(() => history.getByTestId('history-import-offline').innerText(), { timeout: 30_000 }).toMatch(/Not connected: .*sbtest/);
+    // Connected (here through the contract; Settings → Hosts has its own test), the open panel lists its stores.
     const client = await connectContract(suite.app);
     try {
       expect(await client.call('hosts.connect', { hostId: HOST })).toMatchObject({ ok: true });
     } finally {
       client.close();
     }
-    const { page } = await suite.open({ empty: true });
-    await page.getByTestId('history-import-open').click();
-    const history = visible(page, 'history-tab');
     const onHost = history.locator(`[data-testid=history-import-source][data-source=claude-code][data-host="${HOST}"]`);
     await expect.poll(() => onHost.getByTestId('history-import-host').innerText(), { timeout: 30_000 }).toBe('sbtest');
     await expect.poll(async () => Number(await onHost.getByTestId('history-import-sessions').innerText()), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);

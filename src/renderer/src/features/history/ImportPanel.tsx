@@ -4,6 +4,7 @@ import { formatBytes } from '@shared/format-bytes';
 import { useApi } from '../../app/api-context';
 import { saveSetting, useSetting } from '../../app/settings';
 import { VisibleText } from '../../ui/VisibleText';
+import { syncHosts, useHosts } from '../hosts';
 import { formatDate } from './format';
 
 /**
@@ -19,6 +20,10 @@ export function ImportPanel({ onClose }: { onClose(): void }) {
   const [progress, setProgress] = useState<ImportProgress | null>(null);
   const [error, setError] = useState<string | null>(null);
   const keep = useSetting('history.importKeep');
+  // The hosts whose stores cannot be listed until they connect.
+  const hosts = useHosts((s) => s.hosts);
+  const offline = hosts.filter((h) => h.kind === 'ssh' && h.state !== 'connected');
+  useEffect(() => syncHosts(api), [api]);
 
   const scan = useCallback(async () => {
     const r = await api.call('historyImport.scan', {});
@@ -122,6 +127,11 @@ export function ImportPanel({ onClose }: { onClose(): void }) {
             ))}
           </tbody>
         </table>
+      )}
+      {offline.length > 0 && (
+        <div className="muted small" data-testid="history-import-offline">
+          Not connected: {offline.map((h) => h.label).join(', ')}. Connect a host (Hosts, in the sidebar) to list its agents’ stores here.
+        </div>
       )}
       {running ? (
         <div className="history-import-progress" data-testid="history-import-progress">
