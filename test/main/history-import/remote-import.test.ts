@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, lchownSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,6 +103,12 @@ describe.skipIf(skip !== null)('History → Import from an SSH host', () => {
   const sessionFile = (): string => join(project, readdirSync(project).find((f) => f.endsWith('.jsonl'))!);
   // Other tests may keep stores in the remote user's HOME too: this one looks at its own file's session.
   const importedRow = () => t.db.prepare('SELECT session_id, offset, size FROM imported_files WHERE path = ?').get(`${HOST_ID}:${sessionFile()}`) as { session_id: string; offset: number; size: number } | undefined;
+  /** Every entry of this test's store folder: name, size, times and mode. */
+  const storeState = () =>
+    readdirSync(project).map((name) => {
+      const st = lstatSync(join(project, name));
+      return { name, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, mode: st.mode, ino: st.ino };
+    });
   const messagesOf = (sessionId: string): number => (t.db.prepare('SELECT count(*) AS n FROM acp_messages WHERE session_id = ?').get(sessionId) as { n: number }).n;
 
   it('lists the host’s store beside this machine’s, imports it there, searchable by a word of a tool output; the session keeps its host and folder', async () => {
@@ -116,8 +122,11 @@ describe.skipIf(skip !== null)('History → Import from an SSH host', () => {
     // OpenCode's database is not read on a host: not listed there.
     expect(found.filter((s) => s.hostId === HOST_ID).map((s) => s.source)).not.toContain('opencode');
 
+    const before = storeState();
     const progress = await run([KEY]);
     expect(progress).toMatchObject({ running: false, error: null });
+    // Read-only towards the agent: nothing in its store was written, moved or touched.
+    expect(storeState()).toEqual(before);
     // Remembered by host and path (the same path on this machine is another file).
     const row = importedRow()!;
     expect(row.session_id).toBeTruthy();
