@@ -15,7 +15,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { importTargetKey, parseImportTarget } from '../../../src/shared/contract/history-import';
 import { SETTINGS } from '../../../src/shared/contract/settings';
 import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
-import { storeHelper, type RemoteRead } from '../../../src/main/core/history-import/store-helper';
+import { IMPORT_STORE_SERVICE, storeHelper, type RemoteRead } from '../../../src/main/core/history-import/store-helper';
+import { helperBundle } from '../../../src/main/core/host/ssh/helper-bundle';
 import { SshHost } from '../../../src/main/core/host/ssh/ssh-host';
 import { tempDir } from '../../support/app-server';
 import { sshdSkipReason, startSshd, type Sshd } from '../../support/sshd';
@@ -236,6 +237,14 @@ describe('the host side of the import (store-helper)', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+});
+
+describe('the SSH helper that reads the stores', () => {
+  it('is bundled without the contract’s validation library (it is copied to every host)', async () => {
+    const { source } = await helperBundle();
+    expect(source.toString('utf8')).toContain(IMPORT_STORE_SERVICE);
+    expect(source.toString('utf8')).not.toContain('ZodError');
+  }, 60_000);
 });
 
 describe('store keys (what Import, its switches and its runs name a store by)', () => {
