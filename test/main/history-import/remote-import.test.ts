@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { importTargetKey, parseImportTarget } from '../../../src/shared/contract/history-import';
 import { SETTINGS } from '../../../src/shared/contract/settings';
 import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
-import { IMPORT_STORE_SERVICE, storeHelper, type RemoteRead } from '../../../src/main/core/history-import/store-helper';
+import { IMPORT_STORE_SERVICE, storeHelper, type RemoteListing, type RemoteRead } from '../../../src/main/core/history-import/store-helper';
 import { helperBundle } from '../../../src/main/core/host/ssh/helper-bundle';
 import { SshHost } from '../../../src/main/core/host/ssh/ssh-host';
 import { tempDir } from '../../support/app-server';
@@ -233,6 +233,12 @@ describe('the host side of the import (store-helper)', () => {
       expect((await read(join(home, 'secret.jsonl'))).error).toMatch(/not in Claude Code's store/);
       expect((await read(join(store, 'q/secret.jsonl'))).error).toMatch(/symbolic link/);
       expect((await read(join(store, 'p/s.txt'))).error).toMatch(/not a session file/);
+      // A listing stays within one answer: what is cut is said.
+      for (let i = 0; i < 1100; i++) symlinkSync(join(home, 'secret.jsonl'), join(store, 'p', `l${i}.jsonl`));
+      const [listing] = (await helper({ m: 'list', sources: ['claude-code'] })) as RemoteListing[];
+      expect(listing!.files.map((f) => f.path)).toEqual([join(store, 'p/s.jsonl')]);
+      expect(listing!.skipped).toHaveLength(1001);
+      expect(listing!.skipped.at(-1)!.reason).toBe('and 101 more entries left out');
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

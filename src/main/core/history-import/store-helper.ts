@@ -2,7 +2,7 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ImportSourceId } from '../../../shared/contract/history-import';
 import { readNewLines, SkipFile } from './line-reader';
-import { listStore, storesOf, summarize, type FoundFile, type JsonlStore } from './sources';
+import { listStore, storesOf, summarize, type FoundFile, type JsonlStore, type Listing } from './sources';
 
 /**
  * The agents' stores of an SSH host, listed and read there by the host's helper (src/main/ssh-helper.ts runs
@@ -21,6 +21,12 @@ export const IMPORT_STORE_SERVICE = 'historyImport.store';
 export const READ_BUDGET = 2 * 1024 * 1024;
 /** Most files one `read` answers for. */
 const MAX_FILES_PER_READ = 2000;
+/**
+ * Most session files, and skipped entries, a `list` answers with per store: its answer stays well within a
+ * frame of the channel (the newest files are kept; the rest is said to be left out).
+ */
+export const MAX_REMOTE_FILES = 100_000;
+const MAX_REMOTE_SKIPS = 1000;
 
 export type StoreCall =
   | { m: 'roots'; sources: ImportSourceId[] }
@@ -113,7 +119,7 @@ export function storeHelper(home: string, env: Record<string, string | undefined
         return call.sources.map((source): RemoteListing => {
           const store = jsonl(source);
           if (!store) return { source, root: stores.find((x) => x.source === source)?.root ?? '', missing: true, files: [], skipped: [], unsupported: UNSUPPORTED_DB };
-          return { source, root: store.root, ...listStore(store) };
+          return { source, root: store.root, ...bounded(store, listStore(store)) };
         });
       case 'read':
         return readFiles(call.files, jsonl, Math.min(call.budget ?? READ_BUDGET, READ_BUDGET));
@@ -121,6 +127,19 @@ export function storeHelper(home: string, env: Record<string, string | undefined
         throw new Error('unknown call');
     }
   };
+}
+
+/** A listing cut to what one answer carries, saying what it left out. */
+function bounded(store: JsonlStore, listing: Listing): Listing {
+  let { files, skipped } = listing;
+  if (skipped.length > MAX_REMOTE_SKIPS) {
+    skipped = [...skipped.slice(0, MAX_REMOTE_SKIPS), { path: store.root, reason: `and ${skipped.length - MAX_REMOTE_SKIPS} more entries left out` }];
+  }
+  if (files.length > MAX_REMOTE_FILES) {
+    files = [...files].sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, MAX_REMOTE_FILES);
+    skipped = [...skipped, { path: store.root, reason: `more than ${MAX_REMOTE_FILES} session files on the host: the ${MAX_REMOTE_FILES} newest are imported, the rest is left out` }];
+  }
+  return { ...listing, files, skipped };
 }
 
 /** The store's folder, links resolved (the folder itself may be a link: dotfiles kept elsewhere); null: not there. */
