@@ -1,0 +1,65 @@
+/**
+ * A host reached through a jump host (`ProxyJump` in the user's ssh config), against a real OpenSSH server
+ * (test/support/sshd.ts): the test's sshd jumps to itself on 127.0.0.1. The host list shows the jump ssh will
+ * use; connecting goes through it (a jump host that is down makes the same host unreachable, in words); a
+ * session's folder check and a process run on the host behind it.
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sshdSkipReason, startSshd, type Sshd } from '../../support/sshd';
+import { makeCore, type TestCore } from '../acp/helpers';
+
+const skip = sshdSkipReason();
+if (skip) console.warn(`skipping the ProxyJump tests: ${skip}`);
+
+describe.skipIf(skip !== null)('a host behind a jump host', () => {
+  let sshd: Sshd;
+  let t: TestCore;
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    // The test's own config (the sbtest block, its identity and known_hosts) and two hosts behind jumps: one
+    // through sbtest itself, one through a jump host whose port nothing listens on.
+    const base = await readFile(sshd.configFile, 'utf8');
+    const behind = (name: string, jump: string): string[] =>
+      base
+        .split('\n')
+        .slice(0, base.split('\n').findIndex((l, i) => i > 0 && l.startsWith('Host ')))
+        .map((l) => (l.startsWith('Host ') ? `Host ${name}` : l))
+        .concat([`  ProxyJump ${jump}`]);
+    const config = await sshd.writeConfig('ssh_config_jump', [
+      ...base.trimEnd().split('\n'),
+      ...behind('sbbehind', 'sbtest'),
+      ...behind('sbbehinddead', 'sbdeadjump'),
+      'Host sbdeadjump',
+      '  HostName 127.0.0.1',
+      '  Port 1',
+      `  User ${sshd.user}`,
+      `  IdentityFile ${sshd.identityFile}`,
+      '  IdentitiesOnly yes',
+    ]);
+    t = await makeCore({ sshConfigFile: config });
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.dispose();
+    await sshd?.stop();
+  });
+
+  it('lists the jump ssh will use, connects through it, and runs on the host behind it', async () => {
+    const { hosts } = await t.call('hosts.list', {});
+    expect(hosts.find((h) => h.id === 'ssh:sbbehind')).toMatchObject({ source: 'config', resolved: { hostname: '127.0.0.1', port: sshd.port, proxyJump: 'sbtest' } });
+    const r = await t.call('hosts.connect', { hostId: 'ssh:sbbehind' });
+    expect(r, JSON.stringify(r)).toMatchObject({ ok: true, host: { state: 'connected' } });
+    expect(await t.call('hosts.checkFolder', { hostId: 'ssh:sbbehind', path: sshd.home })).toMatchObject({ ok: true });
+    expect(await t.call('hosts.checkFolder', { hostId: 'ssh:sbbehind', path: `${sshd.home}/no-such-folder` })).toMatchObject({ ok: false });
+  }, 90_000);
+
+  it('a jump host that is down leaves the host behind it unreachable, said in words', async () => {
+    const r = await t.call('hosts.connect', { hostId: 'ssh:sbbehinddead' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.failure.kind).toBe('unreachable');
+    expect(r.failure.message).toMatch(/\S/);
+  }, 60_000);
+});
