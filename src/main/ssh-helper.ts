@@ -14,13 +14,14 @@ import { shadowHelper } from './core/checkpoints/shadow-helper';
 import { runLocalGit } from './core/host/local/local-git';
 import { runDaemon } from './core/host/ssh/server/daemon';
 import { runProxy } from './core/host/ssh/server/proxy';
+import { HOST_AGENTS_SERVICE, hostAgentsHelper } from './core/registry/host-unpack';
 
 const [mode, arg, grace] = process.argv.slice(2);
 const graceMs = Number(grace);
 if (mode === 'proxy' && arg && Number.isFinite(graceMs)) runProxy(arg, graceMs);
 else if (mode === 'serve' && arg && Number.isFinite(graceMs)) {
   // The services concerns run beside the host's files (Host.helperCall).
-  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), { git: runLocalGit }) });
+  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), { git: runLocalGit }), [HOST_AGENTS_SERVICE]: hostAgentsHelper(homedir()) });
 }
 else {
   process.stderr.write('usage: server.cjs proxy <instance> <graceMs> | serve <socket> <graceMs>\n');
