@@ -10,17 +10,17 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { IpcFailure } from '../../../shared/contract';
 import type { Host } from '../host/host';
 import { errorMessage } from './errors';
 import { downloadTo } from './http';
-import { HOST_AGENTS_SERVICE, hostAgentsHelper, uploadToken, type HostAgentsCall, type HostProbe } from './host-unpack';
+import { HOST_AGENTS_SERVICE, uploadToken, type HostAgentsCall, type HostProbe } from './host-unpack';
 import type { InstallManifest } from './install-manager';
 import { currentPlatformKey } from './platform-key';
-import type { BinaryTarget } from './validate';
+import type { BinaryTarget, PlatformKey } from './validate';
 
 export interface HostBinariesOptions {
   downloadIdleTimeoutMs: number;
@@ -33,9 +33,22 @@ export interface ProgramOnHost {
   target: BinaryTarget;
 }
 
-const call = (host: Host, c: HostAgentsCall): Promise<unknown> =>
-  // A host whose files are this machine's runs the same code in-process.
-  host.helperCall ? host.helperCall(HOST_AGENTS_SERVICE, c) : hostAgentsHelper(homedir())(c);
+function call(host: Host, c: HostAgentsCall): Promise<unknown> {
+  // Only SSH hosts have a helper; a host whose files are this machine's runs the install made here.
+  if (!host.helperCall) throw new Error(`${host.id} has no helper to install agents with`);
+  return host.helperCall(HOST_AGENTS_SERVICE, c);
+}
+
+/** The registry's build for a host by node's names of its platform and arch (a linux arm64 host: linux-aarch64), or why there is none. */
+export function targetFor(
+  targets: Partial<Record<PlatformKey, BinaryTarget>>,
+  platform: string,
+  arch: string,
+): { ok: true; target: BinaryTarget } | { ok: false; platform: string; offered: string[] } {
+  const key = currentPlatformKey(platform as NodeJS.Platform, arch);
+  const target = key ? targets[key] : undefined;
+  return target ? { ok: true, target } : { ok: false, platform: key ?? `${platform}-${arch}`, offered: Object.keys(targets) };
+}
 
 /** Streams a file to `<dir>/download` on the host (the folder made private). */
 async function upload(host: Host, file: string, dir: string): Promise<void> {
@@ -79,14 +92,14 @@ export class HostBinaries {
   private async install(host: Host, manifest: InstallManifest, where: string): Promise<ProgramOnHost> {
     const { registryId, version, name } = manifest;
     const probe = (await call(host, { op: 'probe', registryId, version })) as HostProbe;
-    const platform = currentPlatformKey(probe.platform as NodeJS.Platform, probe.arch);
     if (!manifest.targets) {
       throw new IpcFailure('unavailable', `${name} ${version} was installed here before Switchboard kept its builds for other machines: update or reinstall it from the registry to run it on ${where}`);
     }
-    const target = platform ? manifest.targets[platform] : undefined;
-    if (!target) {
-      throw new IpcFailure('unavailable', `${name} ${version} has no build for ${where} (${platform ?? `${probe.platform}-${probe.arch}`}); the registry offers ${Object.keys(manifest.targets).join(', ') || 'none'}`);
+    const picked = targetFor(manifest.targets, probe.platform, probe.arch);
+    if (!picked.ok) {
+      throw new IpcFailure('unavailable', `${name} ${version} has no build for ${where} (${picked.platform}); the registry offers ${picked.offered.join(', ') || 'none'}`);
     }
+    const { target } = picked;
     if (probe.program) return { program: probe.program, target };
     const scratch = await mkdtemp(join(tmpdir(), 'sb-host-agent-'));
     try {
