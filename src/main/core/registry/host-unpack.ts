@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -30,6 +30,18 @@ export interface HostProbe {
   /** The folder an upload goes to (`<staging>/<token>/download`). */
   staging: string;
   program: string | null;
+}
+
+/** An upload left in staging longer than this was broken off (its connection lost, Switchboard quit). */
+const STALE_UPLOAD_MS = 6 * 60 * 60 * 1000;
+
+async function removeStaleUploads(staging: string): Promise<void> {
+  const names = await readdir(staging).catch(() => [] as string[]);
+  for (const name of names) {
+    const path = join(staging, name);
+    const st = await stat(path).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > STALE_UPLOAD_MS) await rm(path, { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$/;
@@ -62,7 +74,11 @@ export function hostAgentsHelper(home: string): (call: unknown) => Promise<unkno
   return async (raw) => {
     const c = raw as HostAgentsCall;
     const dir = join(root, checkName('agent id', c.registryId), checkName('version', c.version));
-    if (c.op === 'probe') return { platform: platform(), arch: arch(), staging: join(root, STAGING), program: await installed(dir) } satisfies HostProbe;
+    if (c.op === 'probe') {
+      const program = await installed(dir);
+      if (!program) await removeStaleUploads(join(root, STAGING));
+      return { platform: platform(), arch: arch(), staging: join(root, STAGING), program } satisfies HostProbe;
+    }
     if (c.op !== 'unpack') throw new Error('an unknown host agent call');
     if (typeof c.token !== 'string' || !TOKEN.test(c.token) || typeof c.sha256 !== 'string' || typeof c.cmd !== 'string') throw new Error('a host agent call without its upload');
     const work = join(root, STAGING, c.token);
