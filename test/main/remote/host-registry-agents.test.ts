@@ -202,6 +202,16 @@ describe.skipIf(skip !== null)('registry agents on an SSH host', () => {
       expect(text).toBe(`uid=${uid} cwd=${folder} dir=${bin} args=--from,py-acp-agent[extra]==1.0.0,py-acp-agent,--acp greeting=py`);
       expect(readFileSync(join(bin, 'uvx-args'), 'utf8').split('\n')).toEqual(['--from', 'py-acp-agent[extra]==1.0.0', 'py-acp-agent', '--acp', '']);
     }, 120_000);
+
+    it("takes the args and env set for the host alone (no command there): the host's uvx still runs it, with those", async () => {
+      const bin = remoteDir('uvx-bin-own');
+      writeFileSync(join(bin, 'agent.js'), AGENT_JS);
+      writeFileSync(join(bin, 'uvx'), `#!/bin/sh\nexec node "$(dirname "$0")/agent.js" "$@"\n`, { mode: 0o755 });
+      const agentId = uvxAgent({ PATH: '/usr/bin:/bin', GREETING: 'here' });
+      await t.call('settings.set', { key: 'agents.onHost', value: { [agentId]: { [HOST]: { args: ['--on-host'], env: { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`, GREETING: 'there' } } } } });
+      const folder = remoteDir('uvx-own');
+      expect(await answer(agentId, folder)).toBe(`uid=${uid} cwd=${folder} dir=${bin} args=--from,py-acp-agent[extra]==1.0.0,py-acp-agent,--on-host greeting=there`);
+    }, 120_000);
   });
 
   it('a custom agent with its own command for the host runs that command there (without it, its usual command fails there in words)', async () => {

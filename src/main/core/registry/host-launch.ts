@@ -51,7 +51,14 @@ async function hasProgram(host: Host, program: string, env: Record<string, strin
  */
 export async function commandOnHost(record: AgentRecord, host: Host, env: Record<string, string>, deps: HostLaunchDeps): Promise<HostCommand> {
   const own = deps.onHost(record.id, host.id);
-  if (own) return { command: own.command ?? record.command, args: own.args ?? record.args, ...(own.env ? { env: own.env } : {}) };
+  // The user's program for the host replaces what would run there; their args alone are the agent's args
+  // (after npx's or uvx's own), their env goes over the rest.
+  if (own?.command) return { command: own.command, args: own.args ?? record.args, ...(own.env ? { env: own.env } : {}) };
+  const found = await resolved(own?.args ? { ...record, args: own.args } : record, host, { ...env, ...own?.env }, deps);
+  return own?.env ? { ...found, env: { ...found.env, ...own.env } } : found;
+}
+
+async function resolved(record: AgentRecord, host: Host, env: Record<string, string>, deps: HostLaunchDeps): Promise<HostCommand> {
   if (record.source !== 'registry' || !record.registryId) return { command: record.command, args: record.args };
   const where = hostLabel(host.id);
   const dir = join(deps.agentsDir, record.registryId, record.version ?? '');
