@@ -1,10 +1,12 @@
 /**
  * A host reached through a jump host (`ProxyJump` in the user's ssh config), against a real OpenSSH server
  * (test/support/sshd.ts): the test's sshd jumps to itself on 127.0.0.1. The host list shows the jump ssh will
- * use; connecting goes through it (a jump host that is down makes the same host unreachable, in words); a
- * session's folder check and a process run on the host behind it.
+ * use; connecting goes through it (a jump host that is down makes the same host unreachable, in words; one
+ * whose key is not known yet is named, and its key accepted by connecting to it); folder checks run on the host
+ * behind it.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sshdSkipReason, startSshd, type Sshd } from '../../support/sshd';
 import { makeCore, type TestCore } from '../acp/helpers';
@@ -31,6 +33,9 @@ describe.skipIf(skip !== null)('a host behind a jump host', () => {
       ...base.trimEnd().split('\n'),
       ...behind('sbbehind', 'sbtest'),
       ...behind('sbbehinddead', 'sbdeadjump'),
+      ...behind('sbbehindstranger', 'sbstrangerjump'),
+      // The same server as a jump host whose key the user has not accepted (its own empty known_hosts).
+      ...behind('sbstrangerjump', 'none').map((l) => (l.includes('UserKnownHostsFile') ? `  UserKnownHostsFile ${sshd.dir}/known_hosts_empty` : l)),
       'Host sbdeadjump',
       '  HostName 127.0.0.1',
       '  Port 1',
@@ -53,6 +58,21 @@ describe.skipIf(skip !== null)('a host behind a jump host', () => {
     expect(r, JSON.stringify(r)).toMatchObject({ ok: true, host: { state: 'connected' } });
     expect(await t.call('hosts.checkFolder', { hostId: 'ssh:sbbehind', path: sshd.home })).toMatchObject({ ok: true });
     expect(await t.call('hosts.checkFolder', { hostId: 'ssh:sbbehind', path: `${sshd.home}/no-such-folder` })).toMatchObject({ ok: false });
+  }, 90_000);
+
+  it('a jump host whose key is not known is named, and once its key is accepted the host behind it connects', async () => {
+    await writeFile(join(sshd.dir, 'known_hosts_empty'), '');
+    const r = await t.call('hosts.connect', { hostId: 'ssh:sbbehindstranger' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.failure.kind).toBe('failed');
+    expect(r.failure.message).toMatch(/reached through sbstrangerjump, whose host key is not in your known_hosts yet: connect to sbstrangerjump once/);
+    // Connecting to the jump host shows its key; accepting it lets the host behind it connect.
+    const jump = await t.call('hosts.connect', { hostId: 'ssh:sbstrangerjump' });
+    expect(jump.ok).toBe(false);
+    if (jump.ok || jump.failure.kind !== 'host-key-unknown') throw new Error(JSON.stringify(jump));
+    expect(await t.call('hosts.connect', { hostId: 'ssh:sbstrangerjump', acceptHostKey: jump.failure.fingerprint })).toMatchObject({ ok: true });
+    expect(await t.call('hosts.connect', { hostId: 'ssh:sbbehindstranger' })).toMatchObject({ ok: true });
   }, 90_000);
 
   it('a jump host that is down leaves the host behind it unreachable, said in words', async () => {
