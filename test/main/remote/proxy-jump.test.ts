@@ -7,7 +7,9 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawn as spawnPty } from 'node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../support/app-server';
 import { sshdSkipReason, startSshd, type Sshd } from '../../support/sshd';
 import { makeCore, type TestCore } from '../acp/helpers';
 
@@ -17,6 +19,7 @@ if (skip) console.warn(`skipping the ProxyJump tests: ${skip}`);
 describe.skipIf(skip !== null)('a host behind a jump host', () => {
   let sshd: Sshd;
   let t: TestCore;
+  let configFile: string;
 
   beforeAll(async () => {
     sshd = await startSshd();
@@ -34,6 +37,8 @@ describe.skipIf(skip !== null)('a host behind a jump host', () => {
       ...behind('sbbehind', 'sbtest'),
       ...behind('sbbehinddead', 'sbdeadjump'),
       ...behind('sbbehindstranger', 'sbstrangerjump'),
+      ...behind('sbbehindtty', 'sbttyjump'),
+      ...behind('sbttyjump', 'none').map((l) => (l.includes('UserKnownHostsFile') ? `  UserKnownHostsFile ${sshd.dir}/known_hosts_tty` : l)),
       // The same server as a jump host whose key the user has not accepted (its own empty known_hosts).
       ...behind('sbstrangerjump', 'none').map((l) => (l.includes('UserKnownHostsFile') ? `  UserKnownHostsFile ${sshd.dir}/known_hosts_empty` : l)),
       'Host sbdeadjump',
@@ -43,6 +48,7 @@ describe.skipIf(skip !== null)('a host behind a jump host', () => {
       `  IdentityFile ${sshd.identityFile}`,
       '  IdentitiesOnly yes',
     ]);
+    configFile = config;
     t = await makeCore({ sshConfigFile: config });
   }, 60_000);
 
@@ -73,6 +79,25 @@ describe.skipIf(skip !== null)('a host behind a jump host', () => {
     if (jump.ok || jump.failure.kind !== 'host-key-unknown') throw new Error(JSON.stringify(jump));
     expect(await t.call('hosts.connect', { hostId: 'ssh:sbstrangerjump', acceptHostKey: jump.failure.fingerprint })).toMatchObject({ ok: true });
     expect(await t.call('hosts.connect', { hostId: 'ssh:sbbehindstranger' })).toMatchObject({ ok: true });
+  }, 90_000);
+
+  it('started from a terminal, never asks there about the jump host (the ssh it starts for the jump has no terminal either)', async () => {
+    await writeFile(join(sshd.dir, 'known_hosts_tty'), '');
+    // The connect in a process of its own on a pty, as `npm start` from a shell runs the app.
+    const term = spawnPty(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/fixtures/ssh-connect/connect.ts'), configFile, 'sbbehindtty', join(sshd.dir, 'rt-tty')], {
+      cwd: repoRoot,
+      env: { ...process.env } as Record<string, string>,
+      cols: 200,
+      rows: 50,
+    });
+    let out = '';
+    term.onData((d) => (out += d));
+    const code = await new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+    expect(out).not.toMatch(/Are you sure you want to continue connecting|password:/i);
+    expect(code, out).toBe(0);
+    const result = JSON.parse(/RESULT (.*)/.exec(out)![1]!) as { ok: boolean; failure?: { message: string } };
+    expect(result.ok).toBe(false);
+    expect(result.failure?.message).toMatch(/reached through sbttyjump, whose host key is not in your known_hosts yet/);
   }, 90_000);
 
   it('a jump host that is down leaves the host behind it unreachable, said in words', async () => {
