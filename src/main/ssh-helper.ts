@@ -17,6 +17,7 @@ import { runLocalGit } from './core/host/local/local-git';
 import { runDaemon } from './core/host/ssh/server/daemon';
 import { runProxy } from './core/host/ssh/server/proxy';
 import { watchFolder } from './core/host/ssh/server/watch';
+import { HOST_AGENTS_SERVICE, hostAgentsHelper } from './core/registry/host-unpack';
 
 const [mode, arg, grace] = process.argv.slice(2);
 const graceMs = Number(grace);
@@ -27,6 +28,7 @@ else if (mode === 'serve' && arg && Number.isFinite(graceMs)) {
   const host = { git: runLocalGit, watch: async (root: string, onEvent: Parameters<typeof watchFolder>[1], o: { ignore?: readonly string[] } = {}) => watchFolder(root, onEvent, o.ignore ?? []), files: (roots: readonly string[]) => ConfinedFs.open(roots) };
   runDaemon(arg, graceMs, {
     [SHADOW_SERVICE]: shadowHelper(homedir(), host),
+    [HOST_AGENTS_SERVICE]: hostAgentsHelper(homedir()),
     // The agents' stores of the host's user, listed and read there for History → Import.
     [IMPORT_STORE_SERVICE]: storeHelper(homedir(), process.env),
   });
