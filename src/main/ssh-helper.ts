@@ -16,6 +16,7 @@ import { runLocalGit } from './core/host/local/local-git';
 import { runDaemon } from './core/host/ssh/server/daemon';
 import { runProxy } from './core/host/ssh/server/proxy';
 import { watchFolder } from './core/host/ssh/server/watch';
+import { HOST_AGENTS_SERVICE, hostAgentsHelper } from './core/registry/host-unpack';
 
 const [mode, arg, grace] = process.argv.slice(2);
 const graceMs = Number(grace);
@@ -24,7 +25,7 @@ else if (mode === 'serve' && arg && Number.isFinite(graceMs)) {
   // The services concerns run beside the host's files (Host.helperCall).
   // The host's own git, watch and confined files: what a shadow repository reaches the folder by there.
   const host = { git: runLocalGit, watch: async (root: string, onEvent: Parameters<typeof watchFolder>[1], o: { ignore?: readonly string[] } = {}) => watchFolder(root, onEvent, o.ignore ?? []), files: (roots: readonly string[]) => ConfinedFs.open(roots) };
-  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), host) });
+  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), host), [HOST_AGENTS_SERVICE]: hostAgentsHelper(homedir()) });
 }
 else {
   process.stderr.write('usage: server.cjs proxy <instance> <graceMs> | serve <socket> <graceMs>\n');

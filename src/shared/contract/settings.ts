@@ -39,6 +39,16 @@ export interface SettingDef<S extends z.ZodType = z.ZodType> {
 /** Default cap on the JSON form of a stored value. */
 export const SETTING_VALUE_MAX_CHARS = 64 * 1024;
 
+/** An agent's command, args and environment on one SSH host, where they differ from its own. */
+export const agentOnHostSchema = z
+  .object({
+    command: z.string().min(1).max(4096).optional(),
+    args: z.array(z.string().max(100_000)).max(1000).optional(),
+    env: z.record(z.string().min(1).max(500).regex(/^[^=\0]+$/, 'not a valid environment variable name'), z.string().max(100_000)).optional(),
+  })
+  .strict();
+export type AgentOnHost = z.infer<typeof agentOnHostSchema>;
+
 const def = <S extends z.ZodType>(d: SettingDef<S>): SettingDef<S> => d;
 const count = (max: number) => z.number().int().min(0).max(max);
 const fontSize = z.number().int().min(8).max(40);
@@ -129,6 +139,15 @@ export const SETTINGS = {
     default: '',
     label: 'Default agent',
     description: 'The agent chosen first when you start a new session (empty: the first in the list).',
+    scope: 'app',
+    section: 'agents',
+  }),
+  'agents.onHost': def({
+    schema: z.record(z.string().max(200), z.record(z.string().max(400), agentOnHostSchema)),
+    default: {},
+    label: 'Agents on SSH hosts',
+    description:
+      'How an agent starts on a given SSH host when it differs from here (another path, other arguments or environment): a record of agent id → host id ("ssh:devbox") → { command, args, env }. Unset parts are the agent\'s own.',
     scope: 'app',
     section: 'agents',
   }),
