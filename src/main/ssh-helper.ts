@@ -11,16 +11,20 @@
 import { homedir } from 'node:os';
 import { SHADOW_SERVICE } from './core/checkpoints/remote-shadow';
 import { shadowHelper } from './core/checkpoints/shadow-helper';
+import { ConfinedFs } from './core/host/local/confined-fs';
 import { runLocalGit } from './core/host/local/local-git';
 import { runDaemon } from './core/host/ssh/server/daemon';
 import { runProxy } from './core/host/ssh/server/proxy';
+import { watchFolder } from './core/host/ssh/server/watch';
 
 const [mode, arg, grace] = process.argv.slice(2);
 const graceMs = Number(grace);
 if (mode === 'proxy' && arg && Number.isFinite(graceMs)) runProxy(arg, graceMs);
 else if (mode === 'serve' && arg && Number.isFinite(graceMs)) {
   // The services concerns run beside the host's files (Host.helperCall).
-  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), { git: runLocalGit }) });
+  // The host's own git, watch and confined files: what a shadow repository reaches the folder by there.
+  const host = { git: runLocalGit, watch: async (root: string, onEvent: Parameters<typeof watchFolder>[1], o: { ignore?: readonly string[] } = {}) => watchFolder(root, onEvent, o.ignore ?? []), files: (roots: readonly string[]) => ConfinedFs.open(roots) };
+  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), host) });
 }
 else {
   process.stderr.write('usage: server.cjs proxy <instance> <graceMs> | serve <socket> <graceMs>\n');

@@ -1,13 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm/index';
 import { claudeCodeLaunch, isAgentInstalled, placeAgentOnHost, requireOrSkipAgent } from '../support/real-agents/index';
-import { sshdSkipReason, startSshd } from '../support/sshd';
+import { sshSuiteOptions, startE2eSshHost } from '../support/ssh-e2e';
 import { addAgent, agentRow, sendPrompt } from '../support/ui';
 import { WAIT } from '../support/waits';
 
@@ -20,35 +19,28 @@ import { WAIT } from '../support/waits';
  * and the reply is whole, every word once and in order.
  */
 
-const skip = sshdSkipReason() ?? (isAgentInstalled('claude-code') || requireOrSkipAgent('claude-code') ? null : 'Claude Code is not installed');
-if (skip) console.warn(`skipping the remote agent end-to-end test: ${skip}`);
-const sshd = skip ? null : await startSshd();
+const host = await startE2eSshHost('the remote agent end-to-end test', {
+  skip: isAgentInstalled('claude-code') || requireOrSkipAgent('claude-code') ? null : 'Claude Code is not installed',
+});
+const sshd = host?.sshd ?? null;
 const llm: FakeLlm | null = sshd ? await startFakeLlm() : null;
-const HOST = 'ssh:sbtest';
+const HOST = host?.hostId ?? '';
 const tag = randomBytes(4).toString('hex');
-const folder = sshd ? join(sshd.home, `e2e-agent-${tag}`) : '';
-const agentHome = sshd ? join(sshd.home, `e2e-agent-home-${tag}`) : '';
 const hostOnly = `only-on-host-${tag}.md`;
-let uid = -1;
+const folder = host ? host.folder('e2e-agent') : '';
+const agentHome = host ? host.folder('e2e-agent-home') : '';
+const uid = host?.uid ?? -1;
 let entry = '';
-if (sshd) {
-  uid = Number(spawnSync('id', ['-u', sshd.user], { encoding: 'utf8' }).stdout.trim());
-  const gid = Number(spawnSync('id', ['-g', sshd.user], { encoding: 'utf8' }).stdout.trim());
-  for (const dir of [folder, agentHome, ...['.config', '.cache', '.local', '.local/share', '.local/state'].map((d) => join(agentHome, d))]) {
-    mkdirSync(dir);
-    chownSync(dir, uid, gid);
-  }
-  writeFileSync(join(folder, hostOnly), '# only the host has this\n');
-  chownSync(join(folder, hostOnly), uid, gid);
-  entry = placeAgentOnHost('claude-code', { home: sshd.home, uid, gid });
+if (host) {
+  for (const d of ['.config', '.cache', '.local', '.local/share', '.local/state']) host.mkdir(join(agentHome, d));
+  host.write(join(folder, hostOnly), '# only the host has this\n');
+  entry = placeAgentOnHost('claude-code', { home: host.sshd.home, uid, gid: host.gid });
 }
 
-const suite = appSuite('remote-agent', undefined, { env: (): Record<string, string> => (sshd ? { SWITCHBOARD_SSH_CONFIG: sshd.configFile } : {}) });
+const suite = appSuite('remote-agent', undefined, sshSuiteOptions(host));
 
 afterAll(async () => {
   await llm?.close();
-  await sshd?.stop();
-  for (const dir of [folder, agentHome]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** The ControlMaster of the test's ssh config (`ssh -f` forks it away from the app: found by its command line). */

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
-import { sshdSkipReason, startSshd } from '../support/sshd';
+import { sshSuiteOptions, startE2eSshHost } from '../support/ssh-e2e';
 import { addScenarioAgent, agentRow, sendPrompt } from '../support/ui';
 import { WAIT } from '../support/waits';
 
@@ -17,25 +16,13 @@ import { WAIT } from '../support/waits';
  * there; after a restart the session reopens on its host.
  */
 
-const skip = sshdSkipReason();
-if (skip) console.warn(`skipping the remote host end-to-end test: ${skip}`);
-const sshd = skip ? null : await startSshd();
-const HOST = 'ssh:sbtest';
-const folder = sshd ? join(sshd.home, `e2e-${randomBytes(4).toString('hex')}`) : '';
-let uid = -1;
-if (sshd) {
-  await sshd.setKnownHosts('empty');
-  uid = Number(spawnSync('id', ['-u', sshd.user], { encoding: 'utf8' }).stdout.trim());
-  mkdirSync(folder);
-  chownSync(folder, uid, uid);
-}
+const host = await startE2eSshHost('the remote host end-to-end test', { knownHosts: 'empty' });
+const sshd = host?.sshd ?? null;
+const HOST = host?.hostId ?? '';
+const folder = host ? host.folder('e2e') : '';
+const uid = host?.uid ?? -1;
 
-const suite = appSuite('remote', undefined, { env: (): Record<string, string> => (sshd ? { SWITCHBOARD_SSH_CONFIG: sshd.configFile } : {}) });
-
-afterAll(async () => {
-  await sshd?.stop();
-  if (folder) rmSync(folder, { recursive: true, force: true });
-});
+const suite = appSuite('remote', undefined, sshSuiteOptions(host));
 
 describe.skipIf(sshd === null)('a session on an SSH host', { timeout: 240_000 }, () => {
   it('adds the host by accepting its key, runs an agent and a terminal there, and reopens the session after a restart', async () => {

@@ -3,15 +3,17 @@
  * agent runs on the host and writes there; the snapshots are taken on the host by its helper, into a shadow
  * repository under ~/.switchboard-server/checkpoints there (none here); the turn's changes and diff come back;
  * a rewind puts the host's file back, written by the host (the remote user's), and a folder swapped for a
- * symlink on the host is not followed.
+ * symlink on the host is not followed (by a restore, nor by the watch's sync file the helper writes before a
+ * snapshot); a host snapshot's progress comes back while it runs.
  */
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TurnCheckpoint } from '../../../src/shared/contract/checkpoints';
 import type { HostProcess } from '../../../src/main/core/host/host';
+import { helperSite } from '../../../src/main/core/checkpoints/checkpoint-sites';
 import { sshdSkipReason, startSshd, type Sshd } from '../../support/sshd';
 import { eventually, makeCore, turnEnd, type TestCore } from '../acp/helpers';
 
@@ -140,4 +142,72 @@ describe.skipIf(skip !== null)('checkpoints of a session on an SSH host', () => 
     expect(readFileSync(join(outside, 'f.txt'), 'utf8')).toBe('outside, untouched\n');
     expect(readdirSync(outside)).toEqual(['f.txt']);
   }, 180_000);
+
+  it("streams a host snapshot's progress (files recorded so far) before its answer", async () => {
+    const host = t.core.hosts.get(HOST);
+    const big = join(sshd.home, `big-${randomBytes(4).toString('hex')}`);
+    mkdirSync(big);
+    for (let d = 0; d < 10; d++) {
+      mkdirSync(join(big, `d${d}`));
+      for (let f = 0; f < 200; f++) writeFileSync(join(big, `d${d}`, `f${f}.txt`), `${d}/${f}\n`);
+    }
+    spawnSync('chown', ['-R', `${uid}:${uid}`, big]);
+    try {
+      const store = helperSite(host as Parameters<typeof helperSite>[0]).store(randomBytes(8).toString('hex'), big, 1 << 20, []);
+      const heard: number[] = [];
+      let answered = false;
+      const snap = await store.snapshot({ onProgress: (n) => void (answered || heard.push(n)) });
+      answered = true;
+      expect(snap.files).toBe(2000);
+      expect(heard.length).toBeGreaterThan(0);
+      expect(heard.every((n) => n > 0 && n <= 2000)).toBe(true);
+      expect([...heard].sort((a, b) => a - b)).toEqual(heard);
+      await store.remove();
+    } finally {
+      rmSync(big, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("never writes the watch's sync file outside a watched folder the host swapped for a symlink; the snapshot refuses", async () => {
+    const host = t.core.hosts.get(HOST);
+    const base = join(sshd.home, `swap-${randomBytes(4).toString('hex')}`);
+    const w = join(base, 'work');
+    const away = join(base, 'outside');
+    for (const dir of [base, w, away]) {
+      mkdirSync(dir);
+      owned(dir);
+    }
+    writeFileSync(join(away, 'secret.txt'), 'outside\n');
+    owned(join(away, 'secret.txt'));
+    const said: string[] = [];
+    const info = vi.spyOn(console, 'info').mockImplementation((...a: unknown[]) => void said.push(a.join(' ')));
+    try {
+      await t.core.checkpoints.sessionOpened('swap-session', [w], HOST);
+      await t.core.checkpoints.idle();
+      const files = await host.files([w]);
+      await files.writeFile(join(w, 'a.txt'), 'a1\n');
+      // With the host's watch in hand, a snapshot reads only what changed (the sync file went through there).
+      await t.core.checkpoints.checkpoint(w, 'manual', HOST);
+      expect(said.filter((l) => l.includes(w) && l.includes('read the whole folder'))).toHaveLength(1);
+
+      const seenOutside: string[] = [];
+      const watcher = watch(away, (_event, name) => void (name && seenOutside.push(String(name))));
+      try {
+        renameSync(w, `${w}-moved`);
+        symlinkSync(away, w);
+        // The host's sync file is refused at the write (the watch's folder is no longer what the path leads to),
+        // and the whole read that follows refuses the link.
+        await expect(t.core.checkpoints.checkpoint(w, 'manual', HOST)).rejects.toThrow(/moved while it was being read|not a directory|symbolic link/);
+        await new Promise((r) => setTimeout(r, 200));
+      } finally {
+        watcher.close();
+      }
+      expect(seenOutside).toEqual([]);
+      expect(readdirSync(away)).toEqual(['secret.txt']);
+    } finally {
+      info.mockRestore();
+      t.core.checkpoints.sessionClosed('swap-session');
+      rmSync(base, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

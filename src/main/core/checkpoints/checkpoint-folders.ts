@@ -4,7 +4,6 @@ import type { StoreService } from '../store/store-service';
 import type { Host } from '../host/host';
 import { CheckpointRows, type CheckpointRow } from './checkpoint-rows';
 import type { CheckpointSettings } from './checkpoint-settings';
-import { FolderFeed } from './folder-changes';
 import { siteOf, type CheckpointSite } from './checkpoint-sites';
 import type { Snapshot } from './shadow-store';
 import type { ShadowStore } from './shadow-store';
@@ -24,8 +23,8 @@ export interface Folder {
   running: Map<string, string>;
   /** Open sessions whose folder this is (while there is one, the folder is watched). */
   sessions: Set<string>;
-  /** The folder's watch: what changed since the last snapshot (null: not watched, snapshots read it all). */
-  feed: FolderFeed | null;
+  /** Whether the folder is watched (by its shadow store, beside its files): if not, snapshots read it all. */
+  watched: boolean;
   /** The first snapshot, taken in the background when a session opens, until it is done. */
   first: Promise<CheckpointRow | null> | null;
   /** Progress of the snapshot being taken (files recorded, files expected), for sessions that ask. */
@@ -118,7 +117,7 @@ export class CheckpointFolders {
         queue: Promise.resolve(),
         running: new Map(),
         sessions: new Set(),
-        feed: null,
+        watched: false,
         first: null,
         progress: null,
       };
@@ -151,29 +150,30 @@ export class CheckpointFolders {
 
   /** Snapshot + row; call inside `exclusive`. */
   async takeCheckpoint(folder: Folder, kind: string): Promise<CheckpointRow> {
-    const snap = await this.snapshot(folder, kind);
-    const row: CheckpointRow = { id: randomUUID(), folderId: folder.id, tree: snap.tree, large: snap.large, kind, createdAt: Date.now() };
-    await folder.repo.keep(row.id, row.tree);
+    const id = randomUUID();
+    const snap = await this.snapshot(folder, kind, id);
+    const row: CheckpointRow = { id, folderId: folder.id, tree: snap.tree, large: snap.large, kind, createdAt: Date.now() };
     this.rows().insertCheckpoint(row);
     return row;
   }
 
   /**
-   * A snapshot of the folder: only what its watch reported when it is watched and trusted, else all of it
-   * (the log says why); the checkpoints a turn's review rests on are checked against the whole folder's stat.
+   * A snapshot of the folder, kept as checkpoint `keep`: only what its watch reported when it is watched and
+   * trusted, else all of it (the log says why); the checkpoints a turn's review rests on are checked against
+   * the whole folder's stat. One call to the store (on an SSH host, one request: the watch is there).
    */
-  private async snapshot(folder: Folder, kind: string): Promise<Snapshot> {
-    const changes = folder.feed ? await folder.feed.take() : undefined;
+  private async snapshot(folder: Folder, kind: string, keep: string): Promise<Snapshot> {
+    const watched = folder.watched;
     folder.progress = { files: 0, total: this.lastCount.get(folder.id) ?? null };
     try {
       const snap = await folder.repo.snapshot({
-        ...(changes ? { changes } : {}),
-        verify: VERIFIED.has(kind) && folder.feed !== null,
+        keep,
+        verify: VERIFIED.has(kind) && watched,
         onProgress: (files) => {
           if (folder.progress) folder.progress.files = files;
         },
       });
-      if (snap.how.kind === 'full' && changes && this.loggedReason.get(folder.id) !== snap.how.reason) {
+      if (snap.how.kind === 'full' && watched && this.loggedReason.get(folder.id) !== snap.how.reason) {
         console.info(`checkpoints: ${folder.path}: read the whole folder (${snap.how.reason})`);
       }
       this.loggedReason.set(folder.id, snap.how.kind === 'full' ? snap.how.reason : '');
@@ -185,9 +185,6 @@ export class CheckpointFolders {
       }
       this.lastCount.set(folder.id, snap.files);
       return snap;
-    } catch (e) {
-      folder.feed?.rescan('the last snapshot failed');
-      throw e;
     } finally {
       folder.progress = null;
     }
@@ -195,16 +192,14 @@ export class CheckpointFolders {
 
   /** Watches the folder from now on, so that snapshots read only what changed. */
   watch(folder: Folder): void {
-    if (folder.feed || this.disposed) return;
-    const host = folder.site.host;
-    folder.feed = new FolderFeed(folder.path, (root, onEvent, opts) => host.watch(root, onEvent, opts), {
-      ignore: this.settings().excludes.map((e) => e.replace(/\/$/, '')),
-      files: (roots) => host.files(roots),
-    });
+    if (folder.watched || this.disposed) return;
+    folder.watched = true;
+    folder.repo.watch(this.settings().excludes.map((e) => e.replace(/\/$/, '')));
   }
 
   unwatch(folder: Folder): void {
-    folder.feed?.dispose();
-    folder.feed = null;
+    if (!folder.watched) return;
+    folder.watched = false;
+    folder.repo.unwatch();
   }
 }

@@ -29,7 +29,7 @@ export function localSite(host: Host, root: string): CheckpointSite {
  * repository on the host (shadow-helper.ts); presence and real paths are asked of the host's confined files.
  */
 export function helperSite(host: Host & Required<Pick<Host, 'helperCall'>>): CheckpointSite {
-  const call = (c: ShadowCall) => host.helperCall(SHADOW_SERVICE, c);
+  const call = (c: ShadowCall, onNote?: (note: unknown) => void) => host.helperCall(SHADOW_SERVICE, c, onNote);
   return {
     host,
     realFolder: async (path) => (await host.files([path])).roots[0]!,

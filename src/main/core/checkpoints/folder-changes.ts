@@ -3,15 +3,12 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Disposable } from '../base/lifecycle';
 import { TEMP_PREFIX, type ConfinedFiles } from '../host/files';
 import type { Host, WatchEvent } from '../host/host';
-import { LocalHost } from '../host/local/local-host';
 
 /** What the next snapshot of a folder must read: these paths (and what is under them), or all of it, and why. */
 export type FolderChanges = { paths: string[] } | { full: string };
 
 /** A batch this large may hide a dropped one: the kernel's queue overflows silently under @parcel/watcher. */
 const BURST = 4000;
-/** Where the sync file is written unless the caller names the folder's host (the folder is on this machine). */
-const LOCAL_FILES: Host['files'] = (roots) => new LocalHost().files(roots);
 /** Longest wait for the watch to report the sync file (then the snapshot reads the whole folder). */
 const SYNC_MS = 3000;
 
@@ -39,9 +36,11 @@ export class FolderFeed implements Disposable {
   constructor(
     readonly root: string,
     watch: Host['watch'],
-    options: { ignore?: readonly string[]; files?: Host['files'] } = {},
+    /** The folder's host's confined files (the sync file is written through them). */
+    files: Host['files'],
+    options: { ignore?: readonly string[] } = {},
   ) {
-    this.files = (options.files ?? LOCAL_FILES)([root]);
+    this.files = files([root]);
     this.files.catch(() => {});
     this.watching = watch(root, (e) => this.onEvent(e), { ignore: ['.git', ...(options.ignore ?? [])] }).catch((e: unknown) => {
       this.doubt = `the folder cannot be watched (${e instanceof Error ? e.message : String(e)})`;

@@ -9,6 +9,8 @@ export interface ShadowCall {
   folder: string;
   maxFileBytes: number;
   excludes: string[];
+  /** The folder is watched (the ignore list): the helper's watch of it runs, started again by a restarted helper. */
+  watch?: string[];
   m: string;
   args: unknown[];
 }
@@ -18,14 +20,17 @@ export const SHADOW_SERVICE = 'checkpoints.shadow';
 
 /**
  * A folder's shadow repository kept on the folder's SSH host, run there by the helper (shadow-helper.ts):
- * snapshots read, hash and store the folder on the host (the watch's changes travel there, the tree never
- * comes here), and only what a review or a restore asks for comes back (a diff's two texts, a tree listing).
+ * snapshots read, hash and store the folder on the host, from the host's own watch of it (neither the watch's
+ * changes nor the tree travel), and only what a review or a restore asks for comes back (a diff's two texts,
+ * a tree listing).
  */
 export class RemoteShadowStore implements ShadowStore {
   readonly git: ShadowStore['git'];
+  /** What the folder's watch on the host ignores, while it is watched (each call says it). */
+  private watching: string[] | null = null;
 
   constructor(
-    private readonly call: (c: ShadowCall) => Promise<unknown>,
+    private readonly call: (c: ShadowCall, onNote?: (note: unknown) => void) => Promise<unknown>,
     private readonly id: string,
     readonly folder: string,
     private maxFileBytes: number,
@@ -40,7 +45,12 @@ export class RemoteShadowStore implements ShadowStore {
   }
 
   private ask(m: string, ...args: unknown[]): Promise<unknown> {
-    return this.call({ id: this.id, folder: this.folder, maxFileBytes: this.maxFileBytes, excludes: [...this.excludes], m, args });
+    return this.askWithNotes(m, args);
+  }
+
+  private askWithNotes(m: string, args: unknown[], onNote?: (note: unknown) => void): Promise<unknown> {
+    const watch = this.watching ? { watch: this.watching } : {};
+    return this.call({ id: this.id, folder: this.folder, maxFileBytes: this.maxFileBytes, excludes: [...this.excludes], ...watch, m, args }, onNote);
   }
 
   async configure(maxFileBytes: number, excludes: readonly string[]): Promise<void> {
@@ -49,9 +59,30 @@ export class RemoteShadowStore implements ShadowStore {
     await this.ask('configure', maxFileBytes, excludes);
   }
 
+  /**
+   * One request: the host's watch says what changed (its sync file is written and reported there, beside the
+   * folder), the snapshot reads that, keeps it; the tree id and the large files come back, and the files
+   * recorded so far while it runs (progress).
+   */
   snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
-    // Progress is not carried over the channel: the session shows the snapshot without a percentage.
-    return this.ask('snapshot', { ...(options.changes ? { changes: options.changes } : {}), ...(options.verify ? { verify: true } : {}) }) as Promise<Snapshot>;
+    const { onProgress, ...o } = options;
+    const note = onProgress ? (n: unknown) => typeof n === 'number' && onProgress(n) : undefined;
+    return this.askWithNotes('snapshot', [{ ...o, ...(onProgress ? { progress: true } : {}) }], note) as Promise<Snapshot>;
+  }
+
+  /** The host's watch starts with the next call (every call says the folder is watched). */
+  watch(ignore: readonly string[]): void {
+    this.watching = [...ignore];
+  }
+
+  unwatch(): void {
+    if (!this.watching) return;
+    this.watching = null;
+    this.ask('unwatch').catch(() => {});
+  }
+
+  reported(): Promise<string[]> {
+    return this.ask('reported') as Promise<string[]>;
   }
 
   async flush(): Promise<void> {

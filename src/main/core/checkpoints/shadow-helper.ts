@@ -2,33 +2,53 @@ import { join } from 'node:path';
 import type { Host } from '../host/host';
 import type { ShadowCall } from './remote-shadow';
 import { ShadowRepo } from './shadow-repo';
+import type { SnapshotOptions } from './shadow-store';
 
 /** Where the helper keeps the shadow repositories of a host's folders (beside its versions, kept across upgrades). */
 export const shadowRoot = (home: string): string => join(home, '.switchboard-server', 'checkpoints');
 
 const ID = /^[0-9a-f]{16}$/;
+/** Progress notes of a snapshot at most this often (the session redraws its percentage about as often). */
+const NOTE_MS = 100;
 
 /**
  * The helper's side of remote-shadow.ts, run on the SSH host: one ShadowRepo per folder, kept in memory
  * between calls (so that a snapshot after the first reads only what the watch reported), its repository under
- * shadowRoot. Each call names the folder and the capture settings, so a helper restarted meanwhile picks up.
+ * shadowRoot, and its watch (the host's: the sync before a snapshot is a write and an inotify event there,
+ * not round trips). Each call names the folder, the capture settings and whether it is watched, so a helper
+ * restarted meanwhile picks up.
  */
-export function shadowHelper(home: string, git: Pick<Host, 'git'>): (call: unknown) => Promise<unknown> {
+export function shadowHelper(home: string, host: Pick<Host, 'git' | 'watch' | 'files'>): (call: unknown, note?: (v: unknown) => void) => Promise<unknown> {
   const repos = new Map<string, ShadowRepo>();
-  return async (raw) => {
+  return async (raw, note) => {
     const c = raw as ShadowCall;
     if (typeof c.id !== 'string' || !ID.test(c.id) || typeof c.folder !== 'string' || !c.folder.startsWith('/')) throw new Error('a shadow repository call without a valid folder');
     let repo = repos.get(c.id);
     if (!repo || repo.folder !== c.folder) {
-      repo = new ShadowRepo(join(shadowRoot(home), c.id), c.folder, c.maxFileBytes, c.excludes, git);
+      repo?.unwatch();
+      repo = new ShadowRepo(join(shadowRoot(home), c.id), c.folder, c.maxFileBytes, c.excludes, host);
       repos.set(c.id, repo);
     }
+    if (Array.isArray(c.watch) && c.m !== 'unwatch' && c.m !== 'remove') repo.watch(c.watch.filter((x): x is string => typeof x === 'string'));
     const a = c.args;
     switch (c.m) {
       case 'configure':
         return repo.configure(a[0] as number, a[1] as string[]);
-      case 'snapshot':
-        return repo.snapshot((a[0] ?? {}) as Parameters<ShadowRepo['snapshot']>[0]);
+      case 'snapshot': {
+        const { progress, ...o } = (a[0] ?? {}) as Omit<SnapshotOptions, 'onProgress'> & { progress?: boolean };
+        let last = 0;
+        const onProgress = (files: number): void => {
+          const now = Date.now();
+          if (now - last < NOTE_MS) return;
+          last = now;
+          note?.(files);
+        };
+        return repo.snapshot({ ...o, ...(progress && note ? { onProgress } : {}) });
+      }
+      case 'unwatch':
+        return repo.unwatch();
+      case 'reported':
+        return repo.reported();
       case 'flush':
         return repo.flush();
       case 'keep':
@@ -58,6 +78,7 @@ export function shadowHelper(home: string, git: Pick<Host, 'git'>): (call: unkno
       case 'clearJournal':
         return repo.clearJournal();
       case 'remove':
+        repo.unwatch();
         repos.delete(c.id);
         return repo.remove();
       case 'git':

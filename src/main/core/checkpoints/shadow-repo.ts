@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FolderFeed } from './folder-changes';
 import { countFiles, scanFolder, scanPaths, type ScannedFile, type ScanResult, type ScanState, type StatOnlyFile } from './folder-scan';
 import { LooseObjects, TreeIndex } from './git-objects';
 import { ShadowGit } from './shadow-git';
@@ -52,13 +53,15 @@ export class ShadowRepo implements ShadowStore {
   private live: LiveState | null = null;
   private savedAt = 0;
   private unsaved: { state: ScanState; tree: string } | null = null;
+  /** The folder's watch (watch()), and the ignore list it was started with. */
+  private feed: { feed: FolderFeed; ignore: string } | null = null;
 
   constructor(
     readonly dir: string,
     readonly folder: string,
     private maxFileBytes: number,
     excludes: readonly string[],
-    host: Pick<Host, 'git'>,
+    private readonly host: Pick<Host, 'git' | 'watch' | 'files'>,
   ) {
     this.git = new ShadowGit(dir, host);
     this.objects = new LooseObjects(dir);
@@ -97,12 +100,43 @@ export class ShadowRepo implements ShadowStore {
     this.live = null;
   }
 
+  watch(ignore: readonly string[]): void {
+    const key = JSON.stringify(ignore);
+    if (this.feed?.ignore === key) return;
+    this.unwatch();
+    this.feed = { feed: new FolderFeed(this.folder, (root, onEvent, opts) => this.host.watch(root, onEvent, opts), (roots) => this.host.files(roots), { ignore }), ignore: key };
+  }
+
+  unwatch(): void {
+    this.feed?.feed.dispose();
+    this.feed = null;
+  }
+
+  async reported(): Promise<string[]> {
+    return [...(this.feed?.feed.reported() ?? [])];
+  }
+
   /**
-   * Records the folder as it is now: only the paths `changes` names when it names them and a snapshot of
-   * this process came before, else the whole folder (reading only files whose stat changed). Callers
-   * serialize snapshots of one folder.
+   * Records the folder as it is now: only the paths `changes` (else the watch) names when it names them and
+   * a snapshot of this process came before, else the whole folder (reading only files whose stat changed).
+   * A verification that finds a change the watch missed stops the watch (the whole folder is read from then
+   * on, until watch() again). Callers serialize snapshots of one folder.
    */
   async snapshot(o: SnapshotOptions = {}): Promise<Snapshot> {
+    const feed = o.changes ? null : (this.feed?.feed ?? null);
+    const changes = o.changes ?? (feed ? await feed.take() : undefined);
+    try {
+      const snap = await this.record({ ...o, ...(changes ? { changes } : {}) });
+      if (o.keep) await this.keep(o.keep, snap.tree);
+      if (snap.missed.length > 0 && feed && this.feed?.feed === feed) this.unwatch();
+      return snap;
+    } catch (e) {
+      feed?.rescan('the last snapshot failed');
+      throw e;
+    }
+  }
+
+  private async record(o: SnapshotOptions): Promise<Snapshot> {
     await this.init();
     const live = this.live;
     this.live = null;
@@ -168,6 +202,8 @@ export class ShadowRepo implements ShadowStore {
 
   /** Keeps a snapshot's objects alive (a ref per checkpoint, written as git writes loose refs). */
   async keep(checkpointId: string, tree: string): Promise<void> {
+    // The id names a file under refs/ (on a host, it came over the wire).
+    if (!/^[\w-]+$/.test(checkpointId) || !/^[0-9a-f]{40,64}$/.test(tree)) throw new Error(`not a checkpoint to keep: ${checkpointId} ${tree}`);
     const dir = join(this.dir, 'refs', 'switchboard');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, checkpointId), `${tree}\n`);

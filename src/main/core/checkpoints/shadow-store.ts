@@ -17,8 +17,13 @@ export interface Snapshot {
 }
 
 export interface SnapshotOptions {
-  /** What changed since the last snapshot (a folder watch says); without it the whole folder is read. */
+  /**
+   * What changed since the last snapshot; without it, what the store's own watch (watch()) reported, and
+   * with neither the whole folder is read.
+   */
   changes?: FolderChanges;
+  /** Keeps the snapshot under this checkpoint id (as keep() does), in the same call. */
+  keep?: string;
   /** After reading only the changes, read the whole folder's stat too, and take what the watch missed. */
   verify?: boolean;
   onProgress?: (files: number) => void;
@@ -45,6 +50,14 @@ export interface ShadowStore {
   configure(maxFileBytes: number, excludes: readonly string[]): Promise<void>;
   /** Records the folder as it is now (see ShadowRepo.snapshot). */
   snapshot(options?: SnapshotOptions): Promise<Snapshot>;
+  /**
+   * Watches the folder from now on, where the store runs (beside the folder's files), so that snapshots read
+   * only what changed; `ignore`: paths not reported. Stays until unwatch() (or a snapshot finds it missed a change).
+   */
+  watch(ignore: readonly string[]): void;
+  unwatch(): void;
+  /** Changes the watch reported that no snapshot has taken yet. */
+  reported(): Promise<string[]>;
   /** Writes the last snapshot's scan state (a restart's first snapshot then reads only what changed). */
   flush(): Promise<void>;
   keep(checkpointId: string, tree: string): Promise<void>;

@@ -142,7 +142,7 @@ export class TurnRecorder {
             settled();
             const cp = await first.finally(this.reportProgress(turn.sessionId, folder, 'turn_went'));
             // What the watch saw change while that snapshot ran: those files may have been read before or after.
-            const during = [...(folder.feed?.reported() ?? [])].sort();
+            const during = (folder.watched ? await folder.repo.reported().catch(() => []) : []).sort();
             const list = during.slice(0, 3).join(', ') + (during.length > 3 ? ` and ${during.length - 3} more` : '');
             this.reader.turnNotices.set(
               turnId,

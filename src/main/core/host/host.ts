@@ -156,7 +156,8 @@ export interface Host {
   /**
    * Runs a call of a service a concern registered in the host's helper (src/main/ssh-helper.ts), beside the
    * host's files: checkpoints read, hash and store a folder there, and only what a review needs travels.
-   * Absent on a host whose files are this machine's: the concern runs the same code in-process.
+   * Absent on a host whose files are this machine's: the concern runs the same code in-process. `onNote`
+   * hears what the service tells while the call is under way (progress), in order, before the answer.
    */
-  helperCall?(service: string, args: unknown): Promise<unknown>;
+  helperCall?(service: string, args: unknown, onNote?: (note: unknown) => void): Promise<unknown>;
 }

@@ -36,7 +36,7 @@ export class Channel {
   private child: ChildProcess | null = null;
   private up = false;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; onNote?: ((v: unknown) => void) | undefined }>();
   private stderr = '';
   readonly down: Promise<string>;
   private markDown!: (why: string) => void;
@@ -134,11 +134,12 @@ export class Channel {
     if (this.up) this.write(msg);
   }
 
-  request(op: string, a: unknown): Promise<unknown> {
+  /** A request to the helper; `onNote` hears the notes it sends while under way (progress). */
+  request(op: string, a: unknown, onNote?: (v: unknown) => void): Promise<unknown> {
     if (!this.up) return Promise.reject(new Error(this.lostMessage()));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, onNote });
       this.write({ t: 'req', id, op, a: encode(a) });
     });
   }
@@ -156,6 +157,9 @@ export class Channel {
         else waiting.reject(errorFromWire(msg.err));
         return;
       }
+      case 'note':
+        this.pending.get(msg.id)?.onNote?.(decode(msg.v));
+        return;
       case 'ev': {
         const { t: _t, p, s, ...ev } = msg;
         this.streams.get(p)?.onEvent(s, ev as ProcEvent);

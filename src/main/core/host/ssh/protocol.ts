@@ -52,6 +52,8 @@ export type ServerMessage =
   | { t: 'welcome'; v: number; procs: Record<string, { in: number; alive: boolean }> }
   | { t: 'res'; id: number; ok: true; v: unknown }
   | { t: 'res'; id: number; ok: false; err: WireError }
+  /** A note of a request under way (a helper service's progress), before its 'res'. */
+  | { t: 'note'; id: number; v: unknown }
   | ({ t: 'ev'; p: string; s: number } & ProcEvent)
   | { t: 'ina'; p: string; s: number }
   | { t: 'watch'; w: number; ev: unknown };

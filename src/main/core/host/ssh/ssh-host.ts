@@ -370,9 +370,9 @@ export class SshHost implements Host, Disposable {
     return this.stream((id) => new RemotePty(id, spec, this.link));
   }
 
-  private request(op: string, a: unknown): Promise<unknown> {
+  private request(op: string, a: unknown, onNote?: (v: unknown) => void): Promise<unknown> {
     if (!this.channel) return Promise.reject(new Error(this.everConnected ? `the connection to ${this.config.destination} is lost; reconnecting` : `not connected to ${this.config.destination}`));
-    return this.channel.request(op, a);
+    return this.channel.request(op, a, onNote);
   }
 
   async files(roots: readonly string[]): Promise<ConfinedFiles> {
@@ -385,8 +385,8 @@ export class SshHost implements Host, Disposable {
     return (await this.request('git', { args: [...args], options: { ...rest, ...(env ? { env: hostEnv(env) } : {}) } })) as GitResult;
   }
 
-  helperCall(service: string, args: unknown): Promise<unknown> {
-    return this.request(service, args);
+  helperCall(service: string, args: unknown, onNote?: (note: unknown) => void): Promise<unknown> {
+    return this.request(service, args, onNote);
   }
 
   async listFiles(root: string, options: ListFilesOptions): Promise<FileList> {

@@ -25,8 +25,11 @@ function wireError(e: unknown): WireError {
   return { name: err.name, message: err.message, ...(code ? { code } : {}) };
 }
 
-/** A service a concern runs in the helper (Host.helperCall): one call in, its answer (plain data and Buffers) out. */
-export type HelperService = (args: unknown) => Promise<unknown>;
+/**
+ * A service a concern runs in the helper (Host.helperCall): one call in, its answer (plain data and Buffers)
+ * out; `note` sends the caller word of the call under way (progress).
+ */
+export type HelperService = (args: unknown, note: (v: unknown) => void) => Promise<unknown>;
 
 /**
  * The daemon: one client connection at a time (a new one replaces the old, which may not know yet that
@@ -79,7 +82,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
     graceTimer = setTimeout(() => void exit(`no client for ${graceMs} ms`), graceMs);
   };
 
-  const request = async (op: string, a: Record<string, unknown>): Promise<unknown> => {
+  const request = async (op: string, a: Record<string, unknown>, note: (v: unknown) => void): Promise<unknown> => {
     switch (op) {
       case 'info': {
         const u = userInfo();
@@ -134,7 +137,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
       default: {
         const service = Object.hasOwn(services, op) ? services[op] : undefined;
         if (!service) throw new Error(`unknown request ${op}`);
-        return await service(a);
+        return await service(a, note);
       }
     }
   };
@@ -157,7 +160,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
         return;
       }
       case 'req':
-        request(msg.op, (decode(msg.a) ?? {}) as Record<string, unknown>).then(
+        request(msg.op, (decode(msg.a) ?? {}) as Record<string, unknown>, (v) => send({ t: 'note', id: msg.id, v: encode(v) })).then(
           (v) => send({ t: 'res', id: msg.id, ok: true, v: encode(v) }),
           (e: unknown) => send({ t: 'res', id: msg.id, ok: false, err: wireError(e) }),
         );
