@@ -63,6 +63,8 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: 'out/renderer',
+      // The page's own code is fetched, parsed and run before its first paint: minified, it is a third the size.
+      minify: true,
       chunkSizeWarningLimit: 8000,
       rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
     },

@@ -103,6 +103,8 @@ export default tseslint.config(
       'src/main/core/registry/install-manager.ts', // agents are installed into the data folder
       'src/main/core/registry/http.ts', // downloads into the install's scratch folder
       'src/main/core/registry/installers/binary.ts', // marks an installed binary executable in the data folder
+      'src/main/core/registry/host-install.ts', // the download for an SSH host, in a scratch folder here
+      'src/main/core/registry/host-unpack.ts', // runs in the SSH helper, on the host: unpacks an agent under ~/.switchboard-server there
       'src/main/core/mcp/import.ts', // opens the user's MCP config files read-only, bounded
     ],
     rules: hostRule({ writes: false }),

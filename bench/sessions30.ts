@@ -17,7 +17,8 @@
 // '#' lines: each latency's floor from the same run (a bare page painting one 200/s stream over a WebSocket,
 // support/floors.ts) and the ratio to it; CPU and scheduling of the server and the renderer during the
 // streams; the agents' own CPU and RSS. --no-throttle / --throttled-only run one of the two passes.
-// SWITCHBOARD_BENCH_PROFILE / SWITCHBOARD_BENCH_SERVER_PROFILE: the page's / the server's CPU profile of the first stream pass.
+// SWITCHBOARD_BENCH_PROFILE / SWITCHBOARD_BENCH_SERVER_PROFILE: the page's / the server's CPU profile of the first stream pass
+// (SWITCHBOARD_BENCH_SERVER_PROFILE_IDLE=1: the server's of the idle time instead).
 // Goals: frame p95 ≤ 16 ms, write → paint p95 ≤ 50 ms, idle CPU ≤ 1 %, ≤ 5 MB per idle session, ≤ 10 MB per tab.
 import { connectContract } from '../test/support/contract-client';
 import { activateTab, addScenarioAgents, allIdle, prompt, startSessionInPage, whenIdle } from './support/app-session';
@@ -25,12 +26,13 @@ import { writeFileSync } from 'node:fs';
 import { domCounters, heapBytes, loadAvg, log, numberFlag, serverMemoryAfterGc, serverProfileTo, settledRss, sleep, withAppPage, withBenchApp } from './support/bench-app';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 import { recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
-import { cmdline, cpuMs, descendants, rendererRunning, rssBytes, schedstat } from './support/proc';
+import { cmdline, cpuMs, descendants, rendererRunning, rssBytes, schedstat, threadCpuMs } from './support/proc';
 import { percentile, round1 } from './support/stats';
 
 const quick = process.argv.includes('--quick');
 /** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: the page's CPU profile of the first stream pass (and SWITCHBOARD_BENCH_SERVER_PROFILE the server's). */
 const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
+const serverProfileIdle = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE_IDLE === '1';
 const ENTRIES = numberFlag('entries', quick ? 300 : 2_000);
 const AGENTS = 6;
 const SESSIONS = 30;
@@ -103,18 +105,19 @@ await withBenchApp(async (bench) => {
       const sched0 = [pid, renderer].map(schedstat);
       const cpu0 = [cpuMs(pid), cpuMs(renderer), sumCpu(agentPids)];
       const profiling = rate === throttleRates()[0];
+      const profilingServer = profiling && serverProfileTo && !serverProfileIdle;
       const cdp = profiling && profileTo ? await context.newCDPSession(page) : null;
       if (cdp) {
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.start');
       }
-      if (profiling && serverProfileTo) process.kill(pid, 'SIGUSR2');
+      if (profilingServer) process.kill(pid, 'SIGUSR2');
       const start = Date.now();
       await Promise.all(streaming.map((id) => prompt(c, id, `stream ${RATE} ${SECONDS} ${BYTES}`)));
       await waitForPainted(page, 'ends', (SECONDS + 120) * 1000);
       await allIdle(app, streaming, 120_000);
       const wall = (Date.now() - start) / 1000;
-      if (profiling && serverProfileTo) {
+      if (profilingServer) {
         process.kill(pid, 'SIGUSR2');
         log(`# the server's CPU profile of the stream${cpu}: ${serverProfileTo}`);
       }
@@ -146,12 +149,20 @@ await withBenchApp(async (bench) => {
     // Nothing streaming: what thirty open sessions cost.
     await sleep(5000);
     const idle0 = [cpuMs(pid), cpuMs(renderer), sumCpu(agentPids)];
+    const threads0 = threadCpuMs(pid);
     const i0 = Date.now();
+    if (serverProfileTo && serverProfileIdle) process.kill(pid, 'SIGUSR2');
     await sleep(IDLE_SECONDS * 1000);
+    if (serverProfileTo && serverProfileIdle) {
+      process.kill(pid, 'SIGUSR2');
+      log(`# the server's CPU profile of the idle time: ${serverProfileTo}`);
+    }
     const idleWall = (Date.now() - i0) / 1000;
     const idle1 = [cpuMs(pid), cpuMs(renderer), sumCpu(agentPids)];
+    const threads = [...threadCpuMs(pid)].map(([name, ms]) => [name, ms - (threads0.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]);
     const idlePct = (k: number) => ((idle1[k]! - idle0[k]!) / 1000 / idleWall) * 100;
     log(`# idle: ${IDLE_SECONDS} s with nothing streaming: server ${idlePct(0).toFixed(2)} %, renderer ${idlePct(1).toFixed(2)} % of a core; the ${agentPids.length} agents ${idlePct(2).toFixed(2)} % (not counted)`);
+    log(`# idle: the server's threads, CPU ms in those ${IDLE_SECONDS} s: ${threads.map(([name, ms]) => `${name} ${Math.round(ms)}`).join(', ') || 'none'}`);
     for (const f of figures) log(f);
     log(`sessions30.idle_cpu_percent: ${(idlePct(0) + idlePct(1)).toFixed(2)} %`);
     log(`sessions30.server_kb_per_idle_session: ${Math.round((gc1.rss - gc0.rss) / SESSIONS / KB)} KB`);

@@ -33,6 +33,29 @@ function stat(pid: number): Stat | null {
   return { ppid: Number(f[1]), cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / ticksPerSecond, rssBytes: Number(f[21]) * pageBytes };
 }
 
+/** CPU ms of each of a process's threads, by thread name (threads of one name summed): where its time goes. */
+export function threadCpuMs(pid: number): Map<string, number> {
+  const by = new Map<string, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return by;
+  }
+  for (const tid of tids) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+      const f = procStatFields(text);
+      if (!f) continue;
+      by.set(name, (by.get(name) ?? 0) + ((Number(f[11]) + Number(f[12])) * 1000) / ticksPerSecond);
+    } catch {
+      // the thread ended
+    }
+  }
+  return by;
+}
+
 /** utime + stime of the process itself (not its children), in ms. */
 export function cpuMs(pid: number): number {
   return stat(pid)?.cpuMs ?? NaN;

@@ -24,7 +24,7 @@ import { Hosts } from './core/host/hosts';
 import { HostsService, type SshHostMaker } from './core/remote/hosts-service';
 import { SshHost } from './core/host/ssh/ssh-host';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
-import { ADDED_HOSTS_SETTING } from '../shared/contract/hosts';
+import { ADDED_HOSTS_SETTING, hostLabel } from '../shared/contract/hosts';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -150,9 +150,18 @@ export class AppCore implements Disposable {
         deleteSessions: (ids) => void this.history.delete(ids),
         bulk: () => this.history.bulkWrite(),
         watch: (root, onEvent, watchOptions) => this.hosts.local.watch(root, onEvent, watchOptions),
+        remoteHosts: async () => this.hosts.remotes().filter((host) => host.helperCall).map((host) => ({ id: host.id, label: hostLabel(host.id), host })),
       }),
     );
     this.historyImport.register(this.router);
+    // A host that connects (or reconnects) has its kept-up stores rescanned (and watched there).
+    this.disposables.add(this.hosts.onRegister((host) => this.historyImport.hostChanged(host.id)));
+    this.disposables.add(
+      this.bus.connect((name, payload) => {
+        const p = payload as { hostId: string; state: string };
+        if (name === 'hosts.state' && p.state === 'connected') this.historyImport.hostChanged(p.hostId);
+      }),
+    );
     this.disposables.add(this.settings.onChange((e) => e.key === 'history.importKeep' && this.historyImport.keepUp()));
     // After the window is up: a rescan of the stores kept up reads only what changed.
     setTimeout(() => this.historyImport.keepUp(), 2000).unref();

@@ -11,11 +11,13 @@
 import { homedir } from 'node:os';
 import { SHADOW_SERVICE } from './core/checkpoints/remote-shadow';
 import { shadowHelper } from './core/checkpoints/shadow-helper';
+import { IMPORT_STORE_SERVICE, storeHelper } from './core/history-import/store-helper';
 import { ConfinedFs } from './core/host/local/confined-fs';
 import { runLocalGit } from './core/host/local/local-git';
 import { runDaemon } from './core/host/ssh/server/daemon';
 import { runProxy } from './core/host/ssh/server/proxy';
 import { watchFolder } from './core/host/ssh/server/watch';
+import { HOST_AGENTS_SERVICE, hostAgentsHelper } from './core/registry/host-unpack';
 
 const [mode, arg, grace] = process.argv.slice(2);
 const graceMs = Number(grace);
@@ -24,7 +26,12 @@ else if (mode === 'serve' && arg && Number.isFinite(graceMs)) {
   // The services concerns run beside the host's files (Host.helperCall).
   // The host's own git, watch and confined files: what a shadow repository reaches the folder by there.
   const host = { git: runLocalGit, watch: async (root: string, onEvent: Parameters<typeof watchFolder>[1], o: { ignore?: readonly string[] } = {}) => watchFolder(root, onEvent, o.ignore ?? []), files: (roots: readonly string[]) => ConfinedFs.open(roots) };
-  runDaemon(arg, graceMs, { [SHADOW_SERVICE]: shadowHelper(homedir(), host) });
+  runDaemon(arg, graceMs, {
+    [SHADOW_SERVICE]: shadowHelper(homedir(), host),
+    [HOST_AGENTS_SERVICE]: hostAgentsHelper(homedir()),
+    // The agents' stores of the host's user, listed and read there for History → Import.
+    [IMPORT_STORE_SERVICE]: storeHelper(homedir(), process.env),
+  });
 }
 else {
   process.stderr.write('usage: server.cjs proxy <instance> <graceMs> | serve <socket> <graceMs>\n');

@@ -23,9 +23,11 @@ export function tempDir(prefix = 'sb-test-'): string {
 
 /**
  * Starts the built main-process core in browser mode (`out/main/server.js`), as `npm start` does; `port` and
- * `token` start it again where a page already is (a restart the page reconnects to).
+ * `token` start it again where a page already is (a restart the page reconnects to). Returns once the core is
+ * up (its store open); `until: 'listening'` returns as soon as the page can be fetched, as a user's browser
+ * would (the start benches).
  */
-export async function startAppServer(options: { dataDir?: string; env?: Record<string, string>; port?: number; token?: string } = {}): Promise<AppServer> {
+export async function startAppServer(options: { dataDir?: string; env?: Record<string, string>; port?: number; token?: string; until?: 'listening' | 'ready' } = {}): Promise<AppServer> {
   const ownDir = !options.dataDir;
   const dataDir = options.dataDir ?? tempDir('sb-data-');
   const args = [join(repoRoot, 'out/main/server.js'), '--port', String(options.port ?? 0), '--data-dir', dataDir, ...(options.token ? ['--token', options.token] : [])];
@@ -40,11 +42,13 @@ export async function startAppServer(options: { dataDir?: string; env?: Record<s
   let out = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const until = options.until ?? 'ready';
   const listening = await new Promise<{ url: string; port: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
     const onData = () => {
-      const line = out.split('\n').find((l) => l.startsWith('{"event":"listening"'));
-      if (line) {
+      const lines = out.split('\n');
+      const line = lines.find((l) => l.startsWith('{"event":"listening"'));
+      if (line && (until === 'listening' || lines.some((l) => l.startsWith('{"event":"ready"')))) {
         clearTimeout(timer);
         proc.stdout!.off('data', onData);
         resolve(JSON.parse(line) as { url: string; port: number });

@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { AppCore } from '../app-core';
 import { defaultDataDir } from '../core/platform/paths';
 import { installSafetyNet } from './safety-net';
 import { startWsServer } from './ws-server';
 
 /**
  * Browser mode: the main-process core under plain Node, serving the same renderer over a WebSocket.
- * Prints one JSON line `{"event":"listening",...}` for programs (tests, the start script) to read.
+ * Prints one JSON line `{"event":"listening",...}` for programs (tests, the start script) to read, then
+ * `{"event":"ready",...}` once the core is up.
  */
 async function main(): Promise<void> {
   installSafetyNet();
@@ -26,25 +26,36 @@ async function main(): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
   // SWITCHBOARD_STARTUP_BACKUP_DELAY_MS: benchmarks time the start-up backup itself.
   const backupDelay = Number(process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ?? '');
-  const core = new AppCore({ dataDir, transport: 'browser', version: pkg.version, ...(Number.isFinite(backupDelay) && process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ? { startupBackupDelayMs: backupDelay } : {}) });
-  const server = await startWsServer(core, {
+  // The core (most of the code, and the store) is loaded after the server listens, while the browser runs
+  // the page (ws-server.ts decides when).
+  const startCore = async () => {
+    const { AppCore } = await import('../app-core');
+    return new AppCore({ dataDir, transport: 'browser', version: pkg.version, ...(Number.isFinite(backupDelay) && process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ? { startupBackupDelayMs: backupDelay } : {}) });
+  };
+  const server = await startWsServer(startCore, {
     rendererDir: values['renderer-dir']!,
     port: Number(values.port),
     ...(values.token ? { token: values.token } : {}),
   });
-  console.log(JSON.stringify({ event: 'listening', url: server.url, port: server.port, dataDir, store: core.store.status }));
+  console.log(JSON.stringify({ event: 'listening', url: server.url, port: server.port, dataDir }));
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.error(`Switchboard: ${signal}, stopping agents and terminals…`);
+    // A core not started yet never will be.
     await server.dispose();
-    await core.dispose();
+    await server.core.then((c) => c.dispose(), () => undefined);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  const core = await server.core.catch((e: unknown) => {
+    if (stopping) return null;
+    throw e;
+  });
+  if (core) console.log(JSON.stringify({ event: 'ready', store: core.store.status }));
 }
 
 main().catch((e: unknown) => {

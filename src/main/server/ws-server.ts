@@ -7,9 +7,9 @@ import { pipeline } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientFrame, ServerFrame } from '../../shared/contract';
-import { err } from '../../shared/contract';
+import { err } from '../../shared/contract/define';
 import type { AppCore } from '../app-core';
-import { batchEvents } from '../core/base/event-batches';
+import { batchEvents, type EventBatches } from '../core/base/event-batches';
 import type { Disposable } from '../core/base/lifecycle';
 import { contentSecurityPolicy } from '../csp';
 
@@ -36,6 +36,8 @@ export interface WsServerOptions {
 }
 
 export interface RunningServer extends Disposable {
+  /** The core, once started (rejected if it failed to). */
+  readonly core: Promise<AppCore>;
   readonly port: number;
   readonly token: string;
   readonly url: string;
@@ -43,6 +45,11 @@ export interface RunningServer extends Disposable {
 
 // The largest frame the contract needs is a prompt with one image of its maximum (30 M base64 chars).
 const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+
+/** With no request being served this long after listening, a core still to start is started… */
+const CORE_START_GRACE_MS = 150;
+/** …and this long after listening at the latest, whatever a client keeps open. */
+const CORE_START_LATEST_MS = 1000;
 
 /**
  * The path (percent-decoded) and query of an origin-form request target (`/path?query`), or null when
@@ -74,8 +81,11 @@ function isFile(file: string): boolean {
 /**
  * Browser mode: serves the built renderer and the contract over a WebSocket on 127.0.0.1 only.
  * A socket must present this launch's token and come from this server's own origin.
+ * Given a function, the core is started by it once the page has its script (loading the core holds this
+ * thread a few hundred ms, which the page spends running that script), when a socket asks for it, or when no
+ * page has asked for anything a moment after listening. A socket is accepted once the core is up.
  */
-export async function startWsServer(core: AppCore, options: WsServerOptions): Promise<RunningServer> {
+export async function startWsServer(core: AppCore | (() => Promise<AppCore>), options: WsServerOptions): Promise<RunningServer> {
   const token = options.token ?? randomBytes(32).toString('hex');
   const rendererDir = resolve(options.rendererDir);
   let port = 0;
@@ -115,7 +125,7 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     });
     if (req.method === 'HEAD') res.end();
     // A file that vanished after the check, or a reader that went away, ends this response only.
-    else pipeline(createReadStream(file), res, () => undefined);
+    else pipeline(createReadStream(file), res, () => extname(file) === '.js' && startCore());
   }
 
   const tokenMatches = (given: string | null): boolean => {
@@ -137,11 +147,24 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
     if (!allowedHosts().has(req.headers.host ?? '')) return refuse(421, 'Misdirected Request');
     if (!origin || !allowedOrigins().has(origin)) return refuse(403, 'Forbidden Origin');
     if (!tokenMatches(target.query.get('token'))) return refuse(401, 'Unauthorized');
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
+    startCore();
+    ready.then(
+      (c) => {
+        if (disposed) socket.destroy();
+        else wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, c));
+      },
+      () => socket.destroy(),
+    );
   }
 
   // No request, however malformed, may end the process: each handler's failure answers that request only.
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    clearTimeout(grace);
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      quiet();
+    });
     try {
       serveStatic(req, res);
     } catch (e) {
@@ -185,21 +208,48 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
 
   // Events of one event-loop turn go out as one frame; a result flushes them first, so a client always
   // sees the events a request caused before its answer.
-  const events = batchEvents(
-    core.bus,
-    (name, payload) => JSON.stringify({ name, payload }),
-    (batch) => {
-      const text = `{"type":"events","events":[${batch.join(',')}]}`;
-      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
-    },
-    () => sockets.size > 0,
-  );
+  let events: EventBatches | null = null;
+  let disposed = false;
+  let pending: { start(): void; cancel(): void } | null = null;
+  let grace: NodeJS.Timeout | undefined;
+  let latest: NodeJS.Timeout | undefined;
+  let inFlight = 0;
+  const ready = new Promise<AppCore>((resolve, reject) => {
+    pending = {
+      start: () => resolve(typeof core === 'function' ? core() : core),
+      cancel: () => reject(new Error('the server stopped before its core started')),
+    };
+  }).then((c) => {
+    events = batchEvents(
+      c.bus,
+      (name, payload) => JSON.stringify({ name, payload }),
+      (batch) => {
+        const text = `{"type":"events","events":[${batch.join(',')}]}`;
+        for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+      },
+      () => sockets.size > 0,
+    );
+    return c;
+  });
+  // A failed start is the caller's to report (through `core`); no socket is accepted then.
+  ready.catch(() => undefined);
+  function startCore(): void {
+    clearTimeout(grace);
+    clearTimeout(latest);
+    const p = pending;
+    pending = null;
+    p?.start();
+  }
+  function quiet(): void {
+    clearTimeout(grace);
+    if (pending && inFlight === 0) grace = setTimeout(startCore, CORE_START_GRACE_MS);
+  }
   const send = (ws: WebSocket, frame: ServerFrame) => {
-    events.flush();
+    events?.flush();
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   };
 
-  function onConnection(ws: WebSocket): void {
+  function onConnection(ws: WebSocket, core: AppCore): void {
     send(ws, { type: 'hello', transport: 'browser' });
     sockets.add(ws);
     ws.on('message', (raw, isBinary) => {
@@ -243,13 +293,24 @@ export async function startWsServer(core: AppCore, options: WsServerOptions): Pr
   port = (server.address() as AddressInfo).port;
   // After listening, an error (accept failing with EMFILE under a flood, say) is logged, not fatal.
   server.on('error', (e) => console.error('browser-mode server:', e));
+  if (typeof core === 'function') {
+    quiet();
+    latest = setTimeout(startCore, CORE_START_LATEST_MS);
+  } else startCore();
 
   return {
+    core: ready,
     port,
     token,
     url: `http://127.0.0.1:${port}/#token=${token}`,
     async dispose() {
-      events.dispose();
+      disposed = true;
+      clearTimeout(grace);
+      clearTimeout(latest);
+      const p = pending;
+      pending = null;
+      p?.cancel();
+      events?.dispose();
       for (const ws of sockets) ws.terminate();
       wss.close();
       await new Promise<void>((r) => server.close(() => r()));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ipcErrorCodes, type IpcErrorCode } from './failure';
 
 /** A request of the contract: params checked by the main process, result typed for the renderer. */
 export interface RequestDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
@@ -25,17 +26,7 @@ export const absolutePathSchema = z
 
 export const event = <P extends z.ZodType>(payload: P): EventDef<P> => ({ payload });
 
-export const ipcErrorCodes = [
-  'invalid_params',
-  'unknown_method',
-  'not_found',
-  'conflict',
-  'forbidden',
-  'unavailable',
-  'agent_error',
-  'internal',
-] as const;
-export type IpcErrorCode = (typeof ipcErrorCodes)[number];
+export { ipcErrorCodes, IpcFailure, type IpcErrorCode } from './failure';
 
 export const ipcErrorSchema = z.object({
   code: z.enum(ipcErrorCodes),
@@ -53,14 +44,3 @@ export const err = (code: IpcErrorCode, message: string, issues?: IpcError['issu
   ok: false,
   error: issues ? { code, message, issues } : { code, message },
 });
-
-/** Thrown inside the main process to end a request with a specific typed error. */
-export class IpcFailure extends Error {
-  constructor(
-    readonly code: IpcErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'IpcFailure';
-  }
-}

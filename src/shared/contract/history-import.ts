@@ -1,22 +1,15 @@
 import { z } from 'zod';
 import { event, request } from './define';
+import { LOCAL_HOST_ID, sshTargetOf } from './hosts';
+import { importSourceIds, type ImportSourceId } from '../import-sources';
 
 /**
  * Importing the agents' own histories (the sessions their command-line tools stored before and beside
  * Switchboard) into History: found, imported with progress, kept up to date while the switch is on.
  */
 
-export const importSourceIds = ['claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode'] as const;
+export { importSourceIds, importSourceNames, type ImportSourceId } from '../import-sources';
 export const importSourceIdSchema = z.enum(importSourceIds);
-export type ImportSourceId = z.infer<typeof importSourceIdSchema>;
-
-export const importSourceNames: Record<ImportSourceId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  'gemini-cli': 'Gemini CLI',
-  'qwen-code': 'Qwen Code',
-  opencode: 'OpenCode',
-};
 
 /** The agent id an imported session has while no configured agent can continue it. */
 export const unboundAgentId = (source: ImportSourceId): string => `cli:${source}`;
@@ -28,9 +21,34 @@ export function unboundSource(agentId: string): ImportSourceId | null {
   return parsed?.success ? parsed.data : null;
 }
 
-/** What was found of one agent's store on this machine. */
+/**
+ * One agent's store on one host, as Import, its switches and its runs name it: the agent's id for this
+ * machine's store, `<agent>@<host id>` for an SSH host's (`claude-code@ssh:devbox`).
+ */
+export const importTargetKey = (source: ImportSourceId, hostId: string): string => (hostId === LOCAL_HOST_ID ? source : `${source}@${hostId}`);
+
+export function parseImportTarget(key: string): { source: ImportSourceId; hostId: string } | null {
+  const at = key.indexOf('@');
+  const source = importSourceIdSchema.safeParse(at < 0 ? key : key.slice(0, at));
+  if (!source.success) return null;
+  if (at < 0) return { source: source.data, hostId: LOCAL_HOST_ID };
+  const hostId = key.slice(at + 1);
+  return sshTargetOf(hostId) !== null ? { source: source.data, hostId } : null;
+}
+
+export const importTargetSchema = z
+  .string()
+  .max(450)
+  .refine((k) => parseImportTarget(k) !== null, 'must be an agent\'s store: "claude-code", or "claude-code@ssh:<host>"');
+
+/** What was found of one agent's store on this machine or on a connected SSH host. */
 export const importSourceSummarySchema = z.object({
   source: importSourceIdSchema,
+  /** The store's key (importTargetKey): what the switch and Import name it by. */
+  key: z.string(),
+  /** The host it is on ('local': this machine), and what the user calls that host. */
+  hostId: z.string(),
+  hostLabel: z.string(),
   /** The agent's name, as the user knows it. */
   name: z.string(),
   /** Where its sessions are (a folder, or OpenCode's database). */
@@ -53,7 +71,8 @@ export type ImportSkip = z.infer<typeof importSkipSchema>;
 
 export const importProgressSchema = z.object({
   running: z.boolean(),
-  sources: z.array(importSourceIdSchema),
+  /** The stores' keys (importTargetKey). */
+  sources: z.array(z.string()),
   filesDone: z.number().int(),
   filesTotal: z.number().int(),
   bytesDone: z.number(),
@@ -71,10 +90,10 @@ export const importProgressSchema = z.object({
 });
 export type ImportProgress = z.infer<typeof importProgressSchema>;
 
-const sources = z.array(importSourceIdSchema).min(1).max(importSourceIds.length);
+const sources = z.array(importTargetSchema).min(1).max(200);
 
 export const historyImportRequests = {
-  /** Finds each agent's store and says what is in it (nothing is read but folder listings and sizes). */
+  /** Finds each agent's store, here and on each connected SSH host, and says what is in it (nothing is read but folder listings and sizes). */
   'historyImport.scan': request(z.object({}).strict(), z.object({ sources: z.array(importSourceSummarySchema) })),
   /** Imports what is new in these stores (only files that changed since the last import are read). */
   'historyImport.start': request(z.object({ sources }).strict(), z.object({ progress: importProgressSchema })),

@@ -56,6 +56,8 @@ export const historySessionSchema = z.object({
   forks: z.array(sessionLinkSchema),
   /** The agent's own tool this session was imported from (History → Import); null: Switchboard ran it. */
   importedFrom: importSourceIdSchema.nullable(),
+  /** The host it ran on, and is continued on ('local': this machine; an imported session: the host whose store held it). */
+  hostId: z.string(),
 });
 export type HistorySession = z.infer<typeof historySessionSchema>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
-import { importSourceIdSchema, importSourceIds } from './history-import';
+import { importTargetSchema } from './history-import';
 import { sshTargetSchema } from './hosts';
 import { mcpServerSettingSchema } from './mcp';
 import { DEFAULT_REGISTRY_URL } from './registry';
@@ -38,6 +38,16 @@ export interface SettingDef<S extends z.ZodType = z.ZodType> {
 
 /** Default cap on the JSON form of a stored value. */
 export const SETTING_VALUE_MAX_CHARS = 64 * 1024;
+
+/** An agent's command, args and environment on one SSH host, where they differ from its own. */
+export const agentOnHostSchema = z
+  .object({
+    command: z.string().min(1).max(4096).optional(),
+    args: z.array(z.string().max(100_000)).max(1000).optional(),
+    env: z.record(z.string().min(1).max(500).regex(/^[^=\0]+$/, 'not a valid environment variable name'), z.string().max(100_000)).optional(),
+  })
+  .strict();
+export type AgentOnHost = z.infer<typeof agentOnHostSchema>;
 
 const def = <S extends z.ZodType>(d: SettingDef<S>): SettingDef<S> => d;
 const count = (max: number) => z.number().int().min(0).max(max);
@@ -132,6 +142,15 @@ export const SETTINGS = {
     scope: 'app',
     section: 'agents',
   }),
+  'agents.onHost': def({
+    schema: z.record(z.string().max(200), z.record(z.string().max(400), agentOnHostSchema)),
+    default: {},
+    label: 'Agents on SSH hosts',
+    description:
+      'How an agent starts on a given SSH host when it differs from here (another path, other arguments or environment): a record of agent id → host id ("ssh:devbox") → { command, args, env }. Unset parts are the agent\'s own.',
+    scope: 'app',
+    section: 'agents',
+  }),
   'agents.processPerFolder': def({
     schema: z.union([z.boolean(), z.record(z.string().max(200), z.boolean())]),
     default: true,
@@ -223,7 +242,8 @@ export const SETTINGS = {
     section: 'history',
   }),
   'history.importKeep': def({
-    schema: z.array(importSourceIdSchema).max(importSourceIds.length),
+    // Store keys (importTargetKey): an agent's id for this machine's store, `<agent>@<host id>` for a host's.
+    schema: z.array(importTargetSchema).max(200),
     default: [],
     label: "Keep importing the agents' own sessions",
     description: 'For these agents, sessions they store outside Switchboard (in a terminal beside it) appear in History as they are written (History → Import).',

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { existsSync, lstatSync } from 'node:fs';
-import { importSourceIds, unboundAgentId, type ImportProgress, type ImportSourceId, type ImportSourceSummary } from '../../../shared/contract/history-import';
+import { importSourceIds, importSourceNames, importTargetKey, parseImportTarget, unboundAgentId, type ImportProgress, type ImportSourceId, type ImportSourceSummary } from '../../../shared/contract/history-import';
+import { LOCAL_HOST_ID } from '../../../shared/contract/hosts';
 import type { Disposable } from '../base/lifecycle';
 import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
@@ -11,9 +12,10 @@ import type { Host, WatchEvent } from '../host/host';
 import type { LogEntry, MessageLog } from '../store/message-log';
 import { whenFolderAppears } from './folder-appears';
 import { readNewLines, SkipFile } from './line-reader';
+import { fileKey, hostPathOf, readRemoteFiles, remoteListings, remoteRoots, remoteSummaries, replayReader, type ImportHost, type NewLinesReader } from './remote-stores';
 import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
 import type { SessionMeta, TranscriptItem } from './parsers/types';
-import { findStoreFiles, listStore, storesOf, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
+import { findStoreFiles, listStore, storesOf, summarize, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
 import { finish, initialWireState, toWire, type WireState } from './transcript';
 
 /**
@@ -32,8 +34,8 @@ export interface HistoryImportDeps {
   /** The user's home folder and environment, where the agents keep their stores. */
   home: string;
   env: Record<string, string | undefined>;
-  /** The sources whose switch is on (setting history.importKeep). */
-  keep(): readonly ImportSourceId[];
+  /** The stores whose switch is on (setting history.importKeep: store keys, see importTargetKey). */
+  keep(): readonly string[];
   /** The configured agent that can continue a session of this source (null: none is configured). */
   agentFor(source: ImportSourceId): string | null;
   /** Removes sessions from History (a file rewritten since its import is imported anew). */
@@ -47,6 +49,8 @@ export interface HistoryImportDeps {
   bulkMinBytes?: number;
   /** Watches a folder (the host's watch: changes, or "rescan" when it lost track; both mean: import again). */
   watch?: Host['watch'];
+  /** The SSH hosts connected now, whose stores are listed and imported beside this machine's. */
+  remoteHosts?(): Promise<ImportHost[]>;
 }
 
 interface FileRow {
@@ -79,9 +83,9 @@ const SLICE_MS = 50;
  */
 export const BULK_MIN_BYTES = 4 * 1024 * 1024;
 /**
- * A kept-up store whose watcher reported which files changed is imported from those files alone (a 20,000-file
- * store is not listed for a line appended to one); it is listed in full at least this often all the same (a
- * watcher may drop events, see local-watch.ts).
+ * A kept-up store of this machine whose watcher reported which files changed is imported from those files
+ * alone (a 20,000-file store is not listed for a line appended to one); it is listed in full at least this
+ * often all the same (a watcher may drop events, see local-watch.ts).
  */
 const FULL_LISTING_EVERY_MS = 60_000;
 /** Files reported changed beyond which a store is listed instead. */
@@ -116,19 +120,25 @@ function mergeMeta(meta: SessionMeta, add: SessionMeta): void {
 
 const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_call']);
 
+/** Where the import of a file goes on from: where it stopped, unless the file was replaced or cut short since. */
+const resumeOffset = (row: FileRow | undefined, file: FoundFile): number => (row && row.ino === file.ino && file.size >= row.offset && !row.skipped ? row.offset : 0);
+
+type Plan = { store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow>; host?: ImportHost } | { store: DatabaseStore };
+
 export class HistoryImportService implements Disposable {
   private progress: ImportProgress = idle();
   private cancelRequested = false;
   private run: Promise<void> | null = null;
-  /** Sources asked for while a run was going: run again after it. */
-  private again = new Set<ImportSourceId>();
-  private readonly watches = new Map<ImportSourceId, Disposable>();
+  /** Stores (keys) asked for while a run was going: run again after it. */
+  private again = new Set<string>();
+  /** By store key. */
+  private readonly watches = new Map<string, Disposable>();
   private debounce: NodeJS.Timeout | null = null;
   private disposed = false;
-  /** Per store, what the next run reads: 'all' (or nothing known) lists it, a set reads those files. */
-  private readonly reported = new Map<ImportSourceId, Set<string> | 'all'>();
-  /** When each store was last listed in full. */
-  private readonly listedAt = new Map<ImportSourceId, number>();
+  /** Per local store (key), what the next run reads: 'all' (or nothing known) lists it, a set reads those files. */
+  private readonly reported = new Map<string, Set<string> | 'all'>();
+  /** When each local store (key) was last listed in full. */
+  private readonly listedAt = new Map<string, number>();
 
   constructor(private readonly deps: HistoryImportDeps) {}
 
@@ -150,15 +160,19 @@ export class HistoryImportService implements Disposable {
     }
   }
 
+  /** Sessions in History imported from each store, by store key. */
+  private importedCounts(): Map<string, number> {
+    const rows = this.sql('SELECT imported_from AS source, host_id AS hostId, count(*) AS n FROM sessions WHERE imported_from IS NOT NULL AND deleted_at IS NULL GROUP BY imported_from, host_id').all() as Array<{ source: ImportSourceId; hostId: string; n: number }>;
+    return new Map(rows.map((r) => [importTargetKey(r.source, r.hostId), r.n]));
+  }
+
+  /** This machine's stores. */
   scan(): ImportSourceSummary[] {
     this.bindAgents();
     const keep = new Set(this.deps.keep());
-    const db = this.deps.db();
-    const imported = new Map(
-      (db.prepare('SELECT imported_from AS source, count(*) AS n FROM sessions WHERE imported_from IS NOT NULL AND deleted_at IS NULL GROUP BY imported_from').all() as Array<{ source: string; n: number }>).map((r) => [r.source, r.n]),
-    );
+    const imported = this.importedCounts();
     return this.stores().map((store) => {
-      const base = { source: store.source, name: store.name, location: store.root, imported: imported.get(store.source) ?? 0, keepImporting: keep.has(store.source) };
+      const base = { source: store.source, key: store.source, hostId: LOCAL_HOST_ID, hostLabel: 'This machine', name: store.name, location: store.root, imported: imported.get(store.source) ?? 0, keepImporting: keep.has(store.source) };
       if (store.kind === 'opencode-db') {
         if (!existsSync(store.root)) return { ...base, found: false, sessions: 0, bytes: 0, from: null, to: null };
         try {
@@ -175,16 +189,29 @@ export class HistoryImportService implements Disposable {
         }
       }
       const listing = listStore(store);
-      let bytes = 0;
-      let from = Infinity;
-      let to = -Infinity;
-      for (const f of listing.files) {
-        bytes += f.size;
-        from = Math.min(from, f.mtimeMs);
-        to = Math.max(to, f.mtimeMs);
-      }
-      return { ...base, found: !listing.missing, sessions: listing.files.length, bytes, from: listing.files.length ? from : null, to: listing.files.length ? to : null };
+      return { ...base, found: !listing.missing, ...summarize(listing.files) };
     });
+  }
+
+  /** This machine's stores, then each connected SSH host's (listed there by its helper; a host that fails to answer is left out). */
+  async scanAll(): Promise<ImportSourceSummary[]> {
+    const local = this.scan();
+    const keep = new Set(this.deps.keep());
+    const imported = this.importedCounts();
+    const hosts = (await this.deps.remoteHosts?.()) ?? [];
+    const remote = await Promise.all(
+      hosts.map(async (h) => {
+        const found = await remoteSummaries(h.host, [...importSourceIds]).catch(() => []);
+        return found
+          .filter((f) => !f.unsupported)
+          .map((f): ImportSourceSummary => {
+            const key = importTargetKey(f.source, h.id);
+            const found = { found: f.found, sessions: f.sessions, bytes: f.bytes, from: f.from, to: f.to };
+            return { source: f.source, key, hostId: h.id, hostLabel: h.label, name: importSourceNames[f.source], location: f.root, ...found, imported: imported.get(key) ?? 0, keepImporting: keep.has(key) };
+          });
+      }),
+    );
+    return [...local, ...remote.flat()];
   }
 
   // ───────────── runs ─────────────
@@ -193,13 +220,13 @@ export class HistoryImportService implements Disposable {
     return this.progress;
   }
 
-  /** Starts importing what is new in these stores (a run already going picks them up after it). */
-  start(sources: readonly ImportSourceId[]): ImportProgress {
+  /** Starts importing what is new in these stores (keys: importTargetKey; a run already going picks them up after it). */
+  start(sources: readonly string[]): ImportProgress {
     for (const s of sources) this.reported.set(s, 'all');
     return this.begin(sources);
   }
 
-  private begin(sources: readonly ImportSourceId[]): ImportProgress {
+  private begin(sources: readonly string[]): ImportProgress {
     if (this.run) {
       for (const s of sources) this.again.add(s);
       return this.progress;
@@ -243,15 +270,17 @@ export class HistoryImportService implements Disposable {
     if (this.progress.skipped.length < MAX_SKIPS_SHOWN) this.progress.skipped.push({ path, reason });
   }
 
-  private async importAll(sources: readonly ImportSourceId[]): Promise<void> {
-    const plans: Array<{ store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow> } | { store: DatabaseStore }> = [];
+  private async importAll(keys: readonly string[]): Promise<void> {
+    const plans: Plan[] = [];
     let newBytes = 0;
-    for (const source of sources) {
+    const targets = keys.map(parseImportTarget).filter((t) => t !== null);
+    for (const { source } of targets.filter((t) => t.hostId === LOCAL_HOST_ID)) {
       const store = this.store(source);
       if (store.kind === 'opencode-db') {
         if (existsSync(store.root)) plans.push({ store });
         continue;
       }
+      // (A local store's key is its source.)
       const reported = this.reported.get(source);
       this.reported.delete(source);
       const listed = this.listedAt.get(source);
@@ -260,22 +289,11 @@ export class HistoryImportService implements Disposable {
       const listing = found ? { files: found, skipped: [] } : listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
       const rows = this.rowsOf(store.source, false, found?.map((f) => f.path));
-      // Only files whose identity (inode, size, time) differs from what was imported are read.
-      const changed: FoundFile[] = [];
-      this.progress.filesTotal += listing.files.length;
-      for (const f of listing.files) {
-        this.progress.bytesTotal += f.size;
-        const row = rows.get(f.path);
-        if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) {
-          this.progress.filesDone++;
-          this.progress.bytesDone += f.size;
-          continue;
-        }
-        changed.push(f);
-        newBytes += row && row.ino === f.ino && f.size >= row.offset ? f.size - row.offset : f.size;
-      }
-      if (changed.length) plans.push({ store, files: changed, rows });
+      const changed = this.changedFiles(listing.files, rows);
+      newBytes += changed.newBytes;
+      if (changed.files.length) plans.push({ store, files: changed.files, rows });
     }
+    newBytes += await this.planRemote(targets.filter((t) => t.hostId !== LOCAL_HOST_ID), plans);
     this.emit();
     const bulk = newBytes >= (this.deps.bulkMinBytes ?? BULK_MIN_BYTES) ? this.deps.bulk?.() : undefined;
     try {
@@ -285,7 +303,93 @@ export class HistoryImportService implements Disposable {
     }
   }
 
-  private async importPlans(plans: ReadonlyArray<{ store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow> } | { store: DatabaseStore }>): Promise<void> {
+  /** The files whose identity (inode, size, time) differs from what was imported (only those are read), and the bytes they gained. */
+  private changedFiles(listed: readonly FoundFile[], rows: Map<string, FileRow>): { files: FoundFile[]; newBytes: number } {
+    const files: FoundFile[] = [];
+    let newBytes = 0;
+    this.progress.filesTotal += listed.length;
+    for (const f of listed) {
+      this.progress.bytesTotal += f.size;
+      const row = rows.get(f.path);
+      if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) {
+        this.progress.filesDone++;
+        this.progress.bytesDone += f.size;
+        continue;
+      }
+      files.push(f);
+      newBytes += row && row.ino === f.ino && f.size >= row.offset ? f.size - row.offset : f.size;
+    }
+    return { files, newBytes };
+  }
+
+  /**
+   * Lists the stores of SSH hosts on their hosts (one call per host) and plans to read the files that changed
+   * since their last import; returns the bytes they gained.
+   */
+  private async planRemote(targets: ReadonlyArray<{ source: ImportSourceId; hostId: string }>, plans: Plan[]): Promise<number> {
+    if (!targets.length) return 0;
+    let newBytes = 0;
+    const hosts = (await this.deps.remoteHosts?.()) ?? [];
+    for (const hostId of new Set(targets.map((t) => t.hostId))) {
+      const host = hosts.find((h) => h.id === hostId);
+      const sources = targets.filter((t) => t.hostId === hostId).map((t) => t.source);
+      if (!host) {
+        this.skip(hostId, 'the host is not connected: its stores are imported once it is');
+        continue;
+      }
+      let listings;
+      try {
+        listings = await remoteListings(host.host, sources);
+      } catch (e) {
+        this.skip(host.label, `its stores could not be listed (${e instanceof Error ? e.message : String(e)})`);
+        continue;
+      }
+      for (const listing of listings) {
+        const local = this.store(listing.source);
+        if (listing.unsupported || local.kind !== 'jsonl') {
+          if (listing.unsupported) this.skip(`${host.label}:${listing.root}`, listing.unsupported);
+          continue;
+        }
+        for (const sk of listing.skipped) this.skip(`${host.label}:${sk.path}`, sk.reason);
+        const rows = this.rowsOf(listing.source, false);
+        const changed = this.changedFiles(listing.files.map((f) => ({ ...f, path: fileKey(hostId, f.path) })), rows);
+        newBytes += changed.newBytes;
+        // The host's store, with the parser of this machine (the same agent writes the same format).
+        if (changed.files.length) plans.push({ store: { ...local, root: listing.root }, files: changed.files, rows, host });
+      }
+    }
+    return newBytes;
+  }
+
+  /** Reads what the files of a host's store gained, on the host, many files per call, and imports each as it comes. */
+  private async importRemote(store: JsonlStore, files: FoundFile[], rows: Map<string, FileRow>, host: ImportHost, touched: Set<string>): Promise<void> {
+    const byKey = new Map(files.map((f) => [f.path, f]));
+    const wanted = files.map((f) => {
+      const row = rows.get(f.path);
+      // A linked file is Switchboard's own session: nothing of it is read.
+      return { source: store.source, path: hostPathOf(host.id, f.path), offset: row?.linked ? f.size : resumeOffset(row, f) };
+    });
+    const db = this.deps.db();
+    await readRemoteFiles(
+      host.host,
+      wanted,
+      async (reads) => {
+        this.deps.log()?.flush();
+        db.transaction(() => {
+          for (const r of reads) {
+            const file = byKey.get(fileKey(host.id, r.path));
+            if (file) this.importOne(store, file, rows.get(file.path), touched, replayReader(r), host.id);
+          }
+        })();
+        this.progress.sessions = touched.size;
+        this.emit();
+        await yieldToLoop();
+      },
+      () => this.cancelRequested,
+    );
+  }
+
+  private async importPlans(plans: readonly Plan[]): Promise<void> {
     let lastEmit = Date.now();
     const touched = new Set<string>();
     for (const plan of plans) {
@@ -295,6 +399,14 @@ export class HistoryImportService implements Disposable {
         continue;
       }
       const { store, files, rows } = plan;
+      if (plan.host) {
+        try {
+          await this.importRemote(store, files, rows, plan.host, touched);
+        } catch (e) {
+          this.skip(plan.host.label, `its ${store.name} store could not be read (${e instanceof Error ? e.message : String(e)}): the rest is imported at the next run`);
+        }
+        continue;
+      }
       const db = this.deps.db();
       for (let i = 0; i < files.length && !this.cancelRequested; ) {
         // Files are imported in slices of ~50 ms, each one transaction (what a file adds and where its import
@@ -320,9 +432,9 @@ export class HistoryImportService implements Disposable {
   }
 
   /** Imports a file that changed since its last import (or was never imported). */
-  private importOne(store: JsonlStore, file: FoundFile, row: FileRow | undefined, touched: Set<string>): void {
+  private importOne(store: JsonlStore, file: FoundFile, row: FileRow | undefined, touched: Set<string>, reader: NewLinesReader = readNewLines, hostId = LOCAL_HOST_ID): void {
     try {
-      const sessionId = this.importFile(store, file, row);
+      const sessionId = this.importFile(store, file, row, reader, hostId);
       if (sessionId) touched.add(sessionId);
     } catch (e) {
       const reason = e instanceof SkipFile ? e.reason : `could not be imported (${e instanceof Error ? e.message : String(e)})`;
@@ -373,7 +485,7 @@ export class HistoryImportService implements Disposable {
   }
 
   /** Imports what `file` gained since its last import; returns the session it added to, if any. */
-  private importFile(store: JsonlStore, file: FoundFile, row: FileRow | undefined): string | null {
+  private importFile(store: JsonlStore, file: FoundFile, row: FileRow | undefined, reader: NewLinesReader, hostId: string): string | null {
     let state: FileState = { parser: store.parser.initialState(), wire: initialWireState(), meta: {} };
     let offset = 0;
     let sessionId: string | null = null;
@@ -393,8 +505,8 @@ export class HistoryImportService implements Disposable {
     }
     const items: TranscriptItem[] = [];
     let keptAsText = 0;
-    const read = readNewLines(
-      file.path,
+    const read = reader(
+      hostPathOf(hostId, file.path),
       offset,
       {
         line: (text, lineNo, invalidUtf8) => {
@@ -435,23 +547,24 @@ export class HistoryImportService implements Disposable {
         this.saveRow({ ...base, offset: read.offset, state: '{}', session_id: own.id, linked: 1 });
         return null;
       }
-      sessionId = this.createSession(store.source, agentSessionId, state.meta, items, dirname(file.path));
+      sessionId = this.createSession(store.source, agentSessionId, state.meta, items, dirname(hostPathOf(hostId, file.path)), hostId);
     }
     this.append(sessionId, agentSessionId, items, state, file.mtimeMs);
     this.saveRow({ ...base, offset: read.offset, state: JSON.stringify(state), session_id: sessionId });
     return sessionId;
   }
 
-  private createSession(source: ImportSourceId, agentSessionId: string, meta: SessionMeta, items: readonly TranscriptItem[], fallbackCwd: string): string {
+  /** A session in History for an imported one; it runs on `hostId` when it is continued. */
+  private createSession(source: ImportSourceId, agentSessionId: string, meta: SessionMeta, items: readonly TranscriptItem[], fallbackCwd: string, hostId = LOCAL_HOST_ID): string {
     const id = randomUUID();
     const first = items[0]?.ts ?? Date.now();
     const last = items.at(-1)?.ts ?? first;
     this
       .sql(
-        `INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at, imported_from)
-         VALUES (?, ?, ?, ?, ?, 'closed', ?, ?, ?)`,
+        `INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at, imported_from, host_id)
+         VALUES (?, ?, ?, ?, ?, 'closed', ?, ?, ?, ?)`,
       )
-      .run(id, this.deps.agentFor(source) ?? unboundAgentId(source), agentSessionId, meta.cwd ?? fallbackCwd, meta.title ?? null, first, last, source);
+      .run(id, this.deps.agentFor(source) ?? unboundAgentId(source), agentSessionId, meta.cwd ?? fallbackCwd, meta.title ?? null, first, last, source, hostId);
     return id;
   }
 
@@ -526,8 +639,15 @@ export class HistoryImportService implements Disposable {
         this.watches.delete(source);
       }
     }
-    for (const source of keep) {
-      if (this.watches.has(source)) continue;
+    for (const key of keep) {
+      if (this.watches.has(key)) continue;
+      const target = parseImportTarget(key);
+      if (!target) continue;
+      if (target.hostId !== LOCAL_HOST_ID) {
+        this.watchRemote(key, target.source, target.hostId);
+        continue;
+      }
+      const source = target.source;
       const store = this.store(source);
       const root = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
       if (!this.deps.watch) {
@@ -559,10 +679,52 @@ export class HistoryImportService implements Disposable {
     }
   }
 
+  /**
+   * Keeps a host's store imported: watched on the host (its helper's watch), and imported now. A host not
+   * connected is tried again when it connects (hostChanged).
+   */
+  private watchRemote(key: string, source: ImportSourceId, hostId: string): void {
+    let gone = false;
+    let inner: Promise<Disposable> | null = null;
+    const entry: Disposable = {
+      dispose: () => {
+        gone = true;
+        void inner?.then((w) => w.dispose(), () => {});
+      },
+    };
+    this.watches.set(key, entry);
+    void (async () => {
+      const host = ((await this.deps.remoteHosts?.().catch(() => [])) ?? []).find((h) => h.id === hostId);
+      if (gone || this.disposed) return;
+      if (!host) {
+        if (this.watches.get(key) === entry) this.watches.delete(key);
+        return;
+      }
+      const [root] = await remoteRoots(host.host, [source]).catch(() => []);
+      if (gone || this.disposed) return;
+      if (root?.exists) {
+        inner = host.host.watch(root.root, () => this.changed(key));
+        await inner.catch((e: unknown) => this.skip(`${host.label}:${root.root}`, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next rescan`));
+      }
+      if (!gone && !this.disposed) this.start([key]);
+    })();
+  }
+
+  /** A host connected (or its connection went): its stores that are kept up are watched anew and rescanned. */
+  hostChanged(hostId: string): void {
+    for (const [key, w] of this.watches) {
+      if (parseImportTarget(key)?.hostId !== hostId) continue;
+      w.dispose();
+      this.watches.delete(key);
+    }
+    this.keepUp();
+  }
+
   /** Something changed in a store that is kept up: import it shortly (changes come in bursts). */
-  private changed(source: ImportSourceId, event: WatchEvent): void {
+  private changed(source: string, event?: WatchEvent): void {
+    // What a local watcher reported is kept, so that only those files are read (a host's store is listed).
     const reported = this.reported.get(source) ?? new Set<string>();
-    if (reported !== 'all' && event.kind === 'changes' && reported.size + event.changes.length <= MAX_REPORTED) {
+    if (event && reported !== 'all' && event.kind === 'changes' && reported.size + event.changes.length <= MAX_REPORTED) {
       for (const c of event.changes) reported.add(c.path);
       this.reported.set(source, reported);
     } else {
@@ -579,7 +741,7 @@ export class HistoryImportService implements Disposable {
   }
 
   register(router: Router): void {
-    router.handle('historyImport.scan', () => ({ sources: this.scan() }));
+    router.handle('historyImport.scan', async () => ({ sources: await this.scanAll() }));
     router.handle('historyImport.start', ({ sources }) => ({ progress: this.start(sources) }));
     router.handle('historyImport.cancel', () => ({ progress: this.cancel() }));
     router.handle('historyImport.status', () => ({ progress: this.status() }));

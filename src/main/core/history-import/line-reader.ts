@@ -60,7 +60,8 @@ export function readNewLines(path: string, offset: number, sink: LineSink, shoul
     let skipping = false;
     let lineNo = 0;
     const buf = Buffer.allocUnsafe(CHUNK);
-    while (pos < size && !shouldStop()) {
+    // A line being skipped is passed to its end before stopping (the next read starts at a line's start).
+    while (pos < size && (skipping || !shouldStop())) {
       const n = readSync(fd, buf, 0, Math.min(CHUNK, size - pos), pos);
       if (n <= 0) break;
       pos += n;

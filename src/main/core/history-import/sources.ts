@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { importSourceNames, type ImportSourceId } from '../../../shared/contract/history-import';
+import { importSourceNames, type ImportSourceId } from '../../../shared/import-sources';
 import { claudeCodeParser } from './parsers/claude-code';
 import { codexParser } from './parsers/codex';
 import { geminiCliParser } from './parsers/gemini-cli';
@@ -167,4 +167,17 @@ export function findStoreFiles(store: JsonlStore, paths: Iterable<string>): Foun
     out.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
   }
   return out;
+}
+
+/** What a store's listing says of it: its sessions, their bytes, and the oldest and newest activity. */
+export function summarize(files: readonly FoundFile[]): { sessions: number; bytes: number; from: number | null; to: number | null } {
+  let bytes = 0;
+  let from = Infinity;
+  let to = -Infinity;
+  for (const f of files) {
+    bytes += f.size;
+    from = Math.min(from, f.mtimeMs);
+    to = Math.max(to, f.mtimeMs);
+  }
+  return { sessions: files.length, bytes, from: files.length ? from : null, to: files.length ? to : null };
 }

@@ -54,6 +54,7 @@ interface SessionRow {
   parent_title: string | null;
   forks_json: string;
   imported_from: string | null;
+  host_id: string;
 }
 
 /** The title toSession shows, in SQL, for session `s` and its history row `h`. */
@@ -63,7 +64,7 @@ const titleOf = (s: string, h: string) =>
 const SESSION_COLUMNS = `s.id, s.agent_id, s.cwd, s.title, s.status, s.pinned, s.created_at, s.updated_at, s.deleted_at,
   h.custom_title, h.info_title, h.prompt_title, h.last_ts, h.message_count, h.turn_count, h.tool_call_count,
   h.failed_tool_calls, h.files_touched, h.files_edited, h.failed_turns, h.last_stop_reason,
-  s.forked_from AS parent_id, s.imported_from,
+  s.forked_from AS parent_id, s.imported_from, s.host_id,
   (SELECT ${titleOf('p', 'ph')} FROM sessions p LEFT JOIN history_sessions ph ON ph.session_id = p.id WHERE p.id = s.forked_from) AS parent_title,
   (SELECT json_group_array(json_object('id', c.id, 'title', ${titleOf('c', 'ch')})) FROM
     (SELECT * FROM sessions WHERE forked_from = s.id AND deleted_at IS NULL ORDER BY created_at, id) c
@@ -102,6 +103,7 @@ function toSession(r: SessionRow): HistorySession {
     forkedFrom: r.parent_id !== null ? { id: r.parent_id, title: givenTitle(r.parent_title) ?? '' } : null,
     forks: (JSON.parse(r.forks_json) as Array<{ id: string; title: string }>).map((f) => ({ id: f.id, title: givenTitle(f.title) ?? '' })),
     importedFrom: importSourceIdSchema.safeParse(r.imported_from).data ?? null,
+    hostId: r.host_id,
   };
 }
 

@@ -10,6 +10,7 @@ export class Hosts {
   readonly local: Host;
   private readonly byId = new Map<string, Host>();
   private connector: HostConnector | null = null;
+  private readonly registered = new Set<(host: Host) => void>();
 
   constructor(local: Host = new LocalHost()) {
     this.local = local;
@@ -27,6 +28,11 @@ export class Hosts {
     return this.byId.has(id);
   }
 
+  /** The other hosts reachable now (connected, or reconnecting), not this machine. */
+  remotes(): Host[] {
+    return [...this.byId.values()].filter((h) => h !== this.local);
+  }
+
   /** The host, connected first when it is not (through the connector the hosts service sets). */
   async ensure(id: string): Promise<Host> {
     const host = this.byId.get(id);
@@ -39,11 +45,18 @@ export class Hosts {
   register(host: Host): Disposable {
     if (host.id === this.local.id) throw new Error('the local host is always there');
     this.byId.set(host.id, host);
+    for (const listener of this.registered) listener(host);
     return {
       dispose: () => {
         if (this.byId.get(host.id) === host) this.byId.delete(host.id);
       },
     };
+  }
+
+  /** Calls `listener` with each host made reachable from now on (a host that connects for the first time). */
+  onRegister(listener: (host: Host) => void): Disposable {
+    this.registered.add(listener);
+    return { dispose: () => void this.registered.delete(listener) };
   }
 
   setConnector(connector: HostConnector | null): void {

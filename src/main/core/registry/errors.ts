@@ -1,4 +1,4 @@
-import { IpcFailure, type IpcErrorCode } from '../../../shared/contract';
+import { IpcFailure, type IpcErrorCode } from '../../../shared/contract/failure';
 
 /** The user (or shutdown) cancelled the operation; not a failure to report. */
 export class CancelledError extends Error {

@@ -21,7 +21,7 @@ import { installUvx } from './installers/uvx';
 
 /** How many of the tool's last output lines a progress event carries (shown behind Details). */
 const OUTPUT_LINES = 40;
-import type { AgentManifest } from './validate';
+import type { AgentManifest, BinaryTarget, PlatformKey } from './validate';
 
 export const MANIFEST_FILE = '.switchboard-install.json';
 const STAGING = '.staging';
@@ -40,6 +40,8 @@ export interface InstallManifest {
   env: Record<string, string>;
   installed: string;
   warnings: string[];
+  /** A binary install: the registry's build of this version for each platform (SSH hosts pick theirs). */
+  targets?: Partial<Record<PlatformKey, BinaryTarget>>;
 }
 
 export interface Overrides {
@@ -359,6 +361,8 @@ export class InstallManager implements Disposable {
         env: outcome.env,
         installed: outcome.installed,
         warnings: outcome.warnings,
+        // Every platform's build of this version: what an SSH host of another platform gets (host-install.ts).
+        ...(kind === 'binary' && entry.distribution.binary ? { targets: entry.distribution.binary } : {}),
       };
       await writeFile(join(out, MANIFEST_FILE), JSON.stringify(manifest, null, 2));
       throwIfAborted(controller.signal);

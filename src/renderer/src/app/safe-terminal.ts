@@ -1,5 +1,6 @@
 // eslint-disable-next-line no-restricted-imports -- the one place that makes an xterm
 import { Terminal, type ITerminalInitOnlyOptions, type ITerminalOptions } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
 import { EscapeFilter, MAX_COLUMNS, MAX_LINES, PALETTE_OSC, type EscapeFilterOptions } from '@shared/terminal/escape-filter';
 import { requestOpenLink } from './link-confirm';
 

@@ -1,18 +1,17 @@
-import { FitAddon } from '@xterm/addon-fit';
+import type { FitAddon } from '@xterm/addon-fit';
 import type { Terminal } from '@xterm/xterm';
-import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../app/api-context';
 import type { StoredTerminal } from '@shared/acp-thread';
-import { SafeTerminal } from '../app/safe-terminal';
 import { useTerminalAppearance } from '../app/theme';
 import { afterTypingPause } from '../app/typing-pause';
+import { loadXterm, type Xterm } from '../app/xterm';
 
 const FONT = 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace';
 
-function makeTerminal(look: ReturnType<typeof useTerminalAppearance>, rows: number, interactive: boolean, convertEol: boolean): { t: Terminal; fit: FitAddon } {
+function makeTerminal(x: Xterm, look: ReturnType<typeof useTerminalAppearance>, rows: number, interactive: boolean, convertEol: boolean): { t: Terminal; fit: FitAddon } {
   // Agent output: palette changes are dropped.
-  const t = new SafeTerminal({
+  const t = new x.SafeTerminal({
     fontFamily: FONT,
     fontSize: look.fontSize,
     rows: interactive ? rows : 3,
@@ -24,7 +23,7 @@ function makeTerminal(look: ReturnType<typeof useTerminalAppearance>, rows: numb
     convertEol,
     theme: look.theme,
   }, { palette: 'drop' });
-  const fit = new FitAddon();
+  const fit = new x.FitAddon();
   t.loadAddon(fit);
   return { t, fit };
 }
@@ -107,11 +106,14 @@ export function AgentTerminalView({
   storedRef.current = stored;
   const [fromStore, setFromStore] = useState(false);
   const [hasOutput, setHasOutput] = useState(false);
+  const lookRef = useRef(look);
+  lookRef.current = look;
   useFit(host, term, fit);
 
-  useEffect(() => {
-    const { t, fit: f } = makeTerminal(look, rows, interactive, false);
-    t.open(host.current!);
+  /** Builds the terminal and attaches it to the agent's; returns its disposal. */
+  const build = (x: Xterm, el: HTMLDivElement): (() => void) => {
+    const { t, fit: f } = makeTerminal(x, lookRef.current, rows, interactive, false);
+    t.open(el);
     term.current = t;
     fit.current = f;
     fitCols(t, f);
@@ -166,7 +168,23 @@ export function AgentTerminalView({
       term.current = null;
       fit.current = null;
     };
-    // The terminal lives as long as the view; theme changes are applied below.
+  };
+
+  useEffect(() => {
+    let disposed = false;
+    let dispose = () => {};
+    // xterm is fetched with the first terminal: until then (a moment) the view waits, subscribed to nothing.
+    loadXterm().then(
+      (x) => {
+        if (disposed || !host.current) return;
+        dispose = build(x, host.current);
+      },
+      (e: unknown) => !disposed && setMissing(`the terminal could not load (${e instanceof Error ? e.message : String(e)})`),
+    );
+    return () => {
+      disposed = true;
+      dispose();
+    };
   }, [api, terminalId, interactive]);
 
   useEffect(() => {
@@ -207,13 +225,17 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
   const [built, setBuilt] = useState(false);
   useFit(host, term, fit);
 
+  const lookRef = useRef(look);
+  lookRef.current = look;
+
   useEffect(() => {
     let made: Terminal | null = null;
-    const cancelBuild = afterTypingPause(() => {
+    let disposed = false;
+    const build = (x: Xterm) => {
       // The view may be gone already: React detaches its element before this effect's cleanup cancels the build.
       const el = host.current;
-      if (!el?.isConnected) return;
-      const { t, fit: f } = makeTerminal(look, rows, false, true);
+      if (disposed || !el?.isConnected) return;
+      const { t, fit: f } = makeTerminal(x, lookRef.current, rows, false, true);
       t.open(el);
       made = t;
       term.current = t;
@@ -221,8 +243,11 @@ export function MetaTerminalView({ id, output, exit, rows = 16 }: { id: string; 
       fitCols(t, f);
       written.current = '';
       setBuilt(true);
-    }, BUILD_DELAY_MS);
+    };
+    // xterm is fetched with the first terminal shown; a failed fetch leaves the kept place (the next view tries again).
+    const cancelBuild = afterTypingPause(() => void loadXterm().then(build, () => undefined), BUILD_DELAY_MS);
     return () => {
+      disposed = true;
       cancelBuild();
       made?.dispose();
       term.current = null;

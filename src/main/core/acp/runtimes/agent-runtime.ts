@@ -76,7 +76,7 @@ export interface RuntimeDeps {
   agents(): Pick<AgentRepository, 'get'>;
   prefs(): Pick<AgentPrefsRepo, 'get'>;
   /** What the agent runs on a remote host (a registry install here is this machine's); throws when it cannot run there. */
-  commandOnHost(record: AgentRecord, hostId: string): HostCommand;
+  commandOnHost(record: AgentRecord, hostId: string, env: Record<string, string>): Promise<HostCommand>;
   loginEnv(): Promise<Record<string, string>>;
   messageLog(): MessageLog | null;
   setting<K extends SettingKey>(key: K): SettingValue<K>;
@@ -287,10 +287,12 @@ export class AgentRuntime {
     // This machine's login environment is this machine's: an agent on a remote host gets the host's own
     // (its helper's). A remote runtime always serves one folder (the pool makes it so).
     const base = this.hostId === LOCAL_HOST_ID ? await this.host.loginEnv() : {};
-    const env: Record<string, string> = { ...base, ...record.env, ...prefs.env, ...this.host.secrets.all(this.agentId) };
+    const secrets = this.host.secrets.all(this.agentId);
+    const env: Record<string, string> = { ...base, ...record.env, ...prefs.env, ...secrets };
     const args = prefs.args ?? record.args;
-    const { command, args: argv } = this.hostId === LOCAL_HOST_ID ? { command: record.command, args } : this.host.commandOnHost({ ...record, args }, this.hostId);
-    return { command, args: argv, env, cwd: this.folder ?? record.cwd ?? homedir() };
+    if (this.hostId === LOCAL_HOST_ID) return { command: record.command, args, env, cwd: this.folder ?? record.cwd ?? homedir() };
+    const onHost = await this.host.commandOnHost({ ...record, args }, this.hostId, env);
+    return { command: onHost.command, args: onHost.args, env: { ...env, ...onHost.env, ...secrets }, cwd: this.folder ?? record.cwd ?? homedir() };
   }
 
   private async start(): Promise<void> {

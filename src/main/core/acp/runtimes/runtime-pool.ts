@@ -13,6 +13,7 @@ import { AgentSupervisor, type SupervisorHost, type SupervisorOptions } from '..
 import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
 import { join } from 'node:path';
 import type { AgentRecord } from '../../agents/agent-repository';
+import { HostBinaries } from '../../registry/host-install';
 import { commandOnHost, type HostCommand } from '../../registry/host-launch';
 import { AgentRuntime, runtimeKey, type RuntimeDeps } from './agent-runtime';
 
@@ -30,6 +31,8 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
   /** A process started, stopped, crashed… (every agent.status the renderer gets). */
   readonly onStatus = this.statusEvents.event;
   readonly supervisor: AgentSupervisor;
+  /** Registry binary agents installed on SSH hosts by this app. */
+  private readonly hostBinaries = new HostBinaries({ downloadIdleTimeoutMs: 60_000, maxDownloadBytes: 2 * 1024 ** 3 });
 
   constructor(
     private readonly ctx: AcpContext,
@@ -62,8 +65,12 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
   prefs() {
     return this.ctx.prefs();
   }
-  commandOnHost(record: AgentRecord, hostId: string): HostCommand {
-    return commandOnHost(record, hostId, join(this.ctx.dataDir, 'agents'));
+  async commandOnHost(record: AgentRecord, hostId: string, env: Record<string, string>): Promise<HostCommand> {
+    return commandOnHost(record, await this.ctx.hosts.ensure(hostId), env, {
+      agentsDir: join(this.ctx.dataDir, 'agents'),
+      binaries: this.hostBinaries,
+      onHost: (agentId, id) => this.ctx.setting('agents.onHost')[agentId]?.[id] ?? null,
+    });
   }
   loginEnv(): Promise<Record<string, string>> {
     return this.ctx.loginEnv();

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { FsRefusal, type RefusalReason } from '../files';
 import { decode, encode, frame, FrameReader, FRAMES_START, PROTOCOL_VERSION, type ClientMessage, type ProcEvent, type ServerMessage, type WireError } from './protocol';
+import { sshSpawnOptions } from './ssh-command';
 
 /** A process or pty of the host as the channel sees it: it receives its events and resends what was lost. */
 export interface ChannelStream {
@@ -55,7 +56,7 @@ export class Channel {
 
   /** Starts `ssh … <remote command>` and says hello; resolves when welcomed, rejects with ssh's (or the helper's) words. */
   open(command: string, args: readonly string[], timeoutMs: number, fresh: boolean): Promise<void> {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn(command, args, sshSpawnOptions());
     this.child = child;
     child.stdin.on('error', () => undefined);
     child.stderr.on('data', (b: Buffer) => {

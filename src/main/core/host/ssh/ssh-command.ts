@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnOptionsWithStdioTuple } from 'node:child_process';
 
 /** Where and how to reach a host with the user's own `ssh` (their ~/.ssh/config applies unless `configFile` replaces it). */
 export interface SshTarget {
@@ -60,12 +60,25 @@ export function sshArgs(t: SshTarget, extra: readonly string[], command?: string
 }
 
 /**
+ * How every ssh is started: in a session of its own (no controlling terminal) and never with an askpass
+ * program. BatchMode keeps ssh itself from prompting, but not the ssh it starts for a ProxyJump: given the
+ * terminal Switchboard was started from, that one asks there (a host key, a password) and the connect waits
+ * for an answer typed in a window no one looks at.
+ */
+export const sshSpawnOptions = (): SpawnOptionsWithStdioTuple<'pipe', 'pipe', 'pipe'> => ({
+  stdio: ['pipe', 'pipe', 'pipe'],
+  windowsHide: true,
+  detached: true,
+  env: { ...process.env, SSH_ASKPASS_REQUIRE: 'never' },
+});
+
+/**
  * Runs ssh to completion (or until `timeoutMs`: then SIGKILL). Settles on its exit, not on its pipes
  * closing: a ControlMaster that forks into the background may hold them.
  */
 export function runSsh(args: readonly string[], options: { input?: string | Buffer; timeoutMs: number; command?: string }): Promise<SshRun> {
   return new Promise((resolve) => {
-    const child = spawn(options.command ?? SSH, args, { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn(options.command ?? SSH, args, sshSpawnOptions());
     const out: Buffer[] = [];
     let err = '';
     let timedOut = false;

@@ -128,6 +128,8 @@ export class SshHost implements Host, Disposable {
     release: (id) => void this.streams.delete(id),
   };
   info: SshHostInfo | null = null;
+  /** The jump host(s) `ssh -G` says the host is reached through (ProxyJump), or null. */
+  private jump: string | null = null;
 
   constructor(private readonly config: SshHostConfig) {
     this.id = config.id;
@@ -187,7 +189,8 @@ export class SshHost implements Host, Disposable {
     try {
       step('resolving');
       try {
-        await resolvedConfig(this.target);
+        const jump = (await resolvedConfig(this.target)).get('proxyjump');
+        this.jump = jump && jump !== 'none' ? jump : null;
       } catch (e) {
         return fail({ reason: 'config', message: `ssh cannot use the settings for ${dest}: ${sshSays(messageOf(e))}` });
       }
@@ -237,6 +240,10 @@ export class SshHost implements Host, Disposable {
     const dest = this.config.destination;
     if (r.timedOut) return { reason: 'unreachable', message: `${dest} did not answer within ${this.target.connectTimeoutS + 4} s` };
     const reason = classifySshError(r.stderr) ?? 'unreachable';
+    if (reason === 'unreachable' && this.jump) {
+      const why = await this.jumpFailure(dest, this.jump);
+      if (why) return why;
+    }
     switch (reason) {
       case 'host_key_changed':
         return { reason, message: r.stderr.trim() };
@@ -253,6 +260,25 @@ export class SshHost implements Host, Disposable {
         return { reason, message: `ssh cannot use the settings for ${dest}: ${sshSays(r.stderr)}` };
       default:
         return { reason: 'unreachable', message: `${dest} cannot be reached: ${sshSays(r.stderr)}` };
+    }
+  }
+
+  /**
+   * Why the jump host failed, when it did. A ControlMaster that persists sends its jump's ssh's stderr to
+   * /dev/null, so the jump's own words (an unknown or changed key, a refused login) come from a plain run.
+   */
+  private async jumpFailure(dest: string, jump: string): Promise<SshFailure | null> {
+    const r = await runSsh(sshArgs({ ...this.target, controlPath: 'none' }, ['-o', 'ControlMaster=no', '-T'], 'true'), { timeoutMs: (this.target.connectTimeoutS + 4) * 1000 });
+    switch (r.timedOut || r.code === 0 ? null : classifySshError(r.stderr)) {
+      case 'host_key_unknown':
+        // No key to accept here: it is the jump host's, accepted by connecting to it.
+        return { reason: 'host_key_unknown', message: `${dest} is reached through ${jump}, whose host key is not in your known_hosts yet: connect to ${jump} once (Settings → Hosts, or "ssh ${jump}") and accept its key, then connect again.` };
+      case 'host_key_changed':
+        return { reason: 'host_key_changed', message: r.stderr.trim() };
+      case 'auth':
+        return { reason: 'auth', message: `${jump}, the jump host to ${dest}, refused the authentication (${sshSays(r.stderr)}). Switchboard uses your ssh keys and ssh-agent and never prompts: check that "ssh ${jump}" logs in without a password.` };
+      default:
+        return null;
     }
   }
 

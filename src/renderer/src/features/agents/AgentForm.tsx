@@ -5,31 +5,8 @@ import { splitCommandLine } from './command-line';
 import { upsertAgent } from './state';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
-
-const ENV_NAME = /^[^=\0\s]+$/;
-
-/** `KEY=value` lines (blank lines and # comments skipped). */
-export function parseEnv(text: string): { env: Record<string, string>; errors: string[] } {
-  const env: Record<string, string> = {};
-  const errors: string[] = [];
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.replace(/\r$/, '');
-    if (!line.trim() || line.trim().startsWith('#')) return;
-    const eq = line.indexOf('=');
-    const name = eq > 0 ? line.slice(0, eq).trim() : '';
-    if (!ENV_NAME.test(name)) errors.push(`line ${i + 1}: expected NAME=value`);
-    else env[name] = line.slice(eq + 1);
-  });
-  return { env, errors };
-}
-
-export const formatEnv = (env: Record<string, string>): string =>
-  Object.entries(env)
-    .map(([k, v]) => `${k}=${v}`)
-    .join('\n');
-
-/** One argument per line, so spaces and quotes need no escaping. */
-export const parseArgs = (text: string): string[] => text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+import { formatEnv, parseArgs, parseEnv } from './agent-fields';
+import { HostCommands, hostCommandsProblem, saveHostCommands, useHostCommandRows } from './HostCommands';
 
 type Props = { mode: 'add'; onDone(agent: AgentSummary | null): void } | { mode: 'edit'; agent: AgentSummary; onDone(agent: AgentSummary | null): void };
 
@@ -45,6 +22,7 @@ export function AgentForm(props: Props) {
   const [args, setArgs] = useState(() => (agent ? (custom ? agent.args : (agent.overrides.args ?? agent.args)).join('\n') : ''));
   const [env, setEnv] = useState(() => (agent ? formatEnv(custom ? agent.env : agent.overrides.env) : ''));
   const [missingFileAsEmpty, setMissingFileAsEmpty] = useState(agent?.compat.missingFileAsEmpty ?? false);
+  const [hostRows, setHostRows] = useHostCommandRows(agent?.id ?? null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const registryId = agent?.source === 'registry' ? agent.registryId : null;
@@ -75,6 +53,8 @@ export function AgentForm(props: Props) {
   const submit = async () => {
     const parsedEnv = parseEnv(env);
     if (parsedEnv.errors.length > 0) return setError(`Environment: ${parsedEnv.errors.join('; ')}`);
+    const hostsProblem = hostCommandsProblem(hostRows);
+    if (hostsProblem) return setError(hostsProblem);
     if (custom && (!name.trim() || !command.trim())) return setError('A name and a command are needed.');
     if (split && !split.ok) return setError(`Command: ${split.error}`);
     if (custom && !program) return setError('A name and a command are needed.');
@@ -102,7 +82,9 @@ export function AgentForm(props: Props) {
     } else {
       r = await api.call('agents.update', { agentId: agent.id, args: overrideArgs ? parseArgs(args) : null, env: parsedEnv.env, compat: { missingFileAsEmpty } });
     }
+    const hostsError = r.ok ? await saveHostCommands(api, r.value.id, hostRows) : null;
     setBusy(false);
+    if (hostsError) return setError(hostsError);
     if (!r.ok) return setError(r.error.message);
     upsertAgent(r.value);
     props.onDone(r.value);
@@ -193,6 +175,7 @@ export function AgentForm(props: Props) {
         <input type="checkbox" checked={missingFileAsEmpty} onChange={(e) => setMissingFileAsEmpty(e.target.checked)} data-testid="agent-compat-missing-file" /> Compatibility: answer
         reads of missing files with empty content
       </label>
+      <HostCommands rows={hostRows} onChange={setHostRows} />
       {agent && <p className="muted small">Changes apply the next time the agent starts.</p>}
       {error && (
         <ErrorAlert>{error}</ErrorAlert>

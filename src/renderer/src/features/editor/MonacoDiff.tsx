@@ -119,5 +119,10 @@ export function MonacoDiff({ path, oldText, newText, inline = false, height = 32
     if (ready) void loadMonaco().then((m) => m.editor.setTheme(monacoTheme(scheme)));
   }, [scheme, ready]);
 
-  return <div className="monaco-host" data-testid="monaco-diff" data-new-file={oldText === null || undefined} data-ready={ready} ref={host} style={{ height }} />;
+  // Monaco is fetched on the first diff shown: until the editor is built, the host says so.
+  return (
+    <div className="monaco-host" data-testid="monaco-diff" data-new-file={oldText === null || undefined} data-ready={ready} ref={host} style={{ height }}>
+      {!ready && <div className="monaco-loading" role="status">Loading the diff…</div>}
+    </div>
+  );
 }

@@ -43,5 +43,9 @@ export function MonacoViewer({ path, text, line, height = '100%' }: { path: stri
     if (ready) void loadMonaco().then((m) => m.editor.setTheme(monacoTheme(scheme)));
   }, [scheme, ready]);
 
-  return <div className="monaco-host" data-testid="monaco-viewer" data-ready={ready} ref={host} style={{ height }} />;
+  return (
+    <div className="monaco-host" data-testid="monaco-viewer" data-ready={ready} ref={host} style={{ height }}>
+      {!ready && <div className="monaco-loading" role="status">Loading the file…</div>}
+    </div>
+  );
 }

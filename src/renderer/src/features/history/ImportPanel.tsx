@@ -1,38 +1,53 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { ImportProgress, ImportSourceId, ImportSourceSummary } from '@shared/contract/history-import';
+import type { ImportProgress, ImportSourceSummary } from '@shared/contract/history-import';
 import { formatBytes } from '@shared/format-bytes';
 import { useApi } from '../../app/api-context';
 import { saveSetting, useSetting } from '../../app/settings';
 import { VisibleText } from '../../ui/VisibleText';
+import { syncHosts, useHosts } from '../hosts';
 import { formatDate } from './format';
 
 /**
- * History → Import: what each agent's own command-line tool stored on this machine (sessions, size, dates),
+ * History → Import: what each agent's own command-line tool stored on this machine and on each connected SSH
+ * host (sessions, size, dates),
  * imported into History with a progress bar and Cancel, and a switch per agent that keeps the import going
  * (new sessions and new lines appear as the tool writes them).
  */
 export function ImportPanel({ onClose }: { onClose(): void }) {
   const api = useApi();
   const [sources, setSources] = useState<ImportSourceSummary[] | null>(null);
-  const [chosen, setChosen] = useState<Set<ImportSourceId>>(new Set());
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [progress, setProgress] = useState<ImportProgress | null>(null);
   const [error, setError] = useState<string | null>(null);
   const keep = useSetting('history.importKeep');
+  // The hosts whose stores cannot be listed until they connect.
+  const hosts = useHosts((s) => s.hosts);
+  const offline = hosts.filter((h) => h.kind === 'ssh' && h.state !== 'connected');
+  useEffect(() => syncHosts(api), [api]);
 
   const scan = useCallback(async () => {
     const r = await api.call('historyImport.scan', {});
     if (!r.ok) return setError(r.error.message);
     setSources(r.value.sources);
-    setChosen((c) => (c.size ? c : new Set(r.value.sources.filter((s) => s.found && s.sessions > s.imported).map((s) => s.source))));
+    setChosen((c) => (c.size ? c : new Set(r.value.sources.filter((s) => s.found && s.sessions > s.imported).map((s) => s.key))));
   }, [api]);
 
   useEffect(() => {
     void scan();
+    // A host that connects, or the window coming back: its stores are looked at again.
+    const onFocus = () => void scan();
+    window.addEventListener('focus', onFocus);
+    const offHosts = api.on('hosts.state', (e) => e.state === 'connected' && void scan());
     void api.call('historyImport.status', {}).then((r) => r.ok && setProgress(r.value.progress));
-    return api.on('historyImport.progress', (p) => {
+    const offProgress = api.on('historyImport.progress', (p) => {
       setProgress(p);
       if (!p.running) void scan();
     });
+    return () => {
+      window.removeEventListener('focus', onFocus);
+      offHosts();
+      offProgress();
+    };
   }, [api, scan]);
 
   const start = async () => {
@@ -41,8 +56,8 @@ export function ImportPanel({ onClose }: { onClose(): void }) {
     if (!r.ok) setError(r.error.message);
     else setProgress(r.value.progress);
   };
-  const setKeep = async (source: ImportSourceId, on: boolean) => {
-    const next = on ? [...new Set([...keep, source])] : keep.filter((s) => s !== source);
+  const setKeep = async (key: string, on: boolean) => {
+    const next = on ? [...new Set([...keep, key])] : keep.filter((s) => s !== key);
     const failed = await saveSetting(api, 'history.importKeep', next);
     if (failed) setError(failed);
   };
@@ -54,7 +69,7 @@ export function ImportPanel({ onClose }: { onClose(): void }) {
     <section className="history-import" data-testid="history-import" aria-label="Import the agents' own sessions">
       <header className="history-import-head">
         <strong>Import the agents’ own sessions</strong>
-        <span className="muted small">Sessions their command-line tools stored on this machine. Nothing in those folders is changed.</span>
+        <span className="muted small">Sessions their command-line tools stored on this machine and on connected hosts. Nothing in those folders is changed.</span>
         <button className="link-button" onClick={onClose} data-testid="history-import-close">
           Close
         </button>
@@ -67,6 +82,7 @@ export function ImportPanel({ onClose }: { onClose(): void }) {
             <tr>
               <th />
               <th>Agent</th>
+              <th>Host</th>
               <th>Sessions</th>
               <th>Size</th>
               <th>From – to</th>
@@ -76,22 +92,23 @@ export function ImportPanel({ onClose }: { onClose(): void }) {
           </thead>
           <tbody>
             {sources.map((s) => (
-              <tr key={s.source} data-testid="history-import-source" data-source={s.source} className={s.found ? '' : 'muted'}>
+              <tr key={s.key} data-testid="history-import-source" data-source={s.source} data-host={s.hostId} className={s.found ? '' : 'muted'}>
                 <td>
                   <input
                     type="checkbox"
-                    aria-label={`Import ${s.name}`}
+                    aria-label={`Import ${s.name} (${s.hostLabel})`}
                     disabled={!s.found || running}
-                    checked={chosen.has(s.source)}
+                    checked={chosen.has(s.key)}
                     onChange={(e) => {
                       const next = new Set(chosen);
-                      if (e.target.checked) next.add(s.source);
-                      else next.delete(s.source);
+                      if (e.target.checked) next.add(s.key);
+                      else next.delete(s.key);
                       setChosen(next);
                     }}
                   />
                 </td>
                 <td title={s.location}>{s.name}</td>
+                <td data-testid="history-import-host">{s.hostLabel}</td>
                 <td data-testid="history-import-sessions">{s.found ? s.sessions : 'not found'}</td>
                 <td>{s.found ? formatBytes(s.bytes) : ''}</td>
                 <td>{s.from !== null && s.to !== null ? `${formatDate(s.from)} – ${formatDate(s.to)}` : ''}</td>
@@ -99,10 +116,10 @@ export function ImportPanel({ onClose }: { onClose(): void }) {
                 <td>
                   <input
                     type="checkbox"
-                    aria-label={`Keep importing ${s.name}`}
+                    aria-label={`Keep importing ${s.name} (${s.hostLabel})`}
                     disabled={!s.found}
-                    checked={keep.includes(s.source)}
-                    onChange={(e) => void setKeep(s.source, e.target.checked)}
+                    checked={keep.includes(s.key)}
+                    onChange={(e) => void setKeep(s.key, e.target.checked)}
                     data-testid="history-import-keep"
                   />
                 </td>
@@ -110,6 +127,11 @@ export function ImportPanel({ onClose }: { onClose(): void }) {
             ))}
           </tbody>
         </table>
+      )}
+      {offline.length > 0 && (
+        <div className="muted small" data-testid="history-import-offline">
+          Not connected: {offline.map((h) => h.label).join(', ')}. Connect a host (Hosts, in the sidebar) to list its agents’ stores here.
+        </div>
       )}
       {running ? (
         <div className="history-import-progress" data-testid="history-import-progress">

@@ -2,6 +2,7 @@ import { sessionTitle } from '@shared/session-title';
 import { Pencil, Star, Trash2 } from 'lucide-react';
 import { memo, useEffect, useRef, useState } from 'react';
 import type { HistorySession } from '@shared/contract/history';
+import { hostLabel, LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { useApi } from '../../app/api-context';
 import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
 import { reopenAsTab } from './continue';
@@ -112,6 +113,11 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
         // Which agent, in which folder: rows of the same first prompt ("Say hello") tell apart at a glance.
         <div className="history-row-where muted small" data-testid="history-row-where">
           <span className="history-row-agent">{agentName}</span>
+          {s.hostId !== LOCAL_HOST_ID && (
+            <span className="history-row-host" data-testid="history-row-host" title={`On ${hostLabel(s.hostId)}`}>
+              {hostLabel(s.hostId)}
+            </span>
+          )}
           <span className="history-row-folder" title={s.cwd}>
             {shortPath(s.cwd)}
           </span>
@@ -123,6 +129,11 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
             {status.text}
           </span>
           {showProject && <span className="history-project-inline">{showProject}</span>}
+          {s.hostId !== LOCAL_HOST_ID && (
+            <span className="history-row-host" data-testid="history-row-host" title={`On ${hostLabel(s.hostId)}`}>
+              {hostLabel(s.hostId)}
+            </span>
+          )}
           <span>{plural(s.messageCount, 'message')}</span>
           <span>{plural(s.toolCallCount, 'tool call')}</span>
           <span title={s.filesEdited ? `${s.filesEdited} edited` : undefined}>{plural(s.filesTouched, 'file')} touched</span>

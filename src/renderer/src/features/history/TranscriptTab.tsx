@@ -213,9 +213,10 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
   const api = useApi();
   const names = useAgentNames();
   const live = useLiveSessions();
+  // The first page of entries is asked for first: the server answers in order, and it is what is painted first.
+  const { entries, loaded, target, ensure } = useEntries(api, p.sessionId, p.seq, p.nonce);
   const meta = useSessionMeta(api, p);
   const session = meta.session;
-  const { entries, loaded, target, ensure } = useEntries(api, p.sessionId, p.seq, p.nonce);
   const turnCheckpoints = useTurnCheckpoints(api, p.sessionId);
   const checkpoints = useMemo(() => byPrompt(turnCheckpoints), [turnCheckpoints]);
   const scroller = useRef<HTMLDivElement>(null);

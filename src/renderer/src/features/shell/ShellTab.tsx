@@ -1,11 +1,10 @@
-import { FitAddon } from '@xterm/addon-fit';
+import type { FitAddon } from '@xterm/addon-fit';
 import type { Terminal } from '@xterm/xterm';
-import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
-import { SafeTerminal } from '../../app/safe-terminal';
 import { useTerminalAppearance } from '../../app/theme';
+import { loadXterm, type Xterm } from '../../app/xterm';
 import { useTabs } from '../../state/tabs';
 import { describeExit } from '../../ui/TerminalView';
 
@@ -18,12 +17,36 @@ export function ShellTab({ tab, active }: TabViewProps) {
   const look = useTerminalAppearance();
   const [error, setError] = useState<string | null>(null);
   const [exited, setExited] = useState<string | null>(null);
+  const lookRef = useRef(look);
+  lookRef.current = look;
+  const activeRef = useRef(active);
+  activeRef.current = active;
 
   useEffect(() => {
-    const el = host.current!;
+    let gone = false;
+    let dispose = () => {};
+    // xterm is fetched with the first terminal; the shell is started once it is here.
+    loadXterm().then(
+      (x) => {
+        if (gone) return;
+        dispose = build(x, host.current!);
+        if (activeRef.current) term.current?.focus();
+      },
+      (e: unknown) => !gone && setError(`the terminal could not load (${e instanceof Error ? e.message : String(e)})`),
+    );
+    return () => {
+      gone = true;
+      dispose();
+    };
+    // The terminal lives as long as the tab; theme changes are applied below.
+  }, []);
+
+  /** Builds the terminal and starts (or reattaches to) the shell; returns its disposal. */
+  const build = (x: Xterm, el: HTMLDivElement): (() => void) => {
+    const look = lookRef.current;
     // The user's own shell keeps its palette changes (theme scripts); numbers are capped as everywhere.
-    const t = new SafeTerminal({ fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace', fontSize: look.fontSize, cursorBlink: true, scrollback: 10_000, theme: look.theme }, { palette: 'allow' });
-    const f = new FitAddon();
+    const t = new x.SafeTerminal({ fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace', fontSize: look.fontSize, cursorBlink: true, scrollback: 10_000, theme: look.theme }, { palette: 'allow' });
+    const f = new x.FitAddon();
     t.loadAddon(f);
     t.open(el);
     term.current = t;
@@ -89,8 +112,7 @@ export function ShellTab({ tab, active }: TabViewProps) {
       resize.dispose();
       t.dispose();
     };
-    // The terminal lives as long as the tab; theme changes are applied below.
-  }, []);
+  };
 
   useEffect(() => {
     if (!term.current) return;

@@ -15,9 +15,9 @@ export function AgentsSettingsSection() {
 
   return (
     <>
-      <SectionFields section="agents" choices={{ 'agents.defaultAgent': [{ value: '', label: 'The first in the list' }, ...agents.map((a) => ({ value: a.id, label: a.name }))] }} />
+      <SectionFields section="agents" except={['agents.onHost']} choices={{ 'agents.defaultAgent': [{ value: '', label: 'The first in the list' }, ...agents.map((a) => ({ value: a.id, label: a.name }))] }} />
       <h4 className="settings-sub">Each agent</h4>
-      <p className="muted small">Arguments and environment apply at the agent’s next start.</p>
+      <p className="muted small">Arguments and environment apply at the agent’s next start. How an agent starts on an SSH host, where it differs, is set in its form (On SSH hosts).</p>
       <ul className="settings-agents">
         {agents.map((a) => (
           <li key={a.id} data-testid="settings-agent" data-agent-id={a.id}>
