@@ -206,6 +206,26 @@ describe('History → Import', () => {
     expect(listed()).toHaveLength(2);
   });
 
+  it('kept up: a file the watcher reports is read by the store\'s rules (a link to a session elsewhere is not followed)', async () => {
+    home = homeWith('claude-code-0.16.0');
+    importer = make(home, {}, ['claude-code']);
+    importer.keepUp();
+    await expect.poll(() => listed().length, { timeout: 20_000 }).toBe(1);
+    const record = (id: string, content: string) => `${JSON.stringify({ type: 'user', sessionId: id, cwd: '/work/x', timestamp: new Date().toISOString(), message: { role: 'user', content } })}\n`;
+    // A session file outside the store, linked into an existing project folder of it, beside a new session file.
+    const folder = files(join(home, '.claude/projects')).find((f) => f.endsWith('.jsonl'))!.replace(/\/[^/]+$/, '');
+    const outside = join(home, 'elsewhere.jsonl');
+    writeFileSync(outside, record('5d7e0b1c-0000-4000-8000-000000000001', 'the heron secret'));
+    symlinkSync(outside, join(folder, '5d7e0b1c-0000-4000-8000-000000000001.jsonl'));
+    writeFileSync(join(folder, '5d7e0b1c-0000-4000-8000-000000000002.jsonl'), record('5d7e0b1c-0000-4000-8000-000000000002', 'the plover plan'));
+    await expect.poll(() => search('plover').length, { timeout: 20_000, interval: 200 }).toBe(1);
+    appendFileSync(outside, record('5d7e0b1c-0000-4000-8000-000000000001', 'more heron'));
+    appendFileSync(join(folder, '5d7e0b1c-0000-4000-8000-000000000002.jsonl'), record('5d7e0b1c-0000-4000-8000-000000000002', 'then the avocet'));
+    await expect.poll(() => search('avocet').length, { timeout: 20_000, interval: 200 }).toBe(1);
+    expect(search('heron')).toEqual([]);
+    expect(listed()).toHaveLength(2);
+  });
+
   it('a large import is written first and indexed in one pass after it; a session growing later is searchable as it is written', async () => {
     home = homeWith('claude-code-0.16.0', 'gemini-0.61.0', 'qwen-0.24.4');
     importer = make(home, {}, [], { bulk: () => t.history.bulkWrite(), bulkMinBytes: 4096 });

@@ -287,3 +287,41 @@ describe('history search: hits per session', () => {
     });
   }
 });
+
+describe('history search: a word in every entry', () => {
+  // Thirty sessions, one after another, every entry of each mentioning "deploy": the page holds the newest
+  // sessions, each with its perSession hits (each session's matches are asked for alone once they are dense).
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await createStore(undefined, { now: () => NOW });
+    const acp = new Acp();
+    for (let s = 0; s < 30; s++) {
+      t.addSession(`s${s}`, { createdAt: NOW - (30 - s) * DAY });
+      const turns: ReturnType<typeof turn> = [];
+      for (let i = 0; i < 40; i++) turns.push(...turn(acp, `deploy step ${i} of ${s}`, `deploy done ${i}`, 1000));
+      t.append(`s${s}`, turns, NOW - (30 - s) * DAY);
+    }
+  });
+  afterAll(() => t.close());
+
+  it('fills the page with the newest sessions, perSession hits each, and says matches were left unranked', () => {
+    for (const perSession of [2, 3]) {
+      const r = t.history.search({ query: 'deploy', limit: 10 * perSession, perSession });
+      const bySession = new Map<string, number>();
+      for (const h of r.hits) bySession.set(h.sessionId, (bySession.get(h.sessionId) ?? 0) + 1);
+      expect([...bySession.values()].every((n) => n === perSession), `perSession ${perSession}`).toBe(true);
+      // The ten newest sessions, and no older one, were ranked (RANKED_PER_HIT candidates per hit asked for).
+      const ranked = [...bySession.keys()].map((id) => Number(id.slice(1)));
+      expect(Math.min(...ranked), `perSession ${perSession}`).toBeGreaterThanOrEqual(10);
+      expect(bySession.size).toBe(10);
+      expect(r.truncated).toBe(true);
+    }
+  });
+
+  it('finds the one session that also mentions a rarer word, past the others', () => {
+    const acp = new Acp();
+    t.append('s3', turn(acp, 'deploy the kestrelwing build', 'deploy ok'), NOW - 27 * DAY + 5000);
+    const r = t.history.search({ query: 'deploy kestrelwing', limit: 10, perSession: 3 });
+    expect(r.hits.map((h) => h.sessionId)).toEqual(['s3']);
+  });
+});

@@ -189,3 +189,23 @@ describe('message log: runs of updates in one row', () => {
     expect(next[0]!.seq).toBe(1207);
   });
 });
+
+describe('a batch that fails', () => {
+  it('leaves nothing behind: the sessions it wrote continue from where they were, with no gap in their sequence', () => {
+    const { db, log } = setup(0);
+    const entry = (sessionId: string, n: number): LogEntry => ({ sessionId, direction: 'a2c', method: 'session/update', body: `{"n":${n}}` });
+    log.appendMany([entry('a', 1), entry('b', 1)]);
+    let fail = true;
+    log.addIndexer(() => {
+      if (fail) throw new Error('the indexer failed');
+    });
+    expect(() => log.appendMany([entry('a', 2), entry('a', 3)])).toThrow('the indexer failed');
+    fail = false;
+    log.appendMany([entry('a', 2), entry('b', 2)]);
+    expect(readMessages(db, 'a').map((m) => [m.seq, m.body])).toEqual([
+      [1, '{"n":1}'],
+      [2, '{"n":2}'],
+    ]);
+    expect(readMessages(db, 'b').map((m) => m.seq)).toEqual([1, 2]);
+  });
+});

@@ -8,14 +8,14 @@ import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
 import { prepared, type Db } from '../store/database';
 import type { Statement } from 'better-sqlite3';
-import type { Host } from '../host/host';
+import type { Host, WatchEvent } from '../host/host';
 import type { LogEntry, MessageLog } from '../store/message-log';
 import { whenFolderAppears } from './folder-appears';
 import { readNewLines, SkipFile } from './line-reader';
 import { fileKey, hostPathOf, readRemoteFiles, remoteListings, remoteRoots, remoteSummaries, replayReader, type ImportHost, type NewLinesReader } from './remote-stores';
 import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
 import type { SessionMeta, TranscriptItem } from './parsers/types';
-import { listStore, storesOf, summarize, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
+import { findStoreFiles, listStore, storesOf, summarize, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
 import { finish, initialWireState, toWire, type WireState } from './transcript';
 
 /**
@@ -82,6 +82,14 @@ const SLICE_MS = 50;
  * (a watched session growing) is searchable as soon as it is written.
  */
 export const BULK_MIN_BYTES = 4 * 1024 * 1024;
+/**
+ * A kept-up store of this machine whose watcher reported which files changed is imported from those files
+ * alone (a 20,000-file store is not listed for a line appended to one); it is listed in full at least this
+ * often all the same (a watcher may drop events, see local-watch.ts).
+ */
+const FULL_LISTING_EVERY_MS = 60_000;
+/** Files reported changed beyond which a store is listed instead. */
+const MAX_REPORTED = 1_000;
 /** Skips reported in full (the count goes on). */
 const MAX_SKIPS_SHOWN = 200;
 
@@ -127,6 +135,10 @@ export class HistoryImportService implements Disposable {
   private readonly watches = new Map<string, Disposable>();
   private debounce: NodeJS.Timeout | null = null;
   private disposed = false;
+  /** Per local store (key), what the next run reads: 'all' (or nothing known) lists it, a set reads those files. */
+  private readonly reported = new Map<string, Set<string> | 'all'>();
+  /** When each local store (key) was last listed in full. */
+  private readonly listedAt = new Map<string, number>();
 
   constructor(private readonly deps: HistoryImportDeps) {}
 
@@ -210,6 +222,11 @@ export class HistoryImportService implements Disposable {
 
   /** Starts importing what is new in these stores (keys: importTargetKey; a run already going picks them up after it). */
   start(sources: readonly string[]): ImportProgress {
+    for (const s of sources) this.reported.set(s, 'all');
+    return this.begin(sources);
+  }
+
+  private begin(sources: readonly string[]): ImportProgress {
     if (this.run) {
       for (const s of sources) this.again.add(s);
       return this.progress;
@@ -228,7 +245,7 @@ export class HistoryImportService implements Disposable {
         this.emit();
         const again = [...this.again];
         this.again.clear();
-        if (again.length && !this.cancelRequested && !this.disposed) this.start(again);
+        if (again.length && !this.cancelRequested && !this.disposed) this.begin(again);
       });
     return this.progress;
   }
@@ -263,9 +280,15 @@ export class HistoryImportService implements Disposable {
         if (existsSync(store.root)) plans.push({ store });
         continue;
       }
-      const listing = listStore(store);
+      // (A local store's key is its source.)
+      const reported = this.reported.get(source);
+      this.reported.delete(source);
+      const listed = this.listedAt.get(source);
+      const found = reported instanceof Set && listed !== undefined && Date.now() - listed < FULL_LISTING_EVERY_MS ? findStoreFiles(store, reported) : null;
+      if (!found) this.listedAt.set(source, Date.now());
+      const listing = found ? { files: found, skipped: [] } : listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
-      const rows = this.rowsOf(store.source, false);
+      const rows = this.rowsOf(store.source, false, found?.map((f) => f.path));
       const changed = this.changedFiles(listing.files, rows);
       newBytes += changed.newBytes;
       if (changed.files.length) plans.push({ store, files: changed.files, rows });
@@ -422,11 +445,17 @@ export class HistoryImportService implements Disposable {
     this.progress.bytesDone += file.size;
   }
 
-  /** What is known of each file of a store; `withState`: with the parser states too (a rescan needs few). */
-  private rowsOf(source: string, withState = true): Map<string, FileRow> {
-    const rows = this.sql(
-      `SELECT path, source, session_id, ino, size, mtime_ms, offset, ${withState ? 'state' : 'NULL AS state'}, linked, skipped FROM imported_files WHERE source = ?`,
-    ).all(source) as FileRow[];
+  /**
+   * What is known of each file of a store (or of these files of it); `withState`: with the parser states too (a
+   * rescan needs few).
+   */
+  private rowsOf(source: string, withState = true, paths?: readonly string[]): Map<string, FileRow> {
+    const columns = `path, source, session_id, ino, size, mtime_ms, offset, ${withState ? 'state' : 'NULL AS state'}, linked, skipped`;
+    const rows = (
+      paths
+        ? this.sql(`SELECT ${columns} FROM imported_files WHERE source = ? AND path IN (SELECT value FROM json_each(?))`).all(source, JSON.stringify(paths))
+        : this.sql(`SELECT ${columns} FROM imported_files WHERE source = ?`).all(source)
+    ) as FileRow[];
     return new Map(rows.map((r) => [r.path, r]));
   }
 
@@ -637,7 +666,7 @@ export class HistoryImportService implements Disposable {
         );
         continue;
       }
-      const watching = this.deps.watch(root, () => this.changed(source));
+      const watching = this.deps.watch(root, (event) => this.changed(source, event));
       this.watches.set(source, { dispose: () => void watching.then((w) => w.dispose(), () => {}) });
       // The rescan follows the watch's start: a change made before it is found by the scan, any later one is reported.
       watching.then(
@@ -692,14 +721,22 @@ export class HistoryImportService implements Disposable {
   }
 
   /** Something changed in a store that is kept up: import it shortly (changes come in bursts). */
-  private changed(source: string): void {
+  private changed(source: string, event?: WatchEvent): void {
+    // What a local watcher reported is kept, so that only those files are read (a host's store is listed).
+    const reported = this.reported.get(source) ?? new Set<string>();
+    if (event && reported !== 'all' && event.kind === 'changes' && reported.size + event.changes.length <= MAX_REPORTED) {
+      for (const c of event.changes) reported.add(c.path);
+      this.reported.set(source, reported);
+    } else {
+      this.reported.set(source, 'all');
+    }
     this.again.add(source);
     if (this.debounce) return;
     this.debounce = setTimeout(() => {
       this.debounce = null;
       const sources = [...this.again];
       this.again.clear();
-      if (sources.length && !this.disposed) this.start(sources);
+      if (sources.length && !this.disposed) this.begin(sources);
     }, 150);
   }
 

@@ -130,6 +130,45 @@ export function listStore(store: JsonlStore): Listing {
   return out;
 }
 
+/**
+ * The session files among `paths` (a watcher's report), by listStore's rules: under the store's folder, no
+ * link on the way, no deeper than it looks, a regular file it takes for a session. Null when a path is a
+ * folder or the store's folder is not there (then only a listing finds what changed).
+ */
+export function findStoreFiles(store: JsonlStore, paths: Iterable<string>): FoundFile[] | null {
+  let root: string;
+  try {
+    root = realpathSync(store.root);
+  } catch {
+    return null;
+  }
+  const out: FoundFile[] = [];
+  for (const reported of paths) {
+    const under = [store.root, root].find((r) => reported.startsWith(`${r}/`));
+    if (under === undefined) continue;
+    const parts = reported.slice(under.length + 1).split('/');
+    if (parts.some((p) => p === '' || p === '.' || p === '..')) continue;
+    let dir = root;
+    let ok = true;
+    for (const part of parts.slice(0, -1)) {
+      dir = join(dir, part);
+      const st = lstatSync(dir, { throwIfNoEntry: false });
+      if (!st || !st.isDirectory()) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    const path = join(root, ...parts);
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isDirectory()) return null;
+    if (parts.length - 1 > store.maxDepth || !st.isFile() || !store.isSession(parts.join('/'))) continue;
+    out.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
+  }
+  return out;
+}
+
 /** What a store's listing says of it: its sessions, their bytes, and the oldest and newest activity. */
 export function summarize(files: readonly FoundFile[]): { sessions: number; bytes: number; from: number | null; to: number | null } {
   let bytes = 0;

@@ -412,27 +412,58 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
        ORDER BY history_fts.rowid DESC LIMIT @page`,
   );
   /**
-   * Sessions that have their perSession hits: their further matches are skipped, and once a run of them
-   * comes up the index is asked again from below that run (the entries before it that belong to full
-   * sessions only, found on the entries' primary key), so a session with thousands of matches costs a
-   * query, not thousands of rows, and never uses up the candidates the other sessions' matches need.
+   * Sessions that have their perSession hits: their further matches are skipped. Once a run of them comes up
+   * (the matches are dense: a common word), asking the index again below that run would cost a seek through
+   * the long lists of the query's terms (FTS5 finds a rowid bound by walking the list from its end: about as
+   * costly as reading every row up to it), so instead the entry just below, not of a full session, names the
+   * next session (found on the entries' primary key), and the index is asked for that session's newest matches
+   * alone (the query AND its session facet: a short list to intersect). After two sessions without a match
+   * (the matches are sparse again) the index is asked below them as before.
    */
   const perSession = new Map<string, number>();
   const full: string[] = [];
-  const below = cached(db, 'SELECT id FROM history_entries WHERE id < @before AND session_id NOT IN (SELECT value FROM json_each(@full)) ORDER BY id DESC LIMIT 1');
+  const below = cached(
+    db,
+    'SELECT id, session_id FROM history_entries WHERE id < @before AND session_id NOT IN (SELECT value FROM json_each(@full)) ORDER BY id DESC LIMIT 1',
+  );
+  const seen = new Set<number>();
   let considered = 0;
   /** Every match was looked at. */
   let exhausted = false;
+  const fullSession = (id: string): boolean => (perSession.get(id) ?? 0) >= o.perSession;
+  /** One session's newest matches not yielded yet; whether there was any. */
+  function* probe(sessionId: string): Generator<Candidate, boolean> {
+    let any = false;
+    let rows = 0;
+    for (const r of page.iterate({ ...args, match: `${args.match as string} AND ${quoted(facet.session(sessionId))}`, before: Number.MAX_SAFE_INTEGER, page: MAX_ROWS }) as IterableIterator<Candidate>) {
+      any = true;
+      if (seen.has(r.id)) continue;
+      seen.add(r.id);
+      yield r;
+      // Its matches were rejected by the whole-prefix check: a few more are looked at, not all.
+      if (fullSession(sessionId) || considered >= cap || ++rows >= o.perSession * 4) break;
+    }
+    full.push(sessionId);
+    return any;
+  }
   function* candidates(): Generator<Candidate> {
     let before = Number.MAX_SAFE_INTEGER;
+    let probing = false;
     for (let queries = 0; queries < MAX_QUERIES && considered < cap; queries++) {
       if (queries > 0) {
-        const next = below.get({ before, full: JSON.stringify(full) }) as { id: number } | undefined;
+        let next = below.get({ before, full: JSON.stringify(full) }) as { id: number; session_id: string } | undefined;
+        for (let empty = 0; probing && next && empty < 2 && considered < cap; ) {
+          empty = (yield* probe(next.session_id)) ? 0 : empty + 1;
+          before = next.id;
+          next = below.get({ before, full: JSON.stringify(full) }) as { id: number; session_id: string } | undefined;
+        }
         if (!next) {
           // Every entry left belongs to a full session.
           exhausted = true;
           return;
         }
+        if (considered >= cap) return;
+        probing = false;
         before = next.id + 1;
       }
       // The last query allowed skips what it must.
@@ -444,15 +475,16 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
       for (const r of page.iterate({ ...args, before, page: MAX_ROWS }) as IterableIterator<Candidate>) {
         rows++;
         before = r.id;
-        if ((perSession.get(r.session_id) ?? 0) >= o.perSession) {
+        if (fullSession(r.session_id) || seen.has(r.id)) {
           // A few rows are cheaper to skip than a new query; a run of them is not.
           if (!last && ++skipped > SKIPPED_BEFORE_ASKING_AGAIN) {
-            again = true;
+            again = probing = true;
             break;
           }
           continue;
         }
         skipped = 0;
+        seen.add(r.id);
         yield r;
         if (considered >= cap) return;
       }
@@ -464,6 +496,12 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   }
 
   const check = o.exactPrefixes ? [] : phrases.filter(needsCheck);
+  // A long prefix looked up by its start is mostly rejected on look-alikes: an entry whose stored values are
+  // plain ASCII text without it (any case) is rejected before it is read into a draft (a non-ASCII value may
+  // hold it with diacritics, and a compressed one must be read).
+  const wholePrefixes = check.map((p) => p.tokens.at(-1)!).filter((t) => ASCII.test(t)).map((t) => new RegExp(escapeRe(t), 'i'));
+  const plainWithout = (v: string | Uint8Array | null, re: RegExp): boolean => v === null || (typeof v === 'string' && !re.test(v) && ASCII.test(v));
+  const lacksPrefix = (row: EntryRow): boolean => wholePrefixes.some((re) => plainWithout(row.text, re) && plainWithout(row.detail, re));
   const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
   const sessions = new Map<string, SearchHit['session']>();
   // The newest candidates, at most perSession of each session, are read and ranked: their text gives the
@@ -474,6 +512,7 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     const n = perSession.get(r.session_id) ?? 0;
     considered++;
     const row = entry.get(r.id) as EntryRow;
+    if (lacksPrefix(row)) continue;
     const draft = draftFromRow(row);
     const text = entryText(draft, INDEX_CAPS);
     const pathText = text.paths.join('\n');

@@ -268,7 +268,10 @@ export class MessageLog implements Disposable {
    * MAX_PACKED), everything else a row each; then the indexers see every message.
    */
   private writeBatch(entries: readonly LogEntry[]): PersistedMessage[] {
-    const seqBefore = new Map(this.lastSeq);
+    // The sessions written, with their counters before (only theirs: copying every session's counter made each
+    // batch cost as much as the number of sessions ever written).
+    const seqBefore = new Map<string, number | undefined>();
+    for (const e of entries) if (!seqBefore.has(e.sessionId)) seqBefore.set(e.sessionId, this.lastSeq.get(e.sessionId));
     try {
       return this.db.transaction(() => {
         const out: PersistedMessage[] = [];
@@ -310,17 +313,17 @@ export class MessageLog implements Disposable {
         }
         insert();
         // The sessions written are packed once they are quiet (store-packer.ts).
-        const touched = new Set<string>();
-        for (const e of entries) touched.add(e.sessionId);
         const now = Date.now();
-        for (const sessionId of touched) this.touch.run(sessionId, now);
+        for (const sessionId of seqBefore.keys()) this.touch.run(sessionId, now);
         for (const indexer of this.indexers) indexer(this.db, out);
         return out;
       })();
     } catch (e) {
       // The transaction rolled back: so must our sequence counters.
-      this.lastSeq.clear();
-      for (const [k, v] of seqBefore) this.lastSeq.set(k, v);
+      for (const [k, v] of seqBefore) {
+        if (v === undefined) this.lastSeq.delete(k);
+        else this.lastSeq.set(k, v);
+      }
       throw e;
     }
   }
