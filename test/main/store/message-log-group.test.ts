@@ -5,17 +5,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../../src/main/core/store/database';
 import { MessageLog, readMessages, type LogEntry, type LogSource, type PersistedMessage } from '../../../src/main/core/store/message-log';
 import { tempDir } from '../../support/app-server';
+import { FakeClock } from '../../support/fake-clock';
 
 const open: Db[] = [];
 afterEach(() => {
   for (const db of open.splice(0)) db.close();
 });
 
-function setup(groupMs: number) {
+function setup(groupMs: number, clock?: FakeClock) {
   const db = openDatabase(join(tempDir(), 'switchboard.db'));
   open.push(db);
   for (const id of ['a', 'b']) db.prepare('INSERT INTO sessions (id, agent_id, cwd, created_at, updated_at) VALUES (?, ?, ?, 1, 1)').run(id, 'x', '/w');
-  const log = new MessageLog(db, { groupMs });
+  const log = new MessageLog(db, { groupMs, ...(clock ? { clock } : {}) });
   const batches: number[][] = [];
   log.addIndexer((_db, batch) => batches.push(batch.map((m) => m.seq)));
   return { db, log, batches };
@@ -42,7 +43,6 @@ class Source implements LogSource {
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('message log: one transaction for every agent', () => {
   it("writes two agents' lines and a pending append in one transaction, each source told its own rows", async () => {
@@ -65,7 +65,9 @@ describe('message log: one transaction for every agent', () => {
   });
 
   it('under load, commits at most once per groupMs; the first write after a quiet spell is not delayed', async () => {
-    const { db, log, batches } = setup(40);
+    // The window's time is a fake clock: a busy machine's slow ticks must not end it mid-burst.
+    const clock = new FakeClock();
+    const { db, log, batches } = setup(40, clock);
     const a = new Source(db, 'a');
     a.push(1);
     log.schedule(a);
@@ -76,9 +78,12 @@ describe('message log: one transaction for every agent', () => {
       a.push(1);
       log.schedule(a);
       await tick();
+      await clock.advance(5);
     }
     expect(batches).toHaveLength(1);
-    await sleep(60);
+    await clock.advance(14);
+    expect(batches).toHaveLength(1);
+    await clock.advance(1);
     expect(batches).toHaveLength(2);
     expect(batches[1]).toHaveLength(5);
     // flush() writes at once whatever is scheduled (an agent's stdout ended).

@@ -1,3 +1,4 @@
+import type { Clock, TimerHandle } from '../base/clock';
 import type { Disposable } from '../base/lifecycle';
 import { toDisposable } from '../base/lifecycle';
 import { compress, decompress, StoreDataError } from './compression';
@@ -141,9 +142,19 @@ export interface MessageLogOptions {
    * spell is committed on the next tick.
    */
   groupMs?: number;
+  /** The group window's time and timer (default: monotonic time, so a change of the wall clock cannot hold writes back). */
+  clock?: Pick<Clock, 'now' | 'setTimeout'>;
   /** Most messages one row may hold (default MAX_PACKED; 1 stores a row per message). */
   maxPacked?: number;
 }
+
+const monotonicClock: Pick<Clock, 'now' | 'setTimeout'> = {
+  now: () => performance.now(),
+  setTimeout(fn, ms) {
+    const t = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(t) };
+  },
+};
 
 /**
  * The ordered log of every ACP message of every session. Appends are grouped into one transaction per
@@ -155,9 +166,10 @@ export class MessageLog implements Disposable {
   private readonly sources = new Set<LogSource>();
   private readonly lastSeq = new Map<string, number>();
   private readonly indexers = new Set<BatchIndexer>();
-  private scheduled: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
+  private scheduled: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: TimerHandle } | null = null;
   private lastFlush = Number.NEGATIVE_INFINITY;
   private readonly groupMs: number;
+  private readonly clock: Pick<Clock, 'now' | 'setTimeout'>;
   private readonly maxPacked: number;
   /** Prepared multi-row INSERTs by row count: one statement call writes up to ROWS_PER_INSERT messages. */
   private readonly inserts = new Map<number, ReturnType<Db['prepare']>>();
@@ -169,6 +181,7 @@ export class MessageLog implements Disposable {
     options: MessageLogOptions = {},
   ) {
     this.groupMs = options.groupMs ?? 0;
+    this.clock = options.clock ?? monotonicClock;
     this.maxPacked = Math.max(1, Math.min(MAX_PACKED, options.maxPacked ?? MAX_PACKED));
     this.maxSeq = db.prepare('SELECT seq + n - 1 AS seq FROM acp_messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1');
     this.touch = db.prepare('INSERT INTO store_compaction (session_id, touched_at) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET touched_at = excluded.touched_at');
@@ -193,25 +206,25 @@ export class MessageLog implements Disposable {
   schedule(source?: LogSource, full = false): void {
     if (source) this.sources.add(source);
     if (this.scheduled?.kind === 'timeout' && full) {
-      clearTimeout(this.scheduled.handle);
+      this.scheduled.handle.cancel();
       this.scheduled = null;
     }
     if (this.scheduled) return;
-    const wait = full ? 0 : this.lastFlush + this.groupMs - performance.now();
+    const wait = full ? 0 : this.lastFlush + this.groupMs - this.clock.now();
     this.scheduled =
-      wait <= 0 ? { kind: 'immediate', handle: setImmediate(() => this.flush()) } : { kind: 'timeout', handle: setTimeout(() => this.flush(), wait) };
+      wait <= 0 ? { kind: 'immediate', handle: setImmediate(() => this.flush()) } : { kind: 'timeout', handle: this.clock.setTimeout(() => this.flush(), wait) };
   }
 
   /** Writes everything queued now (appends first, then every scheduled source's entries), in one transaction. */
   flush(): void {
     if (this.scheduled?.kind === 'immediate') clearImmediate(this.scheduled.handle);
-    else if (this.scheduled) clearTimeout(this.scheduled.handle);
+    else if (this.scheduled) this.scheduled.handle.cancel();
     this.scheduled = null;
     const items = this.pending.splice(0);
     const sources = [...this.sources];
     this.sources.clear();
     if (items.length === 0 && sources.length === 0) return;
-    this.lastFlush = performance.now();
+    this.lastFlush = this.clock.now();
     const collected = sources.map((s) => {
       try {
         return s.collect();
