@@ -156,12 +156,7 @@ export class AppCore implements Disposable {
     this.historyImport.register(this.router);
     // A host that connects (or reconnects) has its kept-up stores rescanned (and watched there).
     this.disposables.add(this.hosts.onRegister((host) => this.historyImport.hostChanged(host.id)));
-    this.disposables.add(
-      this.bus.connect((name, payload) => {
-        const p = payload as { hostId: string; state: string };
-        if (name === 'hosts.state' && p.state === 'connected') this.historyImport.hostChanged(p.hostId);
-      }),
-    );
+    this.disposables.add(this.remoteHosts.onConnected((hostId) => this.historyImport.hostChanged(hostId)));
     this.disposables.add(this.settings.onChange((e) => e.key === 'history.importKeep' && this.historyImport.keepUp()));
     // After the window is up: a rescan of the stores kept up reads only what changed.
     setTimeout(() => this.historyImport.keepUp(), 2000).unref();

@@ -19,6 +19,7 @@ import {
   type HostInfo,
   type HostState,
 } from '../../../shared/contract/hosts';
+import { Emitter } from '../base/emitter';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
@@ -62,6 +63,9 @@ const MAX_COMPLETIONS = 100;
 export class HostsService implements Disposable {
   private readonly entries = new Map<string, Entry>();
   private disposed = false;
+  private readonly connections = new Emitter<string>();
+  /** A host's id each time it is connected (its first connect, and each reconnect). */
+  readonly onConnected = this.connections.event;
 
   constructor(private readonly deps: HostsServiceDeps) {
     deps.hosts.setConnector((id) => this.ensure(id));
@@ -167,7 +171,9 @@ export class HostsService implements Disposable {
     entry.host = host;
     entry.watch = host.onState((s) => {
       const { state, error } = hostState(s);
-      if (!this.disposed) this.deps.bus.emit('hosts.state', { hostId, state, error });
+      if (this.disposed) return;
+      this.deps.bus.emit('hosts.state', { hostId, state, error });
+      if (state === 'connected') this.connections.fire(hostId);
     });
     return host;
   }
@@ -235,6 +241,7 @@ export class HostsService implements Disposable {
   async dispose(): Promise<void> {
     this.disposed = true;
     this.deps.hosts.setConnector(null);
+    this.connections.dispose();
     await Promise.all([...this.entries.keys()].map((id) => this.disconnect(id).catch(() => {})));
   }
 }
