@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -208,6 +209,22 @@ describe('LocalHost.watch', () => {
     rmSync(root, { recursive: true });
     await until(() => events.some((e) => e.kind === 'rescan'), 10_000, 'a rescan');
     await watch.dispose();
+  });
+
+  it('ends a watch cleanly while its folder is being removed (a dispose never rejects)', async () => {
+    // The race is narrow: each round removes a tree of folders while the watch is disposed.
+    for (let i = 0; i < 40; i++) {
+      const root = join(dir, `going-${i}`);
+      for (let d = 0; d < 20; d++) {
+        mkdirSync(join(root, `p${d}`, 'q'), { recursive: true });
+        writeFileSync(join(root, `p${d}`, 'q', 'f.jsonl'), 'x\n');
+      }
+      const watch = await host.watch(root, () => undefined);
+      const removed = rm(root, { recursive: true });
+      if (i % 2) await new Promise((r) => setTimeout(r, i % 7));
+      await expect(Promise.resolve(watch.dispose())).resolves.toBeUndefined();
+      await removed;
+    }
   });
 
   it('rejects a folder that does not exist', async () => {

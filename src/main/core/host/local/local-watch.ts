@@ -32,6 +32,8 @@ export async function watchLocal(root: string, onEvent: (event: WatchEvent) => v
   return toDisposable(async () => {
     if (!open) return;
     open = false;
-    await subscription.unsubscribe();
+    // A folder being removed under the watch takes its kernel watches with it: @parcel/watcher then fails
+    // to remove them ("Invalid argument"). The watch is over either way, and nobody awaits a dispose.
+    await subscription.unsubscribe().catch(() => undefined);
   });
 }
