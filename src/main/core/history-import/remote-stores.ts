@@ -45,16 +45,8 @@ export async function remoteListings(host: Host, sources: ImportSourceId[]): Pro
 }
 
 /** All a file gained, as read on its host (in one or more answers). */
-export interface FileRead {
-  path: string;
-  start: number;
-  offset: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
+export interface FileRead extends Pick<RemoteRead, 'path' | 'start' | 'offset' | 'ino' | 'size' | 'mtimeMs' | 'skips' | 'error'> {
   lines: Array<{ text: string; lineNo: number; invalid: boolean }>;
-  skips: string[];
-  error?: string;
 }
 
 /**
