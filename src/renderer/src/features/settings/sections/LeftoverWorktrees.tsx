@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { LeftoverWorktree } from '@shared/contract/worktrees';
 import { useApi, useEvent } from '../../../app/api-context';
 import { confirmDialog } from '../../../ui/confirm';
+import { VisibleText } from '../../../ui/VisibleText';
 import { describeWorktreeError } from '../../agents';
 
 const ORIGIN: Record<LeftoverWorktree['origin'], string> = { session: 'worktree session', compare: 'compare run', old_compare: 'earlier compare run' };
@@ -93,7 +94,7 @@ export function LeftoverWorktrees() {
             {list.map((l) => (
               <li key={`${l.repo}\0${l.path ?? ''}\0${l.branch ?? ''}`} data-testid="settings-leftover" data-branch={l.branch ?? ''}>
                 <div className="settings-worktree-repo-head">
-                  <code>{l.branch ?? '(detached)'}</code>
+                  <code>{l.branch ? <VisibleText text={l.branch} /> : '(detached)'}</code>
                   <span className="muted small">{ORIGIN[l.origin]}</span>
                   <span className="spacer" />
                   <button className="link-button" disabled={busy} onClick={() => void remove(l)} data-testid="settings-leftover-remove">
@@ -101,7 +102,7 @@ export function LeftoverWorktrees() {
                   </button>
                 </div>
                 <div className="muted small">
-                  {l.path ? (l.missing ? `${l.path} (folder gone)` : l.path) : 'only the branch is left'} · {l.repo}
+                  {l.path ? <VisibleText text={l.missing ? `${l.path} (folder gone)` : l.path} /> : 'only the branch is left'} · <VisibleText text={l.repo} />
                 </div>
                 <div className="small" data-testid="settings-leftover-loses">
                   {loses(l)
