@@ -224,11 +224,12 @@ try {
     const { profile } = await session.post('Profiler.stop');
     (await import('node:fs')).writeFileSync(join(tmpdir(), 'search.cpuprofile'), JSON.stringify(profile));
     log('search.p95_ms', round1(percentile(times, 95)), searchLine(times));
-    process.exit(0);
   }
-  if (firstOnly) {
+  if (firstOnly || process.argv.includes('--search-only')) {
+    // (process.exit skips the finally below: the corpus and the store are removed here.)
     importer.dispose();
     s.close();
+    rmSync(home, { recursive: true, force: true });
     process.exit(0);
   }
 
