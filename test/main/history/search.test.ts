@@ -176,6 +176,26 @@ describe('long prefixes', () => {
       t.close();
     }
   });
+
+  it('finds the same hits when most of the newest matches of the shorter lookup are look-alikes', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      // The word itself in every fifth session, look-alikes ("configs", "confirm") in the others, newest last.
+      for (let i = 0; i < 60; i++) {
+        t.addSession(`s${i}`);
+        const text = i % 5 === 0 ? `where is the configuration ${i} loaded` : `list the configs and confirm ${i}`;
+        t.append(`s${i}`, turn(acp, text, 'done'), NOW - (60 - i) * 1000);
+      }
+      const found = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW });
+      const asTyped = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
+      expect(found.hits.map((h) => h.entryId)).toEqual(asTyped.hits.map((h) => h.entryId));
+      expect(new Set(found.hits.map((h) => h.sessionId))).toEqual(new Set(Array.from({ length: 12 }, (_, k) => `s${k * 5}`)));
+      for (const h of found.hits) expect(h.snippet.text.slice(h.snippet.highlights[0]!.start, h.snippet.highlights[0]!.end)).toBe('configuration');
+    } finally {
+      t.close();
+    }
+  });
 });
 
 describe('ranking', () => {

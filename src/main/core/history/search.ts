@@ -353,6 +353,12 @@ const RANKED_PER_HIT = 2;
 const MAX_ROWS = 5_000;
 /** Queries of the index one search makes at most (one more each time a run of a full session's matches comes up). */
 const MAX_QUERIES = 40;
+/**
+ * Candidates rejected for lacking a long prefix's whole word (it was looked up by its start) after which, once they
+ * outnumber the hits, the search runs again with the prefix as typed: the word is rarer than its look-alikes, so
+ * reading them would cost more than FTS5 merging the few terms that start with the whole word.
+ */
+const LOOK_ALIKES_BEFORE_EXACT = 12;
 /** Consecutive rows of full sessions skipped before the index is asked again below them (about a query's cost). */
 const SKIPPED_BEFORE_ASKING_AGAIN = 48;
 
@@ -508,11 +514,18 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   // snippet and the relevance at once.
   const want = o.limit * RANKED_PER_HIT;
   const hits: SearchHit[] = [];
+  let lookAlikes = 0;
+  /** Most candidates so far lack a whole long prefix: looking the prefix up as typed costs less than reading them. */
+  const mostlyLookAlikes = (): boolean => ++lookAlikes >= LOOK_ALIKES_BEFORE_EXACT && lookAlikes > hits.length;
+  let asTyped = false;
   for (const r of candidates()) {
     const n = perSession.get(r.session_id) ?? 0;
     considered++;
     const row = entry.get(r.id) as EntryRow;
-    if (lacksPrefix(row)) continue;
+    if (lacksPrefix(row)) {
+      if ((asTyped = mostlyLookAlikes())) break;
+      continue;
+    }
     const draft = draftFromRow(row);
     const text = entryText(draft, INDEX_CAPS);
     const pathText = text.paths.join('\n');
@@ -521,7 +534,10 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     // A long prefix was looked up by its start: keep the hit only if the whole prefix is there.
     if (check.length) {
       const seen = new Set([...inBody, ...inPaths].map((m) => m.phrase));
-      if (!check.every((p) => seen.has(phrases.indexOf(p)))) continue;
+      if (!check.every((p) => seen.has(phrases.indexOf(p)))) {
+        if ((asTyped = mostlyLookAlikes())) break;
+        continue;
+      }
     }
     perSession.set(r.session_id, n + 1);
     if (n + 1 === o.perSession) full.push(r.session_id);
@@ -549,7 +565,8 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   }
   // Matches were left unranked (the newest `cap` at most are looked at).
   const truncated = !exhausted;
-  if (check.length && hits.length < o.limit && considered >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
+  // (The candidates' statements are done once the loop is left: the search again reuses them.)
+  if (asTyped || (check.length && hits.length < o.limit && considered >= cap)) return searchHistory(db, { ...o, exactPrefixes: true });
   hits.sort((x, y) => y.score - x.score);
   hits.length = Math.min(hits.length, o.limit);
   const ids = [...new Set(hits.map((h) => h.sessionId))];
