@@ -260,6 +260,44 @@ describe('ranking', () => {
       t.close();
     }
   });
+
+  it('skips the dense matches of full sessions, interleaved or not, and still applies every filter to the rest', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      for (let i = 0; i < 4; i++) {
+        t.addSession(`older${i}`, { agentId: i % 2 ? 'gemini' : 'claude' });
+        t.append(`older${i}`, turn(acp, `kafka consumer lag ${i}`, 'Raised the partitions.', 50), NOW - 10 * DAY + i);
+      }
+      // Two busy sessions written turn by turn in turns (their entries interleave), then one that is deleted,
+      // then one whose turns are all newer: hundreds of matches above the older sessions' few.
+      t.addSession('left', { agentId: 'claude' });
+      t.addSession('right', { agentId: 'gemini' });
+      for (let i = 0; i < 60; i++) {
+        t.append('left', turn(acp, `kafka retry ${i}`, `kafka offset ${i} committed`, 50), NOW - 5 * DAY + i * 10);
+        t.append('right', turn(acp, `kafka rebalance ${i}`, `kafka group ${i} joined`, 50), NOW - 5 * DAY + i * 10 + 5);
+      }
+      t.addSession('gone', { agentId: 'claude' });
+      for (let i = 0; i < 60; i++) t.append('gone', turn(acp, `kafka lost ${i}`, `kafka gone ${i}`, 50), NOW - 3 * DAY + i);
+      t.db.prepare('UPDATE sessions SET deleted_at = ? WHERE id = ?').run(NOW, 'gone');
+      t.addSession('newest', { agentId: 'claude' });
+      for (let i = 0; i < 60; i++) t.append('newest', turn(acp, `kafka lag ${i}`, `kafka lag ${i} gone down`, 50), NOW - DAY + i);
+
+      const all = searchHistory(t.db, { query: 'kafka', limit: 20, perSession: 2, now: NOW });
+      const bySession = (hits: typeof all.hits): Record<string, number> => hits.reduce<Record<string, number>>((m, h) => ({ ...m, [h.sessionId]: (m[h.sessionId] ?? 0) + 1 }), {});
+      expect(bySession(all.hits)).toEqual({ newest: 2, left: 2, right: 2, older0: 1, older1: 1, older2: 1, older3: 1 });
+      expect(all.truncated).toBe(false);
+      // A kind filter: the answers alone (the prompts of the busy sessions are skipped among the rest).
+      const answers = searchHistory(t.db, { query: 'kafka', limit: 20, perSession: 2, now: NOW, kinds: ['agent'] });
+      expect(bySession(answers.hits)).toEqual({ newest: 2, left: 2, right: 2 });
+      expect(answers.hits.every((h) => h.kind === 'agent')).toBe(true);
+      // A time filter and a broad agent filter (checked row by row).
+      const early = searchHistory(t.db, { query: 'kafka', limit: 20, perSession: 2, now: NOW, to: NOW - 4 * DAY, agentIds: ['gemini'] });
+      expect(bySession(early.hits)).toEqual({ right: 2, older1: 1, older3: 1 });
+    } finally {
+      t.close();
+    }
+  });
 });
 
 describe('history search: hits per session', () => {
