@@ -184,7 +184,7 @@ describe('long prefixes', () => {
       // The word itself in every fifth session, look-alikes ("configs", "confirm") in the others, newest last.
       for (let i = 0; i < 60; i++) {
         t.addSession(`s${i}`);
-        const text = i % 5 === 0 ? `where is the configuration ${i} loaded` : `list the configs and confirm ${i}`;
+        const text = i % 5 === 0 ? `where is the configuration ${i} listed` : `list the configs and confirm ${i}`;
         t.append(`s${i}`, turn(acp, text, 'done'), NOW - (60 - i) * 1000);
       }
       const found = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW });
@@ -192,6 +192,11 @@ describe('long prefixes', () => {
       expect(found.hits.map((h) => h.entryId)).toEqual(asTyped.hits.map((h) => h.entryId));
       expect(new Set(found.hits.map((h) => h.sessionId))).toEqual(new Set(Array.from({ length: 12 }, (_, k) => `s${k * 5}`)));
       for (const h of found.hits) expect(h.snippet.text.slice(h.snippet.highlights[0]!.start, h.snippet.highlights[0]!.end)).toBe('configuration');
+      // A common word beside the rare one: only the rare one is looked up as typed, and the hits are the same.
+      const both = searchHistory(t.db, { query: 'list configuration', limit: 20, perSession: 3, now: NOW });
+      const bothAsTyped = searchHistory(t.db, { query: 'list configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
+      expect(both.hits.map((h) => h.entryId)).toEqual(bothAsTyped.hits.map((h) => h.entryId));
+      expect(toFtsQuery('list configuration', new Set(['configuration']))).toBe('"list"* AND "configuration"*');
     } finally {
       t.close();
     }

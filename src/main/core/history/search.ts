@@ -56,14 +56,14 @@ export function parseQuery(input: string): Phrase[] {
  * The FTS5 query for what the user typed; it can never be a syntax error, since every token is inside a
  * quoted string (`auth fi` → `"auth"* AND "fi"*`). Null: nothing to search for.
  */
-export function toFtsQuery(input: string | Phrase[], exactPrefixes = false): string | null {
+export function toFtsQuery(input: string | Phrase[], exactPrefixes: boolean | ReadonlySet<string> = false): string | null {
   const phrases = typeof input === 'string' ? parseQuery(input) : input;
   if (phrases.length === 0) return null;
   return phrases
     .map((p) => {
       // A prefix longer than the longest prefix index would merge the lists of every term it starts (slow for
       // common words): look up its longest indexed prefix, and check the hits for the whole prefix.
-      const tokens = p.prefix && !p.path && !exactPrefixes ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
+      const tokens = p.prefix && !p.path && !asTyped(p, exactPrefixes) ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
       return `${quoted(tokens.join(' '))}${p.prefix ? '*' : ''}`;
     })
     .join(' AND ');
@@ -85,6 +85,8 @@ const truncated = (token: string): string => {
   return chars.slice(0, n).join('');
 };
 const needsCheck = (p: Phrase): boolean => p.prefix && !p.path && truncated(p.tokens.at(-1)!) !== p.tokens.at(-1);
+/** Whether a phrase's last word is looked up as typed: all of them, or those named. */
+const asTyped = (p: Phrase, exact: boolean | ReadonlySet<string>): boolean => (typeof exact === 'boolean' ? exact : exact.has(p.tokens.at(-1)!));
 const quoted = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 interface Token {
@@ -265,8 +267,11 @@ export interface SearchOptions {
   failedOnly?: boolean | undefined;
   sessionId?: string | undefined;
   kinds?: Array<HistoryEntryKind | 'title' | 'changes'> | undefined;
-  /** Look long prefixes up as typed (the fallback when their first six characters gave too few hits). */
-  exactPrefixes?: boolean;
+  /**
+   * Look long prefixes up as typed, all of them or those whose last word is named (the fallbacks when looking them
+   * up by their first characters found mostly look-alikes).
+   */
+  exactPrefixes?: boolean | ReadonlySet<string>;
   limit: number;
   perSession: number;
   now?: number;
@@ -486,29 +491,38 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     exhausted = true;
   }
 
-  const check = o.exactPrefixes ? [] : phrases.filter(needsCheck);
+  const check = phrases.filter((p) => needsCheck(p) && !asTyped(p, o.exactPrefixes ?? false));
   // A long prefix looked up by its start is mostly rejected on look-alikes: an entry whose stored values are
   // plain ASCII text without it (any case) is rejected before it is read into a draft (a non-ASCII value may
   // hold it with diacritics, and a compressed one must be read).
-  const wholePrefixes = check.map((p) => p.tokens.at(-1)!).filter((t) => ASCII.test(t)).map((t) => new RegExp(escapeRe(t), 'i'));
+  const wholePrefixes = check.filter((p) => ASCII.test(p.tokens.at(-1)!)).map((p) => ({ p, re: new RegExp(escapeRe(p.tokens.at(-1)!), 'i') }));
   const plainWithout = (v: string | Uint8Array | null, re: RegExp): boolean => v === null || (typeof v === 'string' && !re.test(v) && ASCII.test(v));
-  const lacksPrefix = (row: EntryRow): boolean => wholePrefixes.some((re) => plainWithout(row.text, re) && plainWithout(row.detail, re));
+  const lacking = (row: EntryRow): Phrase[] => wholePrefixes.filter(({ re }) => plainWithout(row.text, re) && plainWithout(row.detail, re)).map(({ p }) => p);
   const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
   const sessions = new Map<string, SearchHit['session']>();
   // The newest candidates, at most perSession of each session, are read and ranked: their text gives the
   // snippet and the relevance at once.
   const want = o.limit * RANKED_PER_HIT;
   const hits: SearchHit[] = [];
-  let lookAlikes = 0;
-  /** Most candidates so far lack a whole long prefix: looking the prefix up as typed costs less than reading them. */
-  const mostlyLookAlikes = (): boolean => ++lookAlikes >= LOOK_ALIKES_BEFORE_EXACT && lookAlikes > hits.length;
-  let asTyped = false;
+  /** Candidates rejected for lacking each long prefix's whole word. */
+  const lookAlikes = new Map<Phrase, number>();
+  let rejected = 0;
+  /**
+   * Counts a candidate rejected for lacking these words; true once most candidates were (then the words that were
+   * lacking most often are looked up as typed: looking them up costs less than reading their look-alikes).
+   */
+  const mostlyLookAlikes = (lacks: Phrase[]): boolean => {
+    for (const p of lacks) lookAlikes.set(p, (lookAlikes.get(p) ?? 0) + 1);
+    return ++rejected >= LOOK_ALIKES_BEFORE_EXACT && rejected > hits.length;
+  };
+  let typeAsTyped = false;
   for (const r of candidates()) {
     const n = perSession.get(r.session_id) ?? 0;
     considered++;
     const row = entry.get(r.id) as EntryRow;
-    if (lacksPrefix(row)) {
-      if ((asTyped = mostlyLookAlikes())) break;
+    const lacks = lacking(row);
+    if (lacks.length) {
+      if ((typeAsTyped = mostlyLookAlikes(lacks))) break;
       continue;
     }
     const draft = draftFromRow(row);
@@ -519,8 +533,9 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     // A long prefix was looked up by its start: keep the hit only if the whole prefix is there.
     if (check.length) {
       const seen = new Set([...inBody, ...inPaths].map((m) => m.phrase));
-      if (!check.every((p) => seen.has(phrases.indexOf(p)))) {
-        if ((asTyped = mostlyLookAlikes())) break;
+      const missing = check.filter((p) => !seen.has(phrases.indexOf(p)));
+      if (missing.length) {
+        if ((typeAsTyped = mostlyLookAlikes(missing))) break;
         continue;
       }
     }
@@ -550,7 +565,15 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   // Matches were left unranked (the newest `cap` at most are looked at).
   const truncated = !exhausted;
   // (The candidates' statements are done once the loop is left: the search again reuses them.)
-  if (asTyped || (check.length && hits.length < o.limit && considered >= cap)) return searchHistory(db, { ...o, exactPrefixes: true });
+  if (typeAsTyped) {
+    // The words lacking most often (a common word beside a rare one stays looked up by its start: as typed, FTS5
+    // would merge its long list in full).
+    const most = Math.max(...lookAlikes.values());
+    const typed = new Set(typeof o.exactPrefixes === 'object' ? o.exactPrefixes : []);
+    for (const [p, n] of lookAlikes) if (n * 2 >= most) typed.add(p.tokens.at(-1)!);
+    return searchHistory(db, { ...o, exactPrefixes: typed });
+  }
+  if (check.length && hits.length < o.limit && considered >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
   hits.sort((x, y) => y.score - x.score);
   hits.length = Math.min(hits.length, o.limit);
   const ids = [...new Set(hits.map((h) => h.sessionId))];
