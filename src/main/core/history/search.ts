@@ -1,5 +1,6 @@
 import { storedTitle } from '../../../shared/session-title';
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shared/contract/history';
+import { storedText } from '../store/compression';
 import { prepared, type Db } from '../store/database';
 import { draftFromRow, type EntryRow } from './history-index';
 import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './entry-drafts';
@@ -368,6 +369,8 @@ const SKIPPED_BEFORE_SKIPPING_BY_ID = 48;
 const MAX_SKIP_SET = 50_000;
 /** Matches looked up one by one at most, after the first query (bounds a search through dense, filtered matches). */
 const MAX_LOOKED_UP = 20_000;
+/** Matches read from the index at most after the first query, skipped ones included (a few full sessions' dense matches). */
+const MAX_STREAMED = 500_000;
 
 /**
  * Full-text search. The FTS index yields matches newest first (after filters); the newest of them, up to
@@ -472,10 +475,12 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     const { match } = args;
     const lookup = { ...args };
     delete lookup.match;
-    let passed = 0;
+    let streamed = 0;
+    let looked = 0;
     for (const id of rest.pluck().iterate({ match, before }) as IterableIterator<number>) {
+      if (++streamed > MAX_STREAMED) return;
       if (skip.has(id)) continue;
-      if (++passed > MAX_LOOKED_UP) return;
+      if (++looked > MAX_LOOKED_UP) return;
       const r = one.get({ ...lookup, id }) as Candidate | undefined;
       if (!r) continue;
       if (fullSession(r.session_id)) {
@@ -493,8 +498,8 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
 
   const check = phrases.filter((p) => needsCheck(p) && !asTyped(p, o.exactPrefixes ?? false));
   // A long prefix looked up by its start is mostly rejected on look-alikes: an entry whose stored values are
-  // plain ASCII text without it (any case) is rejected before it is read into a draft (a non-ASCII value may
-  // hold it with diacritics, and a compressed one must be read).
+  // ASCII text without it (any case), once decompressed, is rejected before its JSON is parsed into a draft (a
+  // non-ASCII value may hold it with diacritics).
   const wholePrefixes = check.filter((p) => ASCII.test(p.tokens.at(-1)!)).map((p) => ({ p, re: new RegExp(escapeRe(p.tokens.at(-1)!), 'i') }));
   const plainWithout = (v: string | Uint8Array | null, re: RegExp): boolean => v === null || (typeof v === 'string' && !re.test(v) && ASCII.test(v));
   const lacking = (row: EntryRow): Phrase[] => wholePrefixes.filter(({ re }) => plainWithout(row.text, re) && plainWithout(row.detail, re)).map(({ p }) => p);
@@ -519,7 +524,9 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   for (const r of candidates()) {
     const n = perSession.get(r.session_id) ?? 0;
     considered++;
-    const row = entry.get(r.id) as EntryRow;
+    const stored = entry.get(r.id) as EntryRow;
+    // A compressed value is read here once, for the look-alike check too (then before its JSON is parsed).
+    const row = wholePrefixes.length ? { ...stored, text: storedText(stored.text, `history entry ${r.id}`), detail: storedText(stored.detail, `history entry ${r.id}`) } : stored;
     const lacks = lacking(row);
     if (lacks.length) {
       if ((typeAsTyped = mostlyLookAlikes(lacks))) break;
