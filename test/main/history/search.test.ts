@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQuery, searchHistory, toFtsQuery } from '../../../src/main/core/history/search';
+import { StorePacker } from '../../../src/main/core/history/store-packer';
 import { Acp, createStore, turn, type TestStore } from './acp';
 
 const DAY = 86_400_000;
@@ -172,6 +173,34 @@ describe('long prefixes', () => {
       const r = searchHistory(t.db, { query: 'configuration', limit: 10, perSession: 10, candidates: 3 });
       expect(r.hits.map((h) => h.sessionId)).toEqual(['old']);
       expect(r.hits[0]!.snippet.highlights).toHaveLength(1);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('finds and highlights a word deep in a long compressed tool output, under many newer look-alikes', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      const filler = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i}: nothing to see here`).join('\n');
+      const output = (id: string, text: string): ReturnType<typeof turn> => [
+        acp.tool({ toolCallId: id, title: 'Run the checks', kind: 'execute', status: 'completed', content: [{ type: 'content', content: { type: 'text', text } }] }),
+      ];
+      t.addSession('deep');
+      t.append('deep', [...turn(acp, 'run the checks', 'Running.'), ...output('t-deep', `${filler(700)}\nwarning: the zeppelin module is deprecated\n${filler(20)}`)], NOW - 5 * DAY);
+      for (let i = 0; i < 30; i++) {
+        t.addSession(`near${i}`);
+        t.append(`near${i}`, [...turn(acp, `order ${i}`, 'Ordered.'), ...output(`t-${i}`, `${filler(200)}\nzeppole ${i} delivered\n`)], NOW - DAY + i);
+      }
+      new StorePacker(t.db, 0).step(Number.MAX_SAFE_INTEGER, 60_000, NOW + DAY);
+      const stored = t.db.prepare("SELECT typeof(detail) AS type FROM history_entries WHERE kind = 'tool' AND session_id = 'deep'").get() as { type: string };
+      expect(stored.type).toBe('blob');
+      const r = t.history.search({ query: 'zeppelin', limit: 10, perSession: 3 });
+      expect(r.hits.map((h) => h.sessionId)).toEqual(['deep']);
+      const { text, highlights } = r.hits[0]!.snippet;
+      expect(highlights).toHaveLength(1);
+      expect(text.slice(highlights[0]!.start, highlights[0]!.end)).toBe('zeppelin');
+      expect(r.hits[0]!.toolTitle).toBe('Run the checks');
     } finally {
       t.close();
     }
