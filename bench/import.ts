@@ -5,15 +5,18 @@
 //   import.append_to_searchable_ms  a line appended to an open session file → found by search (watching);
 //                                   floor: the same append → the watcher's report
 //   search.p95_ms                   searches for words of the corpus, over the imported store
+//   import.bytes_vs_jsonl           the store (file + WAL after a checkpoint) ÷ the corpus, once the import and the
+//                                   packer have settled (the packing the app does once the sessions are quiet)
 // The store's ingest is fed the imported messages, read back from the store after the import.
 // The corpus is 2 GB in 20,000 files by default (`--quick`: 200 MB in 2,000; `--files N --mb M` for another), 90 % Claude
 // Code, 10 % Codex, their words drawn from a Zipf-like vocabulary. A first import of at least 4 MB is written to the log first and indexed in one pass after it
 // (`--per-message`: every batch indexed as it is written, as before); import.cpu_ms gives both rates per CPU-second.
-import { appendFileSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { HistoryService } from '../src/main/core/history/history-service';
+import { StorePacker } from '../src/main/core/history/store-packer';
 import { HistoryImportService } from '../src/main/core/history-import/import-service';
 import { LocalHost } from '../src/main/core/host/local/local-host';
 import { MessageLog, type LogEntry } from '../src/main/core/store/message-log';
@@ -173,6 +176,24 @@ function searchTimes(s: ReturnType<typeof openStore>): number[] {
 }
 const searchLine = (times: number[]): string => `ms (median ${round1(median(times))}; CPU ms p95 ${round1(percentile(searchCpu, 95))}, median ${round1(median(searchCpu))})`;
 
+const fileSize = (p: string): number => (existsSync(p) ? statSync(p).size : 0);
+
+/** Packs the imported sessions as the app does once they are quiet, then prints the store's size against the corpus. */
+function storeSize(s: ReturnType<typeof openStore>, corpusBytes: number): void {
+  const db = s.store.db;
+  const packer = new StorePacker(db, 0);
+  const watermark = (): number => (db.prepare('SELECT coalesce(max(id), 0) AS n FROM acp_messages').get() as { n: number }).n;
+  while (packer.step(watermark(), 1000).sessions > 0);
+  packer.vacuum(Number.MAX_SAFE_INTEGER);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const file = db.name;
+  const bytes = fileSize(file) + fileSize(`${file}-wal`);
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const free = (db.pragma('freelist_count', { simple: true }) as number) * pageSize;
+  const tables = db.prepare('SELECT name, sum(pgsize) AS bytes, sum(unused) AS unused FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 8').all() as Array<{ name: string; bytes: number; unused: number }>;
+  log('import.bytes_vs_jsonl', Math.round((bytes / corpusBytes) * 100) / 100, `ratio (store ${round1(bytes / 1e6)} MB, corpus ${round1(corpusBytes / 1e6)} MB; free pages ${round1(free / 1e6)} MB; ${tables.map((t) => `${t.name} ${round1(t.bytes / 1e6)} MB (${round1(t.unused / 1e6)} unused)`).join(', ')})`);
+}
+
 const home = mkdtempSync(join(tmpdir(), 'sb-bench-import-home-'));
 try {
   const t0 = performance.now();
@@ -213,6 +234,7 @@ try {
   log('import.all_searchable_ms', Math.round(searchableMs), 'ms');
   log('import.searchable_mb_per_s', round1(searchableMbps), 'MB/s (import and its index pass)');
   log('import.sessions', status.sessions);
+  storeSize(s, corpus.bytes);
   if (process.argv.includes('--search-only')) {
     // `--search-only`: the searches alone after the first import, with their CPU profile in /tmp/search.cpuprofile.
     const { Session } = await import('node:inspector/promises');

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -238,11 +238,9 @@ describe('History → Import', () => {
     await t.history.whenIndexed();
     expect(new Set(search('marmalade').map((h) => h.sessionId)).size).toBe(3);
     expect(search('notes.md').length).toBeGreaterThan(0);
-    // Its entries went in plain (compressing them held up the index pass); the store packer compresses them once
-    // their sessions are quiet, and they read and search the same.
+    // Its sessions are queued for the store packer (their log rows); what it packs reads and searches the same.
     const texts = () => t.db.prepare("SELECT count(*) AS n FROM history_entries WHERE typeof(text) = 'text' AND length(text) >= 200").get() as { n: number };
     const before = t.history.export(listed()[0]!.id, 'markdown').text;
-    expect(texts().n).toBeGreaterThan(0);
     const queued = t.db.prepare('SELECT session_id FROM store_compaction').all() as Array<{ session_id: string }>;
     expect(new Set(queued.map((q) => q.session_id))).toEqual(new Set(listed().map((s) => s.id)));
     new StorePacker(t.db, 0).step(Number.MAX_SAFE_INTEGER, 60_000, Date.now() + 1);
@@ -256,6 +254,51 @@ describe('History → Import', () => {
     const after = t.history.search({ query: 'osprey', limit: 50, perSession: 10 });
     expect(after.indexing.done).toBe(true);
     expect(after.hits).toHaveLength(1);
+  });
+
+  it('an imported store is smaller than the session files it was imported from, once packed', async () => {
+    // Sessions like a heavy Claude Code user's: prompts, replies, shell calls with their output, edits.
+    home = tempDir('sb-import-home-');
+    const dir = join(home, '.claude/projects/-home-dev-app');
+    mkdirSync(dir, { recursive: true });
+    const vocabulary = Array.from({ length: 3000 }, (_, k) => `w${(k * 7919).toString(36)}`);
+    let seed = 7;
+    const words = (n: number) =>
+      Array.from({ length: n }, () => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return vocabulary[Math.floor(vocabulary.length ** (seed / 0x80000000)) - 1]!; // the k-th word about 1/k as often
+      }).join(' ');
+    let jsonlBytes = 0;
+    for (let i = 0; i < 40; i++) {
+      const base = { sessionId: `0000${i}-aaaa-4bbb-8ccc-${String(i).padStart(12, '0')}`, cwd: '/home/dev/app', version: '2.1.34', isSidechain: false };
+      const lines: string[] = [];
+      for (let n = 0; n < 60; n++) {
+        const at = (k: number) => ({ ...base, timestamp: new Date(Date.UTC(2025, 11, 1, i, n, k)).toISOString(), uuid: `${i}-${n}-${k}` });
+        lines.push(
+          JSON.stringify({ ...at(0), type: 'user', message: { role: 'user', content: [{ type: 'text', text: `Please look at the ${words(6)}` }] } }),
+          JSON.stringify({ ...at(1), type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: `I will check the ${words(12)}.` }] } }),
+          JSON.stringify({ ...at(2), type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: `t${i}_${n}`, name: 'Bash', input: { command: `grep -rn ${words(1)} src` } }] } }),
+          JSON.stringify({ ...at(3), type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}_${n}`, content: Array.from({ length: 20 }, (_, k) => `src/${words(1)}.ts:${k}: ${words(8)}`).join('\n') }] } }),
+        );
+      }
+      const text = `${lines.join('\n')}\n`;
+      writeFileSync(join(dir, `session-${i}.jsonl`), text);
+      jsonlBytes += Buffer.byteLength(text);
+    }
+    importer = make(home, {}, [], { bulk: () => t.history.bulkWrite(), bulkMinBytes: 4096 });
+    expect((await run(['claude-code'])).sessions).toBe(40);
+    await t.history.whenIndexed();
+    // What the app does once the sessions are quiet: their log rows packed, the pages freed handed back.
+    const packer = new StorePacker(t.db, 0);
+    while (packer.step(Number.MAX_SAFE_INTEGER, 60_000, Date.now() + 1).sessions > 0);
+    packer.vacuum(Number.MAX_SAFE_INTEGER);
+    t.db.pragma('wal_checkpoint(TRUNCATE)');
+    expect(search(words(1)).length).toBeGreaterThan(0);
+    const storeBytes = statSync(t.path).size + (existsSync(`${t.path}-wal`) ? statSync(`${t.path}-wal`).size : 0);
+    // Written plain and compressed in place later, the entries left their pages half empty (2.2 × the files here).
+    expect(storeBytes / jsonlBytes).toBeLessThan(2);
+    const entries = t.db.prepare("SELECT sum(pgsize) AS size, sum(unused) AS unused FROM dbstat WHERE name = 'history_entries'").get() as { size: number; unused: number };
+    expect(entries.unused / entries.size).toBeLessThan(0.25);
   });
 
   it('kept up: a store the agent makes after the start is found and watched, and its sessions imported', async () => {

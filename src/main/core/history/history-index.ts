@@ -159,7 +159,7 @@ class DbBatch implements HistoryBackend {
     private readonly lag: Map<number, Lag>,
     private readonly ftsRebuild: FtsRebuild | null = null,
     private readonly plainEntries = false,
-    /** Entry texts are written plain and their sessions queued for the store packer, which compresses them. */
+    /** A bulk write (an import): its sessions are queued for the store packer, which packs their log rows. */
     private readonly packLater = false,
   ) {
     this.caps = caps;
@@ -301,7 +301,7 @@ class DbBatch implements HistoryBackend {
       // Stored compressed from the start (a row that shrinks in place leaves its page half empty), except the
       // text of a message still being streamed, which grows with every chunk, and a very long text, whose
       // compression would hold up the events of this batch (both packed once their session is quiet).
-      const pack = (v: string) => (this.plainEntries || this.packLater || v.length > PACK_NOW_MAX_CHARS ? v : packed(v));
+      const pack = (v: string) => (this.plainEntries || v.length > PACK_NOW_MAX_CHARS ? v : packed(v));
       const text = d.detail === null ? (this.isOpen(d) ? draftText(d) : pack(draftText(d))) : null;
       const detail = d.detail === null ? null : pack(JSON.stringify(d.detail));
       if (t.isNew) s.insEntry.run(d.id, d.sessionId, d.seq, d.lastSeq, d.ts, d.turn, d.kind, d.failed ? 1 : 0, d.ref, text, detail);
