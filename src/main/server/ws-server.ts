@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientFrame, ServerFrame } from '../../shared/contract';
-import { err } from '../../shared/contract/define';
+import { err } from '../../shared/contract/result';
 import type { AppCore } from '../app-core';
 import { batchEvents, type EventBatches } from '../core/base/event-batches';
 import type { Disposable } from '../core/base/lifecycle';

@@ -1,4 +1,5 @@
-import { err, type ClientFrame, type Result, type ServerFrame, type Transport } from '@shared/contract';
+import type { ClientFrame, ServerFrame, Transport } from '@shared/contract';
+import { err, type Result } from '@shared/contract/result';
 import { setConnected } from './connection';
 
 const TOKEN_KEY = 'switchboard.token';
