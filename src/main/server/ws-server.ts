@@ -41,6 +41,8 @@ export interface RunningServer extends Disposable {
   readonly port: number;
   readonly token: string;
   readonly url: string;
+  /** Resolves once no page request is being answered (on a later turn of the event loop). */
+  whenIdle(): Promise<void>;
 }
 
 // The largest frame the contract needs is a prompt with one image of its maximum (30 M base64 chars).
@@ -164,6 +166,7 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     res.once('close', () => {
       inFlight--;
       quiet();
+      if (inFlight === 0) for (const r of idleWaiters.splice(0)) setImmediate(r);
     });
     try {
       serveStatic(req, res);
@@ -214,6 +217,7 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
   let grace: NodeJS.Timeout | undefined;
   let latest: NodeJS.Timeout | undefined;
   let inFlight = 0;
+  const idleWaiters: Array<() => void> = [];
   const ready = new Promise<AppCore>((resolve, reject) => {
     pending = {
       start: () => resolve(typeof core === 'function' ? core() : core),
@@ -303,6 +307,11 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     port,
     token,
     url: `http://127.0.0.1:${port}/#token=${token}`,
+    whenIdle: () =>
+      new Promise<void>((resolve) => {
+        if (inFlight === 0) setImmediate(resolve);
+        else idleWaiters.push(resolve);
+      }),
     async dispose() {
       disposed = true;
       clearTimeout(grace);
