@@ -48,6 +48,30 @@ export interface RunningServer extends Disposable {
 // The largest frame the contract needs is a prompt with one image of its maximum (30 M base64 chars).
 const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 
+/** The most requests a page may put in its socket's address (`early`; the page asks for 7). */
+export const MAX_EARLY_REQUESTS = 16;
+
+/**
+ * The requests a page put in its socket's address (`?early=` a JSON array of {method, params}), to be answered
+ * as soon as the socket is accepted, while the page still runs its script: request i has id i + 1. Anything
+ * but an array of at most MAX_EARLY_REQUESTS is ignored; an element that is not a {method, params} object is
+ * kept, and answered with an error.
+ */
+export function parseEarlyRequests(raw: string | null): Array<{ id: number; method: unknown; params: unknown }> {
+  if (!raw) return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(list) || list.length > MAX_EARLY_REQUESTS) return [];
+  return list.map((r: unknown, i) => {
+    const o = typeof r === 'object' && r !== null ? (r as { method?: unknown; params?: unknown }) : {};
+    return { id: i + 1, method: o.method, params: o.params };
+  });
+}
+
 /** With no request being served this long after listening, a core still to start is started… */
 const CORE_START_GRACE_MS = 150;
 /** …and this long after listening at the latest, whatever a client keeps open. */
@@ -149,11 +173,12 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     if (!allowedHosts().has(req.headers.host ?? '')) return refuse(421, 'Misdirected Request');
     if (!origin || !allowedOrigins().has(origin)) return refuse(403, 'Forbidden Origin');
     if (!tokenMatches(target.query.get('token'))) return refuse(401, 'Unauthorized');
+    const early = parseEarlyRequests(target.query.get('early'));
     startCore();
     ready.then(
       (c) => {
         if (disposed) socket.destroy();
-        else wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, c));
+        else wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, c, early));
       },
       () => socket.destroy(),
     );
@@ -253,9 +278,19 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   };
 
-  function onConnection(ws: WebSocket, core: AppCore): void {
+  const answer = (ws: WebSocket, core: AppCore, id: number, method: unknown, params: unknown) =>
+    void core.router
+      .invoke(method, params)
+      .then((result) => send(ws, { type: 'result', id, result }))
+      .catch((e: unknown) => {
+        console.error(`answering ${String(method).slice(0, 100)} failed:`, e);
+        send(ws, { type: 'result', id, result: err('internal', 'the result could not be sent') });
+      });
+
+  function onConnection(ws: WebSocket, core: AppCore, early: ReturnType<typeof parseEarlyRequests>): void {
     send(ws, { type: 'hello', transport: 'browser' });
     sockets.add(ws);
+    for (const r of early) answer(ws, core, r.id, r.method, r.params);
     ws.on('message', (raw, isBinary) => {
       let frame: ClientFrame;
       try {
@@ -267,13 +302,7 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
         send(ws, { type: 'result', id, result: err('invalid_params', `malformed frame: ${(e as Error).message}`) });
         return;
       }
-      void core.router
-        .invoke(frame.method, frame.params)
-        .then((result) => send(ws, { type: 'result', id: frame.id, result }))
-        .catch((e: unknown) => {
-          console.error(`answering ${String(frame.method).slice(0, 100)} failed:`, e);
-          send(ws, { type: 'result', id: frame.id, result: err('internal', 'the result could not be sent') });
-        });
+      answer(ws, core, frame.id, frame.method, frame.params);
     });
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => sockets.delete(ws));

@@ -1,10 +1,9 @@
 import { Columns2 } from 'lucide-react';
-import { registerLauncherAction, registerTabKind } from '../../app/contributions';
+import { lazyView, registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
-import { CompareTab } from './CompareTab';
 
 registerTabKind('compare', {
-  view: CompareTab,
+  view: lazyView(() => import('./CompareTab').then((m) => m.CompareTab)),
   icon: Columns2,
   persist: (tab) => (typeof tab.props.compareId === 'string' ? { compareId: tab.props.compareId } : null),
 });

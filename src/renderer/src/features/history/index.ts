@@ -1,19 +1,18 @@
 import { History, MessagesSquare } from 'lucide-react';
-import { registerLauncherAction, registerSidebarSection, registerTabKind, registerTranscriptOpener } from '../../app/contributions';
+import { lazyView, registerLauncherAction, registerSidebarSection, registerTabKind, registerTranscriptOpener } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
 import { openHistoryImport, openHistoryTab, openTranscript } from './actions';
 import { HistorySection } from './HistorySection';
-import { HistoryTab } from './HistoryTab';
 import { openSearch } from './state';
-import { TranscriptTab, transcriptProps } from './TranscriptTab';
+import { transcriptProps } from './transcript-props';
 import './history.css';
 
 registerTranscriptOpener((session) => openTranscript(session));
 registerSidebarSection({ id: 'history', title: 'History', order: 20, view: HistorySection });
 
-registerTabKind('history', { view: HistoryTab, icon: History, persist: () => ({}) });
+registerTabKind('history', { view: lazyView(() => import('./HistoryTab').then((m) => m.HistoryTab)), icon: History, persist: () => ({}) });
 registerTabKind('transcript', {
-  view: TranscriptTab,
+  view: lazyView(() => import('./TranscriptTab').then((m) => m.TranscriptTab)),
   icon: MessagesSquare,
   // Reopens the same session (at its end: a search hit's position is not kept).
   persist: (tab) => {
