@@ -41,7 +41,10 @@ export interface RunningServer extends Disposable {
   readonly port: number;
   readonly token: string;
   readonly url: string;
-  /** Resolves once no page request is being answered (on a later turn of the event loop). */
+  /**
+   * Resolves once the page has been sent (or nobody asked for it a moment after listening) and no page request
+   * is being answered, on a later turn of the event loop.
+   */
   whenIdle(): Promise<void>;
 }
 
@@ -151,7 +154,11 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     });
     if (req.method === 'HEAD') res.end();
     // A file that vanished after the check, or a reader that went away, ends this response only.
-    else pipeline(createReadStream(file), res, () => extname(file) === '.js' && startCore());
+    else
+      pipeline(createReadStream(file), res, () => {
+        if (extname(file) === '.js') startCore();
+        else if (rel === 'index.html') pageSent();
+      });
   }
 
   const tokenMatches = (given: string | null): boolean => {
@@ -243,6 +250,9 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
   let latest: NodeJS.Timeout | undefined;
   let inFlight = 0;
   const idleWaiters: Array<() => void> = [];
+  // The page first: nothing waiting for whenIdle runs before it is sent.
+  let pageSent!: () => void;
+  const pageWasSent = new Promise<void>((r) => (pageSent = r));
   const ready = new Promise<AppCore>((resolve, reject) => {
     pending = {
       start: () => resolve(typeof core === 'function' ? core() : core),
@@ -326,6 +336,7 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
   port = (server.address() as AddressInfo).port;
   // After listening, an error (accept failing with EMFILE under a flood, say) is logged, not fatal.
   server.on('error', (e) => console.error('browser-mode server:', e));
+  setTimeout(pageSent, CORE_START_GRACE_MS).unref();
   if (typeof core === 'function') {
     quiet();
     latest = setTimeout(startCore, CORE_START_LATEST_MS);
@@ -337,10 +348,13 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     token,
     url: `http://127.0.0.1:${port}/#token=${token}`,
     whenIdle: () =>
-      new Promise<void>((resolve) => {
-        if (inFlight === 0) setImmediate(resolve);
-        else idleWaiters.push(resolve);
-      }),
+      pageWasSent.then(
+        () =>
+          new Promise<void>((resolve) => {
+            if (inFlight === 0) setImmediate(resolve);
+            else idleWaiters.push(resolve);
+          }),
+      ),
     async dispose() {
       disposed = true;
       clearTimeout(grace);

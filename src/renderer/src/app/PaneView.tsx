@@ -2,7 +2,7 @@ import { Circle, Columns2, Rows2, X } from 'lucide-react';
 import { useApi } from './api-context';
 import { VisibleText, visibleText } from '../ui/VisibleText';
 import { tabKinds } from './contributions';
-import { Suspense, useEffect, useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShortcutHint, withHint } from './shortcuts';
 import { MAX_PANES, useTabs, type Pane } from '../state/tabs';
 
@@ -146,9 +146,7 @@ export function PaneView({ pane }: { pane: Pane }) {
           const active = pane.activeTabId === id;
           return (
             <TabPanel key={id} tabId={id} active={active}>
-              <Suspense fallback={null}>
-                <kind.view tab={tab} active={active} />
-              </Suspense>
+              <kind.view tab={tab} active={active} />
             </TabPanel>
           );
         })}

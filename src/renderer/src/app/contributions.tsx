@@ -1,5 +1,5 @@
 import type { LucideIcon } from 'lucide-react';
-import { lazy, type ComponentType, type ReactNode } from 'react';
+import type { ComponentType, ReactNode } from 'react';
 import type { Api } from '../ipc/client';
 import type { Tab } from '../state/tabs';
 
@@ -38,14 +38,6 @@ export interface LauncherAction {
   order: number;
   run(api: Api): void | Promise<void>;
   render?(): ReactNode;
-}
-
-/**
- * A tab view whose code is fetched when a tab of its kind is first shown: what the first paint does not show
- * stays out of the page's first script (PaneView shows nothing in its place meanwhile).
- */
-export function lazyView(load: () => Promise<ComponentType<TabViewProps>>): ComponentType<TabViewProps> {
-  return lazy(() => load().then((view) => ({ default: view })));
 }
 
 export const tabKinds = new Map<string, TabKind>();

@@ -1,9 +1,10 @@
 import { Columns2 } from 'lucide-react';
-import { lazyView, registerLauncherAction, registerTabKind } from '../../app/contributions';
+import { registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
+import { CompareTab } from './CompareTab';
 
 registerTabKind('compare', {
-  view: lazyView(() => import('./CompareTab').then((m) => m.CompareTab)),
+  view: CompareTab,
   icon: Columns2,
   persist: (tab) => (typeof tab.props.compareId === 'string' ? { compareId: tab.props.compareId } : null),
 });

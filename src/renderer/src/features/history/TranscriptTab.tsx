@@ -17,7 +17,6 @@ import { formatDateTime, plural, relativeTime, shortPath, STOP_TEXT } from './fo
 import { useAgentNames, useLiveSessions } from './hooks';
 import { displayTitle, InlineRename } from './SessionRow';
 import { syncHistory, useHistory } from './state';
-import { transcriptProps, type TranscriptProps } from './transcript-props';
 
 /** Entries fetched first (around the target) and then per page as the view scrolls. */
 const FIRST_PAGE = 60;
@@ -25,6 +24,25 @@ const PAGE = 200;
 /** aroundSeq past any real message: the page at the end of the session. */
 const END_SEQ = Number.MAX_SAFE_INTEGER;
 const HIGHLIGHT_MS = 2500;
+
+export interface TranscriptProps {
+  sessionId: string;
+  seq?: number;
+  nonce?: number;
+  agentId?: string;
+  cwd?: string;
+}
+
+export function transcriptProps(props: Record<string, unknown>): TranscriptProps | null {
+  if (typeof props.sessionId !== 'string') return null;
+  return {
+    sessionId: props.sessionId,
+    ...(typeof props.seq === 'number' ? { seq: props.seq } : {}),
+    ...(typeof props.nonce === 'number' ? { nonce: props.nonce } : {}),
+    ...(typeof props.agentId === 'string' ? { agentId: props.agentId } : {}),
+    ...(typeof props.cwd === 'string' ? { cwd: props.cwd } : {}),
+  };
+}
 
 /** The session's row of the history list (found through its project and agent group), or null once deleted. */
 function useSessionMeta(api: Api, p: TranscriptProps): { session: HistorySession | null; deleted: boolean; loaded: boolean } {

@@ -1,18 +1,19 @@
 import { History, MessagesSquare } from 'lucide-react';
-import { lazyView, registerLauncherAction, registerSidebarSection, registerTabKind, registerTranscriptOpener } from '../../app/contributions';
+import { registerLauncherAction, registerSidebarSection, registerTabKind, registerTranscriptOpener } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
 import { openHistoryImport, openHistoryTab, openTranscript } from './actions';
 import { HistorySection } from './HistorySection';
+import { HistoryTab } from './HistoryTab';
 import { openSearch } from './state';
-import { transcriptProps } from './transcript-props';
+import { TranscriptTab, transcriptProps } from './TranscriptTab';
 import './history.css';
 
 registerTranscriptOpener((session) => openTranscript(session));
 registerSidebarSection({ id: 'history', title: 'History', order: 20, view: HistorySection });
 
-registerTabKind('history', { view: lazyView(() => import('./HistoryTab').then((m) => m.HistoryTab)), icon: History, persist: () => ({}) });
+registerTabKind('history', { view: HistoryTab, icon: History, persist: () => ({}) });
 registerTabKind('transcript', {
-  view: lazyView(() => import('./TranscriptTab').then((m) => m.TranscriptTab)),
+  view: TranscriptTab,
   icon: MessagesSquare,
   // Reopens the same session (at its end: a search hit's position is not kept).
   persist: (tab) => {

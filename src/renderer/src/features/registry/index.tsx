@@ -1,6 +1,7 @@
 import { Download } from 'lucide-react';
-import { lazyView, registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/contributions';
+import { registerLauncherAction, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
+import { RegistryTab } from './RegistryTab';
 import { useRegistry } from './state';
 
 import './registry.css';
@@ -33,7 +34,7 @@ function RegistrySidebar() {
   );
 }
 
-registerTabKind('registry', { view: lazyView(() => import('./RegistryTab').then((m) => m.RegistryTab)), icon: Download, persist: () => ({}) });
+registerTabKind('registry', { view: RegistryTab, icon: Download, persist: () => ({}) });
 registerSidebarSection({ id: 'registry', title: 'Registry', order: 15, view: RegistrySidebar });
 registerLauncherAction({
   id: 'registry',

@@ -1,14 +1,15 @@
 import { Settings } from 'lucide-react';
-import { lazyView, registerLauncherAction, registerTabKind } from '../../app/contributions';
+import { registerLauncherAction, registerTabKind } from '../../app/contributions';
 import { registerShortcut } from '../../app/shortcuts';
 import { openSettings } from './open';
+import { SettingsTab } from './SettingsTab';
 import './settings.css';
 
 export { openSettings } from './open';
 export { SettingField } from './SettingField';
 export { openPermissionRule } from './open';
 
-registerTabKind('settings', { view: lazyView(() => import('./SettingsTab').then((m) => m.SettingsTab)), icon: Settings, persist: () => ({}) });
+registerTabKind('settings', { view: SettingsTab, icon: Settings, persist: () => ({}) });
 
 registerLauncherAction({
   id: 'settings',
