@@ -125,9 +125,9 @@ describe('browser mode: the page is answered before the core loads more of its c
 
     let received = 0;
     res.on('data', (c: Buffer) => (received += c.length));
+    const ended = new Promise((r) => res.once('end', r));
     res.resume();
-    await whenIdle;
-    await new Promise((r) => res.once('end', r));
+    await Promise.all([whenIdle, ended]);
     expect(received).toBe(big.length);
   });
 });
