@@ -26,8 +26,8 @@ async function main(): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
   // SWITCHBOARD_STARTUP_BACKUP_DELAY_MS: benchmarks time the start-up backup itself.
   const backupDelay = Number(process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ?? '');
-  // The core's code is compiled and run after the server listens, in steps (preloadCore) taken while no page
-  // request is being answered; the core itself (the store opened, the services made) is started when
+  // The core's code is compiled and run once the page has been sent, in steps (preloadCore), each taken while
+  // no page request is being answered; the core itself (the store opened, the services made) is started when
   // ws-server.ts decides.
   let preloaded: Promise<typeof import('../app-core')> | null = null;
   const startCore = async () => {
