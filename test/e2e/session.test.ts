@@ -405,6 +405,19 @@ describe('session tab', { timeout: 90_000 }, () => {
     await shown.getByTestId('prompt-input').press('Escape');
     await shown.and(page.locator('[data-status=idle]')).waitFor();
   });
+  it("a turn that changed files while its tab was hidden shows its changes once the tab is shown", async () => {
+    writeFileSync(join(work, 'hidden-turn.sh'), 'sleep 3 && mkdir -p out && printf "made while hidden\\n" > out/made-while-hidden.txt\n');
+    const { page } = await open();
+    const first = await startSession(page);
+    const firstButton = await tabButtonOf(page, first);
+    await sendPrompt(first, 'sh-run hidden-turn.sh');
+    await startSession(page);
+    // The turn ends (its checkpoint taken) while the tab is hidden.
+    await firstButton.locator('.tab-badge.done').waitFor({ timeout: WAIT.agent });
+    await firstButton.click();
+    const shown = activeSession(page);
+    await shown.getByTestId('turn-changes-open').filter({ hasText: '1 added' }).waitFor({ timeout: WAIT.server });
+  });
   it('queues prompts sent while the agent works: shown, reordered, edited, removed, then sent', async () => {
     const { page } = await open();
     const tab = await startSession(page);
