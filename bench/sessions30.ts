@@ -185,6 +185,10 @@ await withBenchApp(async (bench) => {
     const threads = [...threadCpuMs(pid)].map(([name, ms]) => [name, ms - (threads0.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]);
     const idlePct = (k: number) => ((idle1[k]! - idle0[k]!) / 1000 / idleWall) * 100;
     log(`# idle: ${IDLE_SECONDS} s with nothing streaming: server ${idlePct(0).toFixed(2)} %, renderer ${idlePct(1).toFixed(2)} % of a core; the ${agentPids.length} agents ${idlePct(2).toFixed(2)} % (not counted)`);
+    const animations = (await page.evaluate(
+      "document.getAnimations().filter((a) => a.playState === 'running').map((a) => { const t = a.effect && a.effect.target; return (t ? t.tagName.toLowerCase() + '.' + [...t.classList].join('.') + (t.checkVisibility() ? '' : ' (not rendered)') : '?') + ' ' + (a.animationName || a.constructor.name); })",
+    )) as string[];
+    log(`# idle: animations running in the page: ${animations.join(', ') || 'none'}`);
     log(`# idle: the server's threads, CPU ms in those ${IDLE_SECONDS} s: ${threads.map(([name, ms]) => `${name} ${Math.round(ms)}`).join(', ') || 'none'}`);
     for (const f of figures) log(f);
     log(`sessions30.idle_cpu_percent: ${(idlePct(0) + idlePct(1)).toFixed(2)} %`);
