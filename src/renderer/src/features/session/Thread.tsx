@@ -1,5 +1,5 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { forwardRef, memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { threadLength, toolCallIndex, type ThreadEntry, type ThreadState } from '@shared/acp-thread';
 import type { TurnCheckpoint } from '@shared/contract/checkpoints';
@@ -252,7 +252,7 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   const knownTop = useRef(-1);
   const activeRef = useRef(active);
   activeRef.current = active;
-  const virtualizerRef = useRef<{ getTotalSize(): number; scrollRect: { height: number } | null } | null>(null);
+  const virtualizerRef = useRef<Virtualizer<HTMLDivElement, Element> | null>(null);
   /**
    * Keeps the view at the bottom without reading the layout: the bottom is the list's size (the virtualizer's,
    * from its measurements) less the view's height (its ResizeObserver's). Reading scrollHeight here, after
