@@ -5,6 +5,7 @@
 //   import.append_to_searchable_ms  a line appended to an open session file → found by search (watching);
 //                                   floor: the same append → the watcher's report
 //   search.p95_ms                   searches for words of the corpus, over the imported store
+// The store's ingest is fed the imported messages, read back from the store after the import.
 // The corpus is 2 GB in 20,000 files by default (`--quick`: 200 MB in 2,000; `--files N --mb M` for another), 90 % Claude
 // Code, 10 % Codex, their words drawn from a Zipf-like vocabulary. A first import of at least 4 MB is written to the log first and indexed in one pass after it
 // (`--per-message`: every batch indexed as it is written, as before); import.cpu_ms gives both rates per CPU-second.
@@ -181,14 +182,6 @@ try {
   // ── first import
   const s = openStore(keepStore);
   await s.history.whenIndexed();
-  const captured: LogEntry[] = [];
-  let capturing = true;
-  const appendMany = s.messages.appendMany.bind(s.messages);
-  // The same ACP messages, kept for the store's own ingest below.
-  s.messages.appendMany = (entries) => {
-    if (capturing) for (const e of entries) captured.push(e);
-    return appendMany(entries);
-  };
   const importer = new HistoryImportService({
     db: () => s.store.db,
     log: () => s.messages,
@@ -207,7 +200,6 @@ try {
   await importer.settled();
   const importMs = performance.now() - a;
   const importCpu = cpuMs(process.cpuUsage(cpu0));
-  capturing = false;
   await s.history.whenIndexed();
   const searchableMs = performance.now() - a;
   const searchableCpu = cpuMs(process.cpuUsage(cpu0));
@@ -232,15 +224,23 @@ try {
     const { profile } = await session.post('Profiler.stop');
     (await import('node:fs')).writeFileSync(join(tmpdir(), 'search.cpuprofile'), JSON.stringify(profile));
     log('search.p95_ms', round1(percentile(times, 95)), searchLine(times));
-    process.exit(0);
   }
-  if (firstOnly) {
+  if (firstOnly || process.argv.includes('--search-only')) {
+    // (process.exit skips the finally below: the corpus and the store are removed here.)
     importer.dispose();
     s.close();
+    rmSync(home, { recursive: true, force: true });
     process.exit(0);
   }
 
   // ── the store's own ingest of the same messages (a fresh store, the same sessions)
+  // Read back from the imported store once the import is measured (kept during it, they would have made the import's
+  // heap, and its GC, as large as the corpus), parsed as a live session's messages come (the indexer takes them parsed).
+  const captured: LogEntry[] = [];
+  const sessionIds = s.store.db.prepare('SELECT id FROM sessions WHERE imported_from IS NOT NULL ORDER BY created_at').pluck().all() as string[];
+  for (const id of sessionIds) {
+    for (const m of s.messages.read(id)) captured.push({ sessionId: m.sessionId, direction: m.direction, method: m.method, body: m.body, ts: m.ts, parsed: JSON.parse(m.body) });
+  }
   const b = openStore();
   await b.history.whenIndexed();
   const ids = new Set(captured.map((e) => e.sessionId));

@@ -112,10 +112,10 @@ const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** What a record says of its session, over what earlier ones said (every record repeats it: no copy per line). */
 function mergeMeta(meta: SessionMeta, add: SessionMeta): void {
-  for (const key of Object.keys(add) as Array<keyof SessionMeta>) {
-    const v = add[key];
-    if (v !== undefined && meta[key] !== v) meta[key] = v;
-  }
+  if (add.agentSessionId !== undefined) meta.agentSessionId = add.agentSessionId;
+  if (add.cwd !== undefined) meta.cwd = add.cwd;
+  if (add.title !== undefined) meta.title = add.title;
+  if (add.version !== undefined) meta.version = add.version;
 }
 
 const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_call']);

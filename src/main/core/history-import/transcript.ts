@@ -78,10 +78,18 @@ export function toolShape(rawName: string, input: unknown): ToolShape {
   return { kind, title, locations, content };
 }
 
-/** `ids`: the Switchboard session the log row belongs to, and the agent's own id, which the message names. */
-function update(ids: { log: string; agent: string }, u: SessionUpdate, ts: number): LogEntry {
+interface Ids {
+  /** The Switchboard session the log row belongs to. */
+  log: string;
+  /** The agent's own id, which the messages name. */
+  agent: string;
+  /** A session/update's JSON up to its update (the same for all of a session's): only the update is serialized. */
+  updateHead: string;
+}
+
+function update(ids: Ids, u: SessionUpdate, ts: number): LogEntry {
   const body = { jsonrpc: '2.0', method: 'session/update', params: { sessionId: ids.agent, update: u } };
-  return { sessionId: ids.log, direction: 'a2c', method: 'session/update', body: JSON.stringify(body), ts, parsed: body };
+  return { sessionId: ids.log, direction: 'a2c', method: 'session/update', body: `${ids.updateHead}${JSON.stringify(u)}}}`, ts, parsed: body };
 }
 
 function endTurn(sessionId: string, state: WireState, ts: number): LogEntry[] {
@@ -97,7 +105,7 @@ function endTurn(sessionId: string, state: WireState, ts: number): LogEntry[] {
  */
 export function toWire(sessionId: string, agentSessionId: string, items: readonly TranscriptItem[], state: WireState): LogEntry[] {
   const out: LogEntry[] = [];
-  const ids = { log: sessionId, agent: agentSessionId };
+  const ids: Ids = { log: sessionId, agent: agentSessionId, updateHead: `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(agentSessionId)},"update":` };
   for (const item of items) {
     switch (item.type) {
       case 'prompt': {

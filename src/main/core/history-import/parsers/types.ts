@@ -55,12 +55,21 @@ export function timeOf(v: unknown, fallback: number): number {
   return fallback;
 }
 
-/** What a record of Claude Code's or Qwen Code's (one shape) says of its session: its id, folder and the tool's version. */
-function recordMeta(value: Record<string, unknown>): SessionMeta {
-  const sessionId = str(value.sessionId);
-  const cwd = str(value.cwd);
-  const version = str(value.version);
-  return { ...(sessionId ? { agentSessionId: sessionId } : {}), ...(cwd ? { cwd } : {}), ...(version ? { version } : {}) };
+/**
+ * What a record of Claude Code's or Qwen Code's (one shape) says of its session: its id, folder and the tool's version.
+ * Every record repeats them: a record that says what the one before it said gets the same object (read-only).
+ */
+function recordMetaOf(): (value: Record<string, unknown>) => SessionMeta {
+  let last: { sessionId?: string; cwd?: string; version?: string; meta: SessionMeta } | null = null;
+  return (value) => {
+    const sessionId = str(value.sessionId);
+    const cwd = str(value.cwd);
+    const version = str(value.version);
+    if (last && last.sessionId === sessionId && last.cwd === cwd && last.version === version) return last.meta;
+    const meta: SessionMeta = { ...(sessionId ? { agentSessionId: sessionId } : {}), ...(cwd ? { cwd } : {}), ...(version ? { version } : {}) };
+    last = { sessionId, cwd, version, meta };
+    return meta;
+  };
 }
 
 /** A record of Claude Code's or Qwen Code's shape, read as far as the two agree: its `type`, time and session fields. */
@@ -76,13 +85,15 @@ export interface SessionRecord {
  * own `meta`, a title, added).
  */
 export function sessionRecordParser(source: ImportSourceId, parse: (record: SessionRecord) => ParsedRecord): LineParser<Record<string, never>> {
+  const recordMeta = recordMetaOf();
   return {
     source,
     initialState: () => ({}),
     record(_state, value, fallbackTs) {
       if (!isObject(value)) return { items: [unknownItem('not an object', value, fallbackTs)] };
       const parsed = parse({ value, type: str(value.type) ?? '', ts: timeOf(value.timestamp, fallbackTs) });
-      return { items: parsed.items, meta: { ...recordMeta(value), ...parsed.meta } };
+      const meta = recordMeta(value);
+      return { items: parsed.items, meta: parsed.meta ? { ...meta, ...parsed.meta } : meta };
     },
   };
 }
