@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQuery, searchHistory, toFtsQuery } from '../../../src/main/core/history/search';
+import { StorePacker } from '../../../src/main/core/history/store-packer';
 import { Acp, createStore, turn, type TestStore } from './acp';
 
 const DAY = 86_400_000;
@@ -176,6 +177,59 @@ describe('long prefixes', () => {
       t.close();
     }
   });
+
+  it('finds and highlights a word deep in a long compressed tool output, under many newer look-alikes', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      const filler = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i}: nothing to see here`).join('\n');
+      const output = (id: string, text: string): ReturnType<typeof turn> => [
+        acp.tool({ toolCallId: id, title: 'Run the checks', kind: 'execute', status: 'completed', content: [{ type: 'content', content: { type: 'text', text } }] }),
+      ];
+      t.addSession('deep');
+      t.append('deep', [...turn(acp, 'run the checks', 'Running.'), ...output('t-deep', `${filler(700)}\nwarning: the zeppelin module is deprecated\n${filler(20)}`)], NOW - 5 * DAY);
+      for (let i = 0; i < 30; i++) {
+        t.addSession(`near${i}`);
+        t.append(`near${i}`, [...turn(acp, `order ${i}`, 'Ordered.'), ...output(`t-${i}`, `${filler(200)}\nzeppole ${i} delivered\n`)], NOW - DAY + i);
+      }
+      new StorePacker(t.db, 0).step(Number.MAX_SAFE_INTEGER, 60_000, NOW + DAY);
+      const stored = t.db.prepare("SELECT typeof(detail) AS type FROM history_entries WHERE kind = 'tool' AND session_id = 'deep'").get() as { type: string };
+      expect(stored.type).toBe('blob');
+      const r = t.history.search({ query: 'zeppelin', limit: 10, perSession: 3 });
+      expect(r.hits.map((h) => h.sessionId)).toEqual(['deep']);
+      const { text, highlights } = r.hits[0]!.snippet;
+      expect(highlights).toHaveLength(1);
+      expect(text.slice(highlights[0]!.start, highlights[0]!.end)).toBe('zeppelin');
+      expect(r.hits[0]!.toolTitle).toBe('Run the checks');
+    } finally {
+      t.close();
+    }
+  });
+
+  it('finds the same hits when most of the newest matches of the shorter lookup are look-alikes', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      // The word itself in every fifth session, look-alikes ("configs", "confirm") in the others, newest last.
+      for (let i = 0; i < 60; i++) {
+        t.addSession(`s${i}`);
+        const text = i % 5 === 0 ? `where is the configuration ${i} listed` : `list the configs and confirm ${i}`;
+        t.append(`s${i}`, turn(acp, text, 'done'), NOW - (60 - i) * 1000);
+      }
+      const found = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW });
+      const asTyped = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
+      expect(found.hits.map((h) => h.entryId)).toEqual(asTyped.hits.map((h) => h.entryId));
+      expect(new Set(found.hits.map((h) => h.sessionId))).toEqual(new Set(Array.from({ length: 12 }, (_, k) => `s${k * 5}`)));
+      for (const h of found.hits) expect(h.snippet.text.slice(h.snippet.highlights[0]!.start, h.snippet.highlights[0]!.end)).toBe('configuration');
+      // A common word beside the rare one: only the rare one is looked up as typed, and the hits are the same.
+      const both = searchHistory(t.db, { query: 'list configuration', limit: 20, perSession: 3, now: NOW });
+      const bothAsTyped = searchHistory(t.db, { query: 'list configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
+      expect(both.hits.map((h) => h.entryId)).toEqual(bothAsTyped.hits.map((h) => h.entryId));
+      expect(toFtsQuery('list configuration', new Set(['configuration']))).toBe('"list"* AND "configuration"*');
+    } finally {
+      t.close();
+    }
+  });
 });
 
 describe('ranking', () => {
@@ -236,6 +290,44 @@ describe('ranking', () => {
       expect(capped.hits).toHaveLength(5);
       expect(capped.hits.filter((h) => h.sessionId === 'busy')).toHaveLength(3);
       expect(capped.truncated).toBe(true);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('skips the dense matches of full sessions, interleaved or not, and still applies every filter to the rest', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      for (let i = 0; i < 4; i++) {
+        t.addSession(`older${i}`, { agentId: i % 2 ? 'gemini' : 'claude' });
+        t.append(`older${i}`, turn(acp, `kafka consumer lag ${i}`, 'Raised the partitions.', 50), NOW - 10 * DAY + i);
+      }
+      // Two busy sessions written turn by turn in turns (their entries interleave), then one that is deleted,
+      // then one whose turns are all newer: hundreds of matches above the older sessions' few.
+      t.addSession('left', { agentId: 'claude' });
+      t.addSession('right', { agentId: 'gemini' });
+      for (let i = 0; i < 60; i++) {
+        t.append('left', turn(acp, `kafka retry ${i}`, `kafka offset ${i} committed`, 50), NOW - 5 * DAY + i * 10);
+        t.append('right', turn(acp, `kafka rebalance ${i}`, `kafka group ${i} joined`, 50), NOW - 5 * DAY + i * 10 + 5);
+      }
+      t.addSession('gone', { agentId: 'claude' });
+      for (let i = 0; i < 60; i++) t.append('gone', turn(acp, `kafka lost ${i}`, `kafka gone ${i}`, 50), NOW - 3 * DAY + i);
+      t.db.prepare('UPDATE sessions SET deleted_at = ? WHERE id = ?').run(NOW, 'gone');
+      t.addSession('newest', { agentId: 'claude' });
+      for (let i = 0; i < 60; i++) t.append('newest', turn(acp, `kafka lag ${i}`, `kafka lag ${i} gone down`, 50), NOW - DAY + i);
+
+      const all = searchHistory(t.db, { query: 'kafka', limit: 20, perSession: 2, now: NOW });
+      const bySession = (hits: typeof all.hits): Record<string, number> => hits.reduce<Record<string, number>>((m, h) => ({ ...m, [h.sessionId]: (m[h.sessionId] ?? 0) + 1 }), {});
+      expect(bySession(all.hits)).toEqual({ newest: 2, left: 2, right: 2, older0: 1, older1: 1, older2: 1, older3: 1 });
+      expect(all.truncated).toBe(false);
+      // A kind filter: the answers alone (the prompts of the busy sessions are skipped among the rest).
+      const answers = searchHistory(t.db, { query: 'kafka', limit: 20, perSession: 2, now: NOW, kinds: ['agent'] });
+      expect(bySession(answers.hits)).toEqual({ newest: 2, left: 2, right: 2 });
+      expect(answers.hits.every((h) => h.kind === 'agent')).toBe(true);
+      // A time filter and a broad agent filter (checked row by row).
+      const early = searchHistory(t.db, { query: 'kafka', limit: 20, perSession: 2, now: NOW, to: NOW - 4 * DAY, agentIds: ['gemini'] });
+      expect(bySession(early.hits)).toEqual({ right: 2, older1: 1, older3: 1 });
     } finally {
       t.close();
     }

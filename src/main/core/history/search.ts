@@ -1,5 +1,6 @@
 import { storedTitle } from '../../../shared/session-title';
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shared/contract/history';
+import { storedText } from '../store/compression';
 import { prepared, type Db } from '../store/database';
 import { draftFromRow, type EntryRow } from './history-index';
 import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './entry-drafts';
@@ -56,14 +57,14 @@ export function parseQuery(input: string): Phrase[] {
  * The FTS5 query for what the user typed; it can never be a syntax error, since every token is inside a
  * quoted string (`auth fi` → `"auth"* AND "fi"*`). Null: nothing to search for.
  */
-export function toFtsQuery(input: string | Phrase[], exactPrefixes = false): string | null {
+export function toFtsQuery(input: string | Phrase[], exactPrefixes: boolean | ReadonlySet<string> = false): string | null {
   const phrases = typeof input === 'string' ? parseQuery(input) : input;
   if (phrases.length === 0) return null;
   return phrases
     .map((p) => {
       // A prefix longer than the longest prefix index would merge the lists of every term it starts (slow for
       // common words): look up its longest indexed prefix, and check the hits for the whole prefix.
-      const tokens = p.prefix && !p.path && !exactPrefixes ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
+      const tokens = p.prefix && !p.path && !asTyped(p, exactPrefixes) ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
       return `${quoted(tokens.join(' '))}${p.prefix ? '*' : ''}`;
     })
     .join(' AND ');
@@ -85,6 +86,8 @@ const truncated = (token: string): string => {
   return chars.slice(0, n).join('');
 };
 const needsCheck = (p: Phrase): boolean => p.prefix && !p.path && truncated(p.tokens.at(-1)!) !== p.tokens.at(-1);
+/** Whether a phrase's last word is looked up as typed: all of them, or those named. */
+const asTyped = (p: Phrase, exact: boolean | ReadonlySet<string>): boolean => (typeof exact === 'boolean' ? exact : exact.has(p.tokens.at(-1)!));
 const quoted = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 interface Token {
@@ -265,8 +268,11 @@ export interface SearchOptions {
   failedOnly?: boolean | undefined;
   sessionId?: string | undefined;
   kinds?: Array<HistoryEntryKind | 'title' | 'changes'> | undefined;
-  /** Look long prefixes up as typed (the fallback when their first six characters gave too few hits). */
-  exactPrefixes?: boolean;
+  /**
+   * Look long prefixes up as typed, all of them or those whose last word is named (the fallbacks when looking them
+   * up by their first characters found mostly look-alikes).
+   */
+  exactPrefixes?: boolean | ReadonlySet<string>;
   limit: number;
   perSession: number;
   now?: number;
@@ -349,12 +355,22 @@ const ranked = (relevance: number, ts: number, now: number): number => relevance
 
 /** How many candidates are ranked per hit asked for (the newest ones, at most perSession per session). */
 const RANKED_PER_HIT = 2;
-/** Rows one query of the index yields at most. */
+/** Rows the first query of the index yields at most (joined with their entries and sessions). */
 const MAX_ROWS = 5_000;
-/** Queries of the index one search makes at most (one more each time a run of a full session's matches comes up). */
-const MAX_QUERIES = 40;
-/** Consecutive rows of full sessions skipped before the index is asked again below them (about a query's cost). */
-const SKIPPED_BEFORE_ASKING_AGAIN = 48;
+/**
+ * Candidates rejected for lacking a long prefix's whole word (it was looked up by its start) after which, once they
+ * outnumber the hits, the search runs again with the prefix as typed: the word is rarer than its look-alikes, so
+ * reading them would cost more than FTS5 merging the few terms that start with the whole word.
+ */
+const LOOK_ALIKES_BEFORE_EXACT = 12;
+/** Consecutive rows of full sessions after which the rest of the matches are skipped by id (see `rest`). */
+const SKIPPED_BEFORE_SKIPPING_BY_ID = 48;
+/** Ids of one full session's older entries read to skip its matches by (the rest are looked up one by one). */
+const MAX_SKIP_SET = 50_000;
+/** Matches looked up one by one at most, after the first query (bounds a search through dense, filtered matches). */
+const MAX_LOOKED_UP = 20_000;
+/** Matches read from the index at most after the first query, skipped ones included (a few full sessions' dense matches). */
+const MAX_STREAMED = 500_000;
 
 /**
  * Full-text search. The FTS index yields matches newest first (after filters); the newest of them, up to
@@ -408,111 +424,114 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     db,
     `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed
        FROM history_fts CROSS JOIN history_entries e ON e.id = history_fts.rowid CROSS JOIN sessions s ON s.id = e.session_id
-       WHERE ${where.join(' AND ')} AND history_fts.rowid < @before
-       ORDER BY history_fts.rowid DESC LIMIT @page`,
+       WHERE ${where.join(' AND ')}
+       ORDER BY history_fts.rowid DESC LIMIT ${MAX_ROWS}`,
   );
   /**
-   * Sessions that have their perSession hits: their further matches are skipped. Once a run of them comes up
-   * (the matches are dense: a common word), asking the index again below that run would cost a seek through
-   * the long lists of the query's terms (FTS5 finds a rowid bound by walking the list from its end: about as
-   * costly as reading every row up to it), so instead the entry just below, not of a full session, names the
-   * next session (found on the entries' primary key), and the index is asked for that session's newest matches
-   * alone (the query AND its session facet: a short list to intersect). After two sessions without a match
-   * (the matches are sparse again) the index is asked below them as before.
+   * Dense matches (a common word): the rest of the matches as the index alone yields them, each looked up by
+   * itself unless it belongs to a session that has its perSession hits. Asking the index again below a run of
+   * such rows, or for the next session's matches alone, would cost a walk of the query's long lists from their
+   * end (FTS5 finds a rowid bound so), a few hundred µs each time; the rows of a full session are skipped here
+   * for well under a µs each instead, by their ids (read once per full session from its index).
    */
-  const perSession = new Map<string, number>();
-  const full: string[] = [];
-  const below = cached(
+  const rest = cached(db, 'SELECT rowid AS id FROM history_fts WHERE history_fts MATCH @match AND rowid < @before ORDER BY rowid DESC');
+  const one = cached(
     db,
-    'SELECT id, session_id FROM history_entries WHERE id < @before AND session_id NOT IN (SELECT value FROM json_each(@full)) ORDER BY id DESC LIMIT 1',
+    `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed
+       FROM history_entries e CROSS JOIN sessions s ON s.id = e.session_id
+       WHERE e.id = @id AND ${where.slice(1).join(' AND ')}`,
   );
-  const seen = new Set<number>();
+  const sessionRows = cached(db, `SELECT id FROM history_entries WHERE session_id = ? AND id < ? LIMIT ${MAX_SKIP_SET}`);
+  const perSession = new Map<string, number>();
   let considered = 0;
   /** Every match was looked at. */
   let exhausted = false;
   const fullSession = (id: string): boolean => (perSession.get(id) ?? 0) >= o.perSession;
-  /** One session's newest matches not yielded yet; whether there was any. */
-  function* probe(sessionId: string): Generator<Candidate, boolean> {
-    let any = false;
-    let rows = 0;
-    for (const r of page.iterate({ ...args, match: `${args.match as string} AND ${quoted(facet.session(sessionId))}`, before: Number.MAX_SAFE_INTEGER, page: MAX_ROWS }) as IterableIterator<Candidate>) {
-      any = true;
-      if (seen.has(r.id)) continue;
-      seen.add(r.id);
-      yield r;
-      // Its matches were rejected by the whole-prefix check: a few more are looked at, not all.
-      if (fullSession(sessionId) || considered >= cap || ++rows >= o.perSession * 4) break;
-    }
-    full.push(sessionId);
-    return any;
-  }
   function* candidates(): Generator<Candidate> {
     let before = Number.MAX_SAFE_INTEGER;
-    let probing = false;
-    for (let queries = 0; queries < MAX_QUERIES && considered < cap; queries++) {
-      if (queries > 0) {
-        let next = below.get({ before, full: JSON.stringify(full) }) as { id: number; session_id: string } | undefined;
-        for (let empty = 0; probing && next && empty < 2 && considered < cap; ) {
-          empty = (yield* probe(next.session_id)) ? 0 : empty + 1;
-          before = next.id;
-          next = below.get({ before, full: JSON.stringify(full) }) as { id: number; session_id: string } | undefined;
+    let rows = 0;
+    let skipped = 0;
+    let dense = false;
+    for (const r of page.iterate(args) as IterableIterator<Candidate>) {
+      rows++;
+      before = r.id;
+      if (fullSession(r.session_id)) {
+        if (++skipped > SKIPPED_BEFORE_SKIPPING_BY_ID) {
+          dense = true;
+          break;
         }
-        if (!next) {
-          // Every entry left belongs to a full session.
-          exhausted = true;
-          return;
-        }
-        if (considered >= cap) return;
-        probing = false;
-        before = next.id + 1;
+        continue;
       }
-      // The last query allowed skips what it must.
-      const last = queries === MAX_QUERIES - 1;
-      let rows = 0;
-      let skipped = 0;
-      let again = false;
-      // Rows are read as they are used: a query left early costs only the rows read.
-      for (const r of page.iterate({ ...args, before, page: MAX_ROWS }) as IterableIterator<Candidate>) {
-        rows++;
-        before = r.id;
-        if (fullSession(r.session_id) || seen.has(r.id)) {
-          // A few rows are cheaper to skip than a new query; a run of them is not.
-          if (!last && ++skipped > SKIPPED_BEFORE_ASKING_AGAIN) {
-            again = probing = true;
-            break;
-          }
-          continue;
-        }
-        skipped = 0;
-        seen.add(r.id);
-        yield r;
-        if (considered >= cap) return;
-      }
-      if (!again) {
-        exhausted = rows < MAX_ROWS;
-        return;
-      }
+      skipped = 0;
+      yield r;
+      if (considered >= cap) return;
     }
+    if (!dense && rows < MAX_ROWS) {
+      exhausted = true;
+      return;
+    }
+    const skip = new Set<number>();
+    const loaded = new Set<string>();
+    const { match } = args;
+    const lookup = { ...args };
+    delete lookup.match;
+    let streamed = 0;
+    let looked = 0;
+    for (const id of rest.pluck().iterate({ match, before }) as IterableIterator<number>) {
+      if (++streamed > MAX_STREAMED) return;
+      if (skip.has(id)) continue;
+      if (++looked > MAX_LOOKED_UP) return;
+      const r = one.get({ ...lookup, id }) as Candidate | undefined;
+      if (!r) continue;
+      if (fullSession(r.session_id)) {
+        if (!loaded.has(r.session_id)) {
+          loaded.add(r.session_id);
+          for (const older of sessionRows.pluck().all(r.session_id, id) as number[]) skip.add(older);
+        }
+        continue;
+      }
+      yield r;
+      if (considered >= cap) return;
+    }
+    exhausted = true;
   }
 
-  const check = o.exactPrefixes ? [] : phrases.filter(needsCheck);
+  const check = phrases.filter((p) => needsCheck(p) && !asTyped(p, o.exactPrefixes ?? false));
   // A long prefix looked up by its start is mostly rejected on look-alikes: an entry whose stored values are
-  // plain ASCII text without it (any case) is rejected before it is read into a draft (a non-ASCII value may
-  // hold it with diacritics, and a compressed one must be read).
-  const wholePrefixes = check.map((p) => p.tokens.at(-1)!).filter((t) => ASCII.test(t)).map((t) => new RegExp(escapeRe(t), 'i'));
+  // ASCII text without it (any case), once decompressed, is rejected before its JSON is parsed into a draft (a
+  // non-ASCII value may hold it with diacritics).
+  const wholePrefixes = check.filter((p) => ASCII.test(p.tokens.at(-1)!)).map((p) => ({ p, re: new RegExp(escapeRe(p.tokens.at(-1)!), 'i') }));
   const plainWithout = (v: string | Uint8Array | null, re: RegExp): boolean => v === null || (typeof v === 'string' && !re.test(v) && ASCII.test(v));
-  const lacksPrefix = (row: EntryRow): boolean => wholePrefixes.some((re) => plainWithout(row.text, re) && plainWithout(row.detail, re));
+  const lacking = (row: EntryRow): Phrase[] => wholePrefixes.filter(({ re }) => plainWithout(row.text, re) && plainWithout(row.detail, re)).map(({ p }) => p);
   const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
   const sessions = new Map<string, SearchHit['session']>();
   // The newest candidates, at most perSession of each session, are read and ranked: their text gives the
   // snippet and the relevance at once.
   const want = o.limit * RANKED_PER_HIT;
   const hits: SearchHit[] = [];
+  /** Candidates rejected for lacking each long prefix's whole word. */
+  const lookAlikes = new Map<Phrase, number>();
+  let rejected = 0;
+  /**
+   * Counts a candidate rejected for lacking these words; true once most candidates were (then the words that were
+   * lacking most often are looked up as typed: looking them up costs less than reading their look-alikes).
+   */
+  const mostlyLookAlikes = (lacks: Phrase[]): boolean => {
+    for (const p of lacks) lookAlikes.set(p, (lookAlikes.get(p) ?? 0) + 1);
+    return ++rejected >= LOOK_ALIKES_BEFORE_EXACT && rejected > hits.length;
+  };
+  let typeAsTyped = false;
   for (const r of candidates()) {
     const n = perSession.get(r.session_id) ?? 0;
     considered++;
-    const row = entry.get(r.id) as EntryRow;
-    if (lacksPrefix(row)) continue;
+    const stored = entry.get(r.id) as EntryRow;
+    // A compressed value is read here once, for the look-alike check too (then before its JSON is parsed).
+    const row = wholePrefixes.length ? { ...stored, text: storedText(stored.text, `history entry ${r.id}`), detail: storedText(stored.detail, `history entry ${r.id}`) } : stored;
+    const lacks = lacking(row);
+    if (lacks.length) {
+      if ((typeAsTyped = mostlyLookAlikes(lacks))) break;
+      continue;
+    }
     const draft = draftFromRow(row);
     const text = entryText(draft, INDEX_CAPS);
     const pathText = text.paths.join('\n');
@@ -521,10 +540,13 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
     // A long prefix was looked up by its start: keep the hit only if the whole prefix is there.
     if (check.length) {
       const seen = new Set([...inBody, ...inPaths].map((m) => m.phrase));
-      if (!check.every((p) => seen.has(phrases.indexOf(p)))) continue;
+      const missing = check.filter((p) => !seen.has(phrases.indexOf(p)));
+      if (missing.length) {
+        if ((typeAsTyped = mostlyLookAlikes(missing))) break;
+        continue;
+      }
     }
     perSession.set(r.session_id, n + 1);
-    if (n + 1 === o.perSession) full.push(r.session_id);
     let session = sessions.get(r.session_id);
     if (!session) sessions.set(r.session_id, (session = { title: '', agentId: '', cwd: '' }));
     const snippet = inBody.length
@@ -549,6 +571,15 @@ export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; tr
   }
   // Matches were left unranked (the newest `cap` at most are looked at).
   const truncated = !exhausted;
+  // (The candidates' statements are done once the loop is left: the search again reuses them.)
+  if (typeAsTyped) {
+    // The words lacking most often (a common word beside a rare one stays looked up by its start: as typed, FTS5
+    // would merge its long list in full).
+    const most = Math.max(...lookAlikes.values());
+    const typed = new Set(typeof o.exactPrefixes === 'object' ? o.exactPrefixes : []);
+    for (const [p, n] of lookAlikes) if (n * 2 >= most) typed.add(p.tokens.at(-1)!);
+    return searchHistory(db, { ...o, exactPrefixes: typed });
+  }
   if (check.length && hits.length < o.limit && considered >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
   hits.sort((x, y) => y.score - x.score);
   hits.length = Math.min(hits.length, o.limit);
