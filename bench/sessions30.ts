@@ -18,7 +18,7 @@
 // support/floors.ts) and the ratio to it; CPU and scheduling of the server and the renderer during the
 // streams; the agents' own CPU and RSS. --no-throttle / --throttled-only run one of the two passes.
 // SWITCHBOARD_BENCH_PROFILE / SWITCHBOARD_BENCH_SERVER_PROFILE: the page's / the server's CPU profile of the first stream pass
-// (SWITCHBOARD_BENCH_SERVER_PROFILE_IDLE=1: the server's of the idle time instead).
+// (SWITCHBOARD_BENCH_SERVER_PROFILE_IDLE=1: the server's of the idle time instead; SWITCHBOARD_BENCH_PROFILE_IDLE=1: the page's).
 // Goals: frame p95 ≤ 16 ms, write → paint p95 ≤ 50 ms, idle CPU ≤ 1 %, ≤ 5 MB per idle session, ≤ 10 MB per tab.
 import { connectContract } from '../test/support/contract-client';
 import { activateTab, addScenarioAgents, allIdle, prompt, startSessionInPage, whenIdle } from './support/app-session';
@@ -33,6 +33,7 @@ const quick = process.argv.includes('--quick');
 /** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: the page's CPU profile of the first stream pass (and SWITCHBOARD_BENCH_SERVER_PROFILE the server's). */
 const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
 const serverProfileIdle = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE_IDLE === '1';
+const profileIdle = process.env.SWITCHBOARD_BENCH_PROFILE_IDLE === '1';
 const ENTRIES = numberFlag('entries', quick ? 300 : 2_000);
 const AGENTS = 6;
 const SESSIONS = 30;
@@ -106,7 +107,7 @@ await withBenchApp(async (bench) => {
       const cpu0 = [cpuMs(pid), cpuMs(renderer), sumCpu(agentPids)];
       const profiling = rate === throttleRates()[0];
       const profilingServer = profiling && serverProfileTo && !serverProfileIdle;
-      const cdp = profiling && profileTo ? await context.newCDPSession(page) : null;
+      const cdp = profiling && profileTo && !profileIdle ? await context.newCDPSession(page) : null;
       if (cdp) {
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.start');
@@ -152,7 +153,29 @@ await withBenchApp(async (bench) => {
     const threads0 = threadCpuMs(pid);
     const i0 = Date.now();
     if (serverProfileTo && serverProfileIdle) process.kill(pid, 'SIGUSR2');
+    const idleCdp = profileTo && profileIdle ? await context.newCDPSession(page) : null;
+    const idleFrames = new Map<string, number>();
+    if (idleCdp) {
+      // What reaches the page while nothing streams: events by name, results of the page's own calls.
+      idleCdp.on('Network.webSocketFrameReceived', ({ response }) => {
+        try {
+          const m = JSON.parse(response.payloadData) as { type: string; events?: Array<{ name: string }> };
+          for (const name of m.type === 'events' ? (m.events ?? []).map((e) => e.name) : [m.type]) idleFrames.set(name, (idleFrames.get(name) ?? 0) + 1);
+        } catch {
+          idleFrames.set('(binary)', (idleFrames.get('(binary)') ?? 0) + 1);
+        }
+      });
+      await idleCdp.send('Network.enable');
+      await idleCdp.send('Profiler.enable');
+      await idleCdp.send('Profiler.start');
+    }
     await sleep(IDLE_SECONDS * 1000);
+    if (idleCdp) {
+      const { profile } = await idleCdp.send('Profiler.stop');
+      writeFileSync(profileTo, JSON.stringify(profile));
+      await idleCdp.detach();
+      log(`# the page's CPU profile of the idle time: ${profileTo}; what reached it over the socket: ${[...idleFrames].map(([n, c]) => `${n} ×${c}`).join(', ') || 'nothing'}`);
+    }
     if (serverProfileTo && serverProfileIdle) {
       process.kill(pid, 'SIGUSR2');
       log(`# the server's CPU profile of the idle time: ${serverProfileTo}`);
@@ -162,6 +185,10 @@ await withBenchApp(async (bench) => {
     const threads = [...threadCpuMs(pid)].map(([name, ms]) => [name, ms - (threads0.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]);
     const idlePct = (k: number) => ((idle1[k]! - idle0[k]!) / 1000 / idleWall) * 100;
     log(`# idle: ${IDLE_SECONDS} s with nothing streaming: server ${idlePct(0).toFixed(2)} %, renderer ${idlePct(1).toFixed(2)} % of a core; the ${agentPids.length} agents ${idlePct(2).toFixed(2)} % (not counted)`);
+    const animations = (await page.evaluate(
+      "document.getAnimations().filter((a) => a.playState === 'running').map((a) => { const t = a.effect && a.effect.target; return (t ? t.tagName.toLowerCase() + '.' + [...t.classList].join('.') + (t.checkVisibility() ? '' : ' (not rendered)') : '?') + ' ' + (a.animationName || a.constructor.name); })",
+    )) as string[];
+    log(`# idle: animations running in the page: ${animations.join(', ') || 'none'}`);
     log(`# idle: the server's threads, CPU ms in those ${IDLE_SECONDS} s: ${threads.map(([name, ms]) => `${name} ${Math.round(ms)}`).join(', ') || 'none'}`);
     for (const f of figures) log(f);
     log(`sessions30.idle_cpu_percent: ${(idlePct(0) + idlePct(1)).toFixed(2)} %`);

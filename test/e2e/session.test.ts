@@ -376,6 +376,48 @@ describe('session tab', { timeout: 90_000 }, () => {
     await tab.getByTestId('prompt-input').press('Escape');
     await tab.and(page.locator('[data-status=idle]')).waitFor();
   });
+
+  it('a tab that streamed while hidden is shown at its newest text, and follows on', async () => {
+    const { page } = await open();
+    const first = await startSession(page);
+    const firstButton = await tabButtonOf(page, first);
+    const firstId = await first.getAttribute('data-session-id');
+    // 40 chunks a second for 30 s, a new message every 20 chunks; another tab is opened in front of it.
+    await sendPrompt(first, 'stream 40 30 120 20');
+    await first.getByTestId('agent-message').first().waitFor();
+    await startSession(page);
+    // Hidden while more than a window's height of it arrives.
+    await page.waitForTimeout(2500);
+    await firstButton.click();
+    const shown = activeSession(page);
+    await expect.poll(() => shown.getAttribute('data-session-id'), { timeout: WAIT.server }).toBe(firstId);
+    const thread = shown.getByTestId('thread');
+    const view = () => thread.evaluate((el) => ({ fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, overflow: el.scrollHeight - el.clientHeight }));
+    await expect.poll(async () => (await view()).overflow, { timeout: WAIT.agent }).toBeGreaterThan(800);
+    await expect.poll(async () => (await view()).fromBottom, { timeout: WAIT.server }).toBeLessThan(4);
+    const at = await view();
+    await expect.poll(async () => (await view()).overflow, { timeout: WAIT.agent }).toBeGreaterThan(at.overflow + 200);
+    for (let i = 0; i < 5; i++) {
+      expect((await view()).fromBottom).toBeLessThan(4);
+      await page.waitForTimeout(100);
+    }
+    await shown.getByRole('button', { name: '↓ Latest' }).waitFor({ state: 'detached', timeout: 1000 });
+    await shown.getByTestId('prompt-input').press('Escape');
+    await shown.and(page.locator('[data-status=idle]')).waitFor();
+  });
+  it("a turn that changed files while its tab was hidden shows its changes once the tab is shown", async () => {
+    writeFileSync(join(work, 'hidden-turn.sh'), 'sleep 3 && mkdir -p out && printf "made while hidden\\n" > out/made-while-hidden.txt\n');
+    const { page } = await open();
+    const first = await startSession(page);
+    const firstButton = await tabButtonOf(page, first);
+    await sendPrompt(first, 'sh-run hidden-turn.sh');
+    await startSession(page);
+    // The turn ends (its checkpoint taken) while the tab is hidden.
+    await firstButton.locator('.tab-badge.done').waitFor({ timeout: WAIT.agent });
+    await firstButton.click();
+    const shown = activeSession(page);
+    await shown.getByTestId('turn-changes-open').filter({ hasText: '1 added' }).waitFor({ timeout: WAIT.server });
+  });
   it('queues prompts sent while the agent works: shown, reordered, edited, removed, then sent', async () => {
     const { page } = await open();
     const tab = await startSession(page);

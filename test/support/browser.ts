@@ -32,14 +32,16 @@ export async function openApp(
   return { context, page, errors };
 }
 
-/** The contract calls the page sends (method and params), read from its WebSocket. */
+/** The contract calls the page sends (method and params), read from its WebSocket (its address carries the first ones). */
 export function recordCalls(page: Page): Array<{ method: string; params: Record<string, unknown> }> {
   const calls: Array<{ method: string; params: Record<string, unknown> }> = [];
-  page.on('websocket', (ws) =>
+  page.on('websocket', (ws) => {
+    const early = new URL(ws.url()).searchParams.get('early');
+    if (early) calls.push(...(JSON.parse(early) as Array<{ method: string; params: Record<string, unknown> }>));
     ws.on('framesent', (f) => {
       const frame = JSON.parse(String(f.payload)) as { type: string; method?: string; params?: Record<string, unknown> };
       if (frame.type === 'invoke' && frame.method) calls.push({ method: frame.method, params: frame.params ?? {} });
-    }),
-  );
+    });
+  });
   return calls;
 }

@@ -26,10 +26,12 @@ async function main(): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
   // SWITCHBOARD_STARTUP_BACKUP_DELAY_MS: benchmarks time the start-up backup itself.
   const backupDelay = Number(process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ?? '');
-  // The core (most of the code, and the store) is loaded after the server listens, while the browser runs
-  // the page (ws-server.ts decides when).
+  // The core's code is compiled and run once the page has been sent, in steps (preloadCore), each taken while
+  // no page request is being answered; the core itself (the store opened, the services made) is started when
+  // ws-server.ts decides.
+  let preloaded: Promise<typeof import('../app-core')> | null = null;
   const startCore = async () => {
-    const { AppCore } = await import('../app-core');
+    const { AppCore } = await (preloaded ?? import('../app-core'));
     return new AppCore({ dataDir, transport: 'browser', version: pkg.version, ...(Number.isFinite(backupDelay) && process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ? { startupBackupDelayMs: backupDelay } : {}) });
   };
   const server = await startWsServer(startCore, {
@@ -38,6 +40,9 @@ async function main(): Promise<void> {
     ...(values.token ? { token: values.token } : {}),
   });
   console.log(JSON.stringify({ event: 'listening', url: server.url, port: server.port, dataDir }));
+  preloaded = preloadCore(() => server.whenIdle());
+  // A failed load is reported by the core's start, which awaits the same promise.
+  preloaded.catch(() => undefined);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -56,6 +61,21 @@ async function main(): Promise<void> {
     throw e;
   });
   if (core) console.log(JSON.stringify({ event: 'ready', store: core.store.status }));
+}
+
+/**
+ * Loads the core's modules a part at a time, the largest libraries first, each part a separate chunk of the
+ * build: loading one holds this thread (compiling it and building its zod schemas) for tens of ms, so each
+ * waits until no page request is being answered: the page's script is sent whole, and run by the browser
+ * while the core loads.
+ */
+async function preloadCore(idle: () => Promise<void>): Promise<typeof import('../app-core')> {
+  await idle();
+  await import('@agentclientprotocol/sdk');
+  await idle();
+  await import('../../shared/contract');
+  await idle();
+  return import('../app-core');
 }
 
 main().catch((e: unknown) => {

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientFrame, ServerFrame } from '../../shared/contract';
-import { err } from '../../shared/contract/define';
+import { err } from '../../shared/contract/result';
 import type { AppCore } from '../app-core';
 import { batchEvents, type EventBatches } from '../core/base/event-batches';
 import type { Disposable } from '../core/base/lifecycle';
@@ -41,10 +41,39 @@ export interface RunningServer extends Disposable {
   readonly port: number;
   readonly token: string;
   readonly url: string;
+  /**
+   * Resolves once the page has been sent (or nobody asked for it a moment after listening) and no page request
+   * is being answered, on a later turn of the event loop.
+   */
+  whenIdle(): Promise<void>;
 }
 
 // The largest frame the contract needs is a prompt with one image of its maximum (30 M base64 chars).
 const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+
+/** The most requests a page may put in its socket's address (`early`; the page asks for 7). */
+export const MAX_EARLY_REQUESTS = 16;
+
+/**
+ * The requests a page put in its socket's address (`?early=` a JSON array of {method, params}), to be answered
+ * as soon as the socket is accepted, while the page still runs its script: request i has id i + 1. Anything
+ * but an array of at most MAX_EARLY_REQUESTS is ignored; an element that is not a {method, params} object is
+ * kept, and answered with an error.
+ */
+export function parseEarlyRequests(raw: string | null): Array<{ id: number; method: unknown; params: unknown }> {
+  if (!raw) return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(list) || list.length > MAX_EARLY_REQUESTS) return [];
+  return list.map((r: unknown, i) => {
+    const o = typeof r === 'object' && r !== null ? (r as { method?: unknown; params?: unknown }) : {};
+    return { id: i + 1, method: o.method, params: o.params };
+  });
+}
 
 /** With no request being served this long after listening, a core still to start is started… */
 const CORE_START_GRACE_MS = 150;
@@ -125,7 +154,11 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     });
     if (req.method === 'HEAD') res.end();
     // A file that vanished after the check, or a reader that went away, ends this response only.
-    else pipeline(createReadStream(file), res, () => extname(file) === '.js' && startCore());
+    else
+      pipeline(createReadStream(file), res, () => {
+        if (extname(file) === '.js') startCore();
+        else if (rel === 'index.html') pageSent();
+      });
   }
 
   const tokenMatches = (given: string | null): boolean => {
@@ -147,11 +180,12 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     if (!allowedHosts().has(req.headers.host ?? '')) return refuse(421, 'Misdirected Request');
     if (!origin || !allowedOrigins().has(origin)) return refuse(403, 'Forbidden Origin');
     if (!tokenMatches(target.query.get('token'))) return refuse(401, 'Unauthorized');
+    const early = parseEarlyRequests(target.query.get('early'));
     startCore();
     ready.then(
       (c) => {
         if (disposed) socket.destroy();
-        else wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, c));
+        else wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, c, early));
       },
       () => socket.destroy(),
     );
@@ -164,6 +198,7 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     res.once('close', () => {
       inFlight--;
       quiet();
+      if (inFlight === 0) for (const r of idleWaiters.splice(0)) setImmediate(r);
     });
     try {
       serveStatic(req, res);
@@ -214,6 +249,10 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
   let grace: NodeJS.Timeout | undefined;
   let latest: NodeJS.Timeout | undefined;
   let inFlight = 0;
+  const idleWaiters: Array<() => void> = [];
+  // The page first: nothing waiting for whenIdle runs before it is sent.
+  let pageSent!: () => void;
+  const pageWasSent = new Promise<void>((r) => (pageSent = r));
   const ready = new Promise<AppCore>((resolve, reject) => {
     pending = {
       start: () => resolve(typeof core === 'function' ? core() : core),
@@ -249,9 +288,19 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   };
 
-  function onConnection(ws: WebSocket, core: AppCore): void {
+  const answer = (ws: WebSocket, core: AppCore, id: number, method: unknown, params: unknown) =>
+    void core.router
+      .invoke(method, params)
+      .then((result) => send(ws, { type: 'result', id, result }))
+      .catch((e: unknown) => {
+        console.error(`answering ${String(method).slice(0, 100)} failed:`, e);
+        send(ws, { type: 'result', id, result: err('internal', 'the result could not be sent') });
+      });
+
+  function onConnection(ws: WebSocket, core: AppCore, early: ReturnType<typeof parseEarlyRequests>): void {
     send(ws, { type: 'hello', transport: 'browser' });
     sockets.add(ws);
+    for (const r of early) answer(ws, core, r.id, r.method, r.params);
     ws.on('message', (raw, isBinary) => {
       let frame: ClientFrame;
       try {
@@ -263,13 +312,7 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
         send(ws, { type: 'result', id, result: err('invalid_params', `malformed frame: ${(e as Error).message}`) });
         return;
       }
-      void core.router
-        .invoke(frame.method, frame.params)
-        .then((result) => send(ws, { type: 'result', id: frame.id, result }))
-        .catch((e: unknown) => {
-          console.error(`answering ${String(frame.method).slice(0, 100)} failed:`, e);
-          send(ws, { type: 'result', id: frame.id, result: err('internal', 'the result could not be sent') });
-        });
+      answer(ws, core, frame.id, frame.method, frame.params);
     });
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => sockets.delete(ws));
@@ -293,6 +336,7 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
   port = (server.address() as AddressInfo).port;
   // After listening, an error (accept failing with EMFILE under a flood, say) is logged, not fatal.
   server.on('error', (e) => console.error('browser-mode server:', e));
+  setTimeout(pageSent, CORE_START_GRACE_MS).unref();
   if (typeof core === 'function') {
     quiet();
     latest = setTimeout(startCore, CORE_START_LATEST_MS);
@@ -303,6 +347,14 @@ export async function startWsServer(core: AppCore | (() => Promise<AppCore>), op
     port,
     token,
     url: `http://127.0.0.1:${port}/#token=${token}`,
+    whenIdle: () =>
+      pageWasSent.then(
+        () =>
+          new Promise<void>((resolve) => {
+            if (inFlight === 0) setImmediate(resolve);
+            else idleWaiters.push(resolve);
+          }),
+      ),
     async dispose() {
       disposed = true;
       clearTimeout(grace);

@@ -1,12 +1,13 @@
+// First: the socket opens, and the first paint's requests go out, before the rest of the script runs.
+import { connection } from './app/startup';
 import { createRoot } from 'react-dom/client';
 import './styles.css';
 import './features';
 import { App } from './app/App';
-import { connect } from './ipc/client';
 
 const root = createRoot(document.getElementById('root')!);
 
-connect()
+connection
   .then((api) => root.render(<App api={api} />))
   .catch((e: unknown) => {
     root.render(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ipcErrorCodes, type IpcErrorCode } from './failure';
+import { ipcErrorCodes } from './failure';
+import type { IpcError } from './result';
 
 /** A request of the contract: params checked by the main process, result typed for the renderer. */
 export interface RequestDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
@@ -28,19 +29,11 @@ export const event = <P extends z.ZodType>(payload: P): EventDef<P> => ({ payloa
 
 export { ipcErrorCodes, IpcFailure, type IpcErrorCode } from './failure';
 
+export { ok, err, type IpcError, type Result } from './result';
+
 export const ipcErrorSchema = z.object({
   code: z.enum(ipcErrorCodes),
   message: z.string(),
   /** For invalid_params: where the params were wrong. */
   issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});
-export type IpcError = z.infer<typeof ipcErrorSchema>;
-
-/** Errors are values at the boundary: every request resolves to one of these, never a thrown string. */
-export type Result<T> = { ok: true; value: T } | { ok: false; error: IpcError };
-
-export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
-export const err = (code: IpcErrorCode, message: string, issues?: IpcError['issues']): Result<never> => ({
-  ok: false,
-  error: issues ? { code, message, issues } : { code, message },
-});
+}) satisfies z.ZodType<IpcError>;

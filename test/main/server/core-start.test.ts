@@ -2,6 +2,7 @@
 // when a socket asks for it, or when nobody asks for anything a moment after listening; a socket is answered
 // once the core is up, and a server stopped first never starts it.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -16,7 +17,7 @@ afterEach(async () => {
 });
 
 /** A server whose core is made only when `release` has been called after the server asked for it. */
-async function serve(): Promise<{ server: RunningServer; asked: () => number; release(): void }> {
+async function serve(): Promise<{ server: RunningServer; rendererDir: string; asked: () => number; release(): void }> {
   const dir = tempDir('sb-core-start-');
   const rendererDir = join(dir, 'renderer');
   mkdirSync(join(rendererDir, 'assets'), { recursive: true });
@@ -40,7 +41,7 @@ async function serve(): Promise<{ server: RunningServer; asked: () => number; re
     await server.dispose();
     await core?.dispose();
   });
-  return { server, asked: () => asked, release };
+  return { server, rendererDir, asked: () => asked, release };
 }
 
 const get = async (server: RunningServer, path: string): Promise<string> => {
@@ -100,5 +101,33 @@ describe('browser mode: the core starts after the page is served', () => {
     expect(await core).toMatch(/stopped before its core started/);
     await new Promise((r) => setTimeout(r, 400));
     expect(asked()).toBe(0);
+  });
+});
+
+describe('browser mode: the page is answered before the core loads more of its code', () => {
+  it('whenIdle waits until no page request is being answered', async () => {
+    const { server, rendererDir } = await serve();
+    // Idle: answered on a later turn.
+    await server.whenIdle();
+
+    // A file larger than the socket buffers, read by a client that stops reading: its answer stays in flight.
+    const big = 'x'.repeat(40 * 1024 * 1024);
+    writeFileSync(join(rendererDir, 'assets/big.js'), big);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpGet({ host: '127.0.0.1', port: server.port, path: '/assets/big.js' }, resolve);
+      req.on('error', reject);
+    });
+    res.pause();
+    let idle = false;
+    const whenIdle = server.whenIdle().then(() => (idle = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(idle).toBe(false);
+
+    let received = 0;
+    res.on('data', (c: Buffer) => (received += c.length));
+    const ended = new Promise((r) => res.once('end', r));
+    res.resume();
+    await Promise.all([whenIdle, ended]);
+    expect(received).toBe(big.length);
   });
 });

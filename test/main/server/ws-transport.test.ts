@@ -10,35 +10,38 @@ beforeAll(async () => {
 });
 afterAll(() => app.stop());
 
-function attempt(url: string, headers: Record<string, string>): Promise<{ status: number } | { open: WebSocket }> {
+function attempt(url: string, headers: Record<string, string>): Promise<{ status: number } | { open: WebSocket; frames: ServerFrame[] }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url, { headers });
+    // Kept from the start: the server may send frames in the same read as its upgrade answer.
+    const frames: ServerFrame[] = [];
+    ws.on('message', (d) => frames.push(JSON.parse(d.toString()) as ServerFrame));
     ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
-    ws.on('open', () => resolve({ open: ws }));
+    ws.on('open', () => resolve({ open: ws, frames }));
     ws.on('error', () => undefined);
   });
 }
 
-async function connected(): Promise<{ ws: WebSocket; call(frame: unknown): Promise<ServerFrame> }> {
-  const r = await attempt(`ws://127.0.0.1:${app.port}/ws?token=${app.token}`, { Origin: app.origin });
+async function connected(query = ''): Promise<{ ws: WebSocket; frames: ServerFrame[]; call(frame: unknown): Promise<ServerFrame>; result(id: number): Promise<ServerFrame> }> {
+  const r = await attempt(`ws://127.0.0.1:${app.port}/ws?token=${app.token}${query}`, { Origin: app.origin });
   if (!('open' in r)) throw new Error(`refused: ${r.status}`);
-  const ws = r.open;
-  const frames: ServerFrame[] = [];
+  const { open: ws, frames } = r;
   const waiters: Array<() => void> = [];
-  ws.on('message', (d) => {
-    frames.push(JSON.parse(d.toString()) as ServerFrame);
-    waiters.splice(0).forEach((w) => w());
-  });
+  ws.on('message', () => waiters.splice(0).forEach((w) => w()));
+  const result = async (id: unknown): Promise<ServerFrame> => {
+    for (;;) {
+      const found = frames.find((f) => f.type === 'result' && f.id === id);
+      if (found) return found;
+      await new Promise<void>((r) => waiters.push(r));
+    }
+  };
   return {
     ws,
+    frames,
+    result,
     async call(frame) {
       ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
-      const id = typeof frame === 'object' && frame && 'id' in frame ? (frame as { id: unknown }).id : -1;
-      for (;;) {
-        const found = frames.find((f) => f.type === 'result' && f.id === id);
-        if (found) return found;
-        await new Promise<void>((r) => waiters.push(r));
-      }
+      return result(typeof frame === 'object' && frame && 'id' in frame ? (frame as { id: unknown }).id : -1);
     },
   };
 }
@@ -86,6 +89,31 @@ describe('browser-mode WebSocket', () => {
     const good = await call({ type: 'invoke', id: 3, method: 'app.info', params: {} });
     expect(good).toMatchObject({ result: { ok: true, value: { transport: 'browser', store: { ok: true } } } });
     ws.close();
+  });
+
+  it('answers the requests a page put in its socket address (ids 1…n) after hello, each checked as any request', async () => {
+    const early = [{ method: 'app.info', params: {} }, { method: 'no.such.method', params: {} }, 'not a request', { method: 'history.list', params: { limit: 'x' } }];
+    const { ws, frames, result, call } = await connected(`&early=${encodeURIComponent(JSON.stringify(early))}`);
+    const answers = await Promise.all([1, 2, 3, 4].map(result));
+    expect(frames[0]).toEqual({ type: 'hello', transport: 'browser' });
+    const [info, unknown, notRequest, invalid] = answers.map((f) => (f.type === 'result' ? f.result : null));
+    expect(info).toMatchObject({ ok: true, value: { transport: 'browser' } });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_method' } });
+    expect(notRequest).toMatchObject({ ok: false, error: { code: 'unknown_method' } });
+    expect(invalid).toMatchObject({ ok: false, error: { code: 'invalid_params' } });
+    // The page's own requests follow, with ids after the early ones.
+    expect(await call({ type: 'invoke', id: 5, method: 'app.info', params: {} })).toMatchObject({ type: 'result', id: 5, result: { ok: true } });
+    ws.close();
+  });
+
+  it('ignores an early list that is not a JSON array of at most 16 requests, and serves the socket as usual', async () => {
+    const tooMany = JSON.stringify(Array.from({ length: 17 }, () => ({ method: 'app.info', params: {} })));
+    for (const raw of ['{', '{"method":"app.info"}', tooMany]) {
+      const { ws, frames, call } = await connected(`&early=${encodeURIComponent(raw)}`);
+      expect(await call({ type: 'invoke', id: 1, method: 'app.info', params: {} })).toMatchObject({ type: 'result', id: 1, result: { ok: true } });
+      expect(frames.filter((f) => f.type === 'result')).toHaveLength(1);
+      ws.close();
+    }
   });
 
   it('serves the renderer with a strict Content-Security-Policy and nothing outside it', async () => {

@@ -6,7 +6,6 @@ import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
 import type { SecretStore } from '../agents/secret-store';
 import type { Host } from '../host/host';
-import { checkMcpServer, DEFAULT_CHECK_TIMEOUT_MS } from './check';
 import { knownConfigFiles, previewView, readMcpConfig } from './import';
 import { McpServers, type SettingsPort } from './mcp-servers';
 
@@ -41,9 +40,11 @@ export class McpService {
       this.servers.remove(id);
       return this.changed({});
     });
-    router.handle('mcp.check', async ({ id }) =>
-      checkMcpServer(this.servers.config(id), { host: this.deps.host, timeoutMs: this.deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, baseEnv: await this.deps.loginEnv() }),
-    );
+    router.handle('mcp.check', async ({ id }) => {
+      // The MCP SDK (its zod schemas are built as it loads) is loaded by the first check, not at start.
+      const { checkMcpServer, DEFAULT_CHECK_TIMEOUT_MS } = await import('./check');
+      return checkMcpServer(this.servers.config(id), { host: this.deps.host, timeoutMs: this.deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, baseEnv: await this.deps.loginEnv() });
+    });
     router.handle('mcp.importSources', () => ({ sources: knownConfigFiles().map((s) => ({ ...s, exists: existsSync(s.path) })) }));
     router.handle('mcp.importPreview', ({ path }) => this.preview(path));
     router.handle('mcp.importApply', async ({ path, digest, names }) => {

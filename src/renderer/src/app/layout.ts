@@ -4,8 +4,9 @@ import { fetchSetting, saveSetting } from './settings';
 import { tabKinds } from './contributions';
 import { useTabs, type LayoutNode, type Pane, type Tab } from '../state/tabs';
 import { leaf, paneIdsOf, sanitizeTree, treeFromFlat } from '../state/pane-tree';
+import { LAYOUT_SETTING } from './startup';
 
-export const LAYOUT_SETTING = 'workspace.layout';
+export { LAYOUT_SETTING };
 
 
 /** The layout as saved: the split tree, and panes with the tabs their kinds agree to reopen. */

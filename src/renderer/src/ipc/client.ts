@@ -14,13 +14,32 @@ export interface Api {
   on<N extends EventName>(name: N, listener: (payload: PayloadOf<N>) => void): () => void;
 }
 
-export function createApi(transport: Transport): Api {
+/** One request of the contract, any method, with its params. */
+export type AnyRequest = { [N in RequestName]: { name: N; params: ParamsOf<N> } }[RequestName];
+
+const keyOf = (name: string, params: unknown): string => `${name} ${JSON.stringify(params)}`;
+
+/**
+ * `early`: requests already sent, with their answers (what the first paint asks for, asked while the page's
+ * script still runs). Each answer is taken by the first identical call, and dropped at the first event: an
+ * answer older than an event may not show what the event reported, and its consumer, not listening yet,
+ * would miss it.
+ */
+export function createApi(transport: Transport, early: ReadonlyArray<{ request: AnyRequest; answer: Promise<Result<unknown>> }> = []): Api {
   const byName = new Map<string, Set<(payload: unknown) => void>>();
+  const prefetched = new Map<string, Promise<Result<unknown>>>();
+  for (const { request, answer } of early) prefetched.set(keyOf(request.name, request.params), answer);
   transport.subscribe((name, payload) => {
+    prefetched.clear();
     for (const l of byName.get(name) ?? []) l(payload);
   });
   return {
-    call: (name, params) => transport.invoke(name, params) as Promise<Result<ResultOf<typeof name>>>,
+    call(name, params) {
+      const key = keyOf(name, params);
+      const answer = prefetched.get(key) ?? transport.invoke(name, params);
+      prefetched.delete(key);
+      return answer as Promise<Result<ResultOf<typeof name>>>;
+    },
     on(name, listener) {
       let set = byName.get(name);
       if (!set) byName.set(name, (set = new Set()));
@@ -31,13 +50,21 @@ export function createApi(transport: Transport): Api {
   };
 }
 
-export async function connect(): Promise<Api> {
-  if (window.switchboard) return createApi(window.switchboard);
+/** Connects to the core; `early`: requests asked at once (over a WebSocket: in the socket's address). */
+export async function connect(early: readonly AnyRequest[] = []): Promise<Api> {
+  const bridge = window.switchboard;
+  if (bridge) return createApi(bridge, early.map((request) => ({ request, answer: bridge.invoke(request.name, request.params) })));
   const token = takeToken();
   if (!token) throw new Error('This page needs the address Switchboard printed when it started (it carries a one-time token).');
-  const transport = createWsTransport(token);
+  const transport = createWsTransport(
+    token,
+    early.map((r) => ({ method: r.name, params: r.params })),
+  );
   await transport.ready;
-  return createApi(transport);
+  return createApi(
+    transport,
+    early.map((request, i) => ({ request, answer: transport.early[i]! })),
+  );
 }
 
 /** Unwraps a result for UI code that shows the error itself. */

@@ -1,4 +1,5 @@
-import { err, type ClientFrame, type Result, type ServerFrame, type Transport } from '@shared/contract';
+import type { ClientFrame, ServerFrame, Transport } from '@shared/contract';
+import { err, type Result } from '@shared/contract/result';
 import { setConnected } from './connection';
 
 const TOKEN_KEY = 'switchboard.token';
@@ -22,13 +23,21 @@ const RECONNECT_MS = 1500;
  * away, the page says so (useConnection) and tries again; once the server is back, the page reloads, so that
  * every view starts again from the core's state (its sessions, its agents) rather than from what it missed.
  */
-export function createWsTransport(token: string): Transport & { ready: Promise<void> } {
+/**
+ * `early`: requests put in the socket's address, which the server answers (ids 1…n) as soon as it accepts
+ * the socket, while the page's script still runs; their answers are `early` of the transport, in order.
+ */
+export function createWsTransport(
+  token: string,
+  early: ReadonlyArray<{ method: string; params: unknown }> = [],
+): Transport & { ready: Promise<void>; early: Array<Promise<Result<unknown>>> } {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws?token=${encodeURIComponent(token)}`;
   const pending = new Map<number, (r: Result<unknown>) => void>();
   const listeners = new Set<(name: string, payload: unknown) => void>();
-  let nextId = 1;
+  const earlyAnswers = early.map((_, i) => new Promise<Result<unknown>>((resolve) => pending.set(i + 1, resolve)));
+  let nextId = early.length + 1;
   let closed = false;
-  const socket = new WebSocket(url);
+  const socket = new WebSocket(early.length > 0 ? `${url}&early=${encodeURIComponent(JSON.stringify(early))}` : url);
 
   const ready = new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve());
@@ -69,6 +78,7 @@ export function createWsTransport(token: string): Transport & { ready: Promise<v
 
   return {
     ready,
+    early: earlyAnswers,
     async invoke(method, params) {
       await ready;
       if (closed) return err('unavailable', 'the connection to the Switchboard core was lost');

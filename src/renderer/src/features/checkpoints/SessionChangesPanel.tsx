@@ -22,14 +22,15 @@ export const editedNotes = (f: Pick<SessionFolderChanges, 'editedSince'>): Recor
 /**
  * Everything a session changed in its folders, up to the folder as it is now: read again when a turn or a
  * restore changes its checkpoints, when a file changes in one of its folders, and when the user comes back to
- * the window.
+ * the window. Null (a hidden session tab): nothing is read until it is given again.
  */
-export function useSessionChanges(sessionId: string): { folders: SessionFolderChanges[]; refresh(): void } {
+export function useSessionChanges(sessionId: string | null): { folders: SessionFolderChanges[]; refresh(): void } {
   const api = useApi();
   const [folders, setFolders] = useState<SessionFolderChanges[]>([]);
   const folderIds = useRef<ReadonlySet<string>>(new Set());
   const begin = useLatestRead();
   const refresh = useCallback(() => {
+    if (sessionId === null) return;
     const current = begin();
     void api.call('checkpoints.sessionChanges', { sessionId }).then((r) => {
       if (!r.ok || !current()) return;
@@ -38,6 +39,7 @@ export function useSessionChanges(sessionId: string): { folders: SessionFolderCh
     });
   }, [api, sessionId, begin]);
   useEffect(() => {
+    if (sessionId === null) return;
     refresh();
     const onBack = () => document.visibilityState === 'visible' && refresh();
     window.addEventListener('focus', onBack);

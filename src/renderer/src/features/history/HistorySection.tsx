@@ -1,6 +1,7 @@
 import { Search, X } from 'lucide-react';
 import { createPortal } from 'react-dom';
 import { useApi } from '../../app/api-context';
+import { SIDEBAR_HISTORY_LIMIT } from '../../app/startup';
 import { openHistoryImport, openHistoryTab, undoDelete } from './actions';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { SearchOverlay } from './SearchOverlay';
@@ -8,11 +9,9 @@ import { SessionRow } from './SessionRow';
 import { dismissUndo, openSearch, useHistory } from './state';
 import { modKey } from './keys';
 
-const SIDEBAR_LIMIT = 12;
-
 /** The sidebar's History: search, the most recent (and pinned) sessions, the way to all of them. */
 export function HistorySection() {
-  const { data, error } = useHistoryList({ limit: SIDEBAR_LIMIT });
+  const { data, error } = useHistoryList({ limit: SIDEBAR_HISTORY_LIMIT });
   const names = useAgentNames();
   const live = useLiveSessions();
   return (

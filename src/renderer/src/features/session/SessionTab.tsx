@@ -158,8 +158,10 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
   const [filesOpen, setFilesOpen] = useState(false);
   const [warningsOpen, setWarningsOpen] = useState(false);
   const [restart, setRestart] = useState<{ state: 'working' | 'not_resumed' | 'error'; message?: string } | null>(null);
-  const sessionChanges = useSessionChanges(sessionId);
-  const turnCheckpoints = useTurnCheckpoints(api, sessionId);
+  // A hidden tab reads its changes and checkpoints again when it is shown: thirty tabs on one folder read
+  // them all again on every change of that folder (the page's idle time in `npm run bench -- sessions30`).
+  const sessionChanges = useSessionChanges(active ? sessionId : null);
+  const turnCheckpoints = useTurnCheckpoints(api, active ? sessionId : null);
   const checkpoints = useMemo(() => byPrompt(turnCheckpoints), [turnCheckpoints]);
   const session = view.session;
   const agent = session ? agents.find((a) => a.id === session.agentId) : undefined;

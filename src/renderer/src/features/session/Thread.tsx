@@ -1,5 +1,5 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { forwardRef, memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { threadLength, toolCallIndex, type ThreadEntry, type ThreadState } from '@shared/acp-thread';
 import type { TurnCheckpoint } from '@shared/contract/checkpoints';
@@ -245,13 +245,31 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
 
   /** A scroll we caused and have not seen the event of yet. */
   const ownScroll = useRef(false);
-  const stick = useCallback(() => {
+  /**
+   * Where the view's top is, as far as we know without asking the layout: where our own scroll to the bottom
+   * put it, or where the last scroll event found it.
+   */
+  const knownTop = useRef(-1);
+  const activeRef = useRef(active);
+  activeRef.current = active;
+  const virtualizerRef = useRef<Virtualizer<HTMLDivElement, Element> | null>(null);
+  /**
+   * Keeps the view at the bottom without reading the layout: the bottom is the list's size (the virtualizer's,
+   * from its measurements) less the view's height (its ResizeObserver's). Reading scrollHeight here, after
+   * the frame's writes, laid the page out once more in every frame an agent writes (the page's profile of
+   * `npm run bench -- sessions30`). Nothing is written when the view is already there; when it is not, the
+   * scroll asks for the end of the list and the browser clamps it to the bottom.
+   */
+  const stick = useCallback((force = false) => {
     const el = scroller.current;
-    if (!el) return;
-    const target = el.scrollHeight - el.clientHeight;
-    if (Math.abs(el.scrollTop - target) < 1) return;
+    const v = virtualizerRef.current;
+    if (!el || !v) return;
+    const total = v.getTotalSize();
+    const bottom = Math.max(0, total - (v.scrollRect?.height ?? 0));
+    if (!force && Math.abs(knownTop.current - bottom) < 1) return;
+    knownTop.current = bottom;
     ownScroll.current = true;
-    el.scrollTop = target;
+    el.scrollTop = total;
   }, []);
 
   const lastTotal = useRef(0);
@@ -283,9 +301,10 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
       const total = v.getTotalSize();
       if (total === lastTotal.current) return;
       lastTotal.current = total;
-      if (stuck.current) stick();
+      if (stuck.current && activeRef.current) stick();
     },
   });
+  virtualizerRef.current = virtualizer;
   // Rows above the view that were measured other than estimated move the view by the difference, once per
   // batch of measurements (onChange above): the virtualizer's own correction lays out every row after the
   // measured one again for each row measured, which over 100,000 rows took most of a frame scrolling up.
@@ -303,7 +322,7 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
       scrollToBottom() {
         stuck.current = true;
         setAtBottom(true);
-        stick();
+        stick(true);
       },
       scrollToEntry(index: number) {
         if (index >= 0 && index < rows.total) virtualizer.scrollToIndex(rows.rowOf(index), { align: 'center' });
@@ -312,12 +331,13 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     [rows, virtualizer, stick],
   );
 
-  // After every render (new rows, rows measured taller): keep to the bottom if we were there.
+  // After every render (new rows, rows measured taller): keep to the bottom if we were there. A hidden tab
+  // does nothing here: it goes to the bottom when it is shown (once its view has a size again).
   useLayoutEffect(() => {
-    if (stuck.current) stick();
+    if (stuck.current && active) stick();
   });
   useLayoutEffect(() => {
-    if (active && stuck.current) requestAnimationFrame(stick);
+    if (active && stuck.current) requestAnimationFrame(() => stick(true));
   }, [active, stick]);
 
   /** Where the last scroll event left the view: a scroll that went up is the user leaving the bottom. */
@@ -328,8 +348,10 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     // once more per frame. The user's scrolls are measured (and wheel and keys leave the bottom at once).
     const own = ownScroll.current;
     ownScroll.current = false;
-    if (!el || el.clientHeight === 0) return;
+    if (!el) return;
     const top = el.scrollTop;
+    if (el.clientHeight === 0) return;
+    knownTop.current = top;
     const wentUp = top < lastTop.current - 0.5;
     lastTop.current = top;
     if (own && stuck.current) return;
@@ -413,7 +435,7 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
           onClick={() => {
             stuck.current = true;
             setAtBottom(true);
-            stick();
+            stick(true);
           }}
         >
           ↓ Latest
