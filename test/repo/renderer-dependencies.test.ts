@@ -39,6 +39,13 @@ const rules: IForbiddenRuleType[] = [
     to: { path: `${R}features/` },
   },
   {
+    name: 'only-main-opens-the-connection',
+    comment: 'app/startup.ts connects when it is imported: only the entry point may import it (a test importing it would connect).',
+    severity: 'error',
+    from: { pathNot: `${R}main\\.tsx$` },
+    to: { path: `${R}app/startup\\.ts$` },
+  },
+  {
     name: 'state-and-ipc-below-the-shell',
     severity: 'error',
     from: { path: `${R}(ipc|state)/` },
@@ -147,6 +154,8 @@ describe('renderer dependencies', () => {
     expect(text).toContain('no-cycle-between-parts: features/alpha ⇄ features/beta');
     // No file cycle makes this one: state/tabs.ts → app/shell.ts, app/theme.ts → state/tabs.ts.
     expect(text).toContain('no-cycle-between-parts: app+ui ⇄ state');
+    expect(text).toContain('only-main-opens-the-connection: src/renderer/src/app/layout.ts → src/renderer/src/app/startup.ts');
+    expect(text).not.toContain('src/renderer/src/main.tsx →');
     // The fixture's ipc/ breaks nothing, and nothing flags it.
     expect(text).not.toContain('ipc/client.ts');
   }, 90_000);

@@ -4,7 +4,7 @@ import { fetchSetting, saveSetting } from './settings';
 import { tabKinds } from './contributions';
 import { useTabs, type LayoutNode, type Pane, type Tab } from '../state/tabs';
 import { leaf, paneIdsOf, sanitizeTree, treeFromFlat } from '../state/pane-tree';
-import { LAYOUT_SETTING } from './startup';
+import { LAYOUT_SETTING } from './first-paint';
 
 export { LAYOUT_SETTING };
 

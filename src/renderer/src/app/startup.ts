@@ -1,23 +1,9 @@
-import { connect, type AnyRequest } from '../ipc/client';
-
-/** The setting the workspace's tabs and splits are kept in. */
-export const LAYOUT_SETTING = 'workspace.layout';
-/** How many sessions the sidebar's History lists. */
-export const SIDEBAR_HISTORY_LIMIT = 12;
-
-/** What the first paint asks for: the app, its settings and layout, the sidebar's agents, hosts and history. */
-const FIRST_PAINT: AnyRequest[] = [
-  { name: 'app.info', params: {} },
-  { name: 'settings.getAll', params: {} },
-  { name: 'settings.get', params: { key: LAYOUT_SETTING } },
-  { name: 'sessions.live', params: {} },
-  { name: 'agents.list', params: {} },
-  { name: 'hosts.list', params: {} },
-  { name: 'history.list', params: { limit: SIDEBAR_HISTORY_LIMIT } },
-];
+import { connect } from '../ipc/client';
+import { FIRST_PAINT } from './first-paint';
 
 /**
  * The connection, opened when this module runs: main.tsx imports it before anything else, so the socket opens
- * and the first paint's requests are answered while the rest of the page's script runs.
+ * and the first paint's requests are answered while the rest of the page's script runs. Only main.tsx imports
+ * this module (its constants are in first-paint.ts): anything else importing it would connect as a side effect.
  */
 export const connection = connect(FIRST_PAINT);

@@ -1,7 +1,7 @@
 import { Search, X } from 'lucide-react';
 import { createPortal } from 'react-dom';
 import { useApi } from '../../app/api-context';
-import { SIDEBAR_HISTORY_LIMIT } from '../../app/startup';
+import { SIDEBAR_HISTORY_LIMIT } from '../../app/first-paint';
 import { openHistoryImport, openHistoryTab, undoDelete } from './actions';
 import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
 import { SearchOverlay } from './SearchOverlay';
