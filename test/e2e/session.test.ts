@@ -316,8 +316,8 @@ describe('session tab', { timeout: 90_000 }, () => {
     const tab = await startSession(page);
     await sendPrompt(tab, 'terminal {"command":"sh","args":["-c","echo term-out-$((6*7)); echo second line"]}');
     const terminal = tab.getByTestId('agent-terminal');
-    await terminal.locator('.xterm-rows', { hasText: 'term-out-42' }).waitFor();
-    await expect(terminal.locator('.xterm-rows').innerText()).resolves.toContain('second line');
+    // Both lines, waited for together: the output may arrive in more than one chunk.
+    await terminal.locator('.xterm-rows', { hasText: 'term-out-42' }).filter({ hasText: 'second line' }).waitFor();
     await terminal.getByText('Process exited with code 0').waitFor();
   });
 

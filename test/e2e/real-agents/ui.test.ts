@@ -229,8 +229,8 @@ for (const c of CASES) {
       if (c.shell === 'client-terminal') {
         // Claude Code runs it in a client terminal: a live xterm in the tool call, with the exit status.
         const terminal = tool.getByTestId('agent-terminal');
-        await terminal.locator('.xterm-rows', { hasText: 'shell-out42' }).waitFor();
-        await expect(terminal.locator('.xterm-rows').innerText()).resolves.toContain(key('second-line'));
+        // Both lines, waited for together: the output may arrive in more than one chunk.
+        await terminal.locator('.xterm-rows', { hasText: 'shell-out42' }).filter({ hasText: key('second-line') }).waitFor();
         await terminal.getByText('Process exited with code 0').waitFor();
       } else if (c.shell === 'tool-content') {
         // Qwen runs it itself and reports the output as the tool call's text content, which the thread shows
@@ -238,8 +238,7 @@ for (const c of CASES) {
         await status(tool, 'Done').waitFor();
         const head = tool.locator('.tool-head');
         if ((await head.getAttribute('aria-expanded')) === 'false') await head.click();
-        await tool.locator('.tool-body', { hasText: 'shell-out42' }).waitFor();
-        await expect(tool.locator('.tool-body').innerText()).resolves.toContain(key('second-line'));
+        await tool.locator('.tool-body', { hasText: 'shell-out42' }).filter({ hasText: key('second-line') }).waitFor();
       } else {
         // Gemini CLI 0.61 runs it itself and sends no output to the client: its ACP layer drops the shell's
         // display (an AnsiOutput object, not text) and the tool_call_update carries `content: []`. The tool call
@@ -249,9 +248,9 @@ for (const c of CASES) {
       await status(tool, 'Done').waitFor();
       expect(existsSync(marker)).toBe(true);
       // The output went back to the model; the fake model quotes the tool result in its closing message.
+      // The reply streams: wait for all of it (read at once, it can stop mid-word).
       const reply = tab.getByTestId('agent-message').filter({ hasText: 'all 1 step(s) done' }).filter({ hasText: 'shell-out42' });
-      await reply.waitFor();
-      await expect(reply.innerText()).resolves.toContain(key('second-line'));
+      await reply.filter({ hasText: key('second-line') }).waitFor();
       await tab.and(page.locator('[data-status=idle]')).waitFor();
     });
 
