@@ -40,6 +40,9 @@ const creating = new Map<string, Promise<void>>();
 /** A session tab: created from the new-session form (props.create) or attached to a live session (props.sessionId). */
 export function SessionTab({ tab, active }: TabViewProps) {
   const api = useApi();
+  // Listening from the moment the tab exists: a folder's first snapshot starts as the session opens, and says
+  // so at once (a listener added once the session is live could miss it, then a turn's progress replaces it).
+  useEffect(() => syncSnapshotting(api), [api]);
   const sessionId = typeof tab.props.sessionId === 'string' ? tab.props.sessionId : null;
   const create = (tab.props.create ?? null) as CreateRequest | null;
   const [error, setError] = useState<string | null>(null);
@@ -149,7 +152,6 @@ function tabStatusOf(view: SessionView): TabStatus {
 function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: string; active: boolean }) {
   const api = useApi();
   const controller = useController(api, sessionId);
-  useEffect(() => syncSnapshotting(api), [api]);
   const view = useSessionView(controller);
   const agents = useAgents((s) => s.agents);
   const root = useRef<HTMLDivElement>(null);
