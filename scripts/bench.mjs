@@ -19,8 +19,15 @@ import { ensureNodeNative } from './native.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'sessions30', 'remote', 'worktrees', 'history10m'];
 const args = process.argv.slice(2);
-const flags = args.filter((a) => a.startsWith('--'));
-const chosen = args.filter((a) => !a.startsWith('--'));
+// These flags take the next word as their value (`--events 2000000`), which is not a scenario.
+const valued = new Set(['--dir', '--events', '--limit', '--scale']);
+const flags = [];
+const chosen = [];
+for (let i = 0; i < args.length; i++) {
+  if (valued.has(args[i]) && i + 1 < args.length) flags.push(args[i], args[++i]);
+  else if (args[i].startsWith('--')) flags.push(args[i]);
+  else chosen.push(args[i]);
+}
 // history10m runs for hours at its full size: only when named.
 const scenarios = chosen.length ? chosen : all.filter((s) => s !== 'history10m');
 
