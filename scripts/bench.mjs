@@ -20,7 +20,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const all = ['stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'sessions30', 'remote', 'worktrees', 'history10m'];
 const args = process.argv.slice(2);
 // These flags take the next word as their value (`--events 2000000`), which is not a scenario.
-const valued = new Set(['--dir', '--events', '--limit', '--scale']);
+const valued = new Set(['--dir', '--events', '--files', '--limit', '--mb', '--scale']);
 const flags = [];
 const chosen = [];
 for (let i = 0; i < args.length; i++) {
