@@ -1,7 +1,7 @@
 // `npm run bench -- import [--quick]`: History → Import of the agents' own session files.
 //   import.mb_per_s                 first import of a generated corpus in Claude Code's and Codex's formats
 //   import.vs_store_ingest          that rate ÷ the store's own ingest of the same ACP messages, same run
-//   import.rescan_ms                a rescan with nothing changed; floor: listing the same files (readdir + lstat)
+//   import.rescan_ms                a rescan with nothing changed; floor: listing the same files (readdir with types + lstat of each file)
 //   import.append_to_searchable_ms  a line appended to an open session file → found by search (watching);
 //                                   floor: the same append → the watcher's report
 //   search.p95_ms                   searches for words of the corpus, over the imported store
@@ -176,6 +176,17 @@ function searchTimes(s: ReturnType<typeof openStore>): number[] {
 }
 const searchLine = (times: number[]): string => `ms (median ${round1(median(times))}; CPU ms p95 ${round1(percentile(searchCpu, 95))}, median ${round1(median(searchCpu))})`;
 
+/**
+ * The least a rescan must do to see an appended line: every folder read (with its entries' types) and every file's
+ * lstat (its size and time). (Node 20's `readdirSync(…, { recursive: true })` stats every entry once more itself.)
+ */
+function listFloor(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) listFloor(`${dir}/${e.name}`);
+    else lstatSync(`${dir}/${e.name}`);
+  }
+}
+
 const fileSize = (p: string): number => (existsSync(p) ? statSync(p).size : 0);
 
 /** Packs the imported sessions as the app does once they are quiet, then prints the store's size against the corpus. */
@@ -285,9 +296,7 @@ try {
     await importer.settled();
     rescans.push(performance.now() - r);
     const l = performance.now();
-    for (const root of [join(home, '.claude/projects'), join(home, '.codex/sessions')]) {
-      for (const f of readdirSync(root, { recursive: true }) as string[]) lstatSync(join(root, f));
-    }
+    for (const root of [join(home, '.claude/projects'), join(home, '.codex/sessions')]) listFloor(root);
     listings.push(performance.now() - l);
   }
   log('import.rescan_ms', round1(median(rescans)), `ms (floor, readdir + lstat of the same files: ${round1(median(listings))} ms)`);

@@ -67,6 +67,9 @@ interface FileRow {
   skipped: string | null;
 }
 
+/** What a rescan compares of a file: [inode, size, mtime ms, offset imported]. */
+type Identity = [number, number, number, number];
+
 interface FileState {
   parser: unknown;
   wire: WireState;
@@ -288,10 +291,9 @@ export class HistoryImportService implements Disposable {
       if (!found) this.listedAt.set(source, Date.now());
       const listing = found ? { files: found, skipped: [] } : listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
-      const rows = this.rowsOf(store.source, false, found?.map((f) => f.path));
-      const changed = this.changedFiles(listing.files, rows);
+      const changed = this.changedFiles(listing.files, this.identitiesOf(store.source, found?.map((f) => f.path)));
       newBytes += changed.newBytes;
-      if (changed.files.length) plans.push({ store, files: changed.files, rows });
+      if (changed.files.length) plans.push({ store, files: changed.files, rows: this.rowsOf(store.source, false, changed.files.map((f) => f.path)) });
     }
     newBytes += await this.planRemote(targets.filter((t) => t.hostId !== LOCAL_HOST_ID), plans);
     this.emit();
@@ -304,20 +306,20 @@ export class HistoryImportService implements Disposable {
   }
 
   /** The files whose identity (inode, size, time) differs from what was imported (only those are read), and the bytes they gained. */
-  private changedFiles(listed: readonly FoundFile[], rows: Map<string, FileRow>): { files: FoundFile[]; newBytes: number } {
+  private changedFiles(listed: readonly FoundFile[], known: Map<string, Identity>): { files: FoundFile[]; newBytes: number } {
     const files: FoundFile[] = [];
     let newBytes = 0;
     this.progress.filesTotal += listed.length;
     for (const f of listed) {
       this.progress.bytesTotal += f.size;
-      const row = rows.get(f.path);
-      if (row && row.ino === f.ino && row.size === f.size && row.mtime_ms === f.mtimeMs) {
+      const row = known.get(f.path);
+      if (row && row[0] === f.ino && row[1] === f.size && row[2] === f.mtimeMs) {
         this.progress.filesDone++;
         this.progress.bytesDone += f.size;
         continue;
       }
       files.push(f);
-      newBytes += row && row.ino === f.ino && f.size >= row.offset ? f.size - row.offset : f.size;
+      newBytes += row && row[0] === f.ino && f.size >= row[3] ? f.size - row[3] : f.size;
     }
     return { files, newBytes };
   }
@@ -351,11 +353,10 @@ export class HistoryImportService implements Disposable {
           continue;
         }
         for (const sk of listing.skipped) this.skip(`${host.label}:${sk.path}`, sk.reason);
-        const rows = this.rowsOf(listing.source, false);
-        const changed = this.changedFiles(listing.files.map((f) => ({ ...f, path: fileKey(hostId, f.path) })), rows);
+        const changed = this.changedFiles(listing.files.map((f) => ({ ...f, path: fileKey(hostId, f.path) })), this.identitiesOf(listing.source));
         newBytes += changed.newBytes;
         // The host's store, with the parser of this machine (the same agent writes the same format).
-        if (changed.files.length) plans.push({ store: { ...local, root: listing.root }, files: changed.files, rows, host });
+        if (changed.files.length) plans.push({ store: { ...local, root: listing.root }, files: changed.files, rows: this.rowsOf(listing.source, false, changed.files.map((f) => f.path)), host });
       }
     }
     return newBytes;
@@ -457,6 +458,22 @@ export class HistoryImportService implements Disposable {
         : this.sql(`SELECT ${columns} FROM imported_files WHERE source = ?`).all(source)
     ) as FileRow[];
     return new Map(rows.map((r) => [r.path, r]));
+  }
+
+  /**
+   * The identity each file of a store (or these files of it) had at its last import, and where that stopped: all
+   * a rescan compares (one query of four columns: a rescan of 20,000 unchanged files reads no more).
+   */
+  private identitiesOf(source: string, paths?: readonly string[]): Map<string, Identity> {
+    const columns = 'path, ino, size, mtime_ms, offset';
+    const rows = (
+      paths
+        ? this.sql(`SELECT ${columns} FROM imported_files WHERE source = ? AND path IN (SELECT value FROM json_each(?))`).raw().all(source, JSON.stringify(paths))
+        : this.sql(`SELECT ${columns} FROM imported_files WHERE source = ?`).raw().all(source)
+    ) as Array<[string, number, number, number, number]>;
+    const out = new Map<string, Identity>();
+    for (const [path, ino, size, mtime, offset] of rows) out.set(path, [ino, size, mtime, offset]);
+    return out;
   }
 
   private stateOf(path: string): string {

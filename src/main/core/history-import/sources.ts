@@ -102,7 +102,8 @@ export function listStore(store: JsonlStore): Listing {
         out.skipped.push({ path: dir, reason: `more than ${MAX_FILES_PER_STORE} session files: the rest of the store is left out` });
         return;
       }
-      const path = join(dir, entry.name);
+      // (`dir` is a real path without a trailing slash: a join's normalizing is not needed, and costs a rescan of 20,000 files ~10 ms.)
+      const path = `${dir}/${entry.name}`;
       const rel = prefix + entry.name;
       if (entry.isSymbolicLink()) {
         // A link could lead anywhere (~/.ssh): listed as left out, never followed.
