@@ -30,9 +30,31 @@ function sshHelper(): Plugin {
   };
 }
 
+// The parsing thread of a large history import (src/main/core/history-import/parse-worker.ts): one self-contained
+// CommonJS file beside the main bundle, which parse-thread.ts reads and evaluates in a worker (a worker cannot load a
+// file from the app's asar archive, nor this bundle's chunks).
+function importWorker(): Plugin {
+  return {
+    name: 'switchboard-import-worker',
+    apply: 'build',
+    async writeBundle() {
+      await build({
+        entryPoints: [resolve(__dirname, 'src/main/core/history-import/parse-worker.ts')],
+        outfile: resolve(__dirname, 'out/main/import-worker.cjs'),
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node18',
+        legalComments: 'none',
+        logLevel: 'silent',
+      });
+    },
+  };
+}
+
 export default defineConfig({
   main: {
-    plugins: [sshHelper()],
+    plugins: [sshHelper(), importWorker()],
     // An imported JSON file (the ACP schema, 150 KB) as JSON.parse of a string: V8 parses that several times
     // faster than the same object as a literal, and the main bundle is loaded on every start.
     json: { stringify: true },

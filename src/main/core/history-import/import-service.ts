@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { existsSync, lstatSync } from 'node:fs';
 import { importSourceIds, importSourceNames, importTargetKey, parseImportTarget, unboundAgentId, type ImportProgress, type ImportSourceId, type ImportSourceSummary } from '../../../shared/contract/history-import';
 import { LOCAL_HOST_ID } from '../../../shared/contract/hosts';
@@ -16,7 +16,9 @@ import { fileKey, hostPathOf, readRemoteFiles, remoteListings, remoteRoots, remo
 import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
 import type { SessionMeta, TranscriptItem } from './parsers/types';
 import { findStoreFiles, listStore, storesOf, summarize, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
-import { finish, initialWireState, toWire, type WireState } from './transcript';
+import { initialWireState, type WireState } from './transcript';
+import { parseFile, WIRE_KINDS, wireOf, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
+import { ParseThread } from './parse-thread';
 
 /**
  * Importing the agents' own histories into History. Each store is listed (no file is read unless it changed
@@ -70,14 +72,17 @@ interface FileRow {
 /** What a rescan compares of a file: [inode, size, mtime ms, offset imported]. */
 type Identity = [number, number, number, number];
 
-interface FileState {
-  parser: unknown;
-  wire: WireState;
-  meta: SessionMeta;
+/** What an import of a file reads (null: nothing, Switchboard logs that session itself), and the session it adds to. */
+interface Prepared {
+  job: ParseJob;
+  sessionId: string | null;
 }
 
 /** Log entries appended per transaction (each commits with the history index's rows for them). */
 const APPEND_BATCH = 4096;
+/** Bytes of files the parsing thread reads ahead of the writes (their messages wait in memory), and most files. */
+const READ_AHEAD_BYTES = 32 * 1024 * 1024;
+const READ_AHEAD_FILES = 512;
 /** Longest stretch of importing before the event loop gets a turn. */
 const SLICE_MS = 50;
 /**
@@ -113,14 +118,6 @@ const idle = (): ImportProgress => ({
 
 const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-/** What a record says of its session, over what earlier ones said (every record repeats it: no copy per line). */
-function mergeMeta(meta: SessionMeta, add: SessionMeta): void {
-  if (add.agentSessionId !== undefined) meta.agentSessionId = add.agentSessionId;
-  if (add.cwd !== undefined) meta.cwd = add.cwd;
-  if (add.title !== undefined) meta.title = add.title;
-  if (add.version !== undefined) meta.version = add.version;
-}
-
 const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_call']);
 
 /** Where the import of a file goes on from: where it stopped, unless the file was replaced or cut short since. */
@@ -142,6 +139,8 @@ export class HistoryImportService implements Disposable {
   private readonly reported = new Map<string, Set<string> | 'all'>();
   /** When each local store (key) was last listed in full. */
   private readonly listedAt = new Map<string, number>();
+  /** The parsing thread of the run going on, if it has one. */
+  private thread: ParseThread | null = null;
 
   constructor(private readonly deps: HistoryImportDeps) {}
 
@@ -297,10 +296,23 @@ export class HistoryImportService implements Disposable {
     }
     newBytes += await this.planRemote(targets.filter((t) => t.hostId !== LOCAL_HOST_ID), plans);
     this.emit();
-    const bulk = newBytes >= (this.deps.bulkMinBytes ?? BULK_MIN_BYTES) ? this.deps.bulk?.() : undefined;
+    const large = newBytes >= (this.deps.bulkMinBytes ?? BULK_MIN_BYTES);
+    const bulk = large ? this.deps.bulk?.() : undefined;
+    // A large import of this machine's files is read and parsed in another thread while this one writes.
+    let thread: ParseThread | null = null;
+    if (large && !this.disposed && plans.some((p) => 'files' in p && !p.host)) {
+      try {
+        thread = ParseThread.start();
+      } catch (e) {
+        console.error('history import: no parsing thread, parsing here:', e);
+      }
+    }
+    this.thread = thread;
     try {
-      await this.importPlans(plans);
+      await this.importPlans(plans, thread);
     } finally {
+      this.thread = null;
+      thread?.dispose();
       bulk?.dispose();
     }
   }
@@ -390,7 +402,7 @@ export class HistoryImportService implements Disposable {
     );
   }
 
-  private async importPlans(plans: readonly Plan[]): Promise<void> {
+  private async importPlans(plans: readonly Plan[], thread: ParseThread | null): Promise<void> {
     let lastEmit = Date.now();
     const touched = new Set<string>();
     for (const plan of plans) {
@@ -406,6 +418,10 @@ export class HistoryImportService implements Disposable {
         } catch (e) {
           this.skip(plan.host.label, `its ${store.name} store could not be read (${e instanceof Error ? e.message : String(e)}): the rest is imported at the next run`);
         }
+        continue;
+      }
+      if (thread && !thread.gone) {
+        await this.importThreaded(store, files, rows, touched, thread);
         continue;
       }
       const db = this.deps.db();
@@ -432,10 +448,18 @@ export class HistoryImportService implements Disposable {
     if (touched.size) this.deps.bus?.emit('history.changed', { sessionIds: [...touched], reason: 'import' });
   }
 
-  /** Imports a file that changed since its last import (or was never imported). */
+  /** Imports a file that changed since its last import (or was never imported), read and parsed here. */
   private importOne(store: JsonlStore, file: FoundFile, row: FileRow | undefined, touched: Set<string>, reader: NewLinesReader = readNewLines, hostId = LOCAL_HOST_ID): void {
+    this.settle(store, file, row, touched, () => {
+      const prep = this.prepareFile(store, file, row, hostId);
+      return prep && this.applyParsed(store, file, row, prep, parseFile(prep.job, reader, () => this.cancelRequested), hostId);
+    });
+  }
+
+  /** Runs the import of one file (`work`: the session it added to), and counts it done; a file that fails is remembered with why. */
+  private settle(store: JsonlStore, file: FoundFile, row: FileRow | undefined, touched: Set<string>, work: () => string | null): void {
     try {
-      const sessionId = this.importFile(store, file, row, reader, hostId);
+      const sessionId = work();
       if (sessionId) touched.add(sessionId);
     } catch (e) {
       const reason = e instanceof SkipFile ? e.reason : `could not be imported (${e instanceof Error ? e.message : String(e)})`;
@@ -444,6 +468,78 @@ export class HistoryImportService implements Disposable {
     }
     this.progress.filesDone++;
     this.progress.bytesDone += file.size;
+  }
+
+  /**
+   * Imports the files of a local store with their reading and parsing done in `thread`, up to READ_AHEAD_BYTES
+   * ahead of the writes here, which take the results in the order the files were sent, in ~50 ms transactions.
+   * A file the thread could not parse (it ended) is parsed here.
+   */
+  private async importThreaded(store: JsonlStore, files: readonly FoundFile[], rows: Map<string, FileRow>, touched: Set<string>, thread: ParseThread): Promise<void> {
+    interface Slot {
+      file: FoundFile;
+      prep: Prepared | null;
+      parsed: ParsedFile | null;
+      error: unknown;
+      ready: boolean;
+    }
+    const queue: Slot[] = [];
+    let next = 0;
+    let ahead = 0;
+    let wake: (() => void) | null = null;
+    const fill = (): void => {
+      while (next < files.length && ahead < READ_AHEAD_BYTES && queue.length < READ_AHEAD_FILES && !this.cancelRequested) {
+        const file = files[next++]!;
+        const slot: Slot = { file, prep: null, parsed: null, error: null, ready: true };
+        queue.push(slot);
+        try {
+          slot.prep = this.prepareFile(store, file, rows.get(file.path), LOCAL_HOST_ID);
+        } catch (e) {
+          slot.error = e;
+        }
+        if (!slot.prep || thread.gone) continue;
+        const bytes = Math.max(0, file.size - slot.prep.job.offset);
+        ahead += bytes;
+        slot.ready = false;
+        thread.parse(slot.prep.job).then(
+          (parsed) => (slot.parsed = parsed),
+          () => {},
+        ).finally(() => {
+          slot.ready = true;
+          ahead -= bytes;
+          wake?.();
+        });
+      }
+    };
+    const db = this.deps.db();
+    let lastEmit = Date.now();
+    fill();
+    while (queue.length && !this.cancelRequested) {
+      if (!queue[0]!.ready) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+        continue;
+      }
+      const sliceEnd = Date.now() + SLICE_MS;
+      this.deps.log()?.flush();
+      db.transaction(() => {
+        do {
+          const { file, prep, parsed, error } = queue.shift()!;
+          const row = rows.get(file.path);
+          this.settle(store, file, row, touched, () => {
+            if (error) throw error;
+            return prep && this.applyParsed(store, file, row, prep, parsed ?? parseFile(prep.job, readNewLines, () => this.cancelRequested), LOCAL_HOST_ID);
+          });
+          fill();
+        } while (queue.length && queue[0]!.ready && Date.now() < sliceEnd && !this.cancelRequested);
+      })();
+      if (Date.now() - lastEmit > 100) {
+        lastEmit = Date.now();
+        this.progress.sessions = touched.size;
+        this.emit();
+      }
+      await yieldToLoop();
+    }
   }
 
   /**
@@ -501,81 +597,61 @@ export class HistoryImportService implements Disposable {
       .run({ ...r, updated_at: Date.now() });
   }
 
-  /** Imports what `file` gained since its last import; returns the session it added to, if any. */
-  private importFile(store: JsonlStore, file: FoundFile, row: FileRow | undefined, reader: NewLinesReader, hostId: string): string | null {
-    let state: FileState = { parser: store.parser.initialState(), wire: initialWireState(), meta: {} };
-    let offset = 0;
-    let sessionId: string | null = null;
-    // Switchboard ran this session, or has run it since it was imported (continued here): it logs it itself.
+  /**
+   * What the import of `file` reads: from where its last import stopped, with the state it left, unless the
+   * file was replaced or cut short since (then its session is imported afresh). Null: nothing is read (a session
+   * Switchboard ran itself, or has run since it was imported, which it logs itself).
+   */
+  private prepareFile(store: JsonlStore, file: FoundFile, row: FileRow | undefined, hostId: string): Prepared | null {
     const adopted = row?.session_id && !row.linked && (this.sql('SELECT imported_from FROM sessions WHERE id = ?').get(row.session_id) as { imported_from: string | null } | undefined)?.imported_from === null;
     if (row && (row.linked || adopted)) {
       this.saveRow({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, linked: 1 });
       return null;
     }
+    const job: ParseJob = { source: store.source, path: hostPathOf(hostId, file.path), offset: 0, state: null, mtimeMs: file.mtimeMs };
     if (row && row.ino === file.ino && file.size >= row.offset && !row.skipped) {
-      offset = row.offset;
-      state = JSON.parse(row.state ?? this.stateOf(file.path)) as FileState;
-      sessionId = row.session_id;
-    } else if (row?.session_id) {
-      // Replaced or cut short since it was imported: what it holds now is imported afresh.
-      this.deps.deleteSessions([row.session_id]);
+      return { job: { ...job, offset: row.offset, state: row.state ?? this.stateOf(file.path) }, sessionId: row.session_id };
     }
-    const items: TranscriptItem[] = [];
-    let keptAsText = 0;
-    const read = reader(
-      hostPathOf(hostId, file.path),
-      offset,
-      {
-        line: (text, lineNo, invalidUtf8) => {
-          let value: unknown;
-          try {
-            value = JSON.parse(text);
-          } catch {
-            this.skip(file.path, `line ${lineNo} of the new part is not JSON (${text.length} characters): skipped`);
-            return;
-          }
-          if (invalidUtf8) this.skip(file.path, `line ${lineNo} of the new part is not valid UTF-8: read with replacement characters`);
-          const parsed = store.parser.record(state.parser, value, file.mtimeMs);
-          if (parsed.meta) mergeMeta(state.meta, parsed.meta);
-          for (const item of parsed.items) {
-            if (item.type === 'unknown') keptAsText++;
-            items.push(item);
-          }
-        },
-        skip: (reason) => this.skip(file.path, reason),
-      },
-      () => this.cancelRequested,
-    );
-    this.progress.keptAsText += keptAsText;
-    const base = { ...(row ?? this.newRow(file.path, store.source)), ino: read.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: null };
-    if (this.cancelRequested && read.offset < read.size) {
+    // Replaced or cut short since it was imported: what it holds now is imported afresh.
+    if (row?.session_id) this.deps.deleteSessions([row.session_id]);
+    return { job, sessionId: null };
+  }
+
+  /** Writes what `file` gained (`parsed`) and where its import stopped; returns the session it added to, if any. */
+  private applyParsed(store: JsonlStore, file: FoundFile, row: FileRow | undefined, prep: Prepared, parsed: ParsedFile, hostId: string): string | null {
+    for (const reason of parsed.skips) this.skip(file.path, reason);
+    if (parsed.refused !== undefined) throw new SkipFile(parsed.refused);
+    if (parsed.failed !== undefined) throw new Error(parsed.failed);
+    this.progress.keptAsText += parsed.keptAsText;
+    const base = { ...(row ?? this.newRow(file.path, store.source)), ino: parsed.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: null };
+    if (this.cancelRequested && parsed.offset < parsed.size) {
       // Stopped part way: nothing of this pass is kept, so the next run reads it again from the same place.
       return null;
     }
-    const agentSessionId = state.meta.agentSessionId ?? basename(file.path).replace(/\.jsonl$/, '');
+    let sessionId = prep.sessionId;
     if (!sessionId) {
-      if (!items.some((i) => CONVERSATION.has(i.type))) {
+      if (!parsed.conversation) {
         // No conversation yet (a session opened and left): remembered, and imported once it has one.
         this.saveRow({ ...base, offset: 0, state: '{}', session_id: null });
         return null;
       }
-      const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(agentSessionId) as { id: string } | undefined;
+      const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(parsed.agentSessionId) as { id: string } | undefined;
       if (own) {
-        this.saveRow({ ...base, offset: read.offset, state: '{}', session_id: own.id, linked: 1 });
+        this.saveRow({ ...base, offset: parsed.offset, state: '{}', session_id: own.id, linked: 1 });
         return null;
       }
-      sessionId = this.createSession(store.source, agentSessionId, state.meta, items, dirname(hostPathOf(hostId, file.path)), hostId);
+      sessionId = this.createSession(store.source, parsed.agentSessionId, parsed.meta, parsed.firstTs, parsed.lastTs, dirname(hostPathOf(hostId, file.path)), hostId);
     }
-    this.append(sessionId, agentSessionId, items, state, file.mtimeMs);
-    this.saveRow({ ...base, offset: read.offset, state: JSON.stringify(state), session_id: sessionId });
+    this.append(sessionId, parsed.wire, parsed.lastTs, parsed.meta.title);
+    this.saveRow({ ...base, offset: parsed.offset, state: parsed.state, session_id: sessionId });
     return sessionId;
   }
 
   /** A session in History for an imported one; it runs on `hostId` when it is continued. */
-  private createSession(source: ImportSourceId, agentSessionId: string, meta: SessionMeta, items: readonly TranscriptItem[], fallbackCwd: string, hostId = LOCAL_HOST_ID): string {
+  private createSession(source: ImportSourceId, agentSessionId: string, meta: SessionMeta, firstTs: number | null, lastTs: number | null, fallbackCwd: string, hostId = LOCAL_HOST_ID): string {
     const id = randomUUID();
-    const first = items[0]?.ts ?? Date.now();
-    const last = items.at(-1)?.ts ?? first;
+    const first = firstTs ?? Date.now();
+    const last = lastTs ?? first;
     this
       .sql(
         `INSERT INTO sessions (id, agent_id, acp_session_id, cwd, title, status, created_at, updated_at, imported_from, host_id)
@@ -585,15 +661,21 @@ export class HistoryImportService implements Disposable {
     return id;
   }
 
-  private append(sessionId: string, agentSessionId: string, items: readonly TranscriptItem[], state: FileState, endTs: number): void {
+  /** Appends a session's new messages to the log, and what they say of it (its last activity, its title). */
+  private append(sessionId: string, wire: WireBatch, lastTs: number | null, title: string | undefined): void {
     const log = this.deps.log();
     if (!log) throw new Error('the store is not available');
-    const entries: LogEntry[] = toWire(sessionId, agentSessionId, items, state.wire);
-    entries.push(...finish(sessionId, state.wire, items.at(-1)?.ts ?? endTs));
-    for (let i = 0; i < entries.length; i += APPEND_BATCH) log.appendMany(entries.slice(i, i + APPEND_BATCH));
-    const last = items.at(-1)?.ts;
-    if (last !== undefined) this.sql('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?').run(last, sessionId);
-    if (state.meta.title) this.sql('UPDATE sessions SET title = ? WHERE id = ?').run(state.meta.title, sessionId);
+    const n = wire.bodies.length;
+    for (let i = 0; i < n; i += APPEND_BATCH) {
+      const entries: LogEntry[] = [];
+      for (let k = i; k < n && k < i + APPEND_BATCH; k++) {
+        const [direction, method] = WIRE_KINDS[wire.kinds[k]!]!;
+        entries.push({ sessionId, direction, method, body: wire.bodies[k]!, ts: wire.ts[k]! });
+      }
+      log.appendMany(entries);
+    }
+    if (lastTs !== null) this.sql('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?').run(lastTs, sessionId);
+    if (title) this.sql('UPDATE sessions SET title = ? WHERE id = ?').run(title, sessionId);
   }
 
   private async importOpencode(store: DatabaseStore, touched: Set<string>): Promise<void> {
@@ -628,11 +710,10 @@ export class HistoryImportService implements Disposable {
             this.progress.filesDone++;
             continue;
           }
-          sessionId = this.createSession(store.source, s.meta.agentSessionId, s.meta, items, store.root);
+          sessionId = this.createSession(store.source, s.meta.agentSessionId, s.meta, items[0]?.ts ?? null, items.at(-1)?.ts ?? null, store.root);
         }
         if (sessionId) {
-          const state: FileState = { parser: null, wire, meta: s.meta };
-          this.append(sessionId, s.meta.agentSessionId, items, state, s.updatedAt);
+          this.append(sessionId, wireOf(s.meta.agentSessionId, items, wire, s.updatedAt), items.at(-1)?.ts ?? null, s.meta.title);
           touched.add(sessionId);
         }
         this.saveRow({ ...base, session_id: sessionId, state: JSON.stringify({ cursor: { ...cursor, updatedAt: s.updatedAt }, wire }), mtime_ms: s.updatedAt });
@@ -767,6 +848,7 @@ export class HistoryImportService implements Disposable {
   dispose(): void {
     this.disposed = true;
     this.cancelRequested = true;
+    this.thread?.dispose();
     if (this.debounce) clearTimeout(this.debounce);
     for (const w of this.watches.values()) w.dispose();
     this.watches.clear();

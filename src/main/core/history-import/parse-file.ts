@@ -1,0 +1,162 @@
+import { basename } from 'node:path';
+import type { ImportSourceId } from '../../../shared/import-sources';
+import type { Direction } from '../store/message-log';
+import { SkipFile } from './line-reader';
+import { claudeCodeParser } from './parsers/claude-code';
+import { codexParser } from './parsers/codex';
+import { geminiCliParser } from './parsers/gemini-cli';
+import { qwenCodeParser } from './parsers/qwen-code';
+import type { LineParser, SessionMeta, TranscriptItem } from './parsers/types';
+import type { NewLinesReader } from './remote-stores';
+import { finish, initialWireState, toWire, type WireState } from './transcript';
+
+/**
+ * What one session file gained since its last import, read, parsed and written as the log's messages, with no
+ * store at hand: the part of an import that runs in the parsing thread (parse-thread.ts) for a large import, or
+ * in the main thread for a small one. The main thread decides, from the store, what becomes of it.
+ */
+
+/** A file's state between imports (stored with it as JSON). */
+export interface FileState {
+  parser: unknown;
+  wire: WireState;
+  meta: SessionMeta;
+}
+
+export interface ParseJob {
+  source: ImportSourceId;
+  /** The path to read (on its host). */
+  path: string;
+  offset: number;
+  /** The state where the last import stopped (JSON); null: from the start. */
+  state: string | null;
+  /** The file's time, for records without one. */
+  mtimeMs: number;
+}
+
+/** The kinds of message an import writes, by index (a batch crosses threads as arrays, not objects). */
+export const WIRE_KINDS: ReadonlyArray<readonly [Direction, string | null]> = [
+  ['a2c', 'session/update'],
+  ['c2a', 'session/prompt'],
+  ['a2c', null],
+];
+
+/** A session's new messages, as parallel arrays. */
+export interface WireBatch {
+  bodies: string[];
+  ts: Float64Array;
+  kinds: Uint8Array;
+}
+
+export interface ParsedFile {
+  /** Why the file is not read (SkipFile's reason), or what failed while it was. */
+  refused?: string;
+  failed?: string;
+  ino: number;
+  size: number;
+  /** Where the next import goes on from (after the last complete line read). */
+  offset: number;
+  /** Lines left out, with their reasons. */
+  skips: string[];
+  keptAsText: number;
+  /** Whether a prompt, a reply or a tool call was read (a session with none is not imported yet). */
+  conversation: boolean;
+  firstTs: number | null;
+  lastTs: number | null;
+  meta: SessionMeta;
+  agentSessionId: string;
+  /** The file's state after what was read (JSON). */
+  state: string;
+  wire: WireBatch;
+}
+
+const PARSERS: Partial<Record<ImportSourceId, LineParser<unknown>>> = {
+  'claude-code': claudeCodeParser as LineParser<unknown>,
+  codex: codexParser as LineParser<unknown>,
+  'gemini-cli': geminiCliParser as LineParser<unknown>,
+  'qwen-code': qwenCodeParser as LineParser<unknown>,
+};
+
+const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_call']);
+
+/** What a record says of its session, over what earlier ones said (every record repeats it: no copy per line). */
+function mergeMeta(meta: SessionMeta, add: SessionMeta): void {
+  if (add.agentSessionId !== undefined) meta.agentSessionId = add.agentSessionId;
+  if (add.cwd !== undefined) meta.cwd = add.cwd;
+  if (add.title !== undefined) meta.title = add.title;
+  if (add.version !== undefined) meta.version = add.version;
+}
+
+/** `items` as the log's messages of the agent's session `agentSessionId`, the turn left open closed at the end. */
+export function wireOf(agentSessionId: string, items: readonly TranscriptItem[], wire: WireState, endTs: number): WireBatch {
+  const entries = toWire('', agentSessionId, items, wire);
+  entries.push(...finish('', wire, items.at(-1)?.ts ?? endTs));
+  const out: WireBatch = { bodies: new Array<string>(entries.length), ts: new Float64Array(entries.length), kinds: new Uint8Array(entries.length) };
+  entries.forEach((e, i) => {
+    out.bodies[i] = e.body;
+    out.ts[i] = e.ts ?? endTs;
+    out.kinds[i] = e.method === 'session/update' ? 0 : e.method === 'session/prompt' ? 1 : 2;
+  });
+  return out;
+}
+
+const empty = (): WireBatch => ({ bodies: [], ts: new Float64Array(0), kinds: new Uint8Array(0) });
+
+/** Reads and parses what `job`'s file gained; never throws (a file that cannot be read says why). */
+export function parseFile(job: ParseJob, read: NewLinesReader, shouldStop: () => boolean): ParsedFile {
+  try {
+    return parse(job, read, shouldStop);
+  } catch (e) {
+    // (A stored state that is not JSON, a parser's bug.)
+    return { ino: 0, size: 0, offset: job.offset, skips: [], keptAsText: 0, conversation: false, firstTs: null, lastTs: null, meta: {}, agentSessionId: '', state: '{}', wire: empty(), failed: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+function parse(job: ParseJob, read: NewLinesReader, shouldStop: () => boolean): ParsedFile {
+  const parser = PARSERS[job.source];
+  // (A file remembered before it had a conversation has the state '{}'.)
+  const saved = (job.state ? JSON.parse(job.state) : {}) as Partial<FileState>;
+  const state: FileState = { parser: saved.parser ?? parser?.initialState(), wire: saved.wire ?? initialWireState(), meta: saved.meta ?? {} };
+  const result: ParsedFile = { ino: 0, size: 0, offset: job.offset, skips: [], keptAsText: 0, conversation: false, firstTs: null, lastTs: null, meta: state.meta, agentSessionId: '', state: '{}', wire: empty() };
+  if (!parser) return { ...result, failed: `no parser for ${job.source}` };
+  const items: TranscriptItem[] = [];
+  try {
+    const done = read(
+      job.path,
+      job.offset,
+      {
+        line: (text, lineNo, invalidUtf8) => {
+          let value: unknown;
+          try {
+            value = JSON.parse(text);
+          } catch {
+            result.skips.push(`line ${lineNo} of the new part is not JSON (${text.length} characters): skipped`);
+            return;
+          }
+          if (invalidUtf8) result.skips.push(`line ${lineNo} of the new part is not valid UTF-8: read with replacement characters`);
+          const parsed = parser.record(state.parser, value, job.mtimeMs);
+          if (parsed.meta) mergeMeta(state.meta, parsed.meta);
+          for (const item of parsed.items) {
+            if (item.type === 'unknown') result.keptAsText++;
+            else if (CONVERSATION.has(item.type)) result.conversation = true;
+            items.push(item);
+          }
+        },
+        skip: (reason) => result.skips.push(reason),
+      },
+      shouldStop,
+    );
+    result.ino = done.ino;
+    result.size = done.size;
+    result.offset = done.offset;
+  } catch (e) {
+    if (e instanceof SkipFile) return { ...result, refused: e.reason };
+    return { ...result, failed: e instanceof Error ? e.message : String(e) };
+  }
+  result.agentSessionId = state.meta.agentSessionId ?? basename(job.path).replace(/\.jsonl$/, '');
+  result.firstTs = items[0]?.ts ?? null;
+  result.lastTs = items.at(-1)?.ts ?? null;
+  result.wire = wireOf(result.agentSessionId, items, state.wire, job.mtimeMs);
+  result.state = JSON.stringify(state);
+  return result;
+}

@@ -1,0 +1,100 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Disposable } from '../base/lifecycle';
+import type { ParsedFile, ParseJob } from './parse-file';
+
+/**
+ * A thread that reads and parses the session files of a large import (parse-worker.ts), so that reading,
+ * JSON parsing and writing the messages overlap the main thread's writes to the store, on another core. It
+ * writes nothing: the main thread writes every result, in order, so the store's ordering and crash safety are
+ * those of an import in one thread. Disposed, it stops (its read part way) and its thread ends.
+ */
+
+/** The thread's code in the built app: one self-contained file beside the main bundle (electron.vite.config.ts). */
+const PREBUILT = 'import-worker.cjs';
+/** Its sources (tests, benchmarks: run through tsx). */
+const SOURCE = 'parse-worker.ts';
+
+/** The thread's code to evaluate; null when neither the built file nor the sources are found (then files are parsed in the main thread). */
+function workerCode(): string | null {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // Beside the main bundle: this module may sit in one of its chunks. Read here (it may lie in an asar archive, which a worker cannot load from).
+  const prebuilt = [join(here, PREBUILT), join(here, '..', PREBUILT)].find((p) => existsSync(p));
+  if (prebuilt) return readFileSync(prebuilt, 'utf8');
+  const source = join(here, SOURCE);
+  if (!existsSync(source)) return null;
+  let tsx: string;
+  try {
+    // Its ES module build (require resolves the CommonJS one, whose register() does not work in a worker).
+    tsx = createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs');
+  } catch {
+    return null;
+  }
+  if (!existsSync(tsx)) return null;
+  return `import(${JSON.stringify(pathToFileURL(tsx).href)}).then(({ register }) => { register(); return import(${JSON.stringify(pathToFileURL(source).href)}); })`;
+}
+
+let alive = 0;
+/** Parsing threads started and not ended yet (none once every import ended, was cancelled or disposed). */
+export const parseThreadsAlive = (): number => alive;
+
+export class ParseThread implements Disposable {
+  private readonly pending = new Map<number, { resolve: (p: ParsedFile) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private ended: Error | null = null;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly stopFlag: Int32Array,
+  ) {
+    worker.on('message', ({ id, parsed }: { id: number; parsed: ParsedFile }) => {
+      const p = this.pending.get(id);
+      this.pending.delete(id);
+      p?.resolve(parsed);
+    });
+    worker.on('error', (e) => this.end(e));
+    alive++;
+    worker.on('exit', (code) => {
+      alive--;
+      this.end(new Error(`the parsing thread ended (exit code ${code})`));
+    });
+  }
+
+  /** A new thread; null when there is no code to run in one. */
+  static start(): ParseThread | null {
+    const code = workerCode();
+    if (!code) return null;
+    const stopFlag = new Int32Array(new SharedArrayBuffer(4));
+    return new ParseThread(new Worker(code, { eval: true, workerData: { stop: stopFlag } }), stopFlag);
+  }
+
+  /** Whether the thread is gone (an error, or disposed): what is left is parsed in the main thread. */
+  get gone(): boolean {
+    return this.ended !== null;
+  }
+
+  /** Parses a file there; results come in the order asked. Rejects if the thread ends first. */
+  parse(job: ParseJob): Promise<ParsedFile> {
+    if (this.ended) return Promise.reject(this.ended);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...job, id });
+    });
+  }
+
+  private end(e: Error): void {
+    this.ended ??= e;
+    for (const p of this.pending.values()) p.reject(this.ended);
+    this.pending.clear();
+  }
+
+  dispose(): void {
+    Atomics.store(this.stopFlag, 0, 1);
+    this.end(new Error('the import ended'));
+    void this.worker.terminate();
+  }
+}

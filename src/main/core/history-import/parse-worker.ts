@@ -1,0 +1,16 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { readNewLines } from './line-reader';
+import { parseFile, type ParseJob } from './parse-file';
+
+/**
+ * The parsing thread of a large import (see parse-thread.ts): reads and parses the files it is sent, one at a time
+ * in the order sent, and posts each one's messages back. It writes nothing; `workerData.stop` (an Int32Array on
+ * shared memory) set to 1 stops a file's read part way (a cancel).
+ */
+
+const stop = (workerData as { stop: Int32Array }).stop;
+
+parentPort?.on('message', (job: ParseJob & { id: number }) => {
+  const parsed = parseFile(job, readNewLines, () => Atomics.load(stop, 0) === 1);
+  parentPort!.postMessage({ id: job.id, parsed }, [parsed.wire.ts.buffer as ArrayBuffer, parsed.wire.kinds.buffer as ArrayBuffer]);
+});

@@ -1,0 +1,109 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
+import { parseThreadsAlive } from '../../../src/main/core/history-import/parse-thread';
+import { tempDir } from '../../support/app-server';
+import { createStore, type TestStore } from '../history/acp';
+
+/**
+ * A large import reads and parses its files in a thread of its own while the main thread writes: what it imports is
+ * what an import in one thread imports, and the thread ends with the import, when it is cancelled, and when the
+ * service is disposed part way.
+ */
+
+/** A Claude Code store of `n` sessions of a few KB, each naming its own word. */
+function claudeStore(n: number): string {
+  const home = tempDir('sb-import-thread-home-');
+  for (let i = 0; i < n; i++) {
+    const dir = join(home, '.claude/projects', `-work-p${i % 7}`);
+    mkdirSync(dir, { recursive: true });
+    const sessionId = `0000${i}-aaaa-4bbb-8ccc-${String(i).padStart(12, '0')}`;
+    const at = (k: number) => ({ sessionId, cwd: `/work/p${i % 7}`, timestamp: new Date(Date.UTC(2025, 5, 1, 0, i, k)).toISOString(), isSidechain: false });
+    const lines = [
+      { ...at(0), type: 'user', message: { role: 'user', content: `find the word${i}x marker` } },
+      { ...at(1), type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `grep -rn word${i}x .` } }] } },
+      { ...at(2), type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: `notes.md:1: word${i}x ${'filler '.repeat(300)}` }] } },
+      { ...at(3), type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Found it.' }] } },
+    ];
+    writeFileSync(join(dir, `${sessionId}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  }
+  return home;
+}
+
+describe('History → Import: the parsing thread of a large import', () => {
+  let t: TestStore;
+  let home = '';
+  let importer: HistoryImportService | null = null;
+  const make = (bulkMinBytes: number) =>
+    new HistoryImportService({ db: () => t.db, log: () => t.log, home, env: {}, keep: () => [], agentFor: () => null, deleteSessions: (ids) => t.history.delete(ids), bulk: () => t.history.bulkWrite(), bulkMinBytes });
+  const sessions = () => (t.db.prepare("SELECT count(*) AS n FROM sessions WHERE imported_from = 'claude-code'").get() as { n: number }).n;
+  const messages = () => (t.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM acp_messages').get() as { n: number }).n;
+
+  beforeEach(async () => {
+    t = await createStore();
+  });
+  afterEach(() => {
+    importer?.dispose();
+    t.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('imports what an import in one thread imports, and its thread ends with it', async () => {
+    home = claudeStore(60);
+    // In one thread (below the size of a large import) into one store, then in a parsing thread into another.
+    importer = make(Number.MAX_SAFE_INTEGER);
+    importer.start(['claude-code']);
+    await importer.settled();
+    const inOne = { sessions: sessions(), messages: messages(), progress: importer.status() };
+    importer.dispose();
+    t.close();
+    t = await createStore();
+    importer = make(1);
+    importer.start(['claude-code']);
+    await new Promise((r) => setImmediate(r));
+    expect(parseThreadsAlive()).toBe(1);
+    await importer.settled();
+    expect(importer.status()).toEqual(inOne.progress);
+    expect({ sessions: sessions(), messages: messages() }).toEqual({ sessions: inOne.sessions, messages: inOne.messages });
+    await t.history.whenIndexed();
+    expect(t.history.search({ query: 'word41x', limit: 10, perSession: 1 }).hits).toHaveLength(1);
+    await expect.poll(parseThreadsAlive, { timeout: 10_000 }).toBe(0);
+    // A rescan with nothing changed starts no thread.
+    importer.start(['claude-code']);
+    await new Promise((r) => setImmediate(r));
+    expect(parseThreadsAlive()).toBe(0);
+    await importer.settled();
+  });
+
+  it('cancelled part way, its thread ends; a later run imports the rest, each session once', async () => {
+    home = claudeStore(400);
+    importer = make(1);
+    importer.start(['claude-code']);
+    // Cancelled as its first files are written.
+    await new Promise((r) => setImmediate(r));
+    expect(parseThreadsAlive()).toBe(1);
+    importer.cancel();
+    await importer.settled();
+    expect(importer.status()).toMatchObject({ running: false, cancelled: true });
+    expect(sessions()).toBeLessThan(400);
+    await expect.poll(parseThreadsAlive, { timeout: 10_000 }).toBe(0);
+    importer.start(['claude-code']);
+    await importer.settled();
+    expect(importer.status()).toMatchObject({ cancelled: false, error: null, filesDone: 400 });
+    expect(sessions()).toBe(400);
+    const perSession = t.db.prepare("SELECT count(*) AS n FROM acp_messages m JOIN sessions s ON s.id = m.session_id WHERE s.imported_from = 'claude-code' GROUP BY m.session_id").all() as Array<{ n: number }>;
+    expect(new Set(perSession.map((r) => r.n)).size).toBe(1);
+  });
+
+  it('disposed part way (the app closing), its thread ends', async () => {
+    home = claudeStore(400);
+    importer = make(1);
+    importer.start(['claude-code']);
+    await new Promise((r) => setImmediate(r));
+    expect(parseThreadsAlive()).toBe(1);
+    importer.dispose();
+    await importer.settled();
+    await expect.poll(parseThreadsAlive, { timeout: 10_000 }).toBe(0);
+  });
+});
