@@ -3,7 +3,9 @@
 // when the server first writes it to a socket (the WebSocket frame, or anything else it sends on). On SIGWINCH
 // the server writes { recv, send } (ms after the agent's write, each list in arrival order) as JSON to
 // SWITCHBOARD_STAMP_FILE and starts again.
+import { Buffer } from 'node:buffer';
 import net from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { writeFileSync } from 'node:fs';
 import process from 'node:process';
 
