@@ -42,14 +42,6 @@ export const HIDDEN_MAX_PENDING = 20_000;
 const HIDDEN_IDLE_TIMEOUT_MS = 1000;
 /** Folds of a visible session's stream are at least this far apart (60 Hz frames always are). */
 const MIN_FOLD_MS = 12;
-/**
- * After a fold's frame (the fold, its render, style, layout and paint) took T ms, the next fold waits until T
- * more have passed (at most this long): on a slow or busy machine a stream takes at most about half the
- * page's main thread, instead of all of it with the socket's messages, the keyboard and every other tab
- * queued behind (Chromium's CPU throttled 4× in `npm run bench -- agents10`: one 200/s stream alone took 98 %).
- * A fold that fits in a frame changes nothing: the next frame is later than that anyway.
- */
-const MAX_FOLD_PAUSE_MS = 100;
 /** Entries the snapshot brings (the thread's tail: what the view shows first, at its bottom). */
 const TAIL = 100;
 /** Earlier entries are fetched in pages of this many as they come into view… */
@@ -83,8 +75,6 @@ export class SessionController {
   private frame: number | null = null;
   /** The animation frame time of the last fold in a frame. */
   private foldFrameTime = Number.NEGATIVE_INFINITY;
-  /** No fold before this (performance.now() time): see MAX_FOLD_PAUSE_MS. */
-  private foldNotBefore = Number.NEGATIVE_INFINITY;
   /** The snapshot's toolIndex is the tail's only, and the whole one has not arrived yet. */
   private toolIndexPending = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -309,18 +299,12 @@ export class SessionController {
     const onFrame = (frameTime: number) => {
       // A display faster than 60 Hz: the stream is folded at most every MIN_FOLD_MS of frame time (text gains
       // nothing from 120 folds a second, and the frames in between stay free for typing).
-      if (frameTime - this.foldFrameTime < MIN_FOLD_MS || frameTime < this.foldNotBefore) {
+      if (frameTime - this.foldFrameTime < MIN_FOLD_MS) {
         this.frame = requestAnimationFrame(onFrame);
         return;
       }
       this.foldFrameTime = frameTime;
-      const start = performance.now();
       this.flush();
-      // A task posted from the frame runs after its paint: from here to there is what the fold cost.
-      setTimeout(() => {
-        const end = performance.now();
-        this.foldNotBefore = end + Math.min(end - start, MAX_FOLD_PAUSE_MS);
-      }, 0);
     };
     this.frame = requestAnimationFrame(onFrame);
     this.timer = setTimeout(() => this.flush(), FALLBACK_FLUSH_MS);
