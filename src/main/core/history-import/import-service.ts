@@ -19,6 +19,7 @@ import { findStoreFiles, listStore, storesOf, summarize, type DatabaseStore, typ
 import { initialWireState, type WireState } from './transcript';
 import { parseFile, WIRE_KINDS, wireOf, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
 import { ParseThread } from './parse-thread';
+import { ImportedFiles, type FileRow, type Identity } from './imported-files';
 
 /**
  * Importing the agents' own histories into History. Each store is listed (no file is read unless it changed
@@ -54,23 +55,6 @@ export interface HistoryImportDeps {
   /** The SSH hosts connected now, whose stores are listed and imported beside this machine's. */
   remoteHosts?(): Promise<ImportHost[]>;
 }
-
-interface FileRow {
-  path: string;
-  source: string;
-  session_id: string | null;
-  ino: number;
-  size: number;
-  mtime_ms: number;
-  offset: number;
-  /** Null: not read yet (a rescan reads it only for files that grew). */
-  state: string | null;
-  linked: number;
-  skipped: string | null;
-}
-
-/** What a rescan compares of a file: [inode, size, mtime ms, offset imported]. */
-type Identity = [number, number, number, number];
 
 /** What an import of a file reads (null: nothing, Switchboard logs that session itself), and the session it adds to. */
 interface Prepared {
@@ -141,8 +125,11 @@ export class HistoryImportService implements Disposable {
   private readonly listedAt = new Map<string, number>();
   /** The parsing thread of the run going on, if it has one. */
   private thread: ParseThread | null = null;
+  private readonly files: ImportedFiles;
 
-  constructor(private readonly deps: HistoryImportDeps) {}
+  constructor(private readonly deps: HistoryImportDeps) {
+    this.files = new ImportedFiles(deps.db);
+  }
 
   private stores(): Store[] {
     return storesOf(this.deps.home, this.deps.env);
@@ -290,9 +277,9 @@ export class HistoryImportService implements Disposable {
       if (!found) this.listedAt.set(source, Date.now());
       const listing = found ? { files: found, skipped: [] } : listStore(store);
       for (const s of listing.skipped) this.skip(s.path, s.reason);
-      const changed = this.changedFiles(listing.files, this.identitiesOf(store.source, found?.map((f) => f.path)));
+      const changed = this.changedFiles(listing.files, this.files.identitiesOf(store.source, found?.map((f) => f.path)));
       newBytes += changed.newBytes;
-      if (changed.files.length) plans.push({ store, files: changed.files, rows: this.rowsOf(store.source, false, changed.files.map((f) => f.path)) });
+      if (changed.files.length) plans.push({ store, files: changed.files, rows: this.files.rowsOf(store.source, false, changed.files.map((f) => f.path)) });
     }
     newBytes += await this.planRemote(targets.filter((t) => t.hostId !== LOCAL_HOST_ID), plans);
     this.emit();
@@ -365,10 +352,10 @@ export class HistoryImportService implements Disposable {
           continue;
         }
         for (const sk of listing.skipped) this.skip(`${host.label}:${sk.path}`, sk.reason);
-        const changed = this.changedFiles(listing.files.map((f) => ({ ...f, path: fileKey(hostId, f.path) })), this.identitiesOf(listing.source));
+        const changed = this.changedFiles(listing.files.map((f) => ({ ...f, path: fileKey(hostId, f.path) })), this.files.identitiesOf(listing.source));
         newBytes += changed.newBytes;
         // The host's store, with the parser of this machine (the same agent writes the same format).
-        if (changed.files.length) plans.push({ store: { ...local, root: listing.root }, files: changed.files, rows: this.rowsOf(listing.source, false, changed.files.map((f) => f.path)), host });
+        if (changed.files.length) plans.push({ store: { ...local, root: listing.root }, files: changed.files, rows: this.files.rowsOf(listing.source, false, changed.files.map((f) => f.path)), host });
       }
     }
     return newBytes;
@@ -464,7 +451,7 @@ export class HistoryImportService implements Disposable {
     } catch (e) {
       const reason = e instanceof SkipFile ? e.reason : `could not be imported (${e instanceof Error ? e.message : String(e)})`;
       this.skip(file.path, reason);
-      this.saveRow({ ...(row ?? this.newRow(file.path, store.source)), ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: reason });
+      this.files.save({ ...(row ?? this.files.newRow(file.path, store.source)), ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: reason });
     }
     this.progress.filesDone++;
     this.progress.bytesDone += file.size;
@@ -542,59 +529,9 @@ export class HistoryImportService implements Disposable {
     }
   }
 
-  /**
-   * What is known of each file of a store (or of these files of it); `withState`: with the parser states too (a
-   * rescan needs few).
-   */
-  private rowsOf(source: string, withState = true, paths?: readonly string[]): Map<string, FileRow> {
-    const columns = `path, source, session_id, ino, size, mtime_ms, offset, ${withState ? 'state' : 'NULL AS state'}, linked, skipped`;
-    const rows = (
-      paths
-        ? this.sql(`SELECT ${columns} FROM imported_files WHERE source = ? AND path IN (SELECT value FROM json_each(?))`).all(source, JSON.stringify(paths))
-        : this.sql(`SELECT ${columns} FROM imported_files WHERE source = ?`).all(source)
-    ) as FileRow[];
-    return new Map(rows.map((r) => [r.path, r]));
-  }
-
-  /**
-   * The identity each file of a store (or these files of it) had at its last import, and where that stopped: all
-   * a rescan compares (one query of four columns: a rescan of 20,000 unchanged files reads no more).
-   */
-  private identitiesOf(source: string, paths?: readonly string[]): Map<string, Identity> {
-    const columns = 'path, ino, size, mtime_ms, offset';
-    const rows = (
-      paths
-        ? this.sql(`SELECT ${columns} FROM imported_files WHERE source = ? AND path IN (SELECT value FROM json_each(?))`).raw().all(source, JSON.stringify(paths))
-        : this.sql(`SELECT ${columns} FROM imported_files WHERE source = ?`).raw().all(source)
-    ) as Array<[string, number, number, number, number]>;
-    const out = new Map<string, Identity>();
-    for (const [path, ino, size, mtime, offset] of rows) out.set(path, [ino, size, mtime, offset]);
-    return out;
-  }
-
-  private stateOf(path: string): string {
-    return (this.sql('SELECT state FROM imported_files WHERE path = ?').get(path) as { state: string } | undefined)?.state ?? '{}';
-  }
-
-  private newRow(path: string, source: string): FileRow {
-    return { path, source, session_id: null, ino: 0, size: 0, mtime_ms: 0, offset: 0, state: '{}', linked: 0, skipped: null };
-  }
-
   /** A statement of the current store, prepared once. */
   private sql(text: string): Statement {
     return prepared(this.deps.db(), text);
-  }
-
-  private saveRow(r: FileRow): void {
-    this
-      .sql(
-        `INSERT INTO imported_files (path, source, session_id, ino, size, mtime_ms, offset, state, linked, skipped, updated_at)
-         VALUES (@path, @source, @session_id, @ino, @size, @mtime_ms, @offset, coalesce(@state, '{}'), @linked, @skipped, @updated_at)
-         ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, ino = excluded.ino, size = excluded.size,
-           mtime_ms = excluded.mtime_ms, offset = excluded.offset, state = coalesce(@state, imported_files.state), linked = excluded.linked,
-           skipped = excluded.skipped, updated_at = excluded.updated_at`,
-      )
-      .run({ ...r, updated_at: Date.now() });
   }
 
   /**
@@ -605,12 +542,12 @@ export class HistoryImportService implements Disposable {
   private prepareFile(store: JsonlStore, file: FoundFile, row: FileRow | undefined, hostId: string): Prepared | null {
     const adopted = row?.session_id && !row.linked && (this.sql('SELECT imported_from FROM sessions WHERE id = ?').get(row.session_id) as { imported_from: string | null } | undefined)?.imported_from === null;
     if (row && (row.linked || adopted)) {
-      this.saveRow({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, linked: 1 });
+      this.files.save({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, linked: 1 });
       return null;
     }
     const job: ParseJob = { source: store.source, path: hostPathOf(hostId, file.path), offset: 0, state: null, mtimeMs: file.mtimeMs };
     if (row && row.ino === file.ino && file.size >= row.offset && !row.skipped) {
-      return { job: { ...job, offset: row.offset, state: row.state ?? this.stateOf(file.path) }, sessionId: row.session_id };
+      return { job: { ...job, offset: row.offset, state: row.state ?? this.files.stateOf(file.path) }, sessionId: row.session_id };
     }
     // Replaced or cut short since it was imported: what it holds now is imported afresh.
     if (row?.session_id) this.deps.deleteSessions([row.session_id]);
@@ -623,7 +560,7 @@ export class HistoryImportService implements Disposable {
     if (parsed.refused !== undefined) throw new SkipFile(parsed.refused);
     if (parsed.failed !== undefined) throw new Error(parsed.failed);
     this.progress.keptAsText += parsed.keptAsText;
-    const base = { ...(row ?? this.newRow(file.path, store.source)), ino: parsed.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: null };
+    const base = { ...(row ?? this.files.newRow(file.path, store.source)), ino: parsed.ino, size: file.size, mtime_ms: file.mtimeMs, skipped: null };
     if (this.cancelRequested && parsed.offset < parsed.size) {
       // Stopped part way: nothing of this pass is kept, so the next run reads it again from the same place.
       return null;
@@ -632,18 +569,18 @@ export class HistoryImportService implements Disposable {
     if (!sessionId) {
       if (!parsed.conversation) {
         // No conversation yet (a session opened and left): remembered, and imported once it has one.
-        this.saveRow({ ...base, offset: 0, state: '{}', session_id: null });
+        this.files.save({ ...base, offset: 0, state: '{}', session_id: null });
         return null;
       }
       const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(parsed.agentSessionId) as { id: string } | undefined;
       if (own) {
-        this.saveRow({ ...base, offset: parsed.offset, state: '{}', session_id: own.id, linked: 1 });
+        this.files.save({ ...base, offset: parsed.offset, state: '{}', session_id: own.id, linked: 1 });
         return null;
       }
       sessionId = this.createSession(store.source, parsed.agentSessionId, parsed.meta, parsed.firstTs, parsed.lastTs, dirname(hostPathOf(hostId, file.path)), hostId);
     }
     this.append(sessionId, parsed.wire, parsed.lastTs, parsed.meta.title);
-    this.saveRow({ ...base, offset: parsed.offset, state: parsed.state, session_id: sessionId });
+    this.files.save({ ...base, offset: parsed.offset, state: parsed.state, session_id: sessionId });
     return sessionId;
   }
 
@@ -687,7 +624,7 @@ export class HistoryImportService implements Disposable {
       return;
     }
     try {
-      const rows = this.rowsOf(store.source);
+      const rows = this.files.rowsOf(store.source);
       const sessions = oc.sessions();
       this.progress.filesTotal += sessions.length;
       for (const s of sessions) {
@@ -702,11 +639,11 @@ export class HistoryImportService implements Disposable {
         const { items, cursor } = oc.itemsAfter(s.meta.agentSessionId, saved.cursor ?? null);
         const wire = saved.wire ?? initialWireState();
         let sessionId = row?.session_id ?? null;
-        const base = row ?? this.newRow(key, store.source);
+        const base = row ?? this.files.newRow(key, store.source);
         if (!sessionId && items.some((i) => CONVERSATION.has(i.type))) {
           const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(s.meta.agentSessionId) as { id: string } | undefined;
           if (own) {
-            this.saveRow({ ...base, session_id: own.id, linked: 1 });
+            this.files.save({ ...base, session_id: own.id, linked: 1 });
             this.progress.filesDone++;
             continue;
           }
@@ -716,7 +653,7 @@ export class HistoryImportService implements Disposable {
           this.append(sessionId, wireOf(s.meta.agentSessionId, items, wire, s.updatedAt), items.at(-1)?.ts ?? null, s.meta.title);
           touched.add(sessionId);
         }
-        this.saveRow({ ...base, session_id: sessionId, state: JSON.stringify({ cursor: { ...cursor, updatedAt: s.updatedAt }, wire }), mtime_ms: s.updatedAt });
+        this.files.save({ ...base, session_id: sessionId, state: JSON.stringify({ cursor: { ...cursor, updatedAt: s.updatedAt }, wire }), mtime_ms: s.updatedAt });
         this.progress.filesDone++;
         await yieldToLoop();
       }
