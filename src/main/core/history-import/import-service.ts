@@ -246,6 +246,8 @@ export class HistoryImportService implements Disposable {
 
   cancel(): ImportProgress {
     if (this.run) this.cancelRequested = true;
+    // (Its read of a long file stops at once; what it parsed and was not written yet is not kept.)
+    this.thread?.dispose();
     this.again.clear();
     return this.progress;
   }
