@@ -67,6 +67,7 @@ const APPEND_BATCH = 4096;
 /** Bytes of files the parsing thread reads ahead of the writes (their messages wait in memory), and most files. */
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 const READ_AHEAD_FILES = 512;
+const GATHER_MS = 20;
 /** Longest stretch of importing before the event loop gets a turn. */
 const SLICE_MS = 50;
 /**
@@ -465,21 +466,14 @@ export class HistoryImportService implements Disposable {
    * A file the thread could not parse (it ended) is parsed here.
    */
   private async importThreaded(store: JsonlStore, files: readonly FoundFile[], rows: Map<string, FileRow>, touched: Set<string>, thread: ParseThread): Promise<void> {
-    interface Slot {
-      file: FoundFile;
-      prep: Prepared | null;
-      parsed: ParsedFile | null;
-      error: unknown;
-      ready: boolean;
-    }
-    const queue: Slot[] = [];
+    const queue: Array<{ file: FoundFile; prep: Prepared | null; parsed: ParsedFile | null; error: unknown; ready: boolean }> = [];
     let next = 0;
     let ahead = 0;
     let wake: (() => void) | null = null;
     const fill = (): void => {
       while (next < files.length && ahead < READ_AHEAD_BYTES && queue.length < READ_AHEAD_FILES && !this.cancelRequested) {
         const file = files[next++]!;
-        const slot: Slot = { file, prep: null, parsed: null, error: null, ready: true };
+        const slot: (typeof queue)[number] = { file, prep: null, parsed: null, error: null, ready: true };
         queue.push(slot);
         try {
           slot.prep = this.prepareFile(store, file, rows.get(file.path), LOCAL_HOST_ID);
@@ -490,25 +484,35 @@ export class HistoryImportService implements Disposable {
         const bytes = Math.max(0, file.size - slot.prep.job.offset);
         ahead += bytes;
         slot.ready = false;
-        thread.parse(slot.prep.job).then(
-          (parsed) => (slot.parsed = parsed),
-          () => {},
-        ).finally(() => {
+        const done = (): void => {
           slot.ready = true;
           ahead -= bytes;
           wake?.();
-        });
+        };
+        thread.parse(slot.prep.job).then((parsed) => ((slot.parsed = parsed), done()), done);
       }
     };
     const db = this.deps.db();
     let lastEmit = Date.now();
     fill();
+    // A transaction waits up to GATHER_MS for more results (small files come faster than one commit each).
+    let gatherUntil = 0;
     while (queue.length && !this.cancelRequested) {
-      if (!queue[0]!.ready) {
-        await new Promise<void>((resolve) => (wake = resolve));
+      let files = 0;
+      let bytes = 0;
+      for (; files < queue.length && queue[files]!.ready; files++) bytes += queue[files]!.file.size;
+      const few = files < queue.length && files < 64 && bytes < 4 * 1024 * 1024;
+      if (files === 0 || (few && (gatherUntil ||= Date.now() + GATHER_MS) > Date.now())) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          if (files) timer = setTimeout(resolve, Math.max(1, gatherUntil - Date.now()));
+        });
+        clearTimeout(timer);
         wake = null;
         continue;
       }
+      gatherUntil = 0;
       const sliceEnd = Date.now() + SLICE_MS;
       this.deps.log()?.flush();
       db.transaction(() => {
