@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
+import { addAgent, startSessionFromSidebar } from '../support/ui';
 
 /**
  * Monaco is fetched when the first diff is shown, not with the page: until it has arrived, the diff's place
@@ -56,22 +57,8 @@ describe('a diff while Monaco loads', { timeout: 90_000 }, () => {
     });
     page.setDefaultTimeout(25_000);
 
-    const sidebar = page.getByTestId('sidebar-agents');
-    await sidebar.locator('[data-testid=agent-row], [data-testid=agents-empty]').first().waitFor();
-    await sidebar.getByTestId('add-custom-agent').click();
-    const form = page.getByTestId('agent-form');
-    await form.getByTestId('agent-name').fill('Diff agent');
-    await form.getByTestId('agent-command').fill(process.execPath);
-    await form.getByTestId('agent-args').fill(agentPath);
-    await form.getByTestId('agent-save').click();
-    await form.waitFor({ state: 'detached' });
-    await page.locator('.pane.focused .tab-new').click();
-    const launcher = page.locator('.tab-panel:not([hidden])').getByTestId('launcher-new-session');
-    await launcher.getByTestId('new-session-agent').selectOption({ label: 'Diff agent' });
-    await launcher.getByTestId('new-session-folder').fill(suite.work);
-    await launcher.getByTestId('new-session-start').click();
-    const tab = page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
-    await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
+    const row = await addAgent(page, { name: 'Diff agent', command: process.execPath, args: [agentPath] });
+    const tab = await startSessionFromSidebar(page, row, suite.work);
     expect(asked).toBe(false);
 
     const input = tab.getByTestId('prompt-input');

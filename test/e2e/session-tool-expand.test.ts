@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
+import { addAgent, startSessionFromSidebar } from '../support/ui';
 
 /**
  * A tool call's body opens when its diff or terminal arrives in a later update (real agents — Claude Code,
@@ -53,23 +54,8 @@ const suite = appSuite('expand', async () => {
 });
 
 async function startSession(page: Page): Promise<Locator> {
-  const sidebar = page.getByTestId('sidebar-agents');
-  await sidebar.locator('[data-testid=agent-row], [data-testid=agents-empty]').first().waitFor();
-  await sidebar.getByTestId('add-custom-agent').click();
-  const form = page.getByTestId('agent-form');
-  await form.getByTestId('agent-name').fill('Late agent');
-  await form.getByTestId('agent-command').fill(process.execPath);
-  await form.getByTestId('agent-args').fill(agentPath);
-  await form.getByTestId('agent-save').click();
-  await form.waitFor({ state: 'detached' });
-  await page.locator('.pane.focused .tab-new').click();
-  const launcher = page.locator('.tab-panel:not([hidden])').getByTestId('launcher-new-session');
-  await launcher.getByTestId('new-session-agent').selectOption({ label: 'Late agent' });
-  await launcher.getByTestId('new-session-folder').fill(suite.work);
-  await launcher.getByTestId('new-session-start').click();
-  const tab = page.locator('.tab-panel:not([hidden]) [data-testid=session-tab]');
-  await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: 30_000 });
-  return tab;
+  const row = await addAgent(page, { name: 'Late agent', command: process.execPath, args: [agentPath] });
+  return startSessionFromSidebar(page, row, suite.work);
 }
 
 async function send(tab: Locator, text: string, reply: string): Promise<void> {
