@@ -55,8 +55,9 @@ interface Watched {
 }
 
 /**
- * With every agent quiet (its last sample showed nothing new and it has written nothing since), its processes
- * are sampled every this many ticks instead of every tick: thirty idle sessions then cost next to nothing.
+ * With every agent quiet (its last sample showed nothing new, it has written nothing since, its flood state is
+ * as shown), its processes are sampled every this many ticks instead of every tick: thirty idle sessions then
+ * cost next to nothing.
  * Crashes do not wait for a sample (the process's exit says so), nor do hangs (each request has its timer).
  */
 export const QUIET_SAMPLE_EVERY = 5;
@@ -398,7 +399,7 @@ export class AgentSupervisor implements Disposable {
       const running = runtimes.filter((r) => r.connected && r.pid !== null);
       const quiet = running.every((rt) => {
         const w = this.entry(rt.key);
-        return w.quiet && w.cpu?.pid === rt.pid && rt.lastActivity === w.activityAt;
+        return w.quiet && w.cpu?.pid === rt.pid && rt.lastActivity === w.activityAt && rt.throttled === w.metrics.throttled;
       });
       const due = !quiet || ++this.sinceSample >= QUIET_SAMPLE_EVERY;
       if (due) this.sinceSample = 0;
