@@ -431,10 +431,11 @@ export class AgentSupervisor implements Disposable {
         w.quiet = !news && !w.changed;
         w.activityAt = rt.lastActivity;
       }
-      const idleMs = this.idleStopMs();
+      // The setting is read (from the store) only when some agent has no open session.
+      let idleMs: number | undefined;
       for (const rt of runtimes) {
         const w = this.entry(rt.key);
-        if (!rt.connected || openSessions(this.host.sessionsOf(rt)).length > 0 || idleMs <= 0) {
+        if (!rt.connected || openSessions(this.host.sessionsOf(rt)).length > 0 || (idleMs ??= this.idleStopMs()) <= 0) {
           w.idleSince = null;
           continue;
         }
