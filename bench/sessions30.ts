@@ -24,7 +24,7 @@
 import { connectContract } from '../test/support/contract-client';
 import { activateTab, addScenarioAgents, allIdle, prompt, startSessionInPage, whenIdle } from './support/app-session';
 import { writeFileSync } from 'node:fs';
-import { domCounters, heapBytes, loadAvg, log, numberFlag, serverMemoryAfterGc, serverProfileTo, settledRss, sleep, withAppPage, withBenchApp } from './support/bench-app';
+import { domCounters, heapBytes, loadAvg, log, numberFlag, serverMemoryAfterGc, serverProfileTo, settledRss, sleep, takeServerStamps, withAppPage, withBenchApp } from './support/bench-app';
 import { paintFloor, throttle, throttledSuffix, throttleRates } from './support/floors';
 import { recordFrames, takeArrivals, takeFrames, takePainted, waitForPainted } from './support/page-probes';
 import { cmdline, cpuMs, descendants, reapedChildrenCpuMs, rendererRunning, rssBytes, schedstat, threadCpuMs } from './support/proc';
@@ -33,6 +33,8 @@ import { percentile, round1 } from './support/stats';
 const quick = process.argv.includes('--quick');
 /** SWITCHBOARD_BENCH_PROFILE=file.cpuprofile: the page's CPU profile of the first stream pass (and SWITCHBOARD_BENCH_SERVER_PROFILE the server's). */
 const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
+/** SWITCHBOARD_BENCH_TRACE=file.json: Chromium's trace (devtools.timeline: style, layout, paint, tasks) of the first stream pass. */
+const traceTo = process.env.SWITCHBOARD_BENCH_TRACE ?? '';
 const serverProfileIdle = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE_IDLE === '1';
 const profileIdle = process.env.SWITCHBOARD_BENCH_PROFILE_IDLE === '1';
 const ENTRIES = numberFlag('entries', quick ? 300 : 2_000);
@@ -103,6 +105,7 @@ await withBenchApp(async (bench) => {
       const undo = await throttle(page, rate);
       await takePainted(page);
       await takeArrivals(page);
+      await takeServerStamps(bench);
       await recordFrames(page, true);
       const sched0 = [pid, renderer].map(schedstat);
       const cpu0 = [cpuMs(pid), cpuMs(renderer), sumCpu(agentPids)];
@@ -114,6 +117,7 @@ await withBenchApp(async (bench) => {
         await cdp.send('Profiler.start');
       }
       if (profilingServer) process.kill(pid, 'SIGUSR2');
+      if (profiling && traceTo) await browser.startTracing(page, { path: traceTo, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'toplevel'] });
       const start = Date.now();
       await Promise.all(streaming.map((id) => prompt(c, id, `stream ${RATE} ${SECONDS} ${BYTES}`)));
       await waitForPainted(page, 'ends', (SECONDS + 120) * 1000);
@@ -122,6 +126,10 @@ await withBenchApp(async (bench) => {
       if (profilingServer) {
         process.kill(pid, 'SIGUSR2');
         log(`# the server's CPU profile of the stream${cpu}: ${serverProfileTo}`);
+      }
+      if (profiling && traceTo) {
+        await browser.stopTracing();
+        log(`# Chromium's trace of the stream${cpu}: ${traceTo} (open in Chrome DevTools → Performance)`);
       }
       if (cdp) {
         const { profile } = await cdp.send('Profiler.stop');
@@ -136,6 +144,7 @@ await withBenchApp(async (bench) => {
       const frames = (await takeFrames(page)).busy;
       const painted = (await takePainted(page)).chunks.map((p) => p.painted - p.sent);
       const arrivals = await takeArrivals(page);
+      const stamps = await takeServerStamps(bench);
       const floor = await paintFloor(browser, { chunks: 2_000, bytes: BYTES, runs: 0, streamRate: RATE, streamSeconds: Math.min(SECONDS, 10), rate });
       const pct = (ms: number) => `${((ms / 1000 / wall) * 100).toFixed(0)}% of a core`;
       const sched = (i: number) => `ran ${Math.round(sched1[i]!.runMs - sched0[i]!.runMs)} ms, waited ${Math.round(sched1[i]!.waitMs - sched0[i]!.waitMs)} ms for a CPU`;
@@ -143,6 +152,8 @@ await withBenchApp(async (bench) => {
       const paintP95 = percentile(painted, 95);
       log(`# stream${cpu}: ${STREAMING} sessions × ${RATE} updates/s × ${SECONDS} s, ${SESSIONS - 1} tabs hidden, in ${wall.toFixed(1)} s; CPU: server ${pct(cpu1[0]! - cpu0[0]!)}, renderer ${pct(cpu1[1]! - cpu0[1]!)}, the agents ${pct(cpu1[2]! - cpu0[2]!)}; server main thread ${sched(0)}, renderer ${sched(1)}`);
       log(`# stream${cpu}: ${frames.length} frames, main-thread time per frame p50 ${round1(percentile(frames, 50))} ms, p95 ${round1(frameP95)} ms; ${painted.length} chunks of the visible tab, write → paint p50 ${round1(percentile(painted, 50))} ms, p95 ${round1(paintP95)} ms; write → handled by the page's JS, all ${STREAMING} sessions: p95 ${round1(percentile(arrivals, 95))} ms`);
+      const p = (xs: number[]) => `p50 ${round1(percentile(xs, 50))} / p95 ${round1(percentile(xs, 95))}`;
+      log(`# stream${cpu}: write → (ms after the agent's write, all ${STREAMING} sessions) read by the server ${p(stamps.recv)}; sent on the socket ${p(stamps.send)}; handled by the page's JS ${p(arrivals)}; painted (visible tab) ${p(painted)}`);
       log(`# floor${cpu}: a bare page painting one ${RATE}/s stream over a WebSocket: frame p95 ${round1(percentile(floor.frames, 95))} ms → ratio ${(frameP95 / percentile(floor.frames, 95)).toFixed(2)}; write → paint p95 ${round1(percentile(floor.steady, 95))} ms → ratio ${(paintP95 / percentile(floor.steady, 95)).toFixed(2)}`);
       figures.push(`sessions30.frame_p95${suffix}: ${round1(frameP95)} ms`, `sessions30.write_to_paint_p95${suffix}: ${round1(paintP95)} ms`);
     }

@@ -32,10 +32,19 @@ export async function withBenchApp<T>(run: (b: BenchApp) => Promise<T>): Promise
   const work = benchWorkDir();
   const browser = await launchBrowser();
   let app: AppServer | null = null;
-  const preloads = [new URL('./heap-preload.mjs', import.meta.url).href, ...(serverProfileTo ? [new URL('./cpu-prof-preload.mjs', import.meta.url).href] : [])];
+  const preloads = [
+    new URL('./heap-preload.mjs', import.meta.url).href,
+    new URL('./stamp-preload.mjs', import.meta.url).href,
+    ...(serverProfileTo ? [new URL('./cpu-prof-preload.mjs', import.meta.url).href] : []),
+  ];
   try {
     app = await startAppServer({
-      env: { NODE_OPTIONS: preloads.map((p) => `--import ${p}`).join(' '), SWITCHBOARD_HEAP_FILE: heapFile(work), ...(serverProfileTo ? { SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } : {}) },
+      env: {
+        NODE_OPTIONS: preloads.map((p) => `--import ${p}`).join(' '),
+        SWITCHBOARD_HEAP_FILE: heapFile(work),
+        SWITCHBOARD_STAMP_FILE: stampFile(work),
+        ...(serverProfileTo ? { SWITCHBOARD_CPU_PROF_FILE: serverProfileTo } : {}),
+      },
     });
     return await run({ browser, app, work });
   } finally {
@@ -43,6 +52,7 @@ export async function withBenchApp<T>(run: (b: BenchApp) => Promise<T>): Promise
     await app?.stop();
     rmSync(work, { recursive: true, force: true });
     rmSync(heapFile(work), { force: true });
+    rmSync(stampFile(work), { force: true });
   }
 }
 
@@ -74,6 +84,24 @@ export async function withAppPage<T>(browser: Browser, url: string, name: string
 }
 
 const heapFile = (work: string): string => `${work}.heap.json`;
+const stampFile = (work: string): string => `${work}.stamps.json`;
+
+/**
+ * The server's share of write → paint since the last call (support/stamp-preload.mjs): each stamped chunk's
+ * agent write → its bytes read from the agent's pipe (`recv`), and → first written to a socket (`send`), ms.
+ */
+export async function takeServerStamps(b: BenchApp): Promise<{ recv: number[]; send: number[] }> {
+  rmSync(stampFile(b.work), { force: true });
+  b.app.proc.kill('SIGWINCH');
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
+    try {
+      return JSON.parse(readFileSync(stampFile(b.work), 'utf8')) as { recv: number[]; send: number[] };
+    } catch {
+      // not written yet
+    }
+  }
+  throw new Error('the server did not write its stamps in 30 s');
+}
 
 /** The bench server's memory after a GC (support/heap-preload.mjs), bytes. */
 export async function serverMemoryAfterGc(b: BenchApp): Promise<{ heapUsed: number; rss: number }> {
