@@ -25,8 +25,8 @@
 //                                        --no-throttle / --throttled-only run one of the two.
 // --ingest-only / --paint-only run one half. SWITCHBOARD_BENCH_SERVER_PROFILE=file.cpuprofile: the server's CPU
 // profile of the measured floods.
-// '#' lines: runs, the ACP-services-only path (bench/support/client-path.ts, no history indexer), and write → paint of
-// chunks streamed at a steady 200/s.
+// '#' lines: runs, the ACP-services-only path (bench/support/client-path.ts, no history indexer), write → paint of
+// chunks streamed at a steady 200/s, and the page's main-thread CPU per 1,000 of those updates.
 // Goals: ≥ 50,000 updates/s, ≤ 3×, ≤ 100 ms.
 import { writeFileSync } from 'node:fs';
 import { runClientPath } from './support/client-path';
@@ -51,6 +51,12 @@ const RUNS = quick ? 1 : 3;
 const INGEST_RUNS = quick ? 1 : 5;
 /** Seconds of the steady 200 chunks/s stream. */
 const STEADY_SECONDS = quick ? 3 : 10;
+
+/** The page's Performance.getMetrics, by name (durations in seconds). */
+async function pageMetrics(cdp: { send(method: 'Performance.getMetrics'): Promise<{ metrics: Array<{ name: string; value: number }> }> }): Promise<Record<string, number>> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
+}
 
 async function ingest(): Promise<void> {
   // Baseline and app runs alternate (each after its own warm-up), so both see the same machine load. The first
@@ -137,10 +143,19 @@ async function paint(): Promise<void> {
         // Steady streaming: every chunk's write → paint.
         await takePainted(page);
         await takeArrivals(page);
+        const metrics = await context.newCDPSession(page);
+        await metrics.send('Performance.enable');
+        const before = await pageMetrics(metrics);
         const idle = whenIdle(client, sessionId);
         await prompt(client, sessionId, `stream 200 ${STEADY_SECONDS} 40`);
         await waitForPainted(page, 'ends', 120_000);
         await idle;
+        const after = await pageMetrics(metrics);
+        await metrics.detach();
+        const per1k = (name: string) => round1((((after[name] ?? 0) - (before[name] ?? 0)) * 1000 * 1000) / (200 * STEADY_SECONDS));
+        // Performance.getMetrics: ThreadTime is the page's main thread's CPU time (not the time it waited for a
+        // CPU, so it travels across loads); the others are the wall time of its tasks, scripts and style + layout.
+        log(`# page${cpu}: steady 200 chunks/s, per 1,000 updates: main-thread CPU ${per1k('ThreadTime')} ms; tasks ${per1k('TaskDuration')} ms, of which script ${per1k('ScriptDuration')} ms, style + layout ${round1(per1k('RecalcStyleDuration') + per1k('LayoutDuration'))} ms`);
         if (cdp) {
           const { profile } = await cdp.send('Profiler.stop');
           writeFileSync(profileTo, JSON.stringify(profile));

@@ -61,6 +61,16 @@ export function cpuMs(pid: number): number {
   return stat(pid)?.cpuMs ?? NaN;
 }
 
+/** CPU ms of a process's children that ended and were waited for (cutime + cstime): its git runs, not its live agents. */
+export function reapedChildrenCpuMs(pid: number): number {
+  try {
+    const f = procStatFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return f ? ((Number(f[13]) + Number(f[14])) * 1000) / ticksPerSecond : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Resident set size in bytes. */
 export function rssBytes(pid: number): number {
   return stat(pid)?.rssBytes ?? NaN;

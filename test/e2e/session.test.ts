@@ -50,6 +50,7 @@ const MARKDOWN = [
   '## Plan of ', 'attack\n\n', '- first **item**\n', '- second item\n\n',
   '~~~ts\nconst answer: number = 42;\n~~~\n\n',
   '| a | b |\n|---|---|\n| 1 | 2 |\n\n',
+  'Some ~~struck~~ words and a bare www.example.org link.\n\n',
   '<img src=x onerror="window.__pwned=1">\n\n',
   '<script>window.__pwned=2</script>\n\n',
   'A [bad link](javascript:window.__pwned=3) and a [good link](https://example.com/page).\n\n',
@@ -479,7 +480,7 @@ describe('session tab', { timeout: 90_000 }, () => {
     await tab.getByTestId('user-message').last().locator('.mention-chip', { hasText: 'alpha-target.ts' }).waitFor();
   });
 
-  it('streams multi-line markdown: headings, lists, highlighted code, tables; inline data images only', async () => {
+  it('streams multi-line markdown: headings, lists, highlighted code, tables, strikethrough, bare links; inline data images only', async () => {
     const { page, errors } = await open();
     const tab = await startSession(page, 'ui');
     await sendPrompt(tab, 'markdown');
@@ -491,6 +492,9 @@ describe('session tab', { timeout: 90_000 }, () => {
     await expect(reply.locator('pre code').innerText()).resolves.toContain('const answer: number = 42;');
     expect(await reply.locator('pre code .hljs-keyword').count()).toBeGreaterThan(0);
     expect(await reply.locator('table td').allInnerTexts()).toEqual(['1', '2']);
+    // The rest of GFM (its parser extensions are built once, not per render): strikethrough and bare links.
+    await expect(reply.locator('del').innerText()).resolves.toBe('struck');
+    await expect(reply.locator('a', { hasText: 'www.example.org' }).getAttribute('href')).resolves.toBe('http://www.example.org/');
     // Raw HTML lines are text; the javascript: link is not a link; only the PNG data image is shown.
     await expect(reply.innerText()).resolves.toContain('<img src=x onerror="window.__pwned=1">');
     await expect(reply.innerText()).resolves.toContain('<script>window.__pwned=2</script>');

@@ -194,6 +194,43 @@ describe('agent supervisor', () => {
     expect(await latest()).toBeGreaterThan(metricsOf(t, agentId).at(-1)!.sampledAt);
   }, 60_000);
 
+  it('an idle agent is sampled every few seconds, not every second, and at once again when it acts', async () => {
+    const t = await setup();
+    const agentId = await t.addAgent();
+    const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
+    await advanceUntil(() => metricsOf(t, agentId).find((m) => m.cpuPercent !== null), 'a full sample', 1000);
+    const sampledAt = async () => (await t.call('agents.metrics', {})).agents.find((m) => m.agentId === agentId)!.sampledAt;
+    // Settled: two samples in a row with nothing to show (as in the test above).
+    for (let settled = false; !settled; ) {
+      const seen = metricsOf(t, agentId).length;
+      await samplesLater(2);
+      settled = metricsOf(t, agentId).length === seen;
+    }
+    const seen = new Set<number>();
+    for (let i = 0; i < 10; i++) {
+      await samplesLater(1);
+      seen.add(await sampledAt());
+    }
+    // Ten seconds of an agent doing nothing: read two or three times (a figure that moved wakes it for a tick).
+    expect(seen.size).toBeLessThan(6);
+    expect(seen.size).toBeGreaterThanOrEqual(2);
+    // The agent acts (a turn): the next second's tick reads it again.
+    await promptAndWait(t, sessionId, 'hello');
+    await samplesLater(1);
+    expect(await sampledAt()).toBe(clock.now());
+  }, 60_000);
+
+  it("an idle agent's memory that grows still reaches the user, with nothing else happening", async () => {
+    const t = await setup();
+    const agentId = await t.addAgent();
+    const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
+    // The agent answers, then, seconds later and silent, takes 64 MB more.
+    await promptAndWait(t, sessionId, 'grow-later');
+    const before = await advanceUntil(() => metricsOf(t, agentId).at(-1)?.rssBytes, 'a memory sample', 1000);
+    const grown = await advanceUntil(() => metricsOf(t, agentId).find((m) => m.rssBytes !== null && m.rssBytes >= before + 60 * 1024 * 1024), 'the grown memory in agent.metrics', 1000);
+    expect(grown.pid).not.toBeNull();
+  }, 60_000);
+
   it('stops an agent with no open session after the idle timeout, not one with a session', async () => {
     const t = await setup({ 'agents.idleStopMinutes': 0.02 });
     const idle = await t.addAgent({}, 'Idle');
@@ -350,6 +387,25 @@ describe('supervisor helpers', () => {
     const fields = ['S', '1', '4242', '4242', '0', '-1', '0', '0', '0', '0', '0', '150', '50', '0', '0', '20', '0', '1', '0', '100', '123456', '2500'];
     expect(parseProcStat(`4242 (we ird) (x) ${fields.join(' ')}`)).toEqual({ pgrp: 4242, ticks: 200, rssPages: 2500 });
     expect(parseProcStat('garbage')).toBeNull();
+  });
+
+  it('sends a sample only when the user would see a difference: memory by 1 MiB or 1 %, CPU by a point, anything else at all', async () => {
+    const { showsNew } = await import('../../../src/main/core/acp/supervisor/supervisor');
+    const MB = 1024 * 1024;
+    const sent = { pid: 7, processes: 1, rssBytes: 50 * MB, cpuPercent: 0.2, throttled: null } as AgentMetrics;
+    const now = { pid: 7, processes: 1, rssBytes: 50 * MB, cpuPercent: 0.2, throttled: null };
+    expect(showsNew(null, now)).toBe(true);
+    expect(showsNew(sent, now)).toBe(false);
+    expect(showsNew(sent, { ...now, rssBytes: 50.5 * MB, cpuPercent: 0.9 })).toBe(false);
+    expect(showsNew(sent, { ...now, rssBytes: 51 * MB })).toBe(true);
+    expect(showsNew(sent, { ...now, rssBytes: 49 * MB })).toBe(true);
+    expect(showsNew({ ...sent, rssBytes: 500 * MB }, { ...now, rssBytes: 504 * MB })).toBe(false);
+    expect(showsNew({ ...sent, rssBytes: 500 * MB }, { ...now, rssBytes: 506 * MB })).toBe(true);
+    expect(showsNew(sent, { ...now, cpuPercent: 1.2 })).toBe(true);
+    expect(showsNew(sent, { ...now, cpuPercent: null })).toBe(true);
+    expect(showsNew(sent, { ...now, pid: 8 })).toBe(true);
+    expect(showsNew(sent, { ...now, processes: 2 })).toBe(true);
+    expect(showsNew(sent, { ...now, throttled: 'flooding' })).toBe(true);
   });
 });
 

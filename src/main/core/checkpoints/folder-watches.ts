@@ -1,5 +1,17 @@
+import { basename } from 'node:path';
 import type { Disposable } from '../base/lifecycle';
-import type { Host } from '../host/host';
+import { TEMP_PREFIX } from '../host/files';
+import type { Host, WatchEvent } from '../host/host';
+
+/**
+ * Switchboard's own temporary files (a snapshot's sync file, an atomic write's temporary) are no change of
+ * the folder: reading a review takes a snapshot, whose sync file would otherwise announce a change that makes
+ * the review read again, forever (about once a second per open review, with nothing else happening).
+ */
+function changesSomething(event: WatchEvent): boolean {
+  if (event.kind === 'rescan') return true;
+  return event.changes.some(({ path }) => !basename(path).startsWith(TEMP_PREFIX));
+}
 
 /**
  * Watches the folders whose changes someone is reviewing (the session's "Files changed"), and says, after a
@@ -29,7 +41,8 @@ export class FolderWatches implements Disposable {
     const entry: { stop: Promise<Disposable | null>; timer: ReturnType<typeof setTimeout> | null } = { stop: Promise.resolve(null), timer: null };
     entry.stop = this.watch(
       path,
-      () => {
+      (event) => {
+        if (!changesSomething(event)) return;
         if (entry.timer) clearTimeout(entry.timer);
         entry.timer = setTimeout(() => {
           entry.timer = null;

@@ -47,6 +47,29 @@ interface Watched {
   idleSince: number | null;
   unresponsiveAt: number | null;
   changed: boolean;
+  /** The figures last sent in agent.metrics (a sample within a rounding of them sends nothing). */
+  sent: AgentMetrics | null;
+  /** The agent's last activity (rt.lastActivity) at its last sample, and whether that sample showed anything new. */
+  activityAt: number;
+  quiet: boolean;
+}
+
+/**
+ * With every agent quiet (its last sample showed nothing new, it has written nothing since, its flood state is
+ * as shown), its processes are sampled every this many ticks instead of every tick: thirty idle sessions then
+ * cost next to nothing.
+ * Crashes do not wait for a sample (the process's exit says so), nor do hangs (each request has its timer).
+ */
+export const QUIET_SAMPLE_EVERY = 5;
+
+const MiB = 1024 * 1024;
+
+/** Whether a sample differs from what the user was last shown by more than its rounding (memory by 1 MiB or 1 %, CPU by a point). */
+export function showsNew(sent: AgentMetrics | null, now: Pick<AgentMetrics, 'pid' | 'processes' | 'rssBytes' | 'cpuPercent' | 'throttled'>): boolean {
+  if (!sent || sent.pid !== now.pid || sent.processes !== now.processes || sent.throttled !== now.throttled) return true;
+  if ((sent.rssBytes === null) !== (now.rssBytes === null) || (sent.cpuPercent === null) !== (now.cpuPercent === null)) return true;
+  if (sent.rssBytes !== null && now.rssBytes !== null && Math.abs(now.rssBytes - sent.rssBytes) >= Math.max(MiB, sent.rssBytes * 0.01)) return true;
+  return sent.cpuPercent !== null && now.cpuPercent !== null && Math.abs(now.cpuPercent - sent.cpuPercent) >= 1;
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -81,6 +104,8 @@ export class AgentSupervisor implements Disposable {
   private readonly unsubscribe: Disposable;
   private disposed = false;
   private sampling = false;
+  /** Ticks since the processes were last sampled (see QUIET_SAMPLE_EVERY). */
+  private sinceSample = 0;
   private readonly sampler = new GroupSampler();
 
   constructor(
@@ -142,6 +167,9 @@ export class AgentSupervisor implements Disposable {
         idleSince: null,
         unresponsiveAt: null,
         changed: true,
+        sent: null,
+        activityAt: 0,
+        quiet: false,
       };
       this.watched.set(key, w);
     }
@@ -162,7 +190,10 @@ export class AgentSupervisor implements Disposable {
   private publish(): void {
     const changed = [...this.watched.values()].filter((w) => w.changed);
     if (changed.length === 0 || this.disposed) return;
-    for (const w of changed) w.changed = false;
+    for (const w of changed) {
+      w.changed = false;
+      w.sent = w.metrics;
+    }
     this.host.bus.emit('agent.metrics', { agents: changed.map((w) => w.metrics) });
   }
 
@@ -183,6 +214,7 @@ export class AgentSupervisor implements Disposable {
     const w = this.entry(key);
     const prev = w.lastState;
     w.lastState = status.state;
+    w.quiet = false;
     if (status.state === 'starting' && !w.restarting) {
       // Started by the user (or a new session): a fresh chance. A pending restart stays due: it then
       // only brings back the sessions still failed.
@@ -365,9 +397,19 @@ export class AgentSupervisor implements Disposable {
       const now = this.clock.now();
       const runtimes = this.host.allRuntimes();
       const running = runtimes.filter((r) => r.connected && r.pid !== null);
-      const samples = await this.sampler.sample(running.map((r) => r.pid!));
+      const quiet = running.every((rt) => {
+        const w = this.entry(rt.key);
+        return w.quiet && w.cpu?.pid === rt.pid && rt.lastActivity === w.activityAt && rt.throttled === w.metrics.throttled;
+      });
+      const due = !quiet || ++this.sinceSample >= QUIET_SAMPLE_EVERY;
+      if (due) this.sinceSample = 0;
+      const samples = due ? await this.sampler.sample(running.map((r) => r.pid!)) : new Map<number, never>();
       for (const rt of running) {
         const w = this.entry(rt.key);
+        if (w.unresponsiveAt !== null && rt.lastActivity > w.unresponsiveAt) {
+          w.unresponsiveAt = null;
+          this.update(rt.key, { unresponsive: null });
+        }
         const pid = rt.pid!;
         const s = samples.get(pid);
         if (!s) continue;
@@ -381,23 +423,19 @@ export class AgentSupervisor implements Disposable {
           w.cpu = { ticks: s.cpuTicks, at, pid };
         }
         const sample = { pid, processes: s.pids.length, rssBytes: s.pids.length > 0 ? s.rssBytes : null, cpuPercent, throttled: rt.throttled };
-        const m = w.metrics;
-        // An idle agent's figures stay the same from one sample to the next: the event (and the renderer's
-        // work) only when one of them changed; agents.metrics still answers with the latest sample.
-        if (m.pid === sample.pid && m.processes === sample.processes && m.rssBytes === sample.rssBytes && m.cpuPercent === sample.cpuPercent && m.throttled === sample.throttled) {
-          w.metrics = { ...m, sampledAt: now };
-        } else {
-          this.update(rt.key, { ...sample, sampledAt: now });
-        }
-        if (w.unresponsiveAt !== null && rt.lastActivity > w.unresponsiveAt) {
-          w.unresponsiveAt = null;
-          this.update(rt.key, { unresponsive: null });
-        }
+        // An idle agent's figures barely move from one sample to the next: the event (and the renderer's work)
+        // only when the user would see a difference; agents.metrics still answers with the latest sample.
+        const news = showsNew(w.sent, sample);
+        w.metrics = { ...w.metrics, ...sample, sampledAt: now };
+        if (news) w.changed = true;
+        w.quiet = !news && !w.changed;
+        w.activityAt = rt.lastActivity;
       }
-      const idleMs = this.idleStopMs();
+      // The setting is read (from the store) only when some agent has no open session.
+      let idleMs: number | undefined;
       for (const rt of runtimes) {
         const w = this.entry(rt.key);
-        if (!rt.connected || openSessions(this.host.sessionsOf(rt)).length > 0 || idleMs <= 0) {
+        if (!rt.connected || openSessions(this.host.sessionsOf(rt)).length > 0 || (idleMs ??= this.idleStopMs()) <= 0) {
           w.idleSince = null;
           continue;
         }

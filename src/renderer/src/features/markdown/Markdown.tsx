@@ -37,7 +37,19 @@ const schema = {
   protocols: { ...defaultSchema.protocols, src: ['http', 'https', 'data'] },
 };
 
-const remarkPlugins = [remarkGfm];
+type ExtensionKey = 'micromarkExtensions' | 'fromMarkdownExtensions' | 'toMarkdownExtensions';
+type ExtensionData = Partial<Record<ExtensionKey, unknown[]>>;
+const EXTENSION_KEYS: readonly ExtensionKey[] = ['micromarkExtensions', 'fromMarkdownExtensions', 'toMarkdownExtensions'];
+// GFM's parser extensions, built once: remark-gfm's attacher combines its micromark extensions every time it is
+// attached (react-markdown attaches the plugins on every render: every streamed frame of a message's tail),
+// about a tenth of a small block's render. This plugin hands each processor the same extensions.
+const gfmExtensions: ExtensionData = {};
+(remarkGfm as unknown as (this: { data(): ExtensionData }) => void).call({ data: () => gfmExtensions });
+function remarkGfmOnce(this: { data(): ExtensionData }) {
+  const data = this.data();
+  for (const key of EXTENSION_KEYS) (data[key] ??= []).push(...(gfmExtensions[key] ?? []));
+}
+const remarkPlugins = [remarkGfmOnce] as never;
 // One highlighter for every render: the plugin's attacher builds its grammar registry (several ms),
 // and react-markdown re-attaches plugins on each render.
 const highlight = rehypeHighlight({ detect: false });

@@ -1,5 +1,5 @@
 import type { SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption } from '@agentclientprotocol/sdk';
-import { useEffect, useState } from 'react';
+import { memo, useEffect, useState } from 'react';
 import { SlidersHorizontal } from 'lucide-react';
 import type { ThreadState } from '@shared/acp-thread';
 import type { SessionInfo } from '@shared/contract/sessions';
@@ -76,11 +76,10 @@ function ConfigSelect({ sessionId, option, disabled }: { sessionId: string; opti
   );
 }
 
-function ModePicker({ sessionId, thread, disabled }: { sessionId: string; thread: ThreadState; disabled: boolean }) {
+function ModePicker({ sessionId, modes, disabled }: { sessionId: string; modes: ThreadState['modes']; disabled: boolean }) {
   const api = useApi();
   const [pending, setPending] = useState<string | null>(null);
   const busy = pending !== null;
-  const modes = thread.modes;
   if (!modes || modes.availableModes.length === 0) return null;
   const set = async (modeId: string) => {
     setPending(modeId);
@@ -106,8 +105,7 @@ function ModePicker({ sessionId, thread, disabled }: { sessionId: string; thread
   );
 }
 
-function Usage({ thread }: { thread: ThreadState }) {
-  const u = thread.usage;
+function Usage({ usage: u }: { usage: ThreadState['usage'] }) {
   if (!u) return null;
   const pct = u.size > 0 ? Math.min(100, Math.round((u.used / u.size) * 100)) : 0;
   return (
@@ -121,9 +119,15 @@ function Usage({ thread }: { thread: ThreadState }) {
   );
 }
 
-export function SessionHeader({
+/**
+ * The session's header. Given the thread's parts it shows, not the thread: a streamed chunk changes the thread
+ * every frame, and leaves these (and so the header) as they were.
+ */
+export const SessionHeader = memo(function SessionHeader({
   session,
-  thread,
+  modes,
+  configOptions,
+  usage,
   agentName,
   title,
   filesCount,
@@ -131,7 +135,9 @@ export function SessionHeader({
   onToggleFiles,
 }: {
   session: SessionInfo | null;
-  thread: ThreadState;
+  modes: ThreadState['modes'];
+  configOptions: ThreadState['configOptions'];
+  usage: ThreadState['usage'];
   agentName: string;
   title: string;
   filesCount: number;
@@ -139,7 +145,7 @@ export function SessionHeader({
   onToggleFiles(): void;
 }) {
   const disabled = !session || session.status === 'failed' || session.status === 'closed' || session.status === 'starting';
-  const hasModeOption = thread.configOptions.some((o) => o.category === 'mode');
+  const hasModeOption = configOptions.some((o) => o.category === 'mode');
   const connected = useConnection((c) => c.connected);
   const status = session?.status ?? 'starting';
   const [setupOpen, setSetupOpen] = useState(false);
@@ -162,7 +168,7 @@ export function SessionHeader({
           {connected ? STATUS_TEXT[status] : 'Disconnected'}
         </span>
         <span className="spacer" />
-        <Usage thread={thread} />
+        <Usage usage={usage} />
         <button className={`files-button${filesOpen ? ' on' : ''}`} onClick={onToggleFiles} aria-pressed={filesOpen} data-testid="files-button">
           Files changed{filesCount > 0 ? ` (${filesCount})` : ''}
         </button>
@@ -199,8 +205,8 @@ export function SessionHeader({
         )}
         {session && (
           <span className="config-options">
-            {!hasModeOption && <ModePicker sessionId={session.id} thread={thread} disabled={disabled} />}
-            {thread.configOptions.map((o) => (
+            {!hasModeOption && <ModePicker sessionId={session.id} modes={modes} disabled={disabled} />}
+            {configOptions.map((o) => (
               <ConfigSelect key={o.id} sessionId={session.id} option={o} disabled={disabled} />
             ))}
           </span>
@@ -208,4 +214,4 @@ export function SessionHeader({
       </div>
     </header>
   );
-}
+});

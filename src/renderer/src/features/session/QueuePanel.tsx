@@ -1,12 +1,12 @@
 import { ArrowDown, ArrowUp, Pencil, X } from 'lucide-react';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { PromptBlock, QueueItem } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import { useNotices } from '../../app/notices';
 import { promptPreview } from '../../ui/format';
 
 /** Prompts waiting for the current turn to end: edit, remove, reorder. */
-export function QueuePanel({ sessionId, items }: { sessionId: string; items: readonly QueueItem[] }) {
+export const QueuePanel = memo(function QueuePanel({ sessionId, items }: { sessionId: string; items: readonly QueueItem[] }) {
   const api = useApi();
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
   if (items.length === 0) return null;
@@ -99,4 +99,4 @@ export function QueuePanel({ sessionId, items }: { sessionId: string; items: rea
       </ol>
     </div>
   );
-}
+});

@@ -336,21 +336,26 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     if (!r.ok) return useNotices.getState().push('error', `Could not fork the session: ${r.error.message}`);
     useTabs.getState().open({ kind: 'session', title: `Fork of ${title}`, props: { sessionId: r.value.id } });
   }, [api, sessionId, title]);
-  const fork = session?.canFork && status === 'idle' && !running && forkIndex >= 0 ? { index: forkIndex, pending: forking, run: () => void runFork() } : null;
+  const canFork = session?.canFork === true && status === 'idle' && !running && forkIndex >= 0;
+  const fork = useMemo(() => (canFork ? { index: forkIndex, pending: forking, run: () => void runFork() } : null), [canFork, forkIndex, forking, runFork]);
+  const refreshChanges = sessionChanges.refresh;
+  const toggleFiles = useCallback(() => {
+    setFilesOpen((open) => !open);
+    refreshChanges();
+  }, [refreshChanges]);
 
   return (
     <div className="session-tab" ref={root} tabIndex={-1} data-testid="session-tab" data-session-id={sessionId} data-status={status ?? 'loading'}>
       <SessionHeader
         session={session}
-        thread={view.thread}
+        modes={view.thread.modes}
+        configOptions={view.thread.configOptions}
+        usage={view.thread.usage}
         agentName={agentName}
         title={title}
         filesCount={sessionChanges.folders.reduce((n, f) => n + f.changes.files.length, 0)}
         filesOpen={filesOpen}
-        onToggleFiles={() => {
-          setFilesOpen(!filesOpen);
-          sessionChanges.refresh();
-        }}
+        onToggleFiles={toggleFiles}
       />
       <WorktreeBar sessionId={sessionId} cwd={session?.cwd ?? null} idle={status === 'idle'} />
       {view.loadError && (

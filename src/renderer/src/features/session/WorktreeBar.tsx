@@ -1,5 +1,5 @@
 import { GitBranch } from 'lucide-react';
-import { useCallback, useEffect, useState } from 'react';
+import { memo, useCallback, useEffect, useState } from 'react';
 import type { MergeStrategy, SetupRun, WorktreeError, WorktreeInfo, WorktreeStatus } from '@shared/contract/worktrees';
 import { useApi, useEvent } from '../../app/api-context';
 import { openExternalLink } from '../../app/link-confirm';
@@ -33,7 +33,7 @@ export function useWorktree(cwd: string | null): { info: WorktreeInfo | null; st
 }
 
 /** Under a worktree session's header: its branch, base, ahead/behind, and the Finish panel. */
-export function WorktreeBar({ sessionId, cwd, idle }: { sessionId: string; cwd: string | null; idle: boolean }) {
+export const WorktreeBar = memo(function WorktreeBar({ sessionId, cwd, idle }: { sessionId: string; cwd: string | null; idle: boolean }) {
   const { info, status, refresh } = useWorktree(cwd);
   const [open, setOpen] = useState(false);
   // A turn that ended may have changed files or made commits.
@@ -65,7 +65,7 @@ export function WorktreeBar({ sessionId, cwd, idle }: { sessionId: string; cwd: 
       {open && <FinishPanel sessionId={sessionId} info={info} status={s} refresh={refresh} idle={idle} />}
     </>
   );
-}
+});
 
 /** The repository's setup command in this worktree: its output as it comes, Cancel while it runs. */
 function SetupPanel({ path }: { path: string }) {

@@ -213,7 +213,7 @@ export function ThreadEntryView({
 }
 
 /** The folder's first snapshot, taken in the background when the session opened, while no turn runs. */
-export function SnapshotBanner({ sessionId }: { sessionId: string }) {
+export const SnapshotBanner = memo(function SnapshotBanner({ sessionId }: { sessionId: string }) {
   const snapshotting = useSnapshotting((s) => s.bySession[sessionId]);
   if (snapshotting?.phase !== 'background') return null;
   return (
@@ -225,4 +225,4 @@ export function SnapshotBanner({ sessionId }: { sessionId: string }) {
       </span>
     </div>
   );
-}
+});
