@@ -9,38 +9,20 @@ import react from '@vitejs/plugin-react';
 // Node's strict resolution of CommonJS packages' subpaths.
 const external = ['better-sqlite3', 'node-pty', '@parcel/watcher', 'electron', 'bufferutil', 'utf-8-validate'];
 
-// The helper Switchboard copies to an SSH host (src/main/ssh-helper.ts): one CommonJS file beside the main bundle,
-// so that a packaged app (which has no sources and no esbuild) can install it.
-function sshHelper(): Plugin {
+/**
+ * A file built beside the main bundle as one self-contained CommonJS file, for code that cannot run from the bundle's
+ * chunks: the helper Switchboard copies to an SSH host (src/main/ssh-helper.ts), which a packaged app (no sources, no
+ * esbuild) must still install; the parsing thread of a large history import (history-import/parse-worker.ts), which
+ * parse-thread.ts reads and evaluates in a worker (a worker cannot load a file from the app's asar archive).
+ */
+function standalone(name: string, entry: string, outfile: string): Plugin {
   return {
-    name: 'switchboard-ssh-helper',
+    name: `switchboard-${name}`,
     apply: 'build',
     async writeBundle() {
       await build({
-        entryPoints: [resolve(__dirname, 'src/main/ssh-helper.ts')],
-        outfile: resolve(__dirname, 'out/main/ssh-helper.cjs'),
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: 'node18',
-        legalComments: 'none',
-        logLevel: 'silent',
-      });
-    },
-  };
-}
-
-// The parsing thread of a large history import (src/main/core/history-import/parse-worker.ts): one self-contained
-// CommonJS file beside the main bundle, which parse-thread.ts reads and evaluates in a worker (a worker cannot load a
-// file from the app's asar archive, nor this bundle's chunks).
-function importWorker(): Plugin {
-  return {
-    name: 'switchboard-import-worker',
-    apply: 'build',
-    async writeBundle() {
-      await build({
-        entryPoints: [resolve(__dirname, 'src/main/core/history-import/parse-worker.ts')],
-        outfile: resolve(__dirname, 'out/main/import-worker.cjs'),
+        entryPoints: [resolve(__dirname, entry)],
+        outfile: resolve(__dirname, 'out/main', outfile),
         bundle: true,
         platform: 'node',
         format: 'cjs',
@@ -54,7 +36,10 @@ function importWorker(): Plugin {
 
 export default defineConfig({
   main: {
-    plugins: [sshHelper(), importWorker()],
+    plugins: [
+      standalone('ssh-helper', 'src/main/ssh-helper.ts', 'ssh-helper.cjs'),
+      standalone('import-worker', 'src/main/core/history-import/parse-worker.ts', 'import-worker.cjs'),
+    ],
     // An imported JSON file (the ACP schema, 150 KB) as JSON.parse of a string: V8 parses that several times
     // faster than the same object as a literal, and the main bundle is loaded on every start.
     json: { stringify: true },
