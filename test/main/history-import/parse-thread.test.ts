@@ -1,9 +1,12 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
+import { readNewLines } from '../../../src/main/core/history-import/line-reader';
+import { parseFile, type ParsedFile, type ParseJob } from '../../../src/main/core/history-import/parse-file';
 import { parseThreadsAlive } from '../../../src/main/core/history-import/parse-thread';
-import { tempDir } from '../../support/app-server';
+import { repoRoot, tempDir } from '../../support/app-server';
 import { createStore, type TestStore } from '../history/acp';
 
 /**
@@ -105,5 +108,28 @@ describe('History → Import: the parsing thread of a large import', () => {
     importer.dispose();
     await importer.settled();
     await expect.poll(parseThreadsAlive, { timeout: 10_000 }).toBe(0);
+  });
+
+  it('the built app runs the thread from out/main/import-worker.cjs, which parses a session as the sources do', async () => {
+    home = claudeStore(1);
+    const dir = join(home, '.claude/projects/-work-p0');
+    const path = join(dir, readdirSync(dir)[0]!);
+    const job: ParseJob = { source: 'claude-code', path, offset: 0, state: null, mtimeMs: statSync(path).mtimeMs };
+    // The file the packaged app evaluates (npm test builds the app first), run as parse-thread.ts runs it.
+    const worker = new Worker(readFileSync(join(repoRoot, 'out/main/import-worker.cjs'), 'utf8'), { eval: true, workerData: { stop: new Int32Array(new SharedArrayBuffer(4)) } });
+    try {
+      const built = await new Promise<ParsedFile>((resolve, reject) => {
+        worker.once('message', (m: { id: number; parsed: ParsedFile }) => resolve(m.parsed));
+        worker.once('error', reject);
+        worker.postMessage({ ...job, id: 1 });
+      });
+      const here = parseFile(job, readNewLines, () => false);
+      expect(built.failed).toBeUndefined();
+      expect(built.wire.bodies.length).toBeGreaterThan(2);
+      expect(built.wire.bodies.join('\n')).toContain('word0x');
+      expect({ ...built, wire: { ...built.wire, ts: [...built.wire.ts], kinds: [...built.wire.kinds] } }).toEqual({ ...here, wire: { ...here.wire, ts: [...here.wire.ts], kinds: [...here.wire.kinds] } });
+    } finally {
+      await worker.terminate();
+    }
   });
 });
