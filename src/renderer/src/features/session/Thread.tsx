@@ -344,22 +344,17 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
   const lastTop = useRef(0);
   const onScroll = () => {
     const el = scroller.current;
+    // Our own scroll to the bottom (every frame an agent writes): measuring here would lay the page out
+    // once more per frame. The user's scrolls are measured (and wheel and keys leave the bottom at once).
     const own = ownScroll.current;
     ownScroll.current = false;
     if (!el) return;
-    // Our own scroll to the bottom (every frame an agent writes) went where stick() put it (knownTop): reading
-    // scrollTop here, in the scroll steps before the frame's update, laid the page out once more per frame (the
-    // page's profile of `npm run bench -- sessions30`). The user's scrolls are measured: a wheel or key that
-    // went up has cleared `stuck` before its scroll event.
-    if (own && stuck.current) {
-      lastTop.current = knownTop.current;
-      return;
-    }
     const top = el.scrollTop;
     if (el.clientHeight === 0) return;
     knownTop.current = top;
     const wentUp = top < lastTop.current - 0.5;
     lastTop.current = top;
+    if (own && stuck.current) return;
     const near = el.scrollHeight - top - el.clientHeight < 48;
     // Following: only a scroll that leaves the bottom stops it (the browser's own clamp when the list
     // shrinks goes up, and keeps following). Not following (a wheel or key went up): only a scroll back
