@@ -14,6 +14,11 @@ describe('query syntax', () => {
     expect(toFtsQuery('middlewares')).toBe('"midd"*');
     expect(toFtsQuery('the')).toBe('"th"*');
     expect(toFtsQuery('middlewares', true)).toBe('"middlewares"*');
+    // A prefix no prefix index holds, as the terms it starts when they are known (read lazily by FTS5).
+    const terms = (prefix: string): string[] | null => ({ middlewares: ['middlewares', 'middlewaresx'], tokenizer: [] })[prefix] ?? null;
+    expect(toFtsQuery('middlewares refresh_tokenizer', true, terms)).toBe('("middlewares" OR "middlewaresx") AND "refresh tokenizer"');
+    expect(toFtsQuery('middlewares midd', false, terms)).toBe('"midd"* AND "midd"*');
+    expect(toFtsQuery('"exact phrase" unknownword', true, terms)).toBe('"exact phrase" AND "unknownword"*');
     // Identifiers keep their own prefix (few terms start with one).
     expect(toFtsQuery('refreshSessionToken ECONNRESET v8engine')).toBe('"refreshSessionToken"* AND "ECONNRESET"* AND "v8engine"*');
     expect(toFtsQuery('refresh_token')).toBe('"refresh toke"*');
@@ -226,6 +231,27 @@ describe('long prefixes', () => {
       const bothAsTyped = searchHistory(t.db, { query: 'list configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
       expect(both.hits.map((h) => h.entryId)).toEqual(bothAsTyped.hits.map((h) => h.entryId));
       expect(toFtsQuery('list configuration', new Set(['configuration']))).toBe('"list"* AND "configuration"*');
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe('long prefixes starting many terms', () => {
+  it('are looked up by their first four characters, the look-alikes skipped, with the same hits as typed', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      // "configuration" starts a dozen terms (more than are looked up one by one); look-alikes in most sessions.
+      for (let i = 0; i < 60; i++) {
+        t.addSession(`s${i}`);
+        const text = i % 5 === 0 ? `where is configuration${i % 12}x listed` : `list the configs and confirm ${i}`;
+        t.append(`s${i}`, turn(acp, text, 'done'), NOW - (60 - i) * 1000);
+      }
+      const found = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW });
+      const asTyped = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
+      expect(found.hits.map((h) => h.entryId)).toEqual(asTyped.hits.map((h) => h.entryId));
+      expect(new Set(found.hits.map((h) => h.sessionId))).toEqual(new Set(Array.from({ length: 12 }, (_, k) => `s${k * 5}`)));
     } finally {
       t.close();
     }

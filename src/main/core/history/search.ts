@@ -2,6 +2,7 @@ import { storedTitle } from '../../../shared/session-title';
 import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shared/contract/history';
 import { storedText } from '../store/compression';
 import { prepared, type Db } from '../store/database';
+import { termsWithPrefix } from './fts-terms';
 import { draftFromRow, type EntryRow } from './history-index';
 import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './entry-drafts';
 
@@ -57,7 +58,11 @@ export function parseQuery(input: string): Phrase[] {
  * The FTS5 query for what the user typed; it can never be a syntax error, since every token is inside a
  * quoted string (`auth fi` → `"auth"* AND "fi"*`). Null: nothing to search for.
  */
-export function toFtsQuery(input: string | Phrase[], exactPrefixes: boolean | ReadonlySet<string> = false): string | null {
+export function toFtsQuery(
+  input: string | Phrase[],
+  exactPrefixes: boolean | ReadonlySet<string> = false,
+  termsStarting: (prefix: string) => string[] | null = () => null,
+): string | null {
   const phrases = typeof input === 'string' ? parseQuery(input) : input;
   if (phrases.length === 0) return null;
   return phrases
@@ -65,7 +70,15 @@ export function toFtsQuery(input: string | Phrase[], exactPrefixes: boolean | Re
       // A prefix longer than the longest prefix index would merge the lists of every term it starts (slow for
       // common words): look up its longest indexed prefix, and check the hits for the whole prefix.
       const tokens = p.prefix && !p.path && !asTyped(p, exactPrefixes) ? [...p.tokens.slice(0, -1), truncated(p.tokens.at(-1)!)] : p.tokens;
-      return `${quoted(tokens.join(' '))}${p.prefix ? '*' : ''}`;
+      if (!p.prefix) return quoted(tokens.join(' '));
+      // A prefix no prefix index holds, as the terms it starts (read lazily, see fts-terms.ts), when they are few.
+      const last = tokens.at(-1)!;
+      const terms = p.path || PREFIX_INDEXES.includes(last.length) || !ASCII.test(last) ? null : termsStarting(last.toLowerCase());
+      if (!terms) return `${quoted(tokens.join(' '))}*`;
+      const head = tokens.slice(0, -1);
+      // No term starts with it: the phrase as one whole token, which matches nothing either.
+      const each = (terms.length ? terms : [last.toLowerCase()]).map((t) => quoted([...head, t].join(' ')));
+      return each.length === 1 ? each[0]! : `(${each.join(' OR ')})`;
     })
     .join(' AND ');
 }
@@ -78,6 +91,10 @@ export function toFtsQuery(input: string | Phrase[], exactPrefixes: boolean | Re
  * word, and when they do not fill the page the search runs again with the exact prefixes.
  */
 const PREFIX_INDEXES = [4, 2];
+/** Terms a prefix may start to be looked up as those terms (OR'ed); more, and FTS5 merges their lists. */
+const MAX_TERMS_OF_PREFIX = 32;
+/** A long word starting at most this many terms is looked up as those terms from the start (see searchHistory). */
+const FEW_TERMS = 8;
 const PLAIN_WORD = /^\p{Lu}?\p{Ll}{2,13}$/u;
 const truncated = (token: string): string => {
   if (!PLAIN_WORD.test(token)) return token;
@@ -380,9 +397,19 @@ const MAX_STREAMED = 500_000;
  * which bounds the cost of a long prefix whose matches are mostly look-alikes. `truncated`: some matches
  * were not ranked.
  */
-export function searchHistory(db: Db, o: SearchOptions): { hits: SearchHit[]; truncated: boolean } {
-  const phrases = parseQuery(o.query);
-  const match = toFtsQuery(phrases, o.exactPrefixes);
+export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit[]; truncated: boolean } {
+  const phrases = parseQuery(options.query);
+  const starting = new Map<string, string[] | null>();
+  const termsStarting = (prefix: string): string[] | null => {
+    if (!starting.has(prefix)) starting.set(prefix, termsWithPrefix(db, 'history_fts', prefix, MAX_TERMS_OF_PREFIX));
+    return starting.get(prefix)!;
+  };
+  // A long word that starts few terms is looked up as typed, as those terms: no look-alikes to read and reject.
+  const given = options.exactPrefixes ?? false;
+  const few =
+    given === true ? [] : phrases.filter((p) => needsCheck(p) && !asTyped(p, given) && ASCII.test(p.tokens.at(-1)!) && (termsStarting(p.tokens.at(-1)!.toLowerCase())?.length ?? Infinity) <= FEW_TERMS);
+  const o = few.length ? { ...options, exactPrefixes: new Set([...(typeof given === 'object' ? given : []), ...few.map((p) => p.tokens.at(-1)!)]) } : options;
+  const match = toFtsQuery(phrases, o.exactPrefixes, termsStarting);
   if (!match) return { hits: [], truncated: false };
   const now = o.now ?? Date.now();
   const cap = o.candidates ?? DEFAULT_CANDIDATES;
