@@ -3,8 +3,9 @@ import type { HighlightedText, HistoryEntryKind, SearchHit } from '../../../shar
 import { storedText } from '../store/compression';
 import { prepared, type Db } from '../store/database';
 import { termsWithPrefix } from './fts-terms';
-import { draftFromRow, type EntryRow } from './history-index';
-import { encodePath, entryText, facet, head, INDEX_CAPS, looksLikePath, PATH_DEPTH, pathParts } from './entry-drafts';
+import type { EntryRow } from './history-index';
+import { encodePath, facet, head, looksLikePath, PATH_DEPTH, pathParts } from './entry-drafts';
+import { searchText } from './search-texts';
 
 /** Characters FTS5's unicode61 tokenizer keeps in tokens (letters, numbers, private use); the rest separate. */
 const SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
@@ -535,7 +536,7 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
   // The newest candidates, at most perSession of each session, are read and ranked: their text gives the
   // snippet and the relevance at once.
   const want = o.limit * RANKED_PER_HIT;
-  const hits: SearchHit[] = [];
+  const hits: Array<Omit<SearchHit, 'snippet'> & { snippet: () => HighlightedText }> = [];
   /** Candidates rejected for lacking each long prefix's whole word. */
   const lookAlikes = new Map<Phrase, number>();
   let rejected = 0;
@@ -559,9 +560,8 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
       if ((typeAsTyped = mostlyLookAlikes(lacks))) break;
       continue;
     }
-    const draft = draftFromRow(row);
-    const text = entryText(draft, INDEX_CAPS);
-    const pathText = text.paths.join('\n');
+    const text = searchText(db, row);
+    const { pathText } = text;
     const inBody = matches(text.body, phrases);
     const inPaths = pathText ? matches(pathText, phrases) : [];
     // A long prefix was looked up by its start: keep the hit only if the whole prefix is there.
@@ -576,11 +576,13 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
     perSession.set(r.session_id, n + 1);
     let session = sessions.get(r.session_id);
     if (!session) sessions.set(r.session_id, (session = { title: '', agentId: '', cwd: '' }));
-    const snippet = inBody.length
-      ? snippetAround(text.body, inBody, phrases.length)
-      : inPaths.length
-        ? snippetAround(pathText, inPaths, phrases.length)
-        : { text: head(text.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
+    // The snippet is cut for the hits kept (below).
+    const snippet = (): HighlightedText =>
+      inBody.length
+        ? snippetAround(text.body, inBody, phrases.length)
+        : inPaths.length
+          ? snippetAround(pathText, inPaths, phrases.length)
+          : { text: head(text.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
     hits.push({
       sessionId: r.session_id,
       entryId: r.id,
@@ -590,7 +592,7 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
       turn: r.turn,
       failed: r.failed === 1,
       snippet,
-      toolTitle: draft.detail?.kind === 'entry' && draft.detail.entry.kind === 'tool_call' ? draft.detail.entry.title : null,
+      toolTitle: text.toolTitle,
       session,
       score: ranked(relevance(inBody, inPaths, phrases.length, text.body.length), r.ts, now),
     });
@@ -610,7 +612,8 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
   if (check.length && hits.length < o.limit && considered >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
   hits.sort((x, y) => y.score - x.score);
   hits.length = Math.min(hits.length, o.limit);
-  const ids = [...new Set(hits.map((h) => h.sessionId))];
+  const found = hits.map((h): SearchHit => ({ ...h, snippet: h.snippet() }));
+  const ids = [...new Set(found.map((h) => h.sessionId))];
   if (ids.length) {
     const info = cached(
       db,
@@ -619,5 +622,5 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
     ).all(JSON.stringify(ids)) as Array<{ id: string; agent_id: string; cwd: string; given: string | null; prompt: string | null }>;
     for (const row of info) Object.assign(sessions.get(row.id)!, { title: storedTitle({ custom: row.given, prompt: row.prompt }) ?? '', agentId: row.agent_id, cwd: row.cwd });
   }
-  return { hits, truncated };
+  return { hits: found, truncated };
 }
