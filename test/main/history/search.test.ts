@@ -237,6 +237,27 @@ describe('long prefixes', () => {
   });
 });
 
+describe('texts of entries ranked before', () => {
+  it('are made again when the entry changed since: the snippet shows its new text', async () => {
+    const t = await createStore(undefined, { now: () => NOW });
+    try {
+      const acp = new Acp();
+      t.addSession('s');
+      t.append('s', [...turn(acp, 'run the build', 'Running.'), acp.tool({ toolCallId: 'b1', title: 'Build', kind: 'execute', status: 'in_progress' })], NOW - 1000);
+      const tool = (text: string) => acp.toolUpdate({ toolCallId: 'b1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text } }] });
+      t.append('s', [tool('compiled the kestrel module')], NOW - 900);
+      const first = t.history.search({ query: 'kestrel', limit: 10, perSession: 3 }).hits;
+      expect(first.map((h) => h.snippet.text)).toEqual(['Build compiled the kestrel module']);
+      expect(first[0]!.toolTitle).toBe('Build');
+      t.append('s', [acp.toolUpdate({ toolCallId: 'b1', title: 'Build again', content: [{ type: 'content', content: { type: 'text', text: 'relinked the kestrel module' } }] })], NOW - 800);
+      const again = t.history.search({ query: 'kestrel', limit: 10, perSession: 3 }).hits;
+      expect(again.map((h) => [h.entryId, h.snippet.text, h.toolTitle])).toEqual([[first[0]!.entryId, 'Build again relinked the kestrel module', 'Build again']]);
+    } finally {
+      t.close();
+    }
+  });
+});
+
 describe('long prefixes starting many terms', () => {
   it('are looked up by their first four characters, the look-alikes skipped, with the same hits as typed', async () => {
     const t = await createStore(undefined, { now: () => NOW });
