@@ -298,14 +298,10 @@ export interface SearchOptions {
   candidates?: number;
 }
 
+/** A match of the index (its entry is read once it is ranked). */
 interface Candidate {
   id: number;
   session_id: string;
-  seq: number;
-  ts: number;
-  turn: number;
-  kind: HistoryEntryKind | 'title' | 'changes';
-  failed: number;
 }
 
 const DAY = 86_400_000;
@@ -418,22 +414,25 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
   // the FTS match (an index intersection); a broad one is cheaper checked row by row on the newest matches
   // than intersected with its facet token's long list.
   const facets: string[] = [];
-  const where: string[] = ['history_fts MATCH @match', 's.deleted_at IS NULL'];
+  // Conditions on an entry are part of the index query; those on its session are checked once per session.
+  const where: string[] = [];
   const args: Record<string, unknown> = {};
+  const sessionWhere: string[] = ['s.deleted_at IS NULL'];
+  const sessionArgs: Record<string, unknown> = {};
   const anyOf = (tokens: string[]): void => void (tokens.length && facets.push(`(${tokens.map(quoted).join(' OR ')})`));
   const share = shares(db);
   const filter = (values: readonly string[] | undefined, column: string, name: string, token: (v: string) => string, counts: Map<string, number>): void => {
     if (!values?.length) return;
     const part = values.reduce((n, v) => n + (counts.get(v) ?? 0), 0) / Math.max(1, share.total);
     if (part < BROAD) return anyOf(values.map(token));
-    where.push(`${column} IN (${values.map((_, i) => `@${name}${i}`).join(', ')})`);
-    values.forEach((v, i) => (args[`${name}${i}`] = v));
+    sessionWhere.push(`${column} IN (${values.map((_, i) => `@${name}${i}`).join(', ')})`);
+    values.forEach((v, i) => (sessionArgs[`${name}${i}`] = v));
   };
   filter(o.agentIds, 's.agent_id', 'agent', facet.agent, share.agents);
   filter(o.projects, 's.cwd', 'project', facet.project, share.projects);
   if (o.sessionId !== undefined) anyOf([facet.session(o.sessionId)]);
   if (o.failedOnly) anyOf([facet.failed]);
-  args.match = [match, ...facets].join(' AND ');
+  const fts = [match, ...facets].join(' AND ');
   if (o.kinds?.length) {
     where.push(`e.kind IN (${o.kinds.map((_, i) => `@kind${i}`).join(', ')})`);
     o.kinds.forEach((v, i) => (args[`kind${i}`] = v));
@@ -446,14 +445,13 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
     where.push('e.ts < @to');
     args.to = o.to;
   }
+  const and = where.map((w) => ` AND ${w}`).join('');
   // CROSS JOIN keeps the FTS table as the outer loop, so rows come in rowid order from the index, read as
   // they are needed (most searches need only the first hundred).
   const page = cached(
     db,
-    `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed
-       FROM history_fts CROSS JOIN history_entries e ON e.id = history_fts.rowid CROSS JOIN sessions s ON s.id = e.session_id
-       WHERE ${where.join(' AND ')}
-       ORDER BY history_fts.rowid DESC LIMIT ${MAX_ROWS}`,
+    `SELECT e.id, e.session_id FROM history_fts CROSS JOIN history_entries e ON e.id = history_fts.rowid
+       WHERE history_fts MATCH @match${and} ORDER BY history_fts.rowid DESC`,
   );
   /**
    * Dense matches (a common word): the rest of the matches as the index alone yields them, each looked up by
@@ -463,12 +461,14 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
    * for well under a µs each instead, by their ids (read once per full session from its index).
    */
   const rest = cached(db, 'SELECT rowid AS id FROM history_fts WHERE history_fts MATCH @match AND rowid < @before ORDER BY rowid DESC');
-  const one = cached(
-    db,
-    `SELECT e.id, e.session_id, e.seq, e.ts, e.turn, e.kind, e.failed
-       FROM history_entries e CROSS JOIN sessions s ON s.id = e.session_id
-       WHERE e.id = @id AND ${where.slice(1).join(' AND ')}`,
-  );
+  const one = cached(db, `SELECT e.id, e.session_id FROM history_entries e WHERE e.id = @id${and}`);
+  const sessionOk = cached(db, `SELECT 1 FROM sessions s WHERE s.id = @session AND ${sessionWhere.join(' AND ')}`).pluck();
+  const allowed = new Map<string, boolean>();
+  const inSession = (id: string): boolean => {
+    let ok = allowed.get(id);
+    if (ok === undefined) allowed.set(id, (ok = sessionOk.get({ ...sessionArgs, session: id }) !== undefined));
+    return ok;
+  };
   const sessionRows = cached(db, `SELECT id FROM history_entries WHERE session_id = ? AND id < ? LIMIT ${MAX_SKIP_SET}`);
   const perSession = new Map<string, number>();
   let considered = 0;
@@ -480,8 +480,16 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
     let rows = 0;
     let skipped = 0;
     let dense = false;
-    for (const r of page.iterate(args) as IterableIterator<Candidate>) {
-      rows++;
+    let ended = true;
+    for (const r of page.iterate({ ...args, match: fts }) as IterableIterator<Candidate>) {
+      if (!inSession(r.session_id)) {
+        before = r.id;
+        continue;
+      }
+      if (++rows > MAX_ROWS) {
+        ended = false;
+        break;
+      }
       before = r.id;
       if (fullSession(r.session_id)) {
         if (++skipped > SKIPPED_BEFORE_SKIPPING_BY_ID) {
@@ -494,23 +502,20 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
       yield r;
       if (considered >= cap) return;
     }
-    if (!dense && rows < MAX_ROWS) {
+    if (!dense && ended) {
       exhausted = true;
       return;
     }
     const skip = new Set<number>();
     const loaded = new Set<string>();
-    const { match } = args;
-    const lookup = { ...args };
-    delete lookup.match;
     let streamed = 0;
     let looked = 0;
-    for (const id of rest.pluck().iterate({ match, before }) as IterableIterator<number>) {
+    for (const id of rest.pluck().iterate({ match: fts, before }) as IterableIterator<number>) {
       if (++streamed > MAX_STREAMED) return;
       if (skip.has(id)) continue;
       if (++looked > MAX_LOOKED_UP) return;
-      const r = one.get({ ...lookup, id }) as Candidate | undefined;
-      if (!r) continue;
+      const r = one.get({ ...args, id }) as Candidate | undefined;
+      if (!r || !inSession(r.session_id)) continue;
       if (fullSession(r.session_id)) {
         if (!loaded.has(r.session_id)) {
           loaded.add(r.session_id);
@@ -586,15 +591,15 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
     hits.push({
       sessionId: r.session_id,
       entryId: r.id,
-      seq: r.seq,
-      kind: r.kind,
-      ts: r.ts,
-      turn: r.turn,
-      failed: r.failed === 1,
+      seq: stored.seq,
+      kind: stored.kind,
+      ts: stored.ts,
+      turn: stored.turn,
+      failed: stored.failed === 1,
       snippet,
       toolTitle: text.toolTitle,
       session,
-      score: ranked(relevance(inBody, inPaths, phrases.length, text.body.length), r.ts, now),
+      score: ranked(relevance(inBody, inPaths, phrases.length, text.body.length), stored.ts, now),
     });
     if (hits.length >= want) break;
   }
