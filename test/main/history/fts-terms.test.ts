@@ -75,6 +75,16 @@ describe('terms of the FTS index that start with a prefix', () => {
     expectSameAsFts5(db);
   });
 
+  it('are read again once the index changed: a word written after a first look is found', () => {
+    const db = index();
+    fill(db, 300, 100);
+    expect(termsWithPrefix(db, 't', 'zebra', 10)).toEqual([]);
+    db.prepare('INSERT INTO t (rowid, body, paths, facets) VALUES (?, ?, ?, ?)').run(10_000, 'a zebracrossing here', '', '');
+    expect(termsWithPrefix(db, 't', 'zebra', 10)).toEqual(['zebracrossing']);
+    db.transaction(() => db.prepare('INSERT INTO t (rowid, body, paths, facets) VALUES (?, ?, ?, ?)').run(10_001, 'zebrafish', '', ''))();
+    expect(termsWithPrefix(db, 't', 'zebra', 10)).toEqual(['zebracrossing', 'zebrafish']);
+  });
+
   it('answers null past the most terms asked for, and nothing for an empty index', () => {
     const db = index();
     expect(termsWithPrefix(db, 't', 'de', 10)).toEqual([]);

@@ -17,41 +17,58 @@ export function termsWithPrefix(db: Db, table: string, prefix: string, max: numb
   try {
     const structure = prepared(db, `SELECT block FROM ${table}_data WHERE rowid = 10`).get() as { block: Uint8Array } | undefined;
     if (!structure) return [];
-    const segments = segmentsOf(structure.block);
-    if (!segments) return null;
-    // Terms of the main index start with '0' (prefix indexes with '1', '2'…).
-    const key = Buffer.from(`0${prefix}`, 'utf8');
-    const end = Buffer.from(key);
-    end[end.length - 1]! += 1;
-    const before = prepared(db, `SELECT pgno FROM ${table}_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`);
-    const within = prepared(db, `SELECT pgno FROM ${table}_idx WHERE segid = ? AND term > ? AND term < ? ORDER BY term`);
-    const page = prepared(db, `SELECT block FROM ${table}_data WHERE rowid = ?`);
-    const found = new Set<string>();
-    for (const s of segments) {
-      if (s.first === 0) continue; // emptied by a merge
-      // The last page whose first term sorts at or before the prefix, then every page whose first term starts with
-      // it (a merge trims a segment's first pages and rewrites its new first page: rows of trimmed pages remain).
-      const first = before.get(s.id, key) as { pgno: number } | undefined;
-      const pages = [Math.max(s.first, first ? first.pgno >> 1 : 0), ...(within.all(s.id, key, end) as Array<{ pgno: number }>).map((r) => r.pgno >> 1)];
-      let last = 0;
-      for (const pgno of pages) {
-        if (pgno > s.last) break;
-        if (pgno <= last) continue;
-        last = pgno;
-        const row = page.get(BigInt(s.id) * 2n ** 37n + BigInt(pgno)) as { block: Uint8Array } | undefined;
-        if (!row) return null;
-        const terms = termsOnPage(row.block);
-        if (!terms) return null;
-        for (const t of terms) {
-          if (t.length >= key.length && t.subarray(0, key.length).equals(key)) found.add(t.subarray(1).toString('utf8'));
-        }
-        if (found.size > max) return null;
-      }
-    }
-    return [...found].sort();
+    // The terms of a prefix are read again once the index has changed: every change of its segments (a write, a
+    // merge, a deletion's tombstone) is a change of the structure record.
+    const key = `${table}\u0000${max}\u0000${prefix}`;
+    let seen = known.get(db);
+    if (!seen || !Buffer.from(structure.block).equals(seen.structure)) known.set(db, (seen = { structure: Buffer.from(structure.block), terms: new Map() }));
+    if (seen.terms.has(key)) return seen.terms.get(key)!;
+    const terms = readTerms(db, table, prefix, max, structure.block);
+    if (seen.terms.size >= MAX_KNOWN) seen.terms.clear();
+    seen.terms.set(key, terms);
+    return terms;
   } catch {
     return null;
   }
+}
+
+/** Prefixes whose terms are kept per connection (for the index as it was when they were read). */
+const MAX_KNOWN = 256;
+const known = new WeakMap<Db, { structure: Buffer; terms: Map<string, string[] | null> }>();
+
+function readTerms(db: Db, table: string, prefix: string, max: number, structure: Uint8Array): string[] | null {
+  const segments = segmentsOf(structure);
+  if (!segments) return null;
+  // Terms of the main index start with '0' (prefix indexes with '1', '2'…).
+  const key = Buffer.from(`0${prefix}`, 'utf8');
+  const end = Buffer.from(key);
+  end[end.length - 1]! += 1;
+  const before = prepared(db, `SELECT pgno FROM ${table}_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`);
+  const within = prepared(db, `SELECT pgno FROM ${table}_idx WHERE segid = ? AND term > ? AND term < ? ORDER BY term`);
+  const page = prepared(db, `SELECT block FROM ${table}_data WHERE rowid = ?`);
+  const found = new Set<string>();
+  for (const s of segments) {
+    if (s.first === 0) continue; // emptied by a merge
+    // The last page whose first term sorts at or before the prefix, then every page whose first term starts with
+    // it (a merge trims a segment's first pages and rewrites its new first page: rows of trimmed pages remain).
+    const first = before.get(s.id, key) as { pgno: number } | undefined;
+    const pages = [Math.max(s.first, first ? first.pgno >> 1 : 0), ...(within.all(s.id, key, end) as Array<{ pgno: number }>).map((r) => r.pgno >> 1)];
+    let last = 0;
+    for (const pgno of pages) {
+      if (pgno > s.last) break;
+      if (pgno <= last) continue;
+      last = pgno;
+      const row = page.get(BigInt(s.id) * 2n ** 37n + BigInt(pgno)) as { block: Uint8Array } | undefined;
+      if (!row) return null;
+      const terms = termsOnPage(row.block);
+      if (!terms) return null;
+      for (const t of terms) {
+        if (t.length >= key.length && t.subarray(0, key.length).equals(key)) found.add(t.subarray(1).toString('utf8'));
+      }
+      if (found.size > max) return null;
+    }
+  }
+  return [...found].sort();
 }
 
 interface Segment {
