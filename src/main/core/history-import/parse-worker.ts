@@ -12,5 +12,7 @@ const stop = (workerData as { stop: Int32Array }).stop;
 
 parentPort?.on('message', (job: ParseJob & { id: number }) => {
   const parsed = parseFile(job, readNewLines, () => Atomics.load(stop, 0) === 1);
-  parentPort!.postMessage({ id: job.id, parsed }, [parsed.wire.ts.buffer as ArrayBuffer, parsed.wire.kinds.buffer as ArrayBuffer]);
+  const b = parsed.blocks;
+  const arrays = [parsed.wire.ts, parsed.wire.kinds, ...(b ? [b.data, b.ends, b.n, b.ts, b.kinds] : [])];
+  parentPort!.postMessage({ id: job.id, parsed }, arrays.map((a) => a.buffer as ArrayBuffer));
 });

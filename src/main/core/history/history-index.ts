@@ -597,8 +597,10 @@ export class HistoryIndex {
    * The MessageLog indexer. A failure here must never lose the messages: indexing runs in a savepoint, and
    * on error the index falls back to catch-up mode (retried later) while the messages still commit.
    */
-  readonly indexer = (_db: Db, batch: readonly PersistedMessage[]): void => {
-    if (!this.liveMode || batch.length === 0) return;
+  readonly indexer = (_db: Db, messages: () => readonly PersistedMessage[]): void => {
+    if (!this.liveMode) return;
+    const batch = messages();
+    if (batch.length === 0) return;
     try {
       this.db.transaction(() => {
         const first = batch[0]!.id;
