@@ -65,14 +65,8 @@ export interface BlockBatch {
   kinds: Uint8Array;
 }
 
-/**
- * Compression level of an import's blocks: level 1 compresses about as well as the packer's 6 on this text (about
- * six to one against eight) at twice the speed or more, and the parsing is what an import waits for.
- */
-const IMPORT_BLOCK_LEVEL = 1;
-
 /** `wire` as blocks of consecutive messages (up to MAX_PACKED, or BLOCK_CHARS characters, each). */
-export function encodeBlocks(wire: WireBatch, level = IMPORT_BLOCK_LEVEL): BlockBatch {
+export function encodeBlocks(wire: WireBatch): BlockBatch {
   const count = wire.bodies.length;
   const parts: Uint8Array[] = [];
   const n: number[] = [];
@@ -88,7 +82,8 @@ export function encodeBlocks(wire: WireBatch, level = IMPORT_BLOCK_LEVEL): Block
       chars += wire.bodies[i]!.length;
       i++;
     }
-    parts.push(encodeBlock(run, wire.ts[first]!, level));
+    // (The fast format: the parsing, this compression included, is what a large import waits for.)
+    parts.push(encodeBlock(run, wire.ts[first]!, 'fast'));
     n.push(run.length);
     ts.push(wire.ts[first]!);
     kinds.push(wire.kinds[first]!);

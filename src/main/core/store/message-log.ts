@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '../base/clock';
 import type { Disposable } from '../base/lifecycle';
 import { toDisposable } from '../base/lifecycle';
-import { compress, decompress, StoreDataError } from './compression';
+import { compress, decompress, StoreDataError, type Compression } from './compression';
 import type { Db } from './database';
 
 export type Direction = 'c2a' | 'a2c';
@@ -58,19 +58,26 @@ export interface BlockMessage {
   body: string;
 }
 
+/** Bytes a block is written into before it is compressed (grown for a larger block; a block holds up to BLOCK_CHARS, or one longer message). */
+let scratch = Buffer.allocUnsafe(256 * 1024);
+
 /**
  * A block's messages as one compressed value: per message a header line `<ts - ts0> <0|1 direction>
  * <method length, -1 for none> <body length>` then the method and the body, lengths in UTF-16 units (any
  * text is safe: nothing is escaped or split on).
  */
-export function encodeBlock(messages: readonly BlockMessage[], ts0: number, level?: number): Buffer {
-  let s = '';
+export function encodeBlock(messages: readonly BlockMessage[], ts0: number, level?: Compression): Buffer {
+  // At most 3 bytes of UTF-8 per UTF-16 unit, and a header of a few dozen.
+  let most = 0;
+  for (const m of messages) most += 64 + 3 * (m.body.length + (m.method?.length ?? 0));
+  if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.max(most, scratch.length * 2));
+  let at = 0;
   for (const m of messages) {
-    s += `${m.ts - ts0} ${m.direction === 'a2c' ? 1 : 0} ${m.method === null ? -1 : m.method.length} ${m.body.length}\n`;
-    if (m.method !== null) s += m.method;
-    s += m.body;
+    at += scratch.write(`${m.ts - ts0} ${m.direction === 'a2c' ? 1 : 0} ${m.method === null ? -1 : m.method.length} ${m.body.length}\n`, at, 'latin1');
+    if (m.method !== null) at += scratch.write(m.method, at);
+    at += scratch.write(m.body, at);
   }
-  return compress(s, level);
+  return compress(scratch.subarray(0, at), level);
 }
 
 function decodeBlock(r: MessageRow, out: PersistedMessage[]): void {
