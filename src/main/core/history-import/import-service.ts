@@ -64,7 +64,7 @@ interface Prepared {
 
 /** Log entries appended per transaction (each commits with the history index's rows for them). */
 const APPEND_BATCH = 4096;
-/** Bytes of files the parsing thread reads ahead of the writes (their messages wait in memory), and most files. */
+/** Bytes of files the parsing threads read ahead of the writes (their messages wait in memory), and most files. */
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 const READ_AHEAD_FILES = 512;
 const GATHER_MS = 20;
@@ -297,7 +297,7 @@ export class HistoryImportService implements Disposable {
       try {
         thread = ParseThreads.start();
       } catch (e) {
-        console.error('history import: no parsing thread, parsing here:', e);
+        console.error('history import: no parsing threads, parsing here:', e);
       }
     }
     this.thread = thread;

@@ -12,7 +12,7 @@ import { finish, initialWireState, toWire, type WireState } from './transcript';
 
 /**
  * What one session file gained since its last import, read, parsed and written as the log's messages, with no
- * store at hand: the part of an import that runs in the parsing thread (parse-thread.ts) for a large import, or
+ * store at hand: the part of an import that runs in the parsing threads (parse-thread.ts) for a large import, or
  * in the main thread for a small one. The main thread decides, from the store, what becomes of it.
  */
 
@@ -52,7 +52,7 @@ export interface WireBatch {
 
 /**
  * A session's new messages as compressed blocks, as the store packer makes of a quiet session's log (a large
- * import writes them so: its parsing thread compresses, and the main thread writes a tenth of the bytes), as
+ * import writes them so: its parsing threads compress, and the main thread writes a sixth of the bytes), as
  * flat arrays (transferred between threads, not copied).
  */
 export interface BlockBatch {

@@ -8,10 +8,10 @@ import type { Disposable } from '../base/lifecycle';
 import type { ParsedFile, ParseJob } from './parse-file';
 
 /**
- * A thread that reads and parses the session files of a large import (parse-worker.ts), so that reading,
- * JSON parsing and writing the messages overlap the main thread's writes to the store, on another core. It
- * writes nothing: the main thread writes every result, in order, so the store's ordering and crash safety are
- * those of an import in one thread. Disposed, it stops (its read part way) and its thread ends.
+ * A thread that reads, parses and compresses the session files of a large import (parse-worker.ts), so that this
+ * work overlaps the main thread's writes to the store, on another core. It writes nothing: the main thread writes
+ * every result, in order, so the store's ordering and crash safety are those of an import in one thread. Disposed,
+ * it stops (its read part way) and its thread ends.
  */
 
 /** The thread's code in the built app: one self-contained file beside the main bundle (electron.vite.config.ts). */
