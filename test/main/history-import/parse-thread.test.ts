@@ -4,16 +4,25 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
 import { readNewLines } from '../../../src/main/core/history-import/line-reader';
-import { parseFile, type ParsedFile, type ParseJob } from '../../../src/main/core/history-import/parse-file';
-import { parseThreadsAlive } from '../../../src/main/core/history-import/parse-thread';
+import { blocksOf, parseFile, WIRE_KINDS, type ParsedFile, type ParseJob } from '../../../src/main/core/history-import/parse-file';
+import { PARSE_THREADS, parseThreadsAlive } from '../../../src/main/core/history-import/parse-thread';
+import { expandRows, readMessages } from '../../../src/main/core/store/message-log';
 import { repoRoot, tempDir } from '../../support/app-server';
 import { createStore, type TestStore } from '../history/acp';
 
 /**
- * A large import reads and parses its files in a thread of its own while the main thread writes: what it imports is
- * what an import in one thread imports, and the thread ends with the import, when it is cancelled, and when the
- * service is disposed part way.
+ * A large import reads, parses and compresses its files in threads of their own while the main thread writes: what
+ * it imports is what an import in one thread imports, and the threads end with the import, when it is cancelled, and
+ * when the service is disposed part way.
  */
+
+/** A parsed file's messages as [ts, direction, method, body], from its blocks or its plain batch. */
+function messagesOf(parsed: ParsedFile): Array<[number, string, string | null, string]> {
+  if (!parsed.blocks) return parsed.wire.bodies.map((body, i) => [parsed.wire.ts[i]!, ...WIRE_KINDS[parsed.wire.kinds[i]!]!, body]);
+  return blocksOf(parsed.blocks).flatMap((b) =>
+    expandRows([{ id: 1, sessionId: 's', seq: 1, n: b.n, ts: b.ts, direction: b.direction, method: b.method, body: b.body }]).map((m): [number, string, string | null, string] => [m.ts, m.direction, m.method, m.body]),
+  );
+}
 
 /** A Claude Code store of `n` sessions of a few KB, each naming its own word. */
 function claudeStore(n: number): string {
@@ -42,6 +51,21 @@ describe('History → Import: the parsing thread of a large import', () => {
     new HistoryImportService({ db: () => t.db, log: () => t.log, home, env: {}, keep: () => [], agentFor: () => null, deleteSessions: (ids) => t.history.delete(ids), bulk: () => t.history.bulkWrite(), bulkMinBytes });
   const sessions = () => (t.db.prepare("SELECT count(*) AS n FROM sessions WHERE imported_from = 'claude-code'").get() as { n: number }).n;
   const messages = () => (t.db.prepare('SELECT coalesce(sum(n), 0) AS n FROM acp_messages').get() as { n: number }).n;
+  /** Every imported session's messages, by the agent's session id. */
+  const logged = () =>
+    (t.db.prepare("SELECT id, acp_session_id AS agentId FROM sessions WHERE imported_from = 'claude-code' ORDER BY acp_session_id").all() as Array<{ id: string; agentId: string }>).map((s) => ({
+      agentId: s.agentId,
+      messages: readMessages(t.db, s.id).map((m) => [m.seq, m.direction, m.method, m.body]),
+      lastTs: Math.max(...readMessages(t.db, s.id).map((m) => m.ts)),
+    }));
+  /** A large import of `n` sessions, started, with its threads running. */
+  const startLarge = async (n: number): Promise<void> => {
+    home = claudeStore(n);
+    importer = make(1);
+    importer.start(['claude-code']);
+    await new Promise((r) => setImmediate(r));
+    expect(parseThreadsAlive()).toBe(PARSE_THREADS);
+  };
 
   beforeEach(async () => {
     t = await createStore();
@@ -52,23 +76,30 @@ describe('History → Import: the parsing thread of a large import', () => {
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
-  it('imports what an import in one thread imports, and its thread ends with it', async () => {
+  it('imports what an import in one thread imports, and its threads end with it', async () => {
     home = claudeStore(60);
-    // In one thread (below the size of a large import) into one store, then in a parsing thread into another.
+    // In one thread (below the size of a large import) into one store, then in parsing threads into another.
     importer = make(Number.MAX_SAFE_INTEGER);
     importer.start(['claude-code']);
     await importer.settled();
-    const inOne = { sessions: sessions(), messages: messages(), progress: importer.status() };
+    const inOne = { sessions: sessions(), messages: messages(), progress: importer.status(), logged: logged() };
+    // (A small import writes plain rows, packed once the session is quiet.)
+    expect(t.db.prepare("SELECT count(*) AS n FROM acp_messages WHERE typeof(body) = 'blob'").get()).toEqual({ n: 0 });
     importer.dispose();
     t.close();
     t = await createStore();
     importer = make(1);
     importer.start(['claude-code']);
     await new Promise((r) => setImmediate(r));
-    expect(parseThreadsAlive()).toBe(1);
+    expect(parseThreadsAlive()).toBe(PARSE_THREADS);
     await importer.settled();
     expect(importer.status()).toEqual(inOne.progress);
     expect({ sessions: sessions(), messages: messages() }).toEqual({ sessions: inOne.sessions, messages: inOne.messages });
+    // A large import writes its messages compressed, as the packer would: the same messages, in the same order.
+    expect(t.db.prepare("SELECT count(*) AS n FROM acp_messages WHERE typeof(body) <> 'blob'").get()).toEqual({ n: 0 });
+    // (Each keeps its record's time: a plain row of several updates keeps its first one's.)
+    expect(logged().map(({ lastTs: _, ...rest }) => rest)).toEqual(inOne.logged.map(({ lastTs: _, ...rest }) => rest));
+    expect(logged().map((s) => s.lastTs)).toEqual(logged().map((s) => Date.UTC(2025, 5, 1, 0, Number(s.agentId.slice(4, s.agentId.indexOf('-'))), 3)));
     await t.history.whenIndexed();
     expect(t.history.search({ query: 'word41x', limit: 10, perSession: 1 }).hits).toHaveLength(1);
     await expect.poll(parseThreadsAlive, { timeout: 10_000 }).toBe(0);
@@ -79,42 +110,34 @@ describe('History → Import: the parsing thread of a large import', () => {
     await importer.settled();
   });
 
-  it('cancelled part way, its thread ends; a later run imports the rest, each session once', async () => {
-    home = claudeStore(400);
-    importer = make(1);
-    importer.start(['claude-code']);
+  it('cancelled part way, its threads end; a later run imports the rest, each session once', async () => {
     // Cancelled as its first files are written.
-    await new Promise((r) => setImmediate(r));
-    expect(parseThreadsAlive()).toBe(1);
-    importer.cancel();
-    await importer.settled();
-    expect(importer.status()).toMatchObject({ running: false, cancelled: true });
+    await startLarge(400);
+    importer!.cancel();
+    await importer!.settled();
+    expect(importer!.status()).toMatchObject({ running: false, cancelled: true });
     expect(sessions()).toBeLessThan(400);
     await expect.poll(parseThreadsAlive, { timeout: 10_000 }).toBe(0);
-    importer.start(['claude-code']);
-    await importer.settled();
-    expect(importer.status()).toMatchObject({ cancelled: false, error: null, filesDone: 400 });
+    importer!.start(['claude-code']);
+    await importer!.settled();
+    expect(importer!.status()).toMatchObject({ cancelled: false, error: null, filesDone: 400 });
     expect(sessions()).toBe(400);
     const perSession = t.db.prepare("SELECT count(*) AS n FROM acp_messages m JOIN sessions s ON s.id = m.session_id WHERE s.imported_from = 'claude-code' GROUP BY m.session_id").all() as Array<{ n: number }>;
     expect(new Set(perSession.map((r) => r.n)).size).toBe(1);
   });
 
-  it('disposed part way (the app closing), its thread ends', async () => {
-    home = claudeStore(400);
-    importer = make(1);
-    importer.start(['claude-code']);
-    await new Promise((r) => setImmediate(r));
-    expect(parseThreadsAlive()).toBe(1);
-    importer.dispose();
-    await importer.settled();
+  it('disposed part way (the app closing), its threads end', async () => {
+    await startLarge(400);
+    importer!.dispose();
+    await importer!.settled();
     await expect.poll(parseThreadsAlive, { timeout: 10_000 }).toBe(0);
   });
 
-  it('the built app runs the thread from out/main/import-worker.cjs, which parses a session as the sources do', async () => {
+  it('the built app runs the thread from out/main/import-worker.cjs, which parses and compresses a session as the sources do', async () => {
     home = claudeStore(1);
     const dir = join(home, '.claude/projects/-work-p0');
     const path = join(dir, readdirSync(dir)[0]!);
-    const job: ParseJob = { source: 'claude-code', path, offset: 0, state: null, mtimeMs: statSync(path).mtimeMs };
+    const job: ParseJob = { source: 'claude-code', path, offset: 0, state: null, mtimeMs: statSync(path).mtimeMs, blocks: true };
     // The file the packaged app evaluates (npm test builds the app first), run as parse-thread.ts runs it.
     const worker = new Worker(readFileSync(join(repoRoot, 'out/main/import-worker.cjs'), 'utf8'), { eval: true, workerData: { stop: new Int32Array(new SharedArrayBuffer(4)) } });
     try {
@@ -123,11 +146,15 @@ describe('History → Import: the parsing thread of a large import', () => {
         worker.once('error', reject);
         worker.postMessage({ ...job, id: 1 });
       });
-      const here = parseFile(job, readNewLines, () => false);
+      const plain = parseFile({ ...job, blocks: false }, readNewLines, () => false);
       expect(built.failed).toBeUndefined();
-      expect(built.wire.bodies.length).toBeGreaterThan(2);
-      expect(built.wire.bodies.join('\n')).toContain('word0x');
-      expect({ ...built, wire: { ...built.wire, ts: [...built.wire.ts], kinds: [...built.wire.kinds] } }).toEqual({ ...here, wire: { ...here.wire, ts: [...here.wire.ts], kinds: [...here.wire.kinds] } });
+      expect(built.wire.bodies).toEqual([]);
+      expect(messagesOf(built).length).toBeGreaterThan(2);
+      expect(messagesOf(built).map((m) => m[3]).join('\n')).toContain('word0x');
+      expect(messagesOf(built)).toEqual(messagesOf(plain));
+      const { wire: _w, blocks: _b, ...rest } = built;
+      const { wire: _pw, ...plainRest } = plain;
+      expect(rest).toEqual(plainRest);
     } finally {
       await worker.terminate();
     }

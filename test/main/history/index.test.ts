@@ -1,4 +1,5 @@
 import { storedText } from '../../../src/main/core/store/compression';
+import { encodeBlock, MAX_PACKED } from '../../../src/main/core/store/message-log';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolCallEntry } from '../../../src/shared/acp-thread';
 import { Acp, createStore, turn, type TestStore } from './acp';
@@ -254,6 +255,34 @@ describe('history index', () => {
     expect(t.db.prepare("SELECT kind, seq, text, detail FROM history_entries WHERE kind <> 'title' ORDER BY id").all()).toEqual(before);
     expect(search(t, 'planner full scan')).toHaveLength(1);
     expect(t.history.list({ limit: 5, offset: 0 }).sessions[0]).toMatchObject({ title: 'Query planner', titleSource: 'custom', turnCount: 1 });
+    ftsOk(t);
+  });
+});
+
+describe('the catch-up after a bulk write (an import)', () => {
+  it('indexes compressed blocks in slices of about the messages asked for, not of rows (a block holds hundreds)', async () => {
+    const t = await store();
+    t.addSession('s1');
+    const acp = new Acp();
+    const messages = [];
+    for (let k = 0; k < 12; k++) messages.push(...turn(acp, `question ${k}`, `answer${k}word `.repeat(300), 1));
+    expect(messages.length).toBeGreaterThan(3000);
+    const bulk = t.history.bulkWrite();
+    for (let i = 0; i < messages.length; i += MAX_PACKED) {
+      const run = messages.slice(i, i + MAX_PACKED).map((m, k) => ({ ...m, ts: 1_000 + i + k }));
+      t.log.appendBlocks('s1', [{ n: run.length, ts: run[0]!.ts, direction: run[0]!.direction, method: run[0]!.method, body: encodeBlock(run, run[0]!.ts) }]);
+    }
+    bulk.dispose();
+    const index = t.history.index();
+    const pending = () => index.status().pendingMessages;
+    expect(pending()).toBe(messages.length);
+    const slices: number[] = [];
+    for (let before = pending(); !index.catchUp(1000, 1); before = pending()) slices.push(before - pending());
+    // Each slice took at least the 1000 asked for, and at most one block more.
+    expect(slices.length).toBeGreaterThanOrEqual(Math.floor(messages.length / (1000 + MAX_PACKED)));
+    for (const n of slices.slice(0, -1)) expect(n).toBeGreaterThanOrEqual(1000), expect(n).toBeLessThan(1000 + MAX_PACKED);
+    expect(search(t, 'answer11word').map((h) => h.kind)).toEqual(['agent']);
+    expect(search(t, 'question').length).toBe(10);
     ftsOk(t);
   });
 });

@@ -7,7 +7,7 @@ import { HistoryService } from '../../../src/main/core/history/history-service';
 import { StoreDataError } from '../../../src/main/core/store/compression';
 import { openDatabase, type Db } from '../../../src/main/core/store/database';
 import { packSessionLog } from '../../../src/main/core/store/log-packing';
-import { iterateMessages, MessageLog, readMessages, type LogEntry } from '../../../src/main/core/store/message-log';
+import { encodeBlock, expandRows, iterateMessages, MessageLog, readMessages, type LogEntry } from '../../../src/main/core/store/message-log';
 import { migrations } from '../../../src/main/core/store/migrations';
 import { StoreService } from '../../../src/main/core/store/store-service';
 import { repoRoot, tempDir } from '../../support/app-server';
@@ -106,6 +106,17 @@ describe('message log packing', () => {
     // An unknown format byte too.
     db.prepare('UPDATE acp_messages SET body = ? WHERE id = ?').run(Buffer.from([9, 1, 2, 3]), block.id);
     expect(() => readMessages(db, 's1')).toThrow(/damaged or in an unknown format/);
+    // A block in the fast format (a large import's), damaged anywhere: its check catches what brotli would decode.
+    const messages = expandRows([{ ...block, sessionId: 's1', seq: 1, n: 1, ts: 0, direction: 'a2c', method: null, body: '{"text":"ünïcödé ✓ 𝄞"}' }]);
+    const fast = encodeBlock(messages, 0, 'fast');
+    db.prepare('UPDATE acp_messages SET body = ?, n = 1 WHERE id = ?').run(fast, block.id);
+    expect(readMessages(db, 's1')[0]!.body).toBe('{"text":"ünïcödé ✓ 𝄞"}');
+    for (const at of [1, 4, 5, fast.length - 1]) {
+      const bad = Buffer.from(fast);
+      bad[at] = bad[at]! ^ 0x01;
+      db.prepare('UPDATE acp_messages SET body = ? WHERE id = ?').run(bad, block.id);
+      expect(() => readMessages(db, 's1')).toThrow(/message log block \d+ \(session s1, messages 1–1\) is damaged/);
+    }
     db.close();
 
     const store = new StoreService(dir);

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../../src/main/core/store/database';
-import { MessageLog, readMessages, type LogEntry, type LogSource, type PersistedMessage } from '../../../src/main/core/store/message-log';
+import { encodeBlock, MAX_PACKED, MessageLog, readMessages, type LogEntry, type LogSource, type PersistedMessage } from '../../../src/main/core/store/message-log';
 import { tempDir } from '../../support/app-server';
 import { FakeClock } from '../../support/fake-clock';
 
@@ -18,7 +18,7 @@ function setup(groupMs: number, clock?: FakeClock) {
   for (const id of ['a', 'b']) db.prepare('INSERT INTO sessions (id, agent_id, cwd, created_at, updated_at) VALUES (?, ?, ?, 1, 1)').run(id, 'x', '/w');
   const log = new MessageLog(db, { groupMs, ...(clock ? { clock } : {}) });
   const batches: number[][] = [];
-  log.addIndexer((_db, batch) => batches.push(batch.map((m) => m.seq)));
+  log.addIndexer((_db, messages) => batches.push(messages().map((m) => m.seq)));
   return { db, log, batches };
 }
 
@@ -212,5 +212,54 @@ describe('a batch that fails', () => {
       [2, '{"n":2}'],
     ]);
     expect(readMessages(db, 'b').map((m) => m.seq)).toEqual([1, 2]);
+  });
+});
+
+describe('compressed blocks (a large import)', () => {
+  const block = (from: number, n: number, ts = 1000) => {
+    const messages = Array.from({ length: n }, (_, i) => ({ ts: ts + i, direction: 'a2c' as const, method: i === n - 1 ? null : 'session/update', body: `{"m":${from + i}}` }));
+    return { n, ts, direction: 'a2c' as const, method: 'session/update', body: encodeBlock(messages, ts, 1) };
+  };
+
+  it('are read back as their messages, with their own times, and the sequence goes on after them', () => {
+    const { db, log, batches } = setup(0);
+    log.appendMany([{ sessionId: 'a', direction: 'c2a', method: 'session/prompt', body: '{"m":0}' }]);
+    log.appendBlocks('a', [block(1, 3), block(4, 2, 2000)]);
+    log.appendMany([{ sessionId: 'a', direction: 'a2c', method: 'session/update', body: '{"m":6}' }]);
+    const back = readMessages(db, 'a');
+    expect(back.map((m) => [m.seq, m.body])).toEqual(Array.from({ length: 7 }, (_, i) => [i + 1, `{"m":${i}}`]));
+    expect(back.slice(1, 6).map((m) => [m.ts, m.method])).toEqual([
+      [1000, 'session/update'],
+      [1001, 'session/update'],
+      [1002, null],
+      [2000, 'session/update'],
+      [2001, null],
+    ]);
+    // The indexer saw the blocks' messages once, decoded.
+    expect(batches).toEqual([[1], [2, 3, 4, 5, 6], [7]]);
+    expect(db.prepare("SELECT count(*) AS n FROM acp_messages WHERE typeof(body) = 'blob'").get()).toEqual({ n: 2 });
+  });
+
+  it('are decoded only for an indexer that asks for them', () => {
+    const { db } = setup(0);
+    const log = new MessageLog(db);
+    let calls = 0;
+    log.addIndexer(() => void calls++);
+    // A damaged block is stored as it is given: nothing reads it while no indexer asks.
+    log.appendBlocks('a', [{ ...block(1, 2), body: Buffer.from([1, 2, 3]) }]);
+    expect(calls).toBe(1);
+    expect(() => readMessages(db, 'a')).toThrow(/damaged/);
+  });
+
+  it('a block of more messages than a row may hold is refused, and the sequence is as it was', () => {
+    const { db, log } = setup(0);
+    log.appendBlocks('b', [block(1, 2)]);
+    expect(() => log.appendBlocks('b', [block(3, 1), { ...block(4, 1), n: MAX_PACKED + 1 }])).toThrow(/cannot be stored/);
+    log.appendBlocks('b', [block(3, 1)]);
+    expect(readMessages(db, 'b').map((m) => [m.seq, m.body])).toEqual([
+      [1, '{"m":1}'],
+      [2, '{"m":2}'],
+      [3, '{"m":3}'],
+    ]);
   });
 });

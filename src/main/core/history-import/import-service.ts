@@ -17,8 +17,8 @@ import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
 import type { SessionMeta, TranscriptItem } from './parsers/types';
 import { findStoreFiles, listStore, storesOf, summarize, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
 import { initialWireState, type WireState } from './transcript';
-import { parseFile, WIRE_KINDS, wireOf, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
-import { ParseThread } from './parse-thread';
+import { blocksOf, parseFile, WIRE_KINDS, wireOf, type BlockBatch, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
+import { ParseThreads } from './parse-thread';
 import { ImportedFiles, type FileRow, type Identity } from './imported-files';
 
 /**
@@ -64,7 +64,7 @@ interface Prepared {
 
 /** Log entries appended per transaction (each commits with the history index's rows for them). */
 const APPEND_BATCH = 4096;
-/** Bytes of files the parsing thread reads ahead of the writes (their messages wait in memory), and most files. */
+/** Bytes of files the parsing threads read ahead of the writes (their messages wait in memory), and most files. */
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 const READ_AHEAD_FILES = 512;
 const GATHER_MS = 20;
@@ -124,8 +124,10 @@ export class HistoryImportService implements Disposable {
   private readonly reported = new Map<string, Set<string> | 'all'>();
   /** When each local store (key) was last listed in full. */
   private readonly listedAt = new Map<string, number>();
-  /** The parsing thread of the run going on, if it has one. */
-  private thread: ParseThread | null = null;
+  /** The parsing threads of the run going on, if it has them. */
+  private thread: ParseThreads | null = null;
+  /** The run going on is large: its messages are written as compressed blocks (ParseJob.blocks). */
+  private blocks = false;
   private readonly files: ImportedFiles;
 
   constructor(private readonly deps: HistoryImportDeps) {
@@ -288,13 +290,14 @@ export class HistoryImportService implements Disposable {
     this.emit();
     const large = newBytes >= (this.deps.bulkMinBytes ?? BULK_MIN_BYTES);
     const bulk = large ? this.deps.bulk?.() : undefined;
-    // A large import of this machine's files is read and parsed in another thread while this one writes.
-    let thread: ParseThread | null = null;
+    this.blocks = large;
+    // A large import of this machine's files is read and parsed in other threads while this one writes.
+    let thread: ParseThreads | null = null;
     if (large && !this.disposed && plans.some((p) => 'files' in p && !p.host)) {
       try {
-        thread = ParseThread.start();
+        thread = ParseThreads.start();
       } catch (e) {
-        console.error('history import: no parsing thread, parsing here:', e);
+        console.error('history import: no parsing threads, parsing here:', e);
       }
     }
     this.thread = thread;
@@ -302,6 +305,7 @@ export class HistoryImportService implements Disposable {
       await this.importPlans(plans, thread);
     } finally {
       this.thread = null;
+      this.blocks = false;
       thread?.dispose();
       bulk?.dispose();
     }
@@ -392,7 +396,7 @@ export class HistoryImportService implements Disposable {
     );
   }
 
-  private async importPlans(plans: readonly Plan[], thread: ParseThread | null): Promise<void> {
+  private async importPlans(plans: readonly Plan[], thread: ParseThreads | null): Promise<void> {
     let lastEmit = Date.now();
     const touched = new Set<string>();
     for (const plan of plans) {
@@ -465,7 +469,7 @@ export class HistoryImportService implements Disposable {
    * ahead of the writes here, which take the results in the order the files were sent, in ~50 ms transactions.
    * A file the thread could not parse (it ended) is parsed here.
    */
-  private async importThreaded(store: JsonlStore, files: readonly FoundFile[], rows: Map<string, FileRow>, touched: Set<string>, thread: ParseThread): Promise<void> {
+  private async importThreaded(store: JsonlStore, files: readonly FoundFile[], rows: Map<string, FileRow>, touched: Set<string>, thread: ParseThreads): Promise<void> {
     const queue: Array<{ file: FoundFile; prep: Prepared | null; parsed: ParsedFile | null; error: unknown; ready: boolean }> = [];
     let next = 0;
     let ahead = 0;
@@ -551,7 +555,7 @@ export class HistoryImportService implements Disposable {
       this.files.save({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, linked: 1 });
       return null;
     }
-    const job: ParseJob = { source: store.source, path: hostPathOf(hostId, file.path), offset: 0, state: null, mtimeMs: file.mtimeMs };
+    const job: ParseJob = { source: store.source, path: hostPathOf(hostId, file.path), offset: 0, state: null, mtimeMs: file.mtimeMs, blocks: this.blocks };
     if (row && row.ino === file.ino && file.size >= row.offset && !row.skipped) {
       return { job: { ...job, offset: row.offset, state: row.state ?? this.files.stateOf(file.path) }, sessionId: row.session_id };
     }
@@ -585,7 +589,7 @@ export class HistoryImportService implements Disposable {
       }
       sessionId = this.createSession(store.source, parsed.agentSessionId, parsed.meta, parsed.firstTs, parsed.lastTs, dirname(hostPathOf(hostId, file.path)), hostId);
     }
-    this.append(sessionId, parsed.wire, parsed.lastTs, parsed.meta.title);
+    this.append(sessionId, parsed.blocks ?? parsed.wire, parsed.lastTs, parsed.meta.title);
     this.files.save({ ...base, offset: parsed.offset, state: parsed.state, session_id: sessionId });
     return sessionId;
   }
@@ -605,17 +609,21 @@ export class HistoryImportService implements Disposable {
   }
 
   /** Appends a session's new messages to the log, and what they say of it (its last activity, its title). */
-  private append(sessionId: string, wire: WireBatch, lastTs: number | null, title: string | undefined): void {
+  private append(sessionId: string, messages: WireBatch | BlockBatch, lastTs: number | null, title: string | undefined): void {
     const log = this.deps.log();
     if (!log) throw new Error('the store is not available');
-    const n = wire.bodies.length;
-    for (let i = 0; i < n; i += APPEND_BATCH) {
-      const entries: LogEntry[] = [];
-      for (let k = i; k < n && k < i + APPEND_BATCH; k++) {
-        const [direction, method] = WIRE_KINDS[wire.kinds[k]!]!;
-        entries.push({ sessionId, direction, method, body: wire.bodies[k]!, ts: wire.ts[k]! });
+    if ('bodies' in messages) {
+      const n = messages.bodies.length;
+      for (let i = 0; i < n; i += APPEND_BATCH) {
+        const entries: LogEntry[] = [];
+        for (let k = i; k < n && k < i + APPEND_BATCH; k++) {
+          const [direction, method] = WIRE_KINDS[messages.kinds[k]!]!;
+          entries.push({ sessionId, direction, method, body: messages.bodies[k]!, ts: messages.ts[k]! });
+        }
+        log.appendMany(entries);
       }
-      log.appendMany(entries);
+    } else {
+      log.appendBlocks(sessionId, blocksOf(messages));
     }
     if (lastTs !== null) this.sql('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?').run(lastTs, sessionId);
     if (title) this.sql('UPDATE sessions SET title = ? WHERE id = ?').run(title, sessionId);

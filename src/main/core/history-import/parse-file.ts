@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { ImportSourceId } from '../../../shared/import-sources';
-import type { Direction } from '../store/message-log';
+import { BLOCK_CHARS, encodeBlock, MAX_PACKED, type BlockMessage, type Direction, type EncodedBlock } from '../store/message-log';
 import { SkipFile } from './line-reader';
 import { claudeCodeParser } from './parsers/claude-code';
 import { codexParser } from './parsers/codex';
@@ -12,7 +12,7 @@ import { finish, initialWireState, toWire, type WireState } from './transcript';
 
 /**
  * What one session file gained since its last import, read, parsed and written as the log's messages, with no
- * store at hand: the part of an import that runs in the parsing thread (parse-thread.ts) for a large import, or
+ * store at hand: the part of an import that runs in the parsing threads (parse-thread.ts) for a large import, or
  * in the main thread for a small one. The main thread decides, from the store, what becomes of it.
  */
 
@@ -32,6 +32,8 @@ export interface ParseJob {
   state: string | null;
   /** The file's time, for records without one. */
   mtimeMs: number;
+  /** Give the messages as compressed blocks (a large import: see BlockBatch). */
+  blocks?: boolean;
 }
 
 /** The kinds of message an import writes, by index (a batch crosses threads as arrays, not objects). */
@@ -46,6 +48,61 @@ export interface WireBatch {
   bodies: string[];
   ts: Float64Array;
   kinds: Uint8Array;
+}
+
+/**
+ * A session's new messages as compressed blocks, as the store packer makes of a quiet session's log (a large
+ * import writes them so: its parsing threads compress, and the main thread writes a sixth of the bytes), as
+ * flat arrays (transferred between threads, not copied).
+ */
+export interface BlockBatch {
+  /** The blocks one after another: block i ends at ends[i]. */
+  data: Uint8Array;
+  ends: Uint32Array;
+  /** Each block's messages, its first message's time and kind (WIRE_KINDS). */
+  n: Uint16Array;
+  ts: Float64Array;
+  kinds: Uint8Array;
+}
+
+/** `wire` as blocks of consecutive messages (up to MAX_PACKED, or BLOCK_CHARS characters, each). */
+export function encodeBlocks(wire: WireBatch): BlockBatch {
+  const count = wire.bodies.length;
+  const parts: Uint8Array[] = [];
+  const n: number[] = [];
+  const ts: number[] = [];
+  const kinds: number[] = [];
+  for (let i = 0; i < count; ) {
+    const run: BlockMessage[] = [];
+    let chars = 0;
+    const first = i;
+    while (i < count && run.length < MAX_PACKED && (run.length === 0 || chars + wire.bodies[i]!.length <= BLOCK_CHARS)) {
+      const [direction, method] = WIRE_KINDS[wire.kinds[i]!]!;
+      run.push({ ts: wire.ts[i]!, direction, method, body: wire.bodies[i]! });
+      chars += wire.bodies[i]!.length;
+      i++;
+    }
+    // (The fast format: the parsing, this compression included, is what a large import waits for.)
+    parts.push(encodeBlock(run, wire.ts[first]!, 'fast'));
+    n.push(run.length);
+    ts.push(wire.ts[first]!);
+    kinds.push(wire.kinds[first]!);
+  }
+  const ends = new Uint32Array(parts.length);
+  let size = 0;
+  parts.forEach((p, k) => (ends[k] = size += p.length));
+  const data = new Uint8Array(size);
+  parts.forEach((p, k) => data.set(p, k === 0 ? 0 : ends[k - 1]!));
+  return { data, ends, n: Uint16Array.from(n), ts: Float64Array.from(ts), kinds: Uint8Array.from(kinds) };
+}
+
+/** The blocks of a batch, as the log writes them (their bytes are views of the batch's). */
+export function blocksOf(b: BlockBatch): EncodedBlock[] {
+  return Array.from(b.ends, (end, k) => {
+    const [direction, method] = WIRE_KINDS[b.kinds[k]!]!;
+    const start = k === 0 ? 0 : b.ends[k - 1]!;
+    return { n: b.n[k]!, ts: b.ts[k]!, direction, method, body: b.data.subarray(start, end) };
+  });
 }
 
 export interface ParsedFile {
@@ -67,7 +124,9 @@ export interface ParsedFile {
   agentSessionId: string;
   /** The file's state after what was read (JSON). */
   state: string;
+  /** The messages (none if `blocks` holds them). */
   wire: WireBatch;
+  blocks?: BlockBatch;
 }
 
 const PARSERS: Partial<Record<ImportSourceId, LineParser<unknown>>> = {
@@ -157,6 +216,10 @@ function parse(job: ParseJob, read: NewLinesReader, shouldStop: () => boolean): 
   result.firstTs = items[0]?.ts ?? null;
   result.lastTs = items.at(-1)?.ts ?? null;
   result.wire = wireOf(result.agentSessionId, items, state.wire, job.mtimeMs);
+  if (job.blocks) {
+    result.blocks = encodeBlocks(result.wire);
+    result.wire = empty();
+  }
   result.state = JSON.stringify(state);
   return result;
 }

@@ -1,22 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Disposable } from '../base/lifecycle';
 import type { ParsedFile, ParseJob } from './parse-file';
 
 /**
- * A thread that reads and parses the session files of a large import (parse-worker.ts), so that reading,
- * JSON parsing and writing the messages overlap the main thread's writes to the store, on another core. It
- * writes nothing: the main thread writes every result, in order, so the store's ordering and crash safety are
- * those of an import in one thread. Disposed, it stops (its read part way) and its thread ends.
+ * A thread that reads, parses and compresses the session files of a large import (parse-worker.ts), so that this
+ * work overlaps the main thread's writes to the store, on another core. It writes nothing: the main thread writes
+ * every result, in order, so the store's ordering and crash safety are those of an import in one thread. Disposed,
+ * it stops (its read part way) and its thread ends.
  */
 
 /** The thread's code in the built app: one self-contained file beside the main bundle (electron.vite.config.ts). */
 const PREBUILT = 'import-worker.cjs';
-/** Its sources (tests, benchmarks: run through tsx). */
+/** Its sources (tests, benchmarks), bundled the same way on first use. */
 const SOURCE = 'parse-worker.ts';
+
+let bundled: string | null = null;
 
 /** The thread's code to evaluate; null when neither the built file nor the sources are found (then files are parsed in the main thread). */
 function workerCode(): string | null {
@@ -25,16 +28,16 @@ function workerCode(): string | null {
   const prebuilt = [join(here, PREBUILT), join(here, '..', PREBUILT)].find((p) => existsSync(p));
   if (prebuilt) return readFileSync(prebuilt, 'utf8');
   const source = join(here, SOURCE);
-  if (!existsSync(source)) return null;
-  let tsx: string;
+  if (bundled !== null || !existsSync(source)) return bundled;
   try {
-    // Its ES module build (require resolves the CommonJS one, whose register() does not work in a worker).
-    tsx = createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs');
+    // Required, not imported, so that the app's bundler leaves esbuild (a build tool) out of the bundle.
+    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+    const out = esbuild.buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'cjs', target: 'node18', write: false, logLevel: 'silent', legalComments: 'none' });
+    bundled = out.outputFiles[0]!.text;
   } catch {
     return null;
   }
-  if (!existsSync(tsx)) return null;
-  return `import(${JSON.stringify(pathToFileURL(tsx).href)}).then(({ register }) => { register(); return import(${JSON.stringify(pathToFileURL(source).href)}); })`;
+  return bundled;
 }
 
 let alive = 0;
@@ -76,6 +79,11 @@ export class ParseThread implements Disposable {
     return this.ended !== null;
   }
 
+  /** Files sent and not answered yet. */
+  get load(): number {
+    return this.pending.size;
+  }
+
   /** Parses a file there; results come in the order asked. Rejects if the thread ends first. */
   parse(job: ParseJob): Promise<ParsedFile> {
     if (this.ended) return Promise.reject(this.ended);
@@ -96,5 +104,43 @@ export class ParseThread implements Disposable {
     Atomics.store(this.stopFlag, 0, 1);
     this.end(new Error('the import ended'));
     void this.worker.terminate();
+  }
+}
+
+/**
+ * Threads a large import parses in: one per core, at most two (with the parsing and the compression off it, the
+ * main thread's writes take a fifth of an import's time or less: two threads keep two cores busy).
+ */
+export const PARSE_THREADS = Math.max(1, Math.min(2, availableParallelism()));
+
+/** The parsing threads of an import: each file goes to the one with the fewest waiting. */
+export class ParseThreads implements Disposable {
+  private constructor(private readonly threads: ParseThread[]) {}
+
+  /** Up to `count` threads; null when there is no code to run in one. */
+  static start(count = PARSE_THREADS): ParseThreads | null {
+    const threads: ParseThread[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = ParseThread.start();
+      if (!t) break;
+      threads.push(t);
+    }
+    return threads.length ? new ParseThreads(threads) : null;
+  }
+
+  /** Every thread is gone: what is left is parsed in the main thread. */
+  get gone(): boolean {
+    return this.threads.every((t) => t.gone);
+  }
+
+  /** Parses a file in the least busy thread. Rejects if that thread ends first. */
+  parse(job: ParseJob): Promise<ParsedFile> {
+    let best: ParseThread | null = null;
+    for (const t of this.threads) if (!t.gone && (!best || t.load < best.load)) best = t;
+    return best ? best.parse(job) : Promise.reject(new Error('the parsing threads ended'));
+  }
+
+  dispose(): void {
+    for (const t of this.threads) t.dispose();
   }
 }

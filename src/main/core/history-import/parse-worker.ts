@@ -3,7 +3,7 @@ import { readNewLines } from './line-reader';
 import { parseFile, type ParseJob } from './parse-file';
 
 /**
- * The parsing thread of a large import (see parse-thread.ts): reads and parses the files it is sent, one at a time
+ * A parsing thread of a large import (see parse-thread.ts): reads, parses and compresses the files it is sent, one at a time
  * in the order sent, and posts each one's messages back. It writes nothing; `workerData.stop` (an Int32Array on
  * shared memory) set to 1 stops a file's read part way (a cancel).
  */
@@ -12,5 +12,7 @@ const stop = (workerData as { stop: Int32Array }).stop;
 
 parentPort?.on('message', (job: ParseJob & { id: number }) => {
   const parsed = parseFile(job, readNewLines, () => Atomics.load(stop, 0) === 1);
-  parentPort!.postMessage({ id: job.id, parsed }, [parsed.wire.ts.buffer as ArrayBuffer, parsed.wire.kinds.buffer as ArrayBuffer]);
+  const b = parsed.blocks;
+  const arrays = [parsed.wire.ts, parsed.wire.kinds, ...(b ? [b.data, b.ends, b.n, b.ts, b.kinds] : [])];
+  parentPort!.postMessage({ id: job.id, parsed }, arrays.map((a) => a.buffer as ArrayBuffer));
 });

@@ -597,8 +597,10 @@ export class HistoryIndex {
    * The MessageLog indexer. A failure here must never lose the messages: indexing runs in a savepoint, and
    * on error the index falls back to catch-up mode (retried later) while the messages still commit.
    */
-  readonly indexer = (_db: Db, batch: readonly PersistedMessage[]): void => {
-    if (!this.liveMode || batch.length === 0) return;
+  readonly indexer = (_db: Db, messages: () => readonly PersistedMessage[]): void => {
+    if (!this.liveMode) return;
+    const batch = messages();
+    if (batch.length === 0) return;
     try {
       this.db.transaction(() => {
         const first = batch[0]!.id;
@@ -616,8 +618,19 @@ export class HistoryIndex {
     }
   };
 
+  /** The next rows the index has not seen, holding about `chunk` messages (a row holds many: a packed run, a block). */
+  private rowsAfterWatermark(chunk: number): MessageRow[] {
+    const rows: MessageRow[] = [];
+    let messages = 0;
+    for (const r of this.s.messagesAfter.iterate(this.watermark, chunk) as IterableIterator<MessageRow>) {
+      rows.push(r);
+      if ((messages += r.n) >= chunk) break;
+    }
+    return rows;
+  }
+
   /**
-   * Indexes messages the index has not seen, `chunk` per transaction, up to `maxChunks` transactions.
+   * Indexes messages the index has not seen, about `chunk` per transaction, up to `maxChunks` transactions.
    * Returns true when the index is complete (and live from then on). A message that cannot be indexed while
    * others can (a poison message) is skipped; when nothing can be indexed (a broken store), it throws and
    * the watermark stays, to be retried later.
@@ -628,7 +641,7 @@ export class HistoryIndex {
     for (; i < maxChunks && this.ftsRebuild && this.ftsRebuild.through < this.ftsRebuild.end; i++) this.rebuildFts(chunk);
     for (; i < maxChunks; i++) {
       const done = this.db.transaction(() => {
-        const rows = this.s.messagesAfter.all(this.watermark, chunk) as MessageRow[];
+        const rows = this.rowsAfterWatermark(chunk);
         if (rows.length === 0) {
           this.liveMode = true;
           this.bulk = false;

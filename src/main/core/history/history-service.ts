@@ -186,9 +186,9 @@ export class HistoryService implements Disposable {
   /** Indexes every batch the log writes, inside its transaction. */
   attach(log: MessageLog): Disposable {
     this.logs.add(log);
-    const reg = log.addIndexer((db, batch) => {
+    const reg = log.addIndexer((db, messages) => {
       const index = this.index(db);
-      index.indexer(db, batch);
+      index.indexer(db, messages);
       if (!index.live) this.scheduleCatchUp();
     });
     return toDisposable(() => {

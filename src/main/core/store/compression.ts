@@ -1,4 +1,4 @@
-import { deflateSync, inflateSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, crc32, deflateSync, inflateSync } from 'node:zlib';
 
 /**
  * Compressed values in the store: the message log's blocks (a run of a session's messages, see
@@ -8,8 +8,13 @@ import { deflateSync, inflateSync } from 'node:zlib';
  * Format 1: zlib (deflate with its Adler-32 check, so a damaged value is an error rather than garbage)
  * primed with DICTIONARY_V1, which gives short values the JSON-RPC and ACP vocabulary they would otherwise
  * spell out in full. Neither the dictionary nor the format may ever change: stored values depend on them.
+ *
+ * Format 2: the CRC-32 of the text's UTF-8 bytes (4 bytes, big-endian; brotli has no check of its own), then brotli at
+ * quality 1 with no dictionary: for values of tens of KB (a large import's log blocks, written in its parsing threads)
+ * it compresses a little better than format 1 at level 1, in two thirds of the time or less.
  */
 const FORMAT_V1 = 1;
+const FORMAT_V2 = 2;
 
 const DICTIONARY_V1 = Buffer.from(
   [
@@ -57,9 +62,21 @@ export class StoreDataError extends Error {
   }
 }
 
-/** `text` compressed (format 1). */
-export function compress(text: string, level = 6): Buffer {
-  const z = deflateSync(Buffer.from(text, 'utf8'), { level, dictionary: DICTIONARY_V1 });
+/** How a value is compressed: format 1 at a zlib level, or 'fast' (format 2). */
+export type Compression = number | 'fast';
+
+/** `text` (or its UTF-8 bytes) compressed: format 1 at `level`, or format 2 ('fast'). */
+export function compress(text: string | Uint8Array, level: Compression = 6): Buffer {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  if (level === 'fast') {
+    const z = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+    const out = Buffer.allocUnsafe(z.length + 5);
+    out[0] = FORMAT_V2;
+    out.writeUInt32BE(crc32(bytes), 1);
+    z.copy(out, 5);
+    return out;
+  }
+  const z = deflateSync(bytes, { level, dictionary: DICTIONARY_V1 });
   const out = Buffer.allocUnsafe(z.length + 1);
   out[0] = FORMAT_V1;
   z.copy(out, 1);
@@ -68,14 +85,19 @@ export function compress(text: string, level = 6): Buffer {
 
 /** The text of a compressed value; `what` names it in the error when it cannot be read. */
 export function decompress(value: Uint8Array, what: string): string {
-  if (value.length < 2 || value[0] !== FORMAT_V1) {
-    throw new StoreDataError(`${what} is damaged or in an unknown format (${value.length} bytes, format byte ${value[0] ?? 'none'})`);
+  const format = value[0];
+  if (value.length < (format === FORMAT_V2 ? 6 : 2) || (format !== FORMAT_V1 && format !== FORMAT_V2)) {
+    throw new StoreDataError(`${what} is damaged or in an unknown format (${value.length} bytes, format byte ${format ?? 'none'})`);
   }
+  let bytes: Buffer;
   try {
-    return inflateSync(value.subarray(1), { dictionary: DICTIONARY_V1 }).toString('utf8');
+    if (format === FORMAT_V1) return inflateSync(value.subarray(1), { dictionary: DICTIONARY_V1 }).toString('utf8');
+    bytes = brotliDecompressSync(value.subarray(5));
   } catch (e) {
     throw new StoreDataError(`${what} is damaged and cannot be read (${e instanceof Error ? e.message : String(e)})`);
   }
+  if (crc32(bytes) !== Buffer.from(value.buffer, value.byteOffset, value.byteLength).readUInt32BE(1)) throw new StoreDataError(`${what} is damaged and cannot be read (its check does not match)`);
+  return bytes.toString('utf8');
 }
 
 /** A stored text column: plain TEXT, or a compressed BLOB. */

@@ -1,8 +1,5 @@
 import { prepared, type Db } from './database';
-import { encodeBlock, expandRows, MAX_PACKED, MESSAGE_COLUMNS, type MessageRow } from './message-log';
-
-/** A block holds a run of a session's rows up to this many characters of messages (or MAX_PACKED messages). */
-export const BLOCK_CHARS = 64 * 1024;
+import { BLOCK_CHARS, encodeBlock, expandRows, MAX_PACKED, MESSAGE_COLUMNS, type MessageRow } from './message-log';
 /** A row alone is compressed only from this size on (below it the header costs more than it saves). */
 const MIN_SINGLE = 256;
 

@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '../base/clock';
 import type { Disposable } from '../base/lifecycle';
 import { toDisposable } from '../base/lifecycle';
-import { compress, decompress, StoreDataError } from './compression';
+import { compress, decompress, StoreDataError, type Compression } from './compression';
 import type { Db } from './database';
 
 export type Direction = 'c2a' | 'a2c';
@@ -9,6 +9,8 @@ export type Direction = 'c2a' | 'a2c';
 const ROWS_PER_INSERT = 64;
 /** Most messages one row holds (see `n` in migrations/0006), packed or compressed. */
 export const MAX_PACKED = 512;
+/** A block holds a run of a session's messages up to this many characters (or MAX_PACKED messages). */
+export const BLOCK_CHARS = 64 * 1024;
 /** Packed rows start at most this many sequence numbers before a message they hold. */
 const PACK_SPAN = MAX_PACKED - 1;
 
@@ -56,19 +58,26 @@ export interface BlockMessage {
   body: string;
 }
 
+/** Bytes a block is written into before it is compressed (grown for a larger block; a block holds up to BLOCK_CHARS, or one longer message). */
+let scratch = Buffer.allocUnsafe(256 * 1024);
+
 /**
  * A block's messages as one compressed value: per message a header line `<ts - ts0> <0|1 direction>
  * <method length, -1 for none> <body length>` then the method and the body, lengths in UTF-16 units (any
  * text is safe: nothing is escaped or split on).
  */
-export function encodeBlock(messages: readonly BlockMessage[], ts0: number, level?: number): Buffer {
-  let s = '';
+export function encodeBlock(messages: readonly BlockMessage[], ts0: number, level?: Compression): Buffer {
+  // At most 3 bytes of UTF-8 per UTF-16 unit, and a header of a few dozen.
+  let most = 0;
+  for (const m of messages) most += 64 + 3 * (m.body.length + (m.method?.length ?? 0));
+  if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.max(most, scratch.length * 2));
+  let at = 0;
   for (const m of messages) {
-    s += `${m.ts - ts0} ${m.direction === 'a2c' ? 1 : 0} ${m.method === null ? -1 : m.method.length} ${m.body.length}\n`;
-    if (m.method !== null) s += m.method;
-    s += m.body;
+    at += scratch.write(`${m.ts - ts0} ${m.direction === 'a2c' ? 1 : 0} ${m.method === null ? -1 : m.method.length} ${m.body.length}\n`, at, 'latin1');
+    if (m.method !== null) at += scratch.write(m.method, at);
+    at += scratch.write(m.body, at);
   }
-  return compress(s, level);
+  return compress(scratch.subarray(0, at), level);
 }
 
 function decodeBlock(r: MessageRow, out: PersistedMessage[]): void {
@@ -122,8 +131,22 @@ export interface PersistedMessage extends Required<Omit<LogEntry, 'parsed'>> {
   seq: number;
 }
 
-/** Runs inside the write transaction of each batch, so derived tables (search index…) never lag the log. */
-export type BatchIndexer = (db: Db, batch: readonly PersistedMessage[]) => void;
+/**
+ * Runs inside the write transaction of each batch, so derived tables (search index…) never lag the log.
+ * `messages` gives the batch's messages (a batch of compressed blocks is decoded only if they are asked for).
+ */
+export type BatchIndexer = (db: Db, messages: () => readonly PersistedMessage[]) => void;
+
+/** A run of one session's messages already encoded as one block (encodeBlock), written as one row. */
+export interface EncodedBlock {
+  /** Messages in it (at most MAX_PACKED). */
+  n: number;
+  /** The first message's time (the block's times are relative to it), direction and method. */
+  ts: number;
+  direction: Direction;
+  method: string | null;
+  body: Uint8Array;
+}
 
 /**
  * A producer of messages (an agent's stdout) that writes through the log's shared transaction: its
@@ -258,12 +281,55 @@ export class MessageLog implements Disposable {
     return this.writeBatch(entries);
   }
 
-  private nextSeq(sessionId: string): number {
+  /** The first of the next `n` sequence numbers of a session, taken. */
+  private nextSeq(sessionId: string, n = 1): number {
     let seq = this.lastSeq.get(sessionId);
     if (seq === undefined) seq = (this.maxSeq.get(sessionId) as { seq: number } | undefined)?.seq ?? 0;
-    seq += 1;
-    this.lastSeq.set(sessionId, seq);
-    return seq;
+    this.lastSeq.set(sessionId, seq + n);
+    return seq + 1;
+  }
+
+  /** Inserts rows (ROWS_PER_INSERT per statement at most; `params`: 7 per row); returns the first row's id (ids are consecutive). */
+  private insertRows(params: unknown[]): number {
+    const rows = params.length / 7;
+    // Rows inserted by one statement get consecutive rowids (max(rowid) + 1 onwards) ending at lastInsertRowid.
+    return Number(this.insertOf(rows).run(params).lastInsertRowid) - rows + 1;
+  }
+
+  /**
+   * Appends one session's messages already encoded as compressed blocks, a row each (a large import writes
+   * what the store packer would otherwise make of its rows later), in one transaction. The indexers decode them
+   * only if they look at them (a bulk import is indexed in one pass after it).
+   */
+  appendBlocks(sessionId: string, blocks: readonly EncodedBlock[]): void {
+    this.flush();
+    if (blocks.length === 0) return;
+    const before = this.lastSeq.get(sessionId);
+    try {
+      this.db.transaction(() => {
+        const rows: MessageRow[] = [];
+        for (let i = 0; i < blocks.length; i += ROWS_PER_INSERT) {
+          const params: unknown[] = [];
+          const part = blocks.slice(i, i + ROWS_PER_INSERT).map((b): MessageRow => {
+            if (b.n < 1 || b.n > MAX_PACKED) throw new Error(`a block of ${b.n} messages cannot be stored (1 to ${MAX_PACKED})`);
+            const row: MessageRow = { id: 0, sessionId, seq: this.nextSeq(sessionId, b.n), n: b.n, ts: b.ts, direction: b.direction, method: b.method, body: b.body };
+            params.push(sessionId, row.seq, row.n, row.ts, row.direction, row.method, row.body);
+            return row;
+          });
+          const first = this.insertRows(params);
+          part.forEach((r, k) => (r.id = first + k));
+          rows.push(...part);
+        }
+        this.touch.run(sessionId, Date.now());
+        let messages: PersistedMessage[] | null = null;
+        const decoded = (): PersistedMessage[] => (messages ??= expandRows(rows));
+        for (const indexer of this.indexers) indexer(this.db, decoded);
+      })();
+    } catch (e) {
+      if (before === undefined) this.lastSeq.delete(sessionId);
+      else this.lastSeq.set(sessionId, before);
+      throw e;
+    }
   }
 
   private insertOf(rows: number): ReturnType<Db['prepare']> {
@@ -293,8 +359,7 @@ export class MessageLog implements Disposable {
         let rows: PersistedMessage[][] = [];
         const insert = () => {
           if (rows.length === 0) return;
-          // Rows inserted by one statement get consecutive rowids (max(rowid) + 1 onwards) ending at lastInsertRowid.
-          const first = Number(this.insertOf(rows.length).run(params).lastInsertRowid) - rows.length + 1;
+          const first = this.insertRows(params);
           rows.forEach((msgs, i) => {
             for (const m of msgs) {
               m.id = first + i;
@@ -328,7 +393,7 @@ export class MessageLog implements Disposable {
         // The sessions written are packed once they are quiet (store-packer.ts).
         const now = Date.now();
         for (const sessionId of seqBefore.keys()) this.touch.run(sessionId, now);
-        for (const indexer of this.indexers) indexer(this.db, out);
+        for (const indexer of this.indexers) indexer(this.db, () => out);
         return out;
       })();
     } catch (e) {
