@@ -298,6 +298,8 @@ export interface SearchOptions {
   candidates?: number;
 }
 
+type SessionRow = { agent_id: string; cwd: string; given: string | null; prompt: string | null };
+
 /** A match of the index (its entry is read once it is ranked). */
 interface Candidate {
   id: number;
@@ -462,12 +464,17 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
    */
   const rest = cached(db, 'SELECT rowid AS id FROM history_fts WHERE history_fts MATCH @match AND rowid < @before ORDER BY rowid DESC');
   const one = cached(db, `SELECT e.id, e.session_id FROM history_entries e WHERE e.id = @id${and}`);
-  const sessionOk = cached(db, `SELECT 1 FROM sessions s WHERE s.id = @session AND ${sessionWhere.join(' AND ')}`).pluck();
-  const allowed = new Map<string, boolean>();
+  // A session's row is read once, with what its hits show of it.
+  const sessionRow = cached(
+    db,
+    `SELECT s.agent_id, s.cwd, coalesce(nullif(h.custom_title, ''), nullif(s.title, ''), nullif(h.info_title, '')) AS given, h.prompt_title AS prompt
+       FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id = @session AND ${sessionWhere.join(' AND ')}`,
+  );
+  const allowed = new Map<string, SessionRow | null>();
   const inSession = (id: string): boolean => {
-    let ok = allowed.get(id);
-    if (ok === undefined) allowed.set(id, (ok = sessionOk.get({ ...sessionArgs, session: id }) !== undefined));
-    return ok;
+    let row = allowed.get(id);
+    if (row === undefined) allowed.set(id, (row = (sessionRow.get({ ...sessionArgs, session: id }) as SessionRow | undefined) ?? null));
+    return row !== null;
   };
   const sessionRows = cached(db, `SELECT id FROM history_entries WHERE session_id = ? AND id < ? LIMIT ${MAX_SKIP_SET}`);
   const perSession = new Map<string, number>();
@@ -537,11 +544,10 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
   const plainWithout = (v: string | Uint8Array | null, re: RegExp): boolean => v === null || (typeof v === 'string' && !re.test(v) && ASCII.test(v));
   const lacking = (row: EntryRow): Phrase[] => wholePrefixes.filter(({ re }) => plainWithout(row.text, re) && plainWithout(row.detail, re)).map(({ p }) => p);
   const entry = cached(db, 'SELECT * FROM history_entries WHERE id = ?');
-  const sessions = new Map<string, SearchHit['session']>();
   // The newest candidates, at most perSession of each session, are read and ranked: their text gives the
   // snippet and the relevance at once.
   const want = o.limit * RANKED_PER_HIT;
-  const hits: Array<Omit<SearchHit, 'snippet'> & { snippet: () => HighlightedText }> = [];
+  const hits: Array<Omit<SearchHit, 'snippet' | 'session'> & { snippet: () => HighlightedText }> = [];
   /** Candidates rejected for lacking each long prefix's whole word. */
   const lookAlikes = new Map<Phrase, number>();
   let rejected = 0;
@@ -579,8 +585,6 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
       }
     }
     perSession.set(r.session_id, n + 1);
-    let session = sessions.get(r.session_id);
-    if (!session) sessions.set(r.session_id, (session = { title: '', agentId: '', cwd: '' }));
     // The snippet is cut for the hits kept (below).
     const snippet = (): HighlightedText =>
       inBody.length
@@ -598,7 +602,6 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
       failed: stored.failed === 1,
       snippet,
       toolTitle: text.toolTitle,
-      session,
       score: ranked(relevance(inBody, inPaths, phrases.length, text.body.length), stored.ts, now),
     });
     if (hits.length >= want) break;
@@ -617,15 +620,15 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
   if (check.length && hits.length < o.limit && considered >= cap) return searchHistory(db, { ...o, exactPrefixes: true });
   hits.sort((x, y) => y.score - x.score);
   hits.length = Math.min(hits.length, o.limit);
-  const found = hits.map((h): SearchHit => ({ ...h, snippet: h.snippet() }));
-  const ids = [...new Set(found.map((h) => h.sessionId))];
-  if (ids.length) {
-    const info = cached(
-      db,
-      `SELECT s.id, s.agent_id, s.cwd, coalesce(nullif(h.custom_title, ''), nullif(s.title, ''), nullif(h.info_title, '')) AS given, h.prompt_title AS prompt
-       FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as Array<{ id: string; agent_id: string; cwd: string; given: string | null; prompt: string | null }>;
-    for (const row of info) Object.assign(sessions.get(row.id)!, { title: storedTitle({ custom: row.given, prompt: row.prompt }) ?? '', agentId: row.agent_id, cwd: row.cwd });
-  }
+  const sessions = new Map<string, SearchHit['session']>();
+  const sessionOf = (id: string): SearchHit['session'] => {
+    let session = sessions.get(id);
+    if (!session) {
+      const row = allowed.get(id)!;
+      sessions.set(id, (session = { title: storedTitle({ custom: row.given, prompt: row.prompt }) ?? '', agentId: row.agent_id, cwd: row.cwd }));
+    }
+    return session;
+  };
+  const found = hits.map((h): SearchHit => ({ ...h, snippet: h.snippet(), session: sessionOf(h.sessionId) }));
   return { hits: found, truncated };
 }
