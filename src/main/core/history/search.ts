@@ -178,8 +178,9 @@ function matchesFast(text: string, phrases: Phrase[], limit = 16): Match[] {
     if (!re) firstTokenRe.set(p, (re = new RegExp(escapeRe(want[0]!), 'gi')));
     re.lastIndex = 0;
     let found = 0;
-    for (let m = re.exec(text); m && found < limit; m = re.exec(text)) {
-      const pos = m.index;
+    // (test, not exec: no match array per occurrence; an ASCII pattern matches as many characters as it has)
+    for (; found < limit && re.test(text); ) {
+      const pos = re.lastIndex - want[0]!.length;
       re.lastIndex = pos + 1;
       if (pos > 0 && tokenCharAt(text, pos - 1)) continue;
       let at = pos;
@@ -234,6 +235,8 @@ function matches(text: string, phrases: Phrase[]): Match[] {
 }
 
 const SNIPPET = 180;
+/** Every whitespace character as a space (most snippets have none but spaces: they are returned as they are). */
+const oneLine = (s: string): string => (/[^\S ]/.test(s) ? s.replace(/\s/g, ' ') : s);
 
 /**
  * A window of the text around the densest cluster of matches, with the matches marked: plain text plus
@@ -270,7 +273,7 @@ function snippetAround(text: string, found: Match[], phraseCount: number, width 
     if (ws >= 0) end = Math.max(start, end - 20) + ws;
   }
   const lead = start > 0 ? '…' : '';
-  const snippet = lead + text.slice(start, end).replace(/\s/g, ' ') + (end < text.length ? '…' : '');
+  const snippet = lead + oneLine(text.slice(start, end)) + (end < text.length ? '…' : '');
   const highlights = found
     .filter((m) => m.start >= start && m.end <= end)
     .map((m) => ({ start: m.start - start + lead.length, end: m.end - start + lead.length }));
@@ -591,7 +594,7 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
         ? snippetAround(text.body, inBody, phrases.length)
         : inPaths.length
           ? snippetAround(pathText, inPaths, phrases.length)
-          : { text: head(text.body, SNIPPET).replace(/\s/g, ' '), highlights: [] };
+          : { text: oneLine(head(text.body, SNIPPET)), highlights: [] };
     hits.push({
       sessionId: r.session_id,
       entryId: r.id,
