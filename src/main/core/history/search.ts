@@ -374,7 +374,7 @@ const ranked = (relevance: number, ts: number, now: number): number => relevance
 
 /** How many candidates are ranked per hit asked for (the newest ones, at most perSession per session). */
 const RANKED_PER_HIT = 2;
-/** Rows the first query of the index yields at most (joined with their entries and sessions). */
+/** Matches of the first query of the index looked at at most (those the filters let through, with their sessions). */
 const MAX_ROWS = 5_000;
 /**
  * Candidates rejected for lacking a long prefix's whole word (it was looked up by its start) after which, once they
