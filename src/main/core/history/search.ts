@@ -14,6 +14,9 @@ const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 const ASCII = /^[\x00-\x7f]*$/;
 const MAX_TERMS = 16;
 const MAX_TOKEN = 64;
+/** Tokens the tokenizer folds as toLowerCase does: ASCII, and the private-use characters of path tokens. */
+// eslint-disable-next-line no-control-regex
+const FOLDS_AS_LOWER_CASE = /^[\u0000-\u007f\uE000-\uF8FF]*$/;
 
 /** One term of a query: consecutive tokens, the last one matched as a prefix unless `exact`. */
 export interface Phrase {
@@ -74,7 +77,7 @@ export function toFtsQuery(
       if (!p.prefix) return quoted(tokens.join(' '));
       // A prefix no prefix index holds, as the terms it starts (read lazily, see fts-terms.ts), when they are few.
       const last = tokens.at(-1)!;
-      const terms = p.path || PREFIX_INDEXES.includes(last.length) || !ASCII.test(last) ? null : termsStarting(last.toLowerCase());
+      const terms = PREFIX_INDEXES.includes(last.length) || !FOLDS_AS_LOWER_CASE.test(last) ? null : termsStarting(last.toLowerCase());
       if (!terms) return `${quoted(tokens.join(' '))}*`;
       const head = tokens.slice(0, -1);
       // No term starts with it: the phrase as one whole token, which matches nothing either.
@@ -93,7 +96,7 @@ export function toFtsQuery(
  */
 const PREFIX_INDEXES = [4, 2];
 /** Terms a prefix may start to be looked up as those terms (OR'ed); more, and FTS5 merges their lists. */
-const MAX_TERMS_OF_PREFIX = 32;
+const MAX_TERMS_OF_PREFIX = 128;
 /** A long word starting at most this many terms is looked up as those terms from the start (see searchHistory). */
 const FEW_TERMS = 8;
 const PLAIN_WORD = /^\p{Lu}?\p{Ll}{2,13}$/u;
