@@ -93,6 +93,12 @@ describe('terms of the FTS index that start with a prefix', () => {
     expect(all.length).toBeGreaterThan(10);
     expect(termsWithPrefix(db, 't', 'd', 10)).toBeNull();
     expect(termsWithPrefix(db, 't', 'd', all.length)).toEqual(all);
+    // An index in a version whose layout this reader does not know is not read.
+    db.unsafeMode(true); // (FTS5's tables are written by FTS5 alone otherwise)
+    db.prepare("UPDATE t_config SET v = 6 WHERE k = 'version'").run();
+    db.unsafeMode(false);
+    db.prepare('INSERT INTO t (rowid, body, paths, facets) VALUES (?, ?, ?, ?)').run(5000, 'dx', '', '');
+    expect(termsWithPrefix(db, 't', 'd', all.length + 1)).toBeNull();
   });
 });
 

@@ -21,7 +21,12 @@ export function termsWithPrefix(db: Db, table: string, prefix: string, max: numb
     // merge, a deletion's tombstone) is a change of the structure record.
     const key = `${table}\u0000${max}\u0000${prefix}`;
     let seen = known.get(db);
-    if (!seen || !Buffer.from(structure.block).equals(seen.structure)) known.set(db, (seen = { structure: Buffer.from(structure.block), terms: new Map() }));
+    if (!seen || !Buffer.from(structure.block).equals(seen.structure)) {
+      // Versions 4 and 5 (5: written with secure-delete) share the layout read here.
+      const version = prepared(db, `SELECT v FROM ${table}_config WHERE k = 'version'`).pluck().get();
+      known.set(db, (seen = { structure: Buffer.from(structure.block), readable: version === 4 || version === 5, terms: new Map() }));
+    }
+    if (!seen.readable) return null;
     if (seen.terms.has(key)) return seen.terms.get(key)!;
     const terms = readTerms(db, table, prefix, max, structure.block);
     if (seen.terms.size >= MAX_KNOWN) seen.terms.clear();
@@ -34,7 +39,7 @@ export function termsWithPrefix(db: Db, table: string, prefix: string, max: numb
 
 /** Prefixes whose terms are kept per connection (for the index as it was when they were read). */
 const MAX_KNOWN = 256;
-const known = new WeakMap<Db, { structure: Buffer; terms: Map<string, string[] | null> }>();
+const known = new WeakMap<Db, { structure: Buffer; readable: boolean; terms: Map<string, string[] | null> }>();
 
 function readTerms(db: Db, table: string, prefix: string, max: number, structure: Uint8Array): string[] | null {
   const segments = segmentsOf(structure);
