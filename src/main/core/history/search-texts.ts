@@ -5,8 +5,7 @@ import { draftFromRow, type EntryRow } from './history-index';
 /** What a search ranks and cuts its snippet from, for one stored entry. */
 export interface SearchText {
   body: string;
-  paths: readonly string[];
-  /** The paths, one a line (matched as a text of their own). */
+  /** The paths the entry names, one a line (matched as a text of their own). */
   pathText: string;
   toolTitle: string | null;
 }
@@ -50,14 +49,13 @@ export function searchText(db: Db, row: EntryRow): SearchText {
   const pathText = text.paths.join('\n');
   const made: Kept = {
     body: text.body,
-    paths: text.paths,
     pathText,
     toolTitle: draft.detail?.kind === 'entry' && draft.detail.entry.kind === 'tool_call' ? draft.detail.entry.title : null,
     kind: row.kind,
     ref: row.ref,
     text: row.text,
     detail: row.detail,
-    size: text.body.length + pathText.length * 2 + sizeOf(row.text) + sizeOf(row.detail),
+    size: text.body.length + pathText.length + sizeOf(row.text) + sizeOf(row.detail),
   };
   cache.texts.set(row.id, made);
   cache.chars += made.size;
