@@ -13,6 +13,7 @@ const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 // eslint-disable-next-line no-control-regex
 const ASCII = /^[\x00-\x7f]*$/;
 const MAX_TERMS = 16;
+const NONE: never[] = [];
 const MAX_TOKEN = 64;
 /** Tokens the tokenizer folds as toLowerCase does: ASCII, and the private-use characters of path tokens. */
 // eslint-disable-next-line no-control-regex
@@ -172,11 +173,13 @@ const firstTokenRe = new WeakMap<Phrase, RegExp>();
  * boundaries there. Only for ASCII query tokens (no folding needed beyond case).
  */
 function matchesFast(text: string, phrases: Phrase[], limit = 16): Match[] {
-  const out: Match[] = [];
+  let out: Match[] = [];
   const n = text.length;
   phrases.forEach((p, index) => {
     if (p.tokens.length === 0) return;
-    const want = p.tokens.map((t) => t.toLowerCase());
+    let want = lowerTokens.get(p);
+    if (!want) lowerTokens.set(p, (want = p.tokens.map((t) => t.toLowerCase())));
+    const mine: Match[] = [];
     let re = firstTokenRe.get(p);
     if (!re) firstTokenRe.set(p, (re = new RegExp(escapeRe(want[0]!), 'gi')));
     re.lastIndex = 0;
@@ -191,7 +194,7 @@ function matchesFast(text: string, phrases: Phrase[], limit = 16): Match[] {
       for (let k = 0; ok && k < want.length; k++) {
         if (k > 0) while (at < n && !tokenCharAt(text, at)) at++;
         const w = want[k]!;
-        if (text.slice(at, at + w.length).toLowerCase() !== w) {
+        if (!startsWithLower(text, at, w)) {
           ok = false;
           break;
         }
@@ -202,12 +205,40 @@ function matchesFast(text: string, phrases: Phrase[], limit = 16): Match[] {
         at = end;
       }
       if (ok) {
-        out.push({ start: pos, end: at, phrase: index });
+        mine.push({ start: pos, end: at, phrase: index });
         found++;
       }
     }
+    out = out.length ? byStart(out, mine) : mine;
   });
-  return out.sort((a, b) => a.start - b.start);
+  return out;
+}
+
+const lowerTokens = new WeakMap<Phrase, string[]>();
+
+/** Whether the text at `at`, lower-cased, starts with `w` (lower-case ASCII); as `slice().toLowerCase()` compares, without the copies. */
+function startsWithLower(text: string, at: number, w: string): boolean {
+  if (at + w.length > text.length) return text.slice(at, at + w.length).toLowerCase() === w;
+  for (let i = 0; i < w.length; i++) {
+    let c = text.charCodeAt(at + i);
+    // A character beyond ASCII may lower-case to ASCII (the Kelvin sign to k) or to two characters: compared as before.
+    if (c >= 128) return text.slice(at, at + w.length).toLowerCase() === w;
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== w.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** Two lists of matches, each in text order, as one in text order (at the same start, the first list's first, as a stable sort puts them). */
+function byStart(a: Match[], b: Match[]): Match[] {
+  if (b.length === 0) return a;
+  const out: Match[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(b[j]!.start < a[i]!.start ? b[j++]! : a[i++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
 }
 
 /** Occurrences of typed paths (case-insensitive, as written). */
@@ -255,10 +286,13 @@ function snippetAround(text: string, found: Match[], phraseCount: number, width 
   let best = 0;
   let bestScore = -1;
   for (let i = 0; i < found.length; i++) {
-    const seen = new Set<number>();
-    for (let j = i; j < found.length && found[j]!.end - found[i]!.start <= width; j++) seen.add(found[j]!.phrase);
-    if (seen.size > bestScore) {
-      bestScore = seen.size;
+    // The phrases seen, as bits (a query has at most MAX_TERMS phrases).
+    let seen = 0;
+    for (let j = i; j < found.length && found[j]!.end - found[i]!.start <= width; j++) seen |= 1 << found[j]!.phrase;
+    let distinct = 0;
+    for (let bits = seen; bits; bits &= bits - 1) distinct++;
+    if (distinct > bestScore) {
+      bestScore = distinct;
       best = i;
     }
     if (bestScore === phraseCount) break;
@@ -572,7 +606,7 @@ export function searchHistory(db: Db, options: SearchOptions): { hits: SearchHit
     const stored = entry.get(r.id) as EntryRow;
     // A compressed value is read here once, for the look-alike check too (then before its JSON is parsed).
     const row = wholePrefixes.length ? { ...stored, text: storedText(stored.text, `history entry ${r.id}`), detail: storedText(stored.detail, `history entry ${r.id}`) } : stored;
-    const lacks = lacking(row);
+    const lacks = wholePrefixes.length ? lacking(row) : NONE;
     if (lacks.length) {
       if ((typeAsTyped = mostlyLookAlikes(lacks))) break;
       continue;
