@@ -9,7 +9,7 @@ import type { Router } from '../base/router';
 import { prepared, type Db } from '../store/database';
 import type { Statement } from 'better-sqlite3';
 import type { Host, WatchEvent } from '../host/host';
-import type { LogEntry, MessageLog } from '../store/message-log';
+import type { MessageLog } from '../store/message-log';
 import { whenFolderAppears } from './folder-appears';
 import { readNewLines, SkipFile } from './line-reader';
 import { fileKey, hostPathOf, readRemoteFiles, remoteListings, remoteRoots, remoteSummaries, replayReader, type ImportHost, type NewLinesReader } from './remote-stores';
@@ -17,7 +17,7 @@ import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
 import type { SessionMeta, TranscriptItem } from './parsers/types';
 import { findStoreFiles, listStore, storesOf, summarize, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
 import { initialWireState, type WireState } from './transcript';
-import { blocksOf, parseFile, WIRE_KINDS, wireOf, type BlockBatch, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
+import { parseFile, wireOf, writeMessages, type BlockBatch, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
 import { ParseThreads } from './parse-thread';
 import { ImportedFiles, type FileRow, type Identity } from './imported-files';
 
@@ -62,8 +62,6 @@ interface Prepared {
   sessionId: string | null;
 }
 
-/** Log entries appended per transaction (each commits with the history index's rows for them). */
-const APPEND_BATCH = 4096;
 /** Bytes of files the parsing threads read ahead of the writes (their messages wait in memory), and most files. */
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 const READ_AHEAD_FILES = 512;
@@ -612,19 +610,7 @@ export class HistoryImportService implements Disposable {
   private append(sessionId: string, messages: WireBatch | BlockBatch, lastTs: number | null, title: string | undefined): void {
     const log = this.deps.log();
     if (!log) throw new Error('the store is not available');
-    if ('bodies' in messages) {
-      const n = messages.bodies.length;
-      for (let i = 0; i < n; i += APPEND_BATCH) {
-        const entries: LogEntry[] = [];
-        for (let k = i; k < n && k < i + APPEND_BATCH; k++) {
-          const [direction, method] = WIRE_KINDS[messages.kinds[k]!]!;
-          entries.push({ sessionId, direction, method, body: messages.bodies[k]!, ts: messages.ts[k]! });
-        }
-        log.appendMany(entries);
-      }
-    } else {
-      log.appendBlocks(sessionId, blocksOf(messages));
-    }
+    writeMessages(log, sessionId, messages);
     if (lastTs !== null) this.sql('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?').run(lastTs, sessionId);
     if (title) this.sql('UPDATE sessions SET title = ? WHERE id = ?').run(title, sessionId);
   }

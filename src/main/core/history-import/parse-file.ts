@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { ImportSourceId } from '../../../shared/import-sources';
-import { BLOCK_CHARS, encodeBlock, MAX_PACKED, type BlockMessage, type Direction, type EncodedBlock } from '../store/message-log';
+import { BLOCK_CHARS, encodeBlock, MAX_PACKED, type BlockMessage, type Direction, type EncodedBlock, type LogEntry, type MessageLog } from '../store/message-log';
 import { SkipFile } from './line-reader';
 import { claudeCodeParser } from './parsers/claude-code';
 import { codexParser } from './parsers/codex';
@@ -103,6 +103,23 @@ export function blocksOf(b: BlockBatch): EncodedBlock[] {
     const start = k === 0 ? 0 : b.ends[k - 1]!;
     return { n: b.n[k]!, ts: b.ts[k]!, direction, method, body: b.data.subarray(start, end) };
   });
+}
+
+/** Log entries appended per transaction of a plain batch (each commits with the history index's rows for them). */
+const APPEND_BATCH = 4096;
+
+/** Appends a session's messages to the log: a plain batch as entries, blocks as they are. */
+export function writeMessages(log: MessageLog, sessionId: string, messages: WireBatch | BlockBatch): void {
+  if (!('bodies' in messages)) return log.appendBlocks(sessionId, blocksOf(messages));
+  const n = messages.bodies.length;
+  for (let i = 0; i < n; i += APPEND_BATCH) {
+    const entries: LogEntry[] = [];
+    for (let k = i; k < n && k < i + APPEND_BATCH; k++) {
+      const [direction, method] = WIRE_KINDS[messages.kinds[k]!]!;
+      entries.push({ sessionId, direction, method, body: messages.bodies[k]!, ts: messages.ts[k]! });
+    }
+    log.appendMany(entries);
+  }
 }
 
 export interface ParsedFile {
