@@ -440,10 +440,7 @@ export class HistoryIndex {
   /** Whether history_fts_lag may hold rows this map does not know (start-up after a crash, a failed batch). */
   private lagUnknown = true;
   private readonly ftsRebuild: FtsRebuild | null;
-  /**
-   * A bulk write is being caught up with: entry texts are written plain (compressing them was about a third of
-   * the catch-up's time) and left to the store packer, which compresses them once their session is quiet.
-   */
+  /** A bulk write is being caught up with: the sessions it indexes are queued for the store packer (DbBatch's packLater). */
   private bulk = false;
 
   constructor(
