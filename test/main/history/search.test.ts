@@ -165,6 +165,23 @@ describe('filters on a larger history', () => {
   });
 });
 
+/**
+ * Sixty sessions, newest last: every fifth says `match(i)`, the others look-alikes of "configuration" ("configs",
+ * "confirm"). Its search finds the twelve sessions that say it, with the hits of the search as typed.
+ */
+function sameHitsAsTyped(t: TestStore, match: (i: number) => string): ReturnType<typeof searchHistory> {
+  const acp = new Acp();
+  for (let i = 0; i < 60; i++) {
+    t.addSession(`s${i}`);
+    t.append(`s${i}`, turn(acp, i % 5 === 0 ? match(i) : `list the configs and confirm ${i}`, 'done'), NOW - (60 - i) * 1000);
+  }
+  const found = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW });
+  const asTyped = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
+  expect(found.hits.map((h) => h.entryId)).toEqual(asTyped.hits.map((h) => h.entryId));
+  expect(new Set(found.hits.map((h) => h.sessionId))).toEqual(new Set(Array.from({ length: 12 }, (_, k) => `s${k * 5}`)));
+  return found;
+}
+
 describe('long prefixes', () => {
   it('falls back to the exact prefix when the shorter lookup only found look-alikes', async () => {
     const t = await createStore();
@@ -214,17 +231,8 @@ describe('long prefixes', () => {
   it('finds the same hits when most of the newest matches of the shorter lookup are look-alikes', async () => {
     const t = await createStore(undefined, { now: () => NOW });
     try {
-      const acp = new Acp();
       // The word itself in every fifth session, look-alikes ("configs", "confirm") in the others, newest last.
-      for (let i = 0; i < 60; i++) {
-        t.addSession(`s${i}`);
-        const text = i % 5 === 0 ? `where is the configuration ${i} listed` : `list the configs and confirm ${i}`;
-        t.append(`s${i}`, turn(acp, text, 'done'), NOW - (60 - i) * 1000);
-      }
-      const found = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW });
-      const asTyped = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
-      expect(found.hits.map((h) => h.entryId)).toEqual(asTyped.hits.map((h) => h.entryId));
-      expect(new Set(found.hits.map((h) => h.sessionId))).toEqual(new Set(Array.from({ length: 12 }, (_, k) => `s${k * 5}`)));
+      const found = sameHitsAsTyped(t, (i) => `where is the configuration ${i} listed`);
       for (const h of found.hits) expect(h.snippet.text.slice(h.snippet.highlights[0]!.start, h.snippet.highlights[0]!.end)).toBe('configuration');
       // A common word beside the rare one: only the rare one is looked up as typed, and the hits are the same.
       const both = searchHistory(t.db, { query: 'list configuration', limit: 20, perSession: 3, now: NOW });
@@ -262,17 +270,8 @@ describe('long prefixes starting many terms', () => {
   it('are looked up by their first four characters, the look-alikes skipped, with the same hits as typed', async () => {
     const t = await createStore(undefined, { now: () => NOW });
     try {
-      const acp = new Acp();
       // "configuration" starts a dozen terms (more than are looked up one by one); look-alikes in most sessions.
-      for (let i = 0; i < 60; i++) {
-        t.addSession(`s${i}`);
-        const text = i % 5 === 0 ? `where is configuration${i % 12}x listed` : `list the configs and confirm ${i}`;
-        t.append(`s${i}`, turn(acp, text, 'done'), NOW - (60 - i) * 1000);
-      }
-      const found = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW });
-      const asTyped = searchHistory(t.db, { query: 'configuration', limit: 20, perSession: 3, now: NOW, exactPrefixes: true });
-      expect(found.hits.map((h) => h.entryId)).toEqual(asTyped.hits.map((h) => h.entryId));
-      expect(new Set(found.hits.map((h) => h.sessionId))).toEqual(new Set(Array.from({ length: 12 }, (_, k) => `s${k * 5}`)));
+      sameHitsAsTyped(t, (i) => `where is configuration${i % 12}x listed`);
     } finally {
       t.close();
     }
