@@ -43,6 +43,23 @@ function claudeStore(n: number): string {
   return home;
 }
 
+/** Codex rollouts in `home`, each naming its own word in a shell call's output. */
+function addCodexRollouts(home: string, n: number): void {
+  const dir = join(home, '.codex/sessions/2025/06/02');
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < n; i++) {
+    const ts = (k: number) => new Date(Date.UTC(2025, 5, 2, 0, i, k)).toISOString();
+    const lines = [
+      { timestamp: ts(0), type: 'session_meta', payload: { id: `cdx-${i}`, cwd: `/work/c${i}`, cli_version: '0.63.0' } },
+      { timestamp: ts(1), type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `look for codex${i}y` }] } },
+      { timestamp: ts(2), type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `rg codex${i}y`] }), call_id: `c${i}` } },
+      { timestamp: ts(3), type: 'response_item', payload: { type: 'function_call_output', call_id: `c${i}`, output: JSON.stringify({ output: `notes.md:3: codex${i}y ${'text '.repeat(200)}`, metadata: { exit_code: 0 } }) } },
+      { timestamp: ts(4), type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It is in notes.md.' }] } },
+    ];
+    writeFileSync(join(dir, `rollout-2025-06-02T00-00-00-${i}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  }
+}
+
 describe('History → Import: the parsing thread of a large import', () => {
   let t: TestStore;
   let home = '';
@@ -108,6 +125,32 @@ describe('History → Import: the parsing thread of a large import', () => {
     await new Promise((r) => setImmediate(r));
     expect(parseThreadsAlive()).toBe(0);
     await importer.settled();
+  });
+
+  it('imports two stores through its threads as one queue, each as an import in one thread does', async () => {
+    home = claudeStore(30);
+    addCodexRollouts(home, 20);
+    const all = () =>
+      (t.db.prepare('SELECT imported_from AS source, acp_session_id AS agentId, id FROM sessions WHERE imported_from IS NOT NULL ORDER BY imported_from, acp_session_id').all() as Array<{ source: string; agentId: string; id: string }>).map((r) => ({
+        ...r,
+        id: undefined,
+        bodies: readMessages(t.db, r.id).map((m) => m.body),
+      }));
+    importer = make(Number.MAX_SAFE_INTEGER);
+    importer.start(['claude-code', 'codex']);
+    await importer.settled();
+    const inOne = all();
+    expect(inOne.filter((s) => s.source === 'codex')).toHaveLength(20);
+    importer.dispose();
+    t.close();
+    t = await createStore();
+    importer = make(1);
+    importer.start(['claude-code', 'codex']);
+    await importer.settled();
+    expect(importer.status()).toMatchObject({ filesDone: 50, sessions: 50, error: null });
+    expect(all()).toEqual(inOne);
+    await t.history.whenIndexed();
+    expect(t.history.search({ query: 'codex17y', limit: 10, perSession: 1 }).hits).toHaveLength(1);
   });
 
   it('cancelled part way, its threads end; a later run imports the rest, each session once', async () => {

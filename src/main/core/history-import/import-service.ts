@@ -397,8 +397,16 @@ export class HistoryImportService implements Disposable {
   private async importPlans(plans: readonly Plan[], thread: ParseThreads | null): Promise<void> {
     let lastEmit = Date.now();
     const touched = new Set<string>();
+    // This machine's stores go through the parsing threads as one queue (the threads are not left idle between stores).
+    const local = (p: Plan): p is Extract<Plan, { files: FoundFile[] }> => 'files' in p && !p.host;
+    const threaded = thread && !thread.gone ? thread : null;
+    if (threaded) {
+      const files = plans.filter(local).flatMap(({ store, files, rows }) => files.map((file) => ({ store, file, rows })));
+      await this.importThreaded(files, touched, threaded);
+    }
     for (const plan of plans) {
       if (this.cancelRequested) break;
+      if (threaded && local(plan)) continue;
       if (!('files' in plan)) {
         await this.importOpencode(plan.store, touched);
         continue;
@@ -410,10 +418,6 @@ export class HistoryImportService implements Disposable {
         } catch (e) {
           this.skip(plan.host.label, `its ${store.name} store could not be read (${e instanceof Error ? e.message : String(e)}): the rest is imported at the next run`);
         }
-        continue;
-      }
-      if (thread && !thread.gone) {
-        await this.importThreaded(store, files, rows, touched, thread);
         continue;
       }
       const db = this.deps.db();
@@ -463,19 +467,19 @@ export class HistoryImportService implements Disposable {
   }
 
   /**
-   * Imports the files of a local store with their reading and parsing done in `thread`, up to READ_AHEAD_BYTES
+   * Imports the files of this machine's stores with their reading and parsing done in `thread`, up to READ_AHEAD_BYTES
    * ahead of the writes here, which take the results in the order the files were sent, in ~50 ms transactions.
    * A file the thread could not parse (it ended) is parsed here.
    */
-  private async importThreaded(store: JsonlStore, files: readonly FoundFile[], rows: Map<string, FileRow>, touched: Set<string>, thread: ParseThreads): Promise<void> {
-    const queue: Array<{ file: FoundFile; prep: Prepared | null; parsed: ParsedFile | null; error: unknown; ready: boolean }> = [];
+  private async importThreaded(files: ReadonlyArray<{ store: JsonlStore; file: FoundFile; rows: Map<string, FileRow> }>, touched: Set<string>, thread: ParseThreads): Promise<void> {
+    const queue: Array<{ store: JsonlStore; file: FoundFile; rows: Map<string, FileRow>; prep: Prepared | null; parsed: ParsedFile | null; error: unknown; ready: boolean }> = [];
     let next = 0;
     let ahead = 0;
     let wake: (() => void) | null = null;
     const fill = (): void => {
       while (next < files.length && ahead < READ_AHEAD_BYTES && queue.length < READ_AHEAD_FILES && !this.cancelRequested) {
-        const file = files[next++]!;
-        const slot: (typeof queue)[number] = { file, prep: null, parsed: null, error: null, ready: true };
+        const { store, file, rows } = files[next++]!;
+        const slot: (typeof queue)[number] = { store, file, rows, prep: null, parsed: null, error: null, ready: true };
         queue.push(slot);
         try {
           slot.prep = this.prepareFile(store, file, rows.get(file.path), LOCAL_HOST_ID);
@@ -519,7 +523,7 @@ export class HistoryImportService implements Disposable {
       this.deps.log()?.flush();
       db.transaction(() => {
         do {
-          const { file, prep, parsed, error } = queue.shift()!;
+          const { store, file, rows, prep, parsed, error } = queue.shift()!;
           const row = rows.get(file.path);
           this.settle(store, file, row, touched, () => {
             if (error) throw error;
