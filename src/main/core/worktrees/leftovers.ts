@@ -4,10 +4,10 @@ import type { LeftoverWorktree } from '../../../shared/contract/worktrees';
 import type { StoreService } from '../store/store-service';
 import type { Host } from '../host/host';
 import { isInside, realish } from './folder';
-import { git, GitError, gitRun } from './git';
+import { GitError } from './git';
 import type { Outcome } from './publish';
 import { branches, changedFiles, commitsOnlyOn, listWorktrees, revParse, unmergedCommits } from './repo-git';
-import { deleteBranch } from './worktree-git';
+import { deleteBranch, pruneWorktrees, removeWorktreeFolder } from './worktree-git';
 
 /** The branches an earlier compare mode made, one per run (its worktrees were in the data folder). */
 const OLD_COMPARE_BRANCH = 'switchboard/compare-';
@@ -59,8 +59,8 @@ export class Leftovers {
       return { ok: false, error: { kind: 'changed_since_confirmation', unmerged: now.unmerged, files: now.files } };
     }
     try {
-      if (c.path && !now.missing) await git(host, c.repo, ['worktree', 'remove', '--force', c.path], { repoHooks: true });
-      else if (c.path && c.known) await gitRun(host, c.repo, ['worktree', 'prune']);
+      if (c.path && !now.missing) await removeWorktreeFolder(host, c.repo, c.path, { repoHooks: true });
+      else if (c.path && c.known) await pruneWorktrees(host, c.repo);
       if (c.branch) await deleteBranch(host, c.repo, c.branch, { repoHooks: true });
     } catch (e) {
       if (!(e instanceof GitError)) throw e;

@@ -1,11 +1,42 @@
 import type { Host } from '../host/host';
-import { git, GitError, type GitOptions } from './git';
+import { git, GitError, gitRun, type GitOptions } from './git';
 
 type HookOption = Pick<GitOptions, 'repoHooks'>;
 
+/** The worktree commands under way, per host and repository (the tail of each one's queue). */
+const running = new WeakMap<Host, Map<string, Promise<void>>>();
+
+/**
+ * Runs git's worktree commands of one repository one at a time. Git does not guard them against each other:
+ * `git worktree add` reads every other worktree's admin folder, which a concurrent add is still writing ("fatal:
+ * failed to read .git/worktrees/<name>/commondir"), and a prune may take a half-made one for a stale one.
+ */
+function oneAtATime<T>(host: Host, repo: string, work: () => Promise<T>): Promise<T> {
+  let queues = running.get(host);
+  if (!queues) running.set(host, (queues = new Map()));
+  const result = (queues.get(repo) ?? Promise.resolve()).then(work);
+  const tail = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(repo, tail);
+  void tail.then(() => queues.get(repo) === tail && queues.delete(repo));
+  return result;
+}
+
 /** Creates a worktree of `repo` at `commit` on a new branch (a GitError with git's output when it cannot). */
 export async function addWorktree(host: Host, repo: string, path: string, branch: string, commit: string, o: HookOption = {}): Promise<void> {
-  await git(host, repo, ['worktree', 'add', '-b', branch, path, commit], o);
+  await oneAtATime(host, repo, () => git(host, repo, ['worktree', 'add', '-b', branch, path, commit], o));
+}
+
+/** Removes a worktree's folder and its record in `repo` (even with changes); its branch stays. */
+export async function removeWorktreeFolder(host: Host, repo: string, path: string, o: HookOption = {}): Promise<void> {
+  await oneAtATime(host, repo, () => git(host, repo, ['worktree', 'remove', '--force', path], o));
+}
+
+/** Drops the records of worktrees whose folders are gone. */
+export async function pruneWorktrees(host: Host, repo: string): Promise<void> {
+  await oneAtATime(host, repo, () => gitRun(host, repo, ['worktree', 'prune']));
 }
 
 /**
@@ -13,7 +44,7 @@ export async function addWorktree(host: Host, repo: string, path: string, branch
  * worktree (the branch is then kept); a branch already gone is no error.
  */
 export async function removeWorktree(host: Host, repo: string, path: string, branch: string, o: HookOption = {}): Promise<void> {
-  await git(host, repo, ['worktree', 'remove', '--force', path], o);
+  await removeWorktreeFolder(host, repo, path, o);
   await deleteBranch(host, repo, branch, o);
 }
 

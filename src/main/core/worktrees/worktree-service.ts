@@ -9,7 +9,7 @@ import type { Host } from '../host/host';
 import type { StoreService } from '../store/store-service';
 import { folderNameFor, folderProblem, isInside, realish, worktreeFolder } from './folder';
 import { GitError, gitRun } from './git';
-import { addWorktree, deleteBranch, removeWorktree } from './worktree-git';
+import { addWorktree, deleteBranch, pruneWorktrees, removeWorktree } from './worktree-git';
 import { draftPullRequest, type DraftSessions } from './draft';
 import { installedHook } from './hooks';
 import { Leftovers } from './leftovers';
@@ -275,7 +275,7 @@ export class WorktreeService implements Disposable {
     try {
       if (existsSync(r.path)) await removeWorktree(host, r.repo, r.path, r.branch, { repoHooks: true });
       else {
-        await gitRun(host, r.repo, ['worktree', 'prune']);
+        await pruneWorktrees(host, r.repo);
         await deleteBranch(host, r.repo, r.branch, { repoHooks: true });
       }
     } catch (e) {
