@@ -2,11 +2,8 @@ import { basename } from 'node:path';
 import type { ImportSourceId } from '../../../shared/import-sources';
 import { BLOCK_CHARS, encodeBlock, MAX_PACKED, type BlockMessage, type Direction, type EncodedBlock, type LogEntry, type MessageLog } from '../store/message-log';
 import { SkipFile } from './line-reader';
-import { claudeCodeParser } from './parsers/claude-code';
-import { codexParser } from './parsers/codex';
-import { geminiCliParser } from './parsers/gemini-cli';
-import { qwenCodeParser } from './parsers/qwen-code';
-import type { LineParser, SessionMeta, TranscriptItem } from './parsers/types';
+import { LINE_PARSERS } from './parsers/line-parsers';
+import type { SessionMeta, TranscriptItem } from './parsers/types';
 import type { NewLinesReader } from './remote-stores';
 import { finish, initialWireState, toWire, type WireState } from './transcript';
 
@@ -146,12 +143,6 @@ export interface ParsedFile {
   blocks?: BlockBatch;
 }
 
-const PARSERS: Partial<Record<ImportSourceId, LineParser<unknown>>> = {
-  'claude-code': claudeCodeParser as LineParser<unknown>,
-  codex: codexParser as LineParser<unknown>,
-  'gemini-cli': geminiCliParser as LineParser<unknown>,
-  'qwen-code': qwenCodeParser as LineParser<unknown>,
-};
 
 const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_call']);
 
@@ -189,7 +180,7 @@ export function parseFile(job: ParseJob, read: NewLinesReader, shouldStop: () =>
 }
 
 function parse(job: ParseJob, read: NewLinesReader, shouldStop: () => boolean): ParsedFile {
-  const parser = PARSERS[job.source];
+  const parser = job.source === 'opencode' ? undefined : LINE_PARSERS[job.source];
   // (A file remembered before it had a conversation has the state '{}'.)
   const saved = (job.state ? JSON.parse(job.state) : {}) as Partial<FileState>;
   const state: FileState = { parser: saved.parser ?? parser?.initialState(), wire: saved.wire ?? initialWireState(), meta: saved.meta ?? {} };

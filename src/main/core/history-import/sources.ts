@@ -1,16 +1,12 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { importSourceNames, type ImportSourceId } from '../../../shared/import-sources';
-import { claudeCodeParser } from './parsers/claude-code';
-import { codexParser } from './parsers/codex';
-import { geminiCliParser } from './parsers/gemini-cli';
-import { qwenCodeParser } from './parsers/qwen-code';
-import type { LineParser } from './parsers/types';
+import { importSourceNames } from '../../../shared/import-sources';
+import type { JsonlSourceId } from './parsers/line-parsers';
 
 /** Where each agent's command-line tool keeps its sessions, and which of its files are sessions. */
 export interface JsonlStore {
   kind: 'jsonl';
-  source: ImportSourceId;
+  source: JsonlSourceId;
   name: string;
   /** The store's folder. */
   root: string;
@@ -18,12 +14,11 @@ export interface JsonlStore {
   isSession(rel: string): boolean;
   /** How deep session files lie (folders entered at most). */
   maxDepth: number;
-  parser: LineParser<unknown>;
 }
 
 export interface DatabaseStore {
   kind: 'opencode-db';
-  source: ImportSourceId;
+  source: 'opencode';
   name: string;
   /** The database file. */
   root: string;
@@ -36,22 +31,21 @@ export type Store = JsonlStore | DatabaseStore;
 export function storesOf(home: string, env: Record<string, string | undefined>): Store[] {
   const codexHome = env.CODEX_HOME && env.CODEX_HOME.startsWith('/') ? env.CODEX_HOME : join(home, '.codex');
   const dataHome = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share');
-  const jsonl = (source: ImportSourceId, root: string, maxDepth: number, isSession: (rel: string) => boolean, parser: LineParser<unknown>): JsonlStore => ({
+  const jsonl = (source: JsonlSourceId, root: string, maxDepth: number, isSession: (rel: string) => boolean): JsonlStore => ({
     kind: 'jsonl',
     source,
     name: importSourceNames[source],
     root,
     maxDepth,
     isSession,
-    parser,
   });
   return [
     // <folder>/<session>.jsonl (sub-agents' files lie deeper, under <session>/subagents/).
-    jsonl('claude-code', join(home, '.claude', 'projects'), 1, (rel) => /^[^/]+\/[^/]+\.jsonl$/.test(rel), claudeCodeParser as LineParser<unknown>),
+    jsonl('claude-code', join(home, '.claude', 'projects'), 1, (rel) => /^[^/]+\/[^/]+\.jsonl$/.test(rel)),
     // YYYY/MM/DD/rollout-*.jsonl (older releases: rollout-*.jsonl at the top).
-    jsonl('codex', join(codexHome, 'sessions'), 4, (rel) => /(^|\/)rollout-[^/]*\.jsonl$/.test(rel), codexParser as LineParser<unknown>),
-    jsonl('gemini-cli', join(home, '.gemini', 'tmp'), 2, (rel) => /^[^/]+\/chats\/session-[^/]*\.jsonl$/.test(rel), geminiCliParser as LineParser<unknown>),
-    jsonl('qwen-code', join(home, '.qwen', 'projects'), 2, (rel) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(rel), qwenCodeParser as LineParser<unknown>),
+    jsonl('codex', join(codexHome, 'sessions'), 4, (rel) => /(^|\/)rollout-[^/]*\.jsonl$/.test(rel)),
+    jsonl('gemini-cli', join(home, '.gemini', 'tmp'), 2, (rel) => /^[^/]+\/chats\/session-[^/]*\.jsonl$/.test(rel)),
+    jsonl('qwen-code', join(home, '.qwen', 'projects'), 2, (rel) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(rel)),
     { kind: 'opencode-db', source: 'opencode', name: importSourceNames.opencode, root: join(dataHome, 'opencode', 'opencode.db') },
   ];
 }

@@ -4,6 +4,7 @@ import { entryPaths, type MessagePart, type ThreadEntry, type TurnError } from '
 import { clean, head, tail, uriPath, type Caps, type Detail, type Draft, type SessionState, type StoredKind, type TerminalInfo } from './entry-drafts';
 import type { At, FoldSink, LoggedMessage, SessionFold } from './session-fold';
 import { storedEntry } from './stored-entry';
+import { exhaustive } from '../../../shared/exhaustive';
 
 export type { LoggedMessage } from './session-fold';
 
@@ -88,8 +89,12 @@ export function storedKindOf(entry: ThreadEntry): StoredKind {
       return 'plan';
     case 'turn_error':
       return 'stop';
-    default:
+    case 'notice':
+    case 'compaction':
+    case 'elicitation':
       return 'entry';
+    default:
+      return exhaustive(entry, 'thread entry kind');
   }
 }
 

@@ -3,6 +3,7 @@ import type { StopReason } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
 import type { AgentMessageEntry, CompactionEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, ThreadEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
 import { messageText } from '@shared/acp-thread';
+import { exhaustive } from '@shared/exhaustive';
 import { Markdown } from '../markdown';
 import { Parts } from './Blocks';
 import { ElicitationView } from './Elicitation';
@@ -209,6 +210,8 @@ export function ThreadEntryView({
       return <TurnErrorView entry={entry} onRestart={onRestart} />;
     case 'elicitation':
       return <ElicitationView entry={entry} sessionId={sessionId} stored={stored} />;
+    default:
+      return exhaustive(entry, 'thread entry kind');
   }
 }
 
