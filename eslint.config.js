@@ -31,6 +31,32 @@ const hostRule = ({ processes = true, writes = true } = {}) => ({
   ],
 });
 
+// Files of core that write the app's own data folder (not "where work happens"): they may write, not spawn.
+export const WRITES_DATA_FOLDER = [
+  'src/main/core/store/database.ts', // the SQLite file and its folder: the data folder
+  'src/main/core/store/backup.ts', // the store's backups, in the data folder
+  'src/main/core/agents/secret-store.ts', // the secrets key file in the data folder
+  'src/main/core/acp/connection/agent-log.ts', // agents' logs in the data folder
+  // Shadow repositories live in the data folder (the user's folder is written through Host.files):
+  'src/main/core/checkpoints/shadow-repo.ts', // makes and prunes a shadow repository
+  'src/main/core/checkpoints/git-objects.ts', // writes the objects a snapshot read
+  'src/main/core/checkpoints/folder-scan.ts', // opens the files it reads with O_NOFOLLOW (open counts as a write)
+  'src/main/core/registry/fetcher.ts', // the registry's cache in the data folder
+  'src/main/core/registry/service.ts', // ditto (icons, the last registry read)
+  'src/main/core/registry/install-manager.ts', // agents are installed into the data folder
+  'src/main/core/registry/http.ts', // downloads into the install's scratch folder
+  'src/main/core/registry/installers/binary.ts', // marks an installed binary executable in the data folder
+  'src/main/core/registry/host-install.ts', // the download for an SSH host, in a scratch folder here
+  'src/main/core/registry/host-unpack.ts', // runs in the SSH helper, on the host: unpacks an agent under ~/.switchboard-server there
+];
+// This machine's own plumbing: may spawn and write.
+export const THIS_MACHINE = [
+  'src/main/core/registry/extract.ts', // unpacks a downloaded archive into the data folder (xz, bzip2 on this machine)
+  'src/main/core/platform/group-watchdog.ts', // this machine itself: the watchdog process of agents' groups
+  'src/main/core/platform/shell-env.ts', // the login shell's environment, read by running it
+  'src/main/core/acp/supervisor/process-metrics.ts', // samples this machine's process table (ps) where /proc is missing
+];
+
 const restrict = (patterns, message) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }],
 });
@@ -90,31 +116,13 @@ export default tseslint.config(
     rules: hostRule(),
   },
   // Justified exceptions: the app's own data folder and this machine's own plumbing are not "where work happens".
+  // Each is still needed: test/repo/lint-exceptions.test.ts lints every one without it and expects a refusal.
   {
-    files: [
-      'src/main/core/store/**', // SQLite, its backups and migrations: the data folder
-      'src/main/core/agents/secret-store.ts', // the secrets key file in the data folder
-      'src/main/core/acp/connection/agent-log.ts', // agents' logs in the data folder
-      'src/main/core/checkpoints/**', // shadow repositories live in the data folder (the user's folder is written through Host.files)
-      'src/main/core/compare/compare-service.ts', // compare's worktrees are made under the data folder
-      'src/main/core/compare/worktrees.ts', // (removing one git refuses to remove, e.g. with submodules)
-      'src/main/core/registry/fetcher.ts', // the registry's cache in the data folder
-      'src/main/core/registry/service.ts', // ditto (icons, the last registry read)
-      'src/main/core/registry/install-manager.ts', // agents are installed into the data folder
-      'src/main/core/registry/http.ts', // downloads into the install's scratch folder
-      'src/main/core/registry/installers/binary.ts', // marks an installed binary executable in the data folder
-      'src/main/core/registry/host-install.ts', // the download for an SSH host, in a scratch folder here
-      'src/main/core/registry/host-unpack.ts', // runs in the SSH helper, on the host: unpacks an agent under ~/.switchboard-server there
-      'src/main/core/mcp/import.ts', // opens the user's MCP config files read-only, bounded
-    ],
+    files: WRITES_DATA_FOLDER,
     rules: hostRule({ writes: false }),
   },
   {
-    files: [
-      'src/main/core/registry/extract.ts', // unpacks a downloaded archive into the data folder (xz, bzip2 on this machine)
-      'src/main/core/platform/**', // this machine itself: the group watchdog, the login shell's environment, /proc
-      'src/main/core/acp/supervisor/process-metrics.ts', // samples this machine's process table (ps) where /proc is missing
-    ],
+    files: THIS_MACHINE,
     rules: hostRule({ processes: false, writes: false }),
   },
   {
