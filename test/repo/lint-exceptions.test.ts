@@ -3,10 +3,17 @@
 // or a folder where most files would pass anyway, is dead weight that hides the next real violation.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ESLint, type Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import config, { THIS_MACHINE, WRITES_DATA_FOLDER } from '../../eslint.config.js';
 import { repoRoot } from '../support/app-server';
+
+const project = (await import(pathToFileURL(join(repoRoot, 'eslint.config.js')).href)) as {
+  default: Linter.Config[];
+  THIS_MACHINE: string[];
+  WRITES_DATA_FOLDER: string[];
+};
+const { default: config, THIS_MACHINE, WRITES_DATA_FOLDER } = project;
 
 const HOST_RULE = '@typescript-eslint/no-restricted-imports';
 
@@ -29,7 +36,7 @@ function filesOf(entry: string): string[] {
 
 /** The project's config with `entry` taken out of the exception list `list`. */
 function without(list: readonly string[], entry: string): Linter.Config[] {
-  return (config as Linter.Config[]).map((block) => (block.files === list ? { ...block, files: list.filter((f) => f !== entry) } : block));
+  return config.map((block) => (block.files === list ? { ...block, files: list.filter((f) => f !== entry) } : block));
 }
 
 describe('the Host rule exceptions', () => {

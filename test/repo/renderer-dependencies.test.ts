@@ -10,6 +10,7 @@ import { repoRoot } from '../support/app-server';
  *                     index.ts only, with no cycle between features;
  *   app/ (the shell and its services), ui/ (generic components), state/ and ipc/ import no feature
  *                     (features register through app/contributions; main.tsx and features/index.ts compose);
+ *   ui/               sits below app/: generic components use no shell service (a component that does lives in app/);
  *   state/ and ipc/   sit below app/ and ui/.
  * No cycle between the parts (each feature, app and ui, state, ipc) either.
  */
@@ -46,6 +47,13 @@ const rules: IForbiddenRuleType[] = [
     to: { path: `${R}app/startup\\.ts$` },
   },
   {
+    name: 'ui-below-the-shell',
+    comment: 'ui/ holds generic components: one that needs the shell’s services (api, theme, typing pause) belongs in app/.',
+    severity: 'error',
+    from: { path: `${R}ui/` },
+    to: { path: `${R}app/` },
+  },
+  {
     name: 'state-and-ipc-below-the-shell',
     severity: 'error',
     from: { path: `${R}(ipc|state)/` },
@@ -53,16 +61,8 @@ const rules: IForbiddenRuleType[] = [
   },
 ];
 
-/**
- * The part a renderer file belongs to: its feature, ipc, state, or app+ui (null: the composition roots). app/
- * and ui/ are one layer here: ui/ builds on the shell's services (the api context, theme, typing pause, safe
- * terminal) and the shell uses generic components; file cycles between them are still refused
- * (import-cycles.test.ts).
- */
-const partOf = (file: string): string | null => {
-  const part = /^src\/renderer\/src\/(features\/[^/]+|app|ui|ipc|state)\//.exec(file)?.[1] ?? null;
-  return part === 'app' || part === 'ui' ? 'app+ui' : part;
-};
+/** The part a renderer file belongs to: its feature, app, ui, ipc or state (null: the composition roots). */
+const partOf = (file: string): string | null => /^src\/renderer\/src\/(features\/[^/]+|app|ui|ipc|state)\//.exec(file)?.[1] ?? null;
 
 async function cruiseRenderer(baseDir: string): Promise<ICruiseResult> {
   const r = await cruise(
@@ -153,7 +153,8 @@ describe('renderer dependencies', () => {
     expect(text).toContain('state-and-ipc-below-the-shell: src/renderer/src/state/tabs.ts → src/renderer/src/app/shell.ts');
     expect(text).toContain('no-cycle-between-parts: features/alpha ⇄ features/beta');
     // No file cycle makes this one: state/tabs.ts → app/shell.ts, app/theme.ts → state/tabs.ts.
-    expect(text).toContain('no-cycle-between-parts: app+ui ⇄ state');
+    expect(text).toContain('no-cycle-between-parts: app ⇄ state');
+    expect(text).toContain('ui-below-the-shell: src/renderer/src/ui/label.ts → src/renderer/src/app/theme.ts');
     expect(text).toContain('only-main-opens-the-connection: src/renderer/src/app/layout.ts → src/renderer/src/app/startup.ts');
     expect(text).not.toContain('src/renderer/src/main.tsx →');
     // The fixture's ipc/ breaks nothing, and nothing flags it.

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { TabViewProps } from '../../app/contributions';
-import { AgentTerminalView, describeExit, type ExitInfo } from '../../ui/TerminalView';
+import { AgentTerminalView, describeExit, type ExitInfo } from '../../app/TerminalView';
 
 /** An agent's sign-in command running in a terminal you type into. */
 export function AuthTerminalTab({ tab }: TabViewProps) {

@@ -9,7 +9,7 @@ import type { Api } from '../../ipc/client';
 import { useTabs } from '../../state/tabs';
 import { byPrompt, TurnChanges, useTurnCheckpoints } from '../checkpoints';
 import { entryEstimate, ForkLinks, StopMark, ThreadEntryView } from '../session';
-import { MetaTerminalView } from '../../ui/TerminalView';
+import { MetaTerminalView } from '../../app/TerminalView';
 import { VisibleText } from '../../ui/VisibleText';
 import { deleteSessions, exportSession, pinSession } from './actions';
 import { ContinuePanel } from './ContinuePanel';

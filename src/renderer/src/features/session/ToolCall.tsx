@@ -8,7 +8,7 @@ import { openFileTab } from './files';
 import { ContentBlockView } from './Blocks';
 import { PermissionCard } from './PermissionCard';
 import { RuleAnswerLine } from './RuleAnswerLine';
-import { AgentTerminalView, MetaTerminalView } from '../../ui/TerminalView';
+import { AgentTerminalView, MetaTerminalView } from '../../app/TerminalView';
 import { useDiffMode, useToggle } from './ui-state';
 import { prettyJson, relativeTo, TOOL_ICON, TOOL_STATUS_TEXT } from '../../ui/format';
 

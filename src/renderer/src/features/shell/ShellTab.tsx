@@ -6,7 +6,7 @@ import type { TabViewProps } from '../../app/contributions';
 import { useTerminalAppearance } from '../../app/theme';
 import { loadXterm, type Xterm } from '../../app/xterm';
 import { useTabs } from '../../state/tabs';
-import { describeExit } from '../../ui/TerminalView';
+import { describeExit } from '../../app/TerminalView';
 
 /** A login shell in a real pseudo-terminal, rendered by xterm. */
 export function ShellTab({ tab, active }: TabViewProps) {

@@ -1,11 +1,11 @@
 import type { FitAddon } from '@xterm/addon-fit';
 import type { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState } from 'react';
-import { useApi } from '../app/api-context';
+import { useApi } from './api-context';
 import type { StoredTerminal } from '@shared/acp-thread';
-import { useTerminalAppearance } from '../app/theme';
-import { afterTypingPause } from '../app/typing-pause';
-import { loadXterm, type Xterm } from '../app/xterm';
+import { useTerminalAppearance } from './theme';
+import { afterTypingPause } from './typing-pause';
+import { loadXterm, type Xterm } from './xterm';
 
 const FONT = 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace';
 
