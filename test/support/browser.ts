@@ -1,12 +1,29 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserServer, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
 
-export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', ...extraArgs],
-  });
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+
+/** A Chromium that suites connect to (the e2e project's global setup starts one for the run). */
+export function launchBrowserServer(): Promise<BrowserServer> {
+  return chromium.launchServer({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** The run's shared Chromium, when a vitest run provides one (not in benches, which launch their own). */
+async function sharedEndpoint(): Promise<string | null> {
+  if (!process.env.VITEST) return null;
+  const { inject } = await import('vitest');
+  return inject('chromiumEndpoint') ?? null;
+}
+
+/**
+ * A browser for a suite: a connection to the run's shared Chromium (closing it closes the suite's contexts and
+ * leaves the browser to the others), or, with flags of its own or outside a test run, a Chromium of its own.
+ */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
+  const endpoint = extraArgs.length === 0 ? await sharedEndpoint() : null;
+  if (endpoint) return chromium.connect(endpoint);
+  return chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extraArgs] });
 }
 
 export interface OpenedApp {
