@@ -47,6 +47,8 @@ export interface CoreOptions {
   startupBackupDelayMs?: number;
   /** The agents' clock: supervision, flood control, hang and idle timeouts (default: the real time). */
   clock?: Clock;
+  /** false: no folder is snapshotted around turns (tests that are not about checkpoints). Default true. */
+  checkpoints?: boolean;
 }
 
 /**
@@ -117,13 +119,15 @@ export class AppCore implements Disposable {
     // Checkpoints snapshot the session's folders before (the prompt waits) and after every turn, those
     // ended by the sessions closing at quit too (the sessions service drops its listeners after that).
     // A session on an SSH host has its folders snapshotted on that host, by its helper (checkpoint-sites.ts).
-    acp.sessions.onTurnStarting((turn) => this.checkpoints.turnStarting(turn));
-    acp.sessions.onTurnEnded((turn) => this.checkpoints.turnEnded(turn));
-    // While a session is open its folders are watched (snapshots read only what changed), the first snapshot taken in the background.
-    acp.sessions.onStatusChanged((s) => {
-      if (s.status === 'closed') this.checkpoints.sessionClosed(s.id);
-      else void this.checkpoints.sessionOpened(s.id, [s.cwd, ...s.additionalDirectories], s.hostId);
-    });
+    if (options.checkpoints !== false) {
+      acp.sessions.onTurnStarting((turn) => this.checkpoints.turnStarting(turn));
+      acp.sessions.onTurnEnded((turn) => this.checkpoints.turnEnded(turn));
+      // While a session is open its folders are watched (snapshots read only what changed), the first snapshot taken in the background.
+      acp.sessions.onStatusChanged((s) => {
+        if (s.status === 'closed') this.checkpoints.sessionClosed(s.id);
+        else void this.checkpoints.sessionOpened(s.id, [s.cwd, ...s.additionalDirectories], s.hostId);
+      });
+    }
     new McpService({
       router: this.router,
       bus: this.bus,

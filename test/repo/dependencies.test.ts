@@ -8,12 +8,12 @@ import type { ICruiseResult } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/app-server';
 import { cruiseTree, partCycles, violationsOf } from '../support/dependency-graph';
-import { CORE_DEPENDENCIES, concernOf, coreRules, NO_FILE_CYCLE, RENDERER_RULES, rendererPartOf } from '../support/dependency-rules';
+import { acpLayerRules, CORE_DEPENDENCIES, concernOf, coreRules, NO_FILE_CYCLE, RENDERER_RULES, rendererPartOf } from '../support/dependency-rules';
 
-const isCoreRule = (name: string): boolean => name.startsWith('core-');
+const isCoreRule = (name: string): boolean => name.startsWith('core-') || name.startsWith('acp-');
 const isRendererRule = (name: string): boolean => RENDERER_RULES.some((r) => r.name === name);
 
-const ALL_RULES = [...coreRules(), ...RENDERER_RULES, NO_FILE_CYCLE];
+const ALL_RULES = [...coreRules(), ...acpLayerRules(), ...RENDERER_RULES, NO_FILE_CYCLE];
 
 function coreProblems(baseDir: string, output: ICruiseResult): string[] {
   const unlisted = readdirSync(path.join(baseDir, 'src/main/core'), { withFileTypes: true })
@@ -45,6 +45,8 @@ describe('core dependencies', () => {
     expect(text).toContain('core-base: src/main/core/base/events.ts → src/main/core/host/port.ts');
     expect(text).toContain('core-stays-in-core: src/main/core/history/rows.ts → src/main/server/thing.ts');
     expect(text).toContain('concern-not-in-table: widgets');
+    expect(text).toContain('acp-runtimes-below-supervisor-session-agents: src/main/core/acp/runtimes/runtime.ts → src/main/core/acp/supervisor/watch.ts');
+    expect(text).not.toContain('src/main/core/acp/runtimes/typed.ts');
     expect(found.filter((v) => v.startsWith('no-cycle-between-concerns')).join('\n')).toMatch(/acp ⇄ store .*core\/(store|acp)\//);
     // What the table allows is not flagged: acp on the store and the host port, host on base.
     expect(text).not.toMatch(/core-acp:|core-host:/);

@@ -119,3 +119,20 @@ export const rendererPartOf = (file: string): string | null => /^src\/renderer\/
 
 /** No import cycle between files, type imports included. */
 export const NO_FILE_CYCLE: IForbiddenRuleType = { name: 'no-cycle', severity: 'error', from: {}, to: { circular: true } };
+
+/**
+ * Inside core/acp, its folders in one direction (a value import only downwards; a type may name an upper folder's
+ * class): the wire and the process (connection) ← one agent process (runtimes) ← watching and restarting them, and
+ * their pool (supervisor) ← sessions ← the agents' requests (agents).
+ */
+export const ACP_LAYERS = ['connection', 'runtimes', 'supervisor', 'session', 'agents'] as const;
+
+export function acpLayerRules(): IForbiddenRuleType[] {
+  return ACP_LAYERS.slice(0, -1).map((layer, i) => ({
+    name: `acp-${layer}-below-${ACP_LAYERS.slice(i + 1).join('-')}`,
+    comment: `core/acp/${layer} imports no value of ${ACP_LAYERS.slice(i + 1).join(', ')}`,
+    severity: 'error',
+    from: { path: `^src/main/core/acp/${layer}/` },
+    to: { path: `^src/main/core/acp/(${ACP_LAYERS.slice(i + 1).join('|')})/`, dependencyTypesNot: ['type-only'] },
+  }));
+}

@@ -7,7 +7,7 @@ import { makeCore, promptAndWait, type TestCore, agentReply } from './helpers';
 let t: TestCore;
 let outside: string;
 beforeEach(async () => {
-  t = await makeCore();
+  t = await makeCore({ checkpoints: true });
   outside = join(t.work, '..', 'outside');
   mkdirSync(outside, { recursive: true });
   writeFileSync(join(t.work, 'notes.txt'), 'one\ntwo\n');

@@ -6,7 +6,7 @@ import { makeCore, promptAndWait, type TestCore, agentReply } from './helpers';
 let t: TestCore;
 let outside: string;
 beforeEach(async () => {
-  t = await makeCore();
+  t = await makeCore({ checkpoints: true });
   // A folder next to the session's folder, holding a secret.
   outside = join(t.work, '..', 'outside');
   mkdirSync(outside, { recursive: true });

@@ -64,15 +64,16 @@ export interface TestCore {
 
 /**
  * A core on a fresh data folder; `hosts`: where work happens (a StubAgentHost's runs its agents in-process);
- * `clock`: its agents' time (a FakeClock moves only when told).
+ * `clock`: its agents' time (a FakeClock moves only when told); `checkpoints`: folders snapshotted around turns
+ * (off unless a test is about them: a snapshot before and after every turn is most of a short test's time).
  */
-export async function makeCore(options: { hosts?: Hosts; clock?: Clock; sshConfigFile?: string; dataDir?: string } = {}): Promise<TestCore> {
+export async function makeCore(options: { hosts?: Hosts; clock?: Clock; sshConfigFile?: string; dataDir?: string; checkpoints?: boolean } = {}): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-acp-')));
   const dataDir = options.dataDir ?? join(root, 'data');
   const work = join(root, 'work');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(work, { recursive: true });
-  const core = new AppCore({ dataDir, transport: 'browser', version: 'test', ...options });
+  const core = new AppCore({ dataDir, transport: 'browser', version: 'test', ...options, checkpoints: options.checkpoints ?? false });
   const rec = new Recorder();
   core.bus.connect((name, payload) => rec.push(name, payload));
   const call = async <N extends RequestName>(method: N, params: ParamsOf<N>): Promise<ResultOf<N>> => {

@@ -17,7 +17,7 @@ afterEach(async () => {
 describe('the renderer bus', () => {
   it('has no listener in main: a turn runs, checkpoints and the supervisor follow, and only the test listens', async () => {
     const connect = vi.spyOn(EventBus.prototype, 'connect');
-    t = await makeCore();
+    t = await makeCore({ checkpoints: true });
     // makeCore's recorder is the one sink (the transports connect theirs when a window does).
     expect(connect).toHaveBeenCalledTimes(1);
     const agentId = await t.addAgent();

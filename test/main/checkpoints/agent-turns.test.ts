@@ -8,7 +8,7 @@ afterEach(async () => t?.dispose());
 
 describe('checkpoints around the turns of a real agent subprocess', () => {
   it("shows a file the agent wrote through a shell in the turn's changes, and rewinds it", async () => {
-    t = await makeCore();
+    t = await makeCore({ checkpoints: true });
     writeFileSync(join(t.work, 'README.md'), '# project\n');
     const agentId = await t.addAgent();
     const session = await t.call('sessions.create', { agentId, cwd: t.work });

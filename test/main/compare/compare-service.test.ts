@@ -17,7 +17,7 @@ const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
 
 async function setup(): Promise<{ t: TestCore; repo: string }> {
-  t = await makeCore();
+  t = await makeCore({ checkpoints: true });
   const repo = join(t.work, 'project');
   mkdirSync(join(repo, 'src'), { recursive: true });
   git(repo, 'init', '-q', '-b', 'main');

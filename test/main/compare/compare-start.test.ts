@@ -18,7 +18,7 @@ const git = (cwd: string, ...args: string[]) =>
 
 describe('compare runs', () => {
   it('start a session per agent, send the prompt, and end with the turn; a run whose agent cannot start says why', async () => {
-    t = await makeCore();
+    t = await makeCore({ checkpoints: true });
     const repo = join(t.work, 'repo');
     mkdirSync(repo);
     git(repo, 'init', '-q', '-b', 'main');

@@ -8,7 +8,7 @@ afterEach(async () => t?.dispose());
 
 /** A session that runs two turns through the scenario agent's shell: one names its file, one does not. */
 async function twoTurns() {
-  t = await makeCore();
+  t = await makeCore({ checkpoints: true });
   const folder = join(t.work, 'proj');
   mkdirSync(folder);
   // The second turn runs this script: the file it writes is named nowhere in the conversation.

@@ -41,7 +41,7 @@ describe.skipIf(skip !== null)('checkpoints of a session on an SSH host', () => 
   beforeAll(async () => {
     sshd = await startSshd();
     await sshd.setKnownHosts('right');
-    t = await makeCore({ sshConfigFile: sshd.configFile });
+    t = await makeCore({ sshConfigFile: sshd.configFile, checkpoints: true });
     uid = Number(spawnSync('id', ['-u', sshd.user], { encoding: 'utf8' }).stdout.trim());
     const tag = randomBytes(4).toString('hex');
     folder = join(sshd.home, `cp-${tag}`);

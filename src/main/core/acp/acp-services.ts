@@ -4,7 +4,7 @@ import { registerAgentTerminalHandlers } from '../terminals/agent-terminal-handl
 import { AcpContext, type AcpContextOptions, type AcpCoreDeps } from './acp-context';
 import { AgentsService } from './agents/agents-service';
 import { registerAgentHandlers } from './agents/handlers';
-import { RuntimePool } from './runtimes/runtime-pool';
+import { RuntimePool } from './supervisor/runtime-pool';
 import { registerSessionHandlers } from './session/handlers';
 import { LiveSessions } from './session/live-sessions';
 import { SessionsService } from './session/sessions-service';

@@ -29,3 +29,10 @@ export class AgentCapabilitiesRepo {
     this.db.prepare('DELETE FROM agent_capabilities WHERE agent_id = ?').run(agentId);
   }
 }
+
+/** How a stored session of an agent comes back: session/resume when it offers it, else session/load, else not. */
+export type ReopenMode = 'resume' | 'load';
+
+export function reopenModeOf(caps: AgentCapabilities | null | undefined): ReopenMode | null {
+  return caps?.sessionCapabilities?.resume ? 'resume' : caps?.loadSession ? 'load' : null;
+}

@@ -5,7 +5,7 @@ import type { AgentStatus, AgentSummary } from '../../../../shared/contract/agen
 import type { AgentRecord } from '../../agents/agent-repository';
 import type { AcpContext } from '../acp-context';
 import type { LiveSessions } from '../session/live-sessions';
-import type { RuntimePool } from '../runtimes/runtime-pool';
+import type { RuntimePool } from '../supervisor/runtime-pool';
 
 /**
  * The agents the user has: adding, changing and removing them, starting, stopping and restarting their

@@ -1,5 +1,5 @@
 import type { Router } from '../../base/router';
-import type { RuntimePool } from '../runtimes/runtime-pool';
+import type { RuntimePool } from '../supervisor/runtime-pool';
 import type { AgentsService } from './agents-service';
 
 /** The agents.* requests of the renderer. */

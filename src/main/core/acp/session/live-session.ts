@@ -37,7 +37,7 @@ import { ElicitationRequests } from './elicitation-requests';
 import { PermissionRequests, type PermissionAnswer } from './permission-requests';
 import { MentionSearch } from './mention-search';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
-import { reopenModeOf } from './session-restore';
+import { reopenModeOf } from '../../agents/agent-capabilities';
 import { canFork } from './fork';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';

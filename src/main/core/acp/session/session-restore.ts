@@ -4,6 +4,7 @@ import { CONVERSATION_UPDATE_KINDS } from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { importSourceNames, unboundSource } from '../../../../shared/contract/history-import';
 import type { ReopenPlan, SessionInfo } from '../../../../shared/contract/sessions';
+import { reopenModeOf, type ReopenMode } from '../../agents/agent-capabilities';
 import type { AgentRepository } from '../../agents/agent-repository';
 import type { Db } from '../../store/database';
 import type { PersistedMessage } from '../../store/message-log';
@@ -35,12 +36,6 @@ export interface RestorePort {
  * dropped, so the thread, the transcript and the search index hold each message once), else not at all
  * (the stored transcript stays read-only and the user can continue in a new session).
  */
-
-export type ReopenMode = 'resume' | 'load';
-
-export function reopenModeOf(caps: AgentCapabilities | null | undefined): ReopenMode | null {
-  return caps?.sessionCapabilities?.resume ? 'resume' : caps?.loadSession ? 'load' : null;
-}
 
 // A regex over the stored line: parsing every stored update of a long session would cost more.
 const CONVERSATION_UPDATE = new RegExp(`"sessionUpdate"\\s*:\\s*"(?:${[...CONVERSATION_UPDATE_KINDS].join('|')})"`);

@@ -18,14 +18,15 @@ import type { McpSelection } from '../../mcp/mcp-servers';
 import type { AcpContext } from '../acp-context';
 import type { WarningKind } from '../connection/warnings';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
-import type { RuntimePool } from '../runtimes/runtime-pool';
+import type { RuntimePool } from '../supervisor/runtime-pool';
 import type { AgentRuleFile } from '../../../../shared/contract/permissions';
 import { agentRuleFiles } from './agent-rule-files';
 import { canFork } from './fork';
 import { LiveSession } from './live-session';
 import type { SessionHost } from './session-host';
 import type { LiveSessions } from './live-sessions';
-import { hasStoredConversation, reopenModeOf, type RestorePort } from './session-restore';
+import { hasStoredConversation, type RestorePort } from './session-restore';
+import { reopenModeOf } from '../../agents/agent-capabilities';
 import type { SessionTurn, SessionTurnEnd } from './turns';
 
 /** Largest file sessions.readFile returns. */

@@ -6,7 +6,7 @@ import { systemClock, type Clock, type TimerHandle } from '../../base/clock';
 import type { Disposable } from '../../base/lifecycle';
 import { runtimeKey, type AgentRuntime } from '../runtimes/agent-runtime';
 import type { LiveSession } from '../session/live-session';
-import { reopenModeOf } from '../session/session-restore';
+import { reopenModeOf } from '../../agents/agent-capabilities';
 import type { WarningKind } from '../connection/warnings';
 import { CLOCK_TICKS_PER_SECOND, GroupSampler } from './process-metrics';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';

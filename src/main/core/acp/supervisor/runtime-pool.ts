@@ -9,13 +9,13 @@ import type { AcpContext } from '../acp-context';
 import type { WarningKind } from '../connection/warnings';
 import type { LiveSession } from '../session/live-session';
 import type { LiveSessions } from '../session/live-sessions';
-import { AgentSupervisor, type SupervisorHost, type SupervisorOptions } from '../supervisor/supervisor';
+import { AgentSupervisor, type SupervisorHost, type SupervisorOptions } from './supervisor';
 import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
 import { join } from 'node:path';
 import type { AgentRecord } from '../../agents/agent-repository';
 import { HostBinaries } from '../../registry/host-install';
 import { commandOnHost, type HostCommand } from '../../registry/host-launch';
-import { AgentRuntime, runtimeKey, type RuntimeDeps } from './agent-runtime';
+import { AgentRuntime, runtimeKey, type RuntimeDeps } from '../runtimes/agent-runtime';
 
 /** Whether agents get one process per project folder (default) or one for all: a boolean, or { [agentId]: boolean }. */
 export const PROCESS_PER_FOLDER_SETTING = 'agents.processPerFolder';
