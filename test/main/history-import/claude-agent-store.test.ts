@@ -82,17 +82,19 @@ describe('History → Import of a Claude Agent 0.101 store', () => {
       expect(search('Attribution')).toEqual([]);
       expect(search('invoked')).toEqual([]);
 
-      // Every entry keeps its record's own time, a whole ms.
-      const own = new Set(
-        readFileSync(sessionFile(home), 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .flatMap((l) => {
-            const ts = (JSON.parse(l) as { timestamp?: string }).timestamp;
-            return ts ? [Date.parse(ts)] : [];
-          }),
-      );
-      for (const e of entries()) expect(own.has(e.ts), `entry ${e.kind} at ${e.ts}`).toBe(true);
+      // Every entry keeps the time of the record it comes from.
+      const records = readFileSync(sessionFile(home), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; timestamp?: string; message?: { content: unknown } });
+      const expected = records.flatMap((r) => {
+        const blocks = Array.isArray(r.message?.content) ? (r.message.content as Array<{ type: string }>) : [];
+        if (r.type === 'user') return blocks.some((b) => b.type === 'text') ? [['prompt', Date.parse(r.timestamp!)]] : [];
+        if (r.type !== 'assistant') return [];
+        return blocks.flatMap((b) => (b.type === 'text' ? [['agent', Date.parse(r.timestamp!)]] : b.type === 'tool_use' ? [['tool', Date.parse(r.timestamp!)]] : []));
+      });
+      expect(expected).toHaveLength(8);
+      expect(entries().map((e) => [e.kind, e.ts])).toEqual(expected);
 
       const markdown = t.history.export(session!.id, 'markdown').text;
       const json = t.history.export(session!.id, 'json').text;

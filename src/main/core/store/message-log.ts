@@ -390,7 +390,8 @@ export class MessageLog implements Disposable {
           const first = entries[i]!;
           let end = i + 1;
           if (packable(first)) {
-            while (end < entries.length && end - i < this.maxPacked && entries[end]!.sessionId === first.sessionId && packable(entries[end]!)) end++;
+            // (A row holds one time: messages given times of their own, an import's, are packed only with the same time.)
+            while (end < entries.length && end - i < this.maxPacked && entries[end]!.sessionId === first.sessionId && entries[end]!.ts === first.ts && packable(entries[end]!)) end++;
           }
           const ts = storedTime(first.ts);
           const msgs: PersistedMessage[] = [];
