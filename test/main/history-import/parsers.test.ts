@@ -42,6 +42,7 @@ const results = (items: TranscriptItem[]) => items.flatMap((i) => (i.type === 't
 describe("the agents' own session files, as the real agents wrote them", () => {
   it.each([
     ['Claude Code', claudeCodeParser, 'claude-code-0.16.0', 'marmalade-claude-code'],
+    ['Claude Agent 0.101 (Claude Code 2.1.318, with its bookkeeping records)', claudeCodeParser, 'claude-agent-0.101.0', 'marmalade-claude-agent'],
     ['Gemini CLI', geminiCliParser, 'gemini-0.61.0', 'marmalade-gemini'],
     ['Qwen Code', qwenCodeParser, 'qwen-0.24.4', 'marmalade-qwen'],
   ] as const)('%s: both prompts, the write with its diff, the shell command with its output, the session id and folder', (_name, parser, dir, marker) => {

@@ -18,6 +18,8 @@ export interface FileState {
   parser: unknown;
   wire: WireState;
   meta: SessionMeta;
+  /** The time of the last record read (what a record without a time of its own takes). */
+  lastTs?: number;
 }
 
 export interface ParseJob {
@@ -27,7 +29,7 @@ export interface ParseJob {
   offset: number;
   /** The state where the last import stopped (JSON); null: from the start. */
   state: string | null;
-  /** The file's time, for records without one. */
+  /** The file's time (for a file none of whose records has a time). */
   mtimeMs: number;
   /** Give the messages as compressed blocks (a large import: see BlockBatch). */
   blocks?: boolean;
@@ -161,10 +163,23 @@ export function wireOf(agentSessionId: string, items: readonly TranscriptItem[],
   const out: WireBatch = { bodies: new Array<string>(entries.length), ts: new Float64Array(entries.length), kinds: new Uint8Array(entries.length) };
   entries.forEach((e, i) => {
     out.bodies[i] = e.body;
-    out.ts[i] = e.ts ?? endTs;
+    out.ts[i] = Math.round(e.ts ?? endTs);
     out.kinds[i] = e.method === 'session/update' ? 0 : e.method === 'session/prompt' ? 1 : 2;
   });
   return out;
+}
+
+/**
+ * Gives the items read before any record with a time the first time after them (the file's time, rounded, if
+ * none has one): every stored time is a whole number of ms, and an entry with a time of its own keeps it.
+ */
+function itemTimes(items: TranscriptItem[], mtimeMs: number): void {
+  let next = Number.isFinite(mtimeMs) ? Math.round(mtimeMs) : Date.now();
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (Number.isFinite(item.ts)) next = item.ts;
+    else item.ts = next;
+  }
 }
 
 const empty = (): WireBatch => ({ bodies: [], ts: new Float64Array(0), kinds: new Uint8Array(0) });
@@ -183,7 +198,7 @@ function parse(job: ParseJob, read: NewLinesReader, shouldStop: () => boolean): 
   const parser = job.source === 'opencode' ? undefined : LINE_PARSERS[job.source];
   // (A file remembered before it had a conversation has the state '{}'.)
   const saved = (job.state ? JSON.parse(job.state) : {}) as Partial<FileState>;
-  const state: FileState = { parser: saved.parser ?? parser?.initialState(), wire: saved.wire ?? initialWireState(), meta: saved.meta ?? {} };
+  const state: FileState = { parser: saved.parser ?? parser?.initialState(), wire: saved.wire ?? initialWireState(), meta: saved.meta ?? {}, ...(saved.lastTs !== undefined ? { lastTs: saved.lastTs } : {}) };
   const result: ParsedFile = { ino: 0, size: 0, offset: job.offset, skips: [], keptAsText: 0, conversation: false, firstTs: null, lastTs: null, meta: state.meta, agentSessionId: '', state: '{}', wire: empty() };
   if (!parser) return { ...result, failed: `no parser for ${job.source}` };
   const items: TranscriptItem[] = [];
@@ -201,9 +216,11 @@ function parse(job: ParseJob, read: NewLinesReader, shouldStop: () => boolean): 
             return;
           }
           if (invalidUtf8) result.skips.push(`line ${lineNo} of the new part is not valid UTF-8: read with replacement characters`);
-          const parsed = parser.record(state.parser, value, job.mtimeMs);
+          // A record without a time takes the last one read (none yet: NaN, filled in by itemTimes).
+          const parsed = parser.record(state.parser, value, state.lastTs ?? Number.NaN);
           if (parsed.meta) mergeMeta(state.meta, parsed.meta);
           for (const item of parsed.items) {
+            if (Number.isFinite(item.ts)) state.lastTs = item.ts = Math.round(item.ts);
             if (item.type === 'unknown') result.keptAsText++;
             else if (CONVERSATION.has(item.type)) result.conversation = true;
             items.push(item);
@@ -220,10 +237,11 @@ function parse(job: ParseJob, read: NewLinesReader, shouldStop: () => boolean): 
     if (e instanceof SkipFile) return { ...result, refused: e.reason };
     return { ...result, failed: e instanceof Error ? e.message : String(e) };
   }
+  itemTimes(items, job.mtimeMs);
   result.agentSessionId = state.meta.agentSessionId ?? basename(job.path).replace(/\.jsonl$/, '');
   result.firstTs = items[0]?.ts ?? null;
   result.lastTs = items.at(-1)?.ts ?? null;
-  result.wire = wireOf(result.agentSessionId, items, state.wire, job.mtimeMs);
+  result.wire = wireOf(result.agentSessionId, items, state.wire, Math.round(job.mtimeMs));
   if (job.blocks) {
     result.blocks = encodeBlocks(result.wire);
     result.wire = empty();

@@ -1,5 +1,5 @@
 import { prepared, type Db } from './database';
-import { BLOCK_CHARS, encodeBlock, expandRows, MAX_PACKED, MESSAGE_COLUMNS, type MessageRow } from './message-log';
+import { BLOCK_CHARS, encodeBlock, expandRows, MAX_PACKED, MESSAGE_COLUMNS, storedTime, type MessageRow } from './message-log';
 /** A row alone is compressed only from this size on (below it the header costs more than it saves). */
 const MIN_SINGLE = 256;
 
@@ -25,7 +25,7 @@ export function packSessionLog(db: Db, sessionId: string, throughId: number, { t
     db,
     `SELECT ${MESSAGE_COLUMNS.replace('body', "CASE WHEN typeof(body) = 'text' THEN body END AS body")} FROM acp_messages WHERE session_id = ? ORDER BY seq`,
   ).all(sessionId) as Array<Omit<MessageRow, 'body'> & { body: string | null }>;
-  const update = prepared(db, 'UPDATE acp_messages SET n = ?, body = ? WHERE id = ?');
+  const update = prepared(db, 'UPDATE acp_messages SET n = ?, ts = ?, body = ? WHERE id = ?');
   const remove = prepared(db, 'DELETE FROM acp_messages WHERE id = ?');
   let run: MessageRow[] = [];
   let runMessages = 0;
@@ -36,9 +36,11 @@ export function packSessionLog(db: Db, sessionId: string, throughId: number, { t
     const worth = run.length > 1 || (first.body as string).length >= MIN_SINGLE;
     if ((full || tail) && worth) {
       const messages = expandRows(run);
-      const block = encodeBlock(messages, first.ts, level);
+      // (The block's row holds its time as its messages' are relative to it: whole ms.)
+      const ts = storedTime(first.ts);
+      const block = encodeBlock(messages, ts, level);
       for (let i = 1; i < run.length; i++) remove.run(run[i]!.id);
-      update.run(messages.length, block, first.id);
+      update.run(messages.length, ts, block, first.id);
       result.messages += messages.length;
       result.blocks++;
       result.charsIn += runChars;

@@ -32,6 +32,14 @@ export interface MessageRow {
 /** The columns readers select, in MessageRow's names. */
 export const MESSAGE_COLUMNS = 'id, session_id AS sessionId, seq, n, ts, direction, method, body';
 
+/**
+ * A time as the log stores it: whole ms since the epoch (a fraction, which some stores' file times have, is rounded;
+ * a time that is not a number is `fallback`'s).
+ */
+export function storedTime(ts: number | undefined, fallback: () => number = Date.now): number {
+  return ts !== undefined && Number.isFinite(ts) ? Math.round(ts) : fallback();
+}
+
 /** Rows → the messages they hold, in order (a packed row's lines share its id and ts). */
 export function expandRows(rows: readonly MessageRow[]): PersistedMessage[] {
   const out: PersistedMessage[] = [];
@@ -40,12 +48,14 @@ export function expandRows(rows: readonly MessageRow[]): PersistedMessage[] {
       decodeBlock(r, out);
       continue;
     }
+    // (Rows written before times were whole ms may hold a fraction.)
+    const ts = Math.round(r.ts);
     if (r.n === 1) {
-      out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq, ts: r.ts, direction: r.direction, method: r.method, body: r.body });
+      out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq, ts, direction: r.direction, method: r.method, body: r.body });
       continue;
     }
     const lines = r.body.split('\n');
-    for (let i = 0; i < lines.length; i++) out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq + i, ts: r.ts, direction: r.direction, method: r.method, body: lines[i]! });
+    for (let i = 0; i < lines.length; i++) out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq + i, ts, direction: r.direction, method: r.method, body: lines[i]! });
   }
   return out;
 }
@@ -64,23 +74,26 @@ let scratch = Buffer.allocUnsafe(256 * 1024);
 /**
  * A block's messages as one compressed value: per message a header line `<ts - ts0> <0|1 direction>
  * <method length, -1 for none> <body length>` then the method and the body, lengths in UTF-16 units (any
- * text is safe: nothing is escaped or split on).
+ * text is safe: nothing is escaped or split on). Times are whole ms (storedTime): the block's row holds `ts0` so.
  */
 export function encodeBlock(messages: readonly BlockMessage[], ts0: number, level?: Compression): Buffer {
+  const base = storedTime(ts0, () => 0);
   // At most 3 bytes of UTF-8 per UTF-16 unit, and a header of a few dozen.
   let most = 0;
   for (const m of messages) most += 64 + 3 * (m.body.length + (m.method?.length ?? 0));
   if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.max(most, scratch.length * 2));
   let at = 0;
   for (const m of messages) {
-    at += scratch.write(`${m.ts - ts0} ${m.direction === 'a2c' ? 1 : 0} ${m.method === null ? -1 : m.method.length} ${m.body.length}\n`, at, 'latin1');
+    at += scratch.write(`${storedTime(m.ts, () => base) - base} ${m.direction === 'a2c' ? 1 : 0} ${m.method === null ? -1 : m.method.length} ${m.body.length}\n`, at, 'latin1');
     if (m.method !== null) at += scratch.write(m.method, at);
     at += scratch.write(m.body, at);
   }
   return compress(scratch.subarray(0, at), level);
 }
 
-function decodeBlock(r: MessageRow, out: PersistedMessage[]): void {
+/** Decodes a block row's messages into `out`; false if a time in it had to be rounded (see time-repair.ts). */
+export function decodeBlock(r: MessageRow, out: PersistedMessage[]): boolean {
+  let exact = Number.isInteger(r.ts);
   const what = `message log block ${r.id} (session ${r.sessionId}, messages ${r.seq}–${r.seq + r.n - 1})`;
   const s = decompress(r.body as Uint8Array, what);
   let at = 0;
@@ -88,15 +101,18 @@ function decodeBlock(r: MessageRow, out: PersistedMessage[]): void {
     const nl = s.indexOf('\n', at);
     const h = nl < 0 ? [] : s.slice(at, nl).split(' ').map(Number);
     const [dts, dir, methodLen, bodyLen] = h;
-    if (h.length !== 4 || !h.every(Number.isInteger) || methodLen! < -1 || bodyLen! < 0 || nl + 1 + Math.max(0, methodLen!) + bodyLen! > s.length) {
+    // A time with a fraction (blocks written before times were whole ms) is read, rounded.
+    if (h.length !== 4 || !Number.isFinite(dts) || !h.slice(1).every(Number.isInteger) || methodLen! < -1 || bodyLen! < 0 || nl + 1 + Math.max(0, methodLen!) + bodyLen! > s.length) {
       throw new StoreDataError(`${what} is damaged (message ${i + 1} of ${r.n} cannot be read)`);
     }
+    if (!Number.isInteger(dts)) exact = false;
     at = nl + 1;
     const method = methodLen === -1 ? null : s.slice(at, (at += methodLen!));
     const body = s.slice(at, (at += bodyLen!));
-    out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq + i, ts: r.ts + dts!, direction: dir === 1 ? 'a2c' : 'c2a', method, body });
+    out.push({ id: r.id, sessionId: r.sessionId, seq: r.seq + i, ts: Math.round(r.ts + dts!), direction: dir === 1 ? 'a2c' : 'c2a', method, body });
   }
   if (at !== s.length) throw new StoreDataError(`${what} is damaged (it holds more than its ${r.n} messages)`);
+  return exact;
 }
 
 /** Every message of a session after `afterSeq`, in order. */
@@ -312,7 +328,8 @@ export class MessageLog implements Disposable {
           const params: unknown[] = [];
           const part = blocks.slice(i, i + ROWS_PER_INSERT).map((b): MessageRow => {
             if (b.n < 1 || b.n > MAX_PACKED) throw new Error(`a block of ${b.n} messages cannot be stored (1 to ${MAX_PACKED})`);
-            const row: MessageRow = { id: 0, sessionId, seq: this.nextSeq(sessionId, b.n), n: b.n, ts: b.ts, direction: b.direction, method: b.method, body: b.body };
+            // (encodeBlock wrote its times relative to the block's, rounded so.)
+            const row: MessageRow = { id: 0, sessionId, seq: this.nextSeq(sessionId, b.n), n: b.n, ts: storedTime(b.ts, () => 0), direction: b.direction, method: b.method, body: b.body };
             params.push(sessionId, row.seq, row.n, row.ts, row.direction, row.method, row.body);
             return row;
           });
@@ -373,9 +390,10 @@ export class MessageLog implements Disposable {
           const first = entries[i]!;
           let end = i + 1;
           if (packable(first)) {
-            while (end < entries.length && end - i < this.maxPacked && entries[end]!.sessionId === first.sessionId && packable(entries[end]!)) end++;
+            // (A row holds one time: messages given times of their own, an import's, are packed only with the same time.)
+            while (end < entries.length && end - i < this.maxPacked && entries[end]!.sessionId === first.sessionId && entries[end]!.ts === first.ts && packable(entries[end]!)) end++;
           }
-          const ts = first.ts ?? Date.now();
+          const ts = storedTime(first.ts);
           const msgs: PersistedMessage[] = [];
           for (let k = i; k < end; k++) {
             const e = entries[k]!;

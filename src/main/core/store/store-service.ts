@@ -3,6 +3,7 @@ import type { StoreStatus } from '../../../shared/contract/app';
 import { IpcFailure } from '../../../shared/contract';
 import type { Disposable } from '../base/lifecycle';
 import { moveAside, openDatabase, StoreOpenError, type Db } from './database';
+import { repairStoreTimes } from './time-repair';
 
 /**
  * Owns the one SQLite file. When it cannot be opened the app still starts, reports why (path and
@@ -35,6 +36,12 @@ export class StoreService implements Disposable {
   private open(): StoreStatus {
     try {
       this.database = openDatabase(this.path);
+      try {
+        repairStoreTimes(this.database);
+      } catch (e) {
+        // The store reads as it is (times with a fraction are rounded as they are read); the next start tries again.
+        console.error(`store: repairing the stored times of ${this.path} failed:`, e);
+      }
       return { ok: true, path: this.path };
     } catch (e) {
       this.database = null;

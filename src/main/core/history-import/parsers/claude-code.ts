@@ -8,8 +8,21 @@ import { isObject, sessionRecordParser, str, unknownItem, type TranscriptItem } 
  * conversation and are left out of the session's thread.
  */
 
-/** Record types that hold nothing for the transcript. */
-const QUIET = new Set(['progress', 'queue-operation', 'file-history-snapshot', 'system', 'attachment', 'custom-title', 'agent-name']);
+/**
+ * Record types that hold nothing for the transcript: every type Claude Code writes besides `user` and `assistant`
+ * (its own list, in the 2.1.x binary: transcript records, then the session's bookkeeping, such as the system
+ * prompt and tool list it sent, `api-request*`, costs, titles, modes). They are not shown, counted or searched; a
+ * type not in this list is a newer record and is kept as text.
+ */
+const QUIET = new Set([
+  'attachment', 'system', 'progress',
+  'custom-title', 'ended-by-model', 'continued-in', 'ai-title', 'last-prompt', 'tag', 'relocated', 'agent-name', 'agent-color',
+  'agent-setting', 'pr-link', 'frame-link', 'artifact-comment-monitor', 'artifact-autoreact-ledger', 'bridge-session',
+  'history-suppression', 'file-history-snapshot', 'file-history-delta', 'attribution-snapshot', 'mode', 'permission-mode',
+  'isolation-latch', 'session-owner', 'dev-mods', 'memory-mode', 'atis-latch', 'tools-used', 'worktree-state', 'cost-state',
+  'queue-operation', 'content-replacement', 'api-request-shape', 'api-request-blob', 'api-request', 'fork-context-ref',
+  'observer-ref', 'task-summary', 'speculation-accept', 'marble-origami-commit', 'marble-origami-snapshot',
+]);
 
 function toolOutput(content: unknown): string {
   if (typeof content === 'string') return content;
