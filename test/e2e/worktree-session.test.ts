@@ -54,6 +54,11 @@ describe('a session in its own worktree, in Chromium', { timeout: 120_000 }, () 
     const finish = tab.getByTestId('worktree-finish');
     await commitFromFinish(bar, finish, 'notes.txt', 'Add notes');
 
+    // In a small window the open Finish panel scrolls within itself: the thread keeps a readable share of the tab.
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await expect.poll(async () => Math.round((await tab.locator('.thread').boundingBox())?.height ?? 0), { timeout: WAIT.page }).toBeGreaterThanOrEqual(240);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
     // The pull request's title and description, drafted by the session's agent on request, fill the form to edit.
     await finish.getByTestId('worktree-pr-draft').click();
     await expect.poll(() => finish.getByTestId('worktree-pr-title').inputValue(), { timeout: WAIT.agent }).toBe('Add notes');
