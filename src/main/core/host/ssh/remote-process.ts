@@ -10,6 +10,8 @@ import { hangUp } from '../hang-up';
 /** What a stream needs of its host's connection. */
 export interface StreamLink {
   send(msg: ClientMessage): void;
+  /** The connection is up (what is sent now is on its way). */
+  isUp(): boolean;
   /** The host forgets the stream (it ended and was disposed). */
   release(id: string): void;
 }
@@ -26,7 +28,8 @@ abstract class RemoteStream implements ChannelStream {
   private unackedBytes = 0;
   private ackTimer: NodeJS.Timeout | null = null;
   private inSeq = 0;
-  private readonly inputs: Array<{ s: number; d?: Buffer; eof?: true }> = [];
+  /** Input sent and not applied yet (`once`: dropped rather than sent again after a reconnect). */
+  private readonly inputs: Array<{ s: number; d?: Buffer; eof?: true; once?: true }> = [];
   /** The helper said it started (or failed): a restart of the helper then means it is lost. */
   protected began = false;
   protected ended = false;
@@ -48,6 +51,14 @@ abstract class RemoteStream implements ChannelStream {
     this.link.send({ t: 'in', p: this.id, ...msg });
   }
 
+  /** Input sent now if the connection is up, never after a reconnect (see HostProcess.writeNowOrNever). */
+  protected sendInputOnce(data: Buffer): void {
+    if (!this.link.isUp()) return;
+    const s = ++this.inSeq;
+    this.inputs.push({ s, d: Buffer.from(data), once: true });
+    this.link.send({ t: 'in', p: this.id, s, d: Buffer.from(data) });
+  }
+
   onInputApplied(s: number): void {
     while (this.inputs.length > 0 && this.inputs[0]!.s <= s) this.inputs.shift();
   }
@@ -61,7 +72,9 @@ abstract class RemoteStream implements ChannelStream {
     } else {
       this.start();
     }
-    for (const i of this.inputs) this.link.send({ t: 'in', p: this.id, ...i });
+    // What was sent now-or-never and not applied is dropped; the numbers after it still apply in order.
+    for (let k = this.inputs.length - 1; k >= 0; k--) if (this.inputs[k]!.once) this.inputs.splice(k, 1);
+    for (const { s, d, eof } of this.inputs) this.link.send({ t: 'in', p: this.id, s, ...(d ? { d } : {}), ...(eof ? { eof } : {}) });
     if (this.lastSize) this.link.send({ t: 'resize', p: this.id, ...this.lastSize });
     if (this.lastSignal && !this.ended) this.link.send({ t: 'kill', p: this.id, sig: this.lastSignal });
     this.ack();
@@ -200,6 +213,10 @@ export class RemoteProcess extends RemoteStream implements HostProcess {
 
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {
     this.signal(signal);
+  }
+
+  writeNowOrNever(data: string): void {
+    if (!this.ended && !this.stdin.writableEnded) this.sendInputOnce(Buffer.from(data, 'utf8'));
   }
 
   dispose(): void {

@@ -125,6 +125,7 @@ export class SshHost implements Host, Disposable {
   private readonly listeners = new Set<(s: SshHostState) => void>();
   private readonly link: StreamLink = {
     send: (msg) => this.channel?.send(msg),
+    isUp: () => this.channel?.isUp === true,
     release: (id) => void this.streams.delete(id),
   };
   info: SshHostInfo | null = null;
@@ -151,6 +152,10 @@ export class SshHost implements Host, Disposable {
 
   get state(): SshHostState {
     return this.current;
+  }
+
+  isConnected(): boolean {
+    return this.channel?.isUp === true;
   }
 
   onState(listener: (s: SshHostState) => void): Disposable {
