@@ -20,8 +20,9 @@
  * helper's proxy, which joins the helper's daemon on the host (a Unix socket; nothing listens on a network
  * port). The daemon owns the processes, so they outlive a dropped connection for `graceMs` (default 10
  * minutes); the host reconnects with backoff and the daemon replays what they wrote meanwhile, in order,
- * once. The helper lives in ~/.switchboard-server/<version>/ on the host (a version no Switchboard connected
- * with for a week is removed when another is installed).
+ * once. The helper lives in ~/.switchboard-server/<version>/ on the host, its copy checked against its hash
+ * before it runs (a version folder no Switchboard connected with for a week is removed when another is
+ * installed; nothing else there is: see helper-install.ts).
  *
  * A process's `env` is applied over the host's own environment; the machine's variables (HOME, PATH, USER…,
  * see protocol.ts MACHINE_ENV) passed through unchanged from this machine are the host's instead.
@@ -36,6 +37,7 @@ import type { ConfinedFiles } from '../files';
 import type { FileList, GitOptions, GitResult, Host, HostProcess, HostPty, ListFilesOptions, PtyOptions, SpawnOptions, WatchEvent, WatchOptions } from '../host';
 import { Channel, type ChannelStream, type ChannelWatch } from './channel';
 import { helperBundle } from './helper-bundle';
+import { installScript, probeScript } from './helper-install';
 import { acceptHostKey, resolvedConfig, scanHostKey, type UnknownHostKey } from './host-keys';
 import { MACHINE_ENV, type StartSpec } from './protocol';
 import { RemoteFiles } from './remote-files';
@@ -292,14 +294,7 @@ export class SshHost implements Host, Disposable {
     const dest = this.config.destination;
     const bundle = await helperBundle();
     const viaMaster = (extra: string[], script: string) => sshArgs(this.target, ['-o', 'ControlMaster=no', '-T', ...extra], `sh -c ${shq(script)}`);
-    const probe = [
-      `N=${shq(this.node)}; D="$HOME/.switchboard-server"`,
-      'if ! command -v "$N" >/dev/null 2>&1; then echo "SB:no-node"; exit 0; fi',
-      'echo "SB:node $("$N" -e "process.stdout.write(process.version)" 2>&1)"',
-      'command -v git >/dev/null 2>&1 || echo "SB:no-git"',
-      // A version in use is touched on every connect; another Switchboard (another version) may still use its own.
-      `if [ -f "$D/${bundle.version}/server.cjs" ]; then touch "$D/${bundle.version}"; echo "SB:have"; else echo "SB:need"; fi`,
-    ].join('\n');
+    const probe = probeScript(this.node, bundle.version);
     const r = await runSsh(viaMaster([], probe), { timeoutMs: 20_000 });
     const out = r.stdout.toString('utf8');
     if (r.code !== 0 || !out.includes('SB:')) return { reason: 'helper', message: `checking ${dest} failed: ${sshSays(r.stderr)}` };
@@ -312,18 +307,7 @@ export class SshHost implements Host, Disposable {
     }
     if (out.includes('SB:no-git')) return { reason: 'git_missing', message: `git is missing on ${dest}: install it there (checkpoints and reviews run git on the host)` };
     if (out.includes('SB:need')) {
-      const install = [
-        'set -e',
-        'D="$HOME/.switchboard-server"',
-        `mkdir -p "$D/${bundle.version}"`,
-        'chmod 700 "$D"',
-        `T="$D/${bundle.version}/server.cjs.$$"`,
-        'cat > "$T"',
-        `mv -f "$T" "$D/${bundle.version}/server.cjs"`,
-        // Other versions go once no Switchboard has connected with them for a week (another machine, or an
-        // older Switchboard, may still use one).
-        `find "$D" -mindepth 1 -maxdepth 1 -type d ! -name ${bundle.version} -mtime +7 -exec rm -rf {} + 2>/dev/null || true`,
-      ].join('\n');
+      const install = installScript(this.node, bundle.version);
       const up = await runSsh(viaMaster([], install), { input: bundle.source, timeoutMs: 60_000 });
       if (up.code !== 0) return { reason: 'helper', message: `copying Switchboard's helper to ${dest} failed: ${sshSays(up.stderr)}` };
     }
