@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { FsRefusal, type RefusalReason } from '../files';
-import { decode, encode, frame, FrameReader, FRAMES_START, PROTOCOL_VERSION, type ClientMessage, type ProcEvent, type ServerMessage, type WireError } from './protocol';
+import { decode, encode, frame, FrameReader, FRAMES_START, PROTOCOL_VERSION, type ClientMessage, type LeftProc, type ProcEvent, type ServerMessage, type WireError } from './protocol';
 import { sshSpawnOptions } from './ssh-command';
 
 /** A process or pty of the host as the channel sees it: it receives its events and resends what was lost. */
@@ -46,6 +46,8 @@ export class Channel {
     private readonly streams: ReadonlyMap<string, ChannelStream>,
     private readonly watches: ReadonlyMap<number, ChannelWatch>,
     private readonly lostMessage: () => string,
+    /** Hears the processes a previous client left (a fresh welcome's `left`). */
+    private readonly onLeft: (left: readonly LeftProc[]) => void = () => undefined,
   ) {
     this.down = new Promise((resolve) => (this.markDown = resolve));
   }
@@ -149,6 +151,7 @@ export class Channel {
     switch (msg.t) {
       case 'welcome':
         for (const [p, s] of this.streams) s.onWelcome(msg.procs[p]);
+        if (msg.left) this.onLeft(msg.left);
         return;
       case 'res': {
         const waiting = this.pending.get(msg.id);

@@ -11,6 +11,11 @@
  * (`ack`): after a dropped connection the client says the last one it has (`hello.procs`) and the helper
  * replays the rest, in order, once. Input the client sends is numbered the same way (`in.s`), so input sent
  * while the connection was failing is applied once (`welcome.procs[p].in` is the last one applied).
+ *
+ * A new client (`hello.fresh`: Switchboard started again, with the same instance) is told the processes a
+ * previous one left (`welcome.left`); it takes one back (`claim`) when it starts the same command again, and
+ * the helper replays what the process wrote that was never acknowledged. What no one claims within the grace
+ * period is stopped.
  */
 
 export const PROTOCOL_VERSION = 2;
@@ -30,7 +35,9 @@ export interface StartSpec {
 }
 
 export type ClientMessage =
-  | { t: 'hello'; v: number; procs: Record<string, { out: number }>; /** A new client: processes a previous one left are stopped. */ fresh?: true }
+  | { t: 'hello'; v: number; procs: Record<string, { out: number }>; /** A new client: processes a previous one left are offered (`welcome.left`). */ fresh?: true }
+  /** Takes back a process a previous client left: its unacknowledged events are replayed, from the first. */
+  | { t: 'claim'; p: string }
   | { t: 'req'; id: number; op: string; a: unknown }
   | { t: 'start'; p: string; spec: StartSpec }
   | { t: 'in'; p: string; s: number; d?: Buffer; eof?: true }
@@ -49,7 +56,7 @@ export type ProcEvent =
   | { e: 'pid'; pid: number };
 
 export type ServerMessage =
-  | { t: 'welcome'; v: number; procs: Record<string, { in: number; alive: boolean }> }
+  | { t: 'welcome'; v: number; procs: Record<string, { in: number; alive: boolean }>; left?: LeftProc[] }
   | { t: 'res'; id: number; ok: true; v: unknown }
   | { t: 'res'; id: number; ok: false; err: WireError }
   /** A note of a request under way (a helper service's progress), before its 'res'. */
@@ -57,6 +64,22 @@ export type ServerMessage =
   | ({ t: 'ev'; p: string; s: number } & ProcEvent)
   | { t: 'ina'; p: string; s: number }
   | { t: 'watch'; w: number; ev: unknown };
+
+/** A process a previous client left running (or ended, with events it never received). */
+export interface LeftProc {
+  p: string;
+  spec: StartSpec;
+  pid: number | null;
+  /** The last input applied. */
+  in: number;
+  alive: boolean;
+}
+
+/** A start spec as one string, the same for the same spec however its objects were built (to match a left process). */
+export function specKey(spec: StartSpec): string {
+  const sorted = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return JSON.stringify([spec.kind, spec.argv, spec.cwd ?? null, sorted(spec.env), spec.stdin ?? 'pipe']);
+}
 
 export interface WireError {
   name: string;

@@ -40,8 +40,18 @@ abstract class RemoteStream implements ChannelStream {
     protected readonly link: StreamLink,
   ) {}
 
+  /** A process a previous client left, taken back (see protocol.ts `claim`); null: started by this one. */
+  protected adopted: { pid: number | null; in: number } | null = null;
+
   protected start(): void {
-    this.link.send({ t: 'start', p: this.id, spec: this.spec });
+    if (this.adopted) {
+      // Running already: what it wrote since is replayed; input goes on from the last it applied.
+      this.began = true;
+      this.inSeq = this.adopted.in;
+      this.link.send({ t: 'claim', p: this.id });
+    } else {
+      this.link.send({ t: 'start', p: this.id, spec: this.spec });
+    }
   }
 
   protected sendInput(data: Buffer | null): void {
@@ -135,8 +145,9 @@ export class RemoteProcess extends RemoteStream implements HostProcess {
   private onExit!: (e: ProcessExit) => void;
   private onClose!: (e: ProcessExit) => void;
 
-  constructor(id: string, spec: StartSpec, link: StreamLink) {
+  constructor(id: string, spec: StartSpec, link: StreamLink, adopt: { pid: number | null; in: number } | null = null) {
     super(id, spec, link);
+    this.adopted = adopt;
     this.started = new Promise<void>((resolve, reject) => {
       this.markStarted = resolve;
       this.failStart = reject;
@@ -161,6 +172,10 @@ export class RemoteProcess extends RemoteStream implements HostProcess {
     }
     this.stdin.on('error', () => undefined);
     this.start();
+    if (adopt) {
+      this.remotePid = adopt.pid;
+      this.markStarted();
+    }
   }
 
   get pid(): number | null {

@@ -39,7 +39,7 @@ import { Channel, type ChannelStream, type ChannelWatch } from './channel';
 import { helperBundle } from './helper-bundle';
 import { installScript, probeScript } from './helper-install';
 import { acceptHostKey, resolvedConfig, scanHostKey, type UnknownHostKey } from './host-keys';
-import { MACHINE_ENV, type StartSpec } from './protocol';
+import { MACHINE_ENV, specKey, type LeftProc, type StartSpec } from './protocol';
 import { RemoteFiles } from './remote-files';
 import { RemoteProcess, RemotePty, type StreamLink } from './remote-process';
 import { classifySshError, runSsh, shq, SSH, sshArgs, sshSays, type SshFailureReason, type SshTarget } from './ssh-command';
@@ -119,6 +119,8 @@ export class SshHost implements Host, Disposable {
   private nextWatch = 1;
   private readonly streams = new Map<string, ChannelStream & { lost(why: string): void }>();
   private readonly watches = new Map<number, ChannelWatch>();
+  /** Processes a previous Switchboard (same instance) left on the host, by their spec: a spawn of the same takes one back. */
+  private readonly left = new Map<string, LeftProc[]>();
   private channel: Channel | null = null;
   private connecting: Promise<SshConnectResult> | null = null;
   private everConnected = false;
@@ -210,7 +212,7 @@ export class SshHost implements Host, Disposable {
         await this.closeMaster();
         return fail(prepared);
       }
-      const channel = new Channel(this.streams, this.watches, () => `the connection to ${dest} was lost`);
+      const channel = new Channel(this.streams, this.watches, () => `the connection to ${dest} was lost`, (left) => this.onLeft(left));
       const bundle = await helperBundle();
       const remote = `exec "$N" "$HOME/.switchboard-server/${bundle.version}/server.cjs" proxy ${this.instance} ${Math.round(this.graceMs)}`;
       // The streams resend what was lost as the welcome comes in, through this channel.
@@ -376,7 +378,25 @@ export class SshHost implements Host, Disposable {
 
   spawn(argv: readonly string[], options: SpawnOptions): HostProcess {
     const spec: StartSpec = { ...this.startSpec('spawn', argv, options.env), ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.stdin ? { stdin: options.stdin } : {}) };
+    const key = specKey(spec);
+    const left = this.channel?.isUp ? this.left.get(key)?.shift() : undefined;
+    if (this.left.get(key)?.length === 0) this.left.delete(key);
+    if (left) {
+      // The same command a previous Switchboard left running here (an agent that went on after it was killed).
+      const proc = new RemoteProcess(left.p, spec, this.link, { pid: left.pid, in: left.in });
+      this.streams.set(left.p, proc);
+      return proc;
+    }
     return this.stream((id) => new RemoteProcess(id, spec, this.link));
+  }
+
+  private onLeft(left: readonly LeftProc[]): void {
+    this.left.clear();
+    for (const l of left) {
+      if (l.spec.kind !== 'spawn' || this.streams.has(l.p)) continue;
+      const key = specKey(l.spec);
+      this.left.set(key, [...(this.left.get(key) ?? []), l]);
+    }
   }
 
   openPty(argv: readonly string[], options: PtyOptions): HostPty {

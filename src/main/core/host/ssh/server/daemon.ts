@@ -5,7 +5,7 @@ import { FsRefusal } from '../../files';
 import { ConfinedFs } from '../../local/confined-fs';
 import { listLocalFiles } from '../../local/list-files';
 import { runLocalGit } from '../../local/local-git';
-import { decode, encode, frame, FrameReader, PROTOCOL_VERSION, type ClientMessage, type ServerMessage, type WireError } from '../protocol';
+import { decode, encode, frame, FrameReader, PROTOCOL_VERSION, type ClientMessage, type LeftProc, type ServerMessage, type WireError } from '../protocol';
 import { Proc } from './procs';
 import { watchFolder } from './watch';
 
@@ -145,17 +145,24 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
   const onMessage = (msg: ClientMessage): void => {
     switch (msg.t) {
       case 'hello': {
+        const left: LeftProc[] = [];
         if (msg.fresh) {
+          // A new client (Switchboard started again): what the previous one left waits to be claimed, for the
+          // grace period, with what it wrote meanwhile.
           for (const [p, proc] of procs) {
-            if (msg.procs[p]) continue;
-            proc.kill('SIGKILL');
-            proc.forgotten = true;
-            if (proc.closed) procs.delete(p);
+            if (msg.procs[p] || proc.forgotten) continue;
+            proc.leftTimer ??= setTimeout(() => {
+              proc.leftTimer = null;
+              proc.kill('SIGKILL');
+              proc.forgotten = true;
+              if (proc.closed) procs.delete(p);
+            }, graceMs);
+            left.push({ p, spec: proc.spec, pid: proc.pid, in: proc.inApplied, alive: !proc.closed });
           }
         }
         const known: Record<string, { in: number; alive: boolean }> = {};
-        for (const [p, proc] of procs) if (!proc.forgotten) known[p] = { in: proc.inApplied, alive: !proc.closed };
-        send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known });
+        for (const [p, proc] of procs) if (!proc.forgotten && !proc.leftTimer) known[p] = { in: proc.inApplied, alive: !proc.closed };
+        send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known, ...(left.length > 0 ? { left } : {}) });
         for (const [p, { out }] of Object.entries(msg.procs)) procs.get(p)?.replay(out);
         return;
       }
@@ -168,6 +175,11 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
       case 'start':
         if (!procs.has(msg.p)) procs.set(msg.p, new Proc(msg.p, msg.spec, deliver));
         return;
+      case 'claim': {
+        const proc = procs.get(msg.p);
+        if (proc?.leftTimer && !proc.forgotten) proc.claim();
+        return;
+      }
       case 'in':
         procs.get(msg.p)?.input(msg.s, msg.eof ? null : (msg.d ?? Buffer.alloc(0)));
         send({ t: 'ina', p: msg.p, s: msg.s });
