@@ -157,13 +157,23 @@ export class Channel {
         const waiting = this.pending.get(msg.id);
         this.pending.delete(msg.id);
         if (!waiting) return;
-        if (msg.ok) waiting.resolve(decode(msg.v));
-        else waiting.reject(errorFromWire(msg.err));
+        if (!msg.ok) return waiting.reject(errorFromWire(msg.err));
+        try {
+          waiting.resolve(decode(msg.v));
+        } catch (e) {
+          waiting.reject(new Error(`the helper's answer could not be read: ${messageOf(e)}`));
+        }
         return;
       }
-      case 'note':
-        this.pending.get(msg.id)?.onNote?.(decode(msg.v));
+      case 'note': {
+        const onNote = this.pending.get(msg.id)?.onNote;
+        try {
+          onNote?.(decode(msg.v));
+        } catch {
+          /* an unreadable note is only progress */
+        }
         return;
+      }
       case 'ev': {
         const { t: _t, p, s, ...ev } = msg;
         this.streams.get(p)?.onEvent(s, ev as ProcEvent);

@@ -101,13 +101,18 @@ export function encode(value: unknown): unknown {
   return value;
 }
 
-export function decode(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(decode);
+/** Deepest nesting a message's value may have (no answer of the helper comes near; a deeper one is refused). */
+export const MAX_DEPTH = 200;
+
+/** The reverse of `encode`; a value nested deeper than MAX_DEPTH throws (in words), never overflows the stack. */
+export function decode(value: unknown, depth = 0): unknown {
+  if (depth > MAX_DEPTH) throw new Error(`a value nested deeper than ${MAX_DEPTH} levels`);
+  if (Array.isArray(value)) return value.map((v) => decode(v, depth + 1));
   if (value && typeof value === 'object') {
     const b = (value as { $b?: unknown }).$b;
     if (typeof b === 'string' && Object.keys(value).length === 1) return Buffer.from(b, 'base64');
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = decode(v);
+    for (const [k, v] of Object.entries(value)) out[k] = decode(v, depth + 1);
     return out;
   }
   return value;

@@ -68,6 +68,8 @@ export interface SshHostConfig {
   instance?: string;
   /** Seconds a TCP connection may take. Default 10 (every connect step fails within 15 s). */
   connectTimeoutS?: number;
+  /** How long the helper may take to start and to say what the host is. Default 20 s. */
+  helperTimeoutMs?: number;
 }
 
 /** What the host is (from its helper). */
@@ -113,6 +115,7 @@ export class SshHost implements Host, Disposable {
   private readonly target: SshTarget;
   private readonly node: string;
   private readonly graceMs: number;
+  private readonly helperTimeoutMs: number;
   private readonly instance: string;
   private readonly streamPrefix = randomBytes(4).toString('hex');
   private nextStream = 1;
@@ -151,6 +154,7 @@ export class SshHost implements Host, Disposable {
     };
     this.node = config.nodeCommand ?? 'node';
     this.graceMs = config.graceMs ?? DEFAULT_GRACE_MS;
+    this.helperTimeoutMs = config.helperTimeoutMs ?? 20_000;
     this.instance = config.instance ?? createHash('sha256').update(`${hostname()}\0${config.runtimeDir}\0${config.id}`).digest('hex').slice(0, 12);
   }
 
@@ -218,15 +222,23 @@ export class SshHost implements Host, Disposable {
       // The streams resend what was lost as the welcome comes in, through this channel.
       this.channel = channel;
       try {
-        await channel.open(SSH, sshArgs(this.target, ['-o', 'ControlMaster=no', '-T'], `sh -c ${shq(`N=${shq(this.node)}; ${remote}`)}`), 20_000, !this.everConnected);
+        await channel.open(SSH, sshArgs(this.target, ['-o', 'ControlMaster=no', '-T'], `sh -c ${shq(`N=${shq(this.node)}; ${remote}`)}`), this.helperTimeoutMs, !this.everConnected);
       } catch (e) {
         if (this.channel === channel) this.channel = null;
         if (!reconnecting) await this.closeMaster();
         return fail({ reason: 'helper', message: `Switchboard's helper on ${dest} did not start: ${sshSays(messageOf(e))}` });
       }
       this.everConnected = true;
-      const info = (await channel.request('info', {})) as SshHostInfo;
-      this.info = { home: info.home, user: info.user, platform: info.platform, arch: info.arch, node: info.node, shell: info.shell };
+      let info: SshHostInfo;
+      try {
+        info = hostInfo(await withTimeout(channel.request('info', {}), this.helperTimeoutMs, `the helper did not answer within ${Math.round(this.helperTimeoutMs / 1000)} s`));
+      } catch (e) {
+        channel.kill();
+        if (this.channel === channel) this.channel = null;
+        if (!reconnecting) await this.closeMaster();
+        return fail({ reason: 'helper', message: `Switchboard's helper on ${dest} did not start: ${messageOf(e)}` });
+      }
+      this.info = info;
       if (reconnecting) this.rewatch();
       void channel.down.then(() => this.onDown(channel));
       this.setState({ kind: 'connected', info: this.info });
@@ -459,6 +471,22 @@ export class SshHost implements Host, Disposable {
     await this.closeMaster();
     this.setState({ kind: 'closed' });
   }
+}
+
+/** What the helper says the host is, checked: short strings only (it is shown and used in commands). */
+function hostInfo(v: unknown): SshHostInfo {
+  const o = (v ?? {}) as Record<string, unknown>;
+  const text = (k: string): string => {
+    const x = o[k];
+    if (typeof x !== 'string' || x.length > 4096) throw new Error(`the helper's answer has no valid ${k}`);
+    return x;
+  };
+  return { home: text('home'), user: text('user'), platform: text('platform'), arch: text('arch'), node: text('node'), shell: text('shell') };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
 }
 
 /** A caller's environment for the host: this machine's own variables passed through unchanged are left out (the host's apply). */
