@@ -70,4 +70,30 @@ describe.skipIf(skip !== null)('a process on a host after Switchboard was killed
     await again.closed;
     expect(fresh).toBe('fresh\n');
   }, 90_000);
+
+  it('a process whose helper was killed on the host is reported so, not as a connection down past its grace period', async () => {
+    const host = new SshHost({ id: 'killed-helper', destination: sshd.alias, configFile: sshd.configFile, runtimeDir, instance: randomBytes(6).toString('hex') });
+    hosts.push(host);
+    expect((await host.connect()).ok).toBe(true);
+    // Its parent is the helper's daemon.
+    const proc = host.spawn(['sh', '-c', 'echo $PPID; exec sleep 300'], { env: {} });
+    let out = '';
+    proc.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
+    await expect.poll(() => out, { timeout: 20_000 }).toMatch(/^\d+\n/);
+    const daemon = Number(out.trim());
+    const sleeper = proc.pid!;
+    try {
+      process.kill(daemon, 'SIGKILL');
+      const exit = await proc.closed;
+      expect(exit.error).toMatch(/killed or crashed/);
+      expect(exit.error).not.toMatch(/grace period/);
+    } finally {
+      // The daemon that would have stopped it is gone.
+      try {
+        process.kill(-sleeper, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }, 90_000);
 });

@@ -9,7 +9,7 @@ export interface ChannelStream {
   readonly lastSeq: number;
   onEvent(s: number, ev: ProcEvent): void;
   /** The channel is up again; `known` is what the helper has of this stream (undefined: nothing). */
-  onWelcome(known: { in: number; alive: boolean } | undefined): void;
+  onWelcome(known: { in: number; alive: boolean } | undefined, previousEnd?: string): void;
   onInputApplied(s: number): void;
 }
 
@@ -150,7 +150,7 @@ export class Channel {
   private onMessage(msg: ServerMessage): void {
     switch (msg.t) {
       case 'welcome':
-        for (const [p, s] of this.streams) s.onWelcome(msg.procs[p]);
+        for (const [p, s] of this.streams) s.onWelcome(msg.procs[p], msg.previousEnd);
         if (msg.left) this.onLeft(msg.left);
         return;
       case 'res': {

@@ -56,7 +56,14 @@ export type ProcEvent =
   | { e: 'pid'; pid: number };
 
 export type ServerMessage =
-  | { t: 'welcome'; v: number; procs: Record<string, { in: number; alive: boolean }>; left?: LeftProc[] }
+  | {
+      t: 'welcome';
+      v: number;
+      procs: Record<string, { in: number; alive: boolean }>;
+      left?: LeftProc[];
+      /** Why the helper's previous daemon ended (its processes with it), in words, when it is known. */
+      previousEnd?: string;
+    }
   | { t: 'res'; id: number; ok: true; v: unknown }
   | { t: 'res'; id: number; ok: false; err: WireError }
   /** A note of a request under way (a helper service's progress), before its 'res'. */

@@ -73,11 +73,11 @@ abstract class RemoteStream implements ChannelStream {
     while (this.inputs.length > 0 && this.inputs[0]!.s <= s) this.inputs.shift();
   }
 
-  onWelcome(known: { in: number; alive: boolean } | undefined): void {
+  onWelcome(known: { in: number; alive: boolean } | undefined, previousEnd?: string): void {
     if (known) {
       this.onInputApplied(known.in);
     } else if (this.began) {
-      if (!this.ended) this.lost('the helper on the host was restarted (the connection was down longer than its grace period); the process is gone');
+      if (!this.ended) this.lost(`the process on the host is gone: ${previousEnd ?? 'the helper there was started again, without it'}`);
       return;
     } else {
       this.start();

@@ -1,4 +1,4 @@
-import { appendFileSync, unlinkSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { arch, homedir, platform, userInfo } from 'node:os';
 import { FsRefusal } from '../../files';
@@ -32,6 +32,37 @@ function wireError(e: unknown): WireError {
 export type HelperService = (args: unknown, note: (v: unknown) => void) => Promise<unknown>;
 
 /**
+ * How the previous daemon of this socket ended, from its log (it writes "listening" when it starts and
+ * "exiting: <why>" when it stops on its own): in words for a client whose processes it took with it.
+ */
+export function howPreviousEnded(logPath: string): string | undefined {
+  let text = '';
+  try {
+    const fd = openSync(logPath, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const tail = Buffer.alloc(Math.min(size, 16 * 1024));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      text = tail.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n').filter((l) => / (listening|exiting: )/.test(l));
+  const last = lines.at(-1);
+  if (!last) return undefined;
+  if (/ listening/.test(last)) return "the helper on the host was killed or crashed (or the host restarted) before it could stop its processes";
+  const why = last.slice(last.indexOf('exiting: ') + 'exiting: '.length);
+  const grace = /^no client for (\d+) ms/.exec(why);
+  if (grace) return `the connection was down longer than the helper's grace period (${Math.round(Number(grace[1]) / 1000)} s), so it stopped its processes`;
+  if (why === 'SIGTERM') return 'the helper on the host was stopped (SIGTERM) and its processes with it';
+  if (why === 'asked to shut down') return 'the helper on the host was shut down (Switchboard quit) and its processes with it';
+  return `the helper on the host stopped (${why.slice(0, 200)})`;
+}
+
+/**
  * The daemon: one client connection at a time (a new one replaces the old, which may not know yet that
  * its network is gone). With no client for `graceMs` it stops every process it owns and exits.
  */
@@ -43,6 +74,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
       /* nowhere to say it */
     }
   };
+  const previousEnd = howPreviousEnded(`${socketPath}.log`);
   const procs = new Map<string, Proc>();
   const fsByRoots = new Map<string, Promise<ConfinedFs>>();
   const watches = new Map<number, { dispose(): void }>();
@@ -162,7 +194,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
         }
         const known: Record<string, { in: number; alive: boolean }> = {};
         for (const [p, proc] of procs) if (!proc.forgotten && !proc.leftTimer) known[p] = { in: proc.inApplied, alive: !proc.closed };
-        send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known, ...(left.length > 0 ? { left } : {}) });
+        send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known, ...(left.length > 0 ? { left } : {}), ...(previousEnd ? { previousEnd } : {}) });
         for (const [p, { out }] of Object.entries(msg.procs)) procs.get(p)?.replay(out);
         return;
       }
