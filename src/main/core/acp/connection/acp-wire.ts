@@ -169,6 +169,12 @@ export class AcpWire implements LogSource {
       this.a2c.delete(key);
     }
     this.persistOutgoing(sessionId, method, line);
+    // Withdrawing a request (the hang watchdog's, a request no one waits for) is Switchboard's own doing:
+    // never delivered after a reconnect of the agent's host, to an agent that was only out of reach.
+    if (method === '$/cancel_request' && this.transport.writeNowOrNever) {
+      this.transport.writeNowOrNever(`${line}\n`);
+      return Promise.resolve();
+    }
     return this.transport.write(`${line}\n`);
   }
 

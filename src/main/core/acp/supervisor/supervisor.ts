@@ -441,7 +441,8 @@ export class AgentSupervisor implements Disposable {
       let idleMs: number | undefined;
       for (const rt of runtimes) {
         const w = this.entry(rt.key);
-        if (!rt.connected || openSessions(this.host.sessionsOf(rt)).length > 0 || (idleMs ??= this.idleStopMs()) <= 0) {
+        // An agent whose host is out of reach is not stopped meanwhile (the stop would be delivered on reconnect).
+        if (!rt.connected || !rt.hostReachable() || openSessions(this.host.sessionsOf(rt)).length > 0 || (idleMs ??= this.idleStopMs()) <= 0) {
           w.idleSince = null;
           continue;
         }
