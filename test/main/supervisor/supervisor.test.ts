@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentMetrics } from '../../../src/shared/contract/supervisor';
 import type { SettingEntryInput, SettingValues } from '../../../src/shared/contract/settings';
+import { Hosts } from '../../../src/main/core/host/hosts';
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { FakeClock } from '../../support/fake-clock';
 import { agentText, makeCore, promptAndWait, turnEnd, type TestCore } from '../acp/helpers';
 
@@ -17,9 +19,9 @@ afterEach(async () => {
   t = null;
 });
 
-async function setup(settings: Partial<SettingValues> = {}, options: { realTime?: boolean } = {}): Promise<TestCore> {
+async function setup(settings: Partial<SettingValues> = {}, options: { realTime?: boolean; hosts?: Hosts } = {}): Promise<TestCore> {
   clock = new FakeClock();
-  t = await makeCore(options.realTime ? {} : { clock });
+  t = await makeCore({ ...(options.realTime ? {} : { clock }), ...(options.hosts ? { hosts: options.hosts } : {}) });
   for (const [key, value] of Object.entries(settings)) await t.call('settings.set', { key, value } as SettingEntryInput);
   return t;
 }
@@ -267,6 +269,36 @@ describe('agent supervisor', () => {
     await t.rec.until(() => sessionStates(t, sessionId).at(-1)?.status === 'idle', 'the session back');
     expect((await promptAndWait(t, sessionId, 'hello')).stopReason).toBe('end_turn');
     expect((await t.call('agents.metrics', {})).agents.find((x) => x.agentId === agentId)?.unresponsive).toBeNull();
+  }, 60_000);
+
+  it("a host out of reach stops the hang clock: a drop longer than the timeout neither fails the turn nor cancels it", async () => {
+    // The agent's host as an SSH host is while it reconnects: its process lives on, out of reach.
+    class DroppingHost extends LocalHost {
+      up = true;
+      isConnected(): boolean {
+        return this.up;
+      }
+    }
+    const host = new DroppingHost();
+    const t = await setup({ 'agents.requestTimeoutSeconds': 2 }, { hosts: new Hosts(host) });
+    const agentId = await t.addAgent();
+    const { id: sessionId } = await t.call('sessions.create', { agentId, cwd: t.work, additionalDirectories: [] });
+    const { promptId } = await t.call('sessions.prompt', { sessionId, prompt: [{ type: 'text', text: 'say-hang' }] });
+    const ended = () => t.rec.updates().find((u) => u.sessionId === sessionId && u.event.type === 'turn_end' && u.event.promptId === promptId);
+    await t.rec.until(() => agentText(t.rec, sessionId) === 'thinking', 'the turn under way');
+    await clock.advance(1000);
+    host.up = false;
+    // Two minutes of the supervisor's clock with the host out of reach: well past the 2 s timeout.
+    for (let i = 0; i < 120; i++) await clock.advance(1000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ended()).toBeUndefined();
+    expect(t.rec.of('session.warning').some((w) => w.kind === 'unresponsive')).toBe(false);
+    host.up = true;
+    // Back in reach, the second before the drop still counts: the rest of the timeout, not a fresh one.
+    const back = clock.now();
+    await advanceUntil(ended, 'the hung turn to end', 100);
+    expect(clock.now() - back).toBeLessThan(2000);
+    expect((await turnEnd(t, sessionId, promptId)).error?.message).toMatch(/did not answer session\/prompt within 2 s/);
   }, 60_000);
 
   it('a turn whose tool call runs quietly is not a hang', async () => {

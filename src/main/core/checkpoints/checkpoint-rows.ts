@@ -132,6 +132,18 @@ export class CheckpointRows {
     })();
   }
 
+  /**
+   * Turns a previous run of Switchboard left without an end (it was closed or killed during them): ended, with
+   * why their changes were not recorded.
+   */
+  endInterruptedTurns(error: string): void {
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE checkpoint_turns SET ended_at = started_at, error = COALESCE(error, ?) WHERE ended_at IS NULL').run(error);
+      // Ended, but stopped before its "after" snapshot was taken ("Recording…" for good otherwise).
+      this.db.prepare('UPDATE checkpoint_turns SET error = ? WHERE after_id IS NULL AND error IS NULL AND changes_json IS NULL AND before_id IS NOT NULL').run(error);
+    })();
+  }
+
   insertTurn(t: { id: string; sessionId: string; promptId: string; folderId: string; startedAt: number }): void {
     this.db
       .prepare('INSERT INTO checkpoint_turns (id, session_id, prompt_id, folder_id, started_at) VALUES (?, ?, ?, ?, ?)')

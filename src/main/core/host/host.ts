@@ -59,6 +59,11 @@ export interface HostProcess extends Disposable {
   kill(signal?: NodeJS.Signals): void;
   /** SIGKILL to the group; the host forgets it. */
   dispose(): void;
+  /**
+   * Writes to stdin now or never (a host whose connection may drop): when the connection is down, or drops
+   * before the host has applied it, it is dropped instead of being delivered on reconnect. Absent: as stdin.
+   */
+  writeNowOrNever?(data: string): void;
 }
 
 export interface PtyOptions {
@@ -160,4 +165,9 @@ export interface Host {
    * hears what the service tells while the call is under way (progress), in order, before the answer.
    */
   helperCall?(service: string, args: unknown, onNote?: (note: unknown) => void): Promise<unknown>;
+  /**
+   * Whether the host's processes can be reached now: false while its connection is down (it reconnects, and
+   * they go on meanwhile). Absent: always (this machine).
+   */
+  isConnected?(): boolean;
 }

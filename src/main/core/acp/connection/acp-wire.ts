@@ -36,6 +36,8 @@ export interface UpdateItem {
 
 export interface WireTransport {
   write(data: string): Promise<void>;
+  /** Writes now or never (see HostProcess.writeNowOrNever). Absent: as `write`. */
+  writeNowOrNever?(data: string): void;
 }
 
 interface Pending {
@@ -167,7 +169,24 @@ export class AcpWire implements LogSource {
       this.a2c.delete(key);
     }
     this.persistOutgoing(sessionId, method, line);
+    // Withdrawing a request (the hang watchdog's, a request no one waits for) is Switchboard's own doing:
+    // never delivered after a reconnect of the agent's host, to an agent that was only out of reach.
+    if (method === '$/cancel_request' && this.transport.writeNowOrNever) {
+      this.transport.writeNowOrNever(`${line}\n`);
+      return Promise.resolve();
+    }
     return this.transport.write(`${line}\n`);
+  }
+
+  /**
+   * A notification written now or never: not delivered after a reconnect of the agent's host (what Switchboard
+   * sends on its own, as the hang watchdog's cancel, must not reach an agent that was only out of reach).
+   */
+  notifyNowOrNever(method: string, params: Record<string, unknown>): void {
+    const line = JSON.stringify({ jsonrpc: '2.0', method, params });
+    this.persistOutgoing(this.sessionFromParams(params), method, line);
+    if (this.transport.writeNowOrNever) this.transport.writeNowOrNever(`${line}\n`);
+    else void this.transport.write(`${line}\n`).catch(() => undefined);
   }
 
   // ───────────── agent → client ─────────────

@@ -102,6 +102,13 @@ export class AgentProcess {
     });
   }
 
+  /** Writes to the agent's stdin now, or never when its host's connection is down (HostProcess.writeNowOrNever). */
+  writeNowOrNever(data: string): void {
+    if (this.exitInfo || this.child.stdin.destroyed) return;
+    if (this.child.writeNowOrNever) this.child.writeNowOrNever(data);
+    else this.child.stdin.write(data);
+  }
+
   /**
    * Stops reading stdout for now, for `reason` (flood control, or output read but not yet handled): the pipe
    * fills and the agent's writes wait. Reading goes on once no reason is left.

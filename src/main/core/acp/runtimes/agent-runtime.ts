@@ -269,6 +269,20 @@ export class AgentRuntime {
     return (this.conn.agent.notify as (m: string, p: unknown) => Promise<void>)(method, params).catch(() => {});
   }
 
+  /** A notification of Switchboard's own (not the user's): sent now, or dropped when the host cannot be reached. */
+  notifyNowOrNever(method: string, params: Record<string, unknown>): void {
+    if (this.wire && this.connected && this.hostReachable()) this.wire.notifyNowOrNever(method, params);
+  }
+
+  /** Whether the agent's host can be reached now (false while an SSH host reconnects). */
+  hostReachable(): boolean {
+    try {
+      return this.workHost.isConnected?.() ?? true;
+    } catch {
+      return false;
+    }
+  }
+
   // ───────────── lifecycle ─────────────
 
   ensureStarted(): Promise<void> {
@@ -313,7 +327,7 @@ export class AgentRuntime {
     this.launch = launch;
     let reader: AgentProcess | null = null;
     const wire = new AcpWire(
-      { write: (data) => this.proc?.write(data) ?? Promise.reject(new Error('not running')) },
+      { write: (data) => this.proc?.write(data) ?? Promise.reject(new Error('not running')), writeNowOrNever: (data) => this.proc?.writeNowOrNever(data) },
       () => this.host.messageLog(),
       this.log,
       {

@@ -330,8 +330,8 @@ export class AgentSupervisor implements Disposable {
   /**
    * Runs an agent request with the hang timeout: it fails when the agent neither answers nor writes
    * anything for `requestTimeoutMs` (time the agent spends waiting on this client, e.g. for a permission,
-   * does not count, nor does a turn's tool call in progress). The agent is asked to cancel it, and
-   * flagged unresponsive.
+   * does not count, nor does a turn's tool call in progress, nor time its host is out of reach). The agent is
+   * asked to cancel it (now, or not at all), and flagged unresponsive.
    */
   watch<R>(rt: AgentRuntime, method: string, params: unknown, send: (signal: AbortSignal) => Promise<R>): Promise<R> {
     if (method === 'initialize' || method === 'authenticate') return send(new AbortController().signal);
@@ -349,9 +349,14 @@ export class AgentSupervisor implements Disposable {
     };
     return new Promise<R>((resolve, reject) => {
       let lastSeen = started;
+      let lastCheck = started;
       const check = this.clock.setInterval(
         () => {
           const now = this.clock.now();
+          // Only time the agent could have answered counts: while its host is out of reach (an SSH host
+          // reconnecting; the agent lives on there), the clock stands still.
+          if (!rt.hostReachable()) lastSeen = Math.min(now, lastSeen + (now - lastCheck));
+          lastCheck = now;
           if (rt.waitingOnClient) lastSeen = now;
           // A turn whose tool call is still running may rightly be quiet for long (a slow build).
           if (method === 'session/prompt' && toolRunning()) lastSeen = now;
@@ -361,7 +366,8 @@ export class AgentSupervisor implements Disposable {
           const seconds = Math.round((timeoutMs / 1000) * 10) / 10;
           const message = `the agent did not answer ${method} within ${seconds} s and wrote nothing meanwhile; it may be stuck — restart it if it does not recover`;
           abort.abort();
-          if (method === 'session/prompt' && typeof acpSessionId === 'string') void rt.notify('session/cancel', { sessionId: acpSessionId });
+          // Switchboard's own cancel, not the user's: dropped rather than delivered after a reconnect.
+          if (method === 'session/prompt' && typeof acpSessionId === 'string') rt.notifyNowOrNever('session/cancel', { sessionId: acpSessionId });
           this.markUnresponsive(rt, message);
           reject(new IpcFailure('agent_error', message));
         },
@@ -435,7 +441,8 @@ export class AgentSupervisor implements Disposable {
       let idleMs: number | undefined;
       for (const rt of runtimes) {
         const w = this.entry(rt.key);
-        if (!rt.connected || openSessions(this.host.sessionsOf(rt)).length > 0 || (idleMs ??= this.idleStopMs()) <= 0) {
+        // An agent whose host is out of reach is not stopped meanwhile (the stop would be delivered on reconnect).
+        if (!rt.connected || !rt.hostReachable() || openSessions(this.host.sessionsOf(rt)).length > 0 || (idleMs ??= this.idleStopMs()) <= 0) {
           w.idleSince = null;
           continue;
         }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { FsRefusal, type RefusalReason } from '../files';
-import { decode, encode, frame, FrameReader, FRAMES_START, PROTOCOL_VERSION, type ClientMessage, type ProcEvent, type ServerMessage, type WireError } from './protocol';
+import { decode, encode, frame, FrameReader, FRAMES_START, PROTOCOL_VERSION, type ClientMessage, type LeftProc, type ProcEvent, type ServerMessage, type WireError } from './protocol';
 import { sshSpawnOptions } from './ssh-command';
 
 /** A process or pty of the host as the channel sees it: it receives its events and resends what was lost. */
@@ -9,7 +9,7 @@ export interface ChannelStream {
   readonly lastSeq: number;
   onEvent(s: number, ev: ProcEvent): void;
   /** The channel is up again; `known` is what the helper has of this stream (undefined: nothing). */
-  onWelcome(known: { in: number; alive: boolean } | undefined): void;
+  onWelcome(known: { in: number; alive: boolean } | undefined, previousEnd?: string): void;
   onInputApplied(s: number): void;
 }
 
@@ -46,6 +46,8 @@ export class Channel {
     private readonly streams: ReadonlyMap<string, ChannelStream>,
     private readonly watches: ReadonlyMap<number, ChannelWatch>,
     private readonly lostMessage: () => string,
+    /** Hears the processes a previous client left (a fresh welcome's `left`). */
+    private readonly onLeft: (left: readonly LeftProc[]) => void = () => undefined,
   ) {
     this.down = new Promise((resolve) => (this.markDown = resolve));
   }
@@ -148,19 +150,30 @@ export class Channel {
   private onMessage(msg: ServerMessage): void {
     switch (msg.t) {
       case 'welcome':
-        for (const [p, s] of this.streams) s.onWelcome(msg.procs[p]);
+        for (const [p, s] of this.streams) s.onWelcome(msg.procs[p], msg.previousEnd);
+        if (msg.left) this.onLeft(msg.left);
         return;
       case 'res': {
         const waiting = this.pending.get(msg.id);
         this.pending.delete(msg.id);
         if (!waiting) return;
-        if (msg.ok) waiting.resolve(decode(msg.v));
-        else waiting.reject(errorFromWire(msg.err));
+        if (!msg.ok) return waiting.reject(errorFromWire(msg.err));
+        try {
+          waiting.resolve(decode(msg.v));
+        } catch (e) {
+          waiting.reject(new Error(`the helper's answer could not be read: ${messageOf(e)}`));
+        }
         return;
       }
-      case 'note':
-        this.pending.get(msg.id)?.onNote?.(decode(msg.v));
+      case 'note': {
+        const onNote = this.pending.get(msg.id)?.onNote;
+        try {
+          onNote?.(decode(msg.v));
+        } catch {
+          /* an unreadable note is only progress */
+        }
         return;
+      }
       case 'ev': {
         const { t: _t, p, s, ...ev } = msg;
         this.streams.get(p)?.onEvent(s, ev as ProcEvent);

@@ -11,6 +11,11 @@
  * (`ack`): after a dropped connection the client says the last one it has (`hello.procs`) and the helper
  * replays the rest, in order, once. Input the client sends is numbered the same way (`in.s`), so input sent
  * while the connection was failing is applied once (`welcome.procs[p].in` is the last one applied).
+ *
+ * A new client (`hello.fresh`: Switchboard started again, with the same instance) is told the processes a
+ * previous one left (`welcome.left`); it takes one back (`claim`) when it starts the same command again, and
+ * the helper replays what the process wrote that was never acknowledged. What no one claims within the grace
+ * period is stopped.
  */
 
 export const PROTOCOL_VERSION = 2;
@@ -30,7 +35,9 @@ export interface StartSpec {
 }
 
 export type ClientMessage =
-  | { t: 'hello'; v: number; procs: Record<string, { out: number }>; /** A new client: processes a previous one left are stopped. */ fresh?: true }
+  | { t: 'hello'; v: number; procs: Record<string, { out: number }>; /** A new client: processes a previous one left are offered (`welcome.left`). */ fresh?: true }
+  /** Takes back a process a previous client left: its unacknowledged events are replayed, from the first. */
+  | { t: 'claim'; p: string }
   | { t: 'req'; id: number; op: string; a: unknown }
   | { t: 'start'; p: string; spec: StartSpec }
   | { t: 'in'; p: string; s: number; d?: Buffer; eof?: true }
@@ -49,7 +56,14 @@ export type ProcEvent =
   | { e: 'pid'; pid: number };
 
 export type ServerMessage =
-  | { t: 'welcome'; v: number; procs: Record<string, { in: number; alive: boolean }> }
+  | {
+      t: 'welcome';
+      v: number;
+      procs: Record<string, { in: number; alive: boolean }>;
+      left?: LeftProc[];
+      /** Why the helper's previous daemon ended (its processes with it), in words, when it is known. */
+      previousEnd?: string;
+    }
   | { t: 'res'; id: number; ok: true; v: unknown }
   | { t: 'res'; id: number; ok: false; err: WireError }
   /** A note of a request under way (a helper service's progress), before its 'res'. */
@@ -57,6 +71,22 @@ export type ServerMessage =
   | ({ t: 'ev'; p: string; s: number } & ProcEvent)
   | { t: 'ina'; p: string; s: number }
   | { t: 'watch'; w: number; ev: unknown };
+
+/** A process a previous client left running (or ended, with events it never received). */
+export interface LeftProc {
+  p: string;
+  spec: StartSpec;
+  pid: number | null;
+  /** The last input applied. */
+  in: number;
+  alive: boolean;
+}
+
+/** A start spec as one string, the same for the same spec however its objects were built (to match a left process). */
+export function specKey(spec: StartSpec): string {
+  const sorted = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return JSON.stringify([spec.kind, spec.argv, spec.cwd ?? null, sorted(spec.env), spec.stdin ?? 'pipe']);
+}
 
 export interface WireError {
   name: string;
@@ -78,13 +108,18 @@ export function encode(value: unknown): unknown {
   return value;
 }
 
-export function decode(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(decode);
+/** Deepest nesting a message's value may have (no answer of the helper comes near; a deeper one is refused). */
+export const MAX_DEPTH = 200;
+
+/** The reverse of `encode`; a value nested deeper than MAX_DEPTH throws (in words), never overflows the stack. */
+export function decode(value: unknown, depth = 0): unknown {
+  if (depth > MAX_DEPTH) throw new Error(`a value nested deeper than ${MAX_DEPTH} levels`);
+  if (Array.isArray(value)) return value.map((v) => decode(v, depth + 1));
   if (value && typeof value === 'object') {
     const b = (value as { $b?: unknown }).$b;
     if (typeof b === 'string' && Object.keys(value).length === 1) return Buffer.from(b, 'base64');
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = decode(v);
+    for (const [k, v] of Object.entries(value)) out[k] = decode(v, depth + 1);
     return out;
   }
   return value;

@@ -10,6 +10,8 @@ import { hangUp } from '../hang-up';
 /** What a stream needs of its host's connection. */
 export interface StreamLink {
   send(msg: ClientMessage): void;
+  /** The connection is up (what is sent now is on its way). */
+  isUp(): boolean;
   /** The host forgets the stream (it ended and was disposed). */
   release(id: string): void;
 }
@@ -26,7 +28,8 @@ abstract class RemoteStream implements ChannelStream {
   private unackedBytes = 0;
   private ackTimer: NodeJS.Timeout | null = null;
   private inSeq = 0;
-  private readonly inputs: Array<{ s: number; d?: Buffer; eof?: true }> = [];
+  /** Input sent and not applied yet (`once`: dropped rather than sent again after a reconnect). */
+  private readonly inputs: Array<{ s: number; d?: Buffer; eof?: true; once?: true }> = [];
   /** The helper said it started (or failed): a restart of the helper then means it is lost. */
   protected began = false;
   protected ended = false;
@@ -37,8 +40,18 @@ abstract class RemoteStream implements ChannelStream {
     protected readonly link: StreamLink,
   ) {}
 
+  /** A process a previous client left, taken back (see protocol.ts `claim`); null: started by this one. */
+  protected adopted: { pid: number | null; in: number } | null = null;
+
   protected start(): void {
-    this.link.send({ t: 'start', p: this.id, spec: this.spec });
+    if (this.adopted) {
+      // Running already: what it wrote since is replayed; input goes on from the last it applied.
+      this.began = true;
+      this.inSeq = this.adopted.in;
+      this.link.send({ t: 'claim', p: this.id });
+    } else {
+      this.link.send({ t: 'start', p: this.id, spec: this.spec });
+    }
   }
 
   protected sendInput(data: Buffer | null): void {
@@ -48,20 +61,30 @@ abstract class RemoteStream implements ChannelStream {
     this.link.send({ t: 'in', p: this.id, ...msg });
   }
 
+  /** Input sent now if the connection is up, never after a reconnect (see HostProcess.writeNowOrNever). */
+  protected sendInputOnce(data: Buffer): void {
+    if (!this.link.isUp()) return;
+    const s = ++this.inSeq;
+    this.inputs.push({ s, d: Buffer.from(data), once: true });
+    this.link.send({ t: 'in', p: this.id, s, d: Buffer.from(data) });
+  }
+
   onInputApplied(s: number): void {
     while (this.inputs.length > 0 && this.inputs[0]!.s <= s) this.inputs.shift();
   }
 
-  onWelcome(known: { in: number; alive: boolean } | undefined): void {
+  onWelcome(known: { in: number; alive: boolean } | undefined, previousEnd?: string): void {
     if (known) {
       this.onInputApplied(known.in);
     } else if (this.began) {
-      if (!this.ended) this.lost('the helper on the host was restarted (the connection was down longer than its grace period); the process is gone');
+      if (!this.ended) this.lost(`the process on the host is gone: ${previousEnd ?? 'the helper there was started again, without it'}`);
       return;
     } else {
       this.start();
     }
-    for (const i of this.inputs) this.link.send({ t: 'in', p: this.id, ...i });
+    // What was sent now-or-never and not applied is dropped; the numbers after it still apply in order.
+    for (let k = this.inputs.length - 1; k >= 0; k--) if (this.inputs[k]!.once) this.inputs.splice(k, 1);
+    for (const { s, d, eof } of this.inputs) this.link.send({ t: 'in', p: this.id, s, ...(d ? { d } : {}), ...(eof ? { eof } : {}) });
     if (this.lastSize) this.link.send({ t: 'resize', p: this.id, ...this.lastSize });
     if (this.lastSignal && !this.ended) this.link.send({ t: 'kill', p: this.id, sig: this.lastSignal });
     this.ack();
@@ -122,8 +145,9 @@ export class RemoteProcess extends RemoteStream implements HostProcess {
   private onExit!: (e: ProcessExit) => void;
   private onClose!: (e: ProcessExit) => void;
 
-  constructor(id: string, spec: StartSpec, link: StreamLink) {
+  constructor(id: string, spec: StartSpec, link: StreamLink, adopt: { pid: number | null; in: number } | null = null) {
     super(id, spec, link);
+    this.adopted = adopt;
     this.started = new Promise<void>((resolve, reject) => {
       this.markStarted = resolve;
       this.failStart = reject;
@@ -148,6 +172,10 @@ export class RemoteProcess extends RemoteStream implements HostProcess {
     }
     this.stdin.on('error', () => undefined);
     this.start();
+    if (adopt) {
+      this.remotePid = adopt.pid;
+      this.markStarted();
+    }
   }
 
   get pid(): number | null {
@@ -200,6 +228,10 @@ export class RemoteProcess extends RemoteStream implements HostProcess {
 
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {
     this.signal(signal);
+  }
+
+  writeNowOrNever(data: string): void {
+    if (!this.ended && !this.stdin.writableEnded) this.sendInputOnce(Buffer.from(data, 'utf8'));
   }
 
   dispose(): void {

@@ -20,8 +20,9 @@
  * helper's proxy, which joins the helper's daemon on the host (a Unix socket; nothing listens on a network
  * port). The daemon owns the processes, so they outlive a dropped connection for `graceMs` (default 10
  * minutes); the host reconnects with backoff and the daemon replays what they wrote meanwhile, in order,
- * once. The helper lives in ~/.switchboard-server/<version>/ on the host (a version no Switchboard connected
- * with for a week is removed when another is installed).
+ * once. The helper lives in ~/.switchboard-server/<version>/ on the host, its copy checked against its hash
+ * before it runs (a version folder no Switchboard connected with for a week is removed when another is
+ * installed; nothing else there is: see helper-install.ts).
  *
  * A process's `env` is applied over the host's own environment; the machine's variables (HOME, PATH, USER…,
  * see protocol.ts MACHINE_ENV) passed through unchanged from this machine are the host's instead.
@@ -36,8 +37,9 @@ import type { ConfinedFiles } from '../files';
 import type { FileList, GitOptions, GitResult, Host, HostProcess, HostPty, ListFilesOptions, PtyOptions, SpawnOptions, WatchEvent, WatchOptions } from '../host';
 import { Channel, type ChannelStream, type ChannelWatch } from './channel';
 import { helperBundle } from './helper-bundle';
+import { installScript, probeScript } from './helper-install';
 import { acceptHostKey, resolvedConfig, scanHostKey, type UnknownHostKey } from './host-keys';
-import { MACHINE_ENV, type StartSpec } from './protocol';
+import { MACHINE_ENV, specKey, type LeftProc, type StartSpec } from './protocol';
 import { RemoteFiles } from './remote-files';
 import { RemoteProcess, RemotePty, type StreamLink } from './remote-process';
 import { classifySshError, runSsh, shq, SSH, sshArgs, sshSays, type SshFailureReason, type SshTarget } from './ssh-command';
@@ -66,6 +68,8 @@ export interface SshHostConfig {
   instance?: string;
   /** Seconds a TCP connection may take. Default 10 (every connect step fails within 15 s). */
   connectTimeoutS?: number;
+  /** How long the helper may take to start and to say what the host is. Default 20 s. */
+  helperTimeoutMs?: number;
 }
 
 /** What the host is (from its helper). */
@@ -111,12 +115,15 @@ export class SshHost implements Host, Disposable {
   private readonly target: SshTarget;
   private readonly node: string;
   private readonly graceMs: number;
+  private readonly helperTimeoutMs: number;
   private readonly instance: string;
   private readonly streamPrefix = randomBytes(4).toString('hex');
   private nextStream = 1;
   private nextWatch = 1;
   private readonly streams = new Map<string, ChannelStream & { lost(why: string): void }>();
   private readonly watches = new Map<number, ChannelWatch>();
+  /** Processes a previous Switchboard (same instance) left on the host, by their spec: a spawn of the same takes one back. */
+  private readonly left = new Map<string, LeftProc[]>();
   private channel: Channel | null = null;
   private connecting: Promise<SshConnectResult> | null = null;
   private everConnected = false;
@@ -125,6 +132,7 @@ export class SshHost implements Host, Disposable {
   private readonly listeners = new Set<(s: SshHostState) => void>();
   private readonly link: StreamLink = {
     send: (msg) => this.channel?.send(msg),
+    isUp: () => this.channel?.isUp === true,
     release: (id) => void this.streams.delete(id),
   };
   info: SshHostInfo | null = null;
@@ -146,11 +154,16 @@ export class SshHost implements Host, Disposable {
     };
     this.node = config.nodeCommand ?? 'node';
     this.graceMs = config.graceMs ?? DEFAULT_GRACE_MS;
+    this.helperTimeoutMs = config.helperTimeoutMs ?? 20_000;
     this.instance = config.instance ?? createHash('sha256').update(`${hostname()}\0${config.runtimeDir}\0${config.id}`).digest('hex').slice(0, 12);
   }
 
   get state(): SshHostState {
     return this.current;
+  }
+
+  isConnected(): boolean {
+    return this.channel?.isUp === true;
   }
 
   onState(listener: (s: SshHostState) => void): Disposable {
@@ -203,21 +216,29 @@ export class SshHost implements Host, Disposable {
         await this.closeMaster();
         return fail(prepared);
       }
-      const channel = new Channel(this.streams, this.watches, () => `the connection to ${dest} was lost`);
+      const channel = new Channel(this.streams, this.watches, () => `the connection to ${dest} was lost`, (left) => this.onLeft(left));
       const bundle = await helperBundle();
       const remote = `exec "$N" "$HOME/.switchboard-server/${bundle.version}/server.cjs" proxy ${this.instance} ${Math.round(this.graceMs)}`;
       // The streams resend what was lost as the welcome comes in, through this channel.
       this.channel = channel;
       try {
-        await channel.open(SSH, sshArgs(this.target, ['-o', 'ControlMaster=no', '-T'], `sh -c ${shq(`N=${shq(this.node)}; ${remote}`)}`), 20_000, !this.everConnected);
+        await channel.open(SSH, sshArgs(this.target, ['-o', 'ControlMaster=no', '-T'], `sh -c ${shq(`N=${shq(this.node)}; ${remote}`)}`), this.helperTimeoutMs, !this.everConnected);
       } catch (e) {
         if (this.channel === channel) this.channel = null;
         if (!reconnecting) await this.closeMaster();
         return fail({ reason: 'helper', message: `Switchboard's helper on ${dest} did not start: ${sshSays(messageOf(e))}` });
       }
       this.everConnected = true;
-      const info = (await channel.request('info', {})) as SshHostInfo;
-      this.info = { home: info.home, user: info.user, platform: info.platform, arch: info.arch, node: info.node, shell: info.shell };
+      let info: SshHostInfo;
+      try {
+        info = hostInfo(await withTimeout(channel.request('info', {}), this.helperTimeoutMs, `the helper did not answer within ${Math.round(this.helperTimeoutMs / 1000)} s`));
+      } catch (e) {
+        channel.kill();
+        if (this.channel === channel) this.channel = null;
+        if (!reconnecting) await this.closeMaster();
+        return fail({ reason: 'helper', message: `Switchboard's helper on ${dest} did not start: ${messageOf(e)}` });
+      }
+      this.info = info;
       if (reconnecting) this.rewatch();
       void channel.down.then(() => this.onDown(channel));
       this.setState({ kind: 'connected', info: this.info });
@@ -287,14 +308,7 @@ export class SshHost implements Host, Disposable {
     const dest = this.config.destination;
     const bundle = await helperBundle();
     const viaMaster = (extra: string[], script: string) => sshArgs(this.target, ['-o', 'ControlMaster=no', '-T', ...extra], `sh -c ${shq(script)}`);
-    const probe = [
-      `N=${shq(this.node)}; D="$HOME/.switchboard-server"`,
-      'if ! command -v "$N" >/dev/null 2>&1; then echo "SB:no-node"; exit 0; fi',
-      'echo "SB:node $("$N" -e "process.stdout.write(process.version)" 2>&1)"',
-      'command -v git >/dev/null 2>&1 || echo "SB:no-git"',
-      // A version in use is touched on every connect; another Switchboard (another version) may still use its own.
-      `if [ -f "$D/${bundle.version}/server.cjs" ]; then touch "$D/${bundle.version}"; echo "SB:have"; else echo "SB:need"; fi`,
-    ].join('\n');
+    const probe = probeScript(this.node, bundle.version);
     const r = await runSsh(viaMaster([], probe), { timeoutMs: 20_000 });
     const out = r.stdout.toString('utf8');
     if (r.code !== 0 || !out.includes('SB:')) return { reason: 'helper', message: `checking ${dest} failed: ${sshSays(r.stderr)}` };
@@ -307,18 +321,7 @@ export class SshHost implements Host, Disposable {
     }
     if (out.includes('SB:no-git')) return { reason: 'git_missing', message: `git is missing on ${dest}: install it there (checkpoints and reviews run git on the host)` };
     if (out.includes('SB:need')) {
-      const install = [
-        'set -e',
-        'D="$HOME/.switchboard-server"',
-        `mkdir -p "$D/${bundle.version}"`,
-        'chmod 700 "$D"',
-        `T="$D/${bundle.version}/server.cjs.$$"`,
-        'cat > "$T"',
-        `mv -f "$T" "$D/${bundle.version}/server.cjs"`,
-        // Other versions go once no Switchboard has connected with them for a week (another machine, or an
-        // older Switchboard, may still use one).
-        `find "$D" -mindepth 1 -maxdepth 1 -type d ! -name ${bundle.version} -mtime +7 -exec rm -rf {} + 2>/dev/null || true`,
-      ].join('\n');
+      const install = installScript(this.node, bundle.version);
       const up = await runSsh(viaMaster([], install), { input: bundle.source, timeoutMs: 60_000 });
       if (up.code !== 0) return { reason: 'helper', message: `copying Switchboard's helper to ${dest} failed: ${sshSays(up.stderr)}` };
     }
@@ -387,7 +390,25 @@ export class SshHost implements Host, Disposable {
 
   spawn(argv: readonly string[], options: SpawnOptions): HostProcess {
     const spec: StartSpec = { ...this.startSpec('spawn', argv, options.env), ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.stdin ? { stdin: options.stdin } : {}) };
+    const key = specKey(spec);
+    const left = this.channel?.isUp ? this.left.get(key)?.shift() : undefined;
+    if (this.left.get(key)?.length === 0) this.left.delete(key);
+    if (left) {
+      // The same command a previous Switchboard left running here (an agent that went on after it was killed).
+      const proc = new RemoteProcess(left.p, spec, this.link, { pid: left.pid, in: left.in });
+      this.streams.set(left.p, proc);
+      return proc;
+    }
     return this.stream((id) => new RemoteProcess(id, spec, this.link));
+  }
+
+  private onLeft(left: readonly LeftProc[]): void {
+    this.left.clear();
+    for (const l of left) {
+      if (l.spec.kind !== 'spawn' || this.streams.has(l.p)) continue;
+      const key = specKey(l.spec);
+      this.left.set(key, [...(this.left.get(key) ?? []), l]);
+    }
   }
 
   openPty(argv: readonly string[], options: PtyOptions): HostPty {
@@ -450,6 +471,22 @@ export class SshHost implements Host, Disposable {
     await this.closeMaster();
     this.setState({ kind: 'closed' });
   }
+}
+
+/** What the helper says the host is, checked: short strings only (it is shown and used in commands). */
+function hostInfo(v: unknown): SshHostInfo {
+  const o = (v ?? {}) as Record<string, unknown>;
+  const text = (k: string): string => {
+    const x = o[k];
+    if (typeof x !== 'string' || x.length > 4096) throw new Error(`the helper's answer has no valid ${k}`);
+    return x;
+  };
+  return { home: text('home'), user: text('user'), platform: text('platform'), arch: text('arch'), node: text('node'), shell: text('shell') };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
 }
 
 /** A caller's environment for the host: this machine's own variables passed through unchanged are left out (the host's apply). */

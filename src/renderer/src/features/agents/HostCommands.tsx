@@ -63,6 +63,11 @@ export function HostCommands({ rows, onChange }: { rows: HostCommandRow[]; onCha
     <fieldset className="host-commands" data-testid="agent-host-commands">
       <legend>On SSH hosts</legend>
       <p className="muted small">Where the agent starts differently on a host (another path there): blank fields are the ones above.</p>
+      {rows.length > 0 && (
+        <p className="muted small" data-testid="agent-host-commands-restart">
+          A change applies when the agent next starts on that host: an agent already running there keeps its command until you restart it (Restart, in its details).
+        </p>
+      )}
       {rows.map((row, i) => {
         const name = hostName(hosts, row.hostId);
         return (

@@ -5,7 +5,7 @@ import { useApi } from '../../app/api-context';
 import type { Api } from '../../ipc/client';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
-import { FAILURE_TITLE, refreshHosts, STATE_TEXT, STEP_TEXT, syncHosts, useHosts } from './state';
+import { FAILURE_TITLE, refreshHosts, STATE_TEXT, STEP_TEXT, stepDuration, syncHosts, useHosts } from './state';
 
 const STEPS = connectStepSchema.options;
 
@@ -70,6 +70,8 @@ export function HostsSection() {
 function HostRow({ host }: { host: HostInfo }) {
   const api = useApi();
   const step = useHosts((s) => s.steps[host.id]);
+  const times = useHosts((s) => s.timings[host.id]);
+  const [now, setNow] = useState(() => Date.now());
   const [failure, setFailure] = useState<ConnectFailure | null>(null);
   const [busy, setBusy] = useState(false);
   const connect = async (accept?: string) => {
@@ -88,6 +90,12 @@ function HostRow({ host }: { host: HostInfo }) {
   const r = host.resolved;
   const via = r ? `${r.user}@${r.hostname}${r.port !== 22 ? `:${r.port}` : ''}${r.proxyJump ? ` via ${r.proxyJump}` : ''}` : null;
   const connecting = busy || host.state === 'connecting';
+  // The current step's time goes on while it runs.
+  useEffect(() => {
+    if (!connecting) return;
+    const t = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(t);
+  }, [connecting]);
   return (
     <li className="host-row" data-testid="host-row" data-host-id={host.id} data-state={host.state}>
       <div className="host-line">
@@ -115,13 +123,22 @@ function HostRow({ host }: { host: HostInfo }) {
           </button>
         )}
       </div>
-      {connecting && (
+      {(connecting || (failure && times)) && (
         <ol className="host-steps small" data-testid="host-steps">
           {STEPS.map((s, i) => {
-            const at = step ? STEPS.indexOf(step) : -1;
+            // After a failed connect: the step it stopped at is the last one begun.
+            const last = STEPS.filter((x) => times?.began[x] !== undefined).at(-1);
+            const at = connecting ? (step ? STEPS.indexOf(step) : -1) : last ? STEPS.indexOf(last) : -1;
+            const took = i <= at ? stepDuration(times, s, STEPS, now) : null;
             return (
-              <li key={s} className={i < at ? 'done' : i === at ? 'current' : 'todo'}>
-                {i < at ? <CircleCheck size={12} /> : i === at ? <LoaderCircle size={12} className="spin" /> : null} {STEP_TEXT[s]}
+              <li key={s} className={i < at ? 'done' : i === at ? (connecting ? 'current' : 'failed') : 'todo'} data-testid="host-step">
+                {i < at ? <CircleCheck size={12} /> : i === at && connecting ? <LoaderCircle size={12} className="spin" /> : null} {STEP_TEXT[s]}
+                {took && (
+                  <span className="muted" data-testid="host-step-time">
+                    {' '}
+                    {took}
+                  </span>
+                )}
               </li>
             );
           })}

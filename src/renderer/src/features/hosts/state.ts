@@ -9,9 +9,25 @@ interface HostsState {
   error: string | null;
   /** The step a connect in progress is at, by host id. */
   steps: Record<string, ConnectStep>;
+  /** When each step of a host's last connect began, and when that connect ended (null: under way). */
+  timings: Record<string, StepTimes>;
 }
 
-export const useHosts = create<HostsState>(() => ({ hosts: [], loaded: false, error: null, steps: {} }));
+export interface StepTimes {
+  began: Partial<Record<ConnectStep, number>>;
+  endedAt: number | null;
+}
+
+export const useHosts = create<HostsState>(() => ({ hosts: [], loaded: false, error: null, steps: {}, timings: {} }));
+
+/** How long a step of a connect took (or has taken so far), in words: "0.4 s", "12 s". */
+export function stepDuration(times: StepTimes | undefined, step: ConnectStep, order: readonly ConnectStep[], now: number): string | null {
+  const began = times?.began[step];
+  if (began === undefined) return null;
+  const next = order.slice(order.indexOf(step) + 1).map((s) => times!.began[s]).find((t) => t !== undefined);
+  const ms = Math.max(0, (next ?? times!.endedAt ?? now) - began);
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
 
 export async function refreshHosts(api: Api): Promise<void> {
   const r = await api.call('hosts.list', {});
@@ -23,7 +39,10 @@ function applyState(hostId: string, state: HostState, error: string | null): voi
   const { hosts, steps } = useHosts.getState();
   const rest = { ...steps };
   if (state !== 'connecting') delete rest[hostId];
-  useHosts.setState({ hosts: hosts.map((h) => (h.id === hostId ? { ...h, state, error } : h)), steps: rest });
+  const timings = useHosts.getState().timings;
+  const t = timings[hostId];
+  const ended = state !== 'connecting' && t && t.endedAt === null ? { ...timings, [hostId]: { ...t, endedAt: Date.now() } } : timings;
+  useHosts.setState({ hosts: hosts.map((h) => (h.id === hostId ? { ...h, state, error } : h)), steps: rest, timings: ended });
 }
 
 const synced = new WeakSet<Api>();
@@ -33,7 +52,13 @@ export function syncHosts(api: Api): void {
   if (synced.has(api)) return;
   synced.add(api);
   api.on('hosts.state', (s) => applyState(s.hostId, s.state, s.error));
-  api.on('hosts.progress', (p) => useHosts.setState({ steps: { ...useHosts.getState().steps, [p.hostId]: p.step } }));
+  api.on('hosts.progress', (p) => {
+    const { steps, timings } = useHosts.getState();
+    // The first step starts a new connect's timings.
+    const prev = p.step === 'resolving' ? undefined : timings[p.hostId];
+    const times: StepTimes = { began: { ...(prev?.began ?? {}), [p.step]: Date.now() }, endedAt: null };
+    useHosts.setState({ steps: { ...steps, [p.hostId]: p.step }, timings: { ...timings, [p.hostId]: times } });
+  });
   void refreshHosts(api);
 }
 

@@ -8,6 +8,7 @@ import { basename } from '../../ui/format';
 import { VisibleText } from '../../ui/VisibleText';
 import { formatElapsed, syncOverview, turnTime, useOverview } from './state';
 import { openSettings } from '../settings';
+import { hostName, syncHosts, useHosts } from '../hosts';
 
 export const OVERVIEW_TAB_ID = 'overview';
 
@@ -27,7 +28,9 @@ export function OverviewTab({ active }: TabViewProps) {
   useEffect(() => {
     syncAgents(api);
     syncOverview(api);
+    syncHosts(api);
   }, [api]);
+  const hosts = useHosts((s) => s.hosts);
   const sessions = useAgents((s) => s.sessions);
   const agents = useAgents((s) => s.agents);
   const turns = useOverview((s) => s.turns);
@@ -97,7 +100,15 @@ export function OverviewTab({ active }: TabViewProps) {
                   }}
                 >
                   <td>{name}</td>
-                  <td title={s.cwd}>{basename(s.cwd)}</td>
+                  <td title={s.hostId && s.hostId !== 'local' ? `${s.cwd} on ${hostName(hosts, s.hostId)}` : s.cwd}>
+                    {basename(s.cwd)}
+                    {s.hostId && s.hostId !== 'local' && (
+                      <span className="muted small overview-host" data-testid="overview-host">
+                        {' '}
+                        on {hostName(hosts, s.hostId)}
+                      </span>
+                    )}
+                  </td>
                   <td className="overview-title">
                     <VisibleText text={sessionTitle(s.title, name, s.forkedFrom?.title)} />
                   </td>

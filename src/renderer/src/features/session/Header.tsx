@@ -1,6 +1,6 @@
 import type { SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption } from '@agentclientprotocol/sdk';
 import { memo, useEffect, useState } from 'react';
-import { SlidersHorizontal } from 'lucide-react';
+import { SlidersHorizontal, SquareTerminal } from 'lucide-react';
 import type { ThreadState } from '@shared/acp-thread';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
@@ -9,6 +9,7 @@ import { formatCost, formatTokens, STATUS_TEXT } from '../../ui/format';
 import { useConnection } from '../../ipc/connection';
 import { EffectiveConfigPanel } from './EffectiveConfig';
 import { hostName, STATE_TEXT as HOST_STATE_TEXT, syncHosts, useHosts } from '../hosts';
+import { openShellTab } from '../shell';
 
 const PROMINENT = new Set(['model', 'mode', 'thought_level']);
 
@@ -172,6 +173,17 @@ export const SessionHeader = memo(function SessionHeader({
         <button className={`files-button${filesOpen ? ' on' : ''}`} onClick={onToggleFiles} aria-pressed={filesOpen} data-testid="files-button">
           Files changed{filesCount > 0 ? ` (${filesCount})` : ''}
         </button>
+        {session && (
+          <button
+            className="icon"
+            onClick={() => openShellTab(session.cwd, hostId, hostId === 'local' ? undefined : hostLabel)}
+            aria-label={hostId === 'local' ? 'New shell in the session folder' : `New shell on ${hostLabel}, in the session folder`}
+            title={hostId === 'local' ? 'New shell in the session folder' : `New shell on ${hostLabel}, in the session folder`}
+            data-testid="session-shell-button"
+          >
+            <SquareTerminal size={14} />
+          </button>
+        )}
         <button
           className={`icon${setupOpen ? ' on' : ''}`}
           onClick={() => setSetupOpen((o) => !o)}

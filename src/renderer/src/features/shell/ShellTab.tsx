@@ -81,7 +81,8 @@ export function ShellTab({ tab, active }: TabViewProps) {
         return;
       }
       const { cols, rows } = t;
-      const r = await api.call('pty.createShell', { cols, rows, ...(typeof tab.props.cwd === 'string' ? { cwd: tab.props.cwd } : {}) });
+      const hostId = typeof tab.props.hostId === 'string' ? tab.props.hostId : undefined;
+      const r = await api.call('pty.createShell', { cols, rows, ...(typeof tab.props.cwd === 'string' ? { cwd: tab.props.cwd } : {}), ...(hostId ? { hostId } : {}) });
       if (disposed) {
         if (r.ok) void api.call('pty.kill', { id: r.value.id });
         return;
@@ -90,7 +91,8 @@ export function ShellTab({ tab, active }: TabViewProps) {
       ptyId = r.value.id;
       if (early) void api.call('pty.write', { id: ptyId, data: early });
       if (t.cols !== cols || t.rows !== rows) void api.call('pty.resize', { id: ptyId, cols: t.cols, rows: t.rows });
-      useTabs.getState().update(tab.id, { title: r.value.shell.split('/').pop() ?? 'shell', props: { ...tab.props, ptyId } });
+      const on = typeof tab.props.hostLabel === 'string' ? tab.props.hostLabel : hostId;
+      useTabs.getState().update(tab.id, { title: hostId ? `Shell on ${on}` : (r.value.shell.split('/').pop() ?? 'shell'), props: { ...tab.props, ptyId } });
     })();
 
     const ro = new ResizeObserver(() => {

@@ -1,17 +1,20 @@
 import { SquareTerminal } from 'lucide-react';
-import { registerLauncherAction, registerTabKind } from '../../app/contributions';
-import { useTabs } from '../../state/tabs';
+import { registerLauncherAction, registerLauncherPanel, registerTabKind } from '../../app/contributions';
+import { HostShellsPanel } from './HostShellsPanel';
+import { openShellTab } from './open';
 import { ShellTab } from './ShellTab';
 
-export function openShellTab(cwd?: string): string {
-  return useTabs.getState().open({ kind: 'shell', title: 'Shell', props: cwd ? { cwd } : {} });
-}
+export { openShellTab };
 
 registerTabKind('shell', {
   view: ShellTab,
   icon: SquareTerminal,
-  // A restored shell tab starts a fresh shell in the same folder.
-  persist: (tab) => ({ ...(typeof tab.props.cwd === 'string' ? { cwd: tab.props.cwd } : {}) }),
+  // A restored shell tab starts a fresh shell in the same folder, on the same host.
+  persist: (tab) => ({
+    ...(typeof tab.props.cwd === 'string' ? { cwd: tab.props.cwd } : {}),
+    ...(typeof tab.props.hostId === 'string' ? { hostId: tab.props.hostId } : {}),
+    ...(typeof tab.props.hostLabel === 'string' ? { hostLabel: tab.props.hostLabel } : {}),
+  }),
   onClose: async (tab, api) => {
     if (typeof tab.props.ptyId === 'string') await api.call('pty.kill', { id: tab.props.ptyId });
   },
@@ -24,3 +27,5 @@ registerLauncherAction({
   order: 100,
   run: () => void openShellTab(),
 });
+
+registerLauncherPanel({ id: 'host-shells', order: 90, view: HostShellsPanel });

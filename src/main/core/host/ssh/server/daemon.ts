@@ -1,11 +1,11 @@
-import { appendFileSync, unlinkSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { arch, homedir, platform, userInfo } from 'node:os';
 import { FsRefusal } from '../../files';
 import { ConfinedFs } from '../../local/confined-fs';
 import { listLocalFiles } from '../../local/list-files';
 import { runLocalGit } from '../../local/local-git';
-import { decode, encode, frame, FrameReader, PROTOCOL_VERSION, type ClientMessage, type ServerMessage, type WireError } from '../protocol';
+import { decode, encode, frame, FrameReader, PROTOCOL_VERSION, type ClientMessage, type LeftProc, type ServerMessage, type WireError } from '../protocol';
 import { Proc } from './procs';
 import { watchFolder } from './watch';
 
@@ -32,6 +32,37 @@ function wireError(e: unknown): WireError {
 export type HelperService = (args: unknown, note: (v: unknown) => void) => Promise<unknown>;
 
 /**
+ * How the previous daemon of this socket ended, from its log (it writes "listening" when it starts and
+ * "exiting: <why>" when it stops on its own): in words for a client whose processes it took with it.
+ */
+export function howPreviousEnded(logPath: string): string | undefined {
+  let text = '';
+  try {
+    const fd = openSync(logPath, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const tail = Buffer.alloc(Math.min(size, 16 * 1024));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      text = tail.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n').filter((l) => / (listening|exiting: )/.test(l));
+  const last = lines.at(-1);
+  if (!last) return undefined;
+  if (/ listening/.test(last)) return "the helper on the host was killed or crashed (or the host restarted) before it could stop its processes";
+  const why = last.slice(last.indexOf('exiting: ') + 'exiting: '.length);
+  const grace = /^no client for (\d+) ms/.exec(why);
+  if (grace) return `the connection was down longer than the helper's grace period (${Math.round(Number(grace[1]) / 1000)} s), so it stopped its processes`;
+  if (why === 'SIGTERM') return 'the helper on the host was stopped (SIGTERM) and its processes with it';
+  if (why === 'asked to shut down') return 'the helper on the host was shut down (Switchboard quit) and its processes with it';
+  return `the helper on the host stopped (${why.slice(0, 200)})`;
+}
+
+/**
  * The daemon: one client connection at a time (a new one replaces the old, which may not know yet that
  * its network is gone). With no client for `graceMs` it stops every process it owns and exits.
  */
@@ -43,6 +74,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
       /* nowhere to say it */
     }
   };
+  const previousEnd = howPreviousEnded(`${socketPath}.log`);
   const procs = new Map<string, Proc>();
   const fsByRoots = new Map<string, Promise<ConfinedFs>>();
   const watches = new Map<number, { dispose(): void }>();
@@ -145,17 +177,24 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
   const onMessage = (msg: ClientMessage): void => {
     switch (msg.t) {
       case 'hello': {
+        const left: LeftProc[] = [];
         if (msg.fresh) {
+          // A new client (Switchboard started again): what the previous one left waits to be claimed, for the
+          // grace period, with what it wrote meanwhile.
           for (const [p, proc] of procs) {
-            if (msg.procs[p]) continue;
-            proc.kill('SIGKILL');
-            proc.forgotten = true;
-            if (proc.closed) procs.delete(p);
+            if (msg.procs[p] || proc.forgotten) continue;
+            proc.leftTimer ??= setTimeout(() => {
+              proc.leftTimer = null;
+              proc.kill('SIGKILL');
+              proc.forgotten = true;
+              if (proc.closed) procs.delete(p);
+            }, graceMs);
+            left.push({ p, spec: proc.spec, pid: proc.pid, in: proc.inApplied, alive: !proc.closed });
           }
         }
         const known: Record<string, { in: number; alive: boolean }> = {};
-        for (const [p, proc] of procs) if (!proc.forgotten) known[p] = { in: proc.inApplied, alive: !proc.closed };
-        send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known });
+        for (const [p, proc] of procs) if (!proc.forgotten && !proc.leftTimer) known[p] = { in: proc.inApplied, alive: !proc.closed };
+        send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known, ...(left.length > 0 ? { left } : {}), ...(previousEnd ? { previousEnd } : {}) });
         for (const [p, { out }] of Object.entries(msg.procs)) procs.get(p)?.replay(out);
         return;
       }
@@ -168,6 +207,11 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
       case 'start':
         if (!procs.has(msg.p)) procs.set(msg.p, new Proc(msg.p, msg.spec, deliver));
         return;
+      case 'claim': {
+        const proc = procs.get(msg.p);
+        if (proc?.leftTimer && !proc.forgotten) proc.claim();
+        return;
+      }
       case 'in':
         procs.get(msg.p)?.input(msg.s, msg.eof ? null : (msg.d ?? Buffer.alloc(0)));
         send({ t: 'ina', p: msg.p, s: msg.s });

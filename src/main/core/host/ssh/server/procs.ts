@@ -38,6 +38,8 @@ export class Proc {
   inApplied = 0;
   closed = false;
   forgotten = false;
+  /** Left by a previous client, not claimed yet: stopped when this timer fires. */
+  leftTimer: NodeJS.Timeout | null = null;
   readonly child: ChildProcess;
   /** The pty's own process (script's child), the one that leads the terminal's session. */
   private ptyLeader: number | null = null;
@@ -96,6 +98,27 @@ export class Proc {
   /** Everything after `after`, in order (a reattaching client's missing events). */
   replay(after: number): void {
     for (const k of this.kept) if (k.s > after) this.deliver(this.id, k.s, k.ev);
+  }
+
+  /** Its pid (null before it started, or when it could not). */
+  get pid(): number | null {
+    return this.child.pid ?? null;
+  }
+
+  /**
+   * A new client takes it back: everything it wrote that was never acknowledged, in order; and, if it ended
+   * and its end was acknowledged by the client that left, the end again (the new client has to hear it).
+   */
+  claim(): void {
+    if (this.leftTimer) clearTimeout(this.leftTimer);
+    this.leftTimer = null;
+    this.replay(0);
+    if (this.closed && !this.kept.some((k) => k.ev.e === 'closed')) {
+      const code = this.child.exitCode;
+      const signal = this.child.signalCode;
+      this.emit({ e: 'exit', code, signal });
+      this.emit({ e: 'closed', code, signal });
+    }
   }
 
   ack(s: number): void {
