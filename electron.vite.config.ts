@@ -13,7 +13,8 @@ const external = ['better-sqlite3', 'node-pty', '@parcel/watcher', 'electron', '
  * A file built beside the main bundle as one self-contained CommonJS file, for code that cannot run from the bundle's
  * chunks: the helper Switchboard copies to an SSH host (src/main/ssh-helper.ts), which a packaged app (no sources, no
  * esbuild) must still install; the parsing thread of a large history import (history-import/parse-worker.ts), which
- * parse-thread.ts reads and evaluates in a worker (a worker cannot load a file from the app's asar archive).
+ * parse-thread.ts reads and evaluates in a worker (a worker cannot load a file from the app's asar archive), and the
+ * thread OpenCode's database is read in (history-import/opencode-worker.ts).
  */
 function standalone(name: string, entry: string, outfile: string): Plugin {
   return {
@@ -39,6 +40,8 @@ export default defineConfig({
     plugins: [
       standalone('ssh-helper', 'src/main/ssh-helper.ts', 'ssh-helper.cjs'),
       standalone('import-worker', 'src/main/core/history-import/parse-worker.ts', 'import-worker.cjs'),
+      // OpenCode's database is read in a thread (history-import/opencode-thread.ts); better-sqlite3 is loaded there by its path.
+      standalone('opencode-worker', 'src/main/core/history-import/opencode-worker.ts', 'opencode-worker.cjs'),
     ],
     // An imported JSON file (the ACP schema, 150 KB) as JSON.parse of a string: V8 parses that several times
     // faster than the same object as a literal, and the main bundle is loaded on every start.

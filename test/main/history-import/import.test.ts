@@ -61,10 +61,10 @@ describe('History → Import', () => {
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
-  it('finds each store and says how many sessions, how large, and from when to when', () => {
+  it('finds each store and says how many sessions, how large, and from when to when', async () => {
     home = homeWith('claude-code-0.16.0', 'gemini-0.61.0', 'codex-0.63.0');
     importer = make(home);
-    const found = Object.fromEntries(importer.scan().map((s) => [s.source, s]));
+    const found = Object.fromEntries((await importer.scan()).map((s) => [s.source, s]));
     expect(found['claude-code']).toMatchObject({ found: true, sessions: 1, imported: 0, name: 'Claude Code' });
     expect(found['claude-code']!.bytes).toBeGreaterThan(5000);
     expect(found['gemini-cli']).toMatchObject({ found: true, sessions: 2 });

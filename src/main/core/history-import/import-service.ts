@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { importSourceIds, importSourceNames, importTargetKey, parseImportTarget, unboundAgentId, type ImportProgress, type ImportSourceId, type ImportSourceSummary } from '../../../shared/contract/history-import';
 import { LOCAL_HOST_ID } from '../../../shared/contract/hosts';
 import type { Disposable } from '../base/lifecycle';
@@ -13,11 +13,11 @@ import type { MessageLog } from '../store/message-log';
 import { whenFolderAppears } from './folder-appears';
 import { readNewLines, SkipFile } from './line-reader';
 import { fileKey, hostPathOf, readRemoteFiles, remoteListings, remoteRoots, remoteSummaries, replayReader, type ImportHost, type NewLinesReader } from './remote-stores';
-import { OpencodeDb, type OpencodeCursor } from './parsers/opencode';
-import type { SessionMeta, TranscriptItem } from './parsers/types';
+import type { SessionMeta } from './parsers/types';
 import { findStoreFiles, listStore, storesOf, summarize, type DatabaseStore, type FoundFile, type JsonlStore, type Store } from './sources';
-import { initialWireState, type WireState } from './transcript';
-import { parseFile, wireOf, writeMessages, type BlockBatch, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
+import { parseFile, writeMessages, type BlockBatch, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
+import { isOwnSession, ownSessionOf } from './adoption';
+import { importOpencode, summarizeOpencode } from './opencode-import';
 import { ParseThreads } from './parse-thread';
 import { ImportedFiles, type FileRow, type Identity } from './imported-files';
 
@@ -54,6 +54,8 @@ export interface HistoryImportDeps {
   watch?: Host['watch'];
   /** The SSH hosts connected now, whose stores are listed and imported beside this machine's. */
   remoteHosts?(): Promise<ImportHost[]>;
+  /** Most one read of OpenCode's database may take (tests; opencode-thread.ts). */
+  opencodeLimitMs?: number;
 }
 
 /** What an import of a file reads (null: nothing, Switchboard logs that session itself), and the session it adds to. */
@@ -101,12 +103,10 @@ const idle = (): ImportProgress => ({
 
 const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_call']);
-
 /** Where the import of a file goes on from: where it stopped, unless the file was replaced or cut short since. */
 const resumeOffset = (row: FileRow | undefined, file: FoundFile): number => (row && row.ino === file.ino && file.size >= row.offset && !row.skipped ? row.offset : 0);
 
-type Plan = { store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow>; host?: ImportHost } | { store: DatabaseStore };
+type Plan = { store: JsonlStore; files: FoundFile[]; rows: Map<string, FileRow>; host?: ImportHost } | { store: DatabaseStore; asked: boolean };
 
 export class HistoryImportService implements Disposable {
   private progress: ImportProgress = idle();
@@ -127,6 +127,8 @@ export class HistoryImportService implements Disposable {
   /** The run going on is large: its messages are written as compressed blocks (ParseJob.blocks). */
   private blocks = false;
   private readonly files: ImportedFiles;
+  /** Stores (keys) the user asked to import (not the switch nor the start): a store that failed is tried again. */
+  private readonly asked = new Set<string>();
 
   constructor(private readonly deps: HistoryImportDeps) {
     this.files = new ImportedFiles(deps.db);
@@ -156,36 +158,24 @@ export class HistoryImportService implements Disposable {
     return new Map(rows.map((r) => [importTargetKey(r.source, r.hostId), r.n]));
   }
 
-  /** This machine's stores. */
-  scan(): ImportSourceSummary[] {
+  /** This machine's stores (OpenCode's database is read in a thread, within a time limit). */
+  async scan(): Promise<ImportSourceSummary[]> {
     this.bindAgents();
     const keep = new Set(this.deps.keep());
     const imported = this.importedCounts();
-    return this.stores().map((store) => {
-      const base = { source: store.source, key: store.source, hostId: LOCAL_HOST_ID, hostLabel: 'This machine', name: store.name, location: store.root, imported: imported.get(store.source) ?? 0, keepImporting: keep.has(store.source) };
-      if (store.kind === 'opencode-db') {
-        if (!existsSync(store.root)) return { ...base, found: false, sessions: 0, bytes: 0, from: null, to: null };
-        try {
-          const oc = new OpencodeDb(store.root);
-          try {
-            const sessions = oc.sessions();
-            const times = sessions.flatMap((s) => [s.createdAt, s.updatedAt]);
-            return { ...base, found: true, sessions: sessions.length, bytes: lstatSync(store.root).size, from: times.length ? Math.min(...times) : null, to: times.length ? Math.max(...times) : null };
-          } finally {
-            oc.close();
-          }
-        } catch {
-          return { ...base, found: true, sessions: 0, bytes: lstatSync(store.root).size, from: null, to: null };
-        }
-      }
-      const listing = listStore(store);
-      return { ...base, found: !listing.missing, ...summarize(listing.files) };
-    });
+    return Promise.all(
+      this.stores().map(async (store) => {
+        const base = { source: store.source, key: store.source, hostId: LOCAL_HOST_ID, hostLabel: 'This machine', name: store.name, location: store.root, imported: imported.get(store.source) ?? 0, keepImporting: keep.has(store.source) };
+        if (store.kind === 'opencode-db') return { ...base, ...(await summarizeOpencode(store.root, this.deps.opencodeLimitMs)) };
+        const listing = listStore(store);
+        return { ...base, found: !listing.missing, ...summarize(listing.files) };
+      }),
+    );
   }
 
   /** This machine's stores, then each connected SSH host's (listed there by its helper; a host that fails to answer is left out). */
   async scanAll(): Promise<ImportSourceSummary[]> {
-    const local = this.scan();
+    const local = await this.scan();
     const keep = new Set(this.deps.keep());
     const imported = this.importedCounts();
     const hosts = (await this.deps.remoteHosts?.()) ?? [];
@@ -210,9 +200,15 @@ export class HistoryImportService implements Disposable {
     return this.progress;
   }
 
-  /** Starts importing what is new in these stores (keys: importTargetKey; a run already going picks them up after it). */
-  start(sources: readonly string[]): ImportProgress {
-    for (const s of sources) this.reported.set(s, 'all');
+  /**
+   * Starts importing what is new in these stores (keys: importTargetKey; a run already going picks them up after
+   * it); `asked`: the user asked (a store that failed is tried again), not the switch or the start.
+   */
+  start(sources: readonly string[], asked = true): ImportProgress {
+    for (const s of sources) {
+      this.reported.set(s, 'all');
+      if (asked) this.asked.add(s);
+    }
     return this.begin(sources);
   }
 
@@ -268,8 +264,9 @@ export class HistoryImportService implements Disposable {
     const targets = keys.map(parseImportTarget).filter((t) => t !== null);
     for (const { source } of targets.filter((t) => t.hostId === LOCAL_HOST_ID)) {
       const store = this.store(source);
+      const asked = this.asked.delete(source);
       if (store.kind === 'opencode-db') {
-        if (existsSync(store.root)) plans.push({ store });
+        if (existsSync(store.root)) plans.push({ store, asked });
         continue;
       }
       // (A local store's key is its source.)
@@ -371,8 +368,8 @@ export class HistoryImportService implements Disposable {
     const byKey = new Map(files.map((f) => [f.path, f]));
     const wanted = files.map((f) => {
       const row = rows.get(f.path);
-      // A linked file is Switchboard's own session: nothing of it is read.
-      return { source: store.source, path: hostPathOf(host.id, f.path), offset: row?.linked ? f.size : resumeOffset(row, f) };
+      // A linked or adopted file is Switchboard's own session: nothing of it is read.
+      return { source: store.source, path: hostPathOf(host.id, f.path), offset: isOwnSession(this.deps.db(), row) ? f.size : resumeOffset(row, f) };
     });
     const db = this.deps.db();
     await readRemoteFiles(
@@ -408,7 +405,7 @@ export class HistoryImportService implements Disposable {
       if (this.cancelRequested) break;
       if (threaded && local(plan)) continue;
       if (!('files' in plan)) {
-        await this.importOpencode(plan.store, touched);
+        await this.importOpencode(plan.store, touched, plan.asked);
         continue;
       }
       const { store, files, rows } = plan;
@@ -552,8 +549,7 @@ export class HistoryImportService implements Disposable {
    * Switchboard ran itself, or has run since it was imported, which it logs itself).
    */
   private prepareFile(store: JsonlStore, file: FoundFile, row: FileRow | undefined, hostId: string): Prepared | null {
-    const adopted = row?.session_id && !row.linked && (this.sql('SELECT imported_from FROM sessions WHERE id = ?').get(row.session_id) as { imported_from: string | null } | undefined)?.imported_from === null;
-    if (row && (row.linked || adopted)) {
+    if (row && isOwnSession(this.deps.db(), row)) {
       this.files.save({ ...row, ino: file.ino, size: file.size, mtime_ms: file.mtimeMs, linked: 1 });
       return null;
     }
@@ -584,9 +580,9 @@ export class HistoryImportService implements Disposable {
         this.files.save({ ...base, offset: 0, state: '{}', session_id: null });
         return null;
       }
-      const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(parsed.agentSessionId) as { id: string } | undefined;
+      const own = ownSessionOf(this.deps.db(), parsed.agentSessionId);
       if (own) {
-        this.files.save({ ...base, offset: parsed.offset, state: '{}', session_id: own.id, linked: 1 });
+        this.files.save({ ...base, offset: parsed.offset, state: '{}', session_id: own, linked: 1 });
         return null;
       }
       sessionId = this.createSession(store.source, parsed.agentSessionId, parsed.meta, parsed.firstTs, parsed.lastTs, dirname(hostPathOf(hostId, file.path)), hostId);
@@ -619,51 +615,20 @@ export class HistoryImportService implements Disposable {
     if (title) this.sql('UPDATE sessions SET title = ? WHERE id = ?').run(title, sessionId);
   }
 
-  private async importOpencode(store: DatabaseStore, touched: Set<string>): Promise<void> {
-    let oc: OpencodeDb;
-    try {
-      oc = new OpencodeDb(store.root);
-    } catch (e) {
-      this.skip(store.root, `the database could not be opened read-only (${e instanceof Error ? e.message : String(e)})`);
-      return;
-    }
-    try {
-      const rows = this.files.rowsOf(store.source);
-      const sessions = oc.sessions();
-      this.progress.filesTotal += sessions.length;
-      for (const s of sessions) {
-        if (this.cancelRequested) break;
-        const key = `opencode:${store.root}#${s.meta.agentSessionId}`;
-        const row = rows.get(key);
-        const saved = row ? (JSON.parse(row.state ?? '{}') as { cursor?: OpencodeCursor; wire?: WireState }) : {};
-        if (row && (row.linked || saved.cursor?.updatedAt === s.updatedAt)) {
-          this.progress.filesDone++;
-          continue;
-        }
-        const { items, cursor } = oc.itemsAfter(s.meta.agentSessionId, saved.cursor ?? null);
-        const wire = saved.wire ?? initialWireState();
-        let sessionId = row?.session_id ?? null;
-        const base = row ?? this.files.newRow(key, store.source);
-        if (!sessionId && items.some((i) => CONVERSATION.has(i.type))) {
-          const own = this.sql('SELECT id FROM sessions WHERE acp_session_id = ? AND imported_from IS NULL').get(s.meta.agentSessionId) as { id: string } | undefined;
-          if (own) {
-            this.files.save({ ...base, session_id: own.id, linked: 1 });
-            this.progress.filesDone++;
-            continue;
-          }
-          sessionId = this.createSession(store.source, s.meta.agentSessionId, s.meta, items[0]?.ts ?? null, items.at(-1)?.ts ?? null, store.root);
-        }
-        if (sessionId) {
-          this.append(sessionId, wireOf(s.meta.agentSessionId, items, wire, s.updatedAt), items.at(-1)?.ts ?? null, s.meta.title);
-          touched.add(sessionId);
-        }
-        this.files.save({ ...base, session_id: sessionId, state: JSON.stringify({ cursor: { ...cursor, updatedAt: s.updatedAt }, wire }), mtime_ms: s.updatedAt });
-        this.progress.filesDone++;
-        await yieldToLoop();
-      }
-    } finally {
-      oc.close();
-    }
+  private async importOpencode(store: DatabaseStore, touched: Set<string>, asked: boolean): Promise<void> {
+    const db = this.deps.db();
+    const deps = {
+      db: () => db,
+      files: this.files,
+      skip: (path: string, reason: string) => this.skip(path, reason),
+      count: (total: number, done: number) => ((this.progress.filesTotal += total), (this.progress.filesDone += done)),
+      cancelled: () => this.cancelRequested,
+      createSession: this.createSession.bind(this),
+      append: this.append.bind(this),
+      transaction: (fn: () => void) => (this.deps.log()?.flush(), db.transaction(fn)()),
+      limitMs: this.deps.opencodeLimitMs,
+    };
+    await importOpencode(store, deps, touched, !asked);
   }
 
   // ───────────── keeping up ─────────────
@@ -688,10 +653,12 @@ export class HistoryImportService implements Disposable {
       }
       const source = target.source;
       const store = this.store(source);
-      const root = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
+      const folder = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
+      // A folder that is a link (dotfiles kept elsewhere) is watched where it is: a watcher does not follow it.
+      const root = existsSync(folder) ? realpathSync(folder) : folder;
       if (!this.deps.watch) {
         // No watcher here: picked up at the next start.
-        this.start([source]);
+        this.start([source], false);
         continue;
       }
       if (!existsSync(root)) {
@@ -709,10 +676,10 @@ export class HistoryImportService implements Disposable {
       this.watches.set(source, { dispose: () => void watching.then((w) => w.dispose(), () => {}) });
       // The rescan follows the watch's start: a change made before it is found by the scan, any later one is reported.
       watching.then(
-        () => !this.disposed && this.start([source]),
+        () => !this.disposed && this.start([source], false),
         (e: unknown) => {
           this.skip(root, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next start`);
-          this.start([source]);
+          this.start([source], false);
         },
       );
     }
@@ -745,7 +712,7 @@ export class HistoryImportService implements Disposable {
         inner = host.host.watch(root.root, () => this.changed(key));
         await inner.catch((e: unknown) => this.skip(`${host.label}:${root.root}`, `not watched (${e instanceof Error ? e.message : String(e)}): new sessions are picked up at the next rescan`));
       }
-      if (!gone && !this.disposed) this.start([key]);
+      if (!gone && !this.disposed) this.start([key], false);
     })();
   }
 
