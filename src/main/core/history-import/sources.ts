@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { importSourceNames, type ImportSourceId } from '../../../shared/import-sources';
 import { claudeCodeParser } from './parsers/claude-code';
 import { codexParser } from './parsers/codex';
-import { geminiCliParser } from './parsers/gemini-cli';
+import { geminiCliParser, geminiHasMessage } from './parsers/gemini-cli';
 import { qwenCodeParser } from './parsers/qwen-code';
 import type { LineParser } from './parsers/types';
+import { jsonlHasConversation } from './session-content';
 
 /** Where each agent's command-line tool keeps its sessions, and which of its files are sessions. */
 export interface JsonlStore {
@@ -19,6 +20,8 @@ export interface JsonlStore {
   /** How deep session files lie (folders entered at most). */
   maxDepth: number;
   parser: LineParser<unknown>;
+  /** Whether a session file holds a conversation (else it is left out); without it, every file does. */
+  hasConversation?(path: string): boolean;
 }
 
 export interface DatabaseStore {
@@ -50,7 +53,10 @@ export function storesOf(home: string, env: Record<string, string | undefined>):
     jsonl('claude-code', join(home, '.claude', 'projects'), 1, (rel) => /^[^/]+\/[^/]+\.jsonl$/.test(rel), claudeCodeParser as LineParser<unknown>),
     // YYYY/MM/DD/rollout-*.jsonl (older releases: rollout-*.jsonl at the top).
     jsonl('codex', join(codexHome, 'sessions'), 4, (rel) => /(^|\/)rollout-[^/]*\.jsonl$/.test(rel), codexParser as LineParser<unknown>),
-    jsonl('gemini-cli', join(home, '.gemini', 'tmp'), 2, (rel) => /^[^/]+\/chats\/session-[^/]*\.jsonl$/.test(rel), geminiCliParser as LineParser<unknown>),
+    {
+      ...jsonl('gemini-cli', join(home, '.gemini', 'tmp'), 2, (rel) => /^[^/]+\/chats\/session-[^/]*\.jsonl$/.test(rel), geminiCliParser as LineParser<unknown>),
+      hasConversation: (path) => jsonlHasConversation(path, geminiHasMessage),
+    },
     jsonl('qwen-code', join(home, '.qwen', 'projects'), 2, (rel) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(rel), qwenCodeParser as LineParser<unknown>),
     { kind: 'opencode-db', source: 'opencode', name: importSourceNames.opencode, root: join(dataHome, 'opencode', 'opencode.db') },
   ];
@@ -121,7 +127,7 @@ export function listStore(store: JsonlStore): Listing {
       }
       try {
         const st = lstatSync(path);
-        if (st.isFile()) out.files.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
+        if (st.isFile() && (!store.hasConversation || store.hasConversation(path))) out.files.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
       } catch {
         // Gone since it was listed.
       }
@@ -165,6 +171,7 @@ export function findStoreFiles(store: JsonlStore, paths: Iterable<string>): Foun
     if (!st) continue;
     if (st.isDirectory()) return null;
     if (parts.length - 1 > store.maxDepth || !st.isFile() || !store.isSession(parts.join('/'))) continue;
+    if (store.hasConversation && !store.hasConversation(path)) continue;
     out.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
   }
   return out;
