@@ -15,7 +15,7 @@ import { CompareService } from './core/compare/compare-service';
 import { repoSetting, WorktreeService } from './core/worktrees/worktree-service';
 import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
-import { agentForImport } from './core/history-import/agent-match';
+import { ImportAgentChoice } from './core/history-import/agent-choice';
 import { HistoryImportService } from './core/history-import/import-service';
 import { RegistryService } from './core/registry/service';
 import { SettingsService } from './core/settings/settings-service';
@@ -142,6 +142,18 @@ export class AppCore implements Disposable {
     this.history.start();
     this.disposables.add(this.history.onRenamed((id) => acp.sessions.renamed(id)));
     this.disposables.add(this.checkpoints.onTurnRecorded((turn, nextStartedAt) => this.history.recordTurnChanges(turn, nextStartedAt)));
+    const importAgents = new ImportAgentChoice({
+      db: () => this.store.db,
+      agents: () => acp.agents.list(),
+      chosen: () => this.settings.get('history.importAgents'),
+      remember: (source, agentId) => void this.settings.set({ key: 'history.importAgents', value: { ...this.settings.get('history.importAgents'), [source]: agentId } }),
+      isLive: (id) => {
+        const status = acp.sessions.session(id)?.status;
+        return status !== undefined && status !== 'closed' && status !== 'failed';
+      },
+      bus: this.bus,
+    });
+    importAgents.register(this.router);
     this.historyImport = this.disposables.add(
       new HistoryImportService({
         db: () => this.store.db,
@@ -150,7 +162,7 @@ export class AppCore implements Disposable {
         home: homedir(),
         env: process.env,
         keep: () => this.settings.get('history.importKeep'),
-        agentFor: (source) => agentForImport(source, acp.agents.list()),
+        agentFor: (source) => importAgents.agentFor(source),
         deleteSessions: (ids) => void this.history.delete(ids),
         bulk: () => this.history.bulkWrite(),
         watch: (root, onEvent, watchOptions) => this.hosts.local.watch(root, onEvent, watchOptions),

@@ -6,7 +6,7 @@ type Role = 'user_message' | 'agent_message' | 'thought';
 
 /** One piece of the stored conversation, as a replay is compared with it. */
 type Unit =
-  | { kind: 'message'; role: Role; messageId: string | null; text: string }
+  | { kind: 'message'; role: Role; messageId: string | null; text: string; loose: string | null }
   | { kind: 'tool'; toolCallId: string }
   | { kind: 'plan'; key: string };
 
@@ -23,11 +23,18 @@ function blockKey(block: unknown): string {
 
 const partsKey = (parts: readonly MessagePart[]): string => parts.map((p) => (p.type === 'text' ? p.text : blockKey(p.block))).join('');
 
+/** A text as compared when the agent re-renders it (markdown, separators, spacing): letters and digits only. */
+const loose = (text: string): string => text.replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** How far past the cursor a re-rendered text is looked for. */
+const LOOSE_WINDOW = 64;
+
 function unitsOf(thread: ThreadState): Unit[] {
   const units: Unit[] = [];
   for (const e of thread.entries) {
     if (e.kind === 'user_message' || e.kind === 'agent_message' || e.kind === 'thought') {
-      units.push({ kind: 'message', role: e.kind, messageId: e.messageId, text: partsKey(e.parts) });
+      const text = partsKey(e.parts);
+      units.push({ kind: 'message', role: e.kind, messageId: e.messageId, text, loose: e.kind === 'user_message' ? null : loose(text) });
     } else if (e.kind === 'tool_call') {
       units.push({ kind: 'tool', toolCallId: e.toolCallId });
     } else if (e.kind === 'plan') {
@@ -38,12 +45,17 @@ function unitsOf(thread: ThreadState): Unit[] {
 }
 
 /**
- * Recognises a `session/load` replay by its content, whenever it arrives (agents replay before their
- * answer, after it, or both): each update the agent sends is compared with the stored conversation. A
- * chunk whose `messageId` the store holds is a replay; otherwise updates must follow the stored
- * conversation in order (messages by kind and text, tool calls by id, plans by their entries), stored
- * pieces the agent does not replay being skipped. The first conversation update that matches nothing is
- * new, and so is everything after it. State updates (commands, mode, usage…) are never dropped.
+ * Recognises a `session/load` replay of a stored conversation, whenever it arrives: agents replay before
+ * their answer, after it (Gemini CLI 0.61), or both, and wrap what they replay in what they stored beside it
+ * (Gemini's `<session_context>` preamble and "[Function Response: …]" results as user messages, thoughts
+ * re-rendered as markdown).
+ *
+ * Until the next prompt is sent (`promptSent`), no turn runs: every conversation update of the session is
+ * replay, whatever it holds. After it, the rest of a replay still on its way is told from the new turn by
+ * content: a chunk continuing the stored conversation in order (by text, re-rendered text, or a stored
+ * `messageId`), a stored tool call, a stored plan, or a user message (a turn does not send those) is replay;
+ * the first other conversation update is new, and so is everything after it. State updates (commands, mode,
+ * usage…) are never dropped.
  */
 export class ReplayMatcher {
   private readonly units: Unit[];
@@ -52,6 +64,7 @@ export class ReplayMatcher {
   /** The unit the next replayed piece should continue, and how much of its text was replayed. */
   private at = 0;
   private offset = 0;
+  private prompted = false;
   private ended = false;
 
   constructor(thread: ThreadState) {
@@ -62,9 +75,19 @@ export class ReplayMatcher {
     }
   }
 
+  /** Whether the stored thread holds any conversation (else a load's replay is the conversation itself). */
+  get hasConversation(): boolean {
+    return this.units.length > 0;
+  }
+
   /** True once an update was new: nothing later is a replay. */
   get done(): boolean {
     return this.ended;
+  }
+
+  /** A prompt was sent in the session: from now on, the first update that does not repeat the conversation ends the replay. */
+  promptSent(): void {
+    this.prompted = true;
   }
 
   /** Whether `update` (a `session/update`'s `update`) repeats the stored conversation. */
@@ -76,12 +99,12 @@ export class ReplayMatcher {
       const text = blockKey(update.content);
       const messageId = typeof update.messageId === 'string' ? update.messageId : null;
       const followed = this.followText(role, text);
-      if (followed || (messageId !== null && this.messageIds.has(messageId))) return true;
-      return this.end();
+      if (followed || (messageId !== null && this.messageIds.has(messageId)) || role === 'user_message') return true;
+      return this.unmatched();
     }
     if (kind === 'tool_call' || kind === 'tool_call_update') {
       const id = update.toolCallId;
-      if (typeof id !== 'string' || !this.toolCallIds.has(id)) return this.end();
+      if (typeof id !== 'string' || !this.toolCallIds.has(id)) return this.unmatched();
       const at = this.find((u) => u.kind === 'tool' && u.toolCallId === id);
       if (at >= 0) this.moveTo(at + 1);
       return true;
@@ -89,14 +112,15 @@ export class ReplayMatcher {
     if (kind === 'plan') {
       const key = JSON.stringify(update.entries);
       const at = this.find((u) => u.kind === 'plan' && u.key === key);
-      if (at < 0) return false;
-      this.moveTo(at + 1);
-      return true;
+      if (at >= 0) this.moveTo(at + 1);
+      return at >= 0 || !this.prompted;
     }
     return false;
   }
 
-  private end(): false {
+  /** A conversation update that repeats nothing stored: replay still before a prompt, new after one. */
+  private unmatched(): boolean {
+    if (!this.prompted) return true;
     this.ended = true;
     return false;
   }
@@ -128,6 +152,20 @@ export class ReplayMatcher {
         this.consume(text);
         return true;
       }
+    }
+    // User messages are not compared loosely: any is replay, and a short one would move the cursor far.
+    return role !== 'user_message' && this.followLoosely(role, loose(text));
+  }
+
+  /** The same text re-rendered (`**Subject**\ndescription` for `Subject: description`): a stored message of the role holding it. */
+  private followLoosely(role: Role, text: string): boolean {
+    if (text === '') return false;
+    for (let i = this.at; i < Math.min(this.units.length, this.at + LOOSE_WINDOW); i++) {
+      const u = this.units[i]!;
+      if (u.kind !== 'message' || u.role !== role || u.loose === null || !u.loose.includes(text)) continue;
+      if (u.loose.endsWith(text)) this.moveTo(i + 1);
+      else this.moveTo(i);
+      return true;
     }
     return false;
   }

@@ -99,6 +99,12 @@ export const historyImportRequests = {
   'historyImport.start': request(z.object({ sources }).strict(), z.object({ progress: importProgressSchema })),
   'historyImport.cancel': request(z.object({}).strict(), z.object({ progress: importProgressSchema })),
   'historyImport.status': request(z.object({}).strict(), z.object({ progress: importProgressSchema })),
+  /**
+   * The set-up agent that continues an imported session (reopened through ACP with the tool's own session id):
+   * the session is bound to it, and the choice is remembered for the tool's other sessions (setting
+   * history.importAgents).
+   */
+  'historyImport.chooseAgent': request(z.object({ sessionId: z.string().min(1).max(200), agentId: z.string().min(1).max(500) }).strict(), z.object({ agentId: z.string() })),
 } as const;
 
 export const historyImportEvents = {

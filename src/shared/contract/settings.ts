@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
-import { importTargetSchema } from './history-import';
+import { importSourceIdSchema, importTargetSchema } from './history-import';
 import { sshTargetSchema } from './hosts';
 import { mcpServerSettingSchema } from './mcp';
 import { DEFAULT_REGISTRY_URL } from './registry';
@@ -247,6 +247,15 @@ export const SETTINGS = {
     default: [],
     label: "Keep importing the agents' own sessions",
     description: 'For these agents, sessions they store outside Switchboard (in a terminal beside it) appear in History as they are written (History → Import).',
+    scope: 'app',
+    section: null,
+  }),
+  'history.importAgents': def({
+    // Tool → the id of the agent the user chose to continue its imported sessions with (History → Continue).
+    schema: z.partialRecord(importSourceIdSchema, z.string().min(1).max(500)),
+    default: {},
+    label: 'Agent that continues the sessions imported from each tool',
+    description: 'Chosen in a transcript of an imported session (Continue with…); else the agent whose registry entry or command names the tool.',
     scope: 'app',
     section: null,
   }),

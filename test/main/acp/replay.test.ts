@@ -1,12 +1,14 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageText } from '../../../src/shared/acp-thread';
 import { readMessages } from '../../../src/main/core/store/message-log';
-import { makeCore, promptAndWait, type TestCore } from './helpers';
+import { eventually, makeCore, promptAndWait, turnEnd, type TestCore } from './helpers';
 
 /**
- * Issue 14, bug 2: a session/load replay is recognised by its content against the stored conversation,
- * not by when it arrives, so it is neither shown nor stored (nor indexed) a second time.
+ * Issue 14, bug 2, and issue 36: a session/load replay is neither shown nor stored (nor indexed) a second
+ * time, whenever it arrives (before or after the load's answer) and whatever the agent wraps around the
+ * stored messages (Gemini CLI 0.61: its `<session_context>` preamble, "[Function Response: …]" user messages).
  */
 
 let t: TestCore;
@@ -17,12 +19,11 @@ afterEach(async () => {
   await t.dispose();
 });
 
-/** Sent by the agent after its replay: genuinely new, and the sign that the replay is over. */
-const NEW = 'Welcome back, quokkanew.';
-
 async function thread(sessionId: string): Promise<string[]> {
   return (await t.call('sessions.state', { sessionId })).thread.entries.flatMap((e) =>
-    e.kind === 'user_message' || e.kind === 'agent_message' ? [`${e.kind}: ${messageText(e.parts)}`] : [],
+    e.kind === 'user_message' || e.kind === 'agent_message' || e.kind === 'thought' || e.kind === 'tool_call'
+      ? [`${e.kind}: ${e.kind === 'tool_call' ? e.toolCallId : messageText(e.parts)}`]
+      : [],
   );
 }
 
@@ -36,8 +37,12 @@ async function searchHits(sessionId: string, query: string): Promise<string[]> {
   return hits.map((h) => h.kind).sort();
 }
 
+/**
+ * Two prompts, then twice: closed, reopened (session/load), and a new prompt. The agent writes its replay
+ * before it reads that prompt, so once the prompt's turn has ended the whole replay has been handled.
+ */
 async function reopenTwice(env: Record<string, string>) {
-  const agentId = await t.addAgent({ SCENARIO_CAPS: 'loadSession,close', SCENARIO_STORE: join(t.work, '..', 'agent-store.json'), SCENARIO_LOAD_NEW: NEW, ...env });
+  const agentId = await t.addAgent({ SCENARIO_CAPS: 'loadSession,close', SCENARIO_STORE: join(t.work, '..', 'agent-store.json'), ...env });
   const s = await t.call('sessions.create', { agentId, cwd: t.work });
   await promptAndWait(t, s.id, 'say zebracorn answer one');
   await promptAndWait(t, s.id, 'say okapiword answer two');
@@ -45,51 +50,69 @@ async function reopenTwice(env: Record<string, string>) {
   for (let i = 1; i <= 2; i++) {
     await t.call('sessions.close', { sessionId: s.id });
     await t.call('sessions.reopen', { sessionId: s.id });
-    // The new message comes after the replay: once it is shown, the whole replay has been handled.
-    await waitForNew(s.id, i);
+    await promptAndWait(t, s.id, `say quokkanew${i}`);
   }
   return { id: s.id, before };
 }
 
-async function waitForNew(sessionId: string, times: number): Promise<void> {
-  await t.rec.until(
-    () =>
-      t.rec
-        .updates()
-        .filter((u) => u.sessionId === sessionId && u.event.type === 'update' && u.event.update.sessionUpdate === 'agent_message_chunk')
-        .filter((u) => u.event.type === 'update' && u.event.update.sessionUpdate === 'agent_message_chunk' && u.event.update.content.type === 'text' && u.event.update.content.text.startsWith(NEW))
-        .length >= times,
-    `the new message after replay ${times}`,
-  );
-}
+const EXPECTED = [
+  'user_message: say zebracorn answer one',
+  'agent_message: zebracorn answer one',
+  'user_message: say okapiword answer two',
+  'agent_message: okapiword answer two',
+];
 
 describe.each([
   ['before its answer', { SCENARIO_LOAD_ORDER: 'before' }],
   ['after its answer (Gemini CLI 0.61)', { SCENARIO_LOAD_ORDER: 'after' }],
   ['interleaved with its answer', { SCENARIO_LOAD_ORDER: 'interleave' }],
   ['after its answer, with message ids', { SCENARIO_LOAD_ORDER: 'after', SCENARIO_MESSAGE_IDS: '1' }],
+  ['after its answer, wrapped in a preamble, function responses, thoughts and tool calls (Gemini CLI 0.61)', { SCENARIO_LOAD_ORDER: 'after', SCENARIO_LOAD_WRAP: '1' }],
+  ['before its answer, wrapped likewise', { SCENARIO_LOAD_ORDER: 'before', SCENARIO_LOAD_WRAP: '1' }],
 ])('a session/load replay sent %s', (_name, env) => {
-  it('is shown, stored and indexed once; the updates after it are kept', async () => {
+  it('is shown, stored and indexed once; the turns after it are kept', async () => {
     const { id, before } = await reopenTwice(env);
-    expect(before).toEqual([
-      'user_message: say zebracorn answer one',
-      'agent_message: zebracorn answer one',
-      'user_message: say okapiword answer two',
-      'agent_message: okapiword answer two',
-    ]);
-    const after = await thread(id);
-    expect(after.slice(0, 3)).toEqual(before.slice(0, 3));
-    // The new message joins the last answer (no messageId) or follows it: either way, once per reopen.
-    expect(after.join('\n').split('agent_message: okapiword answer two').length - 1).toBe(1);
-    expect(after.join('\n').split(NEW).length - 1).toBe(2);
+    expect(before).toEqual(EXPECTED);
+    expect(await thread(id)).toEqual([...EXPECTED, 'user_message: say quokkanew1', 'agent_message: quokkanew1', 'user_message: say quokkanew2', 'agent_message: quokkanew2']);
     expect(storedUpdates(id, 'zebracorn answer one')).toBe(1);
     expect(storedUpdates(id, 'okapiword answer two')).toBe(1);
-    expect(storedUpdates(id, NEW)).toBe(2);
+    expect(storedUpdates(id, 'quokkanew1')).toBe(1);
+    expect(storedUpdates(id, 'session_context')).toBe(0);
+    expect(storedUpdates(id, 'Function Response')).toBe(0);
     expect(await searchHits(id, 'zebracorn')).toEqual(['agent', 'prompt']);
     expect(await searchHits(id, 'okapiword')).toEqual(['agent', 'prompt']);
+    expect(await searchHits(id, 'quokkanew1')).toEqual(['agent', 'prompt']);
     // A later turn works as usual.
     await promptAndWait(t, id, 'say zebracorn again');
     expect(await searchHits(id, 'zebracorn')).toEqual(['agent', 'agent', 'prompt', 'prompt']);
+  });
+});
+
+describe('a prompt queued while the session loads', () => {
+  it('is sent once the load is answered, while the replay may still come: its turn is shown once, the replay not at all', async () => {
+    const gate = join(t.work, '..', 'load-gate');
+    const agentId = await t.addAgent({
+      SCENARIO_CAPS: 'loadSession,close',
+      SCENARIO_STORE: join(t.work, '..', 'agent-store.json'),
+      SCENARIO_LOAD_ORDER: 'after',
+      SCENARIO_LOAD_WRAP: '1',
+      SCENARIO_LOAD_GATE: gate,
+    });
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    await promptAndWait(t, s.id, 'say zebracorn answer one');
+    await promptAndWait(t, s.id, 'say okapiword answer two');
+    await t.call('sessions.close', { sessionId: s.id });
+    const reopened = t.call('sessions.reopen', { sessionId: s.id });
+    // The load waits for the gate: the prompt is queued, and sent as soon as the load is answered.
+    await eventually(() => t.call('sessions.state', { sessionId: s.id }).then((st) => st.session.status === 'starting', () => false), 'the load to start');
+    const { promptId, queued } = await t.call('sessions.prompt', { sessionId: s.id, prompt: [{ type: 'text', text: 'say quokkaqueued' }] });
+    expect(queued).toBe(true);
+    writeFileSync(gate, '');
+    await reopened;
+    await turnEnd(t, s.id, promptId);
+    expect(await thread(s.id)).toEqual([...EXPECTED, 'user_message: say quokkaqueued', 'agent_message: quokkaqueued']);
+    expect(storedUpdates(s.id, 'zebracorn answer one')).toBe(1);
+    expect(storedUpdates(s.id, 'session_context')).toBe(0);
   });
 });
 

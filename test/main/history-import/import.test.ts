@@ -67,10 +67,26 @@ describe('History → Import', () => {
     const found = Object.fromEntries((await importer.scan()).map((s) => [s.source, s]));
     expect(found['claude-code']).toMatchObject({ found: true, sessions: 1, imported: 0, name: 'Claude Code' });
     expect(found['claude-code']!.bytes).toBeGreaterThan(5000);
-    expect(found['gemini-cli']).toMatchObject({ found: true, sessions: 2 });
+    // Gemini CLI's second file holds its preamble only (a file it starts as it starts): no session.
+    expect(found['gemini-cli']).toMatchObject({ found: true, sessions: 1 });
     expect(found.codex).toMatchObject({ found: true, sessions: 1 });
     expect(found['qwen-code']).toMatchObject({ found: false, sessions: 0, from: null });
     expect(found.opencode).toMatchObject({ found: false });
+  });
+
+  it('a Gemini CLI chat file holding only its preamble is no session (not counted nor imported) until a prompt is written to it', async () => {
+    home = homeWith('gemini-0.61.0');
+    importer = make(home);
+    const chats = join(home, '.gemini/tmp/sb-fixture-gemini-yfh6up/chats');
+    const empty = join(chats, 'session-2026-11-26T08-32-73fa2bfa.jsonl');
+    expect((await importer.scan()).find((s) => s.source === 'gemini-cli')).toMatchObject({ sessions: 1 });
+    expect(await run(['gemini-cli'])).toMatchObject({ sessions: 1, error: null });
+    expect(listed().filter((s) => s.importedFrom === 'gemini-cli')).toHaveLength(1);
+    appendFileSync(empty, `${JSON.stringify({ id: 'u1', timestamp: '2026-11-26T08:40:00.000Z', type: 'user', content: [{ text: 'plan the walrus migration' }] })}\n`);
+    expect((await importer.scan()).find((s) => s.source === 'gemini-cli')).toMatchObject({ sessions: 2 });
+    expect(await run(['gemini-cli'])).toMatchObject({ sessions: 1, error: null });
+    expect(listed().filter((s) => s.importedFrom === 'gemini-cli')).toHaveLength(2);
+    expect(search('walrus').length).toBe(1);
   });
 
   it('imports every agent: searchable by a word of a tool output and by a file name, with agent, folder, title and dates', async () => {

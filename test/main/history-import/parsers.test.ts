@@ -89,6 +89,31 @@ describe('Codex rollouts (the format of codex-rs/protocol)', () => {
     expect(results(items)[0]!.output).toBe('src/report/stock.py:41:    total += returns_quillfeather\n');
   });
 
+  it('takes off the header Codex writes for the model, and a non-zero exit code it names fails the command', () => {
+    const output = (o: unknown, type = 'function_call_output') => {
+      const r = codexParser.record({}, { timestamp: '2026-03-14T09:13:00.000Z', type: 'response_item', payload: { type, call_id: 'c1', output: o } }, 0);
+      const item = r.items[0] as Extract<TranscriptItem, { type: 'tool_result' }>;
+      return { output: item.output, failed: item.failed };
+    };
+    // Its shell tools (format_exec_output_for_model_freeform).
+    expect(output('Exit code: 2\nWall time: 0.3 seconds\nOutput:\nls: cannot access \'nope\': No such file or directory\n')).toEqual({
+      output: "ls: cannot access 'nope': No such file or directory\n",
+      failed: true,
+    });
+    expect(output('Exit code: 0\nWall time: 1.2 seconds\nTotal output lines: 400\nOutput:\nok\n')).toEqual({ output: 'ok\n', failed: false });
+    expect(output('Exit code: 1\nWall time: 0 seconds\nOutput:\npatch failed', 'custom_tool_call_output')).toEqual({ output: 'patch failed', failed: true });
+    // exec_command (unified exec: format_response).
+    expect(output('Chunk ID: 4f2a\nWall time: 0.0123 seconds\nProcess exited with code 127\nOriginal token count: 9\nOutput:\nsh: 1: frob: not found\n')).toEqual({
+      output: 'sh: 1: frob: not found\n',
+      failed: true,
+    });
+    expect(output('Chunk ID: 4f2a\nWall time: 10.0000 seconds\nProcess running with session ID 3\nOutput:\nstill going')).toEqual({ output: 'still going', failed: false });
+    expect(output({ content: 'Exit code: 3\nWall time: 0.1 seconds\nOutput:\nboom' })).toEqual({ output: 'boom', failed: true });
+    // Text that only looks like a header is the output itself.
+    expect(output('Exit code: 2 is what the docs say\nOutput:\nx')).toEqual({ output: 'Exit code: 2 is what the docs say\nOutput:\nx', failed: false });
+    expect(output('Exit code: 2\nOutput:\nx')).toEqual({ output: 'Exit code: 2\nOutput:\nx', failed: false });
+  });
+
   it('keeps a record of a newer kind as text instead of failing', () => {
     const unknown = items.filter((i) => i.type === 'unknown');
     expect(unknown).toHaveLength(1);

@@ -9,9 +9,10 @@ import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
 import { Recorder } from '../acp/helpers';
 
 /**
- * Issue 14, bug 2: sessions an earlier version polluted (a load's replay that came after the answer was
- * stored again) are cleaned when the app starts after migration 0011: the duplicate run is removed from
- * the stored log, and the history index is rebuilt without it. What the agent sent that was new is kept.
+ * Issue 14, bug 2, and issue 36: sessions an earlier version polluted (a load's replay that came after the
+ * answer, or after the preamble Gemini CLI 0.61 wraps around it, was stored again) are cleaned when the app
+ * starts after migration 0022: the duplicate run is removed from the stored log, and the history index is
+ * rebuilt without it. The turn after it is kept.
  */
 
 let root: string;
@@ -56,24 +57,28 @@ it('removes a stored replay duplicate on upgrade, keeps what was new, and rebuil
   new MessageLog(db).appendMany([
     { sessionId: s.id, direction: 'c2a', method: 'session/load', body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'session/load', params: { sessionId: acp, cwd: work, mcpServers: [] } }) },
     { sessionId: s.id, direction: 'a2c', method: null, body: JSON.stringify({ jsonrpc: '2.0', id: 99, result: {} }) },
+    // Gemini CLI 0.61 wraps its replay: its preamble, and tool results as user messages.
+    chunk('user_message_chunk', '<session_context>\nThis is the Gemini CLI.\n</session_context>'),
     chunk('user_message_chunk', 'say zebracorn answer one'),
     chunk('agent_message_chunk', 'zebracorn '),
     chunk('agent_message_chunk', 'answer one'),
+    chunk('user_message_chunk', '[Function Response: run_shell_command]'),
     update({ sessionUpdate: 'available_commands_update', availableCommands: [] }),
     chunk('user_message_chunk', 'say okapiword answer two'),
     chunk('agent_message_chunk', 'okapiword answer two'),
-    chunk('agent_message_chunk', ' Welcome back, quokkanew.'),
+    { sessionId: s.id, direction: 'c2a', method: 'session/prompt', body: JSON.stringify({ jsonrpc: '2.0', id: 100, method: 'session/prompt', params: { sessionId: acp, prompt: [{ type: 'text', text: 'and now?' }] } }) },
+    chunk('agent_message_chunk', 'Welcome back, quokkanew.'),
   ]);
-  expect(readMessages(db, s.id).length).toBe(before + 9);
-  // Migration 0011 as it runs on such a store (later migrations are not undone: running it again is enough).
-  db.exec('DROP TABLE replay_cleanup');
-  db.exec(readFileSync(new URL('../../../src/main/core/store/migrations/0011_replay_cleanup.sql', import.meta.url), 'utf8'));
+  expect(readMessages(db, s.id).length).toBe(before + 12);
+  // Migration 0022 as it runs on such a store (later migrations are not undone: running it again is enough).
+  db.exec(readFileSync(new URL('../../../src/main/core/store/migrations/0022_replay_cleanup_wrapped.sql', import.meta.url), 'utf8'));
   db.close();
 
   core = new AppCore({ dataDir, transport: 'browser', version: 'test' });
   await core.history.whenIndexed();
   const stored = readMessages(core.store.db, s.id);
-  expect(stored.length).toBe(before + 4);
+  expect(stored.length).toBe(before + 5);
+  expect(stored.some((m) => m.body.includes('session_context') || m.body.includes('Function Response'))).toBe(false);
   const updates = stored.filter((m) => m.method === 'session/update' || m.method === 'session/prompt').map((m) => m.body);
   for (const text of ['"say zebracorn answer one"', '"zebracorn answer one"', '"say okapiword answer two"', '"okapiword answer two"']) {
     expect(updates.filter((b) => b.includes(text)).length, text).toBe(1);
@@ -87,5 +92,5 @@ it('removes a stored replay duplicate on upgrade, keeps what was new, and rebuil
   const quokka = await call<{ hits: unknown[] }>('history.search', { query: 'quokkanew', sessionId: s.id, perSession: 50 });
   expect(quokka.hits.length).toBe(1);
   const { entries } = await call<{ entries: Array<{ kind: string; text?: string }> }>('history.entries', { sessionId: s.id });
-  expect(entries.filter((e) => e.kind === 'prompt').length).toBe(2);
+  expect(entries.filter((e) => e.kind === 'prompt').length).toBe(3);
 });

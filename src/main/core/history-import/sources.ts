@@ -1,7 +1,9 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { importSourceNames } from '../../../shared/import-sources';
+import { geminiHasMessage } from './parsers/gemini-cli';
 import type { JsonlSourceId } from './parsers/line-parsers';
+import { jsonlHasConversation } from './session-content';
 
 /** Where each agent's command-line tool keeps its sessions, and which of its files are sessions. */
 export interface JsonlStore {
@@ -14,6 +16,8 @@ export interface JsonlStore {
   isSession(rel: string): boolean;
   /** How deep session files lie (folders entered at most). */
   maxDepth: number;
+  /** Whether a session file holds a conversation (else it is left out); without it, every file does. */
+  hasConversation?(path: string): boolean;
 }
 
 export interface DatabaseStore {
@@ -44,7 +48,10 @@ export function storesOf(home: string, env: Record<string, string | undefined>):
     jsonl('claude-code', join(home, '.claude', 'projects'), 1, (rel) => /^[^/]+\/[^/]+\.jsonl$/.test(rel)),
     // YYYY/MM/DD/rollout-*.jsonl (older releases: rollout-*.jsonl at the top).
     jsonl('codex', join(codexHome, 'sessions'), 4, (rel) => /(^|\/)rollout-[^/]*\.jsonl$/.test(rel)),
-    jsonl('gemini-cli', join(home, '.gemini', 'tmp'), 2, (rel) => /^[^/]+\/chats\/session-[^/]*\.jsonl$/.test(rel)),
+    {
+      ...jsonl('gemini-cli', join(home, '.gemini', 'tmp'), 2, (rel) => /^[^/]+\/chats\/session-[^/]*\.jsonl$/.test(rel)),
+      hasConversation: (path) => jsonlHasConversation(path, geminiHasMessage),
+    },
     jsonl('qwen-code', join(home, '.qwen', 'projects'), 2, (rel) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(rel)),
     { kind: 'opencode-db', source: 'opencode', name: importSourceNames.opencode, root: join(dataHome, 'opencode', 'opencode.db') },
   ];
@@ -115,7 +122,7 @@ export function listStore(store: JsonlStore): Listing {
       }
       try {
         const st = lstatSync(path);
-        if (st.isFile()) out.files.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
+        if (st.isFile() && (!store.hasConversation || store.hasConversation(path))) out.files.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
       } catch {
         // Gone since it was listed.
       }
@@ -159,6 +166,7 @@ export function findStoreFiles(store: JsonlStore, paths: Iterable<string>): Foun
     if (!st) continue;
     if (st.isDirectory()) return null;
     if (parts.length - 1 > store.maxDepth || !st.isFile() || !store.isSession(parts.join('/'))) continue;
+    if (store.hasConversation && !store.hasConversation(path)) continue;
     out.push({ path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
   }
   return out;

@@ -14,15 +14,19 @@ const parse = (body: string): Record<string, unknown> | null => {
 /**
  * The sequence numbers of a session's stored replay duplicates: the updates an agent replayed after a
  * `session/load` that repeat the conversation stored before that load (recognised as live replays are, by
- * ReplayMatcher). Earlier versions stored a replay that came after the load's answer (Gemini CLI 0.61).
+ * ReplayMatcher). Earlier versions stored a replay that came after the load's answer (Gemini CLI 0.61), or
+ * the part of it after something the agent added (Gemini's `<session_context>` preamble).
  */
 export function replayDuplicates(messages: readonly PersistedMessage[]): Set<number> {
   const removed = new Set<number>();
   const kept: WireMessage[] = [];
   let matcher: ReplayMatcher | null = null;
   for (const m of messages) {
-    if (m.direction === 'c2a' && m.method === 'session/load') matcher = new ReplayMatcher(threadFromWire(kept));
-    else if (m.direction === 'c2a' && m.method === 'session/prompt') matcher = null;
+    if (m.direction === 'c2a' && m.method === 'session/load') {
+      matcher = new ReplayMatcher(threadFromWire(kept));
+      // Nothing stored yet: the replay is the conversation.
+      if (!matcher.hasConversation) matcher = null;
+    } else if (m.direction === 'c2a' && m.method === 'session/prompt') matcher?.promptSent();
     else if (matcher && m.direction === 'a2c' && m.method === 'session/update') {
       const params = parse(m.body)?.params as Record<string, unknown> | undefined;
       if (matcher.isReplay(params?.update)) {

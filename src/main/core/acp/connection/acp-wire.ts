@@ -139,8 +139,8 @@ export class AcpWire implements LogSource {
 
   /**
    * Call right before `session/load` of a session whose conversation (`stored`) is already stored: the
-   * updates the agent replays are recognised by their content (see ReplayMatcher), whether they come
-   * before or after its answer, and are neither stored again nor handed on.
+   * updates the agent replays, before or after its answer and whatever it wraps around them, are neither
+   * stored again nor handed on (see ReplayMatcher: all of them until the next prompt, then by content).
    */
   skipReplay(sessionId: string, stored: ThreadState): void {
     this.replayToSkip.set(sessionId, new ReplayMatcher(stored));
@@ -163,6 +163,8 @@ export class AcpWire implements LogSource {
         this.replayToSkip.delete(sessionId!);
         if (method === 'session/load') this.replays.set(sessionId!, matcher);
       }
+      // What a loaded session's agent sends before its next prompt is replay; after it, the new turn starts.
+      if (method === 'session/prompt' && sessionId !== null) this.replays.get(sessionId)?.promptSent();
     } else if (isId(m.id)) {
       const key = idKey(m.id);
       sessionId = this.a2c.get(key)?.sessionId ?? null;

@@ -105,7 +105,11 @@ export class RestoreService {
     const tool = unboundSource(row.agent_id);
     if (tool) {
       const toolName = importSourceNames[tool];
-      return { mode: null, reason: `No agent for ${toolName} is set up here: add ${toolName} from the ACP Registry (or as a custom agent) to continue this session in it.`, agentName: toolName };
+      return {
+        mode: null,
+        reason: `No agent set up here is known to be ${toolName}'s: choose the one that continues this session (Continue with), or add ${toolName} from the ACP Registry.`,
+        agentName: toolName,
+      };
     }
     if (row.host_id !== LOCAL_HOST_ID) {
       // A remote session comes back on its host: reconnected now, or read-only with the reason.

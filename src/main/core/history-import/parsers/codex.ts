@@ -1,3 +1,4 @@
+import { withoutExecHeader } from './codex-output';
 import { isObject, str, timeOf, unknownItem, type LineParser, type ParsedRecord, type TranscriptItem } from './types';
 
 /**
@@ -19,7 +20,16 @@ function textOf(content: unknown): string {
   return content.map((c) => (isObject(c) && typeof c.text === 'string' ? c.text : isObject(c) && c.type === 'input_image' ? '[image]' : '')).join('');
 }
 
-/** A tool's output: Codex's shell tools record `{"output", "metadata": {"exit_code"}}` as a JSON string. */
+/** Text output, without the header Codex wrote for the model: failed when it names a non-zero exit code. */
+function textOutput(text: string, failed = false): { output: string; failed: boolean } {
+  const { output, exitCode } = withoutExecHeader(text);
+  return { output, failed: failed || (exitCode !== null && exitCode !== 0) };
+}
+
+/**
+ * A tool's output: Codex's shell tools record `{"output", "metadata": {"exit_code"}}` as a JSON string, or the
+ * output with a header naming its exit code (see codex-output.ts).
+ */
 function outputOf(output: unknown): { output: string; failed: boolean } {
   if (typeof output === 'string') {
     if (output.startsWith('{')) {
@@ -27,16 +37,16 @@ function outputOf(output: unknown): { output: string; failed: boolean } {
         const o = JSON.parse(output) as unknown;
         if (isObject(o) && typeof o.output === 'string') {
           const code = isObject(o.metadata) ? o.metadata.exit_code : undefined;
-          return { output: o.output, failed: typeof code === 'number' && code !== 0 };
+          return textOutput(o.output, typeof code === 'number' && code !== 0);
         }
       } catch {
         // Not JSON after all: the text itself.
       }
     }
-    return { output, failed: false };
+    return textOutput(output);
   }
-  if (Array.isArray(output)) return { output: textOf(output), failed: false };
-  if (isObject(output)) return { output: str(output.content) ?? textOf(output.content_items), failed: output.success === false };
+  if (Array.isArray(output)) return textOutput(textOf(output));
+  if (isObject(output)) return textOutput(str(output.content) ?? textOf(output.content_items), output.success === false);
   return { output: '', failed: false };
 }
 

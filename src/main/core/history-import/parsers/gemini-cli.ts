@@ -35,6 +35,27 @@ function textOf(content: unknown): string {
   return content.map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
 }
 
+/** A message of the conversation, as Gemini CLI tells a session worth resuming: a prompt, or an answer, a tool call or a thought. */
+function isConversation(m: unknown): boolean {
+  if (!isObject(m)) return false;
+  if (m.type === 'user') {
+    const text = textOf(m.content).trim();
+    return text !== '' && !PREAMBLE.test(text);
+  }
+  if (m.type === 'gemini') return textOf(m.content).trim() !== '' || (Array.isArray(m.toolCalls) && m.toolCalls.length > 0) || (Array.isArray(m.thoughts) && m.thoughts.length > 0);
+  return false;
+}
+
+/**
+ * Whether a record of a chat file holds a message of the conversation. Gemini CLI writes a file as it starts,
+ * with its preamble only: such a file is no session (not counted, listed nor imported).
+ */
+export function geminiHasMessage(record: unknown): boolean {
+  if (!isObject(record)) return false;
+  if (isObject(record.$set)) return Array.isArray(record.$set.messages) && record.$set.messages.some(isConversation);
+  return isConversation(record);
+}
+
 function message(state: GeminiState, m: Record<string, unknown>, fallbackTs: number): TranscriptItem[] {
   const id = str(m.id);
   const type = str(m.type) ?? '';

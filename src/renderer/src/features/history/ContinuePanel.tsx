@@ -7,6 +7,7 @@ import { useNotices } from '../../app/notices';
 import { useTabs } from '../../state/tabs';
 import { useAgents } from '../agents';
 import { openLiveSessionTab } from '../session';
+import { ContinueAgentChoice } from './ContinueAgentChoice';
 import { landInLiveTab, loadAllEntries, REOPEN_TEXT, reopenPlan, restoreSession, summarize } from './continue';
 import { basename } from './format';
 import { ErrorAlert } from '../../ui/Alert';
@@ -31,8 +32,13 @@ type Stage = { kind: 'idle' } | { kind: 'summarizing' } | { kind: 'editing'; tex
  * agent can resume or load sessions: the panel says which), or continue in a new session with the same agent
  * and folder, primed with an editable summary.
  */
-export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentName, live, title }: Props) {
+export function ContinuePanel({ tabId, sessionId, session, agentId: storedAgentId, cwd, agentName: storedAgentName, live, title }: Props) {
   const api = useApi();
+  // An imported session's agent, as the user chose it here (until the stored session says so too).
+  const [chosen, setChosen] = useState<string | null>(null);
+  const agentId = chosen ?? storedAgentId;
+  const chosenName = useAgents((s) => (chosen ? s.agents.find((a) => a.id === chosen)?.name : undefined));
+  const agentName = chosenName ?? storedAgentName;
   const [stage, setStage] = useState<Stage>({ kind: 'idle' });
   const [error, setError] = useState<string | null>(null);
   const [plan, setPlan] = useState<ReopenPlan | null>(null);
@@ -49,10 +55,17 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
     return () => {
       stale = true;
     };
-  }, [api, sessionId, live]);
+  }, [api, sessionId, live, agentId]);
   const canRestore = plan?.mode === 'resume' || plan?.mode === 'load';
   // Imported from a tool no configured agent serves: nothing can continue it until one is added.
   const unbound = agentId !== null && unboundSource(agentId) !== null;
+
+  const choose = async (id: string) => {
+    setError(null);
+    const r = await api.call('historyImport.chooseAgent', { sessionId, agentId: id });
+    if (r.ok) setChosen(r.value.agentId);
+    else setError(`Could not choose that agent: ${r.error.message}`);
+  };
 
   const prepare = async () => {
     setError(null);
@@ -138,6 +151,9 @@ export function ContinuePanel({ tabId, sessionId, session, agentId, cwd, agentNa
       <span className="muted" data-testid="transcript-reopen-plan" data-mode={plan ? (plan.mode ?? 'none') : undefined} title={plan?.reason}>
         {plan === null ? 'This session has ended. Checking whether its agent can reopen it…' : `This session has ended. ${plan.reason}`}
       </span>
+      {session?.importedFrom && (
+        <ContinueAgentChoice source={session.importedFrom} agentId={agentId} disabled={stage.kind !== 'idle'} onChoose={(id) => void choose(id)} />
+      )}
       {canRestore && (
         <button
           className="primary"
