@@ -1,6 +1,6 @@
 import type { WorktreeError } from '../../../shared/contract/worktrees';
 import type { Host } from '../host/host';
-import { gitRun } from './git';
+import { gitOwn, gitRun } from './git';
 import { upstreamOf } from './repo-git';
 import { installedHook } from './hooks';
 
@@ -28,10 +28,10 @@ export async function push(
   let target = remote;
   if (!target) {
     const upstream = await upstreamOf(host, worktree, branch);
-    const configured = (await gitRun(host, worktree, ['config', '--get', `branch.${branch}.remote`])).stdout.trim();
+    const configured = (await gitOwn(host, worktree, ['config', '--get', `branch.${branch}.remote`])).stdout.trim();
     target = configured || (upstream ? upstream.split('/')[0] : undefined);
   }
-  const remotes = (await gitRun(host, worktree, ['remote'])).stdout.split('\n').filter(Boolean);
+  const remotes = (await gitOwn(host, worktree, ['remote'])).stdout.split('\n').filter(Boolean);
   if (!target) target = remotes.includes('origin') ? 'origin' : remotes[0];
   if (!target || (!remotes.includes(target) && !target.includes('/') && !target.includes(':'))) {
     return { ok: false, error: { kind: 'no_remote', message: target ? `no remote named ${target}` : 'the repository has no remote to push to' } };

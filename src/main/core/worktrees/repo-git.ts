@@ -1,7 +1,7 @@
 import type { CommitRef, WorktreeFile } from '../../../shared/contract/worktrees';
 import type { Host } from '../host/host';
 import { TEMP_PREFIX } from '../host/files';
-import { git } from './git';
+import { git, gitTry } from './git';
 import { headsFromFiles, type Heads } from './ref-files';
 
 /** Read-only questions to a repository (no hooks run for them). */
@@ -74,12 +74,12 @@ export async function mainCheckoutHeads(host: Host, repo: string, names: readonl
 }
 
 export async function revParse(host: Host, cwd: string, rev: string): Promise<string | null> {
-  const out = await host.git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd });
+  const out = await gitTry(host, cwd, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]);
   return out.code === 0 ? out.stdout.toString('utf8').trim() : null;
 }
 
 export async function isAncestor(host: Host, cwd: string, a: string, b: string): Promise<boolean> {
-  const out = await host.git(['merge-base', '--is-ancestor', a, b], { cwd });
+  const out = await gitTry(host, cwd, ['merge-base', '--is-ancestor', a, b]);
   if (out.code > 1) throw new Error(`git merge-base failed: ${out.stderr.trim()}`);
   return out.code === 0;
 }
@@ -130,7 +130,8 @@ export async function changedFiles(host: Host, worktree: string, untracked: 'all
  * (a write's, the folder feed's sync file) come and go in a session's folder: never a change of the session's.
  */
 export async function statusEntries(host: Host, worktree: string, untracked: 'all' | 'normal' = 'all'): Promise<Array<WorktreeFile & { from?: string }>> {
-  const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', `--untracked-files=${untracked}`]);
+  // A submodule's own status would run under its own configuration (its filters): only its commit is compared.
+  const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', `--untracked-files=${untracked}`, '--ignore-submodules=dirty']);
   const fields = out.split('\0');
   const files: Array<WorktreeFile & { from?: string }> = [];
   for (let i = 0; i < fields.length; i++) {
@@ -148,13 +149,18 @@ export async function statusEntries(host: Host, worktree: string, untracked: 'al
 
 /** The branch's upstream ('origin/x'), if it has one. */
 export async function upstreamOf(host: Host, cwd: string, branch: string): Promise<string | null> {
-  const out = await host.git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`], { cwd });
+  const out = await gitTry(host, cwd, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`]);
   return out.code === 0 ? out.stdout.toString('utf8').trim() || null : null;
 }
 
-/** Would merging `theirs` into `ours` conflict? The merged tree, or the conflicting files. Touches no checkout. */
-export async function trialMerge(host: Host, repo: string, ours: string, theirs: string): Promise<{ tree: string; conflicts: string[] }> {
-  const out = await host.git(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], { cwd: repo });
+/**
+ * Would merging `theirs` into `ours` conflict? The merged tree, or the conflicting files. Touches no checkout.
+ * A merge driver the repository configures is not run (its files conflict) unless `asUser`: the merge the user
+ * asked for, which their own git merge would run it for.
+ */
+export async function trialMerge(host: Host, repo: string, ours: string, theirs: string, asUser = false): Promise<{ tree: string; conflicts: string[] }> {
+  const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs];
+  const out = asUser ? await host.git(args, { cwd: repo }) : await gitTry(host, repo, args);
   if (out.code > 1) throw new Error(`git merge-tree failed: ${out.stderr.trim()}`);
   const [tree = '', ...names] = out.stdout.toString('utf8').split('\0');
   return { tree: tree.trim(), conflicts: out.code === 1 ? [...new Set(names.filter(Boolean))] : [] };

@@ -1,5 +1,5 @@
 import type { Host } from '../host/host';
-import { git, GitError, gitRun, type GitOptions } from './git';
+import { git, GitError, gitOwn, gitTry, type GitOptions } from './git';
 
 type HookOption = Pick<GitOptions, 'repoHooks'>;
 
@@ -36,7 +36,7 @@ export async function removeWorktreeFolder(host: Host, repo: string, path: strin
 
 /** Drops the records of worktrees whose folders are gone. */
 export async function pruneWorktrees(host: Host, repo: string): Promise<void> {
-  await oneAtATime(host, repo, () => gitRun(host, repo, ['worktree', 'prune']));
+  await oneAtATime(host, repo, () => gitOwn(host, repo, ['worktree', 'prune']));
 }
 
 /**
@@ -52,7 +52,7 @@ export async function deleteBranch(host: Host, repo: string, branch: string, o: 
   try {
     await git(host, repo, ['branch', '-D', branch], o);
   } catch (e) {
-    const gone = (await host.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo })).code !== 0;
+    const gone = (await gitTry(host, repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).code !== 0;
     if (!gone || !(e instanceof GitError)) throw e;
   }
 }
