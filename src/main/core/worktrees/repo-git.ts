@@ -116,7 +116,7 @@ export async function commitsBetween(host: Host, cwd: string, from: string, to: 
 }
 
 export async function aheadBehind(host: Host, cwd: string, base: string, branch: string): Promise<{ ahead: number; behind: number }> {
-  const [behind = 0, ahead = 0] = (await git(host, cwd, ['rev-list', '--left-right', '--count', `${base}...${branch}`, '--'])).trim().split(/\s+/).map(Number);
+  const [behind = 0, ahead = 0] = (await git(host, cwd, ['rev-list', '--left-right', '--count', '--end-of-options', `${base}...${branch}`, '--'])).trim().split(/\s+/).map(Number);
   return { ahead, behind };
 }
 
@@ -149,6 +149,8 @@ export async function statusEntries(host: Host, worktree: string, untracked: 'al
 
 /** The branch's upstream ('origin/x'), if it has one. */
 export async function upstreamOf(host: Host, cwd: string, branch: string): Promise<string | null> {
+  // rev-parse takes no --end-of-options (git 2.39): a name that reads as an option has no upstream here.
+  if (branch.startsWith('-')) return null;
   const out = await gitTry(host, cwd, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`]);
   return out.code === 0 ? out.stdout.toString('utf8').trim() || null : null;
 }
