@@ -185,6 +185,8 @@ export class AppCore implements Disposable {
         },
       }),
     ).register(this.router);
+    // A worktree's setup command (npm ci…) holds back the prompts of the sessions working there until it ends.
+    this.disposables.add(acp.sessions.holdFolders((cwd) => this.worktrees.setup.holdFor(cwd)));
     this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, this.worktrees, this.hosts.local)).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);

@@ -451,7 +451,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           The agent is waiting for your permission — press 1–{Math.min(9, pending.options.length)}, Y or N
         </button>
       )}
-      <QueuePanel sessionId={sessionId} items={view.queue} />
+      <QueuePanel sessionId={sessionId} items={view.queue} waitingFor={view.queueWaitingFor} />
       <Composer
         ref={composer}
         session={session}

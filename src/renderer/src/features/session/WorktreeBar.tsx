@@ -1,6 +1,6 @@
 import { GitBranch } from 'lucide-react';
 import { memo, useCallback, useEffect, useState } from 'react';
-import type { MergeStrategy, SetupRun, WorktreeError, WorktreeInfo, WorktreeStatus } from '@shared/contract/worktrees';
+import { SETUP_OUTPUT_CHARS, type MergeStrategy, type SetupRun, type WorktreeError, type WorktreeInfo, type WorktreeStatus } from '@shared/contract/worktrees';
 import { useApi, useEvent } from '../../app/api-context';
 import { openExternalLink } from '../../app/link-confirm';
 import { useNotices } from '../../app/notices';
@@ -73,19 +73,28 @@ function SetupPanel({ path }: { path: string }) {
   const [run, setRun] = useState<SetupRun | null>(null);
   const [output, setOutput] = useState('');
   const [hidden, setHidden] = useState(false);
+  // The output from its first byte: what the run kept so far, then each event from where it left off (an event
+  // already in what was kept is skipped; one after a gap asks for the run again).
+  const [reload, setReload] = useState(0);
   useEffect(() => {
     void api.call('worktrees.setupRuns', { path }).then((r) => {
       const last = r.ok ? r.value.runs.at(-1) : undefined;
       if (last) {
         setRun(last);
-        if (last.ended) setOutput(last.ended.tail);
+        setOutput(last.output ?? last.ended?.tail ?? '');
       }
     });
-  }, [api, path]);
+  }, [api, path, reload]);
   useEvent('worktrees.setupOutput', (e) => {
     if (e.path !== path) return;
     setRun((r) => (r && r.id === e.id ? r : { id: e.id, path, command: '', startedAt: Date.now(), ended: null }));
-    setOutput((o) => (o + e.chunk).slice(-64 * 1024));
+    setOutput((o) => {
+      if (e.offset > o.length) {
+        if (o.length < SETUP_OUTPUT_CHARS) setReload((n) => n + 1);
+        return o;
+      }
+      return (o + e.chunk.slice(o.length - e.offset)).slice(0, SETUP_OUTPUT_CHARS);
+    });
   }, [path]);
   useEvent('worktrees.setupEnded', (e) => e.path === path && setRun((r) => (r ? { ...r, ended: e.end } : r)), [path]);
   if (!run || hidden) return null;
@@ -105,7 +114,9 @@ function SetupPanel({ path }: { path: string }) {
         )}
         {ended && <button onClick={() => setHidden(true)}>Hide</button>}
       </div>
-      <pre className="worktree-setup-output">{output}</pre>
+      <pre className="worktree-setup-output" data-testid="worktree-setup-output">
+        {ended && output.length >= SETUP_OUTPUT_CHARS ? `${output}\n…\n${ended.tail}` : output}
+      </pre>
     </div>
   );
 }
