@@ -175,6 +175,8 @@ export const leftoverWorktreeSchema = z.object({
   unmerged: z.array(commitSchema),
   /** Uncommitted changes (an untracked folder as one entry). */
   files: z.array(worktreeFileSchema),
+  /** What could not be read of it (its folder is no longer a repository…): what it would lose is unknown. */
+  problem: z.string().max(2000).optional(),
 });
 export type LeftoverWorktree = z.infer<typeof leftoverWorktreeSchema>;
 
