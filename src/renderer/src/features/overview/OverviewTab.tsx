@@ -97,7 +97,7 @@ export function OverviewTab({ active }: TabViewProps) {
                   }}
                 >
                   <td>{name}</td>
-                  <td title={s.cwd}>{basename(s.cwd)}</td>
+                  <td title={s.cwd}><VisibleText text={basename(s.cwd)} /></td>
                   <td className="overview-title">
                     <VisibleText text={sessionTitle(s.title, name, s.forkedFrom?.title)} />
                   </td>
