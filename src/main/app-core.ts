@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppInfo } from '../shared/contract/app';
+import { IpcFailure } from '../shared/contract/failure';
 import { replyTo } from '../shared/acp-thread';
 import { checkExternalLink } from '../shared/links';
 import { AcpServices } from './core/acp/acp-services';
@@ -204,13 +205,13 @@ export class AppCore implements Disposable {
       versions: { node: process.versions.node, electron: process.versions.electron ?? null, chrome: process.versions.chrome ?? null },
     }));
     router.handle('app.resetStore', () => {
-      if (store.status.ok) throw new Error('the store is healthy; nothing to reset');
+      if (store.status.ok) throw new IpcFailure('conflict', 'the store is healthy: there is nothing to reset, and nothing was moved');
       return store.reset();
     });
     // The contract admits http(s) only; checked again here, and the normalised URL is the one opened.
     router.handle('app.openExternal', async ({ url }) => {
       const link = checkExternalLink(url);
-      if (!link.ok) throw new Error(`not opened: ${link.reason}`);
+      if (!link.ok) throw new IpcFailure('forbidden', `not opened: ${link.reason}`);
       return { opened: options.openExternal ? await options.openExternal(link.url) : false };
     });
   }
