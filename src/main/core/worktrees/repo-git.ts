@@ -92,9 +92,34 @@ export async function unmergedCommits(host: Host, repo: string, base: string, br
   if (!(await revParse(host, repo, `refs/heads/${branch}`))) return [];
   const unmerged = await commitsBetween(host, repo, `refs/heads/${base}`, `refs/heads/${branch}`);
   if (unmerged.length === 0) return unmerged;
-  const trial = await trialMerge(host, repo, `refs/heads/${base}`, `refs/heads/${branch}`);
-  const baseTree = (await git(host, repo, ['rev-parse', `refs/heads/${base}^{tree}`])).trim();
-  return trial.conflicts.length === 0 && trial.tree === baseTree ? [] : unmerged;
+  if (await mergedAsOf(host, repo, `refs/heads/${base}`, `refs/heads/${branch}`)) return [];
+  return (await mergedEarlier(host, repo, base, branch)) ? [] : unmerged;
+}
+
+/** Merging `branch` into `commit` would change nothing (its work is in `commit` already). */
+async function mergedAsOf(host: Host, repo: string, commit: string, branch: string): Promise<boolean> {
+  const trial = await trialMerge(host, repo, commit, branch);
+  if (trial.conflicts.length > 0) return false;
+  return trial.tree === (await git(host, repo, ['rev-parse', `${commit}^{tree}`])).trim();
+}
+
+/** How many of the base's later commits are tried as the one a squash (or rebase) of the branch went into. */
+const SQUASH_SEARCH = 30;
+
+/**
+ * The branch was squashed (or rebased) into the base earlier, and the base has moved on since, in the same
+ * files (merging it into the base's tip now would conflict, or undo the later work): one of the base's commits
+ * since the branch forked, among those touching the branch's files, already held all of its work.
+ */
+async function mergedEarlier(host: Host, repo: string, base: string, branch: string): Promise<boolean> {
+  const fork = (await gitTry(host, repo, ['merge-base', `refs/heads/${base}`, `refs/heads/${branch}`])).stdout.toString('utf8').trim();
+  if (!fork) return false;
+  const files = (await git(host, repo, ['diff', '--name-only', '-z', fork, `refs/heads/${branch}`, '--'])).split('\0').filter(Boolean);
+  if (files.length === 0) return false;
+  const paths = files.length <= 200 ? ['--', ...files] : ['--'];
+  const candidates = (await git(host, repo, ['--literal-pathspecs', 'log', '--format=%H', `-n${SQUASH_SEARCH}`, `${fork}..refs/heads/${base}`, ...paths])).split('\n').filter(Boolean);
+  for (const commit of candidates) if (await mergedAsOf(host, repo, commit, `refs/heads/${branch}`)) return true;
+  return false;
 }
 
 /** The branch's commits on no other branch, tag or remote branch (what deleting it alone would lose), newest first. */
