@@ -14,6 +14,7 @@ import { StoreService } from './core/store/store-service';
 import { BackupService } from './core/store/backup';
 import { CompareService } from './core/compare/compare-service';
 import { repoSetting, WorktreeService } from './core/worktrees/worktree-service';
+import { isInside, realish } from './core/worktrees/folder';
 import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
 import { agentForImport } from './core/history-import/agent-match';
@@ -183,6 +184,17 @@ export class AppCore implements Disposable {
             const thread = acp.sessions.session(id)?.snapshot().thread;
             return thread ? replyTo(thread.entries, promptId) : null;
           },
+        },
+        // A removed worktree: the sessions working in it end (a prompt there would fail inside the agent), and
+        // it leaves the recent folders (the new-session form and Compare start from the first of them).
+        onRemoved: (path) => {
+          const gone = realish(path);
+          for (const s of acp.sessions.list()) {
+            if (s.status !== 'closed' && isInside(realish(s.cwd), gone)) void acp.sessions.session(s.id)?.close().catch(() => undefined);
+          }
+          const recent = this.settings.get('sessions.recentFolders');
+          const kept = recent.filter((f) => !isInside(realish(f), gone));
+          if (kept.length !== recent.length) this.settings.set({ key: 'sessions.recentFolders', value: kept });
         },
       }),
     ).register(this.router);

@@ -39,6 +39,8 @@ export interface WorktreeServiceOptions {
   env: () => Record<string, string>;
   /** The sessions whose agents draft pull requests; the folders open sessions work in. */
   sessions: DraftSessions & { openFolders(): string[] };
+  /** A worktree's folder was removed (discarded, or removed as a leftover): what pointed at it lets go. */
+  onRemoved?(path: string): void;
 }
 
 /**
@@ -83,6 +85,7 @@ export class WorktreeService implements Disposable {
     router.handle('worktrees.removeLeftover', async (p) => {
       const out = await this.leftovers.remove(p);
       if (out.ok) this.o.bus.emit('worktrees.changed', { path: p.path ?? p.repo, repo: p.repo, removed: true });
+      if (out.ok && p.path) this.o.onRemoved?.(p.path);
       return out;
     });
     router.handle('worktrees.setupCancel', (p) => ({ cancelled: this.setup.cancel(p.id) }));
@@ -290,6 +293,7 @@ export class WorktreeService implements Disposable {
     }
     this.o.store.db.prepare('DELETE FROM worktrees WHERE path = ?').run(r.path);
     this.changed(r, true);
+    this.o.onRemoved?.(r.path);
     return { ok: true, value: {} };
   }
 
