@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppInfo } from '../shared/contract/app';
+import { IpcFailure } from '../shared/contract/failure';
 import { replyTo } from '../shared/acp-thread';
 import { checkExternalLink } from '../shared/links';
 import { AcpServices } from './core/acp/acp-services';
@@ -13,6 +14,7 @@ import { StoreService } from './core/store/store-service';
 import { BackupService } from './core/store/backup';
 import { CompareService } from './core/compare/compare-service';
 import { repoSetting, WorktreeService } from './core/worktrees/worktree-service';
+import { isInside, realish } from './core/worktrees/folder';
 import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
 import { ImportAgentChoice } from './core/history-import/agent-choice';
@@ -199,8 +201,21 @@ export class AppCore implements Disposable {
             return thread ? replyTo(thread.entries, promptId) : null;
           },
         },
+        // A removed worktree: the sessions working in it end (a prompt there would fail inside the agent), and
+        // it leaves the recent folders (the new-session form and Compare start from the first of them).
+        onRemoved: (path) => {
+          const gone = realish(path);
+          for (const s of acp.sessions.list()) {
+            if (s.status !== 'closed' && isInside(realish(s.cwd), gone)) void acp.sessions.session(s.id)?.close().catch(() => undefined);
+          }
+          const recent = this.settings.get('sessions.recentFolders');
+          const kept = recent.filter((f) => !isInside(realish(f), gone));
+          if (kept.length !== recent.length) this.settings.set({ key: 'sessions.recentFolders', value: kept });
+        },
       }),
     ).register(this.router);
+    // A worktree's setup command (npm ci…) holds back the prompts of the sessions working there until it ends.
+    this.disposables.add(acp.sessions.holdFolders((cwd) => this.worktrees.setup.holdFor(cwd)));
     this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, this.worktrees, this.hosts.local)).register(this.router);
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
@@ -218,13 +233,13 @@ export class AppCore implements Disposable {
       versions: { node: process.versions.node, electron: process.versions.electron ?? null, chrome: process.versions.chrome ?? null },
     }));
     router.handle('app.resetStore', () => {
-      if (store.status.ok) throw new Error('the store is healthy; nothing to reset');
+      if (store.status.ok) throw new IpcFailure('conflict', 'the store is healthy: there is nothing to reset, and nothing was moved');
       return store.reset();
     });
     // The contract admits http(s) only; checked again here, and the normalised URL is the one opened.
     router.handle('app.openExternal', async ({ url }) => {
       const link = checkExternalLink(url);
-      if (!link.ok) throw new Error(`not opened: ${link.reason}`);
+      if (!link.ok) throw new IpcFailure('forbidden', `not opened: ${link.reason}`);
       return { opened: options.openExternal ? await options.openExternal(link.url) : false };
     });
   }

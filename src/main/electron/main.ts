@@ -1,7 +1,8 @@
-import { app, BrowserWindow, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, session, shell } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppCore } from '../app-core';
+import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from '../core/platform/instance-lock';
 import { connectIpc } from './ipc';
 import { installPermissionHandlers } from './permissions';
 import { APP_ORIGIN, registerAppScheme, serveRenderer } from './protocol';
@@ -30,7 +31,18 @@ if (!app.requestSingleInstanceLock()) {
     contents.on('will-attach-webview', (ev) => ev.preventDefault());
   });
 
+  let lock: InstanceLock | null = null;
   void app.whenReady().then(() => {
+    // Electron's lock keeps out a second desktop app; the data folder's keeps out browser mode on the same data.
+    try {
+      lock = acquireInstanceLock(app.getPath('userData'), 'electron');
+    } catch (e) {
+      if (!(e instanceof InstanceLockedError)) throw e;
+      dialog.showErrorBox('Switchboard is already running', e.message);
+      app.exit(2);
+      return;
+    }
+    app.on('will-quit', () => lock?.release());
     // No permissions (camera, geolocation…) for anything the renderer shows, but the app's own notifications.
     installPermissionHandlers(session.defaultSession, APP_ORIGIN);
     serveRenderer(join(here, '../renderer'));

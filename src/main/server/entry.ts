@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from '../core/platform/instance-lock';
 import { defaultDataDir } from '../core/platform/paths';
 import { installSafetyNet } from './safety-net';
 import { startWsServer } from './ws-server';
@@ -24,6 +25,17 @@ async function main(): Promise<void> {
   });
   const pkg = JSON.parse(readFileSync(join(here, '../../package.json'), 'utf8')) as { version: string };
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+  // One Switchboard per data folder: a second one is refused, naming the first, before it touches anything.
+  let lock: InstanceLock;
+  try {
+    lock = acquireInstanceLock(dataDir, 'browser');
+  } catch (e) {
+    if (!(e instanceof InstanceLockedError)) throw e;
+    console.log(JSON.stringify({ event: 'refused', reason: 'data_dir_in_use', holder: e.holder, lockPath: e.lockPath }));
+    console.error(`Switchboard did not start: ${e.message}`);
+    process.exit(2);
+  }
+  process.on('exit', () => lock.release());
   // SWITCHBOARD_STARTUP_BACKUP_DELAY_MS: benchmarks time the start-up backup itself.
   const backupDelay = Number(process.env.SWITCHBOARD_STARTUP_BACKUP_DELAY_MS ?? '');
   // The core's code is compiled and run once the page has been sent, in steps (preloadCore), each taken while
@@ -39,6 +51,9 @@ async function main(): Promise<void> {
     port: Number(values.port),
     ...(values.token ? { token: values.token } : {}),
   });
+  lock.setPort(server.port);
+  const wanted = Number(values.port);
+  if (wanted && server.port !== wanted) console.error(`Switchboard: port ${wanted} is in use by another program; listening on ${server.port} instead.`);
   console.log(JSON.stringify({ event: 'listening', url: server.url, port: server.port, dataDir }));
   preloaded = preloadCore(() => server.whenIdle());
   // A failed load is reported by the core's start, which awaits the same promise.

@@ -85,6 +85,8 @@ export const sessionSnapshotSchema = z.object({
   /** `n` of the last event folded into `thread`: drop `session.update` events with n ≤ this. */
   n: z.number().int(),
   queue: z.array(queueItemSchema),
+  /** What the queue waits for before its first prompt goes (a worktree's setup command). */
+  queueWaitingFor: z.string().optional(),
   permissions: z.array(permissionRequestSchema),
 });
 export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;
@@ -284,7 +286,7 @@ export const sessionEvents = {
       byRule: z.boolean(),
     }),
   ),
-  'session.queue': event(z.object({ sessionId: z.string(), items: z.array(queueItemSchema) })),
+  'session.queue': event(z.object({ sessionId: z.string(), items: z.array(queueItemSchema), waitingFor: z.string().optional() })),
   /** Something the agent sent was dropped or ignored; the session goes on. sessionId null: agent-wide. */
   'session.warning': event(
     z.object({ sessionId: z.string().nullable(), agentId: z.string(), kind: warningKindSchema, message: z.string(), ts: z.number() }),

@@ -143,7 +143,18 @@ export const setupEndSchema = z.object({
 });
 export type SetupEnd = z.infer<typeof setupEndSchema>;
 
-export const setupRunSchema = z.object({ id: z.string(), path: z.string(), command: z.string(), startedAt: z.number(), ended: setupEndSchema.nullable() });
+/** How much of a setup command's output is kept from its first byte (the rest: its tail, once it ends). */
+export const SETUP_OUTPUT_CHARS = 256 * 1024;
+
+export const setupRunSchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  command: z.string(),
+  startedAt: z.number(),
+  ended: setupEndSchema.nullable(),
+  /** Its output so far from the first byte (up to SETUP_OUTPUT_CHARS; the events carry on from its length). */
+  output: z.string().optional(),
+});
 export type SetupRun = z.infer<typeof setupRunSchema>;
 
 /**
@@ -164,6 +175,8 @@ export const leftoverWorktreeSchema = z.object({
   unmerged: z.array(commitSchema),
   /** Uncommitted changes (an untracked folder as one entry). */
   files: z.array(worktreeFileSchema),
+  /** What could not be read of it (its folder is no longer a repository…): what it would lose is unknown. */
+  problem: z.string().max(2000).optional(),
 });
 export type LeftoverWorktree = z.infer<typeof leftoverWorktreeSchema>;
 
@@ -258,7 +271,7 @@ export const worktreeRequests = {
 
 export const worktreeEvents = {
   /** Output of a setup command, as it comes (stdout and stderr interleaved, UTF-8). */
-  'worktrees.setupOutput': event(z.object({ id: z.string(), path: z.string(), chunk: z.string() })),
+  'worktrees.setupOutput': event(z.object({ id: z.string(), path: z.string(), chunk: z.string(), offset: z.number().int().min(0) })),
   'worktrees.setupEnded': event(z.object({ id: z.string(), path: z.string(), end: setupEndSchema })),
   /** A worktree was created, merged, committed to, pushed or discarded: its status may have changed. */
   'worktrees.changed': event(z.object({ path: z.string(), repo: z.string(), removed: z.boolean() })),

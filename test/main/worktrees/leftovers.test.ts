@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeftoverWorktree, WorktreeInfo } from '../../../src/shared/contract/worktrees';
@@ -107,4 +107,22 @@ describe('leftover worktrees (Settings → Worktrees)', () => {
     expect(mainHead).not.toBe(headBefore);
     expect(sh(f.repo, 'status', '--porcelain')).toBe('');
   }, 60_000);
+});
+
+describe('a leftover that cannot be read', () => {
+  it('is listed with its reason, and the others as usual', async () => {
+    const broken = await create('sb/broken');
+    const fine = await create('sb/fine');
+    writeFileSync(join(fine.path, 'notes.txt'), 'draft\n');
+    // Its folder is no longer a repository: the .git file that tied it to the repository is gone.
+    rmSync(join(broken.path, '.git'));
+    const list = await leftovers();
+    expect(byBranch(list, 'sb/fine')).toMatchObject({ files: [{ path: 'notes.txt', code: '??' }] });
+    expect(byBranch(list, 'sb/fine')!.problem).toBeUndefined();
+    expect(byBranch(list, 'sb/broken')).toMatchObject({ path: broken.path, problem: expect.stringMatching(/its folder: .*not a git repository/i) });
+    // Nothing is removed on a confirmation that could not say what it loses.
+    const refused = await remove(byBranch(list, 'sb/broken')!);
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'git_failed' } });
+    expect(existsSync(broken.path)).toBe(true);
+  });
 });

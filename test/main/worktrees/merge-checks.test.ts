@@ -57,3 +57,21 @@ describe('a merge commit into the base checkout', () => {
     expect(sh(f.repo, 'status', '--porcelain')).toBe('');
   });
 });
+
+describe('the discard plan after a squash merge', () => {
+  it('counts the squashed commits as merged, though the base has moved on in the same lines since', async () => {
+    const w = await create('sb/squashed');
+    await commitIn(w, 'a.txt');
+    writeFileSync(join(w.path, 'src/app.ts'), 'export const greeting = "hi";\nexport const count = 1;\n');
+    await f.ok('worktrees.commit', { path: w.path, message: 'Greet shortly', files: ['src/app.ts'] });
+    await f.ok('worktrees.merge', { path: w.path, strategy: 'squash' });
+    expect((await f.ok<{ unmerged: unknown[] }>('worktrees.discardPlan', { path: w.path })).unmerged).toEqual([]);
+    // The base goes on: the same line changed again (merging the branch now would conflict).
+    writeFileSync(join(f.repo, 'src/app.ts'), 'export const greeting = "hello there";\nexport const count = 1;\n');
+    sh(f.repo, 'commit', '-qam', 'Greet at length');
+    expect((await f.ok<{ unmerged: unknown[] }>('worktrees.discardPlan', { path: w.path })).unmerged).toEqual([]);
+    // Work after the squash is still counted as not merged.
+    await commitIn(w, 'b.txt');
+    expect((await f.ok<{ unmerged: Array<{ subject: string }> }>('worktrees.discardPlan', { path: w.path })).unmerged.map((c) => c.subject)).toContain('Add b.txt');
+  });
+});

@@ -38,7 +38,7 @@ describe('a pull request drafted by the session’s agent', () => {
     process.env.PATH = `${gh.dir}:${savedPath}`;
     const body = `${draft.body}\n\nReviewed by me.`;
     await f.ok('worktrees.pullRequest', { path: worktree.path, title: draft.title, body });
-    expect(ghCalls(gh.log)[1]).toEqual(['pr', 'create', '--base', 'main', '--head', 'sb/greet', '--title', 'Greet the user by name', '--body', body]);
+    expect(ghCalls(gh.log)[1]).toEqual(['pr', 'create', '--base=main', '--head=sb/greet', '--title=Greet the user by name', `--body=${body}`]);
     expect(sh(f.origin, 'log', '--format=%s', 'sb/greet')).toBe('Greet the user by name\ninit\n');
   });
 

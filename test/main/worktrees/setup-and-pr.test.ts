@@ -98,7 +98,7 @@ describe('pull requests', () => {
     expect(pr).toMatchObject({ via: 'gh', url: 'https://github.example/acme/project/pull/42' });
     expect(ghCalls(gh.log)).toEqual([
       ['auth', 'status'],
-      ['pr', 'create', '--base', 'main', '--head', 'sb/feature', '--title', 'Add the feature', '--body', 'Drafted from the session.\n\n- one', '--draft'],
+      ['pr', 'create', '--base=main', '--head=sb/feature', '--title=Add the feature', '--body=Drafted from the session.\n\n- one', '--draft'],
     ]);
     expect(sh(f.origin, 'log', '--format=%s', 'sb/feature')).toBe('Add feature\ninit\n');
   });

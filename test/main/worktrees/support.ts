@@ -98,7 +98,7 @@ export function fakeGh(signedIn: boolean): { dir: string; log: string } {
 for a in "$@"; do printf '%s\\037' "$a"; done >> "${log}"; printf '\\036' >> "${log}"
 case "$1 $2" in
   "auth status") ${signedIn ? 'echo "Logged in to github.com account tester"; exit 0' : 'echo "You are not logged into any GitHub hosts. To log in, run: gh auth login" >&2; exit 1'} ;;
-  "pr create") echo "Creating pull request for $6 into $4"; echo "https://github.example/acme/project/pull/42"; exit 0 ;;
+  "pr create") echo "Creating pull request: $4 into $3"; echo "https://github.example/acme/project/pull/42"; exit 0 ;;
 esac
 exit 2
 `,

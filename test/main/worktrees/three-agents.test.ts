@@ -81,7 +81,7 @@ describe('three agents on three branches of one repository', () => {
     // Gamma: pushed and opened as a pull request through (the stand-in) gh.
     const pr = await f.ok<{ via: string; url: string | null }>('worktrees.pullRequest', { path: c.worktree.path, title: 'Add the gamma readme', body: 'From the gamma session.' });
     expect(pr).toMatchObject({ via: 'gh', url: 'https://github.example/acme/project/pull/42' });
-    expect(ghCalls(gh.log).at(-1)).toEqual(['pr', 'create', '--base', 'main', '--head', 'sb/gamma', '--title', 'Add the gamma readme', '--body', 'From the gamma session.']);
+    expect(ghCalls(gh.log).at(-1)).toEqual(['pr', 'create', '--base=main', '--head=sb/gamma', '--title=Add the gamma readme', '--body=From the gamma session.']);
 
     // What git says: main has alpha's and beta's work and not gamma's; the remote has gamma's branch.
     expect(sh(f.repo, 'log', '--format=%s', 'main')).toBe("Squashed branch 'sb/beta'\nMerge branch 'sb/alpha'\nAdd alpha/notes.md\ninit\n");

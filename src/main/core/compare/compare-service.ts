@@ -9,7 +9,7 @@ import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
 import type { Host } from '../host/host';
-import { gitRun } from '../worktrees/git';
+import { gitOwn } from '../worktrees/git';
 import { changedFiles, revParse } from '../worktrees/repo-git';
 import type { WorktreeService } from '../worktrees/worktree-service';
 
@@ -238,7 +238,7 @@ export class CompareService implements Disposable {
         const made = await this.worktrees.commit(w, message?.trim() || commitMessage(compare.prompt), pending.map((f) => f.path));
         if (!made.ok) return made;
       }
-      const files = (await gitRun(this.host, w.repo, ['diff', '--name-only', '-z', `refs/heads/${w.base}...refs/heads/${w.branch}`])).stdout.split('\0').filter(Boolean);
+      const files = (await gitOwn(this.host, w.repo, ['diff', '--name-only', '-z', `refs/heads/${w.base}...refs/heads/${w.branch}`])).stdout.split('\0').filter(Boolean);
       const merged = await this.worktrees.merge(w, strategy, message);
       return merged.ok ? { ok: true as const, value: { ...merged.value, files } } : merged;
     });

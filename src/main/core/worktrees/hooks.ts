@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Host } from '../host/host';
+import { gitTry } from './git';
 
 /**
  * Of the hooks git runs for an operation, the first one installed (so that a failure can say "the pre-commit
@@ -8,7 +9,8 @@ import type { Host } from '../host/host';
  */
 export async function installedHook(host: Host, cwd: string, names: readonly string[]): Promise<string | null> {
   for (const name of names) {
-    const out = await host.git(['rev-parse', '--git-path', `hooks/${name}`], { cwd });
+    // Where the user's git finds the hook (their core.hooksPath): rev-parse itself runs none.
+    const out = await gitTry(host, cwd, ['rev-parse', '--git-path', `hooks/${name}`], { repoHooks: true });
     if (out.code !== 0) continue;
     const rel = out.stdout.toString('utf8').trim();
     const path = isAbsolute(rel) ? rel : join(cwd, rel);

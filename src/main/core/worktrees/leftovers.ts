@@ -53,6 +53,8 @@ export class Leftovers {
     const c = (await this.candidates([p.repo])).find((x) => x.path === p.path && x.branch === p.branch);
     if (!c) return { ok: false, error: { kind: 'unknown_worktree', path: p.path ?? p.branch ?? p.repo } };
     const now = await this.describe(c);
+    // What it would lose is unknown: nothing is removed on a confirmation that could not list it.
+    if (now.problem) return { ok: false, error: { kind: 'git_failed', command: 'git status', output: now.problem, hook: null } };
     const shas = new Set(p.unmerged);
     const files = new Set(p.files);
     if (now.unmerged.some((x) => !shas.has(x.sha)) || now.files.some((f) => !files.has(f.path))) {
@@ -70,16 +72,29 @@ export class Leftovers {
     return { ok: true, value: {} };
   }
 
+  /**
+   * What removing it loses. A part git cannot answer (a folder that is no longer a repository, a damaged branch)
+   * is this one's `problem`, never the whole list's failure.
+   */
   private async describe(c: Candidate): Promise<LeftoverWorktree> {
     const { host } = this.o;
     const missing = c.path !== null && (!c.known || !existsSync(c.path));
-    const hasBranch = c.branch !== null && (await revParse(host, c.repo, `refs/heads/${c.branch}`)) !== null;
-    const baseKnown = c.base !== null && (await revParse(host, c.repo, `refs/heads/${c.base}`)) !== null;
+    const problems: string[] = [];
+    const read = <T>(what: string, f: () => Promise<T>, none: T): Promise<T> =>
+      f().catch((e: unknown) => {
+        if (!(e instanceof Error)) throw e;
+        problems.push(`${what}: ${e.message.split('\n')[0]!.slice(0, 500)}`);
+        return none;
+      });
     const [unmerged, files] = await Promise.all([
-      !hasBranch ? [] : baseKnown ? unmergedCommits(host, c.repo, c.base!, c.branch!) : commitsOnlyOn(host, c.repo, c.branch!),
-      c.path && !missing ? changedFiles(host, c.path, 'normal') : [],
+      read('its commits', async () => {
+        const hasBranch = c.branch !== null && (await revParse(host, c.repo, `refs/heads/${c.branch}`)) !== null;
+        const baseKnown = c.base !== null && (await revParse(host, c.repo, `refs/heads/${c.base}`)) !== null;
+        return !hasBranch ? [] : baseKnown ? unmergedCommits(host, c.repo, c.base!, c.branch!) : commitsOnlyOn(host, c.repo, c.branch!);
+      }, []),
+      c.path && !missing ? read('its folder', () => changedFiles(host, c.path!, 'normal'), []) : [],
     ]);
-    return { repo: c.repo, path: c.path, branch: c.branch, origin: c.origin, missing, unmerged, files };
+    return { repo: c.repo, path: c.path, branch: c.branch, origin: c.origin, missing, unmerged, files, ...(problems.length ? { problem: problems.join('; ') } : {}) };
   }
 
   /** What Switchboard made in the repositories it made worktrees or comparisons in (or in those of them named). */

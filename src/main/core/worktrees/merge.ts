@@ -45,7 +45,7 @@ async function mergeOnce(host: Host, t: MergeTarget, strategy: MergeStrategy, me
   const inCheckout = strategy === 'merge' && checkout !== null;
   const [mergeBase, trial] = await Promise.all([
     inCheckout ? null : gitRun(host, t.repo, ['merge-base', baseSha, branchSha]).then((o) => o.stdout.trim()),
-    trialMerge(host, t.repo, baseSha, branchSha),
+    trialMerge(host, t.repo, baseSha, branchSha, true),
   ]);
   if (mergeBase === branchSha) return { ok: false, error: { kind: 'nothing_to_merge', base: t.base, branch: t.branch } };
   const fastForward = mergeBase === baseSha;

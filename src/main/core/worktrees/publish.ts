@@ -1,6 +1,6 @@
 import type { WorktreeError } from '../../../shared/contract/worktrees';
 import type { Host } from '../host/host';
-import { gitRun } from './git';
+import { gitOwn, gitRun } from './git';
 import { upstreamOf } from './repo-git';
 import { installedHook } from './hooks';
 
@@ -18,6 +18,21 @@ export function compareUrlIn(output: string): string | null {
   return null;
 }
 
+/**
+ * Why `target` is no place to push to (null: it is one): a remote the repository names, or the address of a
+ * repository by a transport that runs nothing of the address's (https, ssh, git, file, or scp's host:path).
+ */
+export function remoteProblem(target: string, remotes: readonly string[]): string | null {
+  if (target.startsWith('-')) return `"${target}" is not a remote (it reads as an option)`;
+  if ([...target].some((c) => c < ' ' || c === '\u007f')) return 'a remote has no control characters';
+  if (remotes.includes(target)) return null;
+  if (/^(https?|ssh|git|file):\/\//i.test(target)) return null;
+  // scp-like [user@]host:path (a host is no transport name: "ext::", "fd::" run commands).
+  if (/^([\w.-]+@)?[\w.-]+:(?!:)[^\s]/.test(target) && !target.includes('::')) return null;
+  if (target.startsWith('/') && !target.includes('::')) return null;
+  return `no remote named ${target}`;
+}
+
 /** Pushes `branch` to its upstream's remote (else `remote`, else origin) and sets the upstream. Never forced. */
 export async function push(
   host: Host,
@@ -28,16 +43,17 @@ export async function push(
   let target = remote;
   if (!target) {
     const upstream = await upstreamOf(host, worktree, branch);
-    const configured = (await gitRun(host, worktree, ['config', '--get', `branch.${branch}.remote`])).stdout.trim();
+    const configured = (await gitOwn(host, worktree, ['config', '--get', `branch.${branch}.remote`])).stdout.trim();
     target = configured || (upstream ? upstream.split('/')[0] : undefined);
   }
-  const remotes = (await gitRun(host, worktree, ['remote'])).stdout.split('\n').filter(Boolean);
+  const remotes = (await gitOwn(host, worktree, ['remote'])).stdout.split('\n').filter(Boolean);
   if (!target) target = remotes.includes('origin') ? 'origin' : remotes[0];
-  if (!target || (!remotes.includes(target) && !target.includes('/') && !target.includes(':'))) {
-    return { ok: false, error: { kind: 'no_remote', message: target ? `no remote named ${target}` : 'the repository has no remote to push to' } };
-  }
-  // No '+' in the refspec and no --force: a push that is not a fast-forward is refused by git.
-  const out = await gitRun(host, worktree, ['push', '--set-upstream', target, `refs/heads/${branch}:refs/heads/${branch}`]);
+  if (!target) return { ok: false, error: { kind: 'no_remote', message: 'the repository has no remote to push to' } };
+  const refused = remoteProblem(target, remotes);
+  if (refused) return { ok: false, error: { kind: 'no_remote', message: refused } };
+  // No '+' in the refspec and no --force: a push that is not a fast-forward is refused by git. What follows
+  // --end-of-options is never an option, whatever it starts with.
+  const out = await gitRun(host, worktree, ['push', '--set-upstream', '--end-of-options', target, `refs/heads/${branch}:refs/heads/${branch}`]);
   const output = out.output.slice(-MAX_OUTPUT);
   if (out.code !== 0) {
     if (/\[rejected\]|\[remote rejected\]|non-fast-forward|fetch first/.test(output)) return { ok: false, error: { kind: 'push_rejected', output } };
@@ -89,7 +105,8 @@ export async function pullRequest(
   const pushed = await push(host, worktree, p.branch);
   if (!pushed.ok) return pushed;
   if (reason) return { ok: true, value: { via: 'push', compareUrl: pushed.value.compareUrl, output: pushed.value.output, reason } };
-  const args = ['gh', 'pr', 'create', '--base', p.base, '--head', p.branch, '--title', p.title, '--body', p.body];
+  // Each value joined to its flag: a title or body that starts with '-' is text, never a flag of gh's.
+  const args = ['gh', 'pr', 'create', `--base=${p.base}`, `--head=${p.branch}`, `--title=${p.title}`, `--body=${p.body}`];
   if (p.draft) args.push('--draft');
   const created = await runCommand(host, args, worktree, ghEnv);
   if (created.code !== 0) return { ok: false, error: { kind: 'git_failed', command: 'gh pr create', output: created.output, hook: null } };

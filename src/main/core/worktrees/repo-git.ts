@@ -1,7 +1,7 @@
 import type { CommitRef, WorktreeFile } from '../../../shared/contract/worktrees';
 import type { Host } from '../host/host';
 import { TEMP_PREFIX } from '../host/files';
-import { git } from './git';
+import { git, gitTry } from './git';
 import { headsFromFiles, type Heads } from './ref-files';
 
 /** Read-only questions to a repository (no hooks run for them). */
@@ -74,12 +74,12 @@ export async function mainCheckoutHeads(host: Host, repo: string, names: readonl
 }
 
 export async function revParse(host: Host, cwd: string, rev: string): Promise<string | null> {
-  const out = await host.git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd });
+  const out = await gitTry(host, cwd, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]);
   return out.code === 0 ? out.stdout.toString('utf8').trim() : null;
 }
 
 export async function isAncestor(host: Host, cwd: string, a: string, b: string): Promise<boolean> {
-  const out = await host.git(['merge-base', '--is-ancestor', a, b], { cwd });
+  const out = await gitTry(host, cwd, ['merge-base', '--is-ancestor', a, b]);
   if (out.code > 1) throw new Error(`git merge-base failed: ${out.stderr.trim()}`);
   return out.code === 0;
 }
@@ -92,9 +92,34 @@ export async function unmergedCommits(host: Host, repo: string, base: string, br
   if (!(await revParse(host, repo, `refs/heads/${branch}`))) return [];
   const unmerged = await commitsBetween(host, repo, `refs/heads/${base}`, `refs/heads/${branch}`);
   if (unmerged.length === 0) return unmerged;
-  const trial = await trialMerge(host, repo, `refs/heads/${base}`, `refs/heads/${branch}`);
-  const baseTree = (await git(host, repo, ['rev-parse', `refs/heads/${base}^{tree}`])).trim();
-  return trial.conflicts.length === 0 && trial.tree === baseTree ? [] : unmerged;
+  if (await mergedAsOf(host, repo, `refs/heads/${base}`, `refs/heads/${branch}`)) return [];
+  return (await mergedEarlier(host, repo, base, branch)) ? [] : unmerged;
+}
+
+/** Merging `branch` into `commit` would change nothing (its work is in `commit` already). */
+async function mergedAsOf(host: Host, repo: string, commit: string, branch: string): Promise<boolean> {
+  const trial = await trialMerge(host, repo, commit, branch);
+  if (trial.conflicts.length > 0) return false;
+  return trial.tree === (await git(host, repo, ['rev-parse', `${commit}^{tree}`])).trim();
+}
+
+/** How many of the base's later commits are tried as the one a squash (or rebase) of the branch went into. */
+const SQUASH_SEARCH = 30;
+
+/**
+ * The branch was squashed (or rebased) into the base earlier, and the base has moved on since, in the same
+ * files (merging it into the base's tip now would conflict, or undo the later work): one of the base's commits
+ * since the branch forked, among those touching the branch's files, already held all of its work.
+ */
+async function mergedEarlier(host: Host, repo: string, base: string, branch: string): Promise<boolean> {
+  const fork = (await gitTry(host, repo, ['merge-base', `refs/heads/${base}`, `refs/heads/${branch}`])).stdout.toString('utf8').trim();
+  if (!fork) return false;
+  const files = (await git(host, repo, ['diff', '--name-only', '-z', fork, `refs/heads/${branch}`, '--'])).split('\0').filter(Boolean);
+  if (files.length === 0) return false;
+  const paths = files.length <= 200 ? ['--', ...files] : ['--'];
+  const candidates = (await git(host, repo, ['--literal-pathspecs', 'log', '--format=%H', `-n${SQUASH_SEARCH}`, `${fork}..refs/heads/${base}`, ...paths])).split('\n').filter(Boolean);
+  for (const commit of candidates) if (await mergedAsOf(host, repo, commit, `refs/heads/${branch}`)) return true;
+  return false;
 }
 
 /** The branch's commits on no other branch, tag or remote branch (what deleting it alone would lose), newest first. */
@@ -116,7 +141,7 @@ export async function commitsBetween(host: Host, cwd: string, from: string, to: 
 }
 
 export async function aheadBehind(host: Host, cwd: string, base: string, branch: string): Promise<{ ahead: number; behind: number }> {
-  const [behind = 0, ahead = 0] = (await git(host, cwd, ['rev-list', '--left-right', '--count', `${base}...${branch}`, '--'])).trim().split(/\s+/).map(Number);
+  const [behind = 0, ahead = 0] = (await git(host, cwd, ['rev-list', '--left-right', '--count', '--end-of-options', `${base}...${branch}`, '--'])).trim().split(/\s+/).map(Number);
   return { ahead, behind };
 }
 
@@ -130,7 +155,8 @@ export async function changedFiles(host: Host, worktree: string, untracked: 'all
  * (a write's, the folder feed's sync file) come and go in a session's folder: never a change of the session's.
  */
 export async function statusEntries(host: Host, worktree: string, untracked: 'all' | 'normal' = 'all'): Promise<Array<WorktreeFile & { from?: string }>> {
-  const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', `--untracked-files=${untracked}`]);
+  // A submodule's own status would run under its own configuration (its filters): only its commit is compared.
+  const out = await git(host, worktree, ['status', '--porcelain=v1', '-z', `--untracked-files=${untracked}`, '--ignore-submodules=dirty']);
   const fields = out.split('\0');
   const files: Array<WorktreeFile & { from?: string }> = [];
   for (let i = 0; i < fields.length; i++) {
@@ -148,13 +174,20 @@ export async function statusEntries(host: Host, worktree: string, untracked: 'al
 
 /** The branch's upstream ('origin/x'), if it has one. */
 export async function upstreamOf(host: Host, cwd: string, branch: string): Promise<string | null> {
-  const out = await host.git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`], { cwd });
+  // rev-parse takes no --end-of-options (git 2.39): a name that reads as an option has no upstream here.
+  if (branch.startsWith('-')) return null;
+  const out = await gitTry(host, cwd, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`]);
   return out.code === 0 ? out.stdout.toString('utf8').trim() || null : null;
 }
 
-/** Would merging `theirs` into `ours` conflict? The merged tree, or the conflicting files. Touches no checkout. */
-export async function trialMerge(host: Host, repo: string, ours: string, theirs: string): Promise<{ tree: string; conflicts: string[] }> {
-  const out = await host.git(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], { cwd: repo });
+/**
+ * Would merging `theirs` into `ours` conflict? The merged tree, or the conflicting files. Touches no checkout.
+ * A merge driver the repository configures is not run (its files conflict) unless `asUser`: the merge the user
+ * asked for, which their own git merge would run it for.
+ */
+export async function trialMerge(host: Host, repo: string, ours: string, theirs: string, asUser = false): Promise<{ tree: string; conflicts: string[] }> {
+  const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs];
+  const out = asUser ? await host.git(args, { cwd: repo }) : await gitTry(host, repo, args);
   if (out.code > 1) throw new Error(`git merge-tree failed: ${out.stderr.trim()}`);
   const [tree = '', ...names] = out.stdout.toString('utf8').split('\0');
   return { tree: tree.trim(), conflicts: out.code === 1 ? [...new Set(names.filter(Boolean))] : [] };

@@ -1,5 +1,5 @@
 import type { Host } from '../host/host';
-import { git, GitError, gitRun, type GitOptions } from './git';
+import { git, GitError, gitOwn, gitTry, type GitOptions } from './git';
 
 type HookOption = Pick<GitOptions, 'repoHooks'>;
 
@@ -26,17 +26,17 @@ function oneAtATime<T>(host: Host, repo: string, work: () => Promise<T>): Promis
 
 /** Creates a worktree of `repo` at `commit` on a new branch (a GitError with git's output when it cannot). */
 export async function addWorktree(host: Host, repo: string, path: string, branch: string, commit: string, o: HookOption = {}): Promise<void> {
-  await oneAtATime(host, repo, () => git(host, repo, ['worktree', 'add', '-b', branch, path, commit], o));
+  await oneAtATime(host, repo, () => git(host, repo, ['worktree', 'add', '-b', branch, '--', path, commit], o));
 }
 
 /** Removes a worktree's folder and its record in `repo` (even with changes); its branch stays. */
 export async function removeWorktreeFolder(host: Host, repo: string, path: string, o: HookOption = {}): Promise<void> {
-  await oneAtATime(host, repo, () => git(host, repo, ['worktree', 'remove', '--force', path], o));
+  await oneAtATime(host, repo, () => git(host, repo, ['worktree', 'remove', '--force', '--', path], o));
 }
 
 /** Drops the records of worktrees whose folders are gone. */
 export async function pruneWorktrees(host: Host, repo: string): Promise<void> {
-  await oneAtATime(host, repo, () => gitRun(host, repo, ['worktree', 'prune']));
+  await oneAtATime(host, repo, () => gitOwn(host, repo, ['worktree', 'prune']));
 }
 
 /**
@@ -50,9 +50,9 @@ export async function removeWorktree(host: Host, repo: string, path: string, bra
 
 export async function deleteBranch(host: Host, repo: string, branch: string, o: HookOption = {}): Promise<void> {
   try {
-    await git(host, repo, ['branch', '-D', branch], o);
+    await git(host, repo, ['branch', '-D', '--', branch], o);
   } catch (e) {
-    const gone = (await host.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo })).code !== 0;
+    const gone = (await gitTry(host, repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).code !== 0;
     if (!gone || !(e instanceof GitError)) throw e;
   }
 }

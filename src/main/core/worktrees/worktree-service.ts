@@ -8,7 +8,7 @@ import type { Router } from '../base/router';
 import type { Host } from '../host/host';
 import type { StoreService } from '../store/store-service';
 import { folderNameFor, folderProblem, isInside, realish, worktreeFolder } from './folder';
-import { GitError, gitRun } from './git';
+import { GitError, gitOwn, gitRun } from './git';
 import { addWorktree, deleteBranch, pruneWorktrees, removeWorktree } from './worktree-git';
 import { draftPullRequest, type DraftSessions } from './draft';
 import { installedHook } from './hooks';
@@ -39,6 +39,8 @@ export interface WorktreeServiceOptions {
   env: () => Record<string, string>;
   /** The sessions whose agents draft pull requests; the folders open sessions work in. */
   sessions: DraftSessions & { openFolders(): string[] };
+  /** A worktree's folder was removed (discarded, or removed as a leftover): what pointed at it lets go. */
+  onRemoved?(path: string): void;
 }
 
 /**
@@ -83,6 +85,7 @@ export class WorktreeService implements Disposable {
     router.handle('worktrees.removeLeftover', async (p) => {
       const out = await this.leftovers.remove(p);
       if (out.ok) this.o.bus.emit('worktrees.changed', { path: p.path ?? p.repo, repo: p.repo, removed: true });
+      if (out.ok && p.path) this.o.onRemoved?.(p.path);
       return out;
     });
     router.handle('worktrees.setupCancel', (p) => ({ cancelled: this.setup.cancel(p.id) }));
@@ -104,7 +107,13 @@ export class WorktreeService implements Disposable {
   async known<T>(path: string, f: (r: Row) => Promise<Outcome<T>>): Promise<Outcome<T>> {
     const r = this.row(path);
     if (!r) return { ok: false, error: { kind: 'unknown_worktree', path } };
-    return f(r);
+    try {
+      return await f(r);
+    } catch (e) {
+      // A git question that failed (or was not run: see git-guard.ts) is the answer, with git's reason.
+      if (e instanceof GitError) return { ok: false, error: { kind: 'git_failed', command: 'git', output: e.message, hook: null } };
+      throw e;
+    }
   }
 
   private changed(r: Row, removed = false): void {
@@ -146,7 +155,7 @@ export class WorktreeService implements Disposable {
     // Asked at once: git answers them from any folder of the repository.
     const [repoOut, format, heads] = await Promise.all([
       this.repoOf(repoPath),
-      gitRun(host, repoPath, ['check-ref-format', '--branch', branch]).catch((e: Error) => ({ code: 1, stdout: '', output: e.message })),
+      gitOwn(host, repoPath, ['check-ref-format', '--branch', branch]).catch((e: Error) => ({ code: 1, stdout: '', output: e.message })),
       branchHeads(host, repoPath, [branch, base]).catch(() => new Map<string, { sha: string }>()),
     ]);
     const taken = heads.has(branch);
@@ -247,7 +256,7 @@ export class WorktreeService implements Disposable {
       if (/nothing to commit|no changes added to commit|nothing added to commit/.test(out.output)) return { ok: false, error: { kind: 'nothing_to_commit' } };
       return { ok: false, error: { kind: 'git_failed', command: 'git commit', output: out.output, hook: await installedHook(host, r.path, ['pre-commit', 'prepare-commit-msg', 'commit-msg']) } };
     }
-    const [sha = '', subject = ''] = (await gitRun(host, r.path, ['log', '-1', '--format=%H%x00%s'])).stdout.trim().split('\0');
+    const [sha = '', subject = ''] = (await gitOwn(host, r.path, ['log', '-1', '--format=%H%x00%s'])).stdout.trim().split('\0');
     this.changed(r);
     return { ok: true, value: { commit: { sha, subject } } };
   }
@@ -284,6 +293,7 @@ export class WorktreeService implements Disposable {
     }
     this.o.store.db.prepare('DELETE FROM worktrees WHERE path = ?').run(r.path);
     this.changed(r, true);
+    this.o.onRemoved?.(r.path);
     return { ok: true, value: {} };
   }
 

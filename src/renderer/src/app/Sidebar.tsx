@@ -3,6 +3,7 @@ import { focusNextNeedingYou, useNeedsYouCount } from './attention';
 import { sidebarSections } from './contributions';
 import { useShortcutHint, withHint } from './shortcuts';
 import { useSidebar } from './sidebar-state';
+import { VisibleText } from '../ui/VisibleText';
 
 export function Sidebar() {
   const needs = useNeedsYouCount();
@@ -42,7 +43,7 @@ export function Sidebar() {
       </div>
       {sidebarSections.map((s) => (
         <section key={s.id} className="sidebar-section" data-testid={`sidebar-${s.id}`}>
-          <h2>{s.title}</h2>
+          <h2><VisibleText text={s.title} /></h2>
           <s.view />
         </section>
       ))}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { StoreStatus } from '@shared/contract/app';
 import { useApi } from './api-context';
+import { VisibleText } from '../ui/VisibleText';
 
 /** Shown instead of the app when the store cannot be opened: never a silent empty history. */
 export function StoreErrorScreen({ status, onRecovered }: { status: Extract<StoreStatus, { ok: false }>; onRecovered(): void }) {
@@ -30,7 +31,7 @@ export function StoreErrorScreen({ status, onRecovered }: { status: Extract<Stor
       <dl>
         <dt>File</dt>
         <dd>
-          <code data-testid="store-path">{status.path}</code>
+          <code data-testid="store-path"><VisibleText text={status.path} /></code>
         </dd>
         <dt>What SQLite said</dt>
         <dd>

@@ -45,7 +45,7 @@ export function ConfirmHost() {
   return (
     <Modal label={asking.title} onClose={() => asking.answer(false)}>
       <div className="confirm-dialog" data-testid="confirm-dialog">
-        <h2>{asking.title}</h2>
+        <h2><VisibleText text={asking.title} /></h2>
         <p>{asking.message}</p>
         {asking.details.length > 0 && (
           <ul className="confirm-details" data-testid="confirm-details">

@@ -76,6 +76,8 @@ export class LiveSession {
   private thread: ThreadState = createThread();
   private n = 0;
   private queue: QueueItem[] = [];
+  /** What the queue waits for before its first prompt goes (the worktree's setup command), or null. */
+  private held: string | null = null;
   private readonly permissions: PermissionRequests;
   private readonly elicitations: ElicitationRequests;
   private turn: { promptId: string; item: QueueItem; cancelled: boolean } | null = null;
@@ -177,7 +179,7 @@ export class LiveSession {
   /** The session's state; with `tail`, its thread holds only its last `tail` entries. */
   snapshot(tail?: number): SessionSnapshot {
     const thread = tail === undefined ? this.thread : threadTail(this.thread, tail);
-    return { session: this.info(), thread, n: this.n, queue: this.queue, permissions: this.permissions.infos() };
+    return { session: this.info(), thread, n: this.n, queue: this.queue, ...(this.held ? { queueWaitingFor: this.held } : {}), permissions: this.permissions.infos() };
   }
 
   /** The thread's whole toolIndex, with `n` of the last event folded into it. */
@@ -226,7 +228,7 @@ export class LiveSession {
   }
 
   private emitQueue(): void {
-    this.host.bus.emit('session.queue', { sessionId: this.id, items: this.queue });
+    this.host.bus.emit('session.queue', { sessionId: this.id, items: this.queue, ...(this.held ? { waitingFor: this.held } : {}) });
   }
 
   // ───────────── setup ─────────────
@@ -348,7 +350,8 @@ export class LiveSession {
     if (TERMINAL_STATUSES.has(this.status)) throw new IpcFailure('unavailable', `the session is ${this.status}${this.error ? `: ${this.error}` : ''}`);
     checkPromptCapabilities(blocks, this.runtime.capabilities?.promptCapabilities);
     const item: QueueItem = { id: randomUUID(), prompt: blocks, createdAt: Date.now() };
-    if (this.status === 'idle' && !this.turn && this.queue.length === 0) {
+    this.holdFor(this.host.folderHold(this.cwd));
+    if (this.status === 'idle' && !this.turn && this.queue.length === 0 && !this.held) {
       void this.send(item);
       return { promptId: item.id, queued: false };
     }
@@ -357,8 +360,23 @@ export class LiveSession {
     return { promptId: item.id, queued: true };
   }
 
+  /**
+   * Holds the queue until the session's folder is ready (its worktree's setup command has ended): the agent's
+   * first turn does not start on a half-installed folder. The queue says what it waits for.
+   */
+  private holdFor(hold: { reason: string; done: Promise<unknown> } | null): void {
+    if (!hold || this.held) return;
+    this.held = hold.reason;
+    const release = () => {
+      this.held = null;
+      this.emitQueue();
+      this.drain();
+    };
+    hold.done.then(release, release);
+  }
+
   private drain(): void {
-    if (this.status !== 'idle' || this.turn || this.queue.length === 0 || this.gone) return;
+    if (this.status !== 'idle' || this.turn || this.queue.length === 0 || this.gone || this.held) return;
     const next = this.queue.shift()!;
     this.emitQueue();
     void this.send(next);

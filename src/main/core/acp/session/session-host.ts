@@ -27,6 +27,8 @@ export interface SessionHost {
   loginEnv(): Promise<Record<string, string>>;
   forgetSession(id: string): void;
   warn(agentId: string, sessionId: string | null, kind: WarningKind, message: string): void;
+  /** What the session's folder is not ready for prompts until (a worktree's setup command running), or null. */
+  folderHold(cwd: string): { reason: string; done: Promise<unknown> } | null;
   /** Before the prompt goes to the agent; the turn waits for it. */
   turnStarting(turn: SessionTurn): Promise<void>;
   /** After the turn ended, any way it ends. */

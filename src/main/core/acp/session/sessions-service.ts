@@ -40,6 +40,12 @@ function ipcFailureOf(e: unknown): unknown {
 }
 
 /** Before a turn's prompt goes to the agent (checkpoints take their "before" snapshot); the turn waits for it. */
+export interface FolderHold {
+  /** What the prompts wait for, in the user's words. */
+  reason: string;
+  done: Promise<unknown>;
+}
+
 export type TurnStartingListener = (turn: SessionTurn) => Promise<void> | void;
 
 /**
@@ -48,6 +54,7 @@ export type TurnStartingListener = (turn: SessionTurn) => Promise<void> | void;
  */
 export class SessionsService implements SessionHost, RestorePort, Disposable {
   private readonly turnStartingListeners = new Set<TurnStartingListener>();
+  private folderHolds: ((cwd: string) => FolderHold | null) | null = null;
   private readonly turnEnds = new Emitter<SessionTurnEnd>();
   /** A turn ended (compare records its run's end; checkpoints take their "after" snapshot). */
   readonly onTurnEnded = this.turnEnds.event;
@@ -65,6 +72,12 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   /** The user renamed a session in History: its live tab shows the name at once. */
   renamed(sessionId: string): void {
     this.live.get(sessionId)?.refreshCustomTitle();
+  }
+
+  /** What holds back the prompts of sessions in a folder (a worktree's setup command), as `hold` says. */
+  holdFolders(hold: (cwd: string) => FolderHold | null): Disposable {
+    this.folderHolds = hold;
+    return { dispose: () => void (this.folderHolds === hold && (this.folderHolds = null)) };
   }
 
   /** A turn is about to start: the prompt waits for every listener (they must not throw). */
@@ -133,6 +146,14 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   }
   forgetSession(id: string): void {
     this.live.delete(id);
+  }
+  folderHold(cwd: string): FolderHold | null {
+    try {
+      return this.folderHolds?.(cwd) ?? null;
+    } catch (e) {
+      console.error('folder hold failed:', e);
+      return null;
+    }
   }
   async turnStarting(turn: SessionTurn): Promise<void> {
     await Promise.all(

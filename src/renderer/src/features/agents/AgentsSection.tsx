@@ -16,6 +16,7 @@ import { Modal } from '../../ui/Modal';
 import { displayStatus, dropAgent, syncAgents, useAgents } from './state';
 import { useConnection } from '../../ipc/connection';
 import { ErrorAlert } from '../../ui/Alert';
+import { VisibleText } from '../../ui/VisibleText';
 
 /** An agent's state as shown: 'disconnected' while the page does not reach the core. */
 type ShownState = AgentSummary['status']['state'] | 'disconnected';
@@ -100,7 +101,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
       <div className="agent-line">
         <button className="agent-name" onClick={() => setOpen(!open)} aria-expanded={open} title={s.error ?? `${title}: ${STATE_TEXT[s.state]}`}>
           <span className={`agent-dot ${s.state}`} aria-label={STATE_TEXT[s.state]} />
-          <span className="agent-title">{title}</span>
+          <span className="agent-title"><VisibleText text={title} /></span>
           {s.authMethods.length > 0 && (
             <span className="agent-auth-hint" title="This agent offers sign-in methods (open for details)" aria-label="sign-in available">
               <KeyRound size={12} />
@@ -126,7 +127,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             <ul className="agent-processes small" data-testid="agent-processes" aria-label="Processes by project folder">
               {folderProcesses.map((p) => (
                 <li key={p.folder} data-testid="agent-process" data-folder={p.folder} data-state={p.state} title={p.error ?? undefined}>
-                  <span className={`agent-dot ${p.state}`} aria-hidden /> {STATE_TEXT[p.state]} in <code>{basename(p.folder ?? '')}</code>
+                  <span className={`agent-dot ${p.state}`} aria-hidden /> {STATE_TEXT[p.state]} in <code><VisibleText text={basename(p.folder ?? '')} /></code>
                   {p.pid ? ` · pid ${p.pid}` : ''}
                 </li>
               ))}
@@ -189,7 +190,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               {sessions.map((x) => (
                 <li key={x.id}>
                   <button className="link-button" onClick={() => openSessionTab(x, title)} title={x.cwd}>
-                    {sessionTitle(x.title, title, x.forkedFrom?.title)} <span className="muted small">{x.status}</span>
+                    <VisibleText text={sessionTitle(x.title, title, x.forkedFrom?.title)} /> <span className="muted small">{x.status}</span>
                   </button>
                 </li>
               ))}

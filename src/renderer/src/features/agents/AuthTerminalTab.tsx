@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { TabViewProps } from '../../app/contributions';
 import { AgentTerminalView, describeExit, type ExitInfo } from '../../app/TerminalView';
+import { VisibleText } from '../../ui/VisibleText';
 
 /** An agent's sign-in command running in a terminal you type into. */
 export function AuthTerminalTab({ tab }: TabViewProps) {
@@ -9,7 +10,7 @@ export function AuthTerminalTab({ tab }: TabViewProps) {
   return (
     <div className="auth-terminal-tab" data-testid="auth-terminal">
       <div className="agent-log-bar">
-        <strong>{tab.title}</strong>
+        <strong><VisibleText text={tab.title} /></strong>
         <code className="muted small">{String(tab.props.commandLine ?? '')}</code>
       </div>
       <p className="muted small auth-terminal-note">

@@ -4,6 +4,7 @@ import { useApi, useEvent } from '../../app/api-context';
 import { openSessionTab } from './AgentsSection';
 import { agentName, useAgents } from './state';
 import { basename } from '../../ui/format';
+import { VisibleText } from '../../ui/VisibleText';
 
 /** Sidebar: live sessions grouped by repository and branch (those working in a worktree), the rest by folder. */
 export function BranchesSection() {
@@ -40,14 +41,14 @@ export function BranchesSection() {
     <ul className="branch-groups" data-testid="branch-groups">
       {[...groups.entries()].sort().map(([repo, byBranch]) => (
         <li key={repo} title={repo}>
-          <strong>{basename(repo)}</strong>
+          <strong><VisibleText text={basename(repo)} /></strong>
           <ul>
             {[...byBranch.entries()].sort().map(([branch, list]) => (
               <li key={branch} data-testid="branch-group" data-branch={branch}>
-                <span className="muted small">{branch || 'this folder'}</span>
+                <span className="muted small"><VisibleText text={branch || 'this folder'} /></span>
                 {list.map((s) => (
                   <button key={s.id} className="link-button" onClick={() => openSessionTab(s, agentName(agents, s.agentId))} title={s.cwd}>
-                    {s.title ?? agentName(agents, s.agentId)} <span className="muted small">{s.status}</span>
+                    <VisibleText text={s.title ?? agentName(agents, s.agentId)} /> <span className="muted small">{s.status}</span>
                   </button>
                 ))}
               </li>

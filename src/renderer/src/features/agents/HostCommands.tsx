@@ -5,6 +5,7 @@ import { useApi } from '../../app/api-context';
 import { saveSetting, settingNow, useSetting } from '../../app/settings';
 import { hostName, syncHosts, useHosts } from '../hosts';
 import { formatEnv, parseArgs, parseEnv } from './agent-fields';
+import { visibleText } from '../../ui/VisibleText';
 
 /** One host's entry as the form edits it: blank fields are the agent's own. */
 export interface HostCommandRow {
@@ -102,7 +103,7 @@ export function HostCommands({ rows, onChange }: { rows: HostCommandRow[]; onCha
             <option value="">Choose a host…</option>
             {free.map((h) => (
               <option key={h.id} value={h.id}>
-                {h.label}
+                {visibleText(h.label)}
               </option>
             ))}
           </select>

@@ -13,6 +13,7 @@ import { AgentSelect } from '../../ui/Select';
 import { LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { folderProblemOnHost, HostPicker, hostName, useFolderCompletions, useHosts } from '../hosts';
 import { preparePlace, useRepo, WhereField, type Where } from './where';
+import { VisibleText } from '../../ui/VisibleText';
 
 export function openNewSessionTab(agentId: string, agentName: string, cwd: string, opts: { prompt?: string; hostId?: string } = {}): string {
   const hostId = opts.hostId ?? LOCAL_HOST_ID;
@@ -182,7 +183,7 @@ export function NewSessionForm({
           {recent.map((f) => (
             <span key={f} className="recent-folder">
               <button type="button" className={`chip${f === expanded ? ' on' : ''}`} onClick={() => setFolder(f)} title={f}>
-                {basename(f)}
+                <VisibleText text={basename(f)} />
               </button>
               <button type="button" className="icon small" aria-label={`Forget ${f}`} title="Forget" onClick={() => void forgetFolder(api, f).then(setRecent)}>
                 <X size={12} />

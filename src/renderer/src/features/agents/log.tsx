@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { useTabs } from '../../state/tabs';
+import { VisibleText } from '../../ui/VisibleText';
 
 export function openAgentLog(agentId: string, name: string): void {
   useTabs.getState().open({ id: `agent-log:${agentId}`, kind: 'agent-log', title: `Log: ${name}`, props: { agentId } });
@@ -38,8 +39,8 @@ export function AgentLogTab({ tab, active }: TabViewProps) {
   return (
     <div className="agent-log-tab" data-testid="agent-log">
       <div className="agent-log-bar">
-        <strong>{tab.title}</strong>
-        {log && <code className="muted small">{log.path}</code>}
+        <strong><VisibleText text={tab.title} /></strong>
+        {log && <code className="muted small"><VisibleText text={log.path} /></code>}
         <span className="spacer" />
         <label>
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow

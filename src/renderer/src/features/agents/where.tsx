@@ -5,6 +5,7 @@ import type { Api } from '../../ipc/client';
 import { useSetting } from '../../app/settings';
 import { RepoWorktreeFields } from './RepoWorktreeFields';
 import { basename } from '../../ui/format';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 
 /** Where a new session works: the folder itself, a new worktree on a new branch, or an existing worktree. */
 export type Where =
@@ -23,23 +24,23 @@ export function describeWorktreeError(e: WorktreeError): string {
     case 'outside_folder':
       return `${e.path} is not inside the worktrees folder ${e.folder} (Settings → Worktrees), or that folder is inside the repository or the data folder.`;
     case 'branch_exists':
-      return `A branch named ${e.branch} already exists.`;
+      return `A branch named ${visibleText(e.branch)} already exists.`;
     case 'invalid_branch':
-      return `${e.branch} is not a valid branch name. ${e.message}`;
+      return `${visibleText(e.branch)} is not a valid branch name. ${e.message}`;
     case 'no_base':
-      return `There is no branch ${e.base}.`;
+      return `There is no branch ${visibleText(e.base)}.`;
     case 'path_exists':
       return `${e.path} already exists.`;
     case 'conflict':
-      return `Merging ${e.branch} into ${e.base} would conflict in ${e.files.length} file${e.files.length === 1 ? '' : 's'}; nothing was changed.`;
+      return `Merging ${visibleText(e.branch)} into ${visibleText(e.base)} would conflict in ${e.files.length} file${e.files.length === 1 ? '' : 's'}; nothing was changed.`;
     case 'dirty':
       return `Uncommitted changes in ${e.path} are in the way (${e.files.join(', ')}); nothing was changed.`;
     case 'not_fast_forward':
-      return `${e.base} has commits that ${e.branch} does not: a fast-forward is not possible. Choose merge, squash or rebase.`;
+      return `${visibleText(e.base)} has commits that ${visibleText(e.branch)} does not: a fast-forward is not possible. Choose merge, squash or rebase.`;
     case 'nothing_to_commit':
       return 'Nothing to commit in the chosen files.';
     case 'nothing_to_merge':
-      return `${e.base} already has everything on ${e.branch}.`;
+      return `${visibleText(e.base)} already has everything on ${visibleText(e.branch)}.`;
     case 'no_remote':
       return e.message;
     case 'push_rejected':
@@ -124,13 +125,13 @@ export function WhereField({ repo, where, onChange }: { repo: RepoBranches | nul
               <select value={where.base} onChange={(e) => onChange({ ...where, base: e.target.value })} data-testid="where-base">
                 {repo.branches.map((b) => (
                   <option key={b.name} value={b.name}>
-                    {b.name}
+                    {visibleText(b.name)}
                   </option>
                 ))}
               </select>
             </label>
           </div>
-          <p className="muted small">In {repo.folder}</p>
+          <p className="muted small">In <VisibleText text={repo.folder} /></p>
         </div>
       )}
       <label className="radio">
@@ -148,13 +149,13 @@ export function WhereField({ repo, where, onChange }: { repo: RepoBranches | nul
         <select value={where.path} onChange={(e) => onChange({ kind: 'existing', path: e.target.value })} data-testid="where-existing-path" aria-label="Existing worktree">
           {existing.map((w) => (
             <option key={w.path} value={w.path}>
-              {w.branch} — {basename(w.path)}
+              {visibleText(w.branch ?? '(detached)')} — {visibleText(basename(w.path))}
             </option>
           ))}
         </select>
       )}
       <button type="button" className="link-button small" onClick={() => setSettingsOpen(!settingsOpen)} aria-expanded={settingsOpen}>
-        Worktree settings for {basename(repo.repo)}
+        Worktree settings for <VisibleText text={basename(repo.repo)} />
       </button>
       {settingsOpen && (
         <div className="where-settings">

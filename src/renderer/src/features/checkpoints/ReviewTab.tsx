@@ -9,6 +9,7 @@ import { turnReviewTitle } from './open';
 import { editedNotes } from './SessionChangesPanel';
 import { formatBytes } from '@shared/format-bytes';
 import { undoRestore, useRestoreReports } from './state';
+import { VisibleText } from '../../ui/VisibleText';
 
 interface FolderChanges {
   folderId: string;
@@ -117,7 +118,7 @@ export function ReviewTab({ tab }: TabViewProps) {
         return (
           <section key={f.folderId} className="review-folder" data-testid="review-folder">
             <div className="review-folder-head">
-              <code>{f.folder}</code>
+              <code><VisibleText text={f.folder} /></code>
               <span className="spacer" />
               {f.turn && !f.folderMissing && (
                 <button

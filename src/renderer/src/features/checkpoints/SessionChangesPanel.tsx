@@ -5,6 +5,7 @@ import { useLatestRead } from '../../ipc/latest';
 import { ChangesView, RestoreReportView } from './ChangesView';
 import { openReview } from './open';
 import { undoRestore, useRestoreReports } from './state';
+import { VisibleText } from '../../ui/VisibleText';
 
 export interface SessionFolderChanges {
   folderId: string;
@@ -75,7 +76,7 @@ export function SessionChangesPanel({ sessionId, folders, onClose }: { sessionId
       {changed.length === 0 && <p className="muted">No file in the session’s folders has changed since it started.</p>}
       {changed.map((f) => (
         <section key={f.folderId}>
-          {folders.length > 1 && <code className="small">{f.folder}</code>}
+          {folders.length > 1 && <code className="small"><VisibleText text={f.folder} /></code>}
           <ChangesView changes={f.changes} canRestore onRestored={show} notes={editedNotes(f)} />
         </section>
       ))}

@@ -1,6 +1,7 @@
 import type { TurnCheckpoint } from '@shared/contract/checkpoints';
 import { describeChanges } from './state';
 import { openReview } from './open';
+import { VisibleText } from '../../ui/VisibleText';
 
 /**
  * Under a finished turn: what it changed in the session's folders (whoever wrote the files), and a way
@@ -41,7 +42,7 @@ export function TurnChanges({ sessionId, turns }: { sessionId: string; turns: re
       {changed.map((t) => (
         <button key={t.id} className="turn-changes-button" onClick={() => openReview({ sessionId, turnId: t.promptId, startedAt: t.startedAt })} data-testid="turn-changes-open" title={t.folder}>
           <strong>Changes</strong> {describeChanges(t.changes)}
-          {turns.length > 1 && <span className="muted small"> in {t.folder}</span>}
+          {turns.length > 1 && <span className="muted small"> in <VisibleText text={t.folder} /></span>}
         </button>
       ))}
       {flagged > 0 && (

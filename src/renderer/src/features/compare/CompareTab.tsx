@@ -13,7 +13,7 @@ import { showWaitingSession } from '../../app/attention';
 import { confirmDialog } from '../../ui/confirm';
 import { STOP_REASON_TEXT } from '../../ui/format';
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { VisibleText } from '../../ui/VisibleText';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { agentName, describeWorktreeError, loadRecentFolders, useRepo } from '../agents';
 import { confirmWorktreeDiscard, STRATEGIES } from '../session';
 import './compare.css';
@@ -108,11 +108,11 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
           <select value={base || repoInfo.currentBranch || ''} onChange={(e) => setBase(e.target.value)} data-testid="compare-base">
             {repoInfo.branches.map((b) => (
               <option key={b.name} value={b.name}>
-                {b.name}
+                {visibleText(b.name)}
               </option>
             ))}
           </select>
-          <span className="muted small">Each agent's worktree goes under {repoInfo.folder}.</span>
+          <span className="muted small">Each agent's worktree goes under <VisibleText text={repoInfo.folder} />.</span>
         </label>
       ) : (
         repo && <p className="muted small">Compare mode needs a git repository: each agent works in its own worktree of it.</p>
@@ -166,7 +166,7 @@ function RunDiff({ compare, run, name }: { compare: Compare; run: CompareRun; na
   const apply = async () => {
     const go = await confirmDialog({
       title: `Apply ${name}'s changes?`,
-      message: `${name}'s changes are committed on ${run.branch} and merged into ${compare.base} (${label}). Your checkout of ${compare.base} moves only if the merge goes through.`,
+      message: `${name}'s changes are committed on ${visibleText(run.branch)} and merged into ${visibleText(compare.base)} (${label}). Your checkout of ${visibleText(compare.base)} moves only if the merge goes through.`,
       confirm: 'Apply',
     });
     if (!go) return;
@@ -176,7 +176,7 @@ function RunDiff({ compare, run, name }: { compare: Compare; run: CompareRun; na
     setBusy(false);
     if (!r.ok) return useNotices.getState().push('error', r.error.message);
     if (!r.value.ok) return setRefusal(r.value.error);
-    useNotices.getState().push('info', `Merged ${name}'s ${r.value.value.files.length} file(s) into ${r.value.value.base} (${label}).`);
+    useNotices.getState().push('info', `Merged ${name}'s ${r.value.value.files.length} file(s) into ${visibleText(r.value.value.base)} (${label}).`);
   };
   const discard = async () => {
     const answer = await confirmWorktreeDiscard(api, { path: run.worktree, branch: run.branch, base: compare.base });
@@ -194,7 +194,7 @@ function RunDiff({ compare, run, name }: { compare: Compare; run: CompareRun; na
     <div className="compare-run-diff" data-testid="compare-run-diff" data-branch={run.branch}>
       <div className="compare-run-head">
         <strong>{name}</strong>
-        <code className="muted small">{run.branch}</code>
+        <code className="muted small"><VisibleText text={run.branch} /></code>
         <span className="muted">{run.discarded ? 'discarded' : changes ? `${count} file${count === 1 ? '' : 's'} changed` : '…'}</span>
         {run.appliedAt !== null ? (
           <button disabled>Applied</button>
@@ -292,7 +292,7 @@ function CompareView({ compareId }: { compareId: string }) {
           {compare.base && (
             <>
               {' '}
-              from <code>{compare.base}</code>
+              from <code><VisibleText text={compare.base} /></code>
             </>
           )}{' '}
           at <code>{compare.baseCommit.slice(0, 10)}</code>

@@ -109,7 +109,7 @@ export function AgentSessions() {
                   {s.updatedAt && <span className="history-time">{relativeTime(Date.parse(s.updatedAt))}</span>}
                 </div>
                 <div className="history-row-meta">
-                  <span title={s.cwd}>{shortPath(s.cwd)}</span>
+                  <span title={s.cwd}><VisibleText text={shortPath(s.cwd)} /></span>
                   {here && <span className="tag">in Switchboard</span>}
                   <span className="history-actions visible">
                     <button className="primary" onClick={() => void open(s)} disabled={busy !== null} data-testid="agent-session-import">

@@ -12,6 +12,7 @@ import { landInLiveTab, loadAllEntries, REOPEN_TEXT, reopenPlan, restoreSession,
 import { basename } from './format';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
+import { VisibleText } from '../../ui/VisibleText';
 
 interface Props {
   /** The transcript tab holding the panel: a reopened session comes back live in it. */
@@ -118,7 +119,7 @@ export function ContinuePanel({ tabId, sessionId, session, agentId: storedAgentI
     return (
       <div className="transcript-continue editing" data-testid="transcript-continue">
         <label className="transcript-continue-label" htmlFor={`continue-${sessionId}`}>
-          A new session with <strong>{agentName}</strong> in <code>{cwd}</code> starts with this summary as its first message. Edit it as you like:
+          A new session with <strong><VisibleText text={agentName} /></strong> in <code><VisibleText text={cwd ?? ''} /></code> starts with this summary as its first message. Edit it as you like:
         </label>
         <textarea
           id={`continue-${sessionId}`}

@@ -13,6 +13,7 @@ import { modKey } from './keys';
 import { displayTitle, SessionRow } from './SessionRow';
 import { openSearch, setImportOpen, useHistory } from './state';
 import { AgentSelect } from '../../ui/Select';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 
 const PAGE = 200;
 
@@ -75,7 +76,7 @@ export function HistoryTab(_props: TabViewProps) {
             <option value="">All projects</option>
             {projects.map((p) => (
               <option key={p} value={p}>
-                {shortPath(p)}
+                {visibleText(shortPath(p))}
               </option>
             ))}
           </select>
@@ -129,7 +130,7 @@ export function HistoryTab(_props: TabViewProps) {
           groups.map((g) => (
             <section key={g.cwd} className="history-project" data-testid="history-project" data-cwd={g.cwd}>
               <h2 title={g.cwd}>
-                <span className="history-project-name">{shortPath(g.cwd)}</span>
+                <span className="history-project-name"><VisibleText text={shortPath(g.cwd)} /></span>
               </h2>
               {g.agents.map((a) => (
                 <div key={a.agentId} className="history-agent-group" data-testid="history-agent-group" data-agent-id={a.agentId}>
@@ -164,12 +165,12 @@ function TrashList({ sessions, names }: { sessions: HistorySession[]; names: (id
       {sessions.map((s) => (
         <li key={s.id} className="history-row" data-testid="history-deleted-row" data-session-id={s.id}>
           <div className="history-row-main">
-            <span className="history-title static">{displayTitle(s, names(s.agentId))}</span>
+            <span className="history-title static"><VisibleText text={displayTitle(s, names(s.agentId))} /></span>
             <span className="history-time">deleted {s.deletedAt ? relativeTime(s.deletedAt) : ''}</span>
           </div>
           <div className="history-row-meta">
             <span>{names(s.agentId)}</span>
-            <span>{shortPath(s.cwd)}</span>
+            <span><VisibleText text={shortPath(s.cwd)} /></span>
             <span>{plural(s.messageCount, 'message')}</span>
             <span className="history-actions visible">
               <button onClick={() => void undoDelete(api, [s.id])} data-testid="history-restore">

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ParamsOf, ResultOf } from '@shared/contract';
 import type { SearchHit } from '@shared/contract/history';
 import { useApi } from '../../app/api-context';
-import { VisibleText } from '../../ui/VisibleText';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { openTranscript } from './actions';
 import { basename, formatDateTime, KIND_TEXT, shortPath } from './format';
 import { Highlight } from './Highlight';
@@ -175,7 +175,7 @@ export function SearchOverlay() {
             <option value="">All projects</option>
             {projects.map((p) => (
               <option key={p} value={p} title={p}>
-                {shortPath(p)}
+                {visibleText(shortPath(p))}
               </option>
             ))}
           </select>
@@ -240,7 +240,7 @@ export function SearchOverlay() {
                 </div>
                 <div className="history-hit-meta">
                   <span>{names(h.session.agentId)}</span>
-                  <span title={h.session.cwd}>{basename(h.session.cwd)}</span>
+                  <span title={h.session.cwd}><VisibleText text={basename(h.session.cwd)} /></span>
                   <span>{formatDateTime(h.ts)}</span>
                 </div>
                 {h.toolTitle && h.kind !== 'tool' && <div className="history-hit-tool">{h.toolTitle}</div>}

@@ -112,14 +112,14 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
       {compact && (
         // Which agent, in which folder: rows of the same first prompt ("Say hello") tell apart at a glance.
         <div className="history-row-where muted small" data-testid="history-row-where">
-          <span className="history-row-agent">{agentName}</span>
+          <span className="history-row-agent"><VisibleText text={agentName} /></span>
           {s.hostId !== LOCAL_HOST_ID && (
             <span className="history-row-host" data-testid="history-row-host" title={`On ${hostLabel(s.hostId)}`}>
-              {hostLabel(s.hostId)}
+              <VisibleText text={hostLabel(s.hostId)} />
             </span>
           )}
           <span className="history-row-folder" title={s.cwd}>
-            {shortPath(s.cwd)}
+            <VisibleText text={shortPath(s.cwd)} />
           </span>
         </div>
       )}
@@ -131,7 +131,7 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           {showProject && <span className="history-project-inline">{showProject}</span>}
           {s.hostId !== LOCAL_HOST_ID && (
             <span className="history-row-host" data-testid="history-row-host" title={`On ${hostLabel(s.hostId)}`}>
-              {hostLabel(s.hostId)}
+              <VisibleText text={hostLabel(s.hostId)} />
             </span>
           )}
           <span>{plural(s.messageCount, 'message')}</span>

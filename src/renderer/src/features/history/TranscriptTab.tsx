@@ -282,7 +282,7 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
             <InlineRename session={session} onDone={() => setRenaming(false)} />
           ) : (
             <h1 className="transcript-title" title={title} onDoubleClick={() => session && setRenaming(true)} data-testid="transcript-title">
-              {title}
+              <VisibleText text={title} />
             </h1>
           )}
           {meta.deleted && <span className="tag failed">deleted</span>}
@@ -312,10 +312,10 @@ function Transcript({ tabId, props: p, active }: { tabId: string; props: Transcr
           </span>
         </div>
         <div className="transcript-meta muted">
-          {agentId && <span className="session-agent">{agentName}</span>}
+          {agentId && <span className="session-agent"><VisibleText text={agentName} /></span>}
           {cwd && (
             <span className="transcript-cwd" title={cwd}>
-              {shortPath(cwd)}
+              <VisibleText text={shortPath(cwd)} />
             </span>
           )}
           {session && (

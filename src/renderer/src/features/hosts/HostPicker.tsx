@@ -3,6 +3,7 @@ import { LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { useApi } from '../../app/api-context';
 import type { Api } from '../../ipc/client';
 import { STATE_TEXT, syncHosts, useHosts } from './state';
+import { visibleText } from '../../ui/VisibleText';
 
 /** Where a new session runs: this machine (the default) or one of the SSH hosts. */
 export function HostPicker({ value, onChange }: { value: string; onChange(hostId: string): void }) {
@@ -14,7 +15,7 @@ export function HostPicker({ value, onChange }: { value: string; onChange(hostId
       {hosts.length === 0 && <option value={LOCAL_HOST_ID}>This machine</option>}
       {hosts.map((h) => (
         <option key={h.id} value={h.id}>
-          {h.label}
+          {visibleText(h.label)}
           {h.kind === 'ssh' ? ` (${STATE_TEXT[h.state].toLowerCase()})` : ''}
         </option>
       ))}

@@ -6,6 +6,7 @@ import type { Api } from '../../ipc/client';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
 import { FAILURE_TITLE, refreshHosts, STATE_TEXT, STEP_TEXT, stepDuration, syncHosts, useHosts } from './state';
+import { VisibleText } from '../../ui/VisibleText';
 
 const STEPS = connectStepSchema.options;
 
@@ -100,7 +101,7 @@ function HostRow({ host }: { host: HostInfo }) {
     <li className="host-row" data-testid="host-row" data-host-id={host.id} data-state={host.state}>
       <div className="host-line">
         <span className={`host-dot ${host.state}`} aria-hidden />
-        <strong className="host-label">{host.label}</strong>
+        <strong className="host-label"><VisibleText text={host.label} /></strong>
         {host.source === 'config' && <span className="tag">ssh config</span>}
         {via && via !== host.label && <code className="muted small">{via}</code>}
         <span className="spacer" />

@@ -455,7 +455,7 @@ function ImportPanel({ onImported }: { onImported(): void }) {
       {message && <p className={message.error ? 'error small' : 'ok small'} role={message.error ? 'alert' : 'status'} data-testid="mcp-import-message">{message.text}</p>}
       {preview && (
         <div className="mcp-preview" data-testid="mcp-import-preview-list">
-          <div className="small muted">{preview.path}</div>
+          <div className="small muted"><VisibleText text={preview.path} /></div>
           <ul>
             {preview.entries.map((e) => (
               <li key={e.name} data-testid="mcp-import-entry" data-name={e.name}>

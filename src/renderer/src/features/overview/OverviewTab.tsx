@@ -101,11 +101,11 @@ export function OverviewTab({ active }: TabViewProps) {
                 >
                   <td>{name}</td>
                   <td title={s.hostId && s.hostId !== 'local' ? `${s.cwd} on ${hostName(hosts, s.hostId)}` : s.cwd}>
-                    {basename(s.cwd)}
+                    <VisibleText text={basename(s.cwd)} />
                     {s.hostId && s.hostId !== 'local' && (
                       <span className="muted small overview-host" data-testid="overview-host">
                         {' '}
-                        on {hostName(hosts, s.hostId)}
+                        on <VisibleText text={hostName(hosts, s.hostId)} />
                       </span>
                     )}
                   </td>

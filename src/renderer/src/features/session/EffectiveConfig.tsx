@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { X } from 'lucide-react';
 import type { EffectiveConfig } from '@shared/contract/session-config';
 import { useApi } from '../../app/api-context';
+import { VisibleText } from '../../ui/VisibleText';
 
 /**
  * What the agent was given when this session was set up (recorded by the main process at session/new,
@@ -41,7 +42,7 @@ export function EffectiveConfigPanel({ sessionId, onClose }: { sessionId: string
         <dl className="effective-config-list">
           <dt>Working folder</dt>
           <dd>
-            <code>{c.cwd}</code>
+            <code><VisibleText text={c.cwd} /></code>
           </dd>
           <dt>Additional folders</dt>
           <dd data-testid="effective-dirs">{c.additionalDirectories.length === 0 ? <span className="muted">none</span> : c.additionalDirectories.map((d) => <code key={d}>{d}</code>)}</dd>

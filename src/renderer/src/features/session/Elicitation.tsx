@@ -6,6 +6,7 @@ import { useApi } from '../../app/api-context';
 import { requestOpenLink, UrlWithHost } from '../../app/link-confirm';
 import { useNotices } from '../../app/notices';
 import { useThreadNav } from './thread-nav';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 
 /**
  * The agent asks the user for input (ACP elicitation): a form built from its schema, or a URL to open in
@@ -104,7 +105,7 @@ function FieldInput({ field: f, value, error, disabled, onChange }: { field: Eli
             <option value="">—</option>
             {f.options.map((o) => (
               <option key={o.value} value={o.value}>
-                {o.title}
+                {visibleText(o.title)}
               </option>
             ))}
           </select>
@@ -125,7 +126,7 @@ function FieldInput({ field: f, value, error, disabled, onChange }: { field: Eli
                 disabled={disabled}
                 onChange={(e) => onChange(e.target.checked ? [...list, o.value] : list.filter((x) => x !== o.value))}
               />
-              {o.title}
+              <VisibleText text={o.title} />
             </label>
           ))}
           {hint}
@@ -186,7 +187,7 @@ function FormBody({ entry, sessionId, form }: { entry: ElicitationEntry; session
   };
   return (
     <form className="elicit-form" onSubmit={submit} noValidate data-testid="elicit-form">
-      {form.title && <div className="elicit-form-title">{form.title}</div>}
+      {form.title && <div className="elicit-form-title"><VisibleText text={form.title} /></div>}
       {form.description && <div className="elicit-hint muted small">{form.description}</div>}
       {form.fields.map((f) => (
         <FieldInput key={f.name} field={f} value={draft[f.name]} error={errors[f.name]} disabled={sending} onChange={(v) => setDraft((d) => ({ ...d, [f.name]: v }))} />
@@ -289,7 +290,7 @@ function AskedBy({ toolCallId }: { toolCallId: string }) {
       <Wrench size={12} aria-hidden /> Asked during the tool call{' '}
       {title !== null && nav ? (
         <button type="button" className="link-button" onClick={() => nav.showTool(toolCallId)} title="Show the tool call in the thread" data-testid="elicit-tool-link">
-          {title}
+          <VisibleText text={title} />
         </button>
       ) : (
         <code>{toolCallId}</code>

@@ -3,6 +3,7 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { MonacoViewer } from '../editor';
 import { readSessionFile, type FileContent } from './files';
+import { VisibleText } from '../../ui/VisibleText';
 
 /** A file a tool call pointed at, opened at the line. */
 export function FileViewTab({ tab }: TabViewProps) {
@@ -26,7 +27,7 @@ export function FileViewTab({ tab }: TabViewProps) {
     <div className="file-view-tab" data-testid="file-view">
       <div className="file-view-bar">
         <code title={path}>
-          {path}
+          <VisibleText text={path} />
           {line ? `:${line}` : ''}
         </code>
         <button onClick={() => setReloads((n) => n + 1)} title="Read the file again">

@@ -10,6 +10,7 @@ import { useConnection } from '../../ipc/connection';
 import { EffectiveConfigPanel } from './EffectiveConfig';
 import { hostName, STATE_TEXT as HOST_STATE_TEXT, syncHosts, useHosts } from '../hosts';
 import { openShellTab } from '../shell';
+import { VisibleText } from '../../ui/VisibleText';
 
 const PROMINENT = new Set(['model', 'mode', 'thought_level']);
 
@@ -163,7 +164,7 @@ export const SessionHeader = memo(function SessionHeader({
       <div className="session-title-row">
         <span className={`status-dot ${connected ? status : 'disconnected'}`} aria-hidden />
         <h1 className="session-title" data-testid="session-title" title={title}>
-          {title}
+          <VisibleText text={title} />
         </h1>
         <span className="session-status" data-testid="session-status" data-status={connected ? status : 'disconnected'}>
           {connected ? STATUS_TEXT[status] : 'Disconnected'}
@@ -198,7 +199,7 @@ export const SessionHeader = memo(function SessionHeader({
       {setupOpen && session && <EffectiveConfigPanel sessionId={session.id} onClose={() => setSetupOpen(false)} />}
       <div className="session-meta-row">
         <span className="session-agent" data-testid="session-agent">
-          {agentName}
+          <VisibleText text={agentName} />
         </span>
         {session && (
           <span className="session-host" data-testid="session-host" data-host-id={hostId}>
@@ -212,7 +213,7 @@ export const SessionHeader = memo(function SessionHeader({
         )}
         {session && (
           <span className="session-cwd muted" title={session.cwd}>
-            {session.cwd}
+            <VisibleText text={session.cwd} />
           </span>
         )}
         {session && (

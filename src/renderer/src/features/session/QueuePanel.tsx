@@ -6,7 +6,7 @@ import { useNotices } from '../../app/notices';
 import { promptPreview } from '../../ui/format';
 
 /** Prompts waiting for the current turn to end: edit, remove, reorder. */
-export const QueuePanel = memo(function QueuePanel({ sessionId, items }: { sessionId: string; items: readonly QueueItem[] }) {
+export const QueuePanel = memo(function QueuePanel({ sessionId, items, waitingFor = null }: { sessionId: string; items: readonly QueueItem[]; waitingFor?: string | null }) {
   const api = useApi();
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
   if (items.length === 0) return null;
@@ -27,8 +27,8 @@ export const QueuePanel = memo(function QueuePanel({ sessionId, items }: { sessi
 
   return (
     <div className="queue" data-testid="queue" aria-label="Queued prompts">
-      <div className="queue-head">
-        Queued — sent when the agent is done <span className="muted">({items.length})</span>
+      <div className="queue-head" data-testid="queue-head" data-waiting={waitingFor ? 'setup' : undefined}>
+        {waitingFor ? <>Waiting for {waitingFor} to finish — then sent</> : 'Queued — sent when the agent is done'} <span className="muted">({items.length})</span>
       </div>
       <ol className="queue-list">
         {items.map((item, i) => (

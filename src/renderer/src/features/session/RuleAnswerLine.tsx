@@ -3,6 +3,7 @@ import type { RuleAnswer } from '@shared/acp-thread';
 import { scopeParts } from '@shared/permission-scope';
 import { agentName, useAgents } from '../agents';
 import { openPermissionRule } from '../settings';
+import { VisibleText } from '../../ui/VisibleText';
 
 /** "Allowed by rule: Claude · run `echo *` in proj", with a link to the rule on the permissions page. */
 export function RuleAnswerLine({ answer }: { answer: RuleAnswer }) {
@@ -14,7 +15,7 @@ export function RuleAnswerLine({ answer }: { answer: RuleAnswer }) {
     <div className={`rule-answer ${allowed ? 'allow' : 'reject'}`} data-testid="rule-answer" data-rule-id={answer.ruleId}>
       <Icon size={13} aria-hidden />
       <span>
-        {allowed ? 'Allowed' : 'Rejected'} by rule: {name} · {p.verb} <code>{p.pattern}</code> in {p.folder}
+        {allowed ? 'Allowed' : 'Rejected'} by rule: {name} · {p.verb} <code>{p.pattern}</code> in <VisibleText text={p.folder} />
         {p.sessionOnly ? ' (this session only)' : ''}
       </span>
       <button className="link-button small" onClick={() => openPermissionRule(answer.ruleId)} data-testid="rule-answer-link">

@@ -25,6 +25,7 @@ import { ForkLinks } from './ForkLinks';
 import { useFocusRequest } from '../../app/attention';
 import { FormActions } from '../../ui/FormActions';
 import { WorktreeBar } from './WorktreeBar';
+import { VisibleText } from '../../ui/VisibleText';
 
 interface CreateRequest {
   agentId: string;
@@ -122,7 +123,7 @@ function StartingPanel({ name, cwd, since, onCancel }: { name: string; cwd: stri
       {cwd && (
         <>
           {' '}
-          in <code>{cwd}</code>
+          in <code><VisibleText text={cwd} /></code>
         </>
       )}
       … <Elapsed since={since} />
@@ -386,14 +387,14 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
       )}
       {status === 'auth_required' && (
         <div className="banner warning" data-testid="session-auth">
-          <strong>{agentName} needs you to sign in.</strong> {session?.error}
+          <strong><VisibleText text={agentName} /> needs you to sign in.</strong> {session?.error}
           {agent ? <AuthPanel agent={agent} /> : null}
         </div>
       )}
       {status === 'closed' && <div className="banner">This session is closed.</div>}
       {session?.forkedFrom && (
         <div className="banner fork-banner" data-testid="fork-banner">
-          <ForkLinks forkedFrom={session.forkedFrom} agentId={session.agentId} cwd={session.cwd} /> — {agentName} goes on from that whole conversation; it is not
+          <ForkLinks forkedFrom={session.forkedFrom} agentId={session.agentId} cwd={session.cwd} /> — <VisibleText text={agentName} /> goes on from that whole conversation; it is not
           repeated here.
         </div>
       )}
@@ -451,7 +452,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           The agent is waiting for your permission — press 1–{Math.min(9, pending.options.length)}, Y or N
         </button>
       )}
-      <QueuePanel sessionId={sessionId} items={view.queue} />
+      <QueuePanel sessionId={sessionId} items={view.queue} waitingFor={view.queueWaitingFor} />
       <Composer
         ref={composer}
         session={session}

@@ -11,6 +11,7 @@ import { RuleAnswerLine } from './RuleAnswerLine';
 import { AgentTerminalView, MetaTerminalView } from '../../app/TerminalView';
 import { useDiffMode, useToggle } from './ui-state';
 import { prettyJson, relativeTo, TOOL_ICON, TOOL_STATUS_TEXT } from '../../ui/format';
+import { VisibleText } from '../../ui/VisibleText';
 
 function diffHeight(oldText: string | null | undefined, newText: string, inline: boolean): number {
   const count = (s: string | null | undefined) => (s ? s.split('\n').length : 0);
@@ -25,7 +26,7 @@ export function DiffBlock({ path, oldText, newText, cwd }: { path: string; oldTe
     <div className="diff-block" data-testid="tool-diff">
       <div className="diff-head">
         <span className="diff-path" title={path}>
-          {oldText === null ? <span className="tag new">new</span> : null} {relativeTo(path, cwd)}
+          {oldText === null ? <span className="tag new">new</span> : null} <VisibleText text={relativeTo(path, cwd)} />
         </span>
         <span className="seg" role="group" aria-label="Diff layout">
           <button className={!inline ? 'on' : ''} aria-pressed={!inline} onClick={() => setInline(false)}>
@@ -81,7 +82,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
         <span className="tool-icon" aria-hidden>
           <ToolIcon kind={entry.toolKind} />
         </span>
-        <span className="tool-title">{entry.title || entry.name || 'Tool call'}</span>
+        <span className="tool-title"><VisibleText text={entry.title || entry.name || 'Tool call'} /></span>
         <span className={`tool-status ${entry.permission ? 'attention' : entry.status}`} data-testid="tool-status">
           {running && !entry.permission && <span className="spinner" aria-hidden />}
           {status}
@@ -94,7 +95,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
         <div className="tool-locations">
           {entry.locations.map((l, i) => (
             <button key={`${l.path}:${l.line ?? ''}:${i}`} className="location" onClick={() => openFileTab(sessionId, l.path, l.line ?? null)} title={`Open ${l.path}`} data-testid="tool-location">
-              {relativeTo(l.path, cwd)}
+              <VisibleText text={relativeTo(l.path, cwd)} />
               {l.line ? `:${l.line}` : ''}
             </button>
           ))}

@@ -1,11 +1,11 @@
 import { GitBranch } from 'lucide-react';
 import { memo, useCallback, useEffect, useState } from 'react';
-import type { MergeStrategy, SetupRun, WorktreeError, WorktreeInfo, WorktreeStatus } from '@shared/contract/worktrees';
+import { SETUP_OUTPUT_CHARS, type MergeStrategy, type SetupRun, type WorktreeError, type WorktreeInfo, type WorktreeStatus } from '@shared/contract/worktrees';
 import { useApi, useEvent } from '../../app/api-context';
 import { openExternalLink } from '../../app/link-confirm';
 import { useNotices } from '../../app/notices';
 import { confirmDialog } from '../../ui/confirm';
-import { VisibleText } from '../../ui/VisibleText';
+import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { openFileTab } from './files';
 import { describeWorktreeError } from '../agents';
 import { confirmWorktreeDiscard, STRATEGIES } from './worktree-actions';
@@ -46,8 +46,8 @@ export const WorktreeBar = memo(function WorktreeBar({ sessionId, cwd, idle }: {
     <>
       <div className="worktree-bar" data-testid="worktree-bar" data-branch={info.branch}>
         <GitBranch size={13} aria-hidden />
-        <strong data-testid="worktree-branch">{info.branch}</strong>
-        <span className="muted">from {info.base}</span>
+        <strong data-testid="worktree-branch"><VisibleText text={info.branch} /></strong>
+        <span className="muted">from <VisibleText text={info.base} /></span>
         {s && (
           <span className="muted small" data-testid="worktree-counts" title={`${s.ahead} commits ahead of ${info.base}, ${s.behind} behind`}>
             ↑{s.ahead} ↓{s.behind}
@@ -73,19 +73,28 @@ function SetupPanel({ path }: { path: string }) {
   const [run, setRun] = useState<SetupRun | null>(null);
   const [output, setOutput] = useState('');
   const [hidden, setHidden] = useState(false);
+  // The output from its first byte: what the run kept so far, then each event from where it left off (an event
+  // already in what was kept is skipped; one after a gap asks for the run again).
+  const [reload, setReload] = useState(0);
   useEffect(() => {
     void api.call('worktrees.setupRuns', { path }).then((r) => {
       const last = r.ok ? r.value.runs.at(-1) : undefined;
       if (last) {
         setRun(last);
-        if (last.ended) setOutput(last.ended.tail);
+        setOutput(last.output ?? last.ended?.tail ?? '');
       }
     });
-  }, [api, path]);
+  }, [api, path, reload]);
   useEvent('worktrees.setupOutput', (e) => {
     if (e.path !== path) return;
     setRun((r) => (r && r.id === e.id ? r : { id: e.id, path, command: '', startedAt: Date.now(), ended: null }));
-    setOutput((o) => (o + e.chunk).slice(-64 * 1024));
+    setOutput((o) => {
+      if (e.offset > o.length) {
+        if (o.length < SETUP_OUTPUT_CHARS) setReload((n) => n + 1);
+        return o;
+      }
+      return (o + e.chunk.slice(o.length - e.offset)).slice(0, SETUP_OUTPUT_CHARS);
+    });
   }, [path]);
   useEvent('worktrees.setupEnded', (e) => e.path === path && setRun((r) => (r ? { ...r, ended: e.end } : r)), [path]);
   if (!run || hidden) return null;
@@ -105,7 +114,9 @@ function SetupPanel({ path }: { path: string }) {
         )}
         {ended && <button onClick={() => setHidden(true)}>Hide</button>}
       </div>
-      <pre className="worktree-setup-output">{output}</pre>
+      <pre className="worktree-setup-output" data-testid="worktree-setup-output">
+        {ended && output.length >= SETUP_OUTPUT_CHARS ? `${output}\n…\n${ended.tail}` : output}
+      </pre>
     </div>
   );
 }
@@ -153,8 +164,8 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
       return { ok: true, text: `Committed ${v.commit.sha.slice(0, 8)} “${v.commit.subject}”.` };
     });
   const merge = () =>
-    run('merge', () => api.call('worktrees.merge', { path: info.path, strategy }), (v) => ({ ok: true, text: `${v.base} is now at ${v.head.slice(0, 8)} (${strategy}).` }));
-  const push = () => run('push', () => api.call('worktrees.push', { path: info.path }), (v) => ({ ok: true, text: `Pushed ${v.branch} to ${v.remote}.`, url: v.compareUrl, output: v.output }));
+    run('merge', () => api.call('worktrees.merge', { path: info.path, strategy }), (v) => ({ ok: true, text: `${visibleText(v.base)} is now at ${v.head.slice(0, 8)} (${strategy}).` }));
+  const push = () => run('push', () => api.call('worktrees.push', { path: info.path }), (v) => ({ ok: true, text: `Pushed ${visibleText(v.branch)} to ${visibleText(v.remote)}.`, url: v.compareUrl, output: v.output }));
   const pullRequest = () =>
     run('pr', () => api.call('worktrees.pullRequest', { path: info.path, title: prTitle.trim() || info.branch, body: prBody }), (v) =>
       v.via === 'gh'
@@ -222,7 +233,7 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
         </div>
       </section>
       <section>
-        <h3>Merge into {info.base}</h3>
+        <h3>Merge into <VisibleText text={info.base} /></h3>
         <div className="form-actions">
           <select value={strategy} onChange={(e) => setStrategy(e.target.value as MergeStrategy)} aria-label="Merge strategy" data-testid="worktree-strategy">
             {STRATEGIES.map((s) => (
@@ -237,7 +248,7 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
         </div>
         {conflict && (
           <div className="worktree-conflict" data-testid="worktree-conflict">
-            <p>These files conflict with {conflict.base} (nothing was changed):</p>
+            <p>These files conflict with <VisibleText text={conflict.base} /> (nothing was changed):</p>
             <ul>
               {conflict.files.map((f) => (
                 <li key={f}>
@@ -254,7 +265,7 @@ function FinishPanel({ sessionId, info, status, refresh, idle }: { sessionId: st
               disabled={!idle}
               onClick={() =>
                 void prompt(
-                  `Merging this branch (${conflict.branch}) into ${conflict.base} conflicts in: ${conflict.files.join(', ')}. In this worktree, merge ${conflict.base} into ${conflict.branch} (git merge ${conflict.base}), resolve the conflicts in those files keeping both sides' intent, and commit the merge.`,
+                  `Merging this branch (${visibleText(conflict.branch)}) into ${visibleText(conflict.base)} conflicts in: ${conflict.files.join(', ')}. In this worktree, merge ${visibleText(conflict.base)} into ${visibleText(conflict.branch)} (git merge ${visibleText(conflict.base)}), resolve the conflicts in those files keeping both sides' intent, and commit the merge.`,
                 )
               }
               data-testid="worktree-resolve"

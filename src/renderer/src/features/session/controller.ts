@@ -14,6 +14,8 @@ export interface SessionView {
   session: SessionInfo | null;
   thread: ThreadState;
   queue: readonly QueueItem[];
+  /** What the queue waits for before its first prompt goes (a worktree's setup command), or null. */
+  queueWaitingFor: string | null;
   /** Pending permission requests, oldest first. */
   permissions: readonly PermissionRequestInfo[];
   warnings: readonly SessionWarning[];
@@ -107,6 +109,7 @@ export class SessionController {
       session: null,
       thread: createThread(),
       queue: [],
+      queueWaitingFor: null,
       permissions: [],
       warnings: [],
       unseenDone: false,
@@ -145,7 +148,7 @@ export class SessionController {
         this.set({ permissions: this.view.permissions.filter((p) => p.requestId !== r.requestId) });
       }),
       api.on('session.queue', (q) => {
-        if (q.sessionId === id) this.set({ queue: q.items });
+        if (q.sessionId === id) this.set({ queue: q.items, queueWaitingFor: q.waitingFor ?? null });
       }),
       api.on('session.warning', (w) => {
         const mine = w.sessionId === id || (w.sessionId === null && w.agentId === this.view.session?.agentId);
@@ -202,6 +205,7 @@ export class SessionController {
       session: snap.session,
       thread: snap.thread,
       queue: snap.queue,
+      queueWaitingFor: snap.queueWaitingFor ?? null,
       permissions: snap.permissions,
       pages: this.view.pages + 1,
     });

@@ -12,6 +12,7 @@ import { useToggle } from './ui-state';
 import { STOP_REASON_TEXT } from '../../ui/format';
 import { Elapsed } from '../../ui/Elapsed';
 import { snapshottingText, useSnapshotting } from './snapshotting';
+import { VisibleText } from '../../ui/VisibleText';
 
 export const UserMessageView = memo(function UserMessageView({ entry }: { entry: UserMessageEntry }) {
   return (
@@ -76,7 +77,7 @@ export const PlanView = memo(function PlanView({ entry }: { entry: PlanThreadEnt
 export const NoticeView = memo(function NoticeView({ entry }: { entry: NoticeEntry }) {
   return (
     <div className={`thread-notice ${entry.severity}`} data-testid="thread-notice" role={entry.severity === 'error' ? 'alert' : undefined}>
-      <strong>{entry.title}</strong>
+      <strong><VisibleText text={entry.title} /></strong>
       {entry.description && <div className="notice-desc">{entry.description}</div>}
     </div>
   );

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TabViewProps } from '../../app/contributions';
 import { matchSections } from './sections';
+import { VisibleText } from '../../ui/VisibleText';
 
 /** The Settings tab: a search box, the sections it matches, each setting applied as soon as it changes. */
 export function SettingsTab({ tab, active }: TabViewProps) {
@@ -41,7 +42,7 @@ export function SettingsTab({ tab, active }: TabViewProps) {
           {sections.map((s) => (
             <li key={s.id}>
               <button className="link-button" onClick={() => go(s.id)} data-testid={`settings-nav-${s.id}`}>
-                {s.title}
+                <VisibleText text={s.title} />
               </button>
             </li>
           ))}
@@ -55,7 +56,7 @@ export function SettingsTab({ tab, active }: TabViewProps) {
         )}
         {sections.map((s) => (
           <section key={s.id} className="settings-section" data-testid="settings-section" data-section={s.id} aria-labelledby={`settings-h-${s.id}`}>
-            <h3 id={`settings-h-${s.id}`}>{s.title}</h3>
+            <h3 id={`settings-h-${s.id}`}><VisibleText text={s.title} /></h3>
             <s.view />
           </section>
         ))}

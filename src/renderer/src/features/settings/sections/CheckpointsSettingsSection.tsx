@@ -3,6 +3,7 @@ import type { CheckpointFolder, CheckpointStatus } from '@shared/contract/checkp
 import { formatBytes } from '@shared/format-bytes';
 import { useApi } from '../../../app/api-context';
 import { SectionFields } from './GenericSection';
+import { VisibleText } from '../../../ui/VisibleText';
 
 /** Checkpoints: whether they can be taken (git), how long they are kept, what is never captured, and the disk they use. */
 export function CheckpointsSettingsSection() {
@@ -33,7 +34,7 @@ export function CheckpointsSettingsSection() {
       <ul className="small" data-testid="checkpoint-folders">
         {folders.map((f) => (
           <li key={f.id}>
-            <code>{f.path}</code>: {f.checkpoints} checkpoints, {formatBytes(f.bytes)}{' '}
+            <code><VisibleText text={f.path} /></code>: {f.checkpoints} checkpoints, {formatBytes(f.bytes)}{' '}
             <button
               onClick={() => {
                 if (!window.confirm(`Delete every checkpoint of ${f.path}? Its changes can no longer be reviewed or undone.`)) return;

@@ -8,7 +8,8 @@ import { describeWorktreeError } from '../../agents';
 const ORIGIN: Record<LeftoverWorktree['origin'], string> = { session: 'worktree session', compare: 'compare run', old_compare: 'earlier compare run' };
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const nameOf = (l: LeftoverWorktree) => l.branch ?? l.path ?? l.repo;
-const loses = (l: LeftoverWorktree) => l.unmerged.length > 0 || l.files.length > 0;
+/** What it would lose is not known to be nothing (a problem reading it counts as not known). */
+const loses = (l: LeftoverWorktree) => l.unmerged.length > 0 || l.files.length > 0 || l.problem !== undefined;
 
 /** What removing it loses, as the confirmation lists it: the commits, then the uncommitted files. */
 const lostLines = (l: LeftoverWorktree) => [...l.unmerged.map((c) => `${c.sha.slice(0, 8)} ${c.subject}`), ...l.files.map((f) => `${f.code.trim() || '?'} ${f.path}`)];
@@ -104,8 +105,15 @@ export function LeftoverWorktrees() {
                 <div className="muted small">
                   {l.path ? <VisibleText text={l.missing ? `${l.path} (folder gone)` : l.path} /> : 'only the branch is left'} · <VisibleText text={l.repo} />
                 </div>
+                {l.problem && (
+                  <div className="error small" data-testid="settings-leftover-problem">
+                    Could not be read: <VisibleText text={l.problem} />
+                  </div>
+                )}
                 <div className="small" data-testid="settings-leftover-loses">
-                  {loses(l)
+                  {l.problem && !l.unmerged.length && !l.files.length
+                    ? 'what removing it loses is unknown'
+                    : loses(l)
                     ? [l.unmerged.length ? `${plural(l.unmerged.length, 'unmerged commit')}` : '', l.files.length ? plural(l.files.length, 'uncommitted change') : ''].filter(Boolean).join(', ')
                     : 'nothing unmerged'}
                 </div>

@@ -8,6 +8,7 @@ import { agentName, syncAgents, useAgents } from '../../agents';
 import { usePermissionFocus } from '../state';
 import { ErrorAlert } from '../../../ui/Alert';
 import { AgentSelect } from '../../../ui/Select';
+import { VisibleText } from '../../../ui/VisibleText';
 
 type Decision = PermissionRule['decision'];
 type ToolKind = (typeof TOOL_KINDS)[number];
@@ -136,7 +137,9 @@ export function PermissionsSection() {
                       {SUBJECT_TEXT[r.scope.subject]} {MATCH_TEXT[r.scope.match]} <code>{patternText(r.scope)}</code>
                     </td>
                     <td>
-                      <code title={r.scope.folder}>{r.scope.folder}</code>
+                      <code title={r.scope.folder}>
+                        <VisibleText text={r.scope.folder} />
+                      </code>
                     </td>
                     <td>{r.scope.sessionId ? <code title={r.scope.sessionId}>{r.scope.sessionId.slice(0, 8)}</code> : <span className="muted">any</span>}</td>
                   </>
@@ -227,7 +230,7 @@ function RuleEditor({
         void onSubmit({ ...d, agentId: agents.some((a) => a.id === d.agentId) ? d.agentId : agents[0]!.id });
       }}
     >
-      <span className="small">{title}:</span>
+      <span className="small"><VisibleText text={title} />:</span>
       <AgentSelect agents={agents} aria-label="Agent" value={d.agentId} onChange={(agentId) => set({ agentId })} data-testid="rule-agent" />
       <select aria-label="Tool kind" value={d.toolKind} onChange={(e) => set({ toolKind: e.target.value as ToolKind })} data-testid="rule-tool-kind">
         {TOOL_KINDS.map((k) => (
@@ -310,9 +313,9 @@ function AgentRuleFiles() {
         <ul>
           {files.map((f) => (
             <li key={`${f.agentId}:${f.path}`} data-testid="agent-rule-file">
-              {f.agentName} ({f.level === 'project' ? `in ${f.folder.split('/').pop()}` : 'its user settings'}):{' '}
+              <VisibleText text={f.agentName} /> ({f.level === 'project' ? `in ${f.folder.split('/').pop()}` : 'its user settings'}):{' '}
               <button className="link-button" onClick={() => open(f)} title={`Open ${f.path}`} data-testid="agent-rule-file-open">
-                {f.path}
+                <VisibleText text={f.path} />
               </button>{' '}
               <span className="muted small">{f.entries === null ? '(not readable as JSON)' : `${f.entries} ${f.entries === 1 ? 'entry' : 'entries'}`}</span>
             </li>
