@@ -1,0 +1,183 @@
+/**
+ * Containers of sessions, made by the Dev Container reference implementation (`@devcontainers/cli`) on a host
+ * with its engine, fenced, labelled, listed, stopped and removed. A container Switchboard did not make (without
+ * the `switchboard.managed=1` label) is never touched.
+ *
+ *   const containers = new SessionContainers(host, engine, cli, scratchDir);
+ *   const up = await containers.up({ sessionId, fence, source: { kind: 'repo', allowed } });   // idempotent
+ *   new ContainerHost({ inner: host, engine, container: up.containerId, folder: fence.folders[0] });
+ */
+import path from 'node:path';
+import type { Host } from '../host/host';
+import { ConfigError, type DevcontainerJson, readRepoConfig } from './devcontainer-config';
+import type { Engine } from './engine';
+import { type Fence, fenceProblems } from './fence';
+import { blockedItems, fencedConfig, reviewConfig } from './fence-policy';
+import { lastLine, runOnHost } from './run';
+
+export const MANAGED_LABEL = 'switchboard.managed';
+export const SESSION_LABEL = 'switchboard.session';
+
+/** How the dev container CLI is run on the host: e.g. `[node, …/devcontainer.js]` and the env that needs. */
+export interface DevcontainerCli {
+  argv: readonly string[];
+  env?: Record<string, string>;
+}
+
+export type ContainerSource =
+  /** The folder's devcontainer.json; `allowed`: the ids (fence-policy.ts) the user allowed for this repository. */
+  | { kind: 'repo'; allowed: ReadonlySet<string> }
+  /** Just an image (the folder's devcontainer.json, if any, is not used). */
+  | { kind: 'image'; image: string };
+
+export interface ContainerSpec {
+  /** The session's id: the container is found again by it. */
+  sessionId: string;
+  fence: Fence;
+  source: ContainerSource;
+}
+
+export interface UpResult {
+  containerId: string;
+  remoteUser: string;
+}
+
+export interface ContainerInfo {
+  id: string;
+  name: string;
+  sessionId: string;
+  state: 'running' | 'stopped' | 'other';
+  /** Bytes the container wrote on top of its image (null when the engine does not say). */
+  sizeBytes: number | null;
+  image: string;
+}
+
+/** Something in the repository's configuration is in the way (refused, or not allowed yet): listed by name. */
+export class FenceRefusal extends Error {
+  constructor(readonly items: ReturnType<typeof reviewConfig>) {
+    super(`the dev container configuration asks for what would lower the fence: ${items.map((i) => `${i.key} (${i.why}${i.verdict === 'ask' ? '; needs your allowance' : '; refused'})`).join('; ')}`);
+    this.name = 'FenceRefusal';
+  }
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+export class SessionContainers {
+  constructor(
+    private readonly host: Host,
+    private readonly engine: Engine,
+    private readonly cli: DevcontainerCli,
+    /** A private folder on the host for the configurations given to the CLI (never the session folder). */
+    private readonly scratchDir: string,
+  ) {}
+
+  /**
+   * Makes (or finds and starts) the session's container. Nothing of the repository's configuration runs
+   * before its fence-lowering settings are allowed (FenceRefusal otherwise); a syntax error is a ConfigError.
+   */
+  async up(spec: ContainerSpec, onLog?: (line: string) => void): Promise<UpResult> {
+    if (!SESSION_ID.test(spec.sessionId)) throw new Error(`not a session id: ${JSON.stringify(spec.sessionId).slice(0, 80)}`);
+    const problems = fenceProblems(spec.fence);
+    if (problems.length > 0) throw new Error(`the fence cannot be used: ${problems.join('; ')}`);
+    const folder = spec.fence.folders[0]!;
+    let config: DevcontainerJson;
+    if (spec.source.kind === 'repo') {
+      const repo = await readRepoConfig(await this.host.files([folder]), folder);
+      if (!repo) throw new ConfigError(path.posix.join(folder, '.devcontainer/devcontainer.json'), 'not found: the folder has no dev container configuration; choose an image');
+      const blocked = blockedItems(reviewConfig(repo, folder), spec.source.allowed);
+      if (blocked.length > 0) throw new FenceRefusal(blocked);
+      config = fencedConfig(repo, spec.fence, spec.source.allowed);
+    } else {
+      config = fencedConfig(null, spec.fence, new Set(), spec.source.image);
+    }
+    const file = path.posix.join(this.scratchDir, `${spec.sessionId}.devcontainer.json`);
+    await (await this.host.files([this.scratchDir])).writeFile(file, JSON.stringify(config, null, 2));
+    const argv = [
+      ...this.cli.argv,
+      'up',
+      '--docker-path', this.engine.path,
+      '--workspace-folder', folder,
+      '--override-config', file,
+      '--id-label', `${SESSION_LABEL}=${spec.sessionId}`,
+      '--id-label', `${MANAGED_LABEL}=1`,
+      '--mount-workspace-git-root', 'false',
+      '--log-format', 'text',
+    ];
+    const result = await runOnHost(this.host, argv, { env: { ...this.engine.env, ...this.cli.env }, cwd: this.scratchDir, ...(onLog ? { onStderrLine: onLog } : {}) });
+    const outcome = parseOutcome(result.stdout);
+    if (result.error !== null) throw new Error(`the dev container CLI could not be started: ${result.error}`);
+    if (!outcome || outcome.outcome !== 'success' || typeof outcome.containerId !== 'string') {
+      const said = (typeof outcome?.message === 'string' ? outcome.message : '') || lastLine(result.stderr);
+      throw new Error(`the container could not be made: ${said || `the dev container CLI ended with ${result.code ?? result.signal}`}`);
+    }
+    return { containerId: outcome.containerId, remoteUser: typeof outcome.remoteUser === 'string' ? outcome.remoteUser : 'root' };
+  }
+
+  /** Switchboard's containers on this host (running and stopped), with their size. */
+  async list(): Promise<ContainerInfo[]> {
+    const ids = await this.engineRun(['ps', '-a', '-q', '--no-trunc', '--filter', `label=${MANAGED_LABEL}=1`]);
+    const list = ids.split('\n').map((s) => s.trim()).filter(Boolean);
+    if (list.length === 0) return [];
+    const raw = JSON.parse(await this.engineRun(['inspect', '--size', ...list])) as unknown[];
+    return raw.map(toInfo).filter((c): c is ContainerInfo => c !== null);
+  }
+
+  /** The session's container, or null. */
+  async find(sessionId: string): Promise<ContainerInfo | null> {
+    return (await this.list()).find((c) => c.sessionId === sessionId) ?? null;
+  }
+
+  /** Starts a stopped container of Switchboard's again. */
+  async start(id: string): Promise<void> {
+    await this.engineRun(['start', await this.managed(id)]);
+  }
+
+  async stop(id: string): Promise<void> {
+    await this.engineRun(['stop', '--time', '5', await this.managed(id)]);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.engineRun(['rm', '--force', await this.managed(id)]);
+  }
+
+  /** The id when it is a container of Switchboard's; throws otherwise (a container the user made is never touched). */
+  private async managed(id: string): Promise<string> {
+    const found = (await this.list()).find((c) => c.id === id || c.name === id);
+    if (!found) throw new Error(`"${id.slice(0, 80)}" is not a container Switchboard made: it is left alone`);
+    return found.id;
+  }
+
+  private async engineRun(args: string[]): Promise<string> {
+    const r = await runOnHost(this.host, [this.engine.path, ...args], { env: this.engine.env, timeoutMs: 120_000 });
+    if (r.code !== 0) throw new Error(`${this.engine.kind} ${args[0]} failed: ${lastLine(r.stderr) || r.error || `exit ${r.code ?? r.signal}`}`);
+    return r.stdout;
+  }
+}
+
+function parseOutcome(stdout: string): Record<string, unknown> | null {
+  for (const line of stdout.split('\n').reverse()) {
+    if (!line.trim().startsWith('{')) continue;
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      /* not the outcome line */
+    }
+  }
+  return null;
+}
+
+function toInfo(raw: unknown): ContainerInfo | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const r = raw as { Id?: unknown; Name?: unknown; State?: { Status?: unknown }; Config?: { Labels?: Record<string, unknown>; Image?: unknown }; ImageName?: unknown; SizeRw?: unknown };
+  const labels = r.Config?.Labels ?? {};
+  if (labels[MANAGED_LABEL] !== '1' || typeof r.Id !== 'string') return null;
+  const status = String(r.State?.Status ?? '');
+  return {
+    id: r.Id,
+    name: String(r.Name ?? '').replace(/^\//, ''),
+    sessionId: String(labels[SESSION_LABEL] ?? ''),
+    state: status === 'running' ? 'running' : ['exited', 'stopped', 'created', 'configured'].includes(status) ? 'stopped' : 'other',
+    sizeBytes: typeof r.SizeRw === 'number' ? r.SizeRw : null,
+    image: String(r.ImageName ?? r.Config?.Image ?? ''),
+  };
+}
