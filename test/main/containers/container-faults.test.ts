@@ -17,7 +17,7 @@ import { podmanEnv, podmanRun, podmanSkipReason, removeTestContainers, testImage
 
 const skip = podmanSkipReason();
 const PREFIX = `sbf-${process.pid}-`;
-const cli = { argv: [process.execPath, createRequire(import.meta.url).resolve('@devcontainers/cli/devcontainer.js')] };
+const cli = { node: [process.execPath], script: createRequire(import.meta.url).resolve('@devcontainers/cli/devcontainer.js') };
 
 describe.skipIf(skip !== null)('container faults (real Podman)', { timeout: 120_000 }, () => {
   const local = new LocalHost();
@@ -106,5 +106,28 @@ describe.skipIf(skip !== null)('container faults (real Podman)', { timeout: 120_
     expect(mounts.map((m) => [m.Source, m.Destination])).toEqual([[repo, repo]]);
     const privileged = podmanRun(['inspect', '--format', '{{.HostConfig.Privileged}} {{.HostConfig.NetworkMode}}', up.containerId]).trim();
     expect(privileged).toBe('false none');
+  });
+
+  it('an image whose own metadata asks for a host mount and privileges: the engine guard refuses it, nothing is made', async () => {
+    const exposed = join(dir, 'exposed-by-image');
+    mkdirSync(exposed);
+    writeFileSync(join(exposed, 'secret'), 'host secret');
+    const metadata = JSON.stringify([{ mounts: [`source=${exposed},target=/exposed,type=bind`], privileged: true, capAdd: ['SYS_ADMIN'], postCreateCommand: 'cp /exposed/secret stolen.txt' }]);
+    const context = join(dir, 'evil-image');
+    mkdirSync(context);
+    writeFileSync(join(context, 'Containerfile'), `FROM ${image}\nLABEL devcontainer.metadata=${JSON.stringify(metadata)}\n`);
+    const evil = `localhost/switchboard-test:evil-${process.pid}`;
+    podmanRun(['build', '-q', '-t', evil, '-f', join(context, 'Containerfile'), context]);
+    try {
+      const work = join(dir, 'evil-work');
+      mkdirSync(work);
+      const sessionId = `${PREFIX}evil`;
+      const up = containers.up({ sessionId, fence: defaultFence([work]), source: { kind: 'image', image: evil } });
+      await expect(up).rejects.toThrow(/Switchboard refused to run the engine: the mount "source=.*exposed-by-image.*" would lower the session's fence/);
+      expect(existsSync(join(work, 'stolen.txt'))).toBe(false);
+      expect(await containers.find(sessionId)).toBeNull();
+    } finally {
+      podmanRun(['rmi', '-f', evil]);
+    }
   });
 });

@@ -19,7 +19,7 @@ import { podmanEnv, podmanRun, podmanSkipReason, removeTestContainers, testImage
 
 const skip = podmanSkipReason();
 const PREFIX = `sbt-${process.pid}-`;
-const cli = { argv: [process.execPath, createRequire(import.meta.url).resolve('@devcontainers/cli/devcontainer.js')] };
+const cli = { node: [process.execPath], script: createRequire(import.meta.url).resolve('@devcontainers/cli/devcontainer.js') };
 
 describe.skipIf(skip !== null)('a session in a container (real Podman)', { timeout: 180_000 }, () => {
   const local = new LocalHost();

@@ -11,16 +11,21 @@ import path from 'node:path';
 import type { Host } from '../host/host';
 import { ConfigError, type DevcontainerJson, readRepoConfig } from './devcontainer-config';
 import type { Engine } from './engine';
+import { type GuardConfig, writeEngineGuard } from './engine-guard';
 import { type Fence, fenceProblems } from './fence';
-import { blockedItems, fencedConfig, reviewConfig } from './fence-policy';
+import { blockedItems, fencedConfig, guardConfig, reviewConfig } from './fence-policy';
 import { lastLine, runOnHost } from './run';
 
 export const MANAGED_LABEL = 'switchboard.managed';
 export const SESSION_LABEL = 'switchboard.session';
 
-/** How the dev container CLI is run on the host: e.g. `[node, …/devcontainer.js]` and the env that needs. */
+/**
+ * How the dev container CLI is run on the host: node (e.g. `[process.execPath]` with `ELECTRON_RUN_AS_NODE=1`
+ * in `env` inside Electron), and the CLI's `devcontainer.js` there. The engine guard runs with the same node.
+ */
 export interface DevcontainerCli {
-  argv: readonly string[];
+  node: readonly string[];
+  script: string;
   env?: Record<string, string>;
 }
 
@@ -81,21 +86,27 @@ export class SessionContainers {
     if (problems.length > 0) throw new Error(`the fence cannot be used: ${problems.join('; ')}`);
     const folder = spec.fence.folders[0]!;
     let config: DevcontainerJson;
+    let guard: GuardConfig;
     if (spec.source.kind === 'repo') {
       const repo = await readRepoConfig(await this.host.files([folder]), folder);
       if (!repo) throw new ConfigError(path.posix.join(folder, '.devcontainer/devcontainer.json'), 'not found: the folder has no dev container configuration; choose an image');
       const blocked = blockedItems(reviewConfig(repo, folder), spec.source.allowed);
       if (blocked.length > 0) throw new FenceRefusal(blocked);
       config = fencedConfig(repo, spec.fence, spec.source.allowed);
+      guard = guardConfig(repo, spec.fence, spec.source.allowed, this.engine.path);
     } else {
       config = fencedConfig(null, spec.fence, new Set(), spec.source.image);
+      guard = guardConfig(null, spec.fence, new Set(), this.engine.path);
     }
+    const scratch = await this.host.files([this.scratchDir]);
     const file = path.posix.join(this.scratchDir, `${spec.sessionId}.devcontainer.json`);
-    await (await this.host.files([this.scratchDir])).writeFile(file, JSON.stringify(config, null, 2));
+    await scratch.writeFile(file, JSON.stringify(config, null, 2));
+    const enginePath = await writeEngineGuard(scratch, this.scratchDir, spec.sessionId, this.cli.node, guard);
     const argv = [
-      ...this.cli.argv,
+      ...this.cli.node,
+      this.cli.script,
       'up',
-      '--docker-path', this.engine.path,
+      '--docker-path', enginePath,
       '--workspace-folder', folder,
       '--override-config', file,
       '--id-label', `${SESSION_LABEL}=${spec.sessionId}`,
@@ -107,6 +118,8 @@ export class SessionContainers {
     const outcome = parseOutcome(result.stdout);
     if (result.error !== null) throw new Error(`the dev container CLI could not be started: ${result.error}`);
     if (!outcome || outcome.outcome !== 'success' || typeof outcome.containerId !== 'string') {
+      const refused = /Switchboard refused to run the engine: [^\n]*/.exec(result.stderr)?.[0];
+      if (refused) throw new Error(`the container could not be made: ${refused.slice(0, 500)}`);
       const said = (typeof outcome?.message === 'string' ? outcome.message : '') || lastLine(result.stderr);
       throw new Error(`the container could not be made: ${said || `the dev container CLI ended with ${result.code ?? result.signal}`}`);
     }

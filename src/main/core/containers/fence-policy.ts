@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type DevcontainerJson, type RepoConfig, isRecord, str } from './devcontainer-config';
+import { type GuardConfig, normalizeMount } from './engine-guard';
 import { type Fence, fenceMounts, fenceRunArgs } from './fence';
 
 export interface PolicyItem {
@@ -104,6 +105,24 @@ export function fencedConfig(config: RepoConfig | null, fence: Fence, allowed: R
   out.mounts = [...allowedMounts, ...fenceMounts({ ...fence, folders: more })];
   out.runArgs = [...(Array.isArray(out.runArgs) ? out.runArgs.map(String) : []), ...fenceRunArgs(fence)];
   return out;
+}
+
+/** What the engine guard lets through for this session: the fence, and what the user allowed of the repository's. */
+export function guardConfig(config: RepoConfig | null, fence: Fence, allowed: ReadonlySet<string>, engine: string): GuardConfig {
+  const j = config?.json ?? {};
+  const items = config ? reviewConfig(config, fence.folders[0]!) : [];
+  const granted = (key: string) => items.some((i) => i.key === key && i.verdict === 'ask' && allowed.has(i.id));
+  const strings = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  const buildOptions = isRecord(j.build) ? j.build.options : undefined;
+  return {
+    engine,
+    mounts: [...fenceMounts(fence), ...(granted('mounts') && Array.isArray(j.mounts) ? j.mounts : [])].map(normalizeMount),
+    network: fence.network === 'full' ? null : 'none',
+    privileged: granted('privileged') && j.privileged === true,
+    capAdd: granted('capAdd') ? strings(j.capAdd) : [],
+    securityOpt: granted('securityOpt') ? strings(j.securityOpt) : [],
+    extra: [...(granted('runArgs') ? strings(j.runArgs) : []), ...(granted('build.options') ? strings(buildOptions) : [])],
+  };
 }
 
 function inside(folder: string, p: string): boolean {
