@@ -16,7 +16,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-const BASE_PROGRAMS = ['sh', 'cat', 'ls', 'sleep', 'env', 'id', 'uname', 'head', 'tail', 'mkdir', 'touch', 'rm', 'cp', 'grep', 'sed', 'ps', 'dd', 'wc'];
+const BASE_PROGRAMS = ['sh', 'cat', 'ls', 'sleep', 'env', 'id', 'uname', 'head', 'tail', 'mkdir', 'touch', 'rm', 'cp', 'grep', 'sed', 'ps', 'dd', 'wc', 'dirname', 'basename', 'mv', 'chmod', 'ln', 'tr', 'cut'];
 const IMAGE_VERSION = 1;
 
 export function podmanSkipReason(): string | null {
@@ -31,7 +31,9 @@ let confDir: string | null = null;
 /** The environment of every engine call in the tests. */
 export function podmanEnv(): Record<string, string> {
   if (!confDir) {
-    confDir = mkdtempSync(join(tmpdir(), 'sb-podman-conf-'));
+    const made = mkdtempSync(join(tmpdir(), 'sb-podman-conf-'));
+    confDir = made;
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
     writeFileSync(
       join(confDir, 'containers.conf'),
       ['[containers]', 'default_ulimits = []', '', '[engine]', 'runtime = "runc"', 'cgroup_manager = "cgroupfs"', 'events_logger = "file"', ''].join('\n'),
@@ -82,6 +84,11 @@ export function testImage(kind: 'base' | 'node'): string {
     writeFileSync(join(root, 'etc/os-release'), 'ID=switchboard-test\nNAME="Switchboard test image"\n');
     const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 512 * 1024 * 1024 });
     podman(['import', '-q', '--change', `LABEL switchboard.test-hash=${hash}`, '-', tag], tar);
+    // Images of older contents go (an image still used by a container stays).
+    const older = podman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/switchboard-test'])
+      .split('\n')
+      .filter((t) => t.startsWith(`localhost/switchboard-test:${kind}-`) && t !== tag);
+    for (const old of older) spawnSync('podman', ['rmi', old], { env: podmanEnv() });
     return tag;
   } finally {
     rmSync(root, { recursive: true, force: true });
