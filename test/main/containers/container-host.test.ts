@@ -42,7 +42,8 @@ describe.skipIf(skip !== null)('a session in a container (real Podman)', { timeo
     baseImage = testImage('base');
   }, 120_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await containers?.dispose();
     if (skip === null) removeTestContainers(PREFIX);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -126,6 +127,34 @@ describe.skipIf(skip !== null)('a session in a container (real Podman)', { timeo
       }
     } finally {
       server.close();
+    }
+  });
+
+  it('network "only the API": a listed host is reached through the proxy, another is refused, a direct connection reaches nothing', async () => {
+    const servers = await Promise.all(
+      ['api here', 'not listed'].map(async (text) => {
+        const server = createServer((s) => s.end(`${text}\n`));
+        await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));
+        return { server, port: (server.address() as { port: number }).port };
+      }),
+    );
+    const [api, other] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    try {
+      const work = folder('api');
+      const fence: Fence = { ...defaultFence([work], 'api'), allowHosts: [`127.0.0.1:${api.port}`] };
+      const up = await containers.up({ sessionId: `${PREFIX}api`, fence, source: { kind: 'image', image: nodeImage } });
+      expect(up.env.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
+      const host = await ContainerHost.open({ inner: local, engine, containerId: up.containerId, folder: work, env: up.env });
+      const viaProxy = `const u = new URL(process.env.HTTPS_PROXY); const s = require('net').connect(+u.port, u.hostname, () => s.write('CONNECT ' + process.argv[1] + ' HTTP/1.1\\r\\n\\r\\n')); let b = ''; s.on('data', (d) => (b += d)); s.on('error', (e) => (b += e.code)); s.on('close', () => process.stdout.write(b));`;
+      const tunnel = async (target: string) => (await inside(host, ['node', '-e', viaProxy, target])).stdout;
+      expect(await tunnel(`127.0.0.1:${api.port}`)).toBe('HTTP/1.1 200 Connection Established\r\n\r\napi here\n');
+      expect(await tunnel(`127.0.0.1:${other.port}`)).toMatch(/^HTTP\/1.1 403 Forbidden\r\n/);
+      expect(await tunnel('example.com:443')).toMatch(/^HTTP\/1.1 403 Forbidden\r\n/);
+      const hostIp = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? '10.0.0.1';
+      const direct = await inside(host, ['node', '-e', `require('net').connect(${api.port}, '${hostIp}').on('data', () => process.exit(0)).on('error', (e) => { console.log(e.code); process.exit(3); })`]);
+      expect(direct.code).toBe(3);
+    } finally {
+      for (const { server } of servers) server.close();
     }
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig, summarizeConfig, type RepoConfig } from '../../../src/main/core/containers/devcontainer-config';
 import { defaultFence, fenceProblems } from '../../../src/main/core/containers/fence';
 import { blockedItems, fencedConfig, reviewConfig } from '../../../src/main/core/containers/fence-policy';
+import { allowedTarget } from '../../../src/main/core/containers/api-proxy';
 
 const folder = '/home/u/project';
 const file = `${folder}/.devcontainer/devcontainer.json`;
@@ -106,9 +107,26 @@ describe('a repository cannot lower its own fence', () => {
     expect(config.runArgs).not.toContain('--network=none');
     expect(fenceProblems(defaultFence(['/'], 'api'))).toEqual([
       'cannot mount "/": a folder is an absolute, normalised path other than /',
-      'the network mode "only the agent\'s API" is not available yet: choose none or full',
+      'the network mode "only the agent\'s API" needs the hosts it allows',
     ]);
     expect(fenceProblems(defaultFence(['relative/x']))).toHaveLength(1);
     expect(fenceProblems(defaultFence(['/a/../etc']))).toHaveLength(1);
+  });
+});
+
+describe('the allow-list of the "only the API" network', () => {
+  it('allows the listed names on port 443 (or the port named), subdomains only through "*.", nothing else', () => {
+    const allow = ['api.anthropic.com', '*.openai.com', 'localhost:8080'];
+    expect(allowedTarget(allow, 'api.anthropic.com', 443)).toBe(true);
+    expect(allowedTarget(allow, 'API.Anthropic.com.', 443)).toBe(true);
+    expect(allowedTarget(allow, 'api.anthropic.com', 80)).toBe(false);
+    expect(allowedTarget(allow, 'evil.api.anthropic.com', 443)).toBe(false);
+    expect(allowedTarget(allow, 'api.anthropic.com.evil.net', 443)).toBe(false);
+    expect(allowedTarget(allow, 'chat.openai.com', 443)).toBe(true);
+    expect(allowedTarget(allow, 'openai.com', 443)).toBe(false);
+    expect(allowedTarget(allow, 'evilopenai.com', 443)).toBe(false);
+    expect(allowedTarget(allow, 'localhost', 8080)).toBe(true);
+    expect(allowedTarget(allow, 'localhost', 443)).toBe(false);
+    expect(allowedTarget(allow, '127.0.0.1', 8080)).toBe(false);
   });
 });

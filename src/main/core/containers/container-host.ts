@@ -24,6 +24,8 @@ export interface ContainerHostOptions {
   folder: string;
   /** Default: `container:<inner id>:<first 12 of the container id>`. */
   id?: string;
+  /** Environment every process inside gets over its own (`UpResult.env`: the `api` mode's proxy). */
+  env?: Record<string, string>;
 }
 
 /** Variables the engine's own command needs from its environment (the container's values go by `-e NAME=VALUE`). */
@@ -36,6 +38,7 @@ export class ContainerHost implements Host, ContainerControl {
   private readonly engine: Engine;
   readonly containerId: string;
   readonly folder: string;
+  private readonly fenceEnv: Record<string, string>;
   private oomSeen: number | null = null;
 
   constructor(options: ContainerHostOptions) {
@@ -43,6 +46,7 @@ export class ContainerHost implements Host, ContainerControl {
     this.engine = options.engine;
     this.containerId = options.containerId;
     this.folder = options.folder;
+    this.fenceEnv = options.env ?? {};
     this.id = options.id ?? `container:${options.inner.id}:${options.containerId.slice(0, 12)}`;
     if (options.inner.helperCall) this.helperCall = options.inner.helperCall.bind(options.inner);
   }
@@ -119,7 +123,8 @@ export class ContainerHost implements Host, ContainerControl {
   }
 
   /** `-e` flags and the exec's environment for a process environment meant for the container. */
-  private execEnv(wanted: Record<string, string>): { flags: string[]; env: Record<string, string> } {
+  private execEnv(own: Record<string, string>): { flags: string[]; env: Record<string, string> } {
+    const wanted = { ...own, ...this.fenceEnv };
     const env: Record<string, string> = { ...wanted, ...this.engine.env };
     const flags: string[] = [];
     for (const [name, value] of Object.entries(wanted)) {

@@ -4,8 +4,11 @@
  * the `switchboard.managed=1` label) is never touched.
  *
  *   const containers = new SessionContainers(host, engine, cli, scratchDir);
- *   const up = await containers.up({ sessionId, fence, source: { kind: 'repo', allowed } });   // idempotent
- *   new ContainerHost({ inner: host, engine, container: up.containerId, folder: fence.folders[0] });
+ *   const up = await containers.up({ sessionId, fence, source: { kind: 'repo', allowed } });
+ *   const box = await ContainerHost.open({ inner: host, engine, containerId: up.containerId, folder, env: up.env });
+ *
+ * `up` is idempotent: it finds the session's container again (by its label), starts it when it stopped, and
+ * (network `api`) starts its proxy and relay again; call it before each use after a restart or an idle stop.
  */
 import path from 'node:path';
 import type { Host } from '../host/host';
@@ -14,6 +17,7 @@ import type { Engine } from './engine';
 import { type GuardConfig, writeEngineGuard } from './engine-guard';
 import { type Fence, fenceProblems } from './fence';
 import { blockedItems, fencedConfig, guardConfig, reviewConfig } from './fence-policy';
+import { ApiProxy, proxyEnv } from './api-proxy';
 import { lastLine, runOnHost } from './run';
 
 export const MANAGED_LABEL = 'switchboard.managed';
@@ -45,6 +49,8 @@ export interface ContainerSpec {
 export interface UpResult {
   containerId: string;
   remoteUser: string;
+  /** Environment every process in the container needs (the proxy's, in the `api` mode): ContainerHost's `env`. */
+  env: Record<string, string>;
 }
 
 export interface ContainerInfo {
@@ -68,6 +74,9 @@ export class FenceRefusal extends Error {
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 export class SessionContainers {
+  /** The `api` mode's proxies, by session id. */
+  private readonly proxies = new Map<string, ApiProxy>();
+
   constructor(
     private readonly host: Host,
     private readonly engine: Engine,
@@ -85,6 +94,8 @@ export class SessionContainers {
     const problems = fenceProblems(spec.fence);
     if (problems.length > 0) throw new Error(`the fence cannot be used: ${problems.join('; ')}`);
     const folder = spec.fence.folders[0]!;
+    const net = spec.fence.network === 'api' ? await this.proxyFor(spec) : null;
+    const fence = net ? { ...spec.fence, folders: [...spec.fence.folders, net.dir] } : spec.fence;
     let config: DevcontainerJson;
     let guard: GuardConfig;
     if (spec.source.kind === 'repo') {
@@ -92,11 +103,11 @@ export class SessionContainers {
       if (!repo) throw new ConfigError(path.posix.join(folder, '.devcontainer/devcontainer.json'), 'not found: the folder has no dev container configuration; choose an image');
       const blocked = blockedItems(reviewConfig(repo, folder), spec.source.allowed);
       if (blocked.length > 0) throw new FenceRefusal(blocked);
-      config = fencedConfig(repo, spec.fence, spec.source.allowed);
-      guard = guardConfig(repo, spec.fence, spec.source.allowed, this.engine.path);
+      config = fencedConfig(repo, fence, spec.source.allowed);
+      guard = guardConfig(repo, fence, spec.source.allowed, this.engine.path);
     } else {
-      config = fencedConfig(null, spec.fence, new Set(), spec.source.image);
-      guard = guardConfig(null, spec.fence, new Set(), this.engine.path);
+      config = fencedConfig(null, fence, new Set(), spec.source.image);
+      guard = guardConfig(null, fence, new Set(), this.engine.path);
     }
     const scratch = await this.host.files([this.scratchDir]);
     const file = path.posix.join(this.scratchDir, `${spec.sessionId}.devcontainer.json`);
@@ -123,7 +134,33 @@ export class SessionContainers {
       const said = (typeof outcome?.message === 'string' ? outcome.message : '') || lastLine(result.stderr);
       throw new Error(`the container could not be made: ${said || `the dev container CLI ended with ${result.code ?? result.signal}`}`);
     }
-    return { containerId: outcome.containerId, remoteUser: typeof outcome.remoteUser === 'string' ? outcome.remoteUser : 'root' };
+    const containerId = outcome.containerId;
+    if (net) await this.startRelay(containerId, net);
+    return { containerId, remoteUser: typeof outcome.remoteUser === 'string' ? outcome.remoteUser : 'root', env: net ? proxyEnv() : {} };
+  }
+
+  /** Closes the proxies of the `api` mode (their containers reach nothing until `up` again). */
+  async dispose(): Promise<void> {
+    const all = [...this.proxies.values()];
+    this.proxies.clear();
+    await Promise.all(all.map((p) => p.close()));
+  }
+
+  private async proxyFor(spec: ContainerSpec): Promise<ApiProxy> {
+    if (this.host.id !== 'local') throw new Error('the network mode "only the agent\'s API" is available for containers on this machine only, for now');
+    const old = this.proxies.get(spec.sessionId);
+    if (old) await old.close();
+    const proxy = await ApiProxy.start(await this.host.files([this.scratchDir]), path.posix.join(this.scratchDir, `${spec.sessionId}.net`), spec.fence.allowHosts);
+    this.proxies.set(spec.sessionId, proxy);
+    return proxy;
+  }
+
+  /** Starts the relay to the proxy inside the container, once it listens (one running already is kept). */
+  private async startRelay(containerId: string, proxy: ApiProxy): Promise<void> {
+    const has = await runOnHost(this.host, [this.engine.path, 'exec', containerId, '/bin/sh', '-c', 'command -v node'], { env: this.engine.env, timeoutMs: 60_000 });
+    if (has.code !== 0) throw new Error('the network mode "only the agent\'s API" needs node in the container (for its relay to the proxy): choose an image with node 20+, or add the node feature');
+    const r = await runOnHost(this.host, [this.engine.path, 'exec', containerId, 'node', proxy.relayScript], { env: this.engine.env, timeoutMs: 60_000 });
+    if (r.code !== 0) throw new Error(`the relay to the proxy could not be started in the container: ${lastLine(r.stdout) || lastLine(r.stderr) || `exit ${r.code}`}`);
   }
 
   /** Switchboard's containers on this host (running and stopped), with their size. */
@@ -140,24 +177,30 @@ export class SessionContainers {
     return (await this.list()).find((c) => c.sessionId === sessionId) ?? null;
   }
 
-  /** Starts a stopped container of Switchboard's again. */
-  async start(id: string): Promise<void> {
-    await this.engineRun(['start', await this.managed(id)]);
-  }
-
+  /** Stops a container of Switchboard's (a session's next `up` starts it again). */
   async stop(id: string): Promise<void> {
-    await this.engineRun(['stop', '--time', '5', await this.managed(id)]);
+    const found = await this.managed(id);
+    await this.closeProxy(found.sessionId);
+    await this.engineRun(['stop', '--time', '5', found.id]);
   }
 
   async remove(id: string): Promise<void> {
-    await this.engineRun(['rm', '--force', await this.managed(id)]);
+    const found = await this.managed(id);
+    await this.closeProxy(found.sessionId);
+    await this.engineRun(['rm', '--force', found.id]);
   }
 
-  /** The id when it is a container of Switchboard's; throws otherwise (a container the user made is never touched). */
-  private async managed(id: string): Promise<string> {
+  private async closeProxy(sessionId: string): Promise<void> {
+    const proxy = this.proxies.get(sessionId);
+    this.proxies.delete(sessionId);
+    await proxy?.close();
+  }
+
+  /** The container when it is one of Switchboard's; throws otherwise (a container the user made is never touched). */
+  private async managed(id: string): Promise<ContainerInfo> {
     const found = (await this.list()).find((c) => c.id === id || c.name === id);
     if (!found) throw new Error(`"${id.slice(0, 80)}" is not a container Switchboard made: it is left alone`);
-    return found.id;
+    return found;
   }
 
   private async engineRun(args: string[]): Promise<string> {

@@ -8,8 +8,9 @@ import type { EngineKind } from './engine';
 
 /**
  * - `none`: only the container's own loopback; nothing outside it can be reached (the engine's `--network none`).
- * - `api`: not yet offered: see `fenceProblems` (planned: `none` plus a forward proxy of Switchboard's, reached
- *   through a unix socket mounted into the container, that opens connections only to the listed hosts).
+ * - `api`: `none` plus a forward proxy of Switchboard's (api-proxy.ts), reached through a unix socket mounted
+ *   into the container, that opens tunnels only to the listed hosts. Needs node in the container (the relay)
+ *   and the engine on this machine (the proxy runs in Switchboard's process).
  * - `full`: the engine's default network (the internet and what the host's network reaches).
  */
 export type NetworkMode = 'none' | 'api' | 'full';
@@ -39,7 +40,8 @@ export function fenceProblems(fence: Fence): string[] {
   const problems: string[] = [];
   if (fence.folders.length === 0) problems.push('a container session needs its folder');
   for (const f of fence.folders) if (!path.posix.isAbsolute(f) || f.includes('\0') || path.posix.normalize(f) !== f.replace(/\/+$/, '') || f === '/') problems.push(`cannot mount "${f}": a folder is an absolute, normalised path other than /`);
-  if (fence.network === 'api') problems.push('the network mode "only the agent\'s API" is not available yet: choose none or full');
+  if (fence.network === 'api' && fence.allowHosts.length === 0) problems.push('the network mode "only the agent\'s API" needs the hosts it allows');
+  for (const h of fence.allowHosts) if (!/^(\*\.)?[A-Za-z0-9.-]{1,253}(:\d{1,5})?$/.test(h)) problems.push(`not a host name: "${h.slice(0, 80)}"`);
   if (!(fence.memoryBytes >= 64 * 1024 ** 2)) problems.push('the memory limit must be at least 64 MiB');
   if (!(fence.cpus > 0)) problems.push('the CPU limit must be more than 0');
   if (!(Number.isInteger(fence.pids) && fence.pids >= 16)) problems.push('the process limit must be at least 16');
@@ -82,7 +84,7 @@ export function fenceEnforcement(fence: Fence, facts: EngineFacts): Enforcement[
       ? { enforced: true, how: 'no network: the container has only its own loopback' }
       : fence.network === 'full'
         ? { enforced: false, how: 'not fenced: the container reaches what this machine reaches' }
-        : { enforced: false, how: 'not available yet' };
+        : { enforced: true, how: `no network but a proxy of Switchboard's that opens tunnels (CONNECT) only to ${fence.allowHosts.join(', ')}; a program that ignores HTTPS_PROXY reaches nothing` };
   return [
     { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths); nothing else of this machine` },
     { setting: 'network', ...network },
