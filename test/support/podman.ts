@@ -12,7 +12,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -26,20 +26,23 @@ export function podmanSkipReason(): string | null {
   return null;
 }
 
-let confDir: string | null = null;
+const CONF_TEXT = ['[containers]', 'default_ulimits = []', '', '[engine]', 'runtime = "runc"', 'cgroup_manager = "cgroupfs"', 'events_logger = "file"', ''].join('\n');
+let confFile: string | null = null;
 
-/** The environment of every engine call in the tests. */
+/** The environment of every engine call in the tests (one configuration file per content, shared by runs). */
 export function podmanEnv(): Record<string, string> {
-  if (!confDir) {
-    const made = mkdtempSync(join(tmpdir(), 'sb-podman-conf-'));
-    confDir = made;
-    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-    writeFileSync(
-      join(confDir, 'containers.conf'),
-      ['[containers]', 'default_ulimits = []', '', '[engine]', 'runtime = "runc"', 'cgroup_manager = "cgroupfs"', 'events_logger = "file"', ''].join('\n'),
-    );
+  if (!confFile) {
+    const dir = join(tmpdir(), `switchboard-test-podman-${createHash('sha256').update(CONF_TEXT).digest('hex').slice(0, 12)}`);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'containers.conf');
+    if (!existsSync(file)) {
+      const temp = `${file}.${process.pid}`;
+      writeFileSync(temp, CONF_TEXT);
+      renameSync(temp, file);
+    }
+    confFile = file;
   }
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', CONTAINERS_CONF: join(confDir, 'containers.conf') };
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', CONTAINERS_CONF: confFile };
 }
 
 function podman(args: string[], input?: Buffer): string {
