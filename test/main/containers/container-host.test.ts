@@ -94,6 +94,22 @@ describe.skipIf(skip !== null)('a session in a container (real Podman)', { timeo
     expect(readFileSync(join(work, 'out.txt'), 'utf8')).toBe('from inside\n');
   });
 
+  it('a terminal inside: a pseudo-terminal in the container, in its folder, without the pid line the host uses', async () => {
+    const work = folder('pty');
+    const host = await start('pty', defaultFence([work]), baseImage);
+    const pty = host.openPty(['/bin/sh'], { cwd: work, env: { PATH: '/usr/bin:/bin', TERM: 'dumb', PS1: '$ ' }, cols: 80, rows: 24 });
+    let seen = '';
+    pty.onData((d) => (seen += d));
+    pty.write('echo "in $(pwd): $((6 * 7))"; cat /etc/os-release; [ -t 0 ] && echo tty; exit 3\n');
+    const exit = await pty.exited;
+    expect(exit.exitCode).toBe(3);
+    expect(seen).toContain(`in ${work}: 42`);
+    expect(seen).toContain('Switchboard test image');
+    expect(seen).toMatch(/\btty\r?\n/);
+    expect(seen).not.toMatch(/^\s*\d+\r?\n/);
+    await pty.dispose();
+  });
+
   it('the fence holds: no file of the home, no write outside the mount, no host loopback with network none', async () => {
     const work = folder('fence');
     const server: Server = createServer((s) => s.end('hello from the host\n'));
