@@ -7,6 +7,8 @@ export class ContainerPty implements HostPty {
   private inside: number | null = null;
   private head: string | null = '';
   private readonly listeners = new Set<(data: string) => void>();
+  /** Input held until the pid line came (the terminal would echo it before, and the line would not be first). */
+  private held: string[] | null = [];
   readonly exited: Promise<PtyExit>;
 
   constructor(
@@ -23,6 +25,8 @@ export class ContainerPty implements HostPty {
         return;
       }
       this.head = null;
+      for (const d of this.held ?? []) this.exec.write(d);
+      this.held = null;
       const pid = Number(all.slice(0, Math.max(nl, 0)).trim());
       if (Number.isInteger(pid) && pid > 1) this.inside = pid;
       const rest = all.slice(nl + 1);
@@ -40,7 +44,8 @@ export class ContainerPty implements HostPty {
   }
 
   write(data: string): void {
-    this.exec.write(data);
+    if (this.held) this.held.push(data);
+    else this.exec.write(data);
   }
 
   resize(cols: number, rows: number): void {
