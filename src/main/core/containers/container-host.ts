@@ -28,8 +28,12 @@ export interface ContainerHostOptions {
   env?: Record<string, string>;
 }
 
-/** Variables the engine's own command needs from its environment (the container's values go by `-e NAME=VALUE`). */
-const ENGINE_OWN = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'TMPDIR', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'DOCKER_HOST', 'DOCKER_CONFIG', 'DOCKER_CONTEXT', 'CONTAINER_HOST', 'CONTAINERS_CONF', 'CONTAINERS_STORAGE_CONF', 'CONTAINERS_REGISTRIES_CONF']);
+/**
+ * Variables the engine's own command reads (its PATH, home, runtime folder, configuration): the process's
+ * values for them go by `-e NAME=VALUE` and never into the engine's environment, which keeps its own.
+ */
+const ENGINE_OWN = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'TMPDIR', 'SHELL', 'LD_PRELOAD', 'LD_LIBRARY_PATH']);
+const ENGINE_PREFIX = /^(XDG_|DOCKER_|CONTAINERS?_|PODMAN_|BUILDAH_|STORAGE_|REGISTRY_|GODEBUG|GOMAXPROCS)/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,255}$/;
 
 export class ContainerHost implements Host, ContainerControl {
@@ -125,13 +129,16 @@ export class ContainerHost implements Host, ContainerControl {
   /** `-e` flags and the exec's environment for a process environment meant for the container. */
   private execEnv(own: Record<string, string>): { flags: string[]; env: Record<string, string> } {
     const wanted = { ...own, ...this.fenceEnv };
-    const env: Record<string, string> = { ...wanted, ...this.engine.env };
+    const env: Record<string, string> = {};
     const flags: string[] = [];
     for (const [name, value] of Object.entries(wanted)) {
       if (!NAME.test(name)) continue;
-      if (ENGINE_OWN.has(name) || name in this.engine.env) flags.push('-e', `${name}=${value}`);
-      else flags.push('-e', name);
+      if (ENGINE_OWN.has(name) || ENGINE_PREFIX.test(name) || name in this.engine.env) flags.push('-e', `${name}=${value}`);
+      else {
+        flags.push('-e', name);
+        env[name] = value;
+      }
     }
-    return { flags, env };
+    return { flags, env: { ...env, ...this.engine.env } };
   }
 }

@@ -40,7 +40,8 @@ export async function writeEngineGuard(files: ConfinedFiles, scratchDir: string,
   await files.writeFile(script, `const CONFIG = ${JSON.stringify(config)};\n${GUARD_SOURCE}`);
   // Only the commands that make or enter containers are checked (one node start each); then the engine itself
   // replaces the shell, so the CLI's signals and pipes reach it as if it had started it.
-  const check = `${[...node, script].map(shellQuote).join(' ')} "$@" || exit 1`;
+  // The arguments go on stdin, NUL-separated: node reads some options (--env-file) even after the script's name.
+  const check = `printf '%s\\0' "$@" | ${[...node, script].map(shellQuote).join(' ')} || exit 1`;
   const text = `#!/bin/sh\ncase "$1" in\n  run|create|exec|build|buildx|container|image|-*) ${check} ;;\nesac\nexec ${shellQuote(config.engine)} "$@"\n`;
   await files.placeFile(path.posix.relative(files.roots[0]!, wrapper), Buffer.from(text), 0o700);
   return wrapper;
@@ -52,9 +53,10 @@ function shellQuote(s: string): string {
 
 /** Plain JavaScript run by node beside the CLI (CONFIG is prepended): exits 1, saying why, to refuse. */
 const GUARD_SOURCE = String.raw`
-const args = process.argv.slice(2);
-const VALUE = new Set(['-a', '--attach', '--mount', '-l', '--label', '--security-opt', '--entrypoint', '-e', '--env', '-u', '--user', '--name', '--network', '--net', '-m', '--memory', '--memory-swap', '--cpus', '--pids-limit', '-w', '--workdir', '--cap-add', '-f', '--file', '-t', '--tag', '--target', '--build-arg', '--platform', '--cache-from', '--cache-to', '--build-context', '--format', '--iidfile', '--progress']);
-const SAFE = new Set(['-a', '--attach', '-l', '--label', '--entrypoint', '-e', '--env', '-u', '--user', '--name', '-w', '--workdir', '-d', '--detach', '--rm', '--init', '-i', '--interactive', '--tty', '--sig-proxy', '-f', '--file', '--tag', '--target', '--build-arg', '--platform', '--cache-from', '--cache-to', '--build-context', '--format', '--iidfile', '--progress', '-q', '--quiet', '--no-cache', '--pull', '--load', '--memory', '-m', '--memory-swap', '--cpus', '--pids-limit']);
+const input = require('node:fs').readFileSync(0, 'utf8');
+const args = input === '' ? [] : input.slice(0, -1).split('\0');
+const VALUE = new Set(['-a', '--attach', '--mount', '-l', '--label', '--security-opt', '--entrypoint', '-e', '--env', '-u', '--user', '--name', '--network', '--net', '--userns', '-m', '--memory', '--memory-swap', '--cpus', '--pids-limit', '-w', '--workdir', '--cap-add', '-f', '--file', '-t', '--tag', '--target', '--build-arg', '--platform', '--cache-from', '--cache-to', '--build-context', '--format', '--iidfile', '--progress']);
+const SAFE = new Set(['-t', '-a', '--attach', '-l', '--label', '--entrypoint', '-e', '--env', '-u', '--user', '--name', '-w', '--workdir', '-d', '--detach', '--rm', '--init', '-i', '--interactive', '--tty', '--sig-proxy', '-f', '--file', '--tag', '--target', '--build-arg', '--platform', '--cache-from', '--cache-to', '--build-context', '--format', '--iidfile', '--progress', '-q', '--quiet', '--no-cache', '--pull', '--load', '--memory', '-m', '--memory-swap', '--cpus', '--pids-limit']);
 const norm = (spec) => spec.split(',').map((p) => p.split('=')).map(([k = '', ...v]) => ({ src: 'source', dst: 'target', destination: 'target' }[k.trim()] || k.trim()) + '=' + v.join('=').trim()).sort().join(',');
 function refuse(what) {
   process.stderr.write('Switchboard refused to run the engine: ' + what + ' would lower the session\'s fence (not allowed for this repository)\n');
@@ -75,6 +77,7 @@ function check(command, rest, build) {
     if (flag === '--network' || flag === '--net') { if (CONFIG.network !== null && value === CONFIG.network) continue; refuse('the network "' + value + '"'); }
     if (flag === '--privileged') { if (CONFIG.privileged) continue; refuse('--privileged'); }
     if (flag === '--cap-add') { if (CONFIG.capAdd.includes(value)) continue; refuse('the capability "' + value + '"'); }
+    if (flag === '--userns') { if (value === 'keep-id' || value.startsWith('keep-id:')) continue; refuse('the user namespace "' + value + '"'); }
     if (flag === '--security-opt') { if (value === 'label=disable' || CONFIG.securityOpt.includes(value)) continue; refuse('the security option "' + value + '"'); }
     if (SAFE.has(flag)) continue;
     refuse('the engine option "' + token + '"');
