@@ -119,6 +119,8 @@ describe.runIf(process.platform === 'linux')('what electron-builder packs', () =
     for (const f of ['package.json', 'out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html']) expect(files).toContain(f);
     expect(unpacked).toContain('node_modules/better-sqlite3/build/Release/better_sqlite3.node');
     expect(unpacked.some((f) => /^node_modules\/node-pty\/.*pty\.node$/.test(f))).toBe(true);
+    // The dev container CLI is run by a node outside the app (the packaged app cannot run as Node): a real file.
+    expect(unpacked).toContain('node_modules/@devcontainers/cli/devcontainer.js');
     const packagedJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { main: string };
     expect(files).toContain(packagedJson.main);
 

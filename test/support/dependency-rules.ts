@@ -18,6 +18,8 @@ export const CORE_DEPENDENCIES: Record<string, readonly string[]> = {
   'history-import': ['store'],
   terminals: [],
   remote: [],
+  // containers: sessions in containers (the engine, devcontainer.json and its fence, a container as a Host).
+  containers: [],
   mcp: ['agents'],
   checkpoints: ['settings', 'store'],
   compare: ['agents', 'store', 'worktrees'],

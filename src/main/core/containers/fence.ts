@@ -1,0 +1,95 @@
+/**
+ * The fence of a container session: which folders are mounted (at their own absolute paths, nothing of the
+ * user's home), which network the container has, and its memory, CPU and process limits. `fenceRunArgs` turns
+ * it into engine arguments; `fenceEnforcement` says, per setting, whether this engine enforces it.
+ */
+import path from 'node:path';
+import type { EngineKind } from './engine';
+
+/**
+ * - `none`: only the container's own loopback; nothing outside it can be reached (the engine's `--network none`).
+ * - `api`: `none` plus a forward proxy of Switchboard's (api-proxy.ts), reached through a unix socket mounted
+ *   into the container, that opens tunnels only to the listed hosts. Needs node in the container (the relay)
+ *   and the engine on this machine (the proxy runs in Switchboard's process).
+ * - `full`: the engine's default network (the internet and what the host's network reaches).
+ */
+export type NetworkMode = 'none' | 'api' | 'full';
+
+export interface Fence {
+  network: NetworkMode;
+  /** For `api`: the host names the container may reach (port 443). */
+  allowHosts: readonly string[];
+  /** Memory limit in bytes (no swap beyond it). */
+  memoryBytes: number;
+  cpus: number;
+  /** Most processes at once (a fork bomb stops there). */
+  pids: number;
+  /** Absolute host paths mounted read-write at the same path inside; the first is the session folder. */
+  folders: readonly string[];
+}
+
+/** Limits that keep a laptop usable with five sessions running at once. */
+export const DEFAULT_LIMITS = { memoryBytes: 2 * 1024 ** 3, cpus: 2, pids: 2048 } as const;
+
+export function defaultFence(folders: readonly string[], network: NetworkMode = 'none'): Fence {
+  return { network, allowHosts: [], ...DEFAULT_LIMITS, folders };
+}
+
+/** What is wrong with a fence, in sentences (empty: it can be used). */
+export function fenceProblems(fence: Fence): string[] {
+  const problems: string[] = [];
+  if (fence.folders.length === 0) problems.push('a container session needs its folder');
+  for (const f of fence.folders) if (!path.posix.isAbsolute(f) || f.includes('\0') || path.posix.normalize(f) !== f.replace(/\/+$/, '') || f === '/') problems.push(`cannot mount "${f}": a folder is an absolute, normalised path other than /`);
+  if (fence.network === 'api' && fence.allowHosts.length === 0) problems.push('the network mode "only the agent\'s API" needs the hosts it allows');
+  for (const h of fence.allowHosts) if (!/^(\*\.)?[A-Za-z0-9.-]{1,253}(:\d{1,5})?$/.test(h)) problems.push(`not a host name: "${h.slice(0, 80)}"`);
+  if (!(fence.memoryBytes >= 64 * 1024 ** 2)) problems.push('the memory limit must be at least 64 MiB');
+  if (!(fence.cpus > 0)) problems.push('the CPU limit must be more than 0');
+  if (!(Number.isInteger(fence.pids) && fence.pids >= 16)) problems.push('the process limit must be at least 16');
+  return problems;
+}
+
+/** `podman/docker run` arguments that apply the fence's network and limits. */
+export function fenceRunArgs(fence: Fence): string[] {
+  const args = [`--memory=${fence.memoryBytes}`, `--memory-swap=${fence.memoryBytes}`, `--cpus=${fence.cpus}`, `--pids-limit=${fence.pids}`];
+  if (fence.network !== 'full') args.push('--network=none');
+  return args;
+}
+
+/** The bind mounts of the fence's folders (each at its own path), as `--mount` values. */
+export function fenceMounts(fence: Fence): string[] {
+  return fence.folders.map((f) => `type=bind,source=${f},target=${f}`);
+}
+
+export interface EngineFacts {
+  kind: EngineKind;
+  rootless: boolean;
+  cgroupVersion: 'v1' | 'v2' | 'unknown';
+  /** The engine runs in a virtual machine (Docker Desktop, podman machine): limits are the VM's share. */
+  inVm: boolean;
+}
+
+export interface Enforcement {
+  setting: 'files' | 'network' | 'memory' | 'cpus' | 'pids';
+  enforced: boolean;
+  /** How, or why not, in one sentence. */
+  how: string;
+}
+
+/** Per setting, whether the engine enforces it: a setting it cannot enforce is said, never silently dropped. */
+export function fenceEnforcement(fence: Fence, facts: EngineFacts): Enforcement[] {
+  const limitsOk = !(facts.rootless && facts.cgroupVersion !== 'v2');
+  const limitsWhy = limitsOk ? `by the kernel's cgroups (${facts.cgroupVersion})${facts.inVm ? ', within the engine\'s virtual machine' : ''}` : 'not enforced: rootless Podman cannot set limits without cgroups v2';
+  const network =
+    fence.network === 'none'
+      ? { enforced: true, how: 'no network: the container has only its own loopback' }
+      : fence.network === 'full'
+        ? { enforced: false, how: 'not fenced: the container reaches what this machine reaches' }
+        : { enforced: true, how: `no network but a proxy of Switchboard's that opens tunnels (CONNECT) only to ${fence.allowHosts.join(', ')}; a program that ignores HTTPS_PROXY reaches nothing` };
+  return [
+    { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths); nothing else of this machine` },
+    { setting: 'network', ...network },
+    { setting: 'memory', enforced: limitsOk, how: limitsOk ? `${Math.round(fence.memoryBytes / 1024 ** 2)} MiB, no swap beyond, ${limitsWhy}` : limitsWhy },
+    { setting: 'cpus', enforced: limitsOk, how: limitsOk ? `${fence.cpus} CPUs, ${limitsWhy}` : limitsWhy },
+    { setting: 'pids', enforced: limitsOk, how: limitsOk ? `at most ${fence.pids} processes, ${limitsWhy}` : limitsWhy },
+  ];
+}
