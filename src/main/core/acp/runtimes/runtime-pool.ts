@@ -66,11 +66,14 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
     return this.ctx.prefs();
   }
   async commandOnHost(record: AgentRecord, hostId: string, env: Record<string, string>): Promise<HostCommand> {
-    return commandOnHost(record, await this.ctx.hosts.ensure(hostId), env, {
+    const host = await this.ctx.hosts.ensure(hostId);
+    const command = await commandOnHost(record, host, env, {
       agentsDir: join(this.ctx.dataDir, 'agents'),
       binaries: this.hostBinaries,
       onHost: (agentId, id) => this.ctx.setting('agents.onHost')[agentId]?.[id] ?? null,
     });
+    await host.prepareProgram?.([command.command, ...command.args]);
+    return command;
   }
   loginEnv(): Promise<Record<string, string>> {
     return this.ctx.loginEnv();
