@@ -113,7 +113,7 @@ export function ContainerFields({ draft, onChange, engine, config, configError }
         </label>
         <label className="field">
           <span>CPUs</span>
-          <input type="number" min={0.1} step={0.5} value={draft.cpus} onChange={(e) => onChange({ ...draft, cpus: Number(e.target.value) })} data-testid="container-cpus" />
+          <input type="number" min={0.5} step={0.5} value={draft.cpus} onChange={(e) => onChange({ ...draft, cpus: Number(e.target.value) })} data-testid="container-cpus" />
         </label>
       </div>
       <p className="muted small">Only the session’s folder is mounted (at its own path); nothing else of the machine.</p>
