@@ -26,7 +26,10 @@ import { Hosts } from './core/host/hosts';
 import { HostsService, type SshHostMaker } from './core/remote/hosts-service';
 import { SshHost } from './core/host/ssh/ssh-host';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
-import { ADDED_HOSTS_SETTING, hostLabel } from '../shared/contract/hosts';
+import { ADDED_HOSTS_SETTING, filesHostId, hostLabel } from '../shared/contract/hosts';
+import type { SessionPlacement } from './core/acp/acp-context';
+import type { ContainerService } from './core/containers/container-service';
+import { type ContainerOptions, makeContainerService, registerContainerRequests } from './containers-wiring';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -51,6 +54,8 @@ export interface CoreOptions {
   clock?: Clock;
   /** false: no folder is snapshotted around turns (tests that are not about checkpoints). Default true. */
   checkpoints?: boolean;
+  /** Sessions in containers: the engine's environment and the dev container CLI (tests: their own Podman configuration). */
+  containers?: ContainerOptions;
 }
 
 /**
@@ -81,6 +86,10 @@ export class AppCore implements Disposable {
   readonly historyImport: HistoryImportService;
   /** Worktree sessions: a session's own worktree and branch, and the way back (commit, merge, push, PR). */
   readonly worktrees: WorktreeService;
+  /** Sessions in containers: their containers made, started, listed, stopped at idle and at quit. */
+  readonly containers: ContainerService;
+  /** Where a session that asked for a container runs (the ACP services ask it). */
+  readonly placement: SessionPlacement;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -99,6 +108,23 @@ export class AppCore implements Disposable {
       }),
     ).register();
     this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
+    // Before the ACP services: disposed after them (their sessions closed first), its containers then stopped.
+    this.containers = this.disposables.add(
+      makeContainerService(
+        {
+          dataDir: options.dataDir,
+          hosts: this.hosts,
+          settings: this.settings,
+          bus: this.bus,
+          stored: (key) => this.acp.context.rows().container(key),
+          hostOf: (id) => this.acp.context.rows().hostOf(id),
+          stopAgentsOn: async (hostId) => void (await Promise.all(this.acp.pool.allRuntimes().filter((rt) => rt.hostId === hostId).map((rt) => rt.stop()))),
+        },
+        options.containers,
+      ),
+    );
+    this.placement = { place: (p) => this.containers.place(p) };
+    registerContainerRequests(this.router, this.containers);
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys, this.hosts);
     this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, {
@@ -122,13 +148,23 @@ export class AppCore implements Disposable {
     // ended by the sessions closing at quit too (the sessions service drops its listeners after that).
     // A session on an SSH host has its folders snapshotted on that host, by its helper (checkpoint-sites.ts).
     if (options.checkpoints !== false) {
-      acp.sessions.onTurnStarting((turn) => this.checkpoints.turnStarting(turn));
-      acp.sessions.onTurnEnded((turn) => this.checkpoints.turnEnded(turn));
+      // A session in a container has its folders snapshotted by the host that owns them (its bind mount's).
+      acp.sessions.onTurnStarting((turn) => {
+        this.containers.turnStarted(turn.hostId);
+        return this.checkpoints.turnStarting({ ...turn, hostId: filesHostId(turn.hostId) });
+      });
+      acp.sessions.onTurnEnded((turn) => {
+        this.containers.turnEnded(turn.hostId);
+        return this.checkpoints.turnEnded({ ...turn, hostId: filesHostId(turn.hostId) });
+      });
       // While a session is open its folders are watched (snapshots read only what changed), the first snapshot taken in the background.
       acp.sessions.onStatusChanged((s) => {
         if (s.status === 'closed') this.checkpoints.sessionClosed(s.id);
-        else void this.checkpoints.sessionOpened(s.id, [s.cwd, ...s.additionalDirectories], s.hostId);
+        else void this.checkpoints.sessionOpened(s.id, [s.cwd, ...s.additionalDirectories], filesHostId(s.hostId));
       });
+    } else {
+      acp.sessions.onTurnStarting((turn) => this.containers.turnStarted(turn.hostId));
+      acp.sessions.onTurnEnded((turn) => this.containers.turnEnded(turn.hostId));
     }
     new McpService({
       router: this.router,

@@ -53,14 +53,108 @@ export function sshTargetOf(hostId: string): string | null {
   return targetProblem(target) === null ? target : null;
 }
 
-/** How a host is named to the user: "this machine", or the alias or user@host[:port]. */
-export const hostLabel = (hostId: string): string => (hostId === LOCAL_HOST_ID ? 'this machine' : (sshTargetOf(hostId) ?? hostId));
+/**
+ * Host ids are `kind:rest` (as VS Code's remote authorities): one row per kind below says how its rest is
+ * read, how it is named, and what it can do. A new kind adds a row; the exhaustive switches over `HostKind`
+ * (`never`) list what else it touches.
+ *   - `local`: this machine;
+ *   - `ssh:<alias | user@host[:port]>`: an SSH host;
+ *   - `container:<key>@<host id>`: a session's container on a host that is not a container itself
+ *     (`container:5d1c…@local`, `container:5d1c…@ssh:devbox`); `<key>` is the id of the session the
+ *     container was made for (its label), so the container is found again after a restart.
+ */
+export const HOST_KINDS = ['local', 'ssh', 'container'] as const;
+export type HostKind = (typeof HOST_KINDS)[number];
+
+export type HostAddress =
+  | { kind: 'local' }
+  | { kind: 'ssh'; target: string }
+  | { kind: 'container'; key: string; on: string };
+
+/** What a kind of host can do, asked where code used to compare with 'local'. */
+export interface HostKindFacts {
+  /** Its processes run on this machine, with this machine's login environment and home. */
+  sharesThisMachine: boolean;
+  /** Its files are those of another host (the one it runs on): checkpoints and file reads go there. */
+  filesOnHostBelow: boolean;
+}
+
+const CONTAINER_KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+export const HOST_KIND_TABLE: { readonly [K in HostKind]: HostKindFacts & { parse(rest: string): HostAddress | null } } = {
+  local: { sharesThisMachine: true, filesOnHostBelow: false, parse: () => null },
+  ssh: { sharesThisMachine: false, filesOnHostBelow: false, parse: (rest) => (targetProblem(rest) === null ? { kind: 'ssh', target: rest } : null) },
+  container: {
+    sharesThisMachine: false,
+    filesOnHostBelow: true,
+    parse: (rest) => {
+      const at = rest.indexOf('@');
+      if (at < 0) return null;
+      const key = rest.slice(0, at);
+      const on = parseHostId(rest.slice(at + 1));
+      // A container runs on a machine (this one, an SSH host), never inside another container.
+      if (!CONTAINER_KEY_RE.test(key) || !on || on.kind === 'container') return null;
+      return { kind: 'container', key, on: rest.slice(at + 1) };
+    },
+  },
+};
+
+/** A host id read by its kind's row; null when it is none of them. */
+export function parseHostId(id: string): HostAddress | null {
+  if (id === LOCAL_HOST_ID) return { kind: 'local' };
+  const colon = id.indexOf(':');
+  if (colon < 0 || id.length > 400) return null;
+  const kind = id.slice(0, colon);
+  if (kind === 'local' || !(HOST_KINDS as readonly string[]).includes(kind)) return null;
+  return HOST_KIND_TABLE[kind as HostKind].parse(id.slice(colon + 1));
+}
+
+export const hostKindOf = (id: string): HostKind | null => parseHostId(id)?.kind ?? null;
+export const containerHostId = (key: string, on: string): string => `container:${key}@${on}`;
+
+/** The facts of a host id's kind (an unknown id is treated as a machine that is not this one). */
+export function hostFacts(id: string): HostKindFacts {
+  const kind = hostKindOf(id);
+  return kind ? HOST_KIND_TABLE[kind] : HOST_KIND_TABLE.ssh;
+}
+
+/** Whether the host's processes run on this machine (a question about the kind, not the id 'local'). */
+export const sharesThisMachine = (id: string): boolean => hostFacts(id).sharesThisMachine;
+
+/** The host whose files a host works on: a container's host (its bind mount), else the host itself. */
+export function filesHostId(id: string): string {
+  const a = parseHostId(id);
+  return a?.kind === 'container' ? a.on : id;
+}
+
+/** How a host is named to the user: "this machine", the alias or user@host[:port], "a container on …". */
+export function hostLabel(hostId: string): string {
+  const a = parseHostId(hostId);
+  if (!a) return hostId;
+  switch (a.kind) {
+    case 'local':
+      return 'this machine';
+    case 'ssh':
+      return a.target;
+    case 'container':
+      return `a container on ${hostLabel(a.on)}`;
+    default:
+      return assertNever(a);
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unknown host kind: ${JSON.stringify(x)}`);
+}
 
 export const hostIdSchema = z
   .string()
   .min(1)
   .max(400)
-  .refine((id) => id === LOCAL_HOST_ID || sshTargetOf(id) !== null, 'must be "local" or "ssh:" and an alias or user@host[:port]');
+  .refine((id) => parseHostId(id) !== null, 'must be "local", "ssh:" and an alias or user@host[:port], or "container:<key>@<host id>"');
+
+/** A host a container can run on (this machine or an SSH host). */
+export const machineHostIdSchema = hostIdSchema.refine((id) => hostKindOf(id) !== 'container', 'must be "local" or an SSH host');
 
 export const sshTargetSchema = z
   .string()
@@ -82,7 +176,7 @@ export type ConnectStep = z.infer<typeof connectStepSchema>;
 
 export const hostInfoSchema = z.object({
   id: z.string(),
-  kind: z.enum(['local', 'ssh']),
+  kind: z.enum(HOST_KINDS),
   /** What the user sees: "This machine", the alias, or user@host:port. */
   label: z.string(),
   /** Where it comes from: this machine, a Host line of ~/.ssh/config, or added by the user (removable). */

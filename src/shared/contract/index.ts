@@ -3,6 +3,7 @@ import { agentEvents, agentRequests } from './agents';
 import { appEvents, appRequests } from './app';
 import { checkpointEvents, checkpointRequests } from './checkpoints';
 import { compareEvents, compareRequests } from './compare';
+import { containerEvents, containerRequests } from './containers';
 import { elicitationRequests } from './elicitation';
 import { historyEvents, historyRequests } from './history';
 import { historyImportEvents, historyImportRequests } from './history-import';
@@ -34,6 +35,7 @@ export const requests = {
   ...historyRequests,
   ...historyImportRequests,
   ...hostRequests,
+  ...containerRequests,
   ...mcpRequests,
   ...permissionRequests,
   ...registryRequests,
@@ -53,6 +55,7 @@ export const events = {
   ...historyEvents,
   ...historyImportEvents,
   ...hostEvents,
+  ...containerEvents,
   ...mcpEvents,
   ...registryEvents,
   ...sessionEvents,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ThreadEntry, ThreadEvent, ThreadState } from '../acp-thread/types';
 import { agentIdSchema } from './agents';
 import { absolutePathSchema, event, request } from './define';
+import { containerChoiceSchema } from './containers';
 import { hostIdSchema, LOCAL_HOST_ID } from './hosts';
 
 /**
@@ -112,6 +113,8 @@ export const sessionRequests = {
         hostId: hostIdSchema.default(LOCAL_HOST_ID),
         cwd: absolutePath,
         additionalDirectories: z.array(absolutePath).max(64).default([]),
+        /** Run it in a container on `hostId` (which is then this machine or an SSH host), made for the session. */
+        container: containerChoiceSchema.optional(),
         /**
          * The id the new session gets, chosen by the client so that it can give up on the session before this
          * returns (sessions.close or sessions.cancel withdraw session/new). Default: one chosen by the core.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { containerReposSettingSchema, imageRefSchema } from './containers';
 import { importSourceIdSchema, importTargetSchema } from './history-import';
 import { sshTargetSchema } from './hosts';
 import { mcpServerSettingSchema } from './mcp';
@@ -15,7 +16,7 @@ import { repoWorktreeSettingSchema } from './worktrees';
 
 export type SettingScope = 'app' | 'agent';
 /** Sections of the Settings tab; null: kept by the app itself, not shown (layout, recent folders). */
-export type SettingSection = 'general' | 'agents' | 'hosts' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'worktrees' | 'registry' | 'keyboard';
+export type SettingSection = 'general' | 'agents' | 'hosts' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'worktrees' | 'containers' | 'registry' | 'keyboard';
 
 export interface SettingDef<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -230,6 +231,52 @@ export const SETTINGS = {
       'Per repository (its main checkout): start new sessions in a new worktree, and a setup command run in each new worktree, with its timeout. Edited here (Settings → Worktrees) and in the new-session form.',
     scope: 'app',
     section: 'worktrees',
+  }),
+
+  // Containers (sessions in containers)
+  'containers.engine': def({
+    schema: z.enum(['podman', 'docker']),
+    default: 'podman',
+    label: 'Preferred engine',
+    description: 'Used when a host has both Podman and Docker; otherwise the one it has.',
+    scope: 'app',
+    section: 'containers',
+  }),
+  'containers.defaultImage': def({
+    schema: z.union([z.literal(''), imageRefSchema]),
+    default: '',
+    label: 'Default image',
+    description: 'Offered for a folder without a devcontainer.json (a repository can have its own, set in the new-session form). It needs node 20+ for npm agents.',
+    scope: 'app',
+    section: 'containers',
+    placeholder: 'mcr.microsoft.com/devcontainers/javascript-node:20',
+  }),
+  'containers.network': def({
+    schema: z.enum(['none', 'api', 'full']),
+    default: 'none',
+    label: 'Network of a new container session',
+    description: 'none: nothing outside the container; api: only the agent\'s API (not available yet); full: what this machine reaches.',
+    scope: 'app',
+    section: 'containers',
+  }),
+  'containers.memoryMiB': def({ schema: z.number().int().min(64).max(1024 * 1024), default: 2048, label: 'Memory limit of a container (MiB)', description: 'No swap beyond it; five sessions at the default keep a 16 GB laptop usable.', scope: 'app', section: 'containers' }),
+  'containers.cpus': def({ schema: z.number().min(0.1).max(512), default: 2, label: 'CPUs of a container', description: 'A share of the machine\'s CPUs (1.5: one and a half).', scope: 'app', section: 'containers' }),
+  'containers.idleStopMinutes': def({ schema: z.number().int().min(0).max(7 * 24 * 60), default: 30, label: 'Stop a session\'s container after it is idle for (min)', description: 'It starts again on the next prompt. 0: never.', scope: 'app', section: 'containers' }),
+  'containers.repos': def({
+    schema: containerReposSettingSchema,
+    default: {},
+    label: 'Containers per repository',
+    description: 'Per repository: the image of its container sessions, and the settings of its devcontainer.json that lower the fence which you allowed.',
+    scope: 'app',
+    section: null,
+  }),
+  'containers.fencedAutoApprove': def({
+    schema: z.boolean(),
+    default: false,
+    label: 'In a fenced container, allow every file edit and command without asking',
+    description: 'Only for sessions whose container has network none (or only the API): edits and commands inside are approved; anything else still asks.',
+    scope: 'app',
+    section: 'containers',
   }),
 
   // History

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventName, ParamsOf, PayloadOf, RequestName, ResultOf } from '../../../src/shared/contract';
 import type { SessionUpdateItem } from '../../../src/shared/contract/sessions';
-import { AppCore } from '../../../src/main/app-core';
+import { AppCore, type CoreOptions } from '../../../src/main/app-core';
 import type { Hosts } from '../../../src/main/core/host/hosts';
 import type { Clock } from '../../../src/main/core/base/clock';
 import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
@@ -67,7 +67,7 @@ export interface TestCore {
  * `clock`: its agents' time (a FakeClock moves only when told); `checkpoints`: folders snapshotted around turns
  * (off unless a test is about them: a snapshot before and after every turn is most of a short test's time).
  */
-export async function makeCore(options: { hosts?: Hosts; clock?: Clock; sshConfigFile?: string; dataDir?: string; checkpoints?: boolean } = {}): Promise<TestCore> {
+export async function makeCore(options: { hosts?: Hosts; clock?: Clock; sshConfigFile?: string; dataDir?: string; checkpoints?: boolean; containers?: CoreOptions['containers'] } = {}): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-acp-')));
   const dataDir = options.dataDir ?? join(root, 'data');
   const work = join(root, 'work');

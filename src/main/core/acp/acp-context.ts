@@ -1,3 +1,4 @@
+import type { ContainerChoice } from '../../../shared/contract/containers';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { AgentCapabilities } from '@agentclientprotocol/sdk';
@@ -35,6 +36,13 @@ export interface AcpCoreDeps {
   /** Where agents run and sessions' files are (a session's host is its runtime's). */
   hosts: Hosts;
   options: { dataDir: string };
+  /** Where a session asked to run in a container runs (absent: containers are not available). */
+  placement?: SessionPlacement;
+}
+
+/** A new session's place when it asked for a container: its host id, and what is stored to make it again. */
+export interface SessionPlacement {
+  place(p: { sessionId: string; hostId: string; cwd: string; additionalDirectories: readonly string[]; container: ContainerChoice }): Promise<{ hostId: string; stored: string }>;
 }
 
 export interface AcpContextOptions extends Partial<AcpOptions> {
@@ -67,6 +75,7 @@ export class AcpContext implements Disposable {
   readonly secrets: SecretStore;
   /** Read here at session/new; written by the MCP service (core/mcp) through the same setting and secrets. */
   readonly mcp: McpServers;
+  readonly placement: SessionPlacement | undefined;
   private readonly store: AcpStore;
   private readonly settings: SettingsReader;
   private readonly logs = new Map<string, AgentLog>();
@@ -79,6 +88,7 @@ export class AcpContext implements Disposable {
   constructor(deps: AcpCoreDeps, options: AcpContextOptions = {}) {
     this.bus = deps.bus;
     this.hosts = deps.hosts;
+    this.placement = deps.placement;
     this.store = deps.store;
     this.settings = deps.settings;
     this.dataDir = deps.options.dataDir;

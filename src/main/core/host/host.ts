@@ -159,6 +159,11 @@ export interface Host {
   /** Reports changes under `root` until disposed. Rejects when the folder cannot be watched. */
   watch(root: string, onEvent: (event: WatchEvent) => void, options?: WatchOptions): Promise<Disposable>;
   /**
+   * Makes the files a command names reachable where the host runs it, before it is started (a container
+   * copies in a program or script of the machine it runs on that its mounts do not hold).
+   */
+  prepareProgram?(argv: readonly string[]): Promise<void>;
+  /**
    * Runs a call of a service a concern registered in the host's helper (src/main/ssh-helper.ts), beside the
    * host's files: checkpoints read, hash and store a folder there, and only what a review needs travels.
    * Absent on a host whose files are this machine's: the concern runs the same code in-process. `onNote`

@@ -1,3 +1,4 @@
+import { hostKindOf, type HostKind } from '../../../shared/contract/hosts';
 import type { Disposable } from '../base/lifecycle';
 import type { Host } from './host';
 import { LocalHost } from './local/local-host';
@@ -5,11 +6,14 @@ import { LocalHost } from './local/local-host';
 /** Brings up a host that is not connected yet (an SSH host: connects it); rejects with the reason, in words. */
 export type HostConnector = (id: string) => Promise<Host>;
 
-/** The hosts sessions can run on, by id: 'local' (this machine), and each SSH host while it is connected. */
+/**
+ * The hosts sessions can run on, by id: 'local' (this machine), each SSH host while it is connected, each
+ * session container while it runs. A host that is not there yet is brought up by the connector of its kind.
+ */
 export class Hosts {
   readonly local: Host;
   private readonly byId = new Map<string, Host>();
-  private connector: HostConnector | null = null;
+  private readonly connectors = new Map<HostKind, HostConnector>();
   private readonly registered = new Set<(host: Host) => void>();
 
   constructor(local: Host = new LocalHost()) {
@@ -37,8 +41,10 @@ export class Hosts {
   async ensure(id: string): Promise<Host> {
     const host = this.byId.get(id);
     if (host) return host;
-    if (!this.connector) throw new Error(`the host "${id}" is not connected`);
-    return this.connector(id);
+    const kind = hostKindOf(id);
+    const connector = kind ? this.connectors.get(kind) : undefined;
+    if (!connector) throw new Error(`the host "${id}" is not connected`);
+    return connector(id);
   }
 
   /** Makes a connected host reachable by its id until the returned disposable is disposed. */
@@ -59,7 +65,9 @@ export class Hosts {
     return { dispose: () => void this.registered.delete(listener) };
   }
 
-  setConnector(connector: HostConnector | null): void {
-    this.connector = connector;
+  /** Sets (or with null, drops) how hosts of one kind are brought up. */
+  setConnector(kind: Exclude<HostKind, 'local'>, connector: HostConnector | null): void {
+    if (connector) this.connectors.set(kind, connector);
+    else this.connectors.delete(kind);
   }
 }

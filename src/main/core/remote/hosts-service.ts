@@ -68,7 +68,7 @@ export class HostsService implements Disposable {
   readonly onConnected = this.connections.event;
 
   constructor(private readonly deps: HostsServiceDeps) {
-    deps.hosts.setConnector((id) => this.ensure(id));
+    deps.hosts.setConnector('ssh', (id) => this.ensure(id));
   }
 
   register(): this {
@@ -240,7 +240,7 @@ export class HostsService implements Disposable {
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    this.deps.hosts.setConnector(null);
+    this.deps.hosts.setConnector('ssh', null);
     this.connections.dispose();
     await Promise.all([...this.entries.keys()].map((id) => this.disconnect(id).catch(() => {})));
   }

@@ -5,7 +5,7 @@ import { IpcFailure } from '../../../shared/contract';
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import type { Host } from '../host/host';
-import { LOCAL_HOST_ID } from '../../../shared/contract/hosts';
+import { sharesThisMachine } from '../../../shared/contract/hosts';
 import { userShell } from '../platform/shell-env';
 import { keepTail, type PtyExit, type PtyHost, type PtyProcess } from './pty-host';
 import { signalName } from '../platform/signals';
@@ -63,7 +63,7 @@ export class AgentTerminals implements Disposable {
 
   private spawn(kind: Terminal['kind'], agentId: string, sessionId: string | null, spec: TerminalSpawn, onExit?: (exit: ExitStatus) => void): Terminal {
     // A remote host's folder is not on this disk: its pty refuses a missing one itself.
-    const remote = spec.host !== undefined && spec.host.id !== LOCAL_HOST_ID;
+    const remote = spec.host !== undefined && !sharesThisMachine(spec.host.id);
     if (!isAbsolute(spec.cwd) || (!remote && (!existsSync(spec.cwd) || !statSync(spec.cwd).isDirectory()))) {
       throw new RequestError(-32602, `Invalid params: cwd is not an existing absolute folder: ${spec.cwd}`);
     }

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { IpcFailure } from '../../../shared/contract';
-import { hostLabel, LOCAL_HOST_ID } from '../../../shared/contract/hosts';
+import { hostLabel, sharesThisMachine } from '../../../shared/contract/hosts';
 import type { EventBus } from '../base/event-bus';
 import type { Router } from '../base/router';
 import { folderProblem } from '../host/folder-check';
@@ -19,7 +19,7 @@ export function registerShellService(router: Router, bus: EventBus, ptys: PtyHos
   };
 
   router.handle('pty.createShell', async ({ cols, rows, cwd, hostId }) => {
-    const local = hostId === LOCAL_HOST_ID;
+    const local = sharesThisMachine(hostId);
     const host = await hosts.ensure(hostId).catch((e: Error) => {
       throw new IpcFailure('unavailable', `${hostLabel(hostId)} cannot be reached: ${e.message}`);
     });

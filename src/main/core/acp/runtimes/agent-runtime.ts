@@ -38,7 +38,7 @@ import type { AgentTerminals } from '../../terminals/agent-terminals';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { Host } from '../../host/host';
 import type { Hosts } from '../../host/hosts';
-import { LOCAL_HOST_ID, hostLabel } from '../../../../shared/contract/hosts';
+import { LOCAL_HOST_ID, hostLabel, sharesThisMachine } from '../../../../shared/contract/hosts';
 import type { HostCommand } from '../../registry/host-launch';
 
 /** A live session as its agent's runtime sees it: where the agent's requests and updates about it go. */
@@ -300,11 +300,11 @@ export class AgentRuntime {
     const prefs = this.host.prefs().get(this.agentId);
     // This machine's login environment is this machine's: an agent on a remote host gets the host's own
     // (its helper's). A remote runtime always serves one folder (the pool makes it so).
-    const base = this.hostId === LOCAL_HOST_ID ? await this.host.loginEnv() : {};
+    const base = sharesThisMachine(this.hostId) ? await this.host.loginEnv() : {};
     const secrets = this.host.secrets.all(this.agentId);
     const env: Record<string, string> = { ...base, ...record.env, ...prefs.env, ...secrets };
     const args = prefs.args ?? record.args;
-    if (this.hostId === LOCAL_HOST_ID) return { command: record.command, args, env, cwd: this.folder ?? record.cwd ?? homedir() };
+    if (sharesThisMachine(this.hostId)) return { command: record.command, args, env, cwd: this.folder ?? record.cwd ?? homedir() };
     const onHost = await this.host.commandOnHost({ ...record, args }, this.hostId, env);
     return { command: onHost.command, args: onHost.args, env: { ...env, ...onHost.env, ...secrets }, cwd: this.folder ?? record.cwd ?? homedir() };
   }
@@ -511,7 +511,7 @@ export class AgentRuntime {
  * name it: a custom agent's command must be a program there, not here.
  */
 export function describeSpawnFailure(launch: AgentLaunch, exit: AgentExit, hostId: string = LOCAL_HOST_ID): string {
-  const local = hostId === LOCAL_HOST_ID;
+  const local = sharesThisMachine(hostId);
   const on = local ? '' : ` on ${hostLabel(hostId)}`;
   if (exit.errorCode === 'ENOENT') {
     // A remote host's folder is not looked at here (its host reports a missing folder in its own words).

@@ -1,4 +1,4 @@
-import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
+import { sharesThisMachine } from '../../../../shared/contract/hosts';
 import {
   RequestError,
   type CreateElicitationRequest,
@@ -602,7 +602,7 @@ export class LiveSession {
 
   async createTerminal(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
     // This machine's login environment stays here: a terminal on a remote host gets the host's own.
-    const base = this.runtime.hostId === LOCAL_HOST_ID ? await this.host.loginEnv() : {};
+    const base = sharesThisMachine(this.runtime.hostId) ? await this.host.loginEnv() : {};
     const env: Record<string, string> = { ...base, TERM: 'xterm-256color' };
     for (const v of params.env ?? []) if (v && typeof v.name === 'string' && typeof v.value === 'string') env[v.name] = v.value;
     const terminalId = this.host.terminals.create(this.agentId, this.id, {

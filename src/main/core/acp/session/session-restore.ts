@@ -10,7 +10,7 @@ import type { Db } from '../../store/database';
 import type { PersistedMessage } from '../../store/message-log';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { SessionStatus } from '../../../../shared/contract/sessions';
-import { hostLabel, LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
+import { hostLabel, LOCAL_HOST_ID, sharesThisMachine } from '../../../../shared/contract/hosts';
 
 /** What restoring needs from the sessions service. */
 export interface RestorePort {
@@ -111,7 +111,7 @@ export class RestoreService {
         agentName: toolName,
       };
     }
-    if (row.host_id !== LOCAL_HOST_ID) {
+    if (!sharesThisMachine(row.host_id)) {
       // A remote session comes back on its host: reconnected now, or read-only with the reason.
       const problem = await this.acp.folderProblem(row.host_id, row.cwd).catch((e: Error) => `it cannot be reached: ${e.message}`);
       if (problem) return { mode: null, reason: `The session ran on ${hostLabel(row.host_id)}, and ${problem}. The transcript is read-only.`, agentName: name };
@@ -122,7 +122,7 @@ export class RestoreService {
     } catch (e) {
       return { mode: null, reason: `${name} could not be started: ${(e as Error).message}`, agentName: name };
     }
-    if (mode && row.host_id === LOCAL_HOST_ID && (await this.acp.folderProblem(LOCAL_HOST_ID, row.cwd))) {
+    if (mode && sharesThisMachine(row.host_id) && (await this.acp.folderProblem(row.host_id, row.cwd))) {
       return { mode: null, reason: `The session's folder is gone: ${row.cwd}`, agentName: name };
     }
     return { mode, reason: describe(mode, name), agentName: name };

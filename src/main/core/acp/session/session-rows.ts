@@ -6,12 +6,19 @@ export class SessionRows {
   constructor(private readonly db: Db) {}
 
   /** `forkedFrom`: the session this one was forked from (session/fork). */
-  insert(row: { id: string; agentId: string; hostId: string; cwd: string; status: SessionStatus; now: number; forkedFrom?: string }): void {
+  /** `container`: what the session's container is made from and its fence (JSON), when it runs in one. */
+  insert(row: { id: string; agentId: string; hostId: string; cwd: string; status: SessionStatus; now: number; forkedFrom?: string; container?: string }): void {
     this.db
       .prepare(
-        'INSERT INTO sessions (id, agent_id, acp_session_id, host_id, cwd, title, status, created_at, updated_at, forked_from) VALUES (?, ?, NULL, ?, ?, NULL, ?, ?, ?, ?)',
+        'INSERT INTO sessions (id, agent_id, acp_session_id, host_id, cwd, title, status, created_at, updated_at, forked_from, container) VALUES (?, ?, NULL, ?, ?, NULL, ?, ?, ?, ?, ?)',
       )
-      .run(row.id, row.agentId, row.hostId, row.cwd, row.status, row.now, row.now, row.forkedFrom ?? null);
+      .run(row.id, row.agentId, row.hostId, row.cwd, row.status, row.now, row.now, row.forkedFrom ?? null, row.container ?? null);
+  }
+
+  /** The stored container of the session that made it (by the key of a `container:` host id), or null. */
+  container(id: string): string | null {
+    const row = this.db.prepare('SELECT container FROM sessions WHERE id = ?').get(id) as { container: string | null } | undefined;
+    return row?.container ?? null;
   }
 
   /** The host a stored session ran on ('local' for every session before hosts; undefined: no such session). */

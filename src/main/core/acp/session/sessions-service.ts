@@ -13,7 +13,8 @@ import { FsRefusal } from '../../host/files';
 import type { ConfinedFiles } from '../../host/files';
 import { folderProblem } from '../../host/folder-check';
 import type { Host } from '../../host/host';
-import { hostLabel, LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
+import type { ContainerChoice } from '../../../../shared/contract/containers';
+import { hostKindOf, hostLabel, LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
 import type { McpSelection } from '../../mcp/mcp-servers';
 import type { AcpContext } from '../acp-context';
 import type { WarningKind } from '../connection/warnings';
@@ -234,21 +235,31 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     cwd: string;
     additionalDirectories?: string[] | undefined;
     sessionId?: string | undefined;
+    container?: ContainerChoice | undefined;
   }): Promise<SessionInfo> {
     if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
     this.requireAgent(p.agentId);
-    const hostId = p.hostId ?? LOCAL_HOST_ID;
+    const machineId = p.hostId ?? LOCAL_HOST_ID;
     const additionalDirectories = p.additionalDirectories ?? [];
-    // The folders are on the session's host: asked of it (an SSH host is connected first).
-    const host = await this.workHost(hostId);
+    // The folders are on the machine's host (a container mounts them from there): asked of it (an SSH host is connected first).
+    const host = await this.workHost(machineId);
     for (const dir of [p.cwd, ...additionalDirectories]) {
       const problem = await folderProblem(host, dir);
-      if (problem) throw new IpcFailure('not_found', hostId === LOCAL_HOST_ID ? problem : `${problem} (on ${hostLabel(hostId)})`);
+      if (problem) throw new IpcFailure('not_found', machineId === LOCAL_HOST_ID ? problem : `${problem} (on ${hostLabel(machineId)})`);
     }
     const id = p.sessionId ?? randomUUID();
     if (this.live.has(id) || this.ctx.rows().exists(id)) throw new IpcFailure('conflict', `a session ${id} already exists`);
+    let hostId = machineId;
+    let container: string | undefined;
+    if (p.container) {
+      if (!this.ctx.placement) throw new IpcFailure('unavailable', 'sessions in containers are not available here');
+      if (hostKindOf(machineId) === 'container') throw new IpcFailure('invalid_params', 'a container runs on this machine or an SSH host, not in another container');
+      const placed = await this.ctx.placement.place({ sessionId: id, hostId: machineId, cwd: p.cwd, additionalDirectories, container: p.container });
+      hostId = placed.hostId;
+      container = placed.stored;
+    }
     const rt = this.pool.runtimeFor(p.agentId, p.cwd, hostId);
-    this.ctx.rows().insert({ id, agentId: p.agentId, hostId, cwd: p.cwd, status: 'starting', now: Date.now() });
+    this.ctx.rows().insert({ id, agentId: p.agentId, hostId, cwd: p.cwd, status: 'starting', now: Date.now(), ...(container ? { container } : {}) });
     const session = new LiveSession(id, rt, this, p.cwd, additionalDirectories);
     this.live.add(session);
     let started = false;

@@ -10,7 +10,7 @@ import type { WarningKind } from '../connection/warnings';
 import type { LiveSession } from '../session/live-session';
 import type { LiveSessions } from '../session/live-sessions';
 import { AgentSupervisor, type SupervisorHost, type SupervisorOptions } from './supervisor';
-import { LOCAL_HOST_ID } from '../../../../shared/contract/hosts';
+import { LOCAL_HOST_ID, sharesThisMachine } from '../../../../shared/contract/hosts';
 import { join } from 'node:path';
 import type { AgentRecord } from '../../agents/agent-repository';
 import { HostBinaries } from '../../registry/host-install';
@@ -66,11 +66,14 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
     return this.ctx.prefs();
   }
   async commandOnHost(record: AgentRecord, hostId: string, env: Record<string, string>): Promise<HostCommand> {
-    return commandOnHost(record, await this.ctx.hosts.ensure(hostId), env, {
+    const host = await this.ctx.hosts.ensure(hostId);
+    const command = await commandOnHost(record, host, env, {
       agentsDir: join(this.ctx.dataDir, 'agents'),
       binaries: this.hostBinaries,
       onHost: (agentId, id) => this.ctx.setting('agents.onHost')[agentId]?.[id] ?? null,
     });
+    await host.prepareProgram?.([command.command, ...command.args]);
+    return command;
   }
   loginEnv(): Promise<Record<string, string>> {
     return this.ctx.loginEnv();
@@ -129,7 +132,7 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
    * host there is always one process per folder (the agent's working folder and home are this machine's).
    */
   runtimeFor(agentId: string, cwd: string | null, hostId = LOCAL_HOST_ID): AgentRuntime {
-    if (hostId !== LOCAL_HOST_ID && cwd !== null) return this.runtimeIn(agentId, cwd, hostId);
+    if (!sharesThisMachine(hostId) && cwd !== null) return this.runtimeIn(agentId, cwd, hostId);
     if (cwd === null || !this.processPerFolder(agentId)) return this.runtime(agentId);
     return this.runtimeIn(agentId, cwd);
   }

@@ -14,14 +14,17 @@ import { LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { folderProblemOnHost, HostPicker, hostName, useFolderCompletions, useHosts } from '../hosts';
 import { preparePlace, useRepo, WhereField, type Where } from './where';
 import { VisibleText } from '../../ui/VisibleText';
+import type { ContainerChoice } from '@shared/contract/containers';
+import { containerChoice, ContainerFields, useContainerDraft, useContainerFacts } from './ContainerFields';
 
-export function openNewSessionTab(agentId: string, agentName: string, cwd: string, opts: { prompt?: string; hostId?: string } = {}): string {
+export function openNewSessionTab(agentId: string, agentName: string, cwd: string, opts: { prompt?: string; hostId?: string; container?: ContainerChoice } = {}): string {
   const hostId = opts.hostId ?? LOCAL_HOST_ID;
-  const where = hostId === LOCAL_HOST_ID ? '' : ` @ ${hostName(useHosts.getState().hosts, hostId)}`;
+  const on = hostId === LOCAL_HOST_ID ? '' : ` @ ${hostName(useHosts.getState().hosts, hostId)}`;
+  const where = opts.container ? ` · container${on}` : on;
   return useTabs.getState().open({
     kind: 'session',
     title: `${agentName} · ${basename(cwd)}${where}`,
-    props: { create: { agentId, cwd, hostId, ...(opts.prompt ? { prompt: opts.prompt } : {}) } },
+    props: { create: { agentId, cwd, hostId, ...(opts.prompt ? { prompt: opts.prompt } : {}), ...(opts.container ? { container: opts.container } : {}) } },
   });
 }
 
@@ -101,6 +104,10 @@ export function NewSessionForm({
   const [placing, setPlacing] = useState(false);
   const [placeError, setPlaceError] = useState<string | null>(null);
   const completions = useFolderCompletions(hostId, folder);
+  const [inContainer, setInContainer] = useState(false);
+  const facts = useContainerFacts(api, inContainer, hostId, problem ? '' : expanded);
+  const [containerDraft, setContainerDraft] = useContainerDraft(expanded);
+  const [containerError, setContainerError] = useState<string | null>(null);
 
   const chooseHost = (id: string) => {
     setHostId(id);
@@ -120,11 +127,18 @@ export function NewSessionForm({
     setMissing(missingNow);
     if (missingNow) return;
     setPlaceError(null);
+    let container: ContainerChoice | undefined;
+    if (inContainer) {
+      const choice = containerChoice(containerDraft, facts.config);
+      if ('error' in choice) return setContainerError(choice.error);
+      setContainerError(null);
+      container = choice;
+    }
     setPlacing(true);
     const place = await preparePlace(api, expanded, repo ? where : { kind: 'here' }).finally(() => setPlacing(false));
     if ('error' in place) return setPlaceError(place.error);
     const before = onBeforeStart?.();
-    const tabId = openNewSessionTab(agent.id, agent.name, place.cwd, { ...(place.prompt ? { prompt: place.prompt } : {}), hostId });
+    const tabId = openNewSessionTab(agent.id, agent.name, place.cwd, { ...(place.prompt ? { prompt: place.prompt } : {}), hostId, ...(container ? { container } : {}) });
     onStarted?.(tabId, before ?? null);
   };
 
@@ -145,10 +159,19 @@ export function NewSessionForm({
         <span>Agent</span>
         <AgentSelect agents={agents} value={agentId} onChange={setAgentId} data-testid="new-session-agent" aria-label="Agent" />
       </label>
-      <label className="field">
-        <span>Host</span>
-        <HostPicker value={hostId} onChange={chooseHost} />
-      </label>
+      <div className="where-row">
+        <label className="field">
+          <span>Where the session runs</span>
+          <HostPicker value={hostId} onChange={chooseHost} />
+        </label>
+        <label className="field">
+          <span>How</span>
+          <select value={inContainer ? 'container' : 'direct'} onChange={(e) => setInContainer(e.target.value === 'container')} data-testid="new-session-runs-in" aria-label="How the session runs">
+            <option value="direct">Directly on it</option>
+            <option value="container">In a container on it</option>
+          </select>
+        </label>
+      </div>
       <label className="field">
         <span>Folder</span>
         <input
@@ -193,6 +216,8 @@ export function NewSessionForm({
         </div>
       )}
       <WhereField repo={repo} where={where} onChange={setWhere} />
+      {inContainer && <ContainerFields draft={containerDraft} onChange={setContainerDraft} {...facts} />}
+      {containerError && <ErrorAlert testId="container-error">{containerError}</ErrorAlert>}
       {placeError && <ErrorAlert>{placeError}</ErrorAlert>}
       <FormActions>
         <button className="primary" type="submit" disabled={!agent || checking || placing} data-testid="new-session-start">

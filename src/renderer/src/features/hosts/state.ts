@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { ConnectFailure, ConnectStep, HostInfo, HostState } from '@shared/contract/hosts';
+import { parseHostId } from '@shared/contract/hosts';
 import type { Api } from '../../ipc/client';
 
 /** The hosts (hosts.list, kept live by hosts.state), shared by the sidebar, Settings → Hosts, the new-session form and session headers. */
@@ -87,4 +88,10 @@ export const FAILURE_TITLE: Record<ConnectFailure['kind'], string> = {
 };
 
 /** The label the user knows a host by. */
-export const hostName = (hosts: readonly HostInfo[], hostId: string): string => hosts.find((h) => h.id === hostId)?.label ?? (hostId === 'local' ? 'This machine' : hostId.replace(/^ssh:/, ''));
+export function hostName(hosts: readonly HostInfo[], hostId: string): string {
+  const known = hosts.find((h) => h.id === hostId)?.label;
+  if (known) return known;
+  const a = parseHostId(hostId);
+  if (a?.kind === 'container') return `A container on ${a.on === 'local' ? 'this machine' : hostName(hosts, a.on)}`;
+  return hostId === 'local' ? 'This machine' : hostId.replace(/^ssh:/, '');
+}

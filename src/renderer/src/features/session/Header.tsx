@@ -11,6 +11,7 @@ import { EffectiveConfigPanel } from './EffectiveConfig';
 import { hostName, STATE_TEXT as HOST_STATE_TEXT, syncHosts, useHosts } from '../hosts';
 import { openShellTab } from '../shell';
 import { VisibleText } from '../../ui/VisibleText';
+import { FenceBadge } from './FenceBadge';
 
 const PROMINENT = new Set(['model', 'mode', 'thought_level']);
 
@@ -206,6 +207,7 @@ export const SessionHeader = memo(function SessionHeader({
             {hostId === 'local' ? 'This machine' : hostLabel}
           </span>
         )}
+        {session && <FenceBadge sessionId={session.id} hostId={hostId} />}
         {host && host.state !== 'connected' && (
           <span className={`session-host-state ${host.state === 'reconnecting' ? 'warn' : 'error'} small`} role="status" data-testid="session-host-state">
             {host.state === 'reconnecting' ? 'Connection lost, reconnecting…' : `${HOST_STATE_TEXT[host.state]}${host.error ? `: ${host.error}` : ''}`}

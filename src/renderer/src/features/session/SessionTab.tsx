@@ -1,4 +1,5 @@
 import { sessionTitle } from '@shared/session-title';
+import type { ContainerChoice } from '@shared/contract/containers';
 import { TriangleAlert } from 'lucide-react';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { threadLength, toolCallIndex } from '@shared/acp-thread';
@@ -34,6 +35,8 @@ interface CreateRequest {
   cwd: string;
   /** Sent as the session's first prompt once it is created (a past session continued with its summary). */
   prompt?: string;
+  /** Run it in a container on its host. */
+  container?: ContainerChoice;
 }
 
 const creating = new Map<string, Promise<void>>();
@@ -57,7 +60,7 @@ export function SessionTab({ tab, active }: TabViewProps) {
     const props = useTabs.getState().tabs[tab.id]?.props ?? tab.props;
     useTabs.getState().update(tab.id, { status: 'working', props: { ...props, pendingSessionId } });
     const p = (async () => {
-      const r = await api.call('sessions.create', { agentId: create.agentId, ...(create.hostId ? { hostId: create.hostId } : {}), cwd: create.cwd, sessionId: pendingSessionId });
+      const r = await api.call('sessions.create', { agentId: create.agentId, ...(create.hostId ? { hostId: create.hostId } : {}), cwd: create.cwd, sessionId: pendingSessionId, ...(create.container ? { container: create.container } : {}) });
       if (!r.ok) {
         const current = useTabs.getState().tabs[tab.id];
         // Withdrawn: the tab is gone.

@@ -3,6 +3,7 @@ import { settingDef, type SettingSection } from '@shared/contract/settings';
 import { shortcuts } from '../../app/shortcuts';
 import { AgentsSettingsSection } from './sections/AgentsSection';
 import { CheckpointsSettingsSection } from './sections/CheckpointsSettingsSection';
+import { ContainersSettingsSection } from './sections/ContainersSettingsSection';
 import { keysOf, SectionFields } from './sections/GenericSection';
 import { HistorySettingsSection } from './sections/HistorySettingsSection';
 import { KeyboardSection } from './sections/KeyboardSection';
@@ -33,6 +34,7 @@ export const SECTIONS: SectionDef[] = [
   { id: 'history', title: 'History', keywords: 'backups backup retention keep store database', view: HistorySettingsSection },
   { id: 'checkpoints', title: 'Checkpoints', keywords: 'checkpoints snapshots undo rewind revert retention disk exclude gitignore git', view: CheckpointsSettingsSection },
   { id: 'worktrees', title: 'Worktrees', keywords: 'worktree branch git setup command timeout repository repositories merge pull request', view: WorktreesSettingsSection },
+  { id: 'containers', title: 'Containers', keywords: 'container docker podman devcontainer image fence network memory cpu sandbox isolation idle stop remove', view: ContainersSettingsSection },
   { id: 'registry', title: 'Registry', keywords: 'acp registry source url cdn install', view: RegistrySettingsSection },
   { id: 'keyboard', title: 'Keyboard', keywords: 'shortcuts keys keybindings hotkeys', view: KeyboardSection },
 ];

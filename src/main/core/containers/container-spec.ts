@@ -1,0 +1,59 @@
+/**
+ * What is stored with a session in a container (the sessions table's `container` column, JSON): what its
+ * container is made from and its whole fence, so that after a restart the same container is found again (by
+ * the session's label) or made again with the same fence. The store is read as untrusted input.
+ */
+import { z } from 'zod';
+import { containerSourceSchema, type ContainerChoice, type NetworkModeChoice } from '../../../shared/contract/containers';
+import { DEFAULT_LIMITS, type Fence } from './fence';
+
+export interface FenceDefaults {
+  network: NetworkModeChoice;
+  memoryMiB: number;
+  cpus: number;
+}
+
+const storedSchema = z
+  .object({
+    v: z.literal(1),
+    source: containerSourceSchema,
+    fence: z
+      .object({
+        network: z.enum(['none', 'api', 'full']),
+        allowHosts: z.array(z.string().max(253)).max(50),
+        memoryBytes: z.number().int().positive(),
+        cpus: z.number().positive(),
+        pids: z.number().int().positive(),
+        folders: z.array(z.string().min(1).max(4096)).min(1).max(65),
+      })
+      .strict(),
+  })
+  .strict();
+export type StoredContainer = z.infer<typeof storedSchema>;
+
+/** The fence of a new session: the form's choice over Settings' defaults; its folders are the session's. */
+export function resolveFence(choice: ContainerChoice, defaults: FenceDefaults, folders: readonly string[]): Fence {
+  return {
+    network: choice.fence.network ?? defaults.network,
+    allowHosts: choice.fence.allowHosts ?? [],
+    memoryBytes: (choice.fence.memoryMiB ?? defaults.memoryMiB) * 1024 ** 2,
+    cpus: choice.fence.cpus ?? defaults.cpus,
+    pids: DEFAULT_LIMITS.pids,
+    folders: [...folders],
+  };
+}
+
+export function storeContainer(source: ContainerChoice['source'], fence: Fence): string {
+  return JSON.stringify({ v: 1, source, fence: { ...fence, allowHosts: [...fence.allowHosts], folders: [...fence.folders] } } satisfies StoredContainer);
+}
+
+/** The stored container, or null when the text is not one (a damaged or foreign store). */
+export function readStoredContainer(text: string | null): StoredContainer | null {
+  if (!text || text.length > 256 * 1024) return null;
+  try {
+    const parsed = storedSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * A session in a container through AppCore, on a real Podman: the scenario agent (bundled into one file,
+ * copied into the container by the session's host) runs inside; a tool write and a shell write inside are
+ * reviewed and reverted by the checkpoints that read the bind mount from this machine; Switchboard restarts
+ * and the session reopens, its stopped container started again.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioAgentPath } from '../../fixtures/scenario-agent/launch';
+import { agentText, makeCore, promptAndWait, type TestCore } from '../acp/helpers';
+import { podmanEnv, podmanRun, podmanSkipReason, removeTestContainers, testImage } from '../../support/podman';
+
+const skip = podmanSkipReason();
+
+interface Turn {
+  id: string;
+  state: string;
+  changes: { from: string; to: string; files: Array<{ path: string; status: string }> } | null;
+}
+
+describe.skipIf(skip !== null)('a session in a container through the app (real Podman)', { timeout: 300_000 }, () => {
+  let root: string;
+  let bundle: string;
+  let image: string;
+  const cores: TestCore[] = [];
+
+  beforeAll(async () => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-cint-')));
+    bundle = join(root, 'agent-bundle', 'scenario-agent.mjs');
+    await build({ entryPoints: [scenarioAgentPath], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
+    image = testImage('node');
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const c of cores) await c.dispose().catch(() => {});
+    // The sessions' ids are UUIDs: their containers are found by the data folder's sessions.
+    if (skip === null) for (const id of containerSessions) removeTestContainers(id);
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  const containerSessions: string[] = [];
+
+  async function core(dataDir: string): Promise<TestCore> {
+    const t = await makeCore({ dataDir, containers: { engineEnv: podmanEnv() } });
+    cores.push(t);
+    return t;
+  }
+
+  it('runs the agent inside, reviews and reverts a tool write and a shell write, and reopens after a restart', async () => {
+    const dataDir = join(root, 'data');
+    const repo = join(root, 'repo');
+    mkdirSync(repo);
+    writeFileSync(join(repo, 'README.md'), 'hello\n');
+    let t = await core(dataDir);
+    const agent = await t.call('agents.addCustom', {
+      name: 'Scenario',
+      command: 'node',
+      args: [bundle],
+      // The agent's store is the container's own (its /tmp outlives a stop): the reopen below loads from it.
+      env: { SCENARIO_CAPS: 'loadSession', SCENARIO_STORE: '/tmp/scenario-store.json', PATH: '/usr/local/bin:/usr/bin:/bin' },
+      cwd: repo,
+    });
+    const session = await t.call('sessions.create', { agentId: agent.id, cwd: repo, container: { source: { kind: 'image', image }, fence: { network: 'none', memoryMiB: 512, cpus: 1 } } });
+    containerSessions.push(session.id);
+    expect(session.hostId).toBe(`container:${session.id}@local`);
+
+    // The agent runs inside: its own view of the machine is the container's.
+    expect((await promptAndWait(t, session.id, 'say hello')).error).toBeNull();
+    const listed = JSON.parse(podmanRun(['ps', '--filter', `label=switchboard.session=${session.id}`, '--format', 'json'])) as Array<{ Id: string; State: string }>;
+    expect(listed).toHaveLength(1);
+    const containerId = listed[0]!.Id;
+    const seen = podmanRun(['exec', containerId, 'sh', '-c', 'ps -eo args']);
+    expect(seen).toContain('scenario-agent.mjs');
+    // Its env value never on a command line, here or inside.
+    expect(seen).not.toContain('scenario-store');
+
+    // A tool write (fs/write_text_file, done by Switchboard in the bind-mounted folder) and a shell write by the agent inside.
+    expect((await promptAndWait(t, session.id, `write ${repo}/tool.txt from the tool`)).error).toBeNull();
+    // The shell of an agent's terminal runs inside (its hostname is the container's) and writes in the mount.
+    const script = 'mkdir -p notes && echo from a shell inside > notes/shell.txt && cat /etc/os-release';
+    expect((await promptAndWait(t, session.id, `terminal ${JSON.stringify({ command: 'sh', args: ['-c', script], cwd: repo })}`)).error).toBeNull();
+    expect(agentText(t.rec, session.id)).toContain('Switchboard test image');
+    expect(readFileSync(join(repo, 'tool.txt'), 'utf8')).toBe('from the tool');
+    expect(readFileSync(join(repo, 'notes/shell.txt'), 'utf8')).toBe('from a shell inside\n');
+    await t.core.checkpoints.idle();
+    const { turns } = await t.call('checkpoints.listTurns', { sessionId: session.id });
+    const [, toolTurn, shellTurn] = turns as Turn[];
+    expect(toolTurn!.changes!.files).toMatchObject([{ path: 'tool.txt', status: 'added' }]);
+    expect(shellTurn!.changes!.files).toMatchObject([{ path: 'notes/shell.txt', status: 'added' }]);
+    const diff = await t.call('checkpoints.fileDiff', { from: shellTurn!.changes!.from, to: shellTurn!.changes!.to, path: 'notes/shell.txt' });
+    expect(diff).toMatchObject({ newText: 'from a shell inside\n' });
+    await t.call('checkpoints.revert', { from: shellTurn!.changes!.from, to: shellTurn!.changes!.to, scope: { kind: 'all' } });
+    await t.call('checkpoints.revert', { from: toolTurn!.changes!.from, to: toolTurn!.changes!.to, scope: { kind: 'all' } });
+    expect(existsSync(join(repo, 'notes/shell.txt'))).toBe(false);
+    expect(existsSync(join(repo, 'tool.txt'))).toBe(false);
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('hello\n');
+
+    // Quitting stops the container (it is not removed); the next start reopens the session and starts it again.
+    await t.dispose();
+    cores.splice(cores.indexOf(t), 1);
+    expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toMatch(/exited|stopped/);
+    t = await core(dataDir);
+    const reopened = await t.call('sessions.reopen', { sessionId: session.id });
+    expect(reopened.hostId).toBe(session.hostId);
+    expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toBe('running');
+    expect((await promptAndWait(t, session.id, 'say still inside')).error).toBeNull();
+    expect(agentText(t.rec, session.id)).toContain('still inside');
+  });
+});
