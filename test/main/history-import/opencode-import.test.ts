@@ -3,6 +3,7 @@
  * connection of its own writes a turn as OpenCode does (the message's row, then its parts, updated as they
  * stream, then `time.completed`), and "Keep importing" imports all of it once, whatever it read part way.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -217,6 +218,14 @@ describe('History → Import of OpenCode', () => {
     importer = make(['opencode']);
     importer.keepUp();
     await expect.poll(() => importer.status().skipped.map((s) => s.reason).join(), { timeout: 20_000 }).toMatch(/its session is a view.*not read again until it changes/);
+  });
+
+  it('a FIFO where the database should be is not opened (it would hold the read): said so', async () => {
+    mkdirSync(join(home, '.local/share/opencode'), { recursive: true });
+    execFileSync('mkfifo', [dbPath()]);
+    importer = make();
+    expect((await importer.scan()).find((s) => s.source === 'opencode')).toMatchObject({ found: false });
+    expect((await run()).skipped).toEqual([{ path: dbPath(), reason: 'not a regular file: not read' }]);
   });
 
   it('a database too slow to read is given up at the time limit, without holding the event loop, and said so', async () => {
