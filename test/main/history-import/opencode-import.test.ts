@@ -3,15 +3,18 @@
  * connection of its own writes a turn as OpenCode does (the message's row, then its parts, updated as they
  * stream, then `time.completed`), and "Keep importing" imports all of it once, whatever it read part way.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImportSourceId } from '../../../src/shared/contract/history-import';
 import { HistoryImportService, type HistoryImportDeps } from '../../../src/main/core/history-import/import-service';
 import { SessionRows } from '../../../src/main/core/acp/session/session-rows';
 import { LocalHost } from '../../../src/main/core/host/local/local-host';
-import { tempDir } from '../../support/app-server';
+import { repoRoot, tempDir } from '../../support/app-server';
 import { createStore, type TestStore } from '../history/acp';
 
 const SQL = readFileSync(join(__dirname, '../../fixtures/agent-histories/opencode-1.18/opencode.sql'), 'utf8');
@@ -219,6 +222,14 @@ describe('History → Import of OpenCode', () => {
     await expect.poll(() => importer.status().skipped.map((s) => s.reason).join(), { timeout: 20_000 }).toMatch(/its session is a view.*not read again until it changes/);
   });
 
+  it('a FIFO where the database should be is not opened (it would hold the read): said so', async () => {
+    mkdirSync(join(home, '.local/share/opencode'), { recursive: true });
+    execFileSync('mkfifo', [dbPath()]);
+    importer = make();
+    expect((await importer.scan()).find((s) => s.source === 'opencode')).toMatchObject({ found: false });
+    expect((await run()).skipped).toEqual([{ path: dbPath(), reason: 'not a regular file: not read' }]);
+  });
+
   it('a database too slow to read is given up at the time limit, without holding the event loop, and said so', async () => {
     const w = opencode();
     // Real tables, but read the slowest way: no index on part, and a session of 3,000 messages over 150,000 parts.
@@ -251,5 +262,22 @@ describe('History → Import of OpenCode', () => {
     expect(longest).toBeLessThan(750);
     // Asked again (Import), it is read again, and given up the same way.
     expect((await run()).skipped[0]!.reason).toMatch(/^reading it took more than/);
+  });
+
+  it('the built app reads the database in out/main/opencode-worker.cjs, better-sqlite3 loaded there by its path', async () => {
+    opencode();
+    // The file the packaged app evaluates (npm test builds the app first), run as opencode-thread.ts runs it.
+    const code = readFileSync(join(repoRoot, 'out/main/opencode-worker.cjs'), 'utf8');
+    const worker = new Worker(code, { eval: true, workerData: { sqlite: createRequire(import.meta.url).resolve('better-sqlite3'), path: dbPath() } });
+    try {
+      const answer = await new Promise<{ value: Array<{ meta: { agentSessionId: string; title: string } }> }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage({ id: 1, op: 'sessions', limitMs: 5000 });
+      });
+      expect(answer.value.map((s) => s.meta)).toMatchObject([{ agentSessionId: SESSION, title: 'Water the tomatoes on a schedule' }]);
+    } finally {
+      await worker.terminate();
+    }
   });
 });

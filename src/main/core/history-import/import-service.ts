@@ -653,8 +653,9 @@ export class HistoryImportService implements Disposable {
       }
       const source = target.source;
       const store = this.store(source);
-      const folder = store.kind === 'opencode-db' ? dirname(store.root) : store.root;
-      // A folder that is a link (dotfiles kept elsewhere) is watched where it is: a watcher does not follow it.
+      // A folder (or OpenCode's database) that is a link, dotfiles kept elsewhere, is watched where it leads: a watcher does not follow it.
+      const at = store.kind === 'opencode-db' && existsSync(store.root) ? realpathSync(store.root) : store.root;
+      const folder = store.kind === 'opencode-db' ? dirname(at) : at;
       const root = existsSync(folder) ? realpathSync(folder) : folder;
       if (!this.deps.watch) {
         // No watcher here: picked up at the next start.

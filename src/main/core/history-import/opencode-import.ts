@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import type { ImportSourceId } from '../../../shared/contract/history-import';
 import type { Db } from '../store/database';
 import { isOwnSession, ownSessionOf } from './adoption';
@@ -56,9 +56,16 @@ const CONVERSATION = new Set<TranscriptItem['type']>(['prompt', 'agent', 'tool_c
  * The database's identity: its inode, and the size and last change of it with its `-wal` and `-shm` files (OpenCode
  * runs in WAL mode: most of what it wrote lately is in `-wal`). Null when it is not there.
  */
-export function opencodeFiles(root: string): { ino: number; bytes: number; mtimeMs: number } | null {
+export function opencodeFiles(path: string): { ino: number; bytes: number; mtimeMs: number } | null {
+  let root: string;
+  try {
+    // (A database that is a link is opened where it leads, and SQLite keeps its -wal and -shm there.)
+    root = realpathSync(path);
+  } catch {
+    return null;
+  }
   const db = lstatSync(root, { throwIfNoEntry: false });
-  if (!db) return null;
+  if (!db?.isFile()) return null;
   let bytes = db.size;
   let mtimeMs = db.mtimeMs;
   for (const suffix of ['-wal', '-shm']) {
@@ -90,7 +97,11 @@ export async function summarizeOpencode(root: string, limitMs = OPENCODE_CALL_MS
 /** Imports what OpenCode's database gained; `automatic`: a run of the switch or of the start, not the user's Import. */
 export async function importOpencode(store: DatabaseStore, deps: OpencodeImportDeps, touched: Set<string>, automatic: boolean): Promise<void> {
   const files = opencodeFiles(store.root);
-  if (!files) return;
+  if (!files) {
+    // (A FIFO would hold the read that opens it.)
+    if (existsSync(store.root)) deps.skip(store.root, 'not a regular file: not read');
+    return;
+  }
   const storeKey = `opencode:${store.root}`;
   const rows = deps.files.rowsOf(store.source);
   const failed = rows.get(storeKey);

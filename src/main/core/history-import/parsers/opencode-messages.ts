@@ -63,7 +63,7 @@ function messageFinal(info: Record<string, unknown>, created: number, hasLater: 
   const role = str(info.role);
   if (role === 'assistant') {
     const time = isObject(info.time) ? info.time : {};
-    return typeof time.completed === 'number' || info.error !== undefined || now - created > ABANDONED_MS;
+    return typeof time.completed === 'number' || isObject(info.error) || now - created > ABANDONED_MS;
   }
   if (role === 'user') return hasLater || now - created > PROMPT_SETTLED_MS;
   return true;
