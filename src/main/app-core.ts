@@ -24,7 +24,7 @@ import { SettingsService } from './core/settings/settings-service';
 import { McpService } from './core/mcp/mcp-service';
 import { Hosts } from './core/host/hosts';
 import { HostsService, type SshHostMaker } from './core/remote/hosts-service';
-import { SshHost } from './core/host/ssh/ssh-host';
+import { hostInstance, SshHost } from './core/host/ssh/ssh-host';
 import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { ADDED_HOSTS_SETTING, filesHostId, hostLabel } from '../shared/contract/hosts';
 import type { SessionPlacement } from './core/acp/acp-context';
@@ -104,7 +104,8 @@ export class AppCore implements Disposable {
         hosts: this.hosts,
         configFile: options.sshConfigFile ?? process.env.SWITCHBOARD_SSH_CONFIG ?? null,
         added: { read: () => this.settings.get(ADDED_HOSTS_SETTING), write: async (value) => void this.settings.set({ key: ADDED_HOSTS_SETTING, value }) },
-        makeHost: options.makeSshHost ?? ((c) => new SshHost({ ...c, runtimeDir: sshRuntimeDir(options.dataDir) })),
+        // Named after the data folder (the runtime folder may be a fresh temp one): a restarted Switchboard joins its helper there.
+        makeHost: options.makeSshHost ?? ((c) => new SshHost({ ...c, runtimeDir: sshRuntimeDir(options.dataDir), instance: hostInstance(options.dataDir, c.id) })),
       }),
     ).register();
     this.ptys = this.disposables.add(new PtyHost(this.hosts.local));

@@ -155,7 +155,7 @@ export class SshHost implements Host, Disposable {
     this.node = config.nodeCommand ?? 'node';
     this.graceMs = config.graceMs ?? DEFAULT_GRACE_MS;
     this.helperTimeoutMs = config.helperTimeoutMs ?? 20_000;
-    this.instance = config.instance ?? createHash('sha256').update(`${hostname()}\0${config.runtimeDir}\0${config.id}`).digest('hex').slice(0, 12);
+    this.instance = config.instance ?? hostInstance(config.runtimeDir, config.id);
   }
 
   get state(): SshHostState {
@@ -471,6 +471,15 @@ export class SshHost implements Host, Disposable {
     await this.closeMaster();
     this.setState({ kind: 'closed' });
   }
+}
+
+/**
+ * The name of this Switchboard's helper daemon on a host: the same for the same machine, `place` (a folder
+ * of Switchboard's own that outlives it, e.g. its data folder) and host, so that Switchboard started again
+ * joins the daemon it left (and reclaims what runs there).
+ */
+export function hostInstance(place: string, hostId: string): string {
+  return createHash('sha256').update(`${hostname()}\0${place}\0${hostId}`).digest('hex').slice(0, 12);
 }
 
 /** What the helper says the host is, checked: short strings only (it is shown and used in commands). */
