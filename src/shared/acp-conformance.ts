@@ -22,7 +22,7 @@ export const ACP_CONFORMANCE = {
     authenticate: yes('agent, env-var and terminal methods'),
     logout: yes('when the agent advertises auth.logout'),
     'session/new': yes(),
-    'session/load': yes('reopens a stored session; the replay is recognised by content and not shown or stored twice'),
+    'session/load': yes('reopens a stored session; its replay (before or after the answer, whatever the agent wraps around it: all it sends until the next prompt, then by content) is not shown or stored twice'),
     'session/resume': yes('preferred over load when advertised'),
     'session/list': yes('the agent’s own sessions, paged'),
     'session/delete': yes('deletes the agent’s copy when the user deletes a session'),
