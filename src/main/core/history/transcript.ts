@@ -2,7 +2,6 @@ import { entryText, isFinished, type ThreadEntry } from '../../../shared/acp-thr
 import type { HistoryEntry, HistorySession } from '../../../shared/contract/history';
 import { draftText, newSessionState, NO_CAPS, type Caps, type Draft, type SessionState, type StoredKind } from './entry-drafts';
 import { SessionFold, type LoggedMessage } from './session-fold';
-import { exhaustive } from '../../../shared/exhaustive';
 import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
 /** The rows' backend in memory, without size limits: a session's full transcript from its log. */
@@ -262,12 +261,9 @@ function entryMarkdown(entry: ThreadEntry, text: string): string[] {
       return ['#### Plan', '', ...entry.entries.map((p) => `- [${p.status === 'completed' ? 'x' : ' '}] ${p.content}`), ''];
     case 'turn_error':
       return [`> **Turn failed:** ${entry.message}`, ''];
-    case 'notice':
-    case 'compaction':
-    case 'elicitation':
-      return text ? [`> ${text.replace(/\n/g, '\n> ')}`, ''] : [];
     default:
-      return exhaustive(entry, 'thread entry kind');
+      // Every other kind (notices, compactions, questions, and kinds added later) as the text it shows.
+      return text ? [`> ${text.replace(/\n/g, '\n> ')}`, ''] : [];
   }
 }
 
