@@ -46,7 +46,7 @@ describe.skipIf(skip !== null)('a real ACP agent in a container session (real Po
     const up = await containers.up({ sessionId: `${PREFIX}agent`, fence, source: { kind: 'image', image: testImage('node') } });
     // The container is this core's only host ('local' is the id sessions name by default).
     const host = await ContainerHost.open({ inner: local, engine, containerId: up.containerId, folder: work, id: 'local' });
-    t = await makeCore({ hosts: new Hosts(host) });
+    t = await makeCore({ hosts: new Hosts(host), checkpoints: true });
     const agentId = (await t.call('agents.addCustom', { name: 'Scenario', command: 'node', args: [join(agentDir, 'agent.mjs')], env: {}, cwd: work })).id;
     sessionId = (await t.call('sessions.create', { agentId, cwd: work })).id;
   }, 180_000);

@@ -44,7 +44,7 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
   const containerSessions: string[] = [];
 
   async function core(dataDir: string): Promise<TestCore> {
-    const t = await makeCore({ dataDir, containers: { engineEnv: podmanEnv() } });
+    const t = await makeCore({ dataDir, containers: { engineEnv: podmanEnv() }, checkpoints: true });
     cores.push(t);
     return t;
   }

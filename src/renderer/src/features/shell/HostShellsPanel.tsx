@@ -3,6 +3,7 @@ import { useApi } from '../../app/api-context';
 import { useTabs } from '../../state/tabs';
 import { syncHosts, useHosts } from '../hosts';
 import { openShellTab } from './open';
+import { VisibleText } from '../../ui/VisibleText';
 
 /** The launcher's "New shell on <host>": one for each SSH host connected now. */
 export function HostShellsPanel() {
@@ -22,8 +23,8 @@ export function HostShellsPanel() {
     <div className="launcher-actions" data-testid="launcher-host-shells">
       {hosts.map((h) => (
         <button key={h.id} className="launcher-action" onClick={() => open(h.id, h.label)} data-testid={`launch-shell-on-${h.id}`}>
-          <strong>New shell on {h.label}</strong>
-          <span>The login shell of your user on {h.label}, in a terminal tab</span>
+          <strong>New shell on <VisibleText text={h.label} /></strong>
+          <span>The login shell of your user on <VisibleText text={h.label} />, in a terminal tab</span>
         </button>
       ))}
     </div>
