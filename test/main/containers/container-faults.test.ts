@@ -56,6 +56,15 @@ describe.skipIf(skip !== null)('container faults (real Podman)', { timeout: 120_
     expect((error as EngineError).message).toMatch(/^Podman is installed on this machine but not running: start Podman \(/);
   });
 
+  it('two starts of one session at once make one container', async () => {
+    const work = join(dir, 'twice');
+    mkdirSync(work);
+    const spec = { sessionId: `${PREFIX}twice`, fence: defaultFence([work]), source: { kind: 'image' as const, image } };
+    const [a, b] = await Promise.all([containers.up(spec), containers.up(spec)]);
+    expect(a.containerId).toBe(b.containerId);
+    expect((await containers.list()).filter((c) => c.sessionId === spec.sessionId)).toHaveLength(1);
+  });
+
   it('a devcontainer.json with a syntax error: a clear error with its line and column, no container', async () => {
     const repo = join(dir, 'broken');
     mkdirSync(repo, { recursive: true });

@@ -111,6 +111,13 @@ describe('a repository cannot lower its own fence', () => {
     ]);
     expect(fenceProblems(defaultFence(['relative/x']))).toHaveLength(1);
     expect(fenceProblems(defaultFence(['/a/../etc']))).toHaveLength(1);
+    // A folder name cannot add mount fields (a second source=) to the engine's mount.
+    expect(fenceProblems(defaultFence(['/home/u/p,source=/,target=/home/u/p']))).toEqual([
+      'cannot mount "/home/u/p,source=/,target=/home/u/p": a folder mounted into a container cannot have a comma, a quote or a control character in its path',
+    ]);
+    expect(fenceProblems(defaultFence(['/home/u/a"b']))).toHaveLength(1);
+    expect(fenceProblems(defaultFence(['/home/u/a\nb']))).toHaveLength(1);
+    expect(fenceProblems(defaultFence(['/home/u/ünïcode and spaces']))).toEqual([]);
   });
 });
 

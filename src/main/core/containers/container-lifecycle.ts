@@ -76,6 +76,8 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 export class SessionContainers {
   /** The `api` mode's proxies, by session id. */
   private readonly proxies = new Map<string, ApiProxy>();
+  /** The `up` under way per session: a second waits for it (two at once could make two containers). */
+  private readonly ups = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly host: Host,
@@ -90,6 +92,17 @@ export class SessionContainers {
    * before its fence-lowering settings are allowed (FenceRefusal otherwise); a syntax error is a ConfigError.
    */
   async up(spec: ContainerSpec, onLog?: (line: string) => void): Promise<UpResult> {
+    const before = this.ups.get(spec.sessionId) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(() => this.upNow(spec, onLog));
+    this.ups.set(spec.sessionId, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.ups.get(spec.sessionId) === mine) this.ups.delete(spec.sessionId);
+    }
+  }
+
+  private async upNow(spec: ContainerSpec, onLog?: (line: string) => void): Promise<UpResult> {
     if (!SESSION_ID.test(spec.sessionId)) throw new Error(`not a session id: ${JSON.stringify(spec.sessionId).slice(0, 80)}`);
     const problems = fenceProblems(spec.fence);
     if (problems.length > 0) throw new Error(`the fence cannot be used: ${problems.join('; ')}`);

@@ -39,13 +39,22 @@ export function defaultFence(folders: readonly string[], network: NetworkMode = 
 export function fenceProblems(fence: Fence): string[] {
   const problems: string[] = [];
   if (fence.folders.length === 0) problems.push('a container session needs its folder');
-  for (const f of fence.folders) if (!path.posix.isAbsolute(f) || f.includes('\0') || path.posix.normalize(f) !== f.replace(/\/+$/, '') || f === '/') problems.push(`cannot mount "${f}": a folder is an absolute, normalised path other than /`);
+  for (const f of fence.folders) {
+    if (!path.posix.isAbsolute(f) || path.posix.normalize(f) !== f.replace(/\/+$/, '') || f === '/') problems.push(`cannot mount "${f}": a folder is an absolute, normalised path other than /`);
+    // A comma or a quote would end the engine's mount field and start another (a second source=…).
+    else if (/[,"']/.test(f) || [...f].some(isControl)) problems.push(`cannot mount "${[...f].map((c) => (isControl(c) ? '?' : c)).join('')}": a folder mounted into a container cannot have a comma, a quote or a control character in its path`);
+  }
   if (fence.network === 'api' && fence.allowHosts.length === 0) problems.push('the network mode "only the agent\'s API" needs the hosts it allows');
   for (const h of fence.allowHosts) if (!/^(\*\.)?[A-Za-z0-9.-]{1,253}(:\d{1,5})?$/.test(h)) problems.push(`not a host name: "${h.slice(0, 80)}"`);
   if (!(fence.memoryBytes >= 64 * 1024 ** 2)) problems.push('the memory limit must be at least 64 MiB');
   if (!(fence.cpus > 0)) problems.push('the CPU limit must be more than 0');
   if (!(Number.isInteger(fence.pids) && fence.pids >= 16)) problems.push('the process limit must be at least 16');
   return problems;
+}
+
+function isControl(c: string): boolean {
+  const code = c.codePointAt(0)!;
+  return code < 0x20 || code === 0x7f;
 }
 
 /** `podman/docker run` arguments that apply the fence's network and limits. */
