@@ -1,7 +1,7 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentRuleFiles, readAgentRuleFile, type AgentFacts } from '../../../src/main/core/acp/session/agent-rule-files';
+import { agentRuleFiles, distinctRuleFiles, readAgentRuleFile, type AgentFacts } from '../../../src/main/core/acp/session/agent-rule-files';
 import { tempDir } from '../../support/app-server';
 
 const put = (path: string, text: string) => {
@@ -35,5 +35,20 @@ describe("the rule files agents read themselves", () => {
     const listed = agentRuleFiles(agent('Claude'), proj);
     expect(readAgentRuleFile(listed, join(proj, '.claude', 'settings.local.json'))).toContain('Bash(echo no *)');
     expect(readAgentRuleFile(listed, join(proj, '.qwen', 'settings.json'))).toBeNull();
+  });
+});
+
+describe('the rule files of several sessions', () => {
+  it('lists each file once: the home file every session shares, a folder reached through a link', () => {
+    const root = realpathSync(tempDir('sb-agent-rules-'));
+    const home = join(root, 'home');
+    put(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Read'] } }));
+    put(join(root, 'a', '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Edit'] } }));
+    mkdirSync(join(root, 'b'));
+    symlinkSync(join(root, 'a'), join(root, 'a-link'));
+    const claude: AgentFacts = { id: 'c', name: 'Claude', command: 'claude-agent-acp', args: [], registryId: null, home };
+    const all = ['a', 'b', 'a-link'].flatMap((f) => agentRuleFiles(claude, join(root, f)));
+    expect(all).toHaveLength(5);
+    expect(distinctRuleFiles(all).map((f) => f.path)).toEqual([join(root, 'a', '.claude', 'settings.json'), join(home, '.claude', 'settings.json')]);
   });
 });

@@ -2,6 +2,7 @@ import { Circle, Columns2, Rows2, X } from 'lucide-react';
 import { useApi } from './api-context';
 import { VisibleText, visibleText } from '../ui/VisibleText';
 import { tabKinds } from './contributions';
+import { isRestoredTab } from './layout';
 import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShortcutHint, withHint } from './shortcuts';
 import { MAX_PANES, useTabs, type Pane } from '../state/tabs';
@@ -170,6 +171,10 @@ function revealTab(strip: HTMLElement, tab: HTMLElement): void {
  */
 function TabPanel({ tabId, active, children }: { tabId: string; active: boolean; children: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
+  // A tab the saved layout brought back costs nothing until it is first shown: its view (which starts a shell,
+  // reads a folder's changes, loads a transcript) mounts then. A tab opened in this window mounts at once.
+  const [shown, setShown] = useState(active || !isRestoredTab(tabId));
+  if (active && !shown) setShown(true);
   // Before the browser handles another key: a layout effect runs as the panels are swapped.
   useLayoutEffect(() => {
     if (!active) return;
@@ -177,8 +182,8 @@ function TabPanel({ tabId, active, children }: { tabId: string; active: boolean;
     if (a && a.closest('.tab-panel[hidden]')) ref.current?.focus({ preventScroll: true });
   }, [active]);
   return (
-    <div ref={ref} className="tab-panel" id={`tab-panel-${tabId}`} aria-labelledby={`tab-${tabId}`} hidden={!active} role="tabpanel" tabIndex={-1}>
-      {children}
+    <div ref={ref} className="tab-panel" id={`tab-panel-${tabId}`} aria-labelledby={`tab-${tabId}`} hidden={!active} role="tabpanel" tabIndex={-1} data-mounted={shown ? 'true' : 'false'}>
+      {shown && children}
     </div>
   );
 }

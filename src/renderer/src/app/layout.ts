@@ -34,6 +34,11 @@ export function snapshotLayout(): SavedLayout {
   };
 }
 
+const RESTORED = 'tab-restored-';
+
+/** A tab the saved layout brought back (not one opened in this window since). */
+export const isRestoredTab = (id: string): boolean => id.startsWith(RESTORED);
+
 export function applyLayout(saved: SavedLayout): void {
   const tabs: Record<string, Tab> = {};
   let n = 0;
@@ -41,7 +46,7 @@ export function applyLayout(saved: SavedLayout): void {
     const ids: string[] = [];
     for (const t of p.tabs) {
       if (!tabKinds.has(t.kind)) continue;
-      const id = `tab-restored-${n++}`;
+      const id = `${RESTORED}${n++}`;
       tabs[id] = { id, kind: t.kind, title: t.title, props: t.props };
       ids.push(id);
     }

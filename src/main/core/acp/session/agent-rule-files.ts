@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentRuleFile } from '../../../../shared/contract/permissions';
@@ -46,6 +46,25 @@ export function agentRuleFiles(agent: AgentFacts, folder: string): AgentRuleFile
     files.push({ folder, agentId: agent.id, agentName: agent.name, path: c.path, level: c.level, entries: countEntries(c.path) });
   }
   return files;
+}
+
+/**
+ * Each file once, however many agents and folders list it (a user-level file is every session's; two folders
+ * may be one through a link): the first listing of it is kept.
+ */
+export function distinctRuleFiles(files: readonly AgentRuleFile[]): AgentRuleFile[] {
+  const seen = new Set<string>();
+  return files.filter((f) => {
+    let key = f.path;
+    try {
+      key = realpathSync(f.path);
+    } catch {
+      // gone since it was listed: its path is its name
+    }
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function isFile(path: string): boolean {

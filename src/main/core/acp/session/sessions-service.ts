@@ -21,7 +21,7 @@ import type { WarningKind } from '../connection/warnings';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { RuntimePool } from '../supervisor/runtime-pool';
 import type { AgentRuleFile } from '../../../../shared/contract/permissions';
-import { agentRuleFiles } from './agent-rule-files';
+import { agentRuleFiles, distinctRuleFiles } from './agent-rule-files';
 import { canFork } from './fork';
 import { LiveSession } from './live-session';
 import type { SessionHost } from './session-host';
@@ -204,7 +204,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
       const home = this.prefs().get(agentId).env.HOME ?? record.env.HOME ?? null;
       files.push(...agentRuleFiles({ ...record, home }, f));
     }
-    return files;
+    return distinctRuleFiles(files);
   }
 
   prompt(sessionId: string, prompt: PromptBlock[]) {
