@@ -92,6 +92,8 @@ export function storedKindOf(entry: ThreadEntry): StoredKind {
     case 'notice':
     case 'compaction':
     case 'elicitation':
+    case 'subagent':
+    case 'session_message':
       return 'entry';
     default:
       return exhaustive(entry, 'thread entry kind');

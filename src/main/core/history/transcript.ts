@@ -266,6 +266,10 @@ function entryMarkdown(entry: ThreadEntry, text: string): string[] {
     case 'compaction':
     case 'elicitation':
       return text ? [`> ${text.replace(/\n/g, '\n> ')}`, ''] : [];
+    case 'subagent':
+      return [`#### Subagent: ${entry.title ?? entry.childId}${entry.description ? ` (${entry.description})` : ''}`, ''];
+    case 'session_message':
+      return ['### Message between sessions', '', text, ''];
     default:
       return exhaustive(entry, 'thread entry kind');
   }
