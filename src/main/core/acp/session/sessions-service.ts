@@ -193,7 +193,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
         agentId: r.agent_id,
         // Not live any more: whatever it was doing ended with the run it belonged to.
         status: live ? live.status : r.status === 'failed' ? 'failed' : 'closed',
-        live: live !== undefined && live.status !== 'closed',
+        live: live !== undefined && live.status !== 'closed' && live.status !== 'failed',
         canCancel: Boolean(live?.subagent?.canCancel),
         createdAt: r.created_at,
         updatedAt: live ? live.updatedAt : r.updated_at,

@@ -212,7 +212,7 @@ export function ThreadEntryView({
     case 'elicitation':
       return <ElicitationView entry={entry} sessionId={sessionId} stored={stored} />;
     case 'subagent':
-      return <SubagentView entry={entry} sessionId={sessionId} live={live && !stored} renderEntry={renderChildEntry} />;
+      return <SubagentView entry={entry} sessionId={sessionId} live={!stored} renderEntry={renderChildEntry} />;
     case 'session_message':
       return <SessionMessageView entry={entry} />;
     default:
