@@ -77,9 +77,11 @@ export const ACP_CONFORMANCE = {
     // Unstable.
     plan_update: notYet(),
     plan_removed: notYet(),
-    subagent_update: notYet(),
-    session_message: notYet(),
-    session_message_chunk: notYet(),
+    subagent_update: yes(
+      'clientCapabilities.subagents advertised; each child is a session of its own (stored linked to its parent, searchable), shown under the tool call that started it with its own streaming thread, state, time and a Cancel when its capabilities allow; at most 32 per session, 3 deep; titles sanitized',
+    ),
+    session_message: yes('a message between sessions (a task for a child, its report), patched in place by messageId'),
+    session_message_chunk: yes('appended to its message'),
   },
   /** `type` of content blocks (prompts, messages, tool call content). */
   contentBlocks: {

@@ -18,6 +18,7 @@ type TextOf = { [K in ThreadEntry['kind']]?: (e: Extract<ThreadEntry, { kind: K 
 const ENTRY_TEXT: TextOf = {
   elicitation: elicitationLines,
   tool_call: toolCallText,
+  subagent: (e) => [e.title, e.description].filter((s): s is string => s !== null),
 };
 
 /** The files an entry names: every `path` field, and `uri` fields of file URIs (as given). */

@@ -9,3 +9,4 @@ export { elicitationLines } from './elicitations';
 export { entryPaths, entryText } from './entry-text';
 export { threadEntries, threadLength, threadTail, toolCallIndex, toolIndexUpTo } from './window';
 export { putIndex } from './draft';
+export { cleanLabel, isWorking as subagentWorking, MAX_SUBAGENTS } from './subagents';

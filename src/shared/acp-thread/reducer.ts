@@ -4,6 +4,7 @@ import { applyElicitation, applyElicitationComplete, applyElicitationResolved } 
 import { isRecord } from './messages';
 import { applyConfigOptions, applyCurrentMode, applySetup } from './session-state';
 import { applyPermission, applyPermissionResolved, applyStoredTerminal } from './tool-calls';
+import { endSubagents } from './subagents';
 import { cancelTurn, endTurn, startTurn } from './turns';
 import type { ThreadEvent, ThreadState } from './types';
 import { updateRow } from './updates';
@@ -42,7 +43,10 @@ function apply(d: Draft, e: ThreadEvent): void {
     case 'prompt':
       return startTurn(d, e);
     case 'cancel':
-      return cancelTurn(d);
+      cancelTurn(d);
+      return endSubagents(d);
+    case 'closed':
+      return endSubagents(d);
     case 'turn_end':
       return endTurn(d, e.stopReason, e.error);
     case 'setup':

@@ -152,6 +152,40 @@ export interface ElicitationEntry {
   completed: boolean;
 }
 
+/** A child's foreground work as its parent last reported it (an unknown custom state shows as `unknown`). */
+export type SubagentState = 'running' | 'idle' | 'requires_action' | 'unknown';
+
+/** A subagent session the agent started (`subagent_update`): a child session on the same connection. */
+export interface SubagentEntry {
+  kind: 'subagent';
+  id: string;
+  /** The child's ACP session id. */
+  childId: string;
+  title: string | null;
+  description: string | null;
+  /** null: not reported (or cleared). */
+  state: SubagentState | null;
+  /** Why its work ended (idle). */
+  stopReason: string | null;
+  /** The agent lets the client cancel the child's work (session/cancel with the child's id). */
+  canCancel: boolean;
+  /** The tool call that was running when the child was announced (the Task/Agent call that started it). */
+  startedBy: string | null;
+  /** The parent's turn was cancelled or the parent closed while the child was at work. */
+  endedByParent: boolean;
+}
+
+/** A message between sessions (`session_message`): a parent's prompt to a child, a child's report… */
+export interface SessionMessageEntry {
+  kind: 'session_message';
+  id: string;
+  messageId: string;
+  /** ACP session ids (null: not said). */
+  senderSessionId: string | null;
+  recipientSessionId: string | null;
+  parts: MessagePart[];
+}
+
 export type ThreadEntry =
   | UserMessageEntry
   | AgentMessageEntry
@@ -161,7 +195,9 @@ export type ThreadEntry =
   | NoticeEntry
   | CompactionEntry
   | TurnErrorEntry
-  | ElicitationEntry;
+  | ElicitationEntry
+  | SubagentEntry
+  | SessionMessageEntry;
 
 export interface TurnError {
   code: number | string;
@@ -236,6 +272,8 @@ export type ThreadEvent =
   | { type: 'update'; update: SessionUpdate }
   | { type: 'prompt'; promptId: string; content: ContentBlock[] }
   | { type: 'cancel' }
+  /** The session closed: its children still at work are shown ended. */
+  | { type: 'closed' }
   | { type: 'turn_end'; promptId: string | null; stopReason: StopReason | null; error: TurnError | null }
   /** Modes and config options from session/new, session/load or session/resume. */
   | { type: 'setup'; modes: SessionModeState | null; configOptions: SessionConfigOption[] | null }

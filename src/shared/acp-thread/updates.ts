@@ -3,6 +3,7 @@ import { applyCompactionSummaryChunk, applyCompactionUpdate } from './compaction
 import { applyChunk } from './messages';
 import { applyPlan } from './plan';
 import { applyCommands, applyConfigOptions, applyCurrentMode, applyNotice, applySessionInfo, applyUsage } from './session-state';
+import { applySessionMessage, applySessionMessageChunk, applySubagentUpdate } from './subagents';
 import { applyToolCall } from './tool-calls';
 import type { ThreadEntry } from './types';
 
@@ -44,6 +45,9 @@ export const UPDATE_KINDS = {
   usage_update: { entry: null, apply: applyUsage },
   compaction_update: { entry: 'compaction', apply: applyCompactionUpdate },
   compaction_summary_chunk: { entry: 'compaction', apply: applyCompactionSummaryChunk },
+  subagent_update: { entry: 'subagent', apply: applySubagentUpdate },
+  session_message: { entry: 'session_message', apply: applySessionMessage },
+  session_message_chunk: { entry: 'session_message', apply: applySessionMessageChunk },
 } as const satisfies Record<string, UpdateRow>;
 
 export type UpdateKind = keyof typeof UPDATE_KINDS;

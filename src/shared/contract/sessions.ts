@@ -44,6 +44,8 @@ export const sessionInfoSchema = z.object({
   canFork: z.boolean(),
   /** The session this one was forked from (its history title), when it is a fork. */
   forkedFrom: z.object({ id: z.string(), title: z.string() }).nullable(),
+  /** An ACP subagent session: the session whose agent started it; whether the agent lets the user cancel it. */
+  subagent: z.object({ parentId: z.string(), canCancel: z.boolean() }).optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
@@ -217,6 +219,27 @@ export const sessionRequests = {
   'sessions.toolIndex': request(
     z.object({ sessionId: sessionIdSchema }).strict(),
     z.object({ toolIndex: z.record(z.string(), z.number().int()), n: z.number().int() }),
+  ),
+  /**
+   * The subagent sessions of a session (live or stored), by the ACP ids its thread names them with:
+   * what a child's card shows (its session, to attach to or read; its state and time).
+   */
+  'sessions.subagents': request(
+    z.object({ sessionId: sessionIdSchema }).strict(),
+    z.object({
+      subagents: z.array(
+        z.object({
+          id: z.string(),
+          acpSessionId: z.string(),
+          agentId: z.string(),
+          status: sessionStatusSchema,
+          live: z.boolean(),
+          canCancel: z.boolean(),
+          createdAt: z.number(),
+          updatedAt: z.number(),
+        }),
+      ),
+    }),
   ),
   /** Live (not closed) sessions of this run. */
   'sessions.live': request(z.object({}).strict(), z.object({ sessions: z.array(sessionInfoSchema) })),

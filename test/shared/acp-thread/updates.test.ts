@@ -28,6 +28,9 @@ describe('the update-kind table', () => {
       usage_update: { used: 1, size: 2 },
       compaction_update: { compactionId: 'c1', status: 'in_progress' },
       compaction_summary_chunk: { compactionId: 'c2', content: { type: 'text', text: 's' } },
+      subagent_update: { sessionId: 'child-1', title: 'Child' },
+      session_message: { messageId: 'm-1', content: [{ type: 'text', text: 'task' }] },
+      session_message_chunk: { messageId: 'm-2', content: { type: 'text', text: 'more' } },
     };
     expect(Object.keys(samples).sort()).toEqual(Object.keys(UPDATE_KINDS).sort());
     for (const [kind, fields] of Object.entries(samples)) {

@@ -261,6 +261,10 @@ function entryMarkdown(entry: ThreadEntry, text: string): string[] {
       return ['#### Plan', '', ...entry.entries.map((p) => `- [${p.status === 'completed' ? 'x' : ' '}] ${p.content}`), ''];
     case 'turn_error':
       return [`> **Turn failed:** ${entry.message}`, ''];
+    case 'subagent':
+      return [`#### Subagent: ${entry.title ?? entry.childId}${entry.description ? ` (${entry.description})` : ''}`, ''];
+    case 'session_message':
+      return ['### Message between sessions', '', text, ''];
     default:
       // Every other kind (notices, compactions, questions, and kinds added later) as the text it shows.
       return text ? [`> ${text.replace(/\n/g, '\n> ')}`, ''] : [];

@@ -16,6 +16,11 @@ export interface WireHooks {
   onUpdates(sessionId: string, items: UpdateItem[]): void;
   onWarning(sessionId: string | null, kind: WarningKind, message: string): void;
   /**
+   * A `subagent_update` of session `sessionId` names a child ACP session not bound yet: the child session is
+   * opened and bound now, before the lines after this one (the child's own updates) are routed.
+   */
+  announceChild?(sessionId: string, childAcpSessionId: string): void;
+  /**
    * Output read but not handed on yet reached READ_AHEAD_BYTES (true: stop reading the agent's stdout), or
    * was all handed on (false: read again).
    */
@@ -372,6 +377,10 @@ export class AcpWire implements LogSource {
         warning: 'unknown_session',
         message: acpId === null ? 'session/update without a sessionId' : `session/update for unknown session ${acpId.slice(0, 100)}`,
       };
+    }
+    const update = params.update;
+    if (isRecord(update) && update.sessionUpdate === 'subagent_update' && typeof update.sessionId === 'string' && this.hooks.sessionOf(update.sessionId) === undefined) {
+      this.hooks.announceChild?.(sessionId, update.sessionId);
     }
     const replay = this.replays.get(sessionId);
     if (replay) {

@@ -1,5 +1,12 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import acpSchema from '@agentclientprotocol/sdk/schema/v1/schema.json';
+import acpUnstableSchema from '@agentclientprotocol/sdk/schema/v1/schema.unstable.json';
+
+/**
+ * Update kinds checked against the SDK's unstable v1 schema: ACP stabilized subagent sessions (2026-11-20),
+ * but @agentclientprotocol/sdk 2.4.0 still ships their shapes in schema.unstable.json only.
+ */
+const UNSTABLE_KINDS: ReadonlySet<string> = new Set(['subagent_update', 'session_message', 'session_message_chunk']);
 
 /**
  * Validates `session/update` payloads against the ACP v1 JSON schema shipped with the SDK, one compiled
@@ -73,16 +80,24 @@ interface UpdateBranch {
 
 let validators: Map<string, ValidateFunction> | null = null;
 
-function compile(): Map<string, ValidateFunction> {
-  const defs = lenient((acpSchema as unknown as { $defs: Record<string, Json> }).$defs) as Record<string, Json>;
+/** Validators of the schema's update kinds (`only`: just these). */
+function compileFrom(schema: unknown, id: string, map: Map<string, ValidateFunction>, only?: ReadonlySet<string>): void {
+  const defs = lenient((schema as { $defs: Record<string, Json> }).$defs) as Record<string, Json>;
   discriminate(defs);
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, discriminator: true });
-  ajv.addSchema({ $id: 'acp', $defs: defs });
+  ajv.addSchema({ $id: id, $defs: defs });
   const branches = (defs.SessionUpdate as { oneOf: UpdateBranch[] }).oneOf;
-  const map = new Map<string, ValidateFunction>();
   branches.forEach((branch, i) => {
-    map.set(branch.properties.sessionUpdate.const, ajv.compile({ $ref: `acp#/$defs/SessionUpdate/oneOf/${i}` }));
+    const kind = branch.properties.sessionUpdate.const;
+    if (only && !only.has(kind)) return;
+    map.set(kind, ajv.compile({ $ref: `${id}#/$defs/SessionUpdate/oneOf/${i}` }));
   });
+}
+
+function compile(): Map<string, ValidateFunction> {
+  const map = new Map<string, ValidateFunction>();
+  compileFrom(acpSchema, 'acp', map);
+  compileFrom(acpUnstableSchema, 'acp-unstable', map, UNSTABLE_KINDS);
   return map;
 }
 

@@ -56,6 +56,8 @@ export interface SessionEndpoint {
   onAgentUpdates(items: UpdateItem[]): void;
   /** The agent process ended; `message` says how. */
   onAgentGone(message: string): void;
+  /** The agent announced a child session of this one (`subagent_update`): its Switchboard id, or undefined when refused. */
+  openSubagent(childAcpSessionId: string): string | undefined;
   /** A tool call of the running turn is in progress (the hang timeout does not count it). */
   toolInProgress(): boolean;
 }
@@ -96,13 +98,18 @@ export const runtimeKey = (agentId: string, folder: string | null, hostId = LOCA
 
 export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version: '0.1.0' };
 
-/** What this client offers every agent. */
-export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] = {
+/**
+ * What this client offers every agent. `subagents` is stable ACP (2026-11-20) that the SDK 2.4.0 types
+ * still list under unstable only.
+ */
+export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] & { subagents: Record<string, never> } = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
   auth: { terminal: true },
   session: { configOptions: { boolean: {} }, notices: {}, compaction: {} },
   elicitation: { form: {}, url: {} },
+  // ACP subagent sessions: children on this connection, announced with subagent_update (shown under their parent).
+  subagents: {},
   // Extensions real agents look for: terminal output in tool call _meta (Claude), legacy terminal auth.
   _meta: { terminal_output: true, 'terminal-auth': true },
 };
@@ -335,6 +342,10 @@ export class AgentRuntime {
         bindSession: (acpId, sessionId) => this.bind(acpId, sessionId),
         onUpdates: (sessionId, items) => this.host.session(sessionId)?.onAgentUpdates(items),
         onWarning: (sessionId, kind, message) => this.host.warn(this.agentId, sessionId, kind, message),
+        announceChild: (sessionId, childAcpId) => {
+          const childId = this.host.session(sessionId)?.openSubagent(childAcpId);
+          if (childId !== undefined) this.bind(childAcpId, childId);
+        },
         readAhead: (full) => (full ? reader?.pauseStdout('read-ahead') : reader?.resumeStdout('read-ahead')),
       },
       this.host.options.maxLineBytes,

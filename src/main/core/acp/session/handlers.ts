@@ -44,6 +44,7 @@ export function registerSessionHandlers(router: Router, sessions: SessionsServic
   router.handle('sessions.effectiveConfig', ({ sessionId }) => ({ config: sessions.effectiveConfig(sessionId) }));
   router.handle('sessions.reopen', ({ sessionId }) => sessions.reopenSession(sessionId));
   router.handle('sessions.live', () => ({ sessions: sessions.list() }));
+  router.handle('sessions.subagents', ({ sessionId }) => ({ subagents: sessions.subagentsOf(sessionId) }));
   router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => live(sessionId).mentionSearch(query, limit));
   router.handle('sessions.readFile', ({ sessionId, path }) => sessions.readFile(sessionId, path));
   router.handle('sessions.attachText', ({ sessionId, text }) => sessions.attachText(sessionId, text));

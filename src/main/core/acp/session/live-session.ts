@@ -20,7 +20,19 @@ import {
   type WriteTextFileResponse,
 } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
-import { applyEvents, createThread, threadEntries, threadLength, threadTail, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../../shared/acp-thread';
+import {
+  applyEvents,
+  createThread,
+  subagentWorking,
+  threadEntries,
+  threadLength,
+  threadTail,
+  type SubagentEntry,
+  type ThreadEntry,
+  type ThreadEvent,
+  type ThreadState,
+  type TurnError,
+} from '../../../../shared/acp-thread';
 import { IpcFailure } from '../../../../shared/contract';
 import { promptSummary, storedTitle } from '../../../../shared/session-title';
 import type { ElicitationAction, ElicitationContent } from '../../../../shared/elicitation';
@@ -71,6 +83,10 @@ export class LiveSession {
   forkedFrom: { id: string; title: string } | null = null;
   /** open('fork'): the ACP session the agent forks. */
   forkSource: string | null = null;
+  /** An ACP subagent session: the session whose agent started it, and whether the agent lets it be cancelled. */
+  subagent: { parentId: string; canCancel: boolean; working: boolean } | null = null;
+  /** A subagent's folders being opened for its file requests (a child is not opened with session/new). */
+  private confining: Promise<void> | null = null;
   readonly createdAt = Date.now();
   updatedAt = Date.now();
   private thread: ThreadState = createThread();
@@ -151,6 +167,7 @@ export class LiveSession {
       prompt: { image: Boolean(caps?.image), audio: Boolean(caps?.audio), embeddedContext: Boolean(caps?.embeddedContext) },
       canFork: canFork(this.runtime.capabilities),
       forkedFrom: this.forkedFrom,
+      ...(this.subagent ? { subagent: { parentId: this.subagent.parentId, canCancel: this.subagent.canCancel } } : {}),
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
     };
@@ -315,7 +332,7 @@ export class LiveSession {
    * (recognised by comparing with this thread).
    */
   async reopen(): Promise<boolean> {
-    if (this.status === 'closed') return false;
+    if (this.status === 'closed' || this.subagent) return false;
     if (this.acpSessionId === null) {
       await this.open(this.forkSource !== null ? 'fork' : 'new').catch(() => {});
       return this.currentStatus() === 'idle';
@@ -347,6 +364,7 @@ export class LiveSession {
   // ───────────── prompts ─────────────
 
   prompt(blocks: PromptBlock[]): { promptId: string; queued: boolean } {
+    if (this.subagent) throw new IpcFailure('unavailable', 'a subagent session takes its work from the session that started it, not from prompts');
     if (TERMINAL_STATUSES.has(this.status)) throw new IpcFailure('unavailable', `the session is ${this.status}${this.error ? `: ${this.error}` : ''}`);
     checkPromptCapabilities(blocks, this.runtime.capabilities?.promptCapabilities);
     const item: QueueItem = { id: randomUUID(), prompt: blocks, createdAt: Date.now() };
@@ -438,6 +456,7 @@ export class LiveSession {
   }
 
   cancel(clearQueue: boolean): void {
+    if (this.subagent) return this.cancelSubagent();
     if (clearQueue && this.queue.length > 0) {
       this.queue = [];
       this.emitQueue();
@@ -450,6 +469,63 @@ export class LiveSession {
     this.permissions.cancelAll();
     this.elicitations.cancel(this.turn.promptId);
     this.emit([{ event: { type: 'cancel' }, seq: null }]);
+    void this.host.endSubagents(this.id, 'cancel');
+  }
+
+  // ───────────── as a subagent ─────────────
+
+  /** Opened as the child `acpSessionId` of `parentId`, already at work (the agent announced it running). */
+  attachAsChild(parentId: string, acpSessionId: string): void {
+    this.subagent = { parentId, canCancel: false, working: true };
+    this.acpSessionId = acpSessionId;
+    this.status = 'working';
+    this.additionalDirectories = this.requestedDirectories;
+    // Confined to its parent's folders, whatever folder the agent reports for it.
+    this.confining = this.runtime.workHost.files([this.cwd, ...this.requestedDirectories]).then((c) => {
+      this.confined = c;
+    });
+    this.confining.catch(() => {});
+  }
+
+  /** What the parent's last `subagent_update` says of this child. */
+  subagentChanged(entry: SubagentEntry): void {
+    if (!this.subagent || this.status === 'closed' || this.gone) return;
+    this.subagent.canCancel = entry.canCancel;
+    this.subagent.working = subagentWorking(entry);
+    if (entry.title !== this.title) {
+      this.title = entry.title;
+      this.db(() => this.host.rows().setTitle(this.id, entry.title));
+    }
+    const waiting = this.permissions.size > 0 || this.elicitations.size > 0;
+    const status = waiting || entry.state === 'requires_action' ? 'awaiting_permission' : this.subagent.working ? 'working' : entry.state === 'idle' ? 'idle' : this.status;
+    if (status !== this.status) this.setStatus(status);
+    else this.host.bus.emit('session.state', this.info());
+  }
+
+  /** The parent's turn was cancelled: shown ended (the agent says so if it goes on). */
+  endedByParent(): void {
+    if (!this.subagent || this.status === 'closed' || this.gone) return;
+    this.subagent.working = false;
+    this.permissions.cancelAll();
+    this.elicitations.cancel(null, true);
+    this.emit([{ event: { type: 'closed' }, seq: null }]);
+    this.setStatus('idle');
+    void this.host.endSubagents(this.id, 'cancel');
+  }
+
+  private cancelSubagent(): void {
+    if (!this.subagent?.canCancel) throw new IpcFailure('unavailable', 'the agent does not let this subagent be cancelled');
+    if (this.status === 'closed' || this.gone) return;
+    void this.runtime.notify('session/cancel', { sessionId: this.acpSessionId });
+    this.permissions.cancelAll();
+    this.elicitations.cancel(null, true);
+    this.emit([{ event: { type: 'cancel' }, seq: null }]);
+    void this.host.endSubagents(this.id, 'cancel');
+  }
+
+  /** The agent announced a child of this session (`subagent_update`): its Switchboard id, undefined when refused. */
+  openSubagent(childAcpSessionId: string): string | undefined {
+    return this.host.openSubagent(this.id, childAcpSessionId);
   }
 
   // ───────────── queue ─────────────
@@ -550,10 +626,19 @@ export class LiveSession {
       valid.push({ update: update as SessionUpdate, extra: seq });
     }
     this.emit(joinChunkRuns(valid).map((r) => ({ event: { type: 'update', update: r.update }, seq: r.extra, merged: r.count })));
+    for (const { update } of valid) if (update.sessionUpdate === ('subagent_update' as string)) this.subagentFolded((update as unknown as { sessionId: unknown }).sessionId);
     if (title !== undefined && title !== this.title) {
       this.title = title;
       this.db(() => this.host.rows().setTitle(this.id, title ?? null));
       this.host.bus.emit('session.state', this.info());
+    }
+  }
+
+  private subagentFolded(childId: unknown): void {
+    const entries = this.thread.entries;
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const e = entries[i]!;
+      if (e.kind === 'subagent' && e.childId === childId) return this.host.subagentUpdated(this.id, e);
     }
   }
 
@@ -580,7 +665,7 @@ export class LiveSession {
   /** The last question the user had to answer was answered: back to working (or idle). */
   private userAnswered(): void {
     if (this.permissions.size > 0 || this.elicitations.size > 0 || this.status !== 'awaiting_permission') return;
-    this.setStatus(this.turn ? 'working' : 'idle');
+    this.setStatus(this.turn || this.subagent?.working ? 'working' : 'idle');
     this.drain();
   }
 
@@ -590,12 +675,14 @@ export class LiveSession {
   }
 
   async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
+    await this.confining;
     const compat = this.host.prefs().get(this.agentId).compat;
     const content = await readTextFile(this.roots, params.path, params.line, params.limit, { missingFileAsEmpty: compat.missingFileAsEmpty });
     return { content };
   }
 
   async writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse> {
+    await this.confining;
     await writeTextFile(this.roots, params.path, params.content);
     return {};
   }
@@ -672,7 +759,10 @@ export class LiveSession {
     if (this.turn) this.cancel(false);
     this.permissions.cancelAll();
     this.elicitations.cancel(null, true);
-    const canClose = Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
+    await this.host.endSubagents(this.id, 'close');
+    this.emit([{ event: { type: 'closed' }, seq: null }]);
+    // A child is closed only where the agent grants it (no subagent capability does yet).
+    const canClose = !this.subagent && Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
     if (tellAgent && canClose && this.acpSessionId && this.runtime.connected) {
       // Not answered within 5 s: withdrawn ($/cancel_request), and the session closes here anyway.
       await this.runtime

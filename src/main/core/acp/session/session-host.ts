@@ -1,3 +1,4 @@
+import type { SubagentEntry } from '../../../../shared/acp-thread';
 import type { EffectiveConfig } from '../../../../shared/contract/session-config';
 import type { SessionInfo } from '../../../../shared/contract/sessions';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
@@ -35,4 +36,8 @@ export interface SessionHost {
   turnEnded(turn: SessionTurnEnd): void;
   /** The session's status changed (a wait for the user began or ended, it failed…). */
   statusChanged(info: SessionInfo): void;
+  /** The agent announced a child of session `parentId` (see SubagentSessions). */
+  openSubagent(parentId: string, childAcpSessionId: string): string | undefined;
+  subagentUpdated(parentId: string, entry: SubagentEntry): void;
+  endSubagents(parentId: string, how: 'cancel' | 'close'): Promise<void>;
 }

@@ -21,6 +21,15 @@ export class SessionRows {
     return row?.container ?? null;
   }
 
+  /** A subagent session the agent announced under `parentId` (its ACP id known from the start). */
+  insertSubagent(row: { id: string; parentId: string; acpSessionId: string; agentId: string; hostId: string; cwd: string; now: number }): void {
+    this.db
+      .prepare(
+        "INSERT INTO sessions (id, agent_id, acp_session_id, host_id, cwd, title, status, created_at, updated_at, subagent_of) VALUES (?, ?, ?, ?, ?, NULL, 'working', ?, ?, ?)",
+      )
+      .run(row.id, row.agentId, row.acpSessionId, row.hostId, row.cwd, row.now, row.now, row.parentId);
+  }
+
   /** The host a stored session ran on ('local' for every session before hosts; undefined: no such session). */
   hostOf(id: string): string | undefined {
     const row = this.db.prepare('SELECT host_id FROM sessions WHERE id = ?').get(id) as { host_id: string } | undefined;

@@ -24,6 +24,8 @@ import type { AgentRuleFile } from '../../../../shared/contract/permissions';
 import { agentRuleFiles, distinctRuleFiles } from './agent-rule-files';
 import { canFork } from './fork';
 import { LiveSession } from './live-session';
+import { SubagentSessions } from './subagent-sessions';
+import { MAX_SUBAGENTS, type SubagentEntry } from '../../../../shared/acp-thread';
 import type { SessionHost } from './session-host';
 import type { LiveSessions } from './live-sessions';
 import { hasStoredConversation, type RestorePort } from './session-restore';
@@ -63,12 +65,15 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   /** A session's status changed (compare stops a run's clock while it waits for the user). */
   readonly onStatusChanged = this.statuses.event;
   private disposed = false;
+  private readonly subagents: SubagentSessions;
 
   constructor(
     private readonly ctx: AcpContext,
     private readonly pool: RuntimePool,
     private readonly live: LiveSessions,
-  ) {}
+  ) {
+    this.subagents = new SubagentSessions(live, this, (id, parent) => new LiveSession(id, parent.runtime, this, parent.cwd, parent.additionalDirectories));
+  }
 
   /** The user renamed a session in History: its live tab shows the name at once. */
   renamed(sessionId: string): void {
@@ -173,6 +178,15 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   turnEnded(turn: SessionTurnEnd): void {
     this.turnEnds.fire(turn);
   }
+  openSubagent(parentId: string, childAcpSessionId: string): string | undefined {
+    return this.disposed ? undefined : this.subagents.open(parentId, childAcpSessionId);
+  }
+  subagentUpdated(parentId: string, entry: SubagentEntry): void {
+    this.subagents.updated(parentId, entry);
+  }
+  endSubagents(parentId: string, how: 'cancel' | 'close'): Promise<void> {
+    return this.subagents.end(parentId, how);
+  }
 
   // ───────────── the API ─────────────
 
@@ -185,6 +199,28 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     const s = this.live.get(sessionId);
     if (!s) throw new IpcFailure('not_found', `no live session ${sessionId}`);
     return s;
+  }
+
+  /** The subagent sessions of a session, live or stored, oldest first (at most MAX_SUBAGENTS of them). */
+  subagentsOf(parentId: string) {
+    const rows = this.ctx
+      .db()
+      .prepare('SELECT id, acp_session_id, agent_id, status, created_at, updated_at FROM sessions WHERE subagent_of = ? AND acp_session_id IS NOT NULL ORDER BY created_at, id LIMIT ?')
+      .all(parentId, MAX_SUBAGENTS * 4) as Array<{ id: string; acp_session_id: string; agent_id: string; status: SessionInfo['status']; created_at: number; updated_at: number }>;
+    return rows.map((r) => {
+      const live = this.live.get(r.id);
+      return {
+        id: r.id,
+        acpSessionId: r.acp_session_id,
+        agentId: r.agent_id,
+        // Not live any more: whatever it was doing ended with the run it belonged to.
+        status: live ? live.status : r.status === 'failed' ? 'failed' : 'closed',
+        live: live !== undefined && live.status !== 'closed' && live.status !== 'failed',
+        canCancel: Boolean(live?.subagent?.canCancel),
+        createdAt: r.created_at,
+        updatedAt: live ? live.updatedAt : r.updated_at,
+      } as const;
+    });
   }
 
   list(): SessionInfo[] {

@@ -1,12 +1,13 @@
 import { ChevronDown, ChevronRight, Circle, CircleCheck, CircleDashed } from 'lucide-react';
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
-import type { AgentMessageEntry, CompactionEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, ThreadEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
+import type { SessionMessageEntry, AgentMessageEntry, CompactionEntry, NoticeEntry, PlanThreadEntry, ThoughtEntry, ThreadEntry, TurnErrorEntry, UserMessageEntry } from '@shared/acp-thread';
 import { messageText } from '@shared/acp-thread';
 import { exhaustive } from '@shared/exhaustive';
 import { Markdown } from '../markdown';
 import { Parts } from './Blocks';
 import { ElicitationView } from './Elicitation';
+import { SubagentView } from './Subagent';
 import { ToolCallView } from './ToolCall';
 import { useToggle } from './ui-state';
 import { STOP_REASON_TEXT } from '../../ui/format';
@@ -211,10 +212,28 @@ export function ThreadEntryView({
       return <TurnErrorView entry={entry} onRestart={onRestart} />;
     case 'elicitation':
       return <ElicitationView entry={entry} sessionId={sessionId} stored={stored} />;
+    case 'subagent':
+      return <SubagentView entry={entry} sessionId={sessionId} live={!stored} renderEntry={renderChildEntry} />;
+    case 'session_message':
+      return <SessionMessageView entry={entry} />;
     default:
       return exhaustive(entry, 'thread entry kind');
   }
 }
+
+function renderChildEntry(entry: ThreadEntry, childId: string, cwd: string | null, live: boolean) {
+  return <ThreadEntryView entry={entry} sessionId={childId} cwd={cwd} live={live} onRestart={null} />;
+}
+
+/** A message between sessions (a parent's task for its child, the child's report). */
+const SessionMessageView = memo(function SessionMessageView({ entry }: { entry: SessionMessageEntry }) {
+  return (
+    <div className="message session-message" data-testid="session-message">
+      <div className="muted session-message-head">Message between sessions</div>
+      <Markdown text={messageText(entry.parts)} />
+    </div>
+  );
+});
 
 /** The folder's first snapshot, taken in the background when the session opened, while no turn runs. */
 export const SnapshotBanner = memo(function SnapshotBanner({ sessionId }: { sessionId: string }) {
