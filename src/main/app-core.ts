@@ -28,6 +28,9 @@ import { ADDED_HOSTS_SETTING, hostLabel } from '../shared/contract/hosts';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
+import { systemClock } from './core/base/clock';
+import { TasksService } from './core/tasks/tasks-service';
+import { taskSessions, taskWorktrees } from './tasks-wiring';
 
 export interface CoreOptions {
   dataDir: string;
@@ -47,6 +50,8 @@ export interface CoreOptions {
   startupBackupDelayMs?: number;
   /** The agents' clock: supervision, flood control, hang and idle timeouts (default: the real time). */
   clock?: Clock;
+  /** The user's time zone for schedules and daily limits (default: the system's). */
+  timeZone?: string;
   /** false: no folder is snapshotted around turns (tests that are not about checkpoints). Default true. */
   checkpoints?: boolean;
 }
@@ -79,6 +84,8 @@ export class AppCore implements Disposable {
   readonly historyImport: HistoryImportService;
   /** Worktree sessions: a session's own worktree and branch, and the way back (commit, merge, push, PR). */
   readonly worktrees: WorktreeService;
+  /** Tasks: queued and scheduled runs, the spend guard, and the Inbox they end in. */
+  readonly tasks: TasksService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -190,6 +197,23 @@ export class AppCore implements Disposable {
       }),
     ).register(this.router);
     this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, this.worktrees, this.hosts.local)).register(this.router);
+    this.tasks = this.disposables.add(
+      new TasksService({
+        db: () => this.store.db,
+        bus: this.bus,
+        clock: options.clock ?? systemClock,
+        ...(options.timeZone ? { timeZone: () => options.timeZone! } : {}),
+        settings: {
+          concurrency: () => this.settings.get('tasks.concurrency'),
+          dailyLimits: () => this.settings.get('tasks.dailyLimits'),
+          prices: () => this.settings.get('tasks.prices'),
+        },
+        sessions: taskSessions(acp, this.bus),
+        worktrees: taskWorktrees(this.worktrees),
+      }),
+    ).register(this.router);
+    if (this.store.available) this.tasks.start();
+    this.disposables.add(this.settings.onChange((e) => (e.key === 'tasks.concurrency' || e.key === 'tasks.dailyLimits') && this.tasks.queue.pump()));
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }
