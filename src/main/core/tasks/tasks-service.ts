@@ -279,7 +279,8 @@ export class TasksService implements Disposable {
     if (!spend || (spend.tokens === 0 && spend.money === 0)) return;
     const source = row.money_source === 'none' ? (spend.fromAgent ? 'agent' : 'prices') : row.money_source === (spend.fromAgent ? 'agent' : 'prices') ? row.money_source : 'mixed';
     this.store.spend(this.today(), row.agent_id, row.task_id, spend.tokens, spend.money);
-    this.store.updateRun(row.id, { tokens: row.tokens + spend.tokens, money: row.money + spend.money, money_source: source });
+    // Rounded to a billionth: a sum of reported differences must reach a limit the reports reached.
+    this.store.updateRun(row.id, { tokens: row.tokens + spend.tokens, money: Math.round((row.money + spend.money) * 1e9) / 1e9, money_source: source });
     this.check(row.id);
   }
 
