@@ -1,4 +1,5 @@
 import { messageText } from '../shared/acp-thread';
+import type { PermissionRequestInfo } from '../shared/contract/sessions';
 import { suggestBranchName, type WorktreeError } from '../shared/contract/worktrees';
 import type { AcpServices } from './core/acp/acp-services';
 import type { EventBus } from './core/base/event-bus';
@@ -34,6 +35,11 @@ export function taskSessions(acp: AcpServices, bus: EventBus): GuardedSessions {
           if (item.event.type === 'update' && item.event.update?.sessionUpdate === 'usage_update') listener(p.sessionId, item.event.update);
         }
       }),
+    onPermission: (listener): Disposable =>
+      bus.connect((name, payload) => {
+        if (name === 'session.permission') listener(payload as PermissionRequestInfo);
+      }),
+    respondPermission: (id, requestId, optionId) => sessions.session(id)?.respondPermission(requestId, { outcome: 'selected', optionId }),
     modelOf: (id) => {
       const option = thread(id)?.configOptions.find((o) => o.category === 'model');
       return option && 'currentValue' in option && typeof option.currentValue === 'string' ? option.currentValue : null;

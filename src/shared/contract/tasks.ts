@@ -118,6 +118,8 @@ export const taskRunSchema = z.object({
   inbox: z.enum(['none', 'open', 'merged', 'reverted', 'dismissed', 'continued']),
   /** Why a queued run waits (a daily limit reached). */
   holdReason: z.string().nullable(),
+  /** The permission requests its policy answered while nobody watched, each shown. */
+  answers: z.array(z.object({ at: z.number(), tool: z.string(), allowed: z.boolean() })),
 });
 export type TaskRun = z.infer<typeof taskRunSchema>;
 

@@ -96,6 +96,7 @@ export class RunQueue implements Disposable {
       last_message: null,
       inbox: 'none',
       hold_reason: null,
+      answers: '[]',
     };
     this.o.store.insertRun(row);
     this.o.changed(row);

@@ -3,6 +3,7 @@ import {
   pauseSchema,
   spendLimitsSchema,
   taskInputSchema,
+  taskRunSchema,
   type LimitKey,
   type Pause,
   type RunState,
@@ -47,6 +48,7 @@ export interface RunRow {
   last_message: string | null;
   inbox: TaskRun['inbox'];
   hold_reason: string | null;
+  answers: string;
 }
 
 /** A stored JSON field read back through its schema: a damaged row reads as its default, never as anything else. */
@@ -59,6 +61,8 @@ function parsed<T>(raw: string | null, schema: { safeParse(v: unknown): { succes
     return fallback;
   }
 }
+
+const answersSchema = taskRunSchema.shape.answers;
 
 export const specOf = (raw: string): TaskInput | null => parsed<TaskInput | null>(raw, taskInputSchema, null);
 export const pauseOf = (row: RunRow): Pause | null => parsed<Pause | null>(row.pause, pauseSchema, null);
@@ -94,6 +98,7 @@ export function runOf(row: RunRow): TaskRun {
     lastMessage: row.last_message,
     inbox: row.inbox,
     holdReason: row.hold_reason,
+    answers: parsed(row.answers, answersSchema, []),
   };
 }
 

@@ -7,6 +7,7 @@ import { DisposableStore, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { Db } from '../store/database';
 import { DEFAULT_PRICES, pricePerMillion } from './prices';
+import { policyAnswer, type AskedPermission } from './run-policy';
 import { RunQueue, type TaskSessions, type TaskWorktrees } from './run-queue';
 import { dayOf, describeSchedule, nextRuns, scheduleProblem } from './schedule';
 import { crossedLimit, limitInWords, usageReportOf, UsageMeter } from './spend-guard';
@@ -21,6 +22,9 @@ export interface GuardedSessions extends TaskSessions {
   modelOf(sessionId: string): string | null;
   /** What the session already holds (context tokens and cumulative cost), when it opts in late. */
   usageOf(sessionId: string): { used: number; cost: number | null } | null;
+  /** Every permission request an agent asks. */
+  onPermission(listener: (p: { sessionId: string; requestId: string } & AskedPermission) => void): Disposable;
+  respondPermission(sessionId: string, requestId: string, optionId: string): void;
   /** A live session's agent, folder, host and the user's prompts so far. */
   describe(sessionId: string): { agentId: string; cwd: string; hostId: string; title: string | null; prompts: string[] } | null;
 }
@@ -75,6 +79,33 @@ export class TasksService implements Disposable {
       }),
     );
     this.disposables.add(o.sessions.onUsage((sessionId, update) => this.usage(sessionId, update)));
+    this.disposables.add(o.sessions.onPermission((p) => queueMicrotask(() => this.permission(p))));
+  }
+
+  /** A run's policy answers what it may while nobody watches; the answer is kept on the run, shown in the Inbox. */
+  private permission(p: { sessionId: string; requestId: string } & AskedPermission): void {
+    const row = this.store.runOfSession(p.sessionId);
+    const spec = row && row.trig !== 'session' ? specOf(row.spec) : null;
+    if (!row || !spec) return;
+    const answer = policyAnswer(spec.policy, p, row.worktree ?? row.folder);
+    if (!answer) {
+      // Nobody may answer it but the user: the run waits in the Inbox ("needs you").
+      if (row.inbox !== 'open') {
+        this.store.updateRun(row.id, { inbox: 'open' });
+        this.changed(this.store.run(row.id)!);
+      }
+      return;
+    }
+    try {
+      this.o.sessions.respondPermission(p.sessionId, p.requestId, answer.optionId);
+    } catch {
+      return;
+    }
+    const answers = runOf(row).answers;
+    const tool = String(p.toolCall.title ?? p.toolCall.kind ?? 'a tool').slice(0, 300);
+    answers.push({ at: this.o.clock.now(), tool, allowed: answer.allowed });
+    this.store.updateRun(row.id, { answers: JSON.stringify(answers.slice(-200)) });
+    this.changed(this.store.run(row.id)!);
   }
 
   /** After the store is open: interrupted runs end, missed runs are listed, the queue and schedules start. */

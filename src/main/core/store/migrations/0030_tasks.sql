@@ -37,7 +37,8 @@ CREATE TABLE task_runs (
   allowance     TEXT NOT NULL DEFAULT '{}', -- JSON: limit → what Continue with +X added
   last_message  TEXT,
   inbox         TEXT NOT NULL DEFAULT 'none',
-  hold_reason   TEXT
+  hold_reason   TEXT,
+  answers       TEXT NOT NULL DEFAULT '[]' -- JSON: the permission answers its policy gave
 );
 CREATE INDEX task_runs_by_state ON task_runs (state, position);
 CREATE INDEX task_runs_by_session ON task_runs (session_id);
