@@ -159,13 +159,17 @@ export class RunQueue implements Disposable {
     return paused;
   }
 
-  /** Continue with +X: the crossed limit allows `more` for this run, and the run goes on (a task's run: with a prompt). */
-  continue(runId: string, more: number, prompt?: string): RunRow {
+  /**
+   * Continue with +X: the crossed limit allows `more` beyond what is spent now (`spentNow`: what the agent spent
+   * until its cancelled turn ended counts too), and the run goes on (a task's run: with a prompt).
+   */
+  continue(runId: string, more: number, spentNow: (row: RunRow, limit: Pause['limit']) => number, prompt?: string): RunRow {
     const row = this.get(runId);
     const pause = row.state === 'paused' ? (JSON.parse(row.pause ?? 'null') as Pause | null) : null;
     if (!pause) throw new IpcFailure('conflict', 'the run is not paused by its limits');
     const allowance = allowanceOf(row);
-    allowance[pause.limit] = (allowance[pause.limit] ?? 0) + more;
+    const base = pause.allowed - (allowance[pause.limit] ?? 0);
+    allowance[pause.limit] = Math.max(pause.allowed, spentNow(row, pause.limit)) + more - base;
     const resumed = this.update(row, { state: 'running', pause: null, allowance: JSON.stringify(allowance), inbox: row.trig === 'session' ? 'none' : 'continued' });
     this.o.started(resumed);
     const text = prompt?.trim() || (row.trig === 'session' ? '' : CONTINUE_PROMPT);

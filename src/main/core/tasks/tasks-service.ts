@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IpcFailure } from '../../../shared/contract';
-import { taskInputSchema, type GlobalLimits, type PriceTable, type Task, type TaskInput, type TaskRun, type Usage } from '../../../shared/contract/tasks';
+import { taskInputSchema, type GlobalLimits, type Pause, type PriceTable, type Task, type TaskInput, type TaskRun, type Usage } from '../../../shared/contract/tasks';
 import type { Clock, TimerHandle } from '../base/clock';
 import type { EventBus } from '../base/event-bus';
 import { DisposableStore, type Disposable } from '../base/lifecycle';
@@ -153,7 +153,7 @@ export class TasksService implements Disposable {
       this.o.bus.emit('tasks.changed', {});
       return {};
     });
-    router.handle('tasks.continue', (p) => runOf(this.queue.continue(p.runId, p.more, p.prompt)));
+    router.handle('tasks.continue', (p) => runOf(this.queue.continue(p.runId, p.more, (row, limit) => this.spentFor(row, limit), p.prompt)));
     router.handle('tasks.stop', (p) => runOf(this.queue.stop(p.runId)));
     router.handle('tasks.inbox.set', (p) => {
       const row = this.queue.get(p.runId);
@@ -313,6 +313,28 @@ export class TasksService implements Disposable {
     // Rounded to a billionth: a sum of reported differences must reach a limit the reports reached.
     this.store.updateRun(row.id, { tokens: row.tokens + spend.tokens, money: Math.round((row.money + spend.money) * 1e9) / 1e9, money_source: source });
     this.check(row.id);
+  }
+
+  /** What a run has spent now against one limit. */
+  private spentFor(row: RunRow, limit: Pause['limit']): number {
+    const day = this.today();
+    switch (limit) {
+      case 'runTokens':
+        return row.tokens;
+      case 'runMoney':
+        return row.money;
+      case 'runMinutes':
+        return row.started_at === null ? 0 : (this.o.clock.now() - row.started_at) / 60_000;
+      case 'dayTokens':
+      case 'dayMoney': {
+        const spent = row.task_id ? this.store.spentOn(day, row.task_id) : { tokens: 0, money: 0 };
+        return limit === 'dayTokens' ? spent.tokens : spent.money;
+      }
+      case 'allDayTokens':
+        return this.store.spentOn(day).tokens;
+      case 'allDayMoney':
+        return this.store.spentOn(day).money;
+    }
   }
 
   /** Pauses the run if it crossed a limit (its spending, its task's day, all agents' day, its wall clock). */
