@@ -33,6 +33,9 @@ import { type ContainerOptions, makeContainerService, registerContainerRequests 
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
+import { systemClock } from './core/base/clock';
+import { TasksService } from './core/tasks/tasks-service';
+import { taskSessions, taskWorktrees } from './tasks-wiring';
 
 export interface CoreOptions {
   dataDir: string;
@@ -52,6 +55,8 @@ export interface CoreOptions {
   startupBackupDelayMs?: number;
   /** The agents' clock: supervision, flood control, hang and idle timeouts (default: the real time). */
   clock?: Clock;
+  /** The user's time zone for schedules and daily limits (default: the system's). */
+  timeZone?: string;
   /** false: no folder is snapshotted around turns (tests that are not about checkpoints). Default true. */
   checkpoints?: boolean;
   /** Sessions in containers: the engine's environment and the dev container CLI (tests: their own Podman configuration). */
@@ -90,6 +95,8 @@ export class AppCore implements Disposable {
   readonly containers: ContainerService;
   /** Where a session that asked for a container runs (the ACP services ask it). */
   readonly placement: SessionPlacement;
+  /** Tasks: queued and scheduled runs, the spend guard, and the Inbox they end in. */
+  readonly tasks: TasksService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -254,6 +261,23 @@ export class AppCore implements Disposable {
     // A worktree's setup command (npm ci…) holds back the prompts of the sessions working there until it ends.
     this.disposables.add(acp.sessions.holdFolders((cwd) => this.worktrees.setup.holdFor(cwd)));
     this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, this.worktrees, this.hosts.local)).register(this.router);
+    this.tasks = this.disposables.add(
+      new TasksService({
+        db: () => this.store.db,
+        bus: this.bus,
+        clock: options.clock ?? systemClock,
+        ...(options.timeZone ? { timeZone: () => options.timeZone! } : {}),
+        settings: {
+          concurrency: () => this.settings.get('tasks.concurrency'),
+          dailyLimits: () => this.settings.get('tasks.dailyLimits'),
+          prices: () => this.settings.get('tasks.prices'),
+        },
+        sessions: taskSessions(acp, this.bus),
+        worktrees: taskWorktrees(this.worktrees),
+      }),
+    ).register(this.router);
+    if (this.store.available) this.tasks.start();
+    this.disposables.add(this.settings.onChange((e) => (e.key === 'tasks.concurrency' || e.key === 'tasks.dailyLimits') && this.tasks.queue.pump()));
     // Off the start-up path: the daily copy of a large store takes seconds.
     void this.backups.scheduleStartupBackup(options.startupBackupDelayMs);
   }

@@ -27,6 +27,7 @@ export const CORE_DEPENDENCIES: Record<string, readonly string[]> = {
   registry: ['agents', 'settings', 'store'],
   // registry: how an agent installed here runs on an SSH host (registry/host-launch.ts).
   acp: ['agents', 'mcp', 'registry', 'settings', 'store', 'terminals'],
+  tasks: ['store'],
 };
 const EVERYONE = ['base', 'platform', 'host'];
 

@@ -16,6 +16,7 @@ import { sessionConfigRequests } from './session-config';
 import { sessionEvents, sessionRequests } from './sessions';
 import { settingsEvents, settingsRequests } from './settings';
 import { supervisorEvents, supervisorRequests } from './supervisor';
+import { taskEvents, taskRequests } from './tasks';
 import { terminalEvents, terminalRequests } from './terminals';
 import { worktreeEvents, worktreeRequests } from './worktrees';
 
@@ -43,6 +44,7 @@ export const requests = {
   ...sessionRequests,
   ...settingsRequests,
   ...supervisorRequests,
+  ...taskRequests,
   ...terminalRequests,
   ...worktreeRequests,
 } as const satisfies Record<string, RequestDef>;
@@ -61,6 +63,7 @@ export const events = {
   ...sessionEvents,
   ...settingsEvents,
   ...supervisorEvents,
+  ...taskEvents,
   ...terminalEvents,
   ...worktreeEvents,
 } as const satisfies Record<string, EventDef>;

@@ -5,6 +5,7 @@ import { importSourceIdSchema, importTargetSchema } from './history-import';
 import { sshTargetSchema } from './hosts';
 import { mcpServerSettingSchema } from './mcp';
 import { DEFAULT_REGISTRY_URL } from './registry';
+import { globalLimitsSchema, priceTableSchema } from './tasks';
 import { repoWorktreeSettingSchema } from './worktrees';
 
 /**
@@ -160,6 +161,32 @@ export const SETTINGS = {
       'Start a separate process of an agent for each folder its sessions work in (agents that confine their tools to the folder they started in need this), as other clients do. Off: one process serves all folders. Per agent: a record of agent id → on/off. An agent with its own working folder always runs one process.',
     scope: 'app',
     section: 'agents',
+  }),
+
+  // Tasks (issue 41)
+  'tasks.concurrency': def({
+    schema: z.number().int().min(1).max(16),
+    default: 2,
+    label: 'Tasks running at once',
+    description: 'How many queued tasks run side by side; the next one starts when one ends or pauses.',
+    scope: 'app',
+    section: 'agents',
+  }),
+  'tasks.dailyLimits': def({
+    schema: globalLimitsSchema,
+    default: {},
+    label: 'Daily limits for all agents',
+    description: 'Tokens and money all guarded runs may spend per day together; a run that crosses one is paused and asks (Settings → Usage).',
+    scope: 'app',
+    section: null,
+  }),
+  'tasks.prices': def({
+    schema: priceTableSchema.nullable(),
+    default: null,
+    label: 'Prices per model',
+    description: 'USD per million tokens, for agents that report tokens but no cost. Empty: the dated defaults.',
+    scope: 'app',
+    section: null,
   }),
 
   // MCP servers

@@ -67,7 +67,9 @@ export interface TestCore {
  * `clock`: its agents' time (a FakeClock moves only when told); `checkpoints`: folders snapshotted around turns
  * (off unless a test is about them: a snapshot before and after every turn is most of a short test's time).
  */
-export async function makeCore(options: { hosts?: Hosts; clock?: Clock; sshConfigFile?: string; dataDir?: string; checkpoints?: boolean; containers?: CoreOptions['containers'] } = {}): Promise<TestCore> {
+export async function makeCore(
+  options: { hosts?: Hosts; clock?: Clock; sshConfigFile?: string; dataDir?: string; checkpoints?: boolean; containers?: CoreOptions['containers']; timeZone?: string } = {},
+): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-acp-')));
   const dataDir = options.dataDir ?? join(root, 'data');
   const work = join(root, 'work');

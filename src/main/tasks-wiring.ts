@@ -1,0 +1,86 @@
+import { messageText } from '../shared/acp-thread';
+import type { PermissionRequestInfo } from '../shared/contract/sessions';
+import { suggestBranchName, type WorktreeError } from '../shared/contract/worktrees';
+import type { AcpServices } from './core/acp/acp-services';
+import type { EventBus } from './core/base/event-bus';
+import type { Disposable } from './core/base/lifecycle';
+import type { GuardedSessions } from './core/tasks/tasks-service';
+import type { TaskWorktrees } from './core/tasks/run-queue';
+import type { WorktreeService } from './core/worktrees/worktree-service';
+
+/** The sessions as the tasks see them: started, prompted, cancelled, and heard (turn ends, usage). */
+export function taskSessions(acp: AcpServices, bus: EventBus): GuardedSessions {
+  const sessions = acp.sessions;
+  const thread = (id: string) => sessions.session(id)?.snapshot().thread ?? null;
+  return {
+    create: (p) => sessions.create(p),
+    prompt: async (id, text) => sessions.prompt(id, [{ type: 'text', text }]),
+    cancel: (id) => sessions.session(id)?.cancel(true),
+    onTurnEnded: (listener) => sessions.onTurnEnded(listener),
+    lastMessage: (id) => {
+      const t = thread(id);
+      if (!t) return null;
+      const entries = t.entries;
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const e = entries[i]!;
+        if (e.kind === 'agent_message') return messageText(e.parts);
+      }
+      return null;
+    },
+    onUsage: (listener): Disposable =>
+      bus.connect((name, payload) => {
+        if (name !== 'session.update') return;
+        const p = payload as { sessionId: string; events: Array<{ event: { type: string; update?: Record<string, unknown> } }> };
+        for (const item of p.events) {
+          if (item.event.type === 'update' && item.event.update?.sessionUpdate === 'usage_update') listener(p.sessionId, item.event.update);
+        }
+      }),
+    onPermission: (listener): Disposable =>
+      bus.connect((name, payload) => {
+        if (name === 'session.permission') listener(payload as PermissionRequestInfo);
+      }),
+    respondPermission: (id, requestId, optionId) => sessions.session(id)?.respondPermission(requestId, { outcome: 'selected', optionId }),
+    modelOf: (id) => {
+      const option = thread(id)?.configOptions.find((o) => o.category === 'model');
+      return option && 'currentValue' in option && typeof option.currentValue === 'string' ? option.currentValue : null;
+    },
+    usageOf: (id) => {
+      const usage = thread(id)?.usage;
+      return usage ? { used: usage.used, cost: usage.cost?.amount ?? null } : null;
+    },
+    describe: (id) => {
+      const s = sessions.session(id);
+      if (!s) return null;
+      const info = s.info();
+      const t = s.snapshot().thread;
+      const prompts = t.entries.flatMap((e) => (e.kind === 'user_message' && e.promptId !== null ? [messageText(e.parts)] : []));
+      return { agentId: info.agentId, cwd: info.cwd, hostId: info.hostId, title: info.title, prompts };
+    },
+  };
+}
+
+function problem(e: WorktreeError): string {
+  if (e.kind === 'git_failed') return `${e.command} failed: ${e.output}`;
+  if (e.kind === 'not_a_repo') return e.message;
+  return e.kind.replace(/_/g, ' ');
+}
+
+/** A task's run worktree: a new branch `task/<name words>` (the next free one) from the checked-out branch. */
+export function taskWorktrees(worktrees: WorktreeService): TaskWorktrees {
+  return {
+    async create(folder, name) {
+      const listed = await worktrees.list(folder);
+      if (!listed.ok) throw new Error(`${folder} is not a git repository: a run in a new worktree needs one (${problem(listed.error)})`);
+      const base = listed.value.currentBranch;
+      if (!base) throw new Error(`${listed.value.repo} is on a detached HEAD: a run in a new worktree starts from a branch`);
+      const prefix = suggestBranchName(name, 'task');
+      let branch = prefix;
+      for (let n = 2; ; n++) {
+        const out = await worktrees.createNew(listed.value.repo, branch, base);
+        if (out.ok) return { path: out.value.worktree.path, branch };
+        if (out.error.kind !== 'branch_exists' || n > 100) throw new Error(`could not make the run's worktree: ${problem(out.error)}`);
+        branch = `${prefix}-${n}`;
+      }
+    },
+  };
+}
