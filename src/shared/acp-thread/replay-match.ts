@@ -85,6 +85,11 @@ export class ReplayMatcher {
     return this.ended;
   }
 
+  /** Whether a prompt was sent in the session since its load. */
+  get promptWasSent(): boolean {
+    return this.prompted;
+  }
+
   /** A prompt was sent in the session: from now on, the first update that does not repeat the conversation ends the replay. */
   promptSent(): void {
     this.prompted = true;

@@ -69,6 +69,9 @@ describe.each([
   ['after its answer, with message ids', { SCENARIO_LOAD_ORDER: 'after', SCENARIO_MESSAGE_IDS: '1' }],
   ['after its answer, wrapped in a preamble, function responses, thoughts and tool calls (Gemini CLI 0.61)', { SCENARIO_LOAD_ORDER: 'after', SCENARIO_LOAD_WRAP: '1' }],
   ['before its answer, wrapped likewise', { SCENARIO_LOAD_ORDER: 'before', SCENARIO_LOAD_WRAP: '1' }],
+  // The first prompt after a load waits for the replay to go quiet: sent at once, it reached the agent before its
+  // late replay, and what the replay adds that the live turns never sent was taken for the new turn.
+  ['150 ms after its answer, wrapped likewise', { SCENARIO_LOAD_ORDER: 'after', SCENARIO_LOAD_WRAP: '1', SCENARIO_LOAD_AFTER_MS: '150' }],
 ])('a session/load replay sent %s', (_name, env) => {
   it('is shown, stored and indexed once; the turns after it are kept', async () => {
     const { id, before } = await reopenTwice(env);

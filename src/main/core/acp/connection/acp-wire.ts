@@ -93,6 +93,8 @@ export class AcpWire implements LogSource {
   private readonly replays = new Map<string, ReplayMatcher>();
   /** skipReplay was called: armed by the session's next request if it is session/load, else dropped. */
   private readonly replayToSkip = new Map<string, ReplayMatcher>();
+  /** When each loaded session's load was sent or its agent last sent an update (ms), while its replay may come. */
+  private readonly replayActivity = new Map<string, number>();
   /** URL elicitation id → session: `elicitation/complete` names no session, and is stored with the one that asked. */
   private readonly elicitations = new Map<string, string>();
   private ended = false;
@@ -151,6 +153,24 @@ export class AcpWire implements LogSource {
     this.replayToSkip.set(sessionId, new ReplayMatcher(stored));
   }
 
+  /**
+   * Resolves once a loaded session's replay has gone quiet: no update for `quietMs` from now (at most `maxMs` in
+   * all), at once when the session has no replay in progress. Gemini CLI 0.61 answers session/load before it sends
+   * the replay: the first prompt after a load waits for it, so that what the agent replays (some of it never
+   * sent live, so not recognisable by its content) is not taken for the new turn.
+   */
+  async replayQuiet(sessionId: string, quietMs = 250, maxMs = 3000): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      const replay = this.replays.get(sessionId);
+      if (!replay || replay.promptWasSent) return;
+      const last = Math.max(this.replayActivity.get(sessionId) ?? 0, started);
+      const wait = Math.min(last + quietMs, started + maxMs) - Date.now();
+      if (wait <= 0) return;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
   // ───────────── client → agent ─────────────
 
   private send(message: AnyMessage): Promise<void> {
@@ -166,7 +186,10 @@ export class AcpWire implements LogSource {
       const matcher = sessionId !== null ? this.replayToSkip.get(sessionId) : undefined;
       if (matcher) {
         this.replayToSkip.delete(sessionId!);
-        if (method === 'session/load') this.replays.set(sessionId!, matcher);
+        if (method === 'session/load') {
+          this.replays.set(sessionId!, matcher);
+          this.replayActivity.set(sessionId!, Date.now());
+        }
       }
       // What a loaded session's agent sends before its next prompt is replay; after it, the new turn starts.
       if (method === 'session/prompt' && sessionId !== null) this.replays.get(sessionId)?.promptSent();
@@ -384,8 +407,12 @@ export class AcpWire implements LogSource {
     }
     const replay = this.replays.get(sessionId);
     if (replay) {
+      if (!replay.promptWasSent) this.replayActivity.set(sessionId, Date.now());
       if (replay.isReplay(params.update)) return null;
-      if (replay.done) this.replays.delete(sessionId);
+      if (replay.done) {
+        this.replays.delete(sessionId);
+        this.replayActivity.delete(sessionId);
+      }
     }
     return { kind: 'update', sessionId, params, entry: this.entryFor(sessionId, 'a2c', 'session/update', text, msg) };
   }
@@ -461,6 +488,7 @@ export class AcpWire implements LogSource {
     this.newSessionQueue.length = 0;
     this.replays.clear();
     this.replayToSkip.clear();
+    this.replayActivity.clear();
   }
 
   private sessionFromParams(params: unknown): string | null {

@@ -257,6 +257,11 @@ export class AgentRuntime {
     this.wire?.skipReplay(sessionId, stored);
   }
 
+  /** Resolves once a loaded session's replay has gone quiet (see AcpWire.replayQuiet). */
+  replayQuiet(sessionId: string): Promise<void> {
+    return this.wire?.replayQuiet(sessionId) ?? Promise.resolve();
+  }
+
   request<R = unknown>(method: string, params: unknown, options?: SendRequestOptions): Promise<R> {
     if (!this.conn || !this.connected) return Promise.reject(new IpcFailure('unavailable', 'the agent is not running'));
     const conn = this.conn;

@@ -417,6 +417,8 @@ export class LiveSession {
       await this.host.turnStarting(this.turnInfo(item.id));
       // Cancelled while the "before" checkpoint was taken: the prompt never reaches the agent.
       if (this.turn?.promptId === item.id && this.turn.cancelled) return this.finishTurn(item.id, 'cancelled', null);
+      // Right after a load, the agent's replay may still be coming (Gemini CLI sends it after its answer).
+      await this.runtime.replayQuiet(this.id);
       const res = await this.runtime.request<PromptResponse>('session/prompt', { sessionId: this.acpSessionId, prompt: content });
       const stop = typeof res?.stopReason === 'string' ? res.stopReason : null;
       this.finishTurn(item.id, stop, stop === null ? { code: 'invalid_response', message: 'the agent ended the turn without a stop reason' } : null);
