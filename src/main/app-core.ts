@@ -114,7 +114,7 @@ export class AppCore implements Disposable {
           bus: this.bus,
           stored: (key) => this.acp.context.rows().container(key),
           hostOf: (id) => this.acp.context.rows().hostOf(id),
-          stopAgentsOn: async (hostId) => void (await Promise.all(this.acp.pool.allRuntimes().filter((rt) => rt.hostId === hostId).map((rt) => rt.stop()))),
+          stopAgentsOn: (hostId) => this.acp.sessions.park(hostId),
         },
         options.containers,
       ),

@@ -108,5 +108,26 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
     expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toBe('running');
     expect((await promptAndWait(t, session.id, 'say still inside')).error).toBeNull();
     expect(agentText(t.rec, session.id)).toContain('still inside');
+
+    // Settings lists it; idle past the setting, it is stopped, and the next prompt starts it (and the agent) again.
+    expect((await t.call('containers.list', { hostId: 'local' })).containers.filter((c) => c.sessionId === session.id)).toMatchObject([{ id: containerId, state: 'running' }]);
+    await t.call('settings.set', { key: 'containers.idleStopMinutes', value: 5 });
+    expect(await t.core.containers.stopIdle(Date.now() + 60_000)).toEqual([]);
+    expect(await t.core.containers.stopIdle(Date.now() + 6 * 60_000)).toEqual([session.hostId]);
+    expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toMatch(/exited|stopped/);
+    expect((await promptAndWait(t, session.id, 'say awake again')).error).toBeNull();
+    expect(agentText(t.rec, session.id)).toContain('awake again');
+    expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toBe('running');
+  });
+
+  it('an image without node is named for what it lacks, before the agent starts', async () => {
+    const t = await core(join(root, 'data-bare'));
+    const repo = join(root, 'bare-repo');
+    mkdirSync(repo);
+    const agent = await t.call('agents.addCustom', { name: 'Scenario', command: 'node', args: [bundle], env: {}, cwd: repo });
+    const sessionId = crypto.randomUUID();
+    containerSessions.push(sessionId);
+    const error = await t.callError('sessions.create', { agentId: agent.id, cwd: repo, sessionId, container: { source: { kind: 'image', image: testImage('base') } } });
+    expect(error.message).toContain('this image has no node: choose an image with node 20+, or add the node feature');
   });
 });

@@ -47,6 +47,8 @@ export type TurnStartingListener = (turn: SessionTurn) => Promise<void> | void;
  * (through LiveSession), and their files. Tells in-process listeners when a turn starts and ends.
  */
 export class SessionsService implements SessionHost, RestorePort, Disposable {
+  /** Sessions whose agent was parked (park): their next prompt opens them again. */
+  private readonly parked = new Set<string>();
   private readonly turnStartingListeners = new Set<TurnStartingListener>();
   private readonly turnEnds = new Emitter<SessionTurnEnd>();
   /** A turn ended (compare records its run's end; checkpoints take their "after" snapshot). */
@@ -187,6 +189,22 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
 
   prompt(sessionId: string, prompt: PromptBlock[]) {
     return this.get(sessionId).prompt(prompt);
+  }
+
+  /** The user's prompt: a session whose agent was parked (its container stopped when idle) is opened again first. */
+  async promptWaking(sessionId: string, prompt: PromptBlock[]) {
+    if (this.parked.delete(sessionId) && this.live.get(sessionId)?.status === 'failed') await this.reopenSession(sessionId);
+    return this.prompt(sessionId, prompt);
+  }
+
+  /**
+   * Stops the agents running on a host, their sessions to be opened again by their next prompt (a session
+   * container stopped when idle, or by the user): none is restarted as crashed meanwhile.
+   */
+  async park(hostId: string): Promise<void> {
+    const runtimes = this.pool.allRuntimes().filter((rt) => rt.hostId === hostId);
+    for (const rt of runtimes) for (const s of this.live.of(rt)) if (s.status !== 'closed') this.parked.add(s.id);
+    await Promise.all(runtimes.map((rt) => rt.stop()));
   }
 
   /** The configuration the session was last opened with (null: never recorded or unreadable). */
