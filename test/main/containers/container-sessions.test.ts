@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentPath } from '../../fixtures/scenario-agent/launch';
-import { agentText, makeCore, promptAndWait, type TestCore } from '../acp/helpers';
+import { agentText, makeCore, promptAndWait, turnEnd, type TestCore } from '../acp/helpers';
 import { podmanEnv, podmanRun, podmanSkipReason, removeTestContainers, testImage } from '../../support/podman';
 
 const skip = podmanSkipReason();
@@ -97,6 +97,20 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
     expect(existsSync(join(repo, 'notes/shell.txt'))).toBe(false);
     expect(existsSync(join(repo, 'tool.txt'))).toBe(false);
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('hello\n');
+
+    // In a fence with no network the user may let every command inside go without asking: off, it asks.
+    const asked = t.rec.of('session.permission').length;
+    const { promptId } = await t.call('sessions.prompt', { sessionId: session.id, prompt: [{ type: 'text', text: 'ask-run make test' }] });
+    const request = await t.rec.until(() => t.rec.of('session.permission')[asked], 'the permission request');
+    await t.call('sessions.respondPermission', { sessionId: session.id, requestId: request.requestId, outcome: 'selected', optionId: 'reject' });
+    await turnEnd(t, session.id, promptId);
+    expect(agentText(t.rec, session.id)).toContain('ask-run make test: selected reject');
+    await t.call('settings.set', { key: 'containers.fencedAutoApprove', value: true });
+    expect((await promptAndWait(t, session.id, 'ask-run make all')).error).toBeNull();
+    expect(agentText(t.rec, session.id)).toContain('ask-run make all: selected allow-once');
+    const resolved = t.rec.updates().filter((u) => u.sessionId === session.id && u.event.type === 'permission_resolved').map((u) => u.event);
+    expect(resolved.at(-1)).toMatchObject({ outcome: 'selected', optionId: 'allow-once', byRule: { ruleId: 0, fenced: 'none' } });
+    expect(t.rec.of('session.permission')).toHaveLength(asked + 1);
 
     // Quitting stops the container (it is not removed); the next start reopens the session and starts it again.
     await t.dispose();
