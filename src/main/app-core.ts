@@ -119,7 +119,7 @@ export class AppCore implements Disposable {
         options.containers,
       ),
     );
-    this.placement = { place: (p) => this.containers.place(p) };
+    this.placement = { place: (p) => this.containers.place(p), abandon: (hostId) => this.containers.abandon(hostId) };
     registerContainerRequests(this.router, this.containers);
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys, this.hosts);

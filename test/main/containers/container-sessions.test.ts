@@ -143,5 +143,8 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
     containerSessions.push(sessionId);
     const error = await t.callError('sessions.create', { agentId: agent.id, cwd: repo, sessionId, container: { source: { kind: 'image', image: testImage('base') } } });
     expect(error.message).toContain('this image has no node: choose an image with node 20+, or add the node feature');
+    // Nothing of the session is left: neither its row nor its container.
+    expect(podmanRun(['ps', '-a', '-q', '--filter', `label=switchboard.session=${sessionId}`]).trim()).toBe('');
+    expect((await t.callError('sessions.reopen', { sessionId })).code).toBe('not_found');
   });
 });

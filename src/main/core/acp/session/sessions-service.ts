@@ -270,7 +270,10 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
       this.live.delete(id);
       session.abandon();
       // Nothing of it exists at the agent (the user gave up, or the agent did not start): nothing is kept.
-      if (session.withdrawn || !started) this.forgetUncreated(rt, id);
+      if (session.withdrawn || !started) {
+        this.forgetUncreated(rt, id);
+        if (container) await this.ctx.placement?.abandon(hostId).catch((err: Error) => this.ctx.warn(rt.agentId, id, 'store_error', `could not remove the container of a session never created: ${err.message}`));
+      }
       throw e;
     }
     return session.info();
