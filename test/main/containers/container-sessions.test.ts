@@ -132,6 +132,19 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
     expect((await promptAndWait(t, session.id, 'say awake again')).error).toBeNull();
     expect(agentText(t.rec, session.id)).toContain('awake again');
     expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toBe('running');
+
+    // Settings' Stop: the same (the session comes back with its next prompt); a container the user made is left alone.
+    await t.call('containers.stop', { hostId: 'local', id: containerId });
+    expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toMatch(/exited|stopped/);
+    expect((await promptAndWait(t, session.id, 'say after a stop')).error).toBeNull();
+    expect(agentText(t.rec, session.id)).toContain('after a stop');
+    const mine = podmanRun(['create', '--label', 'mine=1', image, 'sleep', '1']).trim();
+    try {
+      expect((await t.callError('containers.remove', { hostId: 'local', id: mine })).message).toContain('is not a container Switchboard made: it is left alone');
+      expect((await t.call('containers.list', { hostId: 'local' })).containers.map((c) => c.id)).not.toContain(mine);
+    } finally {
+      podmanRun(['rm', '-f', mine]);
+    }
   });
 
   it('an image without node is named for what it lacks, before the agent starts', async () => {
