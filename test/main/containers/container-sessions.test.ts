@@ -123,6 +123,12 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
     expect((await promptAndWait(t, session.id, 'say still inside')).error).toBeNull();
     expect(agentText(t.rec, session.id)).toContain('still inside');
 
+    // The user's shell tab on the session's host opens inside the container, in the mounted folder.
+    const shell = await t.call('pty.createShell', { cols: 80, rows: 24, cwd: repo, hostId: session.hostId });
+    await t.call('pty.write', { id: shell.id, data: 'cat /etc/os-release; pwd\n' });
+    await t.rec.until(() => t.rec.of('pty.data').filter((d) => d.id === shell.id).map((d) => d.data).join('').includes('Switchboard test image'), 'the shell inside to answer');
+    await t.call('pty.kill', { id: shell.id });
+
     // Settings lists it; idle past the setting, it is stopped, and the next prompt starts it (and the agent) again.
     expect((await t.call('containers.list', { hostId: 'local' })).containers.filter((c) => c.sessionId === session.id)).toMatchObject([{ id: containerId, state: 'running' }]);
     await t.call('settings.set', { key: 'containers.idleStopMinutes', value: 5 });
