@@ -166,4 +166,28 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
     expect(podmanRun(['ps', '-a', '-q', '--filter', `label=switchboard.session=${sessionId}`]).trim()).toBe('');
     expect((await t.callError('sessions.reopen', { sessionId })).code).toBe('not_found');
   });
+
+  it("a repository's fence-lowering setting is refused until the user allows it for that repository, then remembered", async () => {
+    const t = await core(join(root, 'data-policy'));
+    const repo = join(root, 'policy-repo');
+    mkdirSync(join(repo, '.devcontainer'), { recursive: true });
+    writeFileSync(join(repo, '.devcontainer', 'devcontainer.json'), `{ "image": "${image}", "capAdd": ["SYS_PTRACE"], "postCreateCommand": "echo made > made.txt" }`);
+    const agent = await t.call('agents.addCustom', { name: 'Scenario', command: 'node', args: [bundle], env: { PATH: '/usr/local/bin:/usr/bin:/bin' }, cwd: repo });
+    const { config } = await t.call('containers.repoConfig', { hostId: 'local', folder: repo });
+    expect(config).toMatchObject({ source: `image ${image}`, commands: [{ name: 'postCreateCommand', command: 'echo made > made.txt' }], items: [{ key: 'capAdd', verdict: 'ask', allowed: false }] });
+    const itemId = config!.items[0]!.id;
+
+    const refused = await t.callError('sessions.create', { agentId: agent.id, cwd: repo, container: { source: { kind: 'repo' } } });
+    expect(refused).toMatchObject({ code: 'forbidden', message: expect.stringContaining('capAdd (adds kernel capabilities to the container; needs your allowance)') });
+    // Nothing of it ran: no container, no file of its postCreateCommand.
+    expect(existsSync(join(repo, 'made.txt'))).toBe(false);
+
+    const session = await t.call('sessions.create', { agentId: agent.id, cwd: repo, container: { source: { kind: 'repo', allow: [itemId] } } });
+    containerSessions.push(session.id);
+    expect(readFileSync(join(repo, 'made.txt'), 'utf8')).toBe('made\n');
+    const [made] = JSON.parse(podmanRun(['ps', '--filter', `label=switchboard.session=${session.id}`, '--format', 'json'])) as Array<{ Id: string }>;
+    expect(podmanRun(['inspect', '--format', '{{.HostConfig.CapAdd}}', made!.Id])).toContain('SYS_PTRACE');
+    // Allowed for this repository from now on.
+    expect((await t.call('containers.repoConfig', { hostId: 'local', folder: repo })).config!.items[0]!.allowed).toBe(true);
+  });
 });
