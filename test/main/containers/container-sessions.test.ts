@@ -117,6 +117,9 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
     cores.splice(cores.indexOf(t), 1);
     expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toMatch(/exited|stopped/);
     t = await core(dataDir);
+    // Telling how it would come back (History does) starts nothing.
+    expect(await t.call('sessions.reopenPlan', { sessionId: session.id })).toMatchObject({ mode: 'load' });
+    expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toMatch(/exited|stopped/);
     const reopened = await t.call('sessions.reopen', { sessionId: session.id });
     expect(reopened.hostId).toBe(session.hostId);
     expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toBe('running');
