@@ -126,12 +126,12 @@ export class AppCore implements Disposable {
           bus: this.bus,
           stored: (key) => this.acp.context.rows().container(key),
           hostOf: (id) => this.acp.context.rows().hostOf(id),
-          stopAgentsOn: async (hostId) => void (await Promise.all(this.acp.pool.allRuntimes().filter((rt) => rt.hostId === hostId).map((rt) => rt.stop()))),
+          stopAgentsOn: (hostId) => this.acp.sessions.park(hostId),
         },
         options.containers,
       ),
     );
-    this.placement = { place: (p) => this.containers.place(p) };
+    this.placement = { place: (p) => this.containers.place(p), abandon: (hostId) => this.containers.abandon(hostId) };
     registerContainerRequests(this.router, this.containers);
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys, this.hosts);

@@ -15,7 +15,7 @@ import { ContainerService } from './core/containers/container-service';
 export interface ContainerOptions {
   /** The environment of the engine's calls on this machine. Default: this process's PATH, HOME and engine variables. */
   engineEnv?: Record<string, string>;
-  /** How the dev container CLI is run. Default: this process's node (Electron as node) and the CLI it ships. */
+  /** How the dev container CLI is run. Default: this process's node (in Electron, the node on PATH) and the CLI it ships. */
   cli?: DevcontainerCli;
 }
 
@@ -27,7 +27,8 @@ function defaultEngineEnv(): Record<string, string> {
 
 function defaultCli(): DevcontainerCli {
   const script = createRequire(import.meta.url).resolve('@devcontainers/cli/devcontainer.js').replace(/app\.asar([/\\])/, 'app.asar.unpacked$1');
-  return { node: [process.execPath], script, ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}) };
+  // The packaged app's fuses refuse ELECTRON_RUN_AS_NODE: there, the machine's own node runs the CLI.
+  return { node: process.versions.electron ? ['node'] : [process.execPath], script };
 }
 
 export interface ContainerWiringDeps {

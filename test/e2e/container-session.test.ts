@@ -66,5 +66,15 @@ describe.skipIf(skip !== null)('a container session from the form (real Podman)'
     await sendPrompt(tab, 'terminal {"command":"sh","args":["-c","cat /etc/os-release; cat made.txt"]}');
     await expect.poll(() => tab.innerText(), { timeout: WAIT.agent }).toContain('Switchboard test image');
     expect(await tab.innerText()).toContain('made inside');
+
+    // Settings → Containers names the engine and lists the session's container, running, with Stop and Remove.
+    await page.keyboard.press('Control+,');
+    const settings = page.locator('.tab-panel:not([hidden]) [data-testid=settings-containers]');
+    await expect.poll(() => settings.getByTestId('containers-engine').innerText(), { timeout: WAIT.server }).toMatch(/^This machine runs containers with podman \d/);
+    const listed = settings.getByTestId('containers-row').filter({ hasText: sessionId.slice(0, 8) });
+    await listed.waitFor({ timeout: WAIT.server });
+    expect(await listed.getAttribute('data-state')).toBe('running');
+    await listed.getByTestId('containers-stop').click();
+    await expect.poll(() => listed.getAttribute('data-state'), { timeout: WAIT.server }).toBe('stopped');
   });
 });

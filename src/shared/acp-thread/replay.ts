@@ -155,7 +155,8 @@ function ruleAnswerOf(v: unknown): RuleAnswer | null {
   if (typeof pattern !== 'string' || typeof folder !== 'string' || (sessionId !== null && typeof sessionId !== 'string')) return null;
   const scope = { subject, match, pattern, folder, sessionId } as RuleScope;
   if (!['command', 'path', 'title'].includes(scope.subject) || !['exact', 'prefix', 'glob'].includes(scope.match) || scopeProblem(scope)) return null;
-  return { ruleId, agentId, toolKind, decision, scope };
+  const fenced = v.fenced === 'none' || v.fenced === 'api' ? v.fenced : undefined;
+  return { ruleId, agentId, toolKind, decision, scope, ...(fenced ? { fenced } : {}) };
 }
 
 const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);

@@ -75,6 +75,8 @@ export interface RuleAnswer {
   toolKind: string;
   decision: 'allow' | 'reject';
   scope: RuleScope;
+  /** No stored rule: the session's container fence answered (ruleId 0), its network as it was. */
+  fenced?: 'none' | 'api';
 }
 
 /** The `_meta` key of a permission answer that a rule gave. */

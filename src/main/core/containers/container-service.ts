@@ -260,6 +260,18 @@ export class ContainerService implements Disposable {
     }
   }
 
+  /** A session that was never created: its container (if it was made) removed, its host forgotten. */
+  async abandon(id: string): Promise<void> {
+    const a = parseHostId(id);
+    if (a?.kind !== 'container') return;
+    await this.connecting.get(id)?.catch(() => {});
+    const live = this.live.get(id);
+    this.forget(id);
+    const lifecycle = live?.lifecycle ?? (await this.lifecycleOn(a.on));
+    const found = await lifecycle.find(a.key);
+    if (found) await lifecycle.remove(found.id);
+  }
+
   // ───────────── idle stop and quit ─────────────
 
   turnStarted(hostId: string): void {

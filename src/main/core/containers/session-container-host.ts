@@ -10,7 +10,10 @@ import type { Disposable } from '../base/lifecycle';
 import type { ConfinedFiles, FileList, GitOptions, GitResult, Host, HostProcess, HostPty, ListFilesOptions, PtyOptions, SpawnOptions, WatchEvent, WatchOptions } from '../host/host';
 import type { ContainerHost } from './container-host';
 import type { Engine } from './engine';
+import { requireNode } from './node-check';
 import { lastLine, runOnHost } from './run';
+
+const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Largest file copied in (a bundled agent script, a static binary). */
 const MAX_COPY_BYTES = 256 * 1024 * 1024;
@@ -65,6 +68,9 @@ export class SessionContainerHost implements Host {
   async prepareProgram(argv: readonly string[]): Promise<void> {
     this.lastUsed = Date.now();
     await this.ensureRunning();
+    // An npm agent runs through the container's npx: an image without node is named for what it lacks.
+    const program = argv[0]?.split('/').pop();
+    if (program === 'npx' || program === 'node') await requireNode(this.container, { PATH: STANDARD_PATH });
     for (const file of argv.slice(0, 2)) {
       if (!file.startsWith('/') || file.includes('\0') || this.copied.has(file) || this.mounted.some((m) => file === m || file.startsWith(`${m}/`))) continue;
       if (!(await this.isRegularFile(file))) continue;

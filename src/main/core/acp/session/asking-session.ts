@@ -22,6 +22,8 @@ export interface AskingSession {
   emit(events: EmittedEvent[]): void;
   /** A store write whose failure is logged, not thrown. */
   db<T>(fn: () => T): T | undefined;
+  /** The container's network when the session is fenced and the user lets a fence widen auto-approval; else null. */
+  fence(): 'none' | 'api' | null;
   /** A question now waits for the user. */
   waitForUser(): void;
   /** A question was answered or withdrawn. */

@@ -9,7 +9,7 @@ export function registerSessionHandlers(router: Router, sessions: SessionsServic
   const live = (id: string) => sessions.get(id);
   router.handle('sessions.create', (p) => sessions.create(p));
   router.handle('sessions.fork', ({ sessionId }) => sessions.fork(sessionId));
-  router.handle('sessions.prompt', ({ sessionId, prompt }) => sessions.prompt(sessionId, prompt));
+  router.handle('sessions.prompt', ({ sessionId, prompt }) => sessions.promptWaking(sessionId, prompt));
   router.handle('sessions.cancel', ({ sessionId, clearQueue }) => {
     live(sessionId).cancel(clearQueue);
     return {};

@@ -45,6 +45,7 @@ import type { SessionHost } from './session-host';
 import type { SessionTurn } from './turns';
 import type { McpSelection } from '../../mcp/mcp-servers';
 import type { AskingSession, EmittedEvent } from './asking-session';
+import { fencedNetwork } from './fence-answer';
 import { ElicitationRequests } from './elicitation-requests';
 import { PermissionRequests, type PermissionAnswer } from './permission-requests';
 import { MentionSearch } from './mention-search';
@@ -127,6 +128,7 @@ export class LiveSession {
       db: (fn) => this.db(fn),
       waitForUser: () => this.setStatus('awaiting_permission'),
       answered: () => this.userAnswered(),
+      fence: () => (this.host.setting('containers.fencedAutoApprove') ? (this.db(() => fencedNetwork(this.runtime.hostId, (key) => this.host.rows().container(key))) ?? null) : null),
     };
     this.permissions = new PermissionRequests(asking);
     this.elicitations = new ElicitationRequests(asking);

@@ -8,6 +8,7 @@ import { describeScope, scopeProblem, stripBidi, type RequestSubject } from '../
 import type { AskingSession } from './asking-session';
 import { optionForDecision, ruleForOption } from './permission-rules';
 import { requestSubject, scopeForAnswer } from './rule-scope';
+import { fenceCovers } from './fence-answer';
 
 interface PendingPermission {
   info: PermissionRequestInfo;
@@ -60,6 +61,8 @@ export class PermissionRequests {
     );
     const rule = this.session.db(() => this.session.host.rules().find({ agentId: this.session.agentId, toolKind, sessionId: this.session.id, folder: this.session.cwd, subject }));
     let note: string | undefined;
+    const fenced = rule ? null : this.fenceAnswer(params, toolKind, requestId, toolCall);
+    if (fenced) return fenced;
     if (rule?.scope) {
       const option = optionForDecision(params.options, rule.decision);
       const byRule: RuleAnswer = { ruleId: rule.id, agentId: this.session.agentId, toolKind, decision: rule.decision, scope: rule.scope };
@@ -92,6 +95,21 @@ export class PermissionRequests {
       // The agent withdrew the request ($/cancel_request) or the connection closed.
       signal.addEventListener('abort', () => this.resolve(requestId, CANCELLED, false), { once: true });
     });
+  }
+
+  /** Allowed without asking because the session is fenced (and the user lets the fence widen auto-approval), or null. */
+  private fenceAnswer(params: RequestPermissionRequest, toolKind: string, requestId: string, toolCall: RequestPermissionRequest['toolCall']): RequestPermissionResponse | null {
+    const network = fenceCovers(toolKind) ? this.session.fence() : null;
+    // A once-only allow: an "always" answer would make the agent remember more than this session's fence.
+    const option = network ? params.options.find((o) => o.kind === 'allow_once') : undefined;
+    if (!network || !option) return null;
+    const byRule: RuleAnswer = { ruleId: 0, agentId: this.session.agentId, toolKind, decision: 'allow', scope: { subject: 'title', match: 'exact', pattern: 'in the fence', folder: this.session.cwd, sessionId: this.session.id }, fenced: network };
+    this.session.emit([
+      { event: { type: 'permission', requestId, toolCall, options: params.options }, seq: null },
+      { event: { type: 'permission_resolved', requestId, toolCallId: toolCall.toolCallId, outcome: 'selected', optionId: option.optionId, byRule }, seq: null },
+    ]);
+    this.session.host.bus.emit('session.permissionResolved', { sessionId: this.session.id, requestId, outcome: 'selected', optionId: option.optionId, byRule: true });
+    return { outcome: { outcome: 'selected', optionId: option.optionId }, _meta: { [RULE_META]: byRule } };
   }
 
   /** What each "always" option would make Switchboard remember (none for a label it would refuse). */

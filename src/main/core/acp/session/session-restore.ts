@@ -10,7 +10,7 @@ import type { Db } from '../../store/database';
 import type { PersistedMessage } from '../../store/message-log';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { SessionStatus } from '../../../../shared/contract/sessions';
-import { hostLabel, LOCAL_HOST_ID, sharesThisMachine } from '../../../../shared/contract/hosts';
+import { filesHostId, hostLabel, LOCAL_HOST_ID, sharesThisMachine } from '../../../../shared/contract/hosts';
 
 /** What restoring needs from the sessions service. */
 export interface RestorePort {
@@ -112,8 +112,9 @@ export class RestoreService {
       };
     }
     if (!sharesThisMachine(row.host_id)) {
-      // A remote session comes back on its host: reconnected now, or read-only with the reason.
-      const problem = await this.acp.folderProblem(row.host_id, row.cwd).catch((e: Error) => `it cannot be reached: ${e.message}`);
+      // A remote session comes back on its host: reconnected now, or read-only with the reason. A container
+      // session's folder is asked of the host below it: telling how it would come back starts no container.
+      const problem = await this.acp.folderProblem(filesHostId(row.host_id), row.cwd).catch((e: Error) => `it cannot be reached: ${e.message}`);
       if (problem) return { mode: null, reason: `The session ran on ${hostLabel(row.host_id)}, and ${problem}. The transcript is read-only.`, agentName: name };
     }
     let mode: ReopenMode | null;

@@ -56,6 +56,8 @@ export type TurnStartingListener = (turn: SessionTurn) => Promise<void> | void;
  * (through LiveSession), and their files. Tells in-process listeners when a turn starts and ends.
  */
 export class SessionsService implements SessionHost, RestorePort, Disposable {
+  /** Sessions whose agent was parked (park): their next prompt opens them again. */
+  private readonly parked = new Set<string>();
   private readonly turnStartingListeners = new Set<TurnStartingListener>();
   private folderHolds: ((cwd: string) => FolderHold | null) | null = null;
   private readonly turnEnds = new Emitter<SessionTurnEnd>();
@@ -247,6 +249,22 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     return this.get(sessionId).prompt(prompt);
   }
 
+  /** The user's prompt: a session whose agent was parked (its container stopped when idle) is opened again first. */
+  async promptWaking(sessionId: string, prompt: PromptBlock[]) {
+    if (this.parked.delete(sessionId) && this.live.get(sessionId)?.status === 'failed') await this.reopenSession(sessionId);
+    return this.prompt(sessionId, prompt);
+  }
+
+  /**
+   * Stops the agents running on a host, their sessions to be opened again by their next prompt (a session
+   * container stopped when idle, or by the user): none is restarted as crashed meanwhile.
+   */
+  async park(hostId: string): Promise<void> {
+    const runtimes = this.pool.allRuntimes().filter((rt) => rt.hostId === hostId);
+    for (const rt of runtimes) for (const s of this.live.of(rt)) if (s.status !== 'closed') this.parked.add(s.id);
+    await Promise.all(runtimes.map((rt) => rt.stop()));
+  }
+
   /** The configuration the session was last opened with (null: never recorded or unreadable). */
   effectiveConfig(sessionId: string): EffectiveConfig | null {
     const raw = this.ctx.rows().effectiveConfig(sessionId);
@@ -310,7 +328,10 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
       this.live.delete(id);
       session.abandon();
       // Nothing of it exists at the agent (the user gave up, or the agent did not start): nothing is kept.
-      if (session.withdrawn || !started) this.forgetUncreated(rt, id);
+      if (session.withdrawn || !started) {
+        this.forgetUncreated(rt, id);
+        if (container) await this.ctx.placement?.abandon(hostId).catch((err: Error) => this.ctx.warn(rt.agentId, id, 'store_error', `could not remove the container of a session never created: ${err.message}`));
+      }
       throw e;
     }
     return session.info();

@@ -11,6 +11,16 @@ export function RuleAnswerLine({ answer }: { answer: RuleAnswer }) {
   const allowed = answer.decision === 'allow';
   const Icon = allowed ? ShieldCheck : ShieldX;
   const p = scopeParts(answer.toolKind, answer.scope);
+  if (answer.fenced) {
+    return (
+      <div className="rule-answer allow" data-testid="rule-answer" data-rule-id={0} data-fenced={answer.fenced}>
+        <Icon size={13} aria-hidden />
+        <span>
+          Allowed because the session is fenced: it runs in a container with {answer.fenced === 'none' ? 'no network' : "only the agent's API"}, and Settings → Containers allows every edit and command inside
+        </span>
+      </div>
+    );
+  }
   return (
     <div className={`rule-answer ${allowed ? 'allow' : 'reject'}`} data-testid="rule-answer" data-rule-id={answer.ruleId}>
       <Icon size={13} aria-hidden />

@@ -27,6 +27,7 @@ import { useFocusRequest } from '../../app/attention';
 import { FormActions } from '../../ui/FormActions';
 import { WorktreeBar } from './WorktreeBar';
 import { VisibleText } from '../../ui/VisibleText';
+import { ContainerProgress } from './ContainerProgress';
 
 interface CreateRequest {
   agentId: string;
@@ -109,7 +110,10 @@ export function SessionTab({ tab, active }: TabViewProps) {
           {create && agents.find((a) => a.id === create.agentId) && <AuthPanel agent={agents.find((a) => a.id === create.agentId)!} />}
         </div>
       ) : (
-        <StartingPanel name={name} cwd={create?.cwd ?? null} since={startedAt} onCancel={() => closeTab(tab.id, api)} />
+        <>
+          <StartingPanel name={name} cwd={create?.cwd ?? null} since={startedAt} onCancel={() => closeTab(tab.id, api)} />
+          {create?.container && typeof tab.props.pendingSessionId === 'string' && <ContainerProgress sessionId={tab.props.pendingSessionId} />}
+        </>
       )}
     </div>
   );
