@@ -54,6 +54,7 @@ export const THIS_MACHINE = [
   'src/main/core/registry/extract.ts', // unpacks a downloaded archive into the data folder (xz, bzip2 on this machine)
   'src/main/core/platform/group-watchdog.ts', // this machine itself: the watchdog process of agents' groups
   'src/main/core/platform/shell-env.ts', // the login shell's environment, read by running it
+  'src/main/core/platform/instance-lock.ts', // the one-instance lock file in the data folder
   'src/main/core/acp/supervisor/process-metrics.ts', // samples this machine's process table (ps) where /proc is missing
 ];
 

@@ -6,6 +6,7 @@ import { useApi } from '../../app/api-context';
 import { useController, useSessionView } from './controller';
 import { useToggle } from './ui-state';
 import { Elapsed } from '../../ui/Elapsed';
+import { VisibleText } from '../../ui/VisibleText';
 
 type ChildInfo = ResultOf<'sessions.subagents'>['subagents'][number];
 
@@ -65,9 +66,9 @@ export function SubagentView({
       <div className="subagent-head">
         <button type="button" className="subagent-toggle" aria-expanded={open} onClick={() => toggle()} title={open ? 'Hide its thread' : 'Show its thread'}>
           {open ? <ChevronDown size={13} /> : <ChevronRight size={13} />}
-          <span className="subagent-title">{entry.title ?? 'Subagent'}</span>
+          <span className="subagent-title"><VisibleText text={entry.title ?? 'Subagent'} /></span>
         </button>
-        {entry.description && <span className="muted subagent-role">{entry.description}</span>}
+        {entry.description && <span className="muted subagent-role"><VisibleText text={entry.description} /></span>}
         <span className="subagent-state" data-testid="subagent-state">
           {working && <span className="spinner" aria-hidden />} {text}
         </span>
@@ -102,9 +103,10 @@ function ChildThread({ childId, renderEntry }: { childId: string; renderEntry: (
         </div>
       )}
       {view.loading && <div className="muted">Loading…</div>}
-      {entries.map((e) => (
-        <div key={e.id}>{renderEntry(e, childId, view.session?.cwd ?? null, !view.ended)}</div>
-      ))}
+      {entries.map((e) => {
+        const cwd = view.session?.cwd ?? null;
+        return <div key={e.id}>{renderEntry(e, childId, cwd, !view.ended)}</div>;
+      })}
     </div>
   );
 }
