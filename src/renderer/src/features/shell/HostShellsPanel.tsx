@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { useApi } from '../../app/api-context';
 import { useTabs } from '../../state/tabs';
 import { syncHosts, useHosts } from '../hosts';
@@ -9,7 +10,8 @@ import { VisibleText } from '../../ui/VisibleText';
 export function HostShellsPanel() {
   const api = useApi();
   useEffect(() => syncHosts(api), [api]);
-  const hosts = useHosts((s) => s.hosts.filter((h) => h.kind !== 'local' && h.state === 'connected'));
+  // A new array at every call: compared item by item, or the launcher would render for ever.
+  const hosts = useHosts(useShallow((s) => s.hosts.filter((h) => h.kind !== 'local' && h.state === 'connected')));
   if (hosts.length === 0) return null;
   const open = (hostId: string, label: string) => {
     const s = useTabs.getState();
