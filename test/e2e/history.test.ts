@@ -1,10 +1,19 @@
 import { readFileSync } from 'node:fs';
-import type { Locator, Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Download, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { appSuite } from '../support/app-suite';
+import { tempDir } from '../support/app-server';
 import { AcpScript, seedHistory, type SeedSession } from '../support/history-seed';
 import { layoutSaved } from '../support/ui';
+
+/** A download's text (saved here: the suite's Chromium is shared over a connection, where a download has no local path). */
+async function downloaded(download: Download): Promise<string> {
+  const file = join(tempDir('sb-download-'), download.suggestedFilename());
+  await download.saveAs(file);
+  return readFileSync(file, 'utf8');
+}
 
 /**
  * Session history in the renderer, end to end in Chromium: the built app in browser mode on a store
@@ -184,14 +193,14 @@ describe('history list', () => {
 
     const [md] = await Promise.all([page.waitForEvent('download'), row.getByTestId('history-export-md').click()]);
     expect(md.suggestedFilename()).toMatch(/\.md$/);
-    const markdown = readFileSync((await md.path())!, 'utf8');
+    const markdown = await downloaded(md);
     expect(markdown).toContain('Fix the authentication refresh bug in login.ts');
     expect(markdown).toContain('I rotated the refresh token in src/auth/login.ts');
     expect(markdown).toContain('Run flakysnapshot suite');
 
     const [json] = await Promise.all([page.waitForEvent('download'), row.getByTestId('history-export-json').click()]);
     expect(json.suggestedFilename()).toMatch(/\.json$/);
-    const doc = JSON.parse(readFileSync((await json.path())!, 'utf8')) as { format: string; session: { id: string; cwd: string }; entries: Array<{ kind: string; text: string }> };
+    const doc = JSON.parse(await downloaded(json)) as { format: string; session: { id: string; cwd: string }; entries: Array<{ kind: string; text: string }> };
     expect(doc.format).toBe('switchboard.session');
     expect(doc.session).toMatchObject({ id: 'api-1', cwd: '/work/api' });
     expect(doc.entries.filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual([
