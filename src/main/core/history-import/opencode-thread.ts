@@ -1,8 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerCodeLoader } from './worker-code';
 import Database from 'better-sqlite3';
 import { OpencodeDb, type OpencodeSession } from './parsers/opencode';
 import type { OpencodeCursor, SessionRead } from './parsers/opencode-messages';
@@ -25,28 +23,8 @@ export interface OpencodeReader {
   close(): void;
 }
 
-/** The thread's code in the built app: one self-contained file beside the main bundle (electron.vite.config.ts). */
-const PREBUILT = 'opencode-worker.cjs';
-/** Its sources (tests), bundled on first use. */
-const SOURCE = 'opencode-worker.ts';
-let bundled: string | null = null;
-
-function workerCode(): string | null {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const prebuilt = [join(here, PREBUILT), join(here, '..', PREBUILT)].find((p) => existsSync(p));
-  if (prebuilt) return readFileSync(prebuilt, 'utf8');
-  const source = join(here, SOURCE);
-  if (bundled !== null || !existsSync(source)) return bundled;
-  try {
-    // Required, not imported, so that the app's bundler leaves esbuild (a build tool) out of the bundle.
-    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-    const out = esbuild.buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'cjs', target: 'node18', write: false, logLevel: 'silent', legalComments: 'none', external: ['better-sqlite3'] });
-    bundled = out.outputFiles[0]!.text;
-  } catch {
-    return null;
-  }
-  return bundled;
-}
+/** The thread's code (see worker-code.ts). */
+const workerCode = workerCodeLoader('opencode-worker.cjs', 'opencode-worker.ts', ['better-sqlite3']);
 
 const tooLong = (limitMs: number): OpencodeTimeout => new OpencodeTimeout(`reading it took more than ${Number((limitMs / 1000).toFixed(1))} s`);
 

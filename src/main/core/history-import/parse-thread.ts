@@ -1,9 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerCodeLoader } from './worker-code';
 import type { Disposable } from '../base/lifecycle';
 import type { ParsedFile, ParseJob } from './parse-file';
 
@@ -14,31 +11,8 @@ import type { ParsedFile, ParseJob } from './parse-file';
  * it stops (its read part way) and its thread ends.
  */
 
-/** The thread's code in the built app: one self-contained file beside the main bundle (electron.vite.config.ts). */
-const PREBUILT = 'import-worker.cjs';
-/** Its sources (tests, benchmarks), bundled the same way on first use. */
-const SOURCE = 'parse-worker.ts';
-
-let bundled: string | null = null;
-
-/** The thread's code to evaluate; null when neither the built file nor the sources are found (then files are parsed in the main thread). */
-function workerCode(): string | null {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // Beside the main bundle: this module may sit in one of its chunks. Read here (it may lie in an asar archive, which a worker cannot load from).
-  const prebuilt = [join(here, PREBUILT), join(here, '..', PREBUILT)].find((p) => existsSync(p));
-  if (prebuilt) return readFileSync(prebuilt, 'utf8');
-  const source = join(here, SOURCE);
-  if (bundled !== null || !existsSync(source)) return bundled;
-  try {
-    // Required, not imported, so that the app's bundler leaves esbuild (a build tool) out of the bundle.
-    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-    const out = esbuild.buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'cjs', target: 'node18', write: false, logLevel: 'silent', legalComments: 'none' });
-    bundled = out.outputFiles[0]!.text;
-  } catch {
-    return null;
-  }
-  return bundled;
-}
+/** The thread's code (see worker-code.ts). */
+const workerCode = workerCodeLoader('import-worker.cjs', 'parse-worker.ts');
 
 let alive = 0;
 /** Parsing threads started and not ended yet (none once every import ended, was cancelled or disposed). */
