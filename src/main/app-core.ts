@@ -272,7 +272,7 @@ export class AppCore implements Disposable {
           dailyLimits: () => this.settings.get('tasks.dailyLimits'),
           prices: () => this.settings.get('tasks.prices'),
         },
-        sessions: taskSessions(acp, this.bus),
+        sessions: taskSessions(acp),
         worktrees: taskWorktrees(this.worktrees),
       }),
     ).register(this.router);

@@ -1,15 +1,13 @@
 import { messageText } from '../shared/acp-thread';
-import type { PermissionRequestInfo } from '../shared/contract/sessions';
 import { suggestBranchName, type WorktreeError } from '../shared/contract/worktrees';
 import type { AcpServices } from './core/acp/acp-services';
-import type { EventBus } from './core/base/event-bus';
 import type { Disposable } from './core/base/lifecycle';
 import type { GuardedSessions } from './core/tasks/tasks-service';
 import type { TaskWorktrees } from './core/tasks/run-queue';
 import type { WorktreeService } from './core/worktrees/worktree-service';
 
 /** The sessions as the tasks see them: started, prompted, cancelled, and heard (turn ends, usage). */
-export function taskSessions(acp: AcpServices, bus: EventBus): GuardedSessions {
+export function taskSessions(acp: AcpServices): GuardedSessions {
   const sessions = acp.sessions;
   const thread = (id: string) => sessions.session(id)?.snapshot().thread ?? null;
   return {
@@ -28,17 +26,13 @@ export function taskSessions(acp: AcpServices, bus: EventBus): GuardedSessions {
       return null;
     },
     onUsage: (listener): Disposable =>
-      bus.connect((name, payload) => {
-        if (name !== 'session.update') return;
-        const p = payload as { sessionId: string; events: Array<{ event: { type: string; update?: Record<string, unknown> } }> };
-        for (const item of p.events) {
-          if (item.event.type === 'update' && item.event.update?.sessionUpdate === 'usage_update') listener(p.sessionId, item.event.update);
+      sessions.onUpdated(({ sessionId, events }) => {
+        for (const { event } of events) {
+          const update = event.update as Record<string, unknown> | undefined;
+          if (event.type === 'update' && update?.sessionUpdate === 'usage_update') listener(sessionId, update);
         }
       }),
-    onPermission: (listener): Disposable =>
-      bus.connect((name, payload) => {
-        if (name === 'session.permission') listener(payload as PermissionRequestInfo);
-      }),
+    onPermission: (listener): Disposable => sessions.onPermissionAsked(listener),
     respondPermission: (id, requestId, optionId) => sessions.session(id)?.respondPermission(requestId, { outcome: 'selected', optionId }),
     modelOf: (id) => {
       const option = thread(id)?.configOptions.find((o) => o.category === 'model');

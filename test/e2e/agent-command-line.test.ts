@@ -15,12 +15,14 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 describe('pasting a command line into the agent form', { timeout: 90_000 }, () => {
   it('shows the split into program and arguments, saves it so, and the agent starts', async () => {
     const { page } = await suite.open();
-    const { command, args } = scenarioAgentCommand();
+    const { command, args: [script] } = scenarioAgentCommand();
+    // An argument the agent ignores, with a space and a quote in it, to show the double-quoted form.
+    const args = [script!, '--note=a "b" c'];
     await agentsSidebar(page).getByTestId('add-custom-agent').click();
     const form = page.getByTestId('agent-form');
     await form.getByTestId('agent-name').fill('Pasted Line');
-    // The program path unquoted, a loader URL single-quoted, the script path double-quoted.
-    await form.getByTestId('agent-command').fill(`${command} ${args[0]} ${quote(args[1]!)} "${args[2]}"`);
+    // The program path unquoted, the script path single-quoted, an argument double-quoted (its quotes escaped).
+    await form.getByTestId('agent-command').fill(`${command} ${quote(args[0]!)} "--note=a \\"b\\" c"`);
     const split = form.getByTestId('agent-command-split');
     await split.waitFor();
     expect(await split.getByTestId('agent-command-program').innerText()).toBe(command);

@@ -95,15 +95,16 @@ describe('review views follow the disk', { timeout: 180_000 }, () => {
     await open.click();
     await reviewTabs(page).first().waitFor();
     const sessionTabHandle = await tabButtonOf(page, tab);
+    const sessionTitle = (await sessionTabHandle.innerText()).trim();
     await sessionTabHandle.click();
     await open.click();
     // The layout is saved a moment after it changes: reload once it holds these tabs.
     await layoutSaved(page, suite.app, [await page.locator('[role=tab]').count()]);
     await page.reload();
     await page.getByTestId('workspace').waitFor({ timeout: 60_000 });
-    // Tabs get new ids when the layout is restored.
+    // Tabs get new ids when the layout is restored, and a restored tab is drawn only once it is shown: its button first.
+    await page.locator('[role=tab]').filter({ hasText: sessionTitle }).first().click({ timeout: 60_000 });
     await tab.waitFor({ state: 'attached', timeout: 60_000 });
-    await (await tabButtonOf(page, tab)).click();
     await tab.getByTestId('turn-changes-open').click({ timeout: 30_000 });
     await expect.poll(() => reviewTabs(page).count(), { timeout: 10_000 }).toBe(1);
     expect(await reviewTabs(page).innerText()).not.toBe('Changes of a turn');

@@ -64,7 +64,8 @@ export class CheckpointService implements Disposable {
     const settings = () => this.settings();
     this.folders = new CheckpointFolders(store, this.root, this.host, settings, options.hosts);
     // No turn runs yet in this process: one still "running" was cut when the previous run stopped.
-    this.folders.rows().endInterruptedTurns('Switchboard stopped during this turn (it was closed or killed), so its changes were not recorded');
+    // (Not while the store cannot be opened: the app then shows the store's problem and starts again once it is dealt with.)
+    if (store.available) this.folders.rows().endInterruptedTurns('Switchboard stopped during this turn (it was closed or killed), so its changes were not recorded');
     // What is captured changed: folders known so far capture by the new rules from their next snapshot.
     this.settingsLink = this.settingsSource.onChange(({ key }) => {
       if (key !== 'checkpoints.maxFileBytes' && key !== 'checkpoints.excludes') return;

@@ -13,7 +13,7 @@ export interface AskingSession {
   readonly id: string;
   readonly agentId: string;
   readonly cwd: string;
-  readonly host: Pick<SessionHost, 'bus' | 'rules' | 'warn'>;
+  readonly host: Pick<SessionHost, 'bus' | 'rules' | 'warn' | 'permissionAsked'>;
   thread(): ThreadState;
   /** The turn under way, if any. */
   turn(): { promptId: string; cancelled: boolean } | null;

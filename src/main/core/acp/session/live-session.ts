@@ -244,6 +244,7 @@ export class LiveSession {
     }
     this.thread = applyEvents(this.thread, folded);
     this.host.bus.emit('session.update', { sessionId: this.id, events: items });
+    this.host.updated(this.id, items);
   }
 
   private emitQueue(): void {

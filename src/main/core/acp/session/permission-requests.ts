@@ -91,6 +91,7 @@ export class PermissionRequests {
       const rules = this.rulePreviews(params.options, toolKind, subject, title ?? '');
       this.session.emit([{ event: { type: 'permission', requestId, toolCall, options: params.options, ...(note ? { note } : {}), ...(rules ? { rules } : {}) }, seq: null }]);
       this.session.host.bus.emit('session.permission', info);
+      this.session.host.permissionAsked(info);
       this.session.waitForUser();
       // The agent withdrew the request ($/cancel_request) or the connection closed.
       signal.addEventListener('abort', () => this.resolve(requestId, CANCELLED, false), { once: true });

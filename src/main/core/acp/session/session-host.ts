@@ -1,6 +1,6 @@
 import type { SubagentEntry } from '../../../../shared/acp-thread';
 import type { EffectiveConfig } from '../../../../shared/contract/session-config';
-import type { SessionInfo } from '../../../../shared/contract/sessions';
+import type { PermissionRequestInfo, SessionInfo } from '../../../../shared/contract/sessions';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';
 import type { EventBus } from '../../base/event-bus';
@@ -11,6 +11,11 @@ import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { PermissionRules } from './permission-rules';
 import type { SessionRows } from './session-rows';
 import type { SessionTurn, SessionTurnEnd } from './turns';
+
+/** One folded event of a session, as session.update carries it. */
+export interface SessionEventItem {
+  event: { type: string; update?: unknown };
+}
 
 /** What a live session needs from the service around it. */
 export interface SessionHost {
@@ -36,6 +41,10 @@ export interface SessionHost {
   turnEnded(turn: SessionTurnEnd): void;
   /** The session's status changed (a wait for the user began or ended, it failed…). */
   statusChanged(info: SessionInfo): void;
+  /** Updates were folded into the session's thread (the events the renderer gets as session.update). */
+  updated(sessionId: string, events: readonly SessionEventItem[]): void;
+  /** The session asks the user a permission. */
+  permissionAsked(info: PermissionRequestInfo): void;
   /** The agent announced a child of session `parentId` (see SubagentSessions). */
   openSubagent(parentId: string, childAcpSessionId: string): string | undefined;
   subagentUpdated(parentId: string, entry: SubagentEntry): void;

@@ -4,7 +4,7 @@ import type { ListSessionsResponse } from '@agentclientprotocol/sdk';
 import { createThread, threadFromWire } from '../../../../shared/acp-thread';
 import { livePromptIds } from './live-prompt-ids';
 import { IpcFailure } from '../../../../shared/contract';
-import type { PromptBlock, SessionInfo } from '../../../../shared/contract/sessions';
+import type { PermissionRequestInfo, PromptBlock, SessionInfo } from '../../../../shared/contract/sessions';
 import { effectiveConfigSchema, type EffectiveConfig } from '../../../../shared/contract/session-config';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 import { Emitter } from '../../base/emitter';
@@ -26,7 +26,7 @@ import { canFork } from './fork';
 import { LiveSession } from './live-session';
 import { SubagentSessions } from './subagent-sessions';
 import { MAX_SUBAGENTS, type SubagentEntry } from '../../../../shared/acp-thread';
-import type { SessionHost } from './session-host';
+import type { SessionEventItem, SessionHost } from './session-host';
 import type { LiveSessions } from './live-sessions';
 import { hasStoredConversation, type RestorePort } from './session-restore';
 import { reopenModeOf } from '../../agents/agent-capabilities';
@@ -66,6 +66,12 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   private readonly statuses = new Emitter<SessionInfo>();
   /** A session's status changed (compare stops a run's clock while it waits for the user). */
   readonly onStatusChanged = this.statuses.event;
+  private readonly updates = new Emitter<{ sessionId: string; events: readonly SessionEventItem[] }>();
+  /** Updates were folded into a session's thread (the spend guard reads usage from them). */
+  readonly onUpdated = this.updates.event;
+  private readonly permissionsAsked = new Emitter<PermissionRequestInfo>();
+  /** A session asks the user a permission (an unattended run's policy may answer it). */
+  readonly onPermissionAsked = this.permissionsAsked.event;
   private disposed = false;
   private readonly subagents: SubagentSessions;
 
@@ -176,6 +182,12 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   }
   statusChanged(info: SessionInfo): void {
     this.statuses.fire(info);
+  }
+  updated(sessionId: string, events: readonly SessionEventItem[]): void {
+    this.updates.fire({ sessionId, events });
+  }
+  permissionAsked(info: PermissionRequestInfo): void {
+    this.permissionsAsked.fire(info);
   }
   turnEnded(turn: SessionTurnEnd): void {
     this.turnEnds.fire(turn);
