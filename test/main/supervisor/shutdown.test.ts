@@ -77,7 +77,14 @@ describe.runIf(process.platform === 'linux')('quitting', () => {
         return false;
       }
     };
-    expect(alive(started).filter((p) => !isWatchdog(p.pid)).map((p) => p.pid)).toEqual([]);
+    const cmdline = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      } catch {
+        return '';
+      }
+    };
+    expect(alive(started).filter((p) => !isWatchdog(p.pid)).map((p) => `${p.pid} ${cmdline(p.pid)}`)).toEqual([]);
     const until = Date.now() + 2_000;
     while (alive(started).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(alive(started).map((p) => p.pid)).toEqual([]);
