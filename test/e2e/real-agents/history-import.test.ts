@@ -141,9 +141,9 @@ describe.skipIf(!available)('History → Import of Claude Code’s own sessions'
     const record = (content: string) =>
       `${JSON.stringify({ type: 'user', sessionId: 'a7d0c1e2-5b6f-4a18-9c3d-0e1f2a3b4c5d', cwd: project, timestamp: new Date().toISOString(), message: { role: 'user', content } })}\n`;
     appendFileSync(file, record('ship the flamingo migration tonight'));
-    await expect.poll(async () => (await searchFor(page, 'flamingo')).count(), { timeout: 20_000, interval: 500 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await searchFor(page, 'flamingo')).count(), { timeout: 60_000, interval: 500 }).toBeGreaterThan(0);
     // A new line of that open session.
     appendFileSync(file, record('and the heron rollback plan'));
-    await expect.poll(async () => (await searchFor(page, 'heron')).count(), { timeout: 20_000, interval: 500 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await searchFor(page, 'heron')).count(), { timeout: 60_000, interval: 500 }).toBeGreaterThan(0);
   });
 });
