@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { EventBus } from '../src/main/core/base/event-bus';
 import { CheckpointService } from '../src/main/core/checkpoints/checkpoint-service';
+import { LocalHost } from '../src/main/core/host/local/local-host';
 import { FolderFeed } from '../src/main/core/checkpoints/folder-changes';
 import { TreeIndex } from '../src/main/core/checkpoints/git-objects';
 import { ShadowRepo } from '../src/main/core/checkpoints/shadow-repo';
@@ -160,7 +161,7 @@ async function big(): Promise<void> {
 
   const bigData = join(bigRoot, 'data');
   const store = new StoreService(bigData);
-  const svc = new CheckpointService(store, new EventBus(), bigData, { autoPrune: false });
+  const svc = new CheckpointService(store, new EventBus(), bigData, { autoPrune: false, host: new LocalHost() });
   // The floor: a first turn in a folder whose first snapshot is done (what any turn waits for at least).
   await svc.sessionOpened('tiny', [tiny]);
   await svc.idle();
@@ -260,7 +261,7 @@ async function small(): Promise<void> {
   execFileSync('git', ['init', '-q'], { cwd: copy });
 
   const store = new StoreService(dataDir);
-  const svc = new CheckpointService(store, new EventBus(), dataDir, { autoPrune: false });
+  const svc = new CheckpointService(store, new EventBus(), dataDir, { autoPrune: false, host: new LocalHost() });
   const first = await time(() => svc.checkpoint(work));
   const gitFirst = await time(plainGit);
 

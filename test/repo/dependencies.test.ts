@@ -47,6 +47,7 @@ describe('core dependencies', () => {
     expect(text).toContain('concern-not-in-table: widgets');
     expect(text).toContain('acp-runtimes-below-supervisor-session-agents: src/main/core/acp/runtimes/runtime.ts → src/main/core/acp/supervisor/watch.ts');
     expect(text).not.toContain('src/main/core/acp/runtimes/typed.ts');
+    expect(text).toContain('core-concerns-use-the-host-port: src/main/core/history/rows.ts → src/main/core/host/local/disk.ts');
     expect(found.filter((v) => v.startsWith('no-cycle-between-concerns')).join('\n')).toMatch(/acp ⇄ store .*core\/(store|acp)\//);
     // What the table allows is not flagged: acp on the store and the host port, host on base.
     expect(text).not.toMatch(/core-acp:|core-host:/);

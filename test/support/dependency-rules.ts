@@ -51,6 +51,13 @@ export function coreRules(): IForbiddenRuleType[] {
     from: { path: C },
     to: { path: '^src/', pathNot: [C, '^src/shared/'] },
   });
+  out.push({
+    name: 'core-concerns-use-the-host-port',
+    comment: 'A concern uses a Host through the port (host/*.ts); how one kind works (host/local, host/ssh) is the host folder’s own. remote/ makes the SSH hosts.',
+    severity: 'error',
+    from: { path: C, pathNot: [`${C}(host|remote)/`] },
+    to: { path: `${C}host/[^/]+/` },
+  });
   return out;
 }
 

@@ -1,3 +1,4 @@
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -64,7 +65,7 @@ describe('checkpoints of a folder that is not a git repository', () => {
     const { CheckpointService } = await import('../../../src/main/core/checkpoints/checkpoint-service');
     const { EventBus } = await import('../../../src/main/core/base/event-bus');
     rig.store = new StoreService(rig.dataDir);
-    rig.svc = new CheckpointService(rig.store, new EventBus(), rig.dataDir, { autoPrune: false });
+    rig.svc = new CheckpointService(rig.store, new EventBus(), rig.dataDir, { autoPrune: false, host: new LocalHost() });
     const turn = await lastTurn();
     expect(turn.error).toBeNull();
     expect(turn.changes!.files).toMatchObject([{ path: 'a.txt', status: 'modified' }]);

@@ -1,3 +1,4 @@
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ describe('a turn cut by a restart of Switchboard', () => {
     expect((await rig.svc.listTurns('s1'))[0]?.state).toBe('running');
 
     // Switchboard again, on the same store.
-    const again = new CheckpointService(rig.store, rig.bus, rig.dataDir, { autoPrune: false, settings: rig.settings });
+    const again = new CheckpointService(rig.store, rig.bus, rig.dataDir, { autoPrune: false, settings: rig.settings, host: new LocalHost() });
     try {
       const [turn] = await again.listTurns('s1');
       expect(turn?.state).toBe('failed');

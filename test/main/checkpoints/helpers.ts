@@ -1,3 +1,4 @@
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,7 @@ export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number; host
   const store = new StoreService(dataDir);
   const bus = new EventBus();
   const settings = new SettingsService(store, bus);
-  const svc = new CheckpointService(store, bus, dataDir, { autoPrune: false, settings, ...options });
+  const svc = new CheckpointService(store, bus, dataDir, { autoPrune: false, settings, host: new LocalHost(), ...options });
   const rig: Rig = {
     root,
     dataDir,

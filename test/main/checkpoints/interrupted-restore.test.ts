@@ -1,3 +1,4 @@
+import { LocalHost } from '../../../src/main/core/host/local/local-host';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -50,7 +51,7 @@ describe('a rewind killed mid-way (SIGKILL)', () => {
     bus.connect((name, payload) => {
       if (name === 'app.notice') told.push((payload as { message: string }).message);
     });
-    rig.svc = new CheckpointService(rig.store, bus, rig.dataDir, { autoPrune: false });
+    rig.svc = new CheckpointService(rig.store, bus, rig.dataDir, { autoPrune: false, host: new LocalHost() });
     const notices = await rig.svc.recoverInterrupted();
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/rewind .* was cut short when Switchboard stopped .* finished at this start/);

@@ -6,7 +6,6 @@ import type { Router } from '../base/router';
 import type { StoreService } from '../store/store-service';
 import { SettingsService } from '../settings/settings-service';
 import type { Host } from '../host/host';
-import { LocalHost } from '../host/local/local-host';
 import { ChangeReader } from './change-reading';
 import { CheckpointFolders, LOCAL } from './checkpoint-folders';
 import type { CheckpointRow } from './checkpoint-rows';
@@ -52,13 +51,13 @@ export class CheckpointService implements Disposable {
       beforeWaitMs?: number;
       /** The app's settings (default: read straight from the store). */
       settings?: CheckpointSettingsSource;
-      /** This machine (default: a LocalHost). */
-      host?: Host;
+      /** This machine. */
+      host: Host;
       /** The other hosts sessions run on, while they are connected (their folders' checkpoints are kept there). */
       hosts?: (hostId: string) => Host | undefined;
-    } = {},
+    },
   ) {
-    this.host = options.host ?? new LocalHost();
+    this.host = options.host;
     this.root = join(dataDir, 'checkpoints');
     this.settingsSource = options.settings ?? new SettingsService(store, bus);
     const settings = () => this.settings();

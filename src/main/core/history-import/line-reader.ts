@@ -1,6 +1,6 @@
 import { closeSync, readSync, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { FileRefusal, openRegularFileSync } from '../host/local/regular-file';
+import { FileRefusal, openRegularFileSync } from '../platform/regular-file';
 
 /**
  * Reads what a session file gained since the last import: complete lines only (a line the agent is still

@@ -1,6 +1,6 @@
 import { closeSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { openRegularFileSync } from '../host/local/regular-file';
+import { openRegularFileSync } from '../platform/regular-file';
 
 /** Most bytes read of a file to tell whether it holds a conversation (a file longer than that is taken to). */
 const MAX_READ = 8 * 1024 * 1024;

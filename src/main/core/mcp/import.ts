@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import { mcpServerInputSchema, type McpServerInputParsed, type McpServerView } from '../../../shared/contract/mcp';
-import { FileRefusal, readRegularFile } from '../host/local/regular-file';
+import { FileRefusal, readRegularFile } from '../platform/regular-file';
 
 /** Config files are small; anything larger is not one. */
 const MAX_CONFIG_BYTES = 1024 * 1024;

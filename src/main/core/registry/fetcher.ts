@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readRegularFile } from '../host/local/regular-file';
+import { readRegularFile } from '../platform/regular-file';
 import { errorMessage } from './errors';
 import { httpGet, readBody, statusError } from './http';
 import { parseRegistry, type ParsedRegistry } from './validate';

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { FileRefusal, openRegularFile } from '../host/local/regular-file';
+import { FileRefusal, openRegularFile } from '../platform/regular-file';
 import { CancelledError, NetworkError, RegistryError } from './errors';
 
 export interface HttpGetOptions {

@@ -18,7 +18,7 @@ import {
 import type { EventBus } from '../base/event-bus';
 import type { Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
-import { readRegularFile } from '../host/local/regular-file';
+import { readRegularFile } from '../platform/regular-file';
 import { loginShellEnv } from '../platform/shell-env';
 import type { StoreService } from '../store/store-service';
 import type { SettingsReader } from '../settings/settings-service';

@@ -41,7 +41,7 @@ import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, stat, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve as resolvePath, sep, win32 } from 'node:path';
 import { formatBytes } from '../../../../shared/format-bytes';
-import { kindOf, readBounded } from './regular-file';
+import { kindOf, readBounded } from '../../platform/regular-file';
 import { FsRefusal, showPath, TEMP_PREFIX, type ConfinedFiles, type DirEntry, type EntryKind, type FileInfo, type ReadOptions, type WriteOptions } from '../files';
 
 /** Longest path accepted (Linux PATH_MAX) and longest single name (NAME_MAX), in UTF-8 bytes. */
