@@ -55,6 +55,7 @@ export const THIS_MACHINE = [
   'src/main/core/platform/group-watchdog.ts', // this machine itself: the watchdog process of agents' groups
   'src/main/core/platform/shell-env.ts', // the login shell's environment, read by running it
   'src/main/core/platform/instance-lock.ts', // the one-instance lock file in the data folder
+  'src/main/core/platform/regular-file.ts', // opens a file someone else named for reading, refusing all but regular files (open counts as a write)
   'src/main/core/acp/supervisor/process-metrics.ts', // samples this machine's process table (ps) where /proc is missing
 ];
 
