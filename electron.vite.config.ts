@@ -13,7 +13,7 @@ const external = ['better-sqlite3', 'node-pty', '@parcel/watcher', 'electron', '
  * A file built beside the main bundle as one self-contained CommonJS file, for code that cannot run from the bundle's
  * chunks: the helper Switchboard copies to an SSH host (src/main/ssh-helper.ts), which a packaged app (no sources, no
  * esbuild) must still install; the parsing thread of a large history import (history-import/parse-worker.ts), which
- * parse-thread.ts reads and evaluates in a worker (a worker cannot load a file from the app's asar archive), and the
+ * worker-code.ts reads and evaluates in a worker (a worker cannot load a file from the app's asar archive), and the
  * thread OpenCode's database is read in (history-import/opencode-worker.ts).
  */
 function standalone(name: string, entry: string, outfile: string): Plugin {

@@ -18,7 +18,7 @@ import { mkdtempSync } from 'node:fs';
 import { HistoryService } from '../src/main/core/history/history-service';
 import { StorePacker } from '../src/main/core/history/store-packer';
 import { HistoryImportService } from '../src/main/core/history-import/import-service';
-import { PARSE_THREADS } from '../src/main/core/history-import/parse-thread';
+import { PARSE_THREADS } from '../src/main/core/history-import/parse-pool';
 import { LocalHost } from '../src/main/core/host/local/local-host';
 import { MessageLog, type LogEntry } from '../src/main/core/store/message-log';
 import { StoreService } from '../src/main/core/store/store-service';

@@ -13,7 +13,7 @@ const bridge: Transport = {
     return ipcRenderer.invoke('sb:invoke', method, params) as Promise<Result<unknown>>;
   },
   subscribe(listener: (name: string, payload: unknown) => void): () => void {
-    // The main process sends the events of one turn together (see main/core/event-batches.ts).
+    // The main process sends the events of one turn together (see src/main/core/base/event-batches.ts).
     const handler = (_e: IpcRendererEvent, batch: Array<{ name: string; payload: unknown }>) => {
       for (const e of batch) listener(e.name, e.payload);
     };

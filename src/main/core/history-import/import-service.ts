@@ -18,7 +18,7 @@ import { findStoreFiles, listStore, storesOf, summarize, type DatabaseStore, typ
 import { parseFile, writeMessages, type BlockBatch, type ParsedFile, type ParseJob, type WireBatch } from './parse-file';
 import { isOwnSession, ownSessionOf } from './adoption';
 import { importOpencode, summarizeOpencode } from './opencode-import';
-import { ParseThreads } from './parse-thread';
+import { ParseThreads } from './parse-pool';
 import { ImportedFiles, type FileRow, type Identity } from './imported-files';
 
 /**

@@ -9,7 +9,7 @@ import { finish, initialWireState, toWire, type WireState } from './transcript';
 
 /**
  * What one session file gained since its last import, read, parsed and written as the log's messages, with no
- * store at hand: the part of an import that runs in the parsing threads (parse-thread.ts) for a large import, or
+ * store at hand: the part of an import that runs in the parsing threads (parse-pool.ts) for a large import, or
  * in the main thread for a small one. The main thread decides, from the store, what becomes of it.
  */
 

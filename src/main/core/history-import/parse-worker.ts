@@ -3,7 +3,7 @@ import { readNewLines } from './line-reader';
 import { parseFile, type ParseJob } from './parse-file';
 
 /**
- * A parsing thread of a large import (see parse-thread.ts): reads, parses and compresses the files it is sent, one at a time
+ * A parsing thread of a large import (see parse-pool.ts): reads, parses and compresses the files it is sent, one at a time
  * in the order sent, and posts each one's messages back. It writes nothing; `workerData.stop` (an Int32Array on
  * shared memory) set to 1 stops a file's read part way (a cancel).
  */

@@ -71,7 +71,7 @@ const isId = (v: unknown): v is JsonRpcId => typeof v === 'string' || (typeof v 
 const idKey = (id: JsonRpcId): string => (typeof id === 'string' ? `s${id}` : `n${id}`);
 
 /**
- * The stdio tap between an agent process and the SDK connection. Every message, both directions, is
+ * The tap between an agent's transport (its process's stdio) and the SDK connection. Every message, both directions, is
  * appended to the MessageLog in wire order (session messages) or to the agent log (sessionless ones:
  * initialize, authenticate…). Incoming messages are handed on only after their batch is committed:
  * `session/update` notifications go straight to the session (validated there, not by the SDK), the rest

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryImportService } from '../../../src/main/core/history-import/import-service';
 import { readNewLines } from '../../../src/main/core/history-import/line-reader';
 import { blocksOf, parseFile, WIRE_KINDS, type ParsedFile, type ParseJob } from '../../../src/main/core/history-import/parse-file';
-import { PARSE_THREADS, parseThreadsAlive } from '../../../src/main/core/history-import/parse-thread';
+import { PARSE_THREADS, parseThreadsAlive } from '../../../src/main/core/history-import/parse-pool';
 import { expandRows, readMessages } from '../../../src/main/core/store/message-log';
 import { repoRoot, tempDir } from '../../support/app-server';
 import { createStore, type TestStore } from '../history/acp';
@@ -181,7 +181,7 @@ describe('History → Import: the parsing thread of a large import', () => {
     const dir = join(home, '.claude/projects/-work-p0');
     const path = join(dir, readdirSync(dir)[0]!);
     const job: ParseJob = { source: 'claude-code', path, offset: 0, state: null, mtimeMs: statSync(path).mtimeMs, blocks: true };
-    // The file the packaged app evaluates (npm test builds the app first), run as parse-thread.ts runs it.
+    // The file the packaged app evaluates (npm test builds the app first), run as parse-pool.ts runs it.
     const worker = new Worker(readFileSync(join(repoRoot, 'out/main/import-worker.cjs'), 'utf8'), { eval: true, workerData: { stop: new Int32Array(new SharedArrayBuffer(4)) } });
     try {
       const built = await new Promise<ParsedFile>((resolve, reject) => {

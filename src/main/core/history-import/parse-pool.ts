@@ -5,10 +5,10 @@ import type { Disposable } from '../base/lifecycle';
 import type { ParsedFile, ParseJob } from './parse-file';
 
 /**
- * A thread that reads, parses and compresses the session files of a large import (parse-worker.ts), so that this
- * work overlaps the main thread's writes to the store, on another core. It writes nothing: the main thread writes
- * every result, in order, so the store's ordering and crash safety are those of an import in one thread. Disposed,
- * it stops (its read part way) and its thread ends.
+ * The pool of threads (ParseThreads) that read, parse and compress the session files of a large import
+ * (parse-worker.ts), so that this work overlaps the main thread's writes to the store, on other cores. A thread
+ * writes nothing: the main thread writes every result, in order, so the store's ordering and crash safety are those
+ * of an import in one thread. Disposed, a thread stops (its read part way) and ends.
  */
 
 /** The thread's code (see worker-code.ts). */
