@@ -41,3 +41,30 @@ describe("Switchboard's own writes to an agent", () => {
     expect(methods(nowOrNever)).toEqual(['$/cancel_request', 'session/cancel']);
   });
 });
+
+describe('a wire whose reader has gone', () => {
+  it('drops what the agent sends after the SDK connection stopped reading, without throwing', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sb-gone-'));
+    log = new AgentLog(join(dir, 'agent.log'));
+    const warnings: string[] = [];
+    const wire = new AcpWire(
+      { write: () => Promise.resolve(), writeNowOrNever: () => {} },
+      () => null,
+      log,
+      { sessionOf: () => 's1', bindSession: () => {}, onUpdates: () => {}, onWarning: (_s, _k, m) => void warnings.push(m), readAhead: () => {} },
+      1024 * 1024,
+    );
+    await wire.stream.readable.getReader().cancel();
+    // An agent's request and an answer arriving in one chunk after the app closed its connection (a core closed mid-turn).
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'fs/read_text_file', params: { sessionId: 'acp-1', path: '/x' } },
+      { jsonrpc: '2.0', id: 7, result: {} },
+    ].map((m) => JSON.stringify(m) + '\n');
+    expect(() => {
+      wire.receive(Buffer.from(lines.join('')));
+      wire.flush();
+    }).not.toThrow();
+    await wire.drained();
+    expect(warnings).toEqual([]);
+  });
+});

@@ -99,6 +99,7 @@ export class AcpWire implements LogSource {
   private readonly elicitations = new Map<string, string>();
   private ended = false;
   private closed = false;
+  private readerGone = false;
   private pendingItems: SplitItem[] = [];
   /** Bytes received since the lines were last taken to be handed on. */
   private readAhead = 0;
@@ -118,6 +119,10 @@ export class AcpWire implements LogSource {
     const readable = new ReadableStream<AnyMessage>({
       start: (controller) => {
         this.controller = controller;
+      },
+      // The SDK stopped reading (its connection closed): nothing more is handed to it.
+      cancel: () => {
+        this.readerGone = true;
       },
     });
     const writable = new WritableStream<AnyMessage>({
@@ -444,7 +449,7 @@ export class AcpWire implements LogSource {
           // A response to our request: fail that request.
           const pending = this.c2a.get(idKey(id))!;
           this.c2a.delete(idKey(id));
-          this.controller?.enqueue({ jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: the agent's ${pending.method} response was too large` } } as AnyMessage);
+          this.handOn({ jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: the agent's ${pending.method} response was too large` } } as AnyMessage);
         }
       }
     }
@@ -469,12 +474,23 @@ export class AcpWire implements LogSource {
       }
       flushRun();
       if (p.kind === 'sdk') {
-        if (!this.closed) this.controller?.enqueue(p.message);
+        this.handOn(p.message);
       } else {
         this.hooks.onWarning(p.sessionId, p.warning, p.message);
       }
     }
     flushRun();
+  }
+
+  /** To the SDK connection, unless it or this wire has closed. */
+  private handOn(message: AnyMessage): void {
+    if (this.closed || this.readerGone) return;
+    try {
+      this.controller?.enqueue(message);
+    } catch {
+      // The stream was closed from its reading side between two messages of one batch.
+      this.readerGone = true;
+    }
   }
 
   private closeReadable(): void {
