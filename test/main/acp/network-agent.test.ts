@@ -85,6 +85,15 @@ describe('an agent added by URL', () => {
     }
   });
 
+  it('streams a turn over Streamable HTTP too', async () => {
+    const { id: agentId } = await t.call('agents.addByUrl', { name: 'Remote HTTP', url: server.httpUrl, token: TOKEN });
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    expect((await promptAndWait(t, s.id, 'hello')).stopReason).toBe('end_turn');
+    expect(agentText(t.rec, s.id)).toBe('one two three. You said: hello.');
+    await t.call('agents.stop', { agentId });
+    expect((await t.call('agents.list', {})).agents.find((a) => a.id === agentId)!.status.state).toBe('stopped');
+  });
+
   it('reconnects after the socket drops mid-turn and resumes the session, which goes on', async () => {
     const { id: agentId } = await t.call('agents.addByUrl', { name: 'Remote', url: server.url, token: TOKEN });
     const s = await t.call('sessions.create', { agentId, cwd: t.work });

@@ -55,7 +55,9 @@ export class AgentSocket implements AgentLink {
     if (check.transport === 'websocket') {
       this.stream = createWebSocketStream(check.url.href, { headers, WebSocket: this.socketClass(options), cookieStore });
     } else {
-      this.stream = createHttpStream(check.url.href, { headers, cookieStore });
+      // A redirect would carry the token elsewhere: refused, as the WebSocket's are.
+      const noRedirects: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'error' });
+      this.stream = createHttpStream(check.url.href, { headers, cookieStore, fetch: noRedirects });
       this.opened = true;
     }
     log.write('note', `connect ${check.url.origin}${check.url.pathname} (${check.transport}${options.token ? ', with a bearer token' : ''})`);
