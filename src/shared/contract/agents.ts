@@ -10,6 +10,8 @@ const envSchema = z.record(envName, z.string().max(100_000));
 const argsSchema = z.array(z.string().max(100_000)).max(1000);
 const absolutePath = absolutePathSchema;
 const dim = z.number().int().min(1).max(1000);
+/** A bearer token: visible ASCII, no spaces (RFC 6750's token68 and what servers hand out), so it cannot break the header. */
+const bearerToken = z.string().min(1).max(16_384).regex(/^[\x21-\x7e]+$/, 'a token is visible ASCII characters without spaces');
 
 // ───────────────────────────── agents ─────────────────────────────
 
@@ -119,7 +121,7 @@ export const agentRequests = {
    * or `http:`/`ws:` on this machine only. The token (sent as `Authorization: Bearer`) is stored encrypted.
    */
   'agents.addByUrl': request(
-    z.object({ name: z.string().min(1).max(200), url: z.string().min(1).max(2048), token: z.string().max(16_384).nullable().default(null) }).strict(),
+    z.object({ name: z.string().min(1).max(200), url: z.string().min(1).max(2048), token: bearerToken.nullable().default(null) }).strict(),
     agentSummarySchema,
   ),
   /**
@@ -140,7 +142,7 @@ export const agentRequests = {
         /** A network agent's URL (replaces its command). */
         url: z.string().min(1).max(2048).optional(),
         /** A network agent's bearer token: a new one, or null to forget it; absent: unchanged. */
-        token: z.string().min(1).max(16_384).nullable().optional(),
+        token: bearerToken.nullable().optional(),
       })
       .strict(),
     agentSummarySchema,

@@ -136,6 +136,8 @@ describe('an agent added by URL', () => {
       // Typed as a command, the same URL is refused the same way.
       expect((await t.callError('agents.addCustom', { name: 'Plain', command: url, args: [], env: {}, cwd: null })).message, url).toContain('accepted only on this machine');
     }
+    // A token that would break the header it is sent in is refused too.
+    expect((await t.callError('agents.addByUrl', { name: 'Bad token', url: server.url, token: 'abc\r\nX-Injected: 1' })).code).toBe('invalid_params');
     const { id } = await t.call('agents.addByUrl', { name: 'Ok', url: 'wss://agent.example.com/acp', token: null });
     expect((await t.callError('agents.update', { agentId: id, url: 'http://agent.example.com/acp' })).code).toBe('invalid_params');
     expect((await t.call('agents.list', {})).agents.find((a) => a.id === id)!.url).toBe('wss://agent.example.com/acp');

@@ -52,13 +52,19 @@ export class AgentSocket implements AgentLink {
     this.where = check.url.host;
     const headers: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
     const cookieStore = options.cookies ?? new MemoryAcpCookieStore();
-    if (check.transport === 'websocket') {
-      this.stream = createWebSocketStream(check.url.href, { headers, WebSocket: this.socketClass(options), cookieStore });
-    } else {
-      // A redirect would carry the token elsewhere: refused, as the WebSocket's are.
-      const noRedirects: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'error' });
-      this.stream = createHttpStream(check.url.href, { headers, cookieStore, fetch: noRedirects });
-      this.opened = true;
+    try {
+      if (check.transport === 'websocket') {
+        this.stream = createWebSocketStream(check.url.href, { headers, WebSocket: this.socketClass(options), cookieStore });
+      } else {
+        // A redirect would carry the token elsewhere: refused, as the WebSocket's are.
+        const noRedirects: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'error' });
+        this.stream = createHttpStream(check.url.href, { headers, cookieStore, fetch: noRedirects });
+        this.opened = true;
+      }
+    } catch (e) {
+      // Refused before any connection (a header the socket will not send): reported as a failed connect.
+      this.opened = false;
+      this.stream = failedStream(e);
     }
     log.write('note', `connect ${check.url.origin}${check.url.pathname} (${check.transport}${options.token ? ', with a bearer token' : ''})`);
     this.writer = this.stream.writable.getWriter();
@@ -179,4 +185,12 @@ export class AgentSocket implements AgentLink {
   cut(): void {
     this.socket?.terminate();
   }
+}
+
+/** A stream that fails at once with `error` (what a connection that could not even be attempted reads as). */
+function failedStream(error: unknown): Stream {
+  return {
+    readable: new ReadableStream<AnyMessage>({ start: (c) => c.error(error) }),
+    writable: new WritableStream<AnyMessage>({ write: () => Promise.reject(error instanceof Error ? error : new Error(String(error))) }),
+  };
 }

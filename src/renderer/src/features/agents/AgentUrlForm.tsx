@@ -20,6 +20,7 @@ export function AgentUrlForm({ agent, onDone }: { agent: AgentSummary | null; on
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const typed = url.trim();
+  const newToken = token.trim();
   const check = typed ? checkAgentUrl(typed) : null;
 
   const submit = async () => {
@@ -28,8 +29,8 @@ export function AgentUrlForm({ agent, onDone }: { agent: AgentSummary | null; on
     setBusy(true);
     setError(null);
     const r = agent
-      ? await api.call('agents.update', { agentId: agent.id, name: name.trim(), url: typed, ...(token ? { token } : forget ? { token: null } : {}) })
-      : await api.call('agents.addByUrl', { name: name.trim(), url: typed, token: token || null });
+      ? await api.call('agents.update', { agentId: agent.id, name: name.trim(), url: typed, ...(newToken ? { token: newToken } : forget ? { token: null } : {}) })
+      : await api.call('agents.addByUrl', { name: name.trim(), url: typed, token: newToken || null });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
     upsertAgent(r.value);
