@@ -122,6 +122,10 @@ describe('an agent added by URL', () => {
     expect(server.refused).toBe(1);
     const status = (await t.call('agents.list', {})).agents.find((a) => a.id === agentId)!.status;
     expect(status.state).toBe('failed');
+    // The same over Streamable HTTP (the 401 answers the initialize POST).
+    const viaHttp = await t.call('agents.addByUrl', { name: 'Remote HTTP', url: server.httpUrl, token: 'not-the-token' });
+    const httpErr = await t.callError('sessions.create', { agentId: viaHttp.id, cwd: t.work });
+    expect(httpErr.message).toMatch(/^the agent at 127\.0\.0\.1:\d+ refused the token \(HTTP 401\): check the token stored for this agent$/);
     // The right token, set later, is used at the next start.
     await t.call('agents.update', { agentId, token: TOKEN });
     const s = await t.call('sessions.create', { agentId, cwd: t.work });

@@ -59,7 +59,6 @@ export class AgentSocket implements AgentLink {
         // A redirect would carry the token elsewhere: refused, as the WebSocket's are.
         const noRedirects: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'error' });
         this.stream = createHttpStream(check.url.href, { headers, cookieStore, fetch: noRedirects });
-        this.opened = true;
       }
     } catch (e) {
       // Refused before any connection (a header the socket will not send): reported as a failed connect.
@@ -98,6 +97,8 @@ export class AgentSocket implements AgentLink {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
+        // Streamable HTTP has no handshake: the connection is open once the agent answered.
+        this.opened = true;
         this.handlers.onStdout(Buffer.from(`${JSON.stringify(value)}\n`, 'utf8'));
       }
     } catch (e) {
@@ -109,13 +110,16 @@ export class AgentSocket implements AgentLink {
 
   private describeEnd(failure: unknown): AgentExit {
     if (this.stopping) return { code: 0, signal: null, error: null };
-    const e = failure as (Error & { code?: string }) | null;
+    const e = failure as (Error & { code?: string; status?: unknown }) | null;
     const at = `the agent at ${this.where}`;
+    // The WebSocket upgrade's status is in ws's message; Streamable HTTP's on the SDK's error.
+    const status = typeof e?.status === 'number' ? String(e.status) : e ? /Unexpected server response: (\d+)/.exec(e.message)?.[1] : undefined;
+    if (status === '401' || status === '403') {
+      return { code: null, signal: null, error: `${at} refused the token (HTTP ${status}): check the token stored for this agent`, errorCode: 'ECONNECT' };
+    }
     if (!this.opened) {
-      const status = e ? /Unexpected server response: (\d+)/.exec(e.message)?.[1] : undefined;
       let why: string;
-      if (status === '401' || status === '403') why = `${at} refused the token (HTTP ${status}): check the token stored for this agent`;
-      else if (status) why = `${at} answered HTTP ${status} instead of opening the connection`;
+      if (status) why = `${at} answered HTTP ${status} instead of opening the connection`;
       else if (e?.code === 'ECONNREFUSED') why = `nothing answers at ${this.where} (connection refused)`;
       else if (e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN') why = `${this.where.replace(/:\d+$/, '')} could not be found`;
       else if (e && /handshake has timed out/i.test(e.message)) why = `${at} did not open the connection in time`;
