@@ -26,7 +26,7 @@ function rememberingAgent(server: () => AcpWsServer) {
       .onRequest(methods.agent.initialize, () => ({
         protocolVersion: 1,
         agentInfo: { name: 'net-agent', version: '1' },
-        authMethods: [],
+        authMethods: [{ id: 'api-key', name: 'API key', type: 'env_var', vars: [{ name: 'NET_API_KEY' }] }],
         agentCapabilities: { sessionCapabilities: { resume: {} } },
       }))
       .onRequest(methods.agent.session.new, () => {
@@ -130,6 +130,14 @@ describe('an agent added by URL', () => {
     await t.call('agents.update', { agentId, token: TOKEN });
     const s = await t.call('sessions.create', { agentId, cwd: t.work });
     expect((await promptAndWait(t, s.id, 'hi')).stopReason).toBe('end_turn');
+  });
+
+  it('says that an env-var sign-in happens where the agent runs (no process here takes the variable)', async () => {
+    const { id: agentId } = await t.call('agents.addByUrl', { name: 'Remote', url: server.url, token: TOKEN });
+    const err = await t.callError('agents.authenticate', { agentId, methodId: 'api-key', values: { NET_API_KEY: 'k' } });
+    expect(err.code).toBe('unavailable');
+    expect(err.message).toBe('API key signs in where the agent runs (its environment); this agent is reached at its URL, so sign in on its machine');
+    expect((await t.call('agents.list', {})).agents[0]!.storedSecrets).toEqual([]);
   });
 
   it('refuses an unencrypted URL to another machine, however it is given', async () => {

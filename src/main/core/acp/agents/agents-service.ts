@@ -179,6 +179,10 @@ export class AgentsService {
     await rt.ensureStarted();
     const method = rt.authMethods.find((m) => m.id === p.methodId);
     if (!method) throw new IpcFailure('not_found', `the agent offers no authentication method ${p.methodId}`);
+    if (method.type !== 'agent' && isNetworkAgent(this.record(p.agentId))) {
+      // Environment variables and a terminal command are given to a process this machine starts: there is none.
+      throw new IpcFailure('unavailable', `${method.name} signs in where the agent runs (${method.type === 'env_var' ? 'its environment' : 'its command in a terminal'}); this agent is reached at its URL, so sign in on its machine`);
+    }
     const authenticateAll = async () => {
       for (const t of targets) {
         await t.ensureStarted();
