@@ -10,6 +10,8 @@ const envSchema = z.record(envName, z.string().max(100_000));
 const argsSchema = z.array(z.string().max(100_000)).max(1000);
 const absolutePath = absolutePathSchema;
 const dim = z.number().int().min(1).max(1000);
+/** A bearer token: visible ASCII, no spaces (RFC 6750's token68 and what servers hand out), so it cannot break the header. */
+const bearerToken = z.string().min(1).max(16_384).regex(/^[\x21-\x7e]+$/, 'a token is visible ASCII characters without spaces');
 
 // ───────────────────────────── agents ─────────────────────────────
 
@@ -85,6 +87,10 @@ export const agentSummarySchema = z.object({
   /** User overrides on top of the installed command: args replace, env merges. */
   overrides: z.object({ args: z.array(z.string()).nullable(), env: z.record(z.string(), z.string()) }),
   compat: agentCompatSchema,
+  /** A network agent's URL (ws:, wss:, http:, https:; its `command` holds it too); null or absent: a command. */
+  url: z.string().nullable().optional(),
+  /** A network agent has a bearer token stored (encrypted; never sent to the window). */
+  tokenStored: z.boolean().optional(),
   /** Names of environment variables stored (encrypted) from env-var authentication. */
   storedSecrets: z.array(z.string()),
   status: agentStatusSchema,
@@ -111,6 +117,14 @@ export const agentRequests = {
     agentSummarySchema,
   ),
   /**
+   * An agent reached over the network (ACP's draft WebSocket or Streamable HTTP transport): `https:`/`wss:`,
+   * or `http:`/`ws:` on this machine only. The token (sent as `Authorization: Bearer`) is stored encrypted.
+   */
+  'agents.addByUrl': request(
+    z.object({ name: z.string().min(1).max(200), url: z.string().min(1).max(2048), token: bearerToken.nullable().default(null) }).strict(),
+    agentSummarySchema,
+  ),
+  /**
    * Custom agents: any field. Builtin agents: `args` (null = their own), `env` (merged over theirs) and
    * `compat`. Registry agents: `compat` only (their args/env overrides belong to registry.setOverrides).
    * Takes effect at the next start.
@@ -125,6 +139,10 @@ export const agentRequests = {
         args: argsSchema.nullable().optional(),
         env: envSchema.optional(),
         compat: agentCompatSchema.partial().strict().optional(),
+        /** A network agent's URL (replaces its command). */
+        url: z.string().min(1).max(2048).optional(),
+        /** A network agent's bearer token: a new one, or null to forget it; absent: unchanged. */
+        token: bearerToken.nullable().optional(),
       })
       .strict(),
     agentSummarySchema,

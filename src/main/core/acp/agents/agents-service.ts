@@ -3,6 +3,8 @@ import type { AgentCapabilities } from '@agentclientprotocol/sdk';
 import { IpcFailure } from '../../../../shared/contract';
 import type { AgentStatus, AgentSummary } from '../../../../shared/contract/agents';
 import type { AgentRecord } from '../../agents/agent-repository';
+import { AGENT_TOKEN_NAME, agentTokenScope, isNetworkAgent } from '../../agents/network-agent';
+import { checkAgentUrl, looksLikeAgentUrl } from '../../../../shared/agent-url';
 import type { AcpContext } from '../acp-context';
 import type { LiveSessions } from '../session/live-sessions';
 import type { RuntimePool } from '../supervisor/runtime-pool';
@@ -38,6 +40,8 @@ export class AgentsService {
       registryId: record.registryId,
       overrides: { args: prefs.args, env: prefs.env },
       compat: prefs.compat,
+      url: isNetworkAgent(record) ? record.command : null,
+      tokenStored: isNetworkAgent(record) && this.ctx.secrets.names(agentTokenScope(record.id)).includes(AGENT_TOKEN_NAME),
       storedSecrets: this.ctx.secrets.names(record.id),
       status: this.pool.runtime(record.id).status(),
       folderProcesses: this.pool
@@ -60,6 +64,7 @@ export class AgentsService {
   }
 
   addCustom(p: { name: string; command: string; args: string[]; env: Record<string, string>; cwd: string | null }): AgentSummary {
+    if (looksLikeAgentUrl(p.command)) return this.addByUrl({ name: p.name, url: p.command, token: null });
     const record = this.ctx.agents().upsert({
       id: `custom-${randomUUID()}`,
       name: p.name,
@@ -74,6 +79,15 @@ export class AgentsService {
     return this.summary(record);
   }
 
+  /** An agent reached at a URL (its command is the URL); the token is stored encrypted, apart from its env secrets. */
+  addByUrl(p: { name: string; url: string; token: string | null }): AgentSummary {
+    const url = acceptedUrl(p.url);
+    const id = `custom-${randomUUID()}`;
+    if (p.token) this.ctx.secrets.set(agentTokenScope(id), AGENT_TOKEN_NAME, p.token);
+    const record = this.ctx.agents().upsert({ id, name: p.name, source: 'custom', command: url, args: [], env: {}, cwd: null, version: null, registryId: null });
+    return this.summary(record);
+  }
+
   update(p: {
     agentId: string;
     name?: string | undefined;
@@ -82,20 +96,28 @@ export class AgentsService {
     args?: string[] | null | undefined;
     env?: Record<string, string> | undefined;
     compat?: Partial<AgentSummary['compat']> | undefined;
+    url?: string | undefined;
+    token?: string | null | undefined;
   }): AgentSummary {
     const record = this.record(p.agentId);
     const prefs = this.ctx.prefs().get(record.id);
+    const newCommand = p.url !== undefined ? acceptedUrl(p.url) : p.command !== undefined && looksLikeAgentUrl(p.command) ? acceptedUrl(p.command) : p.command;
+    if (p.token !== undefined) {
+      if (!isNetworkAgent({ source: record.source, command: newCommand ?? record.command })) throw new IpcFailure('invalid_params', 'only an agent reached at a URL has a token');
+      if (p.token === null) this.ctx.secrets.delete(agentTokenScope(record.id), AGENT_TOKEN_NAME);
+      else this.ctx.secrets.set(agentTokenScope(record.id), AGENT_TOKEN_NAME, p.token);
+    }
     if (record.source === 'custom') {
       this.ctx.agents().upsert({
         ...record,
         name: p.name ?? record.name,
-        command: p.command ?? record.command,
+        command: newCommand ?? record.command,
         cwd: p.cwd === undefined ? record.cwd : p.cwd,
         args: p.args === undefined ? record.args : (p.args ?? []),
         env: p.env ?? record.env,
       });
     } else {
-      if (p.name !== undefined || p.command !== undefined || p.cwd !== undefined) {
+      if (p.name !== undefined || p.command !== undefined || p.cwd !== undefined || p.url !== undefined) {
         throw new IpcFailure('forbidden', 'only args, env and compat can be changed for an installed agent');
       }
       if (record.source === 'registry' && (p.args !== undefined || p.env !== undefined)) {
@@ -118,6 +140,7 @@ export class AgentsService {
     this.ctx.prefs().remove(agentId);
     this.ctx.capabilitiesRepo().remove(agentId);
     this.ctx.secrets.delete(agentId);
+    this.ctx.secrets.delete(agentTokenScope(agentId));
     this.ctx.rules().removeAgent(agentId);
   }
 
@@ -156,6 +179,10 @@ export class AgentsService {
     await rt.ensureStarted();
     const method = rt.authMethods.find((m) => m.id === p.methodId);
     if (!method) throw new IpcFailure('not_found', `the agent offers no authentication method ${p.methodId}`);
+    if (method.type !== 'agent' && isNetworkAgent(this.record(p.agentId))) {
+      // Environment variables and a terminal command are given to a process this machine starts: there is none.
+      throw new IpcFailure('unavailable', `${method.name} signs in where the agent runs (${method.type === 'env_var' ? 'its environment' : 'its command in a terminal'}); this agent is reached at its URL, so sign in on its machine`);
+    }
     const authenticateAll = async () => {
       for (const t of targets) {
         await t.ensureStarted();
@@ -223,4 +250,11 @@ export class AgentsService {
     }
     if (this.ctx.secrets.delete(agentId) > 0 && running.length > 0) await this.restart(agentId);
   }
+}
+
+/** The URL as it is stored, or the sentence saying why it is refused. */
+function acceptedUrl(raw: string): string {
+  const check = checkAgentUrl(raw);
+  if (!check.ok) throw new IpcFailure('invalid_params', `This URL is refused: ${check.error}`);
+  return check.url.href;
 }

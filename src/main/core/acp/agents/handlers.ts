@@ -6,6 +6,7 @@ import type { AgentsService } from './agents-service';
 export function registerAgentHandlers(router: Router, agents: AgentsService, pool: RuntimePool): void {
   router.handle('agents.list', () => ({ agents: agents.list() }));
   router.handle('agents.addCustom', (p) => agents.addCustom(p));
+  router.handle('agents.addByUrl', (p) => agents.addByUrl(p));
   router.handle('agents.update', (p) => agents.update(p));
   router.handle('agents.remove', async ({ agentId }) => {
     await agents.remove(agentId);

@@ -25,6 +25,11 @@ import { IpcFailure } from '../../../../shared/contract';
 import type { AgentStatus, AgentRuntimeState } from '../../../../shared/contract/agents';
 import type { AgentLog } from '../connection/agent-log';
 import { AgentProcess, type AgentExit, type AgentLaunch } from '../connection/agent-process';
+import type { AgentLink, AgentLinkHandlers } from '../connection/agent-link';
+import { AgentSocket } from '../connection/agent-socket';
+import { MemoryAcpCookieStore } from '@agentclientprotocol/sdk/experimental/ws-client';
+import { checkAgentUrl } from '../../../../shared/agent-url';
+import { AGENT_TOKEN_NAME, agentTokenScope, isNetworkAgent } from '../../agents/network-agent';
 import { authMethodInfo, parseAuthMethods, type ParsedAuthMethod } from '../../agents/auth';
 import { FloodGuard, floodLimits } from '../connection/flood-guard';
 import { AcpWire, type UpdateItem } from '../connection/acp-wire';
@@ -131,7 +136,11 @@ export class AgentRuntime {
   startedAt: number | null = null;
   init: InitializeResponse | null = null;
   authMethods: ParsedAuthMethod[] = [];
-  private proc: AgentProcess | null = null;
+  private proc: AgentLink | null = null;
+  /** The agent is reached at a URL (launch.command), not started as a process. */
+  private network = false;
+  /** A network agent's affinity cookies, kept across its reconnects. */
+  private readonly cookies = new MemoryAcpCookieStore();
   private wire: AcpWire | null = null;
   private conn: ClientConnection | null = null;
   /** ACP session id → Switchboard session id, for this process. */
@@ -309,6 +318,15 @@ export class AgentRuntime {
   private async buildLaunch(): Promise<AgentLaunch> {
     const record = this.host.agents().get(this.agentId);
     if (!record) throw new IpcFailure('not_found', `no agent ${this.agentId}`);
+    this.network = isNetworkAgent(record);
+    if (this.network) {
+      if (this.hostId !== LOCAL_HOST_ID) {
+        throw new IpcFailure('invalid_params', `${record.name} is reached at its URL: it cannot be started on ${hostLabel(this.hostId)} (open the session on this machine)`);
+      }
+      const url = checkAgentUrl(record.command);
+      if (!url.ok) throw new IpcFailure('invalid_params', `${record.name}'s URL is refused: ${url.error}`);
+      return { command: url.url.href, args: [], env: {}, cwd: record.cwd ?? homedir() };
+    }
     const prefs = this.host.prefs().get(this.agentId);
     // This machine's login environment is this machine's: an agent on a remote host gets the host's own
     // (its helper's). A remote runtime always serves one folder (the pool makes it so).
@@ -337,7 +355,7 @@ export class AgentRuntime {
       throw e;
     }
     this.launch = launch;
-    let reader: AgentProcess | null = null;
+    let reader: AgentLink | null = null;
     const wire = new AcpWire(
       { write: (data) => this.proc?.write(data) ?? Promise.reject(new Error('not running')), writeNowOrNever: (data) => this.proc?.writeNowOrNever(data) },
       () => this.host.messageLog(),
@@ -377,14 +395,15 @@ export class AgentRuntime {
     this.flood?.dispose();
     this.flood = flood;
     this.throttled = null;
-    const proc = new AgentProcess(this.workHost, launch, this.log, {
+    const handlers: AgentLinkHandlers = {
       onStdout: (chunk) => {
         this.lastActivity = this.host.options.clock.now();
         flood.take(wire.receive(chunk));
       },
       onStdoutEnd: () => wire.end(),
       onExit: (exit) => void this.onExit(proc, wire, exit).finally(exitDone),
-    });
+    };
+    const proc: AgentLink = this.network ? this.connectTo(launch.command, handlers) : new AgentProcess(this.workHost, launch, this.log, handlers);
     this.proc = proc;
     reader = proc;
     if (this.stopWhileStarting) {
@@ -412,7 +431,9 @@ export class AgentRuntime {
       const exit = proc.exit;
       const message = exit
         ? exit.error
-          ? describeSpawnFailure(launch, exit, this.hostId)
+          ? this.network
+            ? exit.error
+            : describeSpawnFailure(launch, exit, this.hostId)
           : `the agent exited during start-up (${describeExit(exit)}); see its log`
         : e instanceof RequestError
           ? `initialize failed: ${e.message}`
@@ -432,7 +453,14 @@ export class AgentRuntime {
     }
   }
 
-  private async onExit(proc: AgentProcess, wire: AcpWire, exit: AgentExit): Promise<void> {
+  /** A network agent's connection, with its stored token (agent-socket.ts). */
+  private connectTo(url: string, handlers: AgentLinkHandlers): AgentLink {
+    const token = this.host.secrets.all(agentTokenScope(this.agentId))[AGENT_TOKEN_NAME] ?? null;
+    const options = { url, token, maxMessageBytes: this.host.options.maxLineBytes, connectTimeoutMs: this.host.options.initializeTimeoutMs, cookies: this.cookies };
+    return new AgentSocket(options, this.log, handlers);
+  }
+
+  private async onExit(proc: AgentLink, wire: AcpWire, exit: AgentExit): Promise<void> {
     // Everything the agent wrote before it died is handed on first.
     await wire.drained();
     this.conn?.close();
@@ -446,7 +474,11 @@ export class AgentRuntime {
     this.exitCode = exit.code;
     this.signal = exit.signal;
     const expected = this.stopping;
-    const message = expected ? 'the agent was stopped' : `the agent exited unexpectedly (${describeExit(exit)})`;
+    const message = expected
+      ? 'the agent was stopped'
+      : this.network && exit.error
+        ? exit.error
+        : `the agent exited unexpectedly (${describeExit(exit)})`;
     for (const session of this.host.sessionsOf(this)) session.onAgentGone(message);
     this.bindings.clear();
     if (this.state === 'starting') return; // start() reports the failure

@@ -1,3 +1,4 @@
+import { isNetworkAgent } from '../../agents/network-agent';
 import type { AgentCapabilities } from '@agentclientprotocol/sdk';
 import { perAgent } from '../../../../shared/contract/settings';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
@@ -128,7 +129,7 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
    * The process that serves the agent's sessions in `cwd`: by default one per agent and project folder,
    * started in that folder (some agents confine their tools to the folder they started in), as other ACP
    * clients do. One process for all folders when the setting `agents.processPerFolder` says so for this
-   * agent (false, or { [agentId]: false }), or when the agent has a working folder of its own. On a remote
+   * agent (false, or { [agentId]: false }), when the agent has a working folder of its own, or is reached at a URL. On a remote
    * host there is always one process per folder (the agent's working folder and home are this machine's).
    */
   runtimeFor(agentId: string, cwd: string | null, hostId = LOCAL_HOST_ID): AgentRuntime {
@@ -138,7 +139,9 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
   }
 
   private processPerFolder(agentId: string): boolean {
-    if (this.ctx.agents().get(agentId)?.cwd) return false;
+    const record = this.ctx.agents().get(agentId);
+    // A network agent is one connection, whatever the folder (it runs where its URL points).
+    if (record?.cwd || (record && isNetworkAgent(record))) return false;
     const v = this.ctx.setting(PROCESS_PER_FOLDER_SETTING);
     return typeof v === 'boolean' ? v : perAgent(v, agentId, true);
   }

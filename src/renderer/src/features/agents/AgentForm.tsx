@@ -6,12 +6,40 @@ import { upsertAgent } from './state';
 import { ErrorAlert } from '../../ui/Alert';
 import { FormActions } from '../../ui/FormActions';
 import { formatEnv, parseArgs, parseEnv } from './agent-fields';
+import { AgentUrlForm } from './AgentUrlForm';
 import { HostCommands, hostCommandsProblem, saveHostCommands, useHostCommandRows } from './HostCommands';
 
 type Props = { mode: 'add'; onDone(agent: AgentSummary | null): void } | { mode: 'edit'; agent: AgentSummary; onDone(agent: AgentSummary | null): void };
 
-/** Add a custom agent (any command speaking ACP on stdio), or edit an agent's command, overrides and compatibility flags. */
+/**
+ * Add a custom agent, by command (any program speaking ACP on stdio) or by URL (an agent served over the
+ * network), or edit one.
+ */
 export function AgentForm(props: Props) {
+  const [by, setBy] = useState<'command' | 'url'>('command');
+  if (props.mode === 'edit') return props.agent.url ? <AgentUrlForm agent={props.agent} onDone={props.onDone} /> : <CommandAgentForm {...props} />;
+  return (
+    <div className="agent-add">
+      <h2>Add a custom agent</h2>
+      <div className="agent-add-by" role="radiogroup" aria-label="How Switchboard reaches the agent">
+        {(
+          [
+            ['command', 'By command'],
+            ['url', 'By URL'],
+          ] as const
+        ).map(([value, label]) => (
+          <button key={value} type="button" role="radio" aria-checked={by === value} className={by === value ? 'on' : ''} onClick={() => setBy(value)} data-testid={`agent-add-by-${value}`}>
+            {label}
+          </button>
+        ))}
+      </div>
+      {by === 'url' ? <AgentUrlForm agent={null} onDone={props.onDone} /> : <CommandAgentForm {...props} />}
+    </div>
+  );
+}
+
+/** Add a custom agent (any command speaking ACP on stdio), or edit an agent's command, overrides and compatibility flags. */
+function CommandAgentForm(props: Props) {
   const api = useApi();
   const agent = props.mode === 'edit' ? props.agent : null;
   const custom = !agent || agent.source === 'custom';
@@ -99,7 +127,7 @@ export function AgentForm(props: Props) {
         void submit();
       }}
     >
-      <h2>{agent ? `Edit ${agent.name}` : 'Add a custom agent'}</h2>
+      {agent && <h2>{`Edit ${agent.name}`}</h2>}
       {!agent && <p className="muted small">Any program that speaks the Agent Client Protocol on its standard input and output.</p>}
       {custom ? (
         <>

@@ -132,6 +132,7 @@ export const SessionHeader = memo(function SessionHeader({
   configOptions,
   usage,
   agentName,
+  agentHost,
   title,
   filesCount,
   filesOpen,
@@ -142,6 +143,8 @@ export const SessionHeader = memo(function SessionHeader({
   configOptions: ThreadState['configOptions'];
   usage: ThreadState['usage'];
   agentName: string;
+  /** A network agent's host (its URL's): where the agent runs; null: a process on the session's host. */
+  agentHost: string | null;
   title: string;
   filesCount: number;
   filesOpen: boolean;
@@ -202,7 +205,12 @@ export const SessionHeader = memo(function SessionHeader({
         <span className="session-agent" data-testid="session-agent">
           <VisibleText text={agentName} />
         </span>
-        {session && (
+        {session && agentHost !== null && (
+          <span className="session-host" data-testid="session-host" data-agent-url-host={agentHost} title={`The agent runs at ${agentHost}, reached over the network`}>
+            at <VisibleText text={agentHost} />
+          </span>
+        )}
+        {session && agentHost === null && (
           <span className="session-host" data-testid="session-host" data-host-id={hostId}>
             {hostId === 'local' ? 'This machine' : hostLabel}
           </span>

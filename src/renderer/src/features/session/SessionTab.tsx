@@ -1,3 +1,4 @@
+import { agentUrlHost } from '@shared/agent-url';
 import { sessionTitle } from '@shared/session-title';
 import type { ContainerChoice } from '@shared/contract/containers';
 import { TriangleAlert } from 'lucide-react';
@@ -360,6 +361,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
         configOptions={view.thread.configOptions}
         usage={view.thread.usage}
         agentName={agentName}
+        agentHost={agent?.url ? agentUrlHost(agent.url) : null}
         title={title}
         filesCount={sessionChanges.folders.reduce((n, f) => n + f.changes.files.length, 0)}
         filesOpen={filesOpen}
