@@ -17,6 +17,8 @@ import { searchHistory } from './search';
 import { removeReplayDuplicates } from './replay-cleanup';
 import { StorePacker } from './store-packer';
 import { subagentTrees } from './subagent-tree';
+import { subagentWrites } from './subagent-writes';
+import type { ChildWrites } from '../../../shared/child-changes';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
 const DAY = 86_400_000;
@@ -387,6 +389,14 @@ export class HistoryService implements Disposable {
       .get(sessionId) as SessionRow | undefined;
     if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
     return { ...toSession(row), subagents: subagentTrees(this.db, [sessionId]).get(sessionId) ?? [] };
+  }
+
+  /** What the subagent sessions under `parentId` wrote between `from` and `to` (their tool calls, indexed now). */
+  subagentWrites(parentId: string, from: number, to: number): ChildWrites[] {
+    return this.run(() => {
+      this.index().indexLagging();
+      return subagentWrites(this.db, parentId, from, to);
+    });
   }
 
   list(p: ParsedParamsOf<'history.list'>) {
