@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
@@ -100,6 +101,32 @@ describe('the tree of subagent sessions', { timeout: 180_000 }, () => {
     await row2.locator('.agent-name').click();
     const sideParent = row2.locator(`[data-testid=agent-session][data-session-id="${parentId}"]`);
     await sideParent.waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it("shows in the turn's review which subagent changed which file, and reverts one subagent's changes alone", async () => {
+    const { page, errors } = await suite.open({ empty: true });
+    const folder = join(suite.work, 'per-child');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'shared.ts'), 'one\ntwo\nthree\nfour\nfive\n');
+    const row = await addScenarioAgent(page, 'Writing Agent');
+    const tab = await startSessionFromSidebar(page, row, folder);
+    await sendPrompt(tab, 'subagents-write');
+    await tab.getByTestId('agent-message').filter({ hasText: 'Both subagents finished.' }).waitFor();
+    await tab.getByTestId('turn-changes-open').filter({ hasText: '3 added' }).click({ timeout: 60_000 });
+
+    const review = page.locator('.tab-panel:not([hidden]) [data-testid=review-tab]');
+    const child = (title: string) => review.locator(`[data-testid=child-changes-child][data-title="${title}"]`);
+    await child('Test writer').waitFor();
+    const files = (title: string) => child(title).getByTestId('child-changes-file').evaluateAll((els) => els.map((e) => (e as HTMLElement).innerText.trim()));
+    await expect(files('Test writer')).resolves.toEqual(['a.ts', 'shared.ts also written by Doc writer in this turn']);
+    await expect(files('Doc writer')).resolves.toEqual(['b.ts', 'shared.ts also written by Test writer in this turn']);
+
+    await child('Test writer').getByTestId('child-changes-revert').click();
+    await expect.poll(() => existsSync(join(folder, 'a.ts')), { timeout: WAIT.server }).toBe(false);
+    await expect.poll(() => readFileSync(join(folder, 'shared.ts'), 'utf8'), { timeout: WAIT.server }).toBe('one\ntwo\nthree\nfour\nFIVE by the doc writer\n');
+    expect(readFileSync(join(folder, 'b.ts'), 'utf8')).toBe('export const b = 2;\n');
+    expect(readFileSync(join(folder, 'parent.ts'), 'utf8')).toBe('export const parent = true;\n');
     expect(errors).toEqual([]);
   });
 });
