@@ -16,6 +16,7 @@ import { CompareService } from './core/compare/compare-service';
 import { repoSetting, WorktreeService } from './core/worktrees/worktree-service';
 import { isInside, realish } from './core/worktrees/folder';
 import { CheckpointService } from './core/checkpoints/checkpoint-service';
+import { registerChildChanges } from './child-changes-wiring';
 import { HistoryService } from './core/history/history-service';
 import { ImportAgentChoice } from './core/history-import/agent-choice';
 import { HistoryImportService } from './core/history-import/import-service';
@@ -185,6 +186,7 @@ export class AppCore implements Disposable {
     }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
     this.history.register(this.router);
+    registerChildChanges(this.router, this.checkpoints, this.history);
     this.history.start();
     this.disposables.add(this.history.onRenamed((id) => acp.sessions.renamed(id)));
     this.disposables.add(this.checkpoints.onTurnRecorded((turn, nextStartedAt) => this.history.recordTurnChanges(turn, nextStartedAt)));

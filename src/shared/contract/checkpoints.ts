@@ -157,6 +157,18 @@ const revertScope = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('hunk'), path: relPath, hunk: z.number().int().min(0) }).strict(),
 ]);
 
+/** A turn's changed files by the subagent session whose tool calls wrote them (shared: two children wrote it). */
+export const childChangesSchema = z.object({
+  children: z.array(
+    z.object({
+      childId: z.string(),
+      title: z.string(),
+      files: z.array(z.object({ path: z.string(), sharedWith: z.array(z.object({ childId: z.string(), title: z.string() })) })),
+    }),
+  ),
+});
+export type ChildChanges = z.infer<typeof childChangesSchema>;
+
 export const checkpointRequests = {
   'checkpoints.status': request(z.object({}).strict(), checkpointStatusSchema),
   /** A session's turns, newest last, each with its change set once recorded. */
@@ -179,6 +191,16 @@ export const checkpointRequests = {
    */
   'checkpoints.revert': request(z.object({ from: id, to: id, scope: revertScope }).strict(), restoreReportSchema),
   /** Puts the folder back as it was before the turn (refused while a turn runs in the folder). */
+  /** Which of a turn's changes its subagent sessions made (by their tool calls' locations inside the turn). */
+  'checkpoints.childChanges': request(z.object({ sessionId: id, turnId: id }).strict(), childChangesSchema),
+  /**
+   * Reverts the hunks a child made in a turn, as the hunk revert does, one restore each (undoable); a file two
+   * children wrote is reverted only in the hunks told apart as this child's, the rest refused with the reason.
+   */
+  'checkpoints.revertChild': request(
+    z.object({ sessionId: id, turnId: id, childId: id }).strict(),
+    z.object({ reports: z.array(restoreReportSchema), refused: z.array(z.object({ path: z.string(), reason: z.string() })) }),
+  ),
   'checkpoints.rewind': request(z.object({ turnId: id }).strict(), restoreReportSchema),
   'checkpoints.undoRestore': request(z.object({ restoreId: id }).strict(), restoreReportSchema),
   'checkpoints.listRestores': request(z.object({ folderId: id }).strict(), z.object({ restores: z.array(restoreSchema) })),

@@ -26,6 +26,24 @@ export type HistoryEntryKind = z.infer<typeof historyEntryKindSchema>;
 export const sessionLinkSchema = z.object({ id: z.string(), title: z.string() });
 export type SessionLink = z.infer<typeof sessionLinkSchema>;
 
+/**
+ * A subagent session under a listed session (ACP subagents: a child, or a child's child): what the tree under
+ * its parent shows. `status` is as stored; a child not live any more is ended whatever it says.
+ */
+export const historySubagentSchema = z.object({
+  id: z.string(),
+  /** The session that started it: the listed session, or another child of it. */
+  parentId: z.string(),
+  agentId: z.string(),
+  /** What the agent called it; '' when it gave no title. */
+  title: z.string(),
+  status: z.string(),
+  createdAt: z.number(),
+  /** Time of its last message (or of its last state change when it has none). */
+  lastActivityAt: z.number(),
+});
+export type HistorySubagent = z.infer<typeof historySubagentSchema>;
+
 export const historySessionSchema = z.object({
   id: z.string(),
   agentId: z.string(),
@@ -58,6 +76,11 @@ export const historySessionSchema = z.object({
   importedFrom: importSourceIdSchema.nullable(),
   /** The host it ran on, and is continued on ('local': this machine; an imported session: the host whose store held it). */
   hostId: z.string(),
+  /**
+   * Its subagent sessions, children and their children, oldest first (bounded). Children are listed here,
+   * under the session that started them, not as sessions of their own.
+   */
+  subagents: z.array(historySubagentSchema),
 });
 export type HistorySession = z.infer<typeof historySessionSchema>;
 

@@ -16,6 +16,9 @@ import { NOT_IN_TRANSCRIPT, type Detail } from './entry-drafts';
 import { searchHistory } from './search';
 import { removeReplayDuplicates } from './replay-cleanup';
 import { StorePacker } from './store-packer';
+import { subagentTrees } from './subagent-tree';
+import { subagentWrites } from './subagent-writes';
+import type { ChildWrites } from '../../../shared/child-changes';
 import { buildTranscript, exportFileName, renderMarkdown, toHistoryEntry, type Transcript } from './transcript';
 
 const DAY = 86_400_000;
@@ -104,6 +107,7 @@ function toSession(r: SessionRow): HistorySession {
     forks: (JSON.parse(r.forks_json) as Array<{ id: string; title: string }>).map((f) => ({ id: f.id, title: givenTitle(f.title) ?? '' })),
     importedFrom: importSourceIdSchema.safeParse(r.imported_from).data ?? null,
     hostId: r.host_id,
+    subagents: [],
   };
 }
 
@@ -384,12 +388,21 @@ export class HistoryService implements Disposable {
       .prepare(`SELECT ${SESSION_COLUMNS} FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id WHERE s.id = ?`)
       .get(sessionId) as SessionRow | undefined;
     if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
-    return toSession(row);
+    return { ...toSession(row), subagents: subagentTrees(this.db, [sessionId]).get(sessionId) ?? [] };
+  }
+
+  /** What the subagent sessions under `parentId` wrote between `from` and `to` (their tool calls, indexed now). */
+  subagentWrites(parentId: string, from: number, to: number): ChildWrites[] {
+    return this.run(() => {
+      this.index().indexLagging();
+      return subagentWrites(this.db, parentId, from, to);
+    });
   }
 
   list(p: ParsedParamsOf<'history.list'>) {
     return this.run(() => {
-      const where: string[] = [p.deleted ? 's.deleted_at IS NOT NULL' : 's.deleted_at IS NULL'];
+      // Subagent sessions are listed under the session that started them (subagentTrees), not on their own.
+      const where: string[] = [p.deleted ? 's.deleted_at IS NOT NULL' : 's.deleted_at IS NULL', 's.subagent_of IS NULL'];
       const args: Record<string, unknown> = {};
       if (p.from !== undefined) {
         where.push(`${ACTIVITY} >= @from`);
@@ -427,7 +440,9 @@ export class HistoryService implements Disposable {
       const agents = p.agentIds?.length ? new Set(p.agentIds) : null;
       const projects = p.projects?.length ? new Set(p.projects) : null;
       const total = groups.reduce((n, g) => n + ((agents?.has(g.agentId) ?? true) && (projects?.has(g.cwd) ?? true) ? g.sessionCount : 0), 0);
-      return { groups, sessions: rows.map(toSession), total, indexing: this.indexing() };
+      const trees = subagentTrees(this.db, rows.map((r) => r.id));
+      const sessions = rows.map((r) => ({ ...toSession(r), subagents: trees.get(r.id) ?? [] }));
+      return { groups, sessions, total, indexing: this.indexing() };
     });
   }
 

@@ -17,6 +17,7 @@ import { displayStatus, dropAgent, syncAgents, useAgents } from './state';
 import { useConnection } from '../../ipc/connection';
 import { ErrorAlert } from '../../ui/Alert';
 import { VisibleText } from '../../ui/VisibleText';
+import { LiveSessionTree } from './LiveSessionTree';
 
 /** An agent's state as shown: 'disconnected' while the page does not reach the core. */
 type ShownState = AgentSummary['status']['state'] | 'disconnected';
@@ -86,6 +87,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
   const s: Omit<typeof shown, 'state'> & { state: ShownState } = connected ? shown : { ...shown, state: 'disconnected' };
   const folderProcesses = (agent.folderProcesses ?? []).filter((p) => p.state !== 'stopped');
   const title = agent.name;
+  const roots = sessions.filter((x) => !x.subagent).length;
   const needsAuth = s.authMethods.length > 0 && s.state === 'running';
 
   const run = async (what: string, fn: () => Promise<{ ok: boolean; error?: { message: string } }>) => {
@@ -107,7 +109,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               <KeyRound size={12} />
             </span>
           )}
-          {sessions.length > 0 && <span className="agent-count">{sessions.length}</span>}
+          {roots > 0 && <span className="agent-count">{roots}</span>}
           <AgentMetricsBadge agentId={agent.id} />
         </button>
         <button className="icon" title={`New session with ${title}`} aria-label={`New session with ${title}`} onClick={() => onDialog({ kind: 'session', agentId: agent.id })} data-testid="agent-new-session">
@@ -185,17 +187,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
           )}
           {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AgentAccounts agent={agent} sessions={sessions} />}
           <PermissionRules agentId={agent.id} />
-          {sessions.length > 0 && (
-            <ul className="agent-sessions">
-              {sessions.map((x) => (
-                <li key={x.id}>
-                  <button className="link-button" onClick={() => openSessionTab(x, title)} title={x.cwd}>
-                    <VisibleText text={sessionTitle(x.title, title, x.forkedFrom?.title)} /> <span className="muted small">{x.status}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
+          {sessions.length > 0 && <LiveSessionTree sessions={sessions} agentName={title} onOpen={(x) => openSessionTab(x, title)} />}
         </div>
       )}
     </li>

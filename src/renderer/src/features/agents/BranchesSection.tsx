@@ -27,7 +27,8 @@ export function BranchesSection() {
   useEvent('worktrees.changed', () => setTick((t) => t + 1), []);
 
   const groups = new Map<string, Map<string, typeof sessionsList>>();
-  const sessionsList = Object.values(sessions);
+  // Subagent sessions show under the session that started them (Agents, Overview), not as work of their own.
+  const sessionsList = Object.values(sessions).filter((s) => !s.subagent);
   for (const s of sessionsList) {
     const w = places[s.cwd];
     const repo = w ? w.repo : s.cwd;

@@ -5,6 +5,7 @@ import { useLatestRead } from '../../ipc/latest';
 import type { TabViewProps } from '../../app/contributions';
 import { confirmDialog } from '../../ui/confirm';
 import { ChangesView, RestoreReportView } from './ChangesView';
+import { ChildChanges } from './ChildChanges';
 import { turnReviewTitle } from './open';
 import { editedNotes } from './SessionChangesPanel';
 import { formatBytes } from '@shared/format-bytes';
@@ -136,6 +137,7 @@ export function ReviewTab({ tab }: TabViewProps) {
                 This folder no longer exists: its changes can be reviewed here, but not reverted or rewound.
               </p>
             )}
+            {f.turn && <ChildChanges sessionId={p.sessionId} turn={f.turn} busy={busy} onReverted={restored} />}
             <ChangesView changes={f.changes} canRestore={!f.folderMissing} onRestored={restored} notes={editedNotes(f)} />
             {done.length > 0 && (
               <details className="review-restores">

@@ -9,6 +9,7 @@ import { reopenAsTab } from './continue';
 import { ForkLinks, openLiveSessionTab } from '../session';
 import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
 import { VisibleText, visibleText } from '../../ui/VisibleText';
+import { HistorySubagents } from './HistorySubagents';
 
 /** The session's title by the one rule (shared/session-title). */
 export const displayTitle = (s: HistorySession, agentName: string): string => sessionTitle(s.title, agentName, s.forkedFrom?.title);
@@ -167,6 +168,7 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           </span>
         </div>
       )}
+      <HistorySubagents session={s} />
     </li>
   );
 });

@@ -9,6 +9,7 @@ import { VisibleText } from '../../ui/VisibleText';
 import { formatElapsed, syncOverview, turnTime, useOverview } from './state';
 import { openSettings } from '../settings';
 import { hostName, syncHosts, useHosts } from '../hosts';
+import { buildTree, childState, ChildrenToggle, ChildTime, flatten, orderChildren, type TreeNode } from '../../ui/session-tree';
 
 export const OVERVIEW_TAB_ID = 'overview';
 
@@ -45,12 +46,17 @@ export function OverviewTab({ active }: TabViewProps) {
   const list = Object.values(sessions)
     .filter((s) => s.status !== 'closed')
     .sort((a, b) => STATE[a.status].order - STATE[b.status].order || b.updatedAt - a.updatedAt);
+  // Subagent sessions under the session that started them, oldest first; the sessions by state.
+  const tree = buildTree(list, (s) => s.id, (s) => s.subagent?.parentId);
+  orderChildren(tree, (s) => s.createdAt);
+  const [folded, setFolded] = useState<Record<string, boolean>>({});
+  const roots = tree.length;
 
   return (
     <div className="overview" data-testid="overview">
       <header className="overview-head">
         <h2>Live sessions</h2>
-        <span className="muted small">{list.length === 0 ? 'none' : `${list.length}`}</span>
+        <span className="muted small">{list.length === 0 ? 'none' : `${roots}`}</span>
         <span className="overview-spacer" />
         <button className="link-button small" onClick={() => void openSettings('notifications')} data-testid="overview-notification-settings">
           Notifications…
@@ -76,7 +82,8 @@ export function OverviewTab({ active }: TabViewProps) {
             </tr>
           </thead>
           <tbody>
-            {list.map((s) => {
+            {tree.map((root) => {
+              const s = root.item;
               const turn = turns[s.id];
               const name = agentName(agents, s.agentId);
               const m = agentMetrics(metrics, s.agentId);
@@ -86,7 +93,7 @@ export function OverviewTab({ active }: TabViewProps) {
               // A failed session says why; a throttled agent's sessions say so briefly, the reason on hover.
               const [note, why] =
                 s.status === 'failed' ? [m?.gaveUp ?? s.error, m?.gaveUp ?? s.error] : m?.throttled ? ['throttled: it floods its output', m.throttled] : [null, null];
-              return (
+              return [
                 <tr
                   key={s.id}
                   className={`overview-row state-${s.status}`}
@@ -111,6 +118,14 @@ export function OverviewTab({ active }: TabViewProps) {
                   </td>
                   <td className="overview-title">
                     <VisibleText text={sessionTitle(s.title, name, s.forkedFrom?.title)} />
+                    {root.children.length > 0 && (
+                      <ChildrenToggle
+                        open={!folded[s.id]}
+                        count={flatten(root.children).length}
+                        testId="overview-children-toggle"
+                        onToggle={() => setFolded({ ...folded, [s.id]: !folded[s.id] })}
+                      />
+                    )}
                   </td>
                   <td data-testid="overview-state" title={why ?? undefined}>
                     <span className={`overview-dot ${s.status}`} /> {STATE[s.status].label}
@@ -124,12 +139,49 @@ export function OverviewTab({ active }: TabViewProps) {
                   <td title={turn?.used != null && turn.size ? `${turn.used.toLocaleString()} of ${turn.size.toLocaleString()} tokens` : undefined} data-testid="overview-context">
                     {usage}
                   </td>
-                </tr>
-              );
+                </tr>,
+                ...(folded[s.id] ? [] : childRows(root, name, s)),
+              ];
             })}
           </tbody>
         </table>
       )}
     </div>
   );
+}
+
+/** The subagent sessions under a live session: indented under it, their state and time; a click opens the parent. */
+function childRows(root: TreeNode<SessionInfo>, name: string, parent: SessionInfo) {
+  return flatten(root.children).map(({ node, depth }) => {
+    const c = node.item;
+    const { text, working } = childState(c.status, true);
+    return (
+      <tr
+        key={c.id}
+        className="overview-row overview-child"
+        data-testid="overview-child"
+        data-session-id={c.id}
+        data-parent-id={c.subagent?.parentId}
+        data-state={working ? 'working' : 'ended'}
+        tabIndex={0}
+        onClick={() => openSessionTab(parent, name)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') openSessionTab(parent, name);
+        }}
+      >
+        <td className="muted">{name}</td>
+        <td />
+        <td className="overview-title" style={{ paddingLeft: `${1 + depth}em` }}>
+          ↳ <VisibleText text={c.title ?? 'Subagent'} />
+        </td>
+        <td data-testid="overview-child-state">
+          <span className={`overview-dot ${working ? 'working' : 'idle'}`} /> {text}
+        </td>
+        <td data-testid="overview-child-time">
+          <ChildTime createdAt={c.createdAt} lastAt={c.updatedAt} working={working} />
+        </td>
+        <td />
+      </tr>
+    );
+  });
 }

@@ -5,6 +5,7 @@ import type { ResultOf } from '@shared/contract';
 import { useApi } from '../../app/api-context';
 import { useController, useSessionView } from './controller';
 import { useToggle } from './ui-state';
+import { useStoredThread } from './stored-thread';
 import { Elapsed } from '../../ui/Elapsed';
 import { VisibleText } from '../../ui/VisibleText';
 
@@ -92,7 +93,9 @@ function ChildThread({ childId, renderEntry }: { childId: string; renderEntry: (
   const controller = useController(api, childId);
   useLayoutEffect(() => controller.setActive(true), [controller]);
   const view = useSessionView(controller);
-  const entries = view.thread.entries.slice(-CHILD_ENTRIES);
+  // Not live any more (its run ended, Switchboard restarted): its thread as history stored it.
+  const stored = useStoredThread(api, childId, CHILD_ENTRIES, view.ended);
+  const entries = stored ?? view.thread.entries.slice(-CHILD_ENTRIES);
   const model = view.thread.configOptions.find((o) => o.category === 'model');
   const modelName = model && model.type === 'select' ? (model.options.flatMap((o) => ('options' in o ? o.options : [o])).find((o) => o.value === model.currentValue)?.name ?? model.currentValue) : null;
   return (
