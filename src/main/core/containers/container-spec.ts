@@ -31,11 +31,15 @@ const storedSchema = z
   .strict();
 export type StoredContainer = z.infer<typeof storedSchema>;
 
-/** The fence of a new session: the form's choice over Settings' defaults; its folders are the session's. */
-export function resolveFence(choice: ContainerChoice, defaults: FenceDefaults, folders: readonly string[]): Fence {
+/**
+ * The fence of a new session: the form's choice over Settings' defaults; its folders are the session's. The
+ * `api` network's allow-list is the form's, or else `apiHosts` (the agent's API and Settings' extra hosts).
+ */
+export function resolveFence(choice: ContainerChoice, defaults: FenceDefaults, folders: readonly string[], apiHosts: readonly string[] = []): Fence {
+  const network = choice.fence.network ?? defaults.network;
   return {
-    network: choice.fence.network ?? defaults.network,
-    allowHosts: choice.fence.allowHosts ?? [],
+    network,
+    allowHosts: network === 'api' ? [...new Set(choice.fence.allowHosts ?? apiHosts)] : [],
     memoryBytes: (choice.fence.memoryMiB ?? defaults.memoryMiB) * 1024 ** 2,
     cpus: choice.fence.cpus ?? defaults.cpus,
     pids: DEFAULT_LIMITS.pids,
