@@ -22,6 +22,7 @@ import { engineFacts } from './engine-facts';
 import { fenceEnforcement, fenceProblems } from './fence';
 import { blockedItems, reviewConfig } from './fence-policy';
 import { SessionContainerHost } from './session-container-host';
+import { worktreeCommonDir } from './worktree-git';
 
 export interface ContainerServiceDeps {
   hosts: Hosts;
@@ -80,7 +81,9 @@ export class ContainerService implements Disposable {
     await this.engine(p.hostId, inner).catch((e: Error) => {
       throw new IpcFailure('unavailable', e.message);
     });
-    const fence = resolveFence(p.container, this.deps.settings.defaults(), [p.cwd, ...p.additionalDirectories], p.apiHosts ?? []);
+    const folders = [p.cwd, ...p.additionalDirectories];
+    const commonDir = await worktreeCommonDir(inner, p.cwd);
+    const fence = { ...resolveFence(p.container, this.deps.settings.defaults(), folders, p.apiHosts ?? []), ...(commonDir && !folders.some((f) => commonDir === f || commonDir.startsWith(`${f}/`)) ? { readOnly: [commonDir] } : {}) };
     const problems = fenceProblems(fence);
     if (problems.length > 0) throw new IpcFailure('invalid_params', `the fence cannot be used: ${problems.join('; ')}`);
     let source = p.container.source;

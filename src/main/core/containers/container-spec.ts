@@ -25,6 +25,7 @@ const storedSchema = z
         cpus: z.number().positive(),
         pids: z.number().int().positive(),
         folders: z.array(z.string().min(1).max(4096)).min(1).max(65),
+        readOnly: z.array(z.string().min(1).max(4096)).max(4).optional(),
       })
       .strict(),
   })
@@ -48,7 +49,8 @@ export function resolveFence(choice: ContainerChoice, defaults: FenceDefaults, f
 }
 
 export function storeContainer(source: ContainerChoice['source'], fence: Fence): string {
-  return JSON.stringify({ v: 1, source, fence: { ...fence, allowHosts: [...fence.allowHosts], folders: [...fence.folders] } } satisfies StoredContainer);
+  const { readOnly, ...rest } = fence;
+  return JSON.stringify({ v: 1, source, fence: { ...rest, allowHosts: [...fence.allowHosts], folders: [...fence.folders], ...(readOnly ? { readOnly: [...readOnly] } : {}) } } satisfies StoredContainer);
 }
 
 /** The stored container, or null when the text is not one (a damaged or foreign store). */
