@@ -4,7 +4,7 @@
  * build is known to fit the container: the program's machine (its ELF header) is checked against the
  * container's (`uname -m` inside). A mismatch is said in a sentence; nothing is copied.
  */
-import { open } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
 import type { Host } from '../host/host';
@@ -17,16 +17,12 @@ const SAME: Record<string, string> = { amd64: 'x86_64', arm64: 'aarch64', i386: 
 
 /** The machine an ELF program is built for (`uname -m`'s name), null when it is not an ELF file (a script). */
 export async function elfMachine(file: string): Promise<string | null> {
-  const fh = await open(file, 'r');
-  try {
-    const head = Buffer.alloc(20);
-    const { bytesRead } = await fh.read(head, 0, 20, 0);
-    if (bytesRead < 20 || head.readUInt32BE(0) !== 0x7f454c46) return null;
-    const machine = head[5] === 2 ? head.readUInt16BE(18) : head.readUInt16LE(18);
-    return MACHINES[machine] ?? `machine ${machine}`;
-  } finally {
-    await fh.close();
-  }
+  const parts: Buffer[] = [];
+  for await (const chunk of createReadStream(file, { start: 0, end: 19 })) parts.push(chunk as Buffer);
+  const head = Buffer.concat(parts);
+  if (head.length < 20 || head.readUInt32BE(0) !== 0x7f454c46) return null;
+  const machine = head[5] === 2 ? head.readUInt16BE(18) : head.readUInt16LE(18);
+  return MACHINES[machine] ?? `machine ${machine}`;
 }
 
 async function containerMachine(host: Host): Promise<string> {
