@@ -70,6 +70,8 @@ const turn = async (sessionId: string, text: string): Promise<void> => {
   await new Promise<void>((resolve) => ends.set(promptId, resolve));
 };
 const made: string[] = [];
+/** The floor's containers (made by the CLI alone, without Switchboard's labels). */
+const floorContainers: string[] = [];
 
 try {
   const folder = (name: string): string => {
@@ -99,6 +101,7 @@ try {
     const out = execFileSync(process.execPath, [cli, 'up', '--docker-path', 'podman', '--workspace-folder', f, '--override-config', config, '--id-label', `switchboard.session=${tag}floor-${i}`, '--log-format', 'text'], { env: { ...process.env, ...env } }).toString('utf8');
     const up = performance.now() - u0;
     const id = (JSON.parse(out.trim().split('\n').pop()!) as { containerId: string }).containerId;
+    floorContainers.push(id);
     podman(['exec', id, 'mkdir', '-p', join(root, 'agent')]);
     podman(['cp', bundle, `${id}:${bundle}`]);
     const a0 = performance.now();
@@ -180,7 +183,7 @@ try {
 } finally {
   await core.dispose().catch(() => {});
   for (const id of made) removeTestContainers(id);
-  removeTestContainers(tag);
+  if (floorContainers.length > 0) podman(['rm', '-f', ...floorContainers]);
   rmSync(root, { recursive: true, force: true });
 }
 
