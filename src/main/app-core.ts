@@ -30,7 +30,7 @@ import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { ADDED_HOSTS_SETTING, filesHostId, hostLabel } from '../shared/contract/hosts';
 import type { SessionPlacement } from './core/acp/acp-context';
 import type { ContainerService } from './core/containers/container-service';
-import { type ContainerOptions, makeContainerService, registerContainerRequests } from './containers-wiring';
+import { apiHostsFor, type ContainerOptions, type ContainerWiringDeps, makeContainerService, registerContainerRequests } from './containers-wiring';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
@@ -118,22 +118,23 @@ export class AppCore implements Disposable {
     ).register();
     this.ptys = this.disposables.add(new PtyHost(this.hosts.local));
     // Before the ACP services: disposed after them (their sessions closed first), its containers then stopped.
-    this.containers = this.disposables.add(
-      makeContainerService(
-        {
-          dataDir: options.dataDir,
-          hosts: this.hosts,
-          settings: this.settings,
-          bus: this.bus,
-          stored: (key) => this.acp.context.rows().container(key),
-          hostOf: (id) => this.acp.context.rows().hostOf(id),
-          stopAgentsOn: (hostId) => this.acp.sessions.park(hostId),
-        },
-        options.containers,
-      ),
-    );
-    this.placement = { place: (p) => this.containers.place(p), abandon: (hostId) => this.containers.abandon(hostId) };
-    registerContainerRequests(this.router, this.containers);
+    const containerDeps: ContainerWiringDeps = {
+      dataDir: options.dataDir,
+      hosts: this.hosts,
+      settings: this.settings,
+      bus: this.bus,
+      stored: (key) => this.acp.context.rows().container(key),
+      hostOf: (id) => this.acp.context.rows().hostOf(id),
+      stopAgentsOn: (hostId) => this.acp.sessions.park(hostId),
+      agent: (agentId) => {
+        const record = this.acp.context.agents().get(agentId);
+        return record ? { ...record, env: { ...record.env, ...this.acp.context.prefs().get(agentId).env } } : null;
+      },
+    };
+    this.containers = this.disposables.add(makeContainerService(containerDeps, options.containers));
+    const apiHosts = (agentId: string) => apiHostsFor(containerDeps, agentId);
+    this.placement = { place: (p) => this.containers.place({ ...p, apiHosts: apiHosts(p.agentId) }), abandon: (hostId) => this.containers.abandon(hostId) };
+    registerContainerRequests(this.router, this.containers, apiHosts);
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys, this.hosts);
     this.checkpoints = this.disposables.add(new CheckpointService(this.store, this.bus, options.dataDir, {

@@ -11,6 +11,7 @@ import type { Hosts } from './core/host/hosts';
 import type { SettingsService } from './core/settings/settings-service';
 import type { DevcontainerCli } from './core/containers/container-lifecycle';
 import { ContainerService } from './core/containers/container-service';
+import { type AgentLike, agentApiHosts } from './core/containers/api-hosts';
 
 export interface ContainerOptions {
   /** The environment of the engine's calls on this machine. Default: this process's PATH, HOME and engine variables. */
@@ -40,6 +41,14 @@ export interface ContainerWiringDeps {
   stored(sessionId: string): string | null;
   hostOf(sessionId: string): string | undefined;
   stopAgentsOn(hostId: string): Promise<void>;
+  /** An agent as it is started (its command and env, with the user's own env over it), or null. */
+  agent(agentId: string): AgentLike | null;
+}
+
+/** The allow-list offered for the network "only the agent's API": the agent's API hosts and Settings' extra ones. */
+export function apiHostsFor(deps: Pick<ContainerWiringDeps, 'agent' | 'settings'>, agentId: string): string[] {
+  const agent = deps.agent(agentId);
+  return [...new Set([...(agent ? agentApiHosts(agent) : []), ...deps.settings.get('containers.allowHosts')])].slice(0, 50);
 }
 
 export function makeContainerService(deps: ContainerWiringDeps, options: ContainerOptions = {}): ContainerService {
@@ -71,8 +80,9 @@ export function makeContainerService(deps: ContainerWiringDeps, options: Contain
   });
 }
 
-export function registerContainerRequests(router: Router, service: ContainerService): void {
+export function registerContainerRequests(router: Router, service: ContainerService, apiHosts: (agentId: string) => string[]): void {
   router.handle('containers.engine', ({ hostId }) => service.engineStatus(hostId));
+  router.handle('containers.apiHosts', ({ agentId }) => ({ hosts: apiHosts(agentId) }));
   router.handle('containers.repoConfig', async ({ hostId, folder }) => ({ config: await service.repoConfig(hostId, folder) }));
   router.handle('containers.list', async ({ hostId }) => ({ containers: await service.list(hostId) }));
   router.handle('containers.stop', async ({ hostId, id }) => {

@@ -7,7 +7,7 @@
  *
  *   const reason = podmanSkipReason();   // null where Podman can run here
  *   const env = podmanEnv();             // PATH, HOME, CONTAINERS_CONF for the engine's calls
- *   const image = testImage('node');     // 'base' (sh, coreutils, ps) or 'node' (base + this machine's node)
+ *   const image = testImage('node');     // 'base' (sh, coreutils, ps), 'node' (base + this machine's node), 'git' (node + git)
  *   removeTestContainers('my-test-');    // the containers of sessions whose id starts so
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -54,8 +54,8 @@ function which(program: string): string {
 }
 
 /** The files of the programs (and their libraries), by path on this machine. */
-function imageFiles(kind: 'base' | 'node'): string[] {
-  const programs = [...BASE_PROGRAMS.map(which), ...(kind === 'node' ? [which('node')] : [])];
+function imageFiles(kind: ImageKind): string[] {
+  const programs = [...BASE_PROGRAMS.map(which), ...(kind !== 'base' ? [which('node')] : []), ...(kind === 'git' ? [which('git')] : [])];
   const files = new Set<string>(programs);
   for (const p of programs) {
     const ldd = spawnSync('ldd', [p]).stdout.toString('utf8');
@@ -65,7 +65,10 @@ function imageFiles(kind: 'base' | 'node'): string[] {
 }
 
 /** The image's tag, made and imported unless an image with the same content is there already. */
-export function testImage(kind: 'base' | 'node'): string {
+/** 'base': sh, coreutils, ps; 'node': and this machine's node; 'git': and its git (the main binary: status, log, diff). */
+export type ImageKind = 'base' | 'node' | 'git';
+
+export function testImage(kind: ImageKind): string {
   const files = imageFiles(kind);
   const hash = createHash('sha256').update(JSON.stringify([IMAGE_VERSION, kind, files.map((f) => [f, statSync(f).size, statSync(f).mtimeMs])])).digest('hex').slice(0, 16);
   const tag = `localhost/switchboard-test:${kind}-${hash}`;

@@ -27,12 +27,20 @@ export const containerSourceSchema = z.discriminatedUnion('kind', [
 ]);
 export type ContainerSourceChoice = z.infer<typeof containerSourceSchema>;
 
+/** An entry of the `api` network's allow-list: `name` (port 443), `name:port`, or `*.suffix`. */
+export const allowHostSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(260)
+  .regex(/^(\*\.)?[A-Za-z0-9.-]{1,253}(:\d{1,5})?$/, 'not a host: a name, name:port or *.suffix');
+
 /** The fence asked for; what is left out comes from Settings → Containers. */
 export const fenceChoiceSchema = z
   .object({
     network: networkModeSchema.optional(),
-    /** For `api`: the hosts the container may reach. */
-    allowHosts: z.array(z.string().min(1).max(253).regex(/^[A-Za-z0-9.-]+$/)).max(50).optional(),
+    /** For `api`: the hosts the container may reach (`name` on 443, `name:port`, `*.suffix`). */
+    allowHosts: z.array(allowHostSchema).max(50).optional(),
     memoryMiB: z.number().int().min(64).max(1024 * 1024).optional(),
     cpus: z.number().min(0.1).max(512).optional(),
   })
@@ -46,6 +54,8 @@ export type ContainerChoice = z.infer<typeof containerChoiceSchema>;
 /** The fence of a session as it is: each setting, and whether the engine enforces it. */
 export const fenceViewSchema = z.object({
   network: networkModeSchema,
+  /** For `api`: the hosts it may reach. */
+  allowHosts: z.array(z.string()),
   memoryMiB: z.number(),
   cpus: z.number(),
   engine: z.string(),
@@ -98,6 +108,8 @@ export const containerRequests = {
   'containers.list': request(onHost, z.object({ containers: z.array(containerRowSchema) })),
   'containers.stop': request(oneContainer, z.object({})),
   'containers.remove': request(oneContainer, z.object({})),
+  /** The hosts of an agent's API: the allow-list offered for the network "only the agent's API". */
+  'containers.apiHosts': request(z.object({ agentId: z.string().min(1).max(200) }).strict(), z.object({ hosts: z.array(z.string()) })),
   /** The fence of a container session, as enforced. */
   'containers.fence': request(z.object({ sessionId: z.string().min(1).max(200) }).strict(), z.object({ fence: fenceViewSchema.nullable() })),
 } as const;

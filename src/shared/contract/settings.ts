@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
-import { containerReposSettingSchema, imageRefSchema } from './containers';
+import { allowHostSchema, containerReposSettingSchema, imageRefSchema } from './containers';
 import { importSourceIdSchema, importTargetSchema } from './history-import';
 import { sshTargetSchema } from './hosts';
 import { mcpServerSettingSchema } from './mcp';
@@ -282,7 +282,15 @@ export const SETTINGS = {
     schema: z.enum(['none', 'api', 'full']),
     default: 'none',
     label: 'Network of a new container session',
-    description: 'none: nothing outside the container; api: only the agent\'s API (not available yet); full: what this machine reaches.',
+    description: 'none: nothing outside the container; api: only the agent\'s API (its hosts, and those below), through a proxy of Switchboard\'s; full: what this machine reaches.',
+    scope: 'app',
+    section: 'containers',
+  }),
+  'containers.allowHosts': def({
+    schema: z.array(allowHostSchema).max(50),
+    default: [],
+    label: 'Also allowed with "only the agent\'s API"',
+    description: 'Hosts a container with the network "only the agent\'s API" may reach besides the agent\'s own API (one a line: name, name:port or *.suffix; a name alone is port 443).',
     scope: 'app',
     section: 'containers',
   }),

@@ -25,6 +25,8 @@ export interface FakeLlmOptions {
   logFile?: string;
   /** Reply to side calls without tools and without a response schema (titles, summaries). */
   sideText?: string;
+  /** The address it listens on (default 127.0.0.1; a container reaches this machine by another). */
+  host?: string;
 }
 
 export interface WaitOptions {
@@ -328,10 +330,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, options.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
 
   const describe = (r: LoggedRequest) =>
     `#${r.seq} +${r.at}ms ${r.method} ${r.path} [${r.kind}${r.model ? ' ' + r.model : ''}${r.stream ? ' stream' : ''}] ` +

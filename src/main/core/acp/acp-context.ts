@@ -42,7 +42,7 @@ export interface AcpCoreDeps {
 
 /** A new session's place when it asked for a container: its host id, and what is stored to make it again. */
 export interface SessionPlacement {
-  place(p: { sessionId: string; hostId: string; cwd: string; additionalDirectories: readonly string[]; container: ContainerChoice }): Promise<{ hostId: string; stored: string }>;
+  place(p: { sessionId: string; agentId: string; hostId: string; cwd: string; additionalDirectories: readonly string[]; container: ContainerChoice }): Promise<{ hostId: string; stored: string }>;
   /** The session was never created (its agent did not start, or the user gave up): its container is removed. */
   abandon(hostId: string): Promise<void>;
 }

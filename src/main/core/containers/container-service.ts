@@ -22,6 +22,7 @@ import { engineFacts } from './engine-facts';
 import { fenceEnforcement, fenceProblems } from './fence';
 import { blockedItems, reviewConfig } from './fence-policy';
 import { SessionContainerHost } from './session-container-host';
+import { worktreeCommonDir } from './worktree-git';
 
 export interface ContainerServiceDeps {
   hosts: Hosts;
@@ -74,13 +75,15 @@ export class ContainerService implements Disposable {
   // ───────────── placing a new session ─────────────
 
   /** Where a new session in a container runs: checked (engine, configuration, fence) before anything starts. */
-  async place(p: { sessionId: string; hostId: string; cwd: string; additionalDirectories: readonly string[]; container: ContainerChoice }): Promise<{ hostId: string; stored: string }> {
+  async place(p: { sessionId: string; hostId: string; cwd: string; additionalDirectories: readonly string[]; container: ContainerChoice; apiHosts?: readonly string[] }): Promise<{ hostId: string; stored: string }> {
     this.onThisMachine(p.hostId);
     const inner = await this.deps.hosts.ensure(p.hostId);
     await this.engine(p.hostId, inner).catch((e: Error) => {
       throw new IpcFailure('unavailable', e.message);
     });
-    const fence = resolveFence(p.container, this.deps.settings.defaults(), [p.cwd, ...p.additionalDirectories]);
+    const folders = [p.cwd, ...p.additionalDirectories];
+    const commonDir = await worktreeCommonDir(inner, p.cwd);
+    const fence = { ...resolveFence(p.container, this.deps.settings.defaults(), folders, p.apiHosts ?? []), ...(commonDir && !folders.some((f) => commonDir === f || commonDir.startsWith(`${f}/`)) ? { readOnly: [commonDir] } : {}) };
     const problems = fenceProblems(fence);
     if (problems.length > 0) throw new IpcFailure('invalid_params', `the fence cannot be used: ${problems.join('; ')}`);
     let source = p.container.source;
@@ -141,18 +144,19 @@ export class ContainerService implements Disposable {
     const inner = await this.deps.hosts.ensure(a.on);
     const engine = await this.engine(a.on, inner);
     const lifecycle = new SessionContainers(inner, engine, this.deps.cli, this.scratchDir);
-    const containerId = await this.startContainer(lifecycle, a.key, stored);
-    const container = await ContainerHost.open({ inner, engine, containerId, folder: stored.fence.folders[0]!, id });
+    const { containerId, env } = await this.startContainer(lifecycle, a.key, stored);
+    const container = await ContainerHost.open({ inner, engine, containerId, folder: stored.fence.folders[0]!, id, env });
     const host = new SessionContainerHost(container, inner, engine, stored.fence.folders, () => this.ensureRunning(id));
     const live: Live = { host, registration: this.deps.hosts.register(host), lifecycle, busy: 0 };
     this.live.set(id, live);
     return host;
   }
 
-  private async startContainer(lifecycle: SessionContainers, key: string, stored: StoredContainer): Promise<string> {
+  /** The container made or started, with the environment its processes need (the `api` network's proxy). */
+  private async startContainer(lifecycle: SessionContainers, key: string, stored: StoredContainer): Promise<{ containerId: string; env: Record<string, string> }> {
     const source = stored.source.kind === 'repo' ? { kind: 'repo' as const, allowed: new Set(stored.source.allow) } : stored.source;
     const up = await lifecycle.up({ sessionId: key, fence: stored.fence, source }, (line) => this.deps.progress(key, line.slice(0, 2000)));
-    return up.containerId;
+    return { containerId: up.containerId, env: up.env };
   }
 
   /** Before an agent starts in it: the container started again if it was stopped (idle, or from outside). */
@@ -164,7 +168,7 @@ export class ContainerService implements Disposable {
     if (found?.state === 'running' && found.id === live.host.container.containerId) return;
     const stored = readStoredContainer(this.deps.stored(a.key));
     if (!stored) throw new Error('no container is recorded for this session');
-    const containerId = await this.startContainer(live.lifecycle, a.key, stored);
+    const { containerId } = await this.startContainer(live.lifecycle, a.key, stored);
     if (containerId !== live.host.container.containerId) {
       // Made anew (it was removed): the host is made again on the new container.
       this.forget(id);
@@ -195,6 +199,7 @@ export class ContainerService implements Disposable {
     if (!live) return;
     this.live.delete(id);
     live.registration.dispose();
+    void live.lifecycle.dispose();
   }
 
   // ───────────── the engine, the fence, the list ─────────────
@@ -221,6 +226,7 @@ export class ContainerService implements Disposable {
     const facts = await engineFacts(inner, engine);
     return {
       network: stored.fence.network,
+      allowHosts: stored.fence.network === 'api' ? [...stored.fence.allowHosts] : [],
       memoryMiB: Math.round(stored.fence.memoryBytes / 1024 ** 2),
       cpus: stored.fence.cpus,
       engine: `${engine.kind} ${engine.version}${facts.rootless ? ' (rootless)' : ''}`,
@@ -312,6 +318,7 @@ export class ContainerService implements Disposable {
       all.map(async (live) => {
         live.registration.dispose();
         await live.lifecycle.stop(live.host.container.containerId).catch(() => {});
+        await live.lifecycle.dispose();
       }),
     );
   }

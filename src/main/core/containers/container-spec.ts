@@ -25,17 +25,22 @@ const storedSchema = z
         cpus: z.number().positive(),
         pids: z.number().int().positive(),
         folders: z.array(z.string().min(1).max(4096)).min(1).max(65),
+        readOnly: z.array(z.string().min(1).max(4096)).max(4).optional(),
       })
       .strict(),
   })
   .strict();
 export type StoredContainer = z.infer<typeof storedSchema>;
 
-/** The fence of a new session: the form's choice over Settings' defaults; its folders are the session's. */
-export function resolveFence(choice: ContainerChoice, defaults: FenceDefaults, folders: readonly string[]): Fence {
+/**
+ * The fence of a new session: the form's choice over Settings' defaults; its folders are the session's. The
+ * `api` network's allow-list is the form's, or else `apiHosts` (the agent's API and Settings' extra hosts).
+ */
+export function resolveFence(choice: ContainerChoice, defaults: FenceDefaults, folders: readonly string[], apiHosts: readonly string[] = []): Fence {
+  const network = choice.fence.network ?? defaults.network;
   return {
-    network: choice.fence.network ?? defaults.network,
-    allowHosts: choice.fence.allowHosts ?? [],
+    network,
+    allowHosts: network === 'api' ? [...new Set(choice.fence.allowHosts ?? apiHosts)] : [],
     memoryBytes: (choice.fence.memoryMiB ?? defaults.memoryMiB) * 1024 ** 2,
     cpus: choice.fence.cpus ?? defaults.cpus,
     pids: DEFAULT_LIMITS.pids,
@@ -44,7 +49,8 @@ export function resolveFence(choice: ContainerChoice, defaults: FenceDefaults, f
 }
 
 export function storeContainer(source: ContainerChoice['source'], fence: Fence): string {
-  return JSON.stringify({ v: 1, source, fence: { ...fence, allowHosts: [...fence.allowHosts], folders: [...fence.folders] } } satisfies StoredContainer);
+  const { readOnly, ...rest } = fence;
+  return JSON.stringify({ v: 1, source, fence: { ...rest, allowHosts: [...fence.allowHosts], folders: [...fence.folders], ...(readOnly ? { readOnly: [...readOnly] } : {}) } } satisfies StoredContainer);
 }
 
 /** The stored container, or null when the text is not one (a damaged or foreign store). */

@@ -26,6 +26,8 @@ export interface Fence {
   pids: number;
   /** Absolute host paths mounted read-write at the same path inside; the first is the session folder. */
   folders: readonly string[];
+  /** Absolute host paths mounted read-only at the same path (a worktree's repository git folder: worktree-git.ts). */
+  readOnly?: readonly string[];
 }
 
 /** Limits that keep a laptop usable with five sessions running at once. */
@@ -39,7 +41,7 @@ export function defaultFence(folders: readonly string[], network: NetworkMode = 
 export function fenceProblems(fence: Fence): string[] {
   const problems: string[] = [];
   if (fence.folders.length === 0) problems.push('a container session needs its folder');
-  for (const f of fence.folders) {
+  for (const f of [...fence.folders, ...(fence.readOnly ?? [])]) {
     if (!path.posix.isAbsolute(f) || path.posix.normalize(f) !== f.replace(/\/+$/, '') || f === '/') problems.push(`cannot mount "${f}": a folder is an absolute, normalised path other than /`);
     // A comma or a quote would end the engine's mount field and start another (a second source=…).
     else if (/[,"']/.test(f) || [...f].some(isControl)) problems.push(`cannot mount "${[...f].map((c) => (isControl(c) ? '?' : c)).join('')}": a folder mounted into a container cannot have a comma, a quote or a control character in its path`);
@@ -64,9 +66,9 @@ export function fenceRunArgs(fence: Fence): string[] {
   return args;
 }
 
-/** The bind mounts of the fence's folders (each at its own path), as `--mount` values. */
+/** The bind mounts of the fence's folders (each at its own path), then its read-only ones, as `--mount` values. */
 export function fenceMounts(fence: Fence): string[] {
-  return fence.folders.map((f) => `type=bind,source=${f},target=${f}`);
+  return [...fence.folders.map((f) => `type=bind,source=${f},target=${f}`), ...(fence.readOnly ?? []).map((f) => `type=bind,source=${f},target=${f},readonly`)];
 }
 
 export interface EngineFacts {
@@ -95,7 +97,7 @@ export function fenceEnforcement(fence: Fence, facts: EngineFacts): Enforcement[
         ? { enforced: false, how: 'not fenced: the container reaches what this machine reaches' }
         : { enforced: true, how: `no network but a proxy of Switchboard's that opens tunnels (CONNECT) only to ${fence.allowHosts.join(', ')}; a program that ignores HTTPS_PROXY reaches nothing` };
   return [
-    { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths); nothing else of this machine` },
+    { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths)${fence.readOnly?.length ? `, and ${fence.readOnly.join(', ')} read-only (the repository's git folder)` : ''}; nothing else of this machine` },
     { setting: 'network', ...network },
     { setting: 'memory', enforced: limitsOk, how: limitsOk ? `${Math.round(fence.memoryBytes / 1024 ** 2)} MiB, no swap beyond, ${limitsWhy}` : limitsWhy },
     { setting: 'cpus', enforced: limitsOk, how: limitsOk ? `${fence.cpus} CPUs, ${limitsWhy}` : limitsWhy },

@@ -7,16 +7,17 @@
  *   - a uvx agent runs through the host's own `uvx`, pinned to the requirement installed here (a sentence
  *     naming the host when it has no uvx);
  *   - a binary agent runs the registry's build for the host's platform, installed on the host on first use
- *     (host-install.ts);
+ *     (host-install.ts); in a container on this machine, the install here, copied in (container-binary.ts);
  *   - a custom agent's command is run as written: it names a program on that host.
  */
 import { readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { IpcFailure } from '../../../shared/contract';
-import { hostLabel } from '../../../shared/contract/hosts';
+import { hostLabel, parseHostId } from '../../../shared/contract/hosts';
 import type { AgentOnHost } from '../../../shared/contract/settings';
 import type { AgentRecord } from '../agents/agent-repository';
 import type { Host } from '../host/host';
+import { binaryInContainer } from './container-binary';
 import type { HostBinaries } from './host-install';
 import { MANIFEST_FILE, type InstallManifest } from './install-manager';
 
@@ -81,6 +82,9 @@ async function resolved(record: AgentRecord, host: Host, env: Record<string, str
     return { command: 'uvx', args: ['--from', manifest.installed, program, ...record.args] };
   }
   if (manifest.kind === 'binary' && manifest.launch.type === 'exec') {
+    // A container on this machine runs the install made here, copied in (its build checked against the container's).
+    const box = parseHostId(host.id);
+    if (box?.kind === 'container' && box.on === 'local') return binaryInContainer(host, { ...manifest, launch: manifest.launch }, dir, record.args);
     const { program, target } = await deps.binaries.program(host, manifest, where);
     // The host's build's args and env, unless the user set their own.
     const args = sameList(record.args, manifest.args) ? (target.args ?? []) : record.args;

@@ -320,7 +320,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     if (p.container) {
       if (!this.ctx.placement) throw new IpcFailure('unavailable', 'sessions in containers are not available here');
       if (hostKindOf(machineId) === 'container') throw new IpcFailure('invalid_params', 'a container runs on this machine or an SSH host, not in another container');
-      const placed = await this.ctx.placement.place({ sessionId: id, hostId: machineId, cwd: p.cwd, additionalDirectories, container: p.container });
+      const placed = await this.ctx.placement.place({ sessionId: id, agentId: p.agentId, hostId: machineId, cwd: p.cwd, additionalDirectories, container: p.container });
       hostId = placed.hostId;
       container = placed.stored;
     }

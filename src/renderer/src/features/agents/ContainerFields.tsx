@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ContainerChoice, EngineStatus, NetworkModeChoice, RepoContainer } from '@shared/contract/containers';
+import { allowHostSchema, type ContainerChoice, type EngineStatus, type FenceChoice, type NetworkModeChoice, type RepoContainer } from '@shared/contract/containers';
 import type { Api } from '../../ipc/client';
 import { useSetting } from '../../app/settings';
 import { ErrorAlert } from '../../ui/Alert';
@@ -11,29 +11,51 @@ export interface ContainerDraft {
   /** Ids of the repository's fence-lowering settings the user ticks to allow. */
   allow: string[];
   network: NetworkModeChoice;
+  /** The `api` network's allow-list as typed, one host a line; null: not edited (the agent's API hosts). */
+  allowHosts: string | null;
   memoryMiB: number;
   cpus: number;
 }
 
 export const NETWORK_TEXT: Record<NetworkModeChoice, string> = {
   none: 'None: nothing outside the container',
-  api: "Only the agent's API (not available yet)",
+  api: "Only the agent's API (the hosts below)",
   full: 'Full: what this machine reaches',
 };
 
-/** The choice sent with sessions.create, or a sentence saying what is missing. */
-export function containerChoice(d: ContainerDraft, config: RepoContainer | null): ContainerChoice | { error: string } {
+/** The hosts of an allow-list as typed (one a line, or separated by commas or spaces). */
+export const splitHosts = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
+
+/** The choice sent with sessions.create, or a sentence saying what is missing. `apiHosts`: the allow-list offered. */
+export function containerChoice(d: ContainerDraft, config: RepoContainer | null, apiHosts: readonly string[] = []): ContainerChoice | { error: string } {
+  const fence: FenceChoice = { network: d.network, memoryMiB: d.memoryMiB, cpus: d.cpus };
+  if (d.network === 'api') {
+    const hosts = d.allowHosts === null ? [...apiHosts] : splitHosts(d.allowHosts);
+    const bad = hosts.find((h) => !allowHostSchema.safeParse(h).success);
+    if (bad !== undefined) return { error: `Not a host for the allow-list: "${bad.slice(0, 80)}" (a name, name:port or *.suffix).` };
+    if (hosts.length === 0) return { error: "Name the hosts the agent's API is on (the allow-list is empty)." };
+    fence.allowHosts = hosts;
+  }
   if (d.source === 'repo') {
     if (!config) return { error: 'This folder has no devcontainer.json: choose an image.' };
-    return { source: { kind: 'repo', allow: d.allow }, fence: { network: d.network, memoryMiB: d.memoryMiB, cpus: d.cpus } };
+    return { source: { kind: 'repo', allow: d.allow }, fence };
   }
   if (!d.image.trim()) return { error: 'Choose the image the container is made from (Settings → Containers has a default).' };
-  return { source: { kind: 'image', image: d.image.trim() }, fence: { network: d.network, memoryMiB: d.memoryMiB, cpus: d.cpus } };
+  return { source: { kind: 'image', image: d.image.trim() }, fence };
 }
 
 /** The engine of a host and the folder's devcontainer.json, fetched as they change. */
-export function useContainerFacts(api: Api, enabled: boolean, hostId: string, folder: string): { engine: EngineStatus | null; config: RepoContainer | null; configError: string | null } {
+export function useContainerFacts(api: Api, enabled: boolean, hostId: string, folder: string, agentId: string): { engine: EngineStatus | null; config: RepoContainer | null; configError: string | null; apiHosts: string[] } {
   const [engine, setEngine] = useState<EngineStatus | null>(null);
+  const [apiHosts, setApiHosts] = useState<string[]>([]);
+  useEffect(() => {
+    if (!enabled || !agentId) return;
+    let stale = false;
+    void api.call('containers.apiHosts', { agentId }).then((r) => !stale && setApiHosts(r.ok ? r.value.hosts : []));
+    return () => {
+      stale = true;
+    };
+  }, [api, enabled, agentId]);
   const [config, setConfig] = useState<RepoContainer | null>(null);
   const [configError, setConfigError] = useState<string | null>(null);
   useEffect(() => {
@@ -59,7 +81,7 @@ export function useContainerFacts(api: Api, enabled: boolean, hostId: string, fo
       clearTimeout(t);
     };
   }, [api, enabled, hostId, folder]);
-  return { engine, config, configError };
+  return { engine, config, configError, apiHosts };
 }
 
 export function useContainerDraft(folder: string): [ContainerDraft, (d: ContainerDraft) => void] {
@@ -69,12 +91,12 @@ export function useContainerDraft(folder: string): [ContainerDraft, (d: Containe
   const defaultImage = useSetting('containers.defaultImage');
   const repos = useSetting('containers.repos');
   const image = repos[folder]?.image ?? defaultImage;
-  const [draft, setDraft] = useState<ContainerDraft>({ source: 'repo', image, allow: [], network, memoryMiB, cpus });
+  const [draft, setDraft] = useState<ContainerDraft>({ source: 'repo', image, allow: [], network, allowHosts: null, memoryMiB, cpus });
   useEffect(() => setDraft((d) => ({ ...d, image: d.image || image })), [image]);
   return [draft, setDraft];
 }
 
-export function ContainerFields({ draft, onChange, engine, config, configError }: { draft: ContainerDraft; onChange(d: ContainerDraft): void; engine: EngineStatus | null; config: RepoContainer | null; configError: string | null }) {
+export function ContainerFields({ draft, onChange, engine, config, configError, apiHosts }: { draft: ContainerDraft; onChange(d: ContainerDraft): void; engine: EngineStatus | null; config: RepoContainer | null; configError: string | null; apiHosts: string[] }) {
   const source = config ? draft.source : 'image';
   return (
     <fieldset className="where-field" data-testid="container-fields">
@@ -101,7 +123,7 @@ export function ContainerFields({ draft, onChange, engine, config, configError }
           <span>Network</span>
           <select value={draft.network} onChange={(e) => onChange({ ...draft, network: e.target.value as NetworkModeChoice })} data-testid="container-network">
             {(Object.keys(NETWORK_TEXT) as NetworkModeChoice[]).map((n) => (
-              <option key={n} value={n} disabled={n === 'api'}>
+              <option key={n} value={n}>
                 {NETWORK_TEXT[n]}
               </option>
             ))}
@@ -116,6 +138,13 @@ export function ContainerFields({ draft, onChange, engine, config, configError }
           <input type="number" min={0.5} step={0.5} value={draft.cpus} onChange={(e) => onChange({ ...draft, cpus: Number(e.target.value) })} data-testid="container-cpus" />
         </label>
       </div>
+      {draft.network === 'api' && (
+        <label className="field">
+          <span>Hosts it may reach (one a line: name, name:port or *.suffix; a name alone is port 443)</span>
+          <textarea rows={3} spellCheck={false} value={draft.allowHosts ?? apiHosts.join('\n')} onChange={(e) => onChange({ ...draft, allowHosts: e.target.value })} data-testid="container-allow-hosts" />
+          <span className="muted small">The container has no network; a proxy of Switchboard’s opens connections to these hosts only (programs that ignore HTTPS_PROXY reach nothing).</span>
+        </label>
+      )}
       <p className="muted small">Only the session’s folder is mounted (at its own path); nothing else of the machine.</p>
     </fieldset>
   );

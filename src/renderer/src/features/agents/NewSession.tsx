@@ -105,7 +105,7 @@ export function NewSessionForm({
   const [placeError, setPlaceError] = useState<string | null>(null);
   const completions = useFolderCompletions(hostId, folder);
   const [inContainer, setInContainer] = useState(false);
-  const facts = useContainerFacts(api, inContainer, hostId, problem ? '' : expanded);
+  const facts = useContainerFacts(api, inContainer, hostId, problem ? '' : expanded, agentId);
   const [containerDraft, setContainerDraft] = useContainerDraft(expanded);
   const [containerError, setContainerError] = useState<string | null>(null);
 
@@ -129,7 +129,7 @@ export function NewSessionForm({
     setPlaceError(null);
     let container: ContainerChoice | undefined;
     if (inContainer) {
-      const choice = containerChoice(containerDraft, facts.config);
+      const choice = containerChoice(containerDraft, facts.config, facts.apiHosts);
       if ('error' in choice) return setContainerError(choice.error);
       setContainerError(null);
       container = choice;

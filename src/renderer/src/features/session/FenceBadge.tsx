@@ -29,7 +29,8 @@ export function FenceBadge({ sessionId, hostId }: { sessionId: string; hostId: s
   const detail = fence.settings.map((s) => `${s.setting}: ${s.enforced ? '' : 'NOT ENFORCED: '}${s.how}`).join('\n');
   return (
     <span className={`session-fence small${loose.length > 0 ? ' warn' : ''}`} title={`${fence.engine}\n${detail}`} data-testid="session-fence" data-network={fence.network}>
-      Fenced: {NETWORK[fence.network]}, {fence.memoryMiB} MiB, {fence.cpus} CPU{fence.cpus === 1 ? '' : 's'}
+      Fenced: {NETWORK[fence.network]}
+      {fence.network === 'api' && <span data-testid="session-fence-hosts"> ({fence.allowHosts.join(', ')})</span>}, {fence.memoryMiB} MiB, {fence.cpus} CPU{fence.cpus === 1 ? '' : 's'}
       {loose.length > 0 && <span data-testid="session-fence-loose"> · not enforced: {loose.map((s) => `${s.setting} (${s.how})`).join('; ')}</span>}
     </span>
   );
