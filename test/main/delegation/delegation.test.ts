@@ -122,6 +122,24 @@ describe('delegation', () => {
     expect(read.diff).toBeUndefined();
   });
 
+  it("a delegated session's permission waits for the user (its parent's wait goes on meanwhile), and the parent's card says it needs you", async () => {
+    const { t, lead } = await setup();
+    const parent = await t.call('sessions.create', { agentId: lead, cwd: t.work });
+    const client = await connect(t, parent.id);
+    const waiting = call(client, 'start_session', { agent: 'Writer', task: 'permission edit', wait: true });
+    const asked = await t.rec.until(() => t.rec.of('session.permission').find((p) => p.sessionId !== parent.id), 'the child asking a permission');
+    const child = (await t.call('sessions.state', { sessionId: asked.sessionId })).session;
+    // Asked of the user: the child waits for them (the window's "needs you" counts live sessions awaiting a permission).
+    expect(child).toMatchObject({ status: 'awaiting_permission', delegatedBy: parent.id });
+    const card = () => (t.core.acp.sessions.session(parent.id)!.snapshot().thread.entries.find((e) => e.kind === 'subagent') as { state: string } | undefined)?.state;
+    await t.rec.until(() => card() === 'requires_action', "the parent's card saying its child needs the user");
+    await t.call('sessions.respondPermission', { sessionId: child.id, requestId: asked.requestId, outcome: 'selected', optionId: 'yes-just-once' });
+    const done = JSON.parse((await waiting).text) as { state: string; lastMessage: string };
+    expect(done).toMatchObject({ state: 'idle' });
+    expect(done.lastMessage).toContain('permission: selected yes-just-once');
+    expect(card()).toBe('idle');
+  });
+
   it('refuses past the limits, and a session it did not start, in a sentence', async () => {
     const { t, lead, writer } = await setup({ maxDepth: 1, maxChildren: 1 });
     await t.call('settings.set', { key: 'delegation.agents', value: [lead, writer] });
