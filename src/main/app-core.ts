@@ -36,6 +36,7 @@ import { Router } from './core/base/router';
 import { systemClock } from './core/base/clock';
 import { TasksService } from './core/tasks/tasks-service';
 import { taskSessions, taskWorktrees } from './tasks-wiring';
+import { compareSessions } from './compare-wiring';
 import { DelegationService } from './core/delegation/delegation-service';
 import { delegationSessions, delegationWorktrees, provideDelegation } from './delegation-wiring';
 
@@ -280,7 +281,7 @@ export class AppCore implements Disposable {
       }),
     );
     this.disposables.add(provideDelegation(acp, this.delegation));
-    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, this.worktrees, this.hosts.local)).register(this.router);
+    this.disposables.add(new CompareService(this.store, this.bus, compareSessions(acp), this.worktrees, this.hosts.local)).register(this.router);
     this.tasks = this.disposables.add(
       new TasksService({
         db: () => this.store.db,

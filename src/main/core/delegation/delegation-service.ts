@@ -13,7 +13,7 @@ import type { Db } from '../store/database';
 import type { Host } from '../host/host';
 import type { Disposable } from '../base/lifecycle';
 import { DelegationChannel, DelegationRefusal } from './channel';
-import { folderChanges } from './folder-diff';
+import { folderChanges } from '../worktrees/folder-diff';
 import { delegationServerCommand, delegationServerFile } from './server-bundle';
 import { revParse } from '../worktrees/repo-git';
 

@@ -1,7 +1,7 @@
 import { MAX_DIFF_CHARS } from '../../../shared/delegation';
 import type { Host } from '../host/host';
-import { gitOwn } from '../worktrees/git';
-import { changedFiles } from '../worktrees/repo-git';
+import { gitOwn } from './git';
+import { changedFiles } from './repo-git';
 
 /** Untracked files whose content a diff shows at most (the others are listed). */
 const MAX_UNTRACKED_DIFFS = 50;
