@@ -42,6 +42,8 @@ export default defineConfig({
       standalone('import-worker', 'src/main/core/history-import/parse-worker.ts', 'import-worker.cjs'),
       // OpenCode's database is read in a thread (history-import/opencode-thread.ts); better-sqlite3 is loaded there by its path.
       standalone('opencode-worker', 'src/main/core/history-import/opencode-worker.ts', 'opencode-worker.cjs'),
+      // The delegation MCP server an agent starts (core/delegation/server-bundle.ts copies it out of the app's archive).
+      standalone('delegation-server', 'src/main/delegation-server.ts', 'delegation-server.cjs'),
     ],
     // An imported JSON file (the ACP schema, 150 KB) as JSON.parse of a string: V8 parses that several times
     // faster than the same object as a literal, and the main bundle is loaded on every start.

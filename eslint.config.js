@@ -48,6 +48,7 @@ export const WRITES_DATA_FOLDER = [
   'src/main/core/registry/installers/binary.ts', // marks an installed binary executable in the data folder
   'src/main/core/registry/host-install.ts', // the download for an SSH host, in a scratch folder here
   'src/main/core/registry/host-unpack.ts', // runs in the SSH helper, on the host: unpacks an agent under ~/.switchboard-server there
+  'src/main/core/delegation/server-bundle.ts', // the delegation MCP server's file, copied into the data folder for agents to run
 ];
 // This machine's own plumbing: may spawn and write.
 export const THIS_MACHINE = [
@@ -57,6 +58,7 @@ export const THIS_MACHINE = [
   'src/main/core/platform/instance-lock.ts', // the one-instance lock file in the data folder
   'src/main/core/platform/regular-file.ts', // opens a file someone else named for reading, refusing all but regular files (open counts as a write)
   'src/main/core/acp/supervisor/process-metrics.ts', // samples this machine's process table (ps) where /proc is missing
+  'src/main/core/delegation/channel.ts', // the delegation channel's unix socket, in a private temp folder of this user's
 ];
 
 const restrict = (patterns, message) => ({

@@ -37,6 +37,9 @@ import { Router } from './core/base/router';
 import { systemClock } from './core/base/clock';
 import { TasksService } from './core/tasks/tasks-service';
 import { taskSessions, taskWorktrees } from './tasks-wiring';
+import { compareSessions } from './compare-wiring';
+import { DelegationService } from './core/delegation/delegation-service';
+import { delegationSessions, delegationWorktrees, provideDelegation } from './delegation-wiring';
 
 export interface CoreOptions {
   dataDir: string;
@@ -98,6 +101,8 @@ export class AppCore implements Disposable {
   readonly placement: SessionPlacement;
   /** Tasks: queued and scheduled runs, the spend guard, and the Inbox they end in. */
   readonly tasks: TasksService;
+  /** Delegation: Switchboard's MCP server that lets an agent start, read and steer other agents' sessions. */
+  readonly delegation: DelegationService;
   private readonly disposables = new DisposableStore();
 
   constructor(readonly options: CoreOptions) {
@@ -263,7 +268,23 @@ export class AppCore implements Disposable {
     ).register(this.router);
     // A worktree's setup command (npm ci…) holds back the prompts of the sessions working there until it ends.
     this.disposables.add(acp.sessions.holdFolders((cwd) => this.worktrees.setup.holdFor(cwd)));
-    this.disposables.add(new CompareService(this.store, this.bus, acp.sessions, this.worktrees, this.hosts.local)).register(this.router);
+    this.delegation = this.disposables.add(
+      new DelegationService({
+        db: () => this.store.db,
+        host: this.hosts.local,
+        dataDir: options.dataDir,
+        sessions: this.disposables.add(delegationSessions(acp)),
+        worktrees: delegationWorktrees(this.worktrees, this.hosts.local),
+        settings: {
+          agents: () => this.settings.get('delegation.agents'),
+          descriptions: () => this.settings.get('delegation.descriptions'),
+          maxDepth: () => this.settings.get('delegation.maxDepth'),
+          maxChildren: () => this.settings.get('delegation.maxChildren'),
+        },
+      }),
+    );
+    this.disposables.add(provideDelegation(acp, this.delegation));
+    this.disposables.add(new CompareService(this.store, this.bus, compareSessions(acp), this.worktrees, this.hosts.local)).register(this.router);
     this.tasks = this.disposables.add(
       new TasksService({
         db: () => this.store.db,

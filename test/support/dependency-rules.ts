@@ -28,6 +28,7 @@ export const CORE_DEPENDENCIES: Record<string, readonly string[]> = {
   // registry: how an agent installed here runs on an SSH host (registry/host-launch.ts).
   acp: ['agents', 'mcp', 'registry', 'settings', 'store', 'terminals'],
   tasks: ['store'],
+  delegation: ['store', 'worktrees'],
 };
 const EVERYONE = ['base', 'platform', 'host'];
 

@@ -33,6 +33,24 @@ export const compareRunSchema = z.object({
 });
 export type CompareRun = z.infer<typeof compareRunSchema>;
 
+/** The judge of a comparison: an agent that reads each run's diff and last message and scores them against criteria. */
+export const compareJudgeSchema = z.object({
+  agentId: z.string(),
+  criteria: z.string(),
+  /** The judge's session (null until every run ended and it started). */
+  sessionId: z.string().nullable(),
+  /** Its scored summary: the judge agent's last message (its text, untrusted: shown as text). */
+  verdict: z.string().nullable(),
+  /** The scores it gave ("Run N: S/10" lines of the verdict), by run. */
+  scores: z.array(z.object({ runId: z.string(), score: z.number() })),
+  error: z.string().nullable(),
+  startedAt: z.number().nullable(),
+  endedAt: z.number().nullable(),
+});
+export type CompareJudge = z.infer<typeof compareJudgeSchema>;
+
+export const judgeInputSchema = z.object({ agentId: z.string().min(1).max(200), criteria: z.string().max(20_000).default('') }).strict();
+
 export const compareSchema = z.object({
   id: z.string(),
   /** The main checkout's top folder. */
@@ -43,6 +61,7 @@ export const compareSchema = z.object({
   prompt: z.string(),
   createdAt: z.number(),
   runs: z.array(compareRunSchema),
+  judge: compareJudgeSchema.nullable(),
 });
 export type Compare = z.infer<typeof compareSchema>;
 
@@ -63,6 +82,8 @@ export const compareRequests = {
         prompt: z.string().min(1).max(1_000_000),
         agentIds: z.array(z.string().min(1).max(200)).min(1).max(8),
         start: z.boolean().default(true),
+        /** A judge agent and its criteria: it scores the runs once every one ended. */
+        judge: judgeInputSchema.optional(),
       })
       .strict(),
     compareSchema,
@@ -93,6 +114,13 @@ export const compareRequests = {
       z.object({ ok: z.literal(false), error: worktreeErrorSchema }),
     ]),
   ),
+  /** Names the comparison's judge (or another one) and starts it now when every run ended already. */
+  'compare.judge': request(z.object({ compareId, judge: judgeInputSchema }).strict(), compareSchema),
+  /**
+   * The comparison as one self-contained HTML file (prompt, runs, times, tokens, diffs, the judge's verdict): no
+   * script, no request to anywhere, every run's content escaped.
+   */
+  'compare.export': request(z.object({ compareId }).strict(), z.object({ fileName: z.string(), html: z.string() })),
   /** Keeps a run as a worktree session (the answer to "keep or discard" after another was applied). */
   'compare.keep': request(z.object({ compareId, runId }).strict(), compareSchema),
 } as const;

@@ -46,6 +46,8 @@ export const sessionInfoSchema = z.object({
   forkedFrom: z.object({ id: z.string(), title: z.string() }).nullable(),
   /** An ACP subagent session: the session whose agent started it; whether the agent lets the user cancel it. */
   subagent: z.object({ parentId: z.string(), canCancel: z.boolean() }).optional(),
+  /** A session started through another session's delegation tools: that session (its parent, as for subagents). */
+  delegatedBy: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
@@ -122,6 +124,8 @@ export const sessionRequests = {
          * returns (sessions.close or sessions.cancel withdraw session/new). Default: one chosen by the core.
          */
         sessionId: z.string().uuid().optional(),
+        /** Give the session Switchboard's delegation MCP server (default: as its agent's setting, delegation.agents, says). */
+        delegation: z.boolean().optional(),
       })
       .strict(),
     sessionInfoSchema,

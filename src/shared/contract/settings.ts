@@ -164,6 +164,39 @@ export const SETTINGS = {
   }),
 
   // Tasks (issue 41)
+  'delegation.agents': def({
+    schema: z.array(z.string().max(200)).max(500),
+    default: [],
+    label: 'Agents that can delegate',
+    description:
+      "The agents whose new sessions get Switchboard's delegation MCP server: its tools let the agent start sessions with other agents (in this folder or a new worktree), read what they did, steer and cancel them. Off for every agent until you add it here, since it lets an agent start other agents and spend; the new-session form can turn it on or off for one session.",
+    scope: 'app',
+    section: 'agents',
+  }),
+  'delegation.descriptions': def({
+    schema: z.record(z.string().max(200), z.string().max(1000)),
+    default: {},
+    label: 'What each agent is good at',
+    description: "Your description of each agent (agent id → text), which the delegation tools' list_agents gives the agent that delegates.",
+    scope: 'app',
+    section: 'agents',
+  }),
+  'delegation.maxDepth': def({
+    schema: z.number().int().min(1).max(5),
+    default: 2,
+    label: 'Delegation depth',
+    description: 'How many levels deep delegated sessions may start others (1: a session you started may delegate, its children may not).',
+    scope: 'app',
+    section: 'agents',
+  }),
+  'delegation.maxChildren': def({
+    schema: z.number().int().min(1).max(32),
+    default: 4,
+    label: 'Sessions one session may delegate to',
+    description: 'How many sessions one session may start through the delegation tools.',
+    scope: 'app',
+    section: 'agents',
+  }),
   'tasks.concurrency': def({
     schema: z.number().int().min(1).max(16),
     default: 2,

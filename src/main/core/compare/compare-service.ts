@@ -12,6 +12,8 @@ import type { Host } from '../host/host';
 import { gitOwn } from '../worktrees/git';
 import { changedFiles, revParse } from '../worktrees/repo-git';
 import type { WorktreeService } from '../worktrees/worktree-service';
+import { comparisonHtml } from './export-html';
+import { CompareJudges, type JudgeSessions } from './judge';
 
 interface CompareRow {
   id: string;
@@ -72,7 +74,7 @@ function worktreeProblem(e: WorktreeError): string {
 }
 
 /** What compare needs of the sessions service: start a session, prompt it, and hear when its turns end. */
-export interface CompareSessions {
+export interface CompareSessions extends JudgeSessions {
   create(p: { agentId: string; cwd: string }): Promise<{ id: string }>;
   prompt(sessionId: string, prompt: PromptBlock[]): unknown;
   onTurnEnded(listener: (turn: { sessionId: string; stopReason: string | null; error: { message: string } | null }) => void): Disposable;
@@ -91,6 +93,8 @@ export class CompareService implements Disposable {
    * this process, and a run still going after a restart is not waiting for anyone.
    */
   private readonly waits = new Map<string, { waitedMs: number; waitingSince: number | null }>();
+  /** The comparisons' judges. */
+  private readonly judges: CompareJudges;
 
   constructor(
     private readonly store: StoreService,
@@ -100,9 +104,12 @@ export class CompareService implements Disposable {
     /** Where the repositories and their worktrees are. */
     private readonly host: Host,
   ) {
+    this.judges = new CompareJudges(() => store.db, host, sessions, (id) => new AgentRepository(store.db).get(id)?.name ?? id);
     // A run ends when its session's turn ends, whether or not a compare view is open.
     this.turnLink = sessions.onTurnEnded(({ sessionId, stopReason, error }) => {
       if (!this.store.available) return;
+      const judged = this.judges.turnEnded(sessionId, error?.message ?? null);
+      if (judged) return void this.changed(judged);
       const run = this.store.db.prepare('SELECT id, compare_id FROM compare_runs WHERE session_id = ? AND ended_at IS NULL').get(sessionId) as
         | { id: string; compare_id: string }
         | undefined;
@@ -134,7 +141,7 @@ export class CompareService implements Disposable {
 
   register(router: Router): void {
     router.handle('compare.create', async (p) => {
-      const compare = await this.create(p.repo, p.prompt, p.agentIds, p.base);
+      const compare = await this.create(p.repo, p.prompt, p.agentIds, p.base, p.judge);
       return p.start ? this.start(compare) : compare;
     });
     router.handle('compare.updateRun', (p) => this.updateRun(p.compareId, p.runId, p.sessionId, p.ended));
@@ -143,6 +150,18 @@ export class CompareService implements Disposable {
       compares: (this.store.db.prepare('SELECT id FROM compares ORDER BY created_at DESC').all() as { id: string }[]).map((r) => this.get(r.id)),
     }));
     router.handle('compare.apply', (p) => this.apply(p.compareId, p.runId, p.strategy, p.message));
+    router.handle('compare.judge', async (p) => {
+      const compare = this.get(p.compareId);
+      if (!new AgentRepository(this.store.db).get(p.judge.agentId)) throw new IpcFailure('not_found', `no agent ${p.judge.agentId}`);
+      this.judges.set(compare.id, p.judge.agentId, p.judge.criteria);
+      await this.judges.startWhenDone(this.get(compare.id));
+      return this.changed(compare.id);
+    });
+    router.handle('compare.export', async (p) => {
+      const compare = this.get(p.compareId);
+      const judgeName = compare.judge ? (new AgentRepository(this.store.db).get(compare.judge.agentId)?.name ?? compare.judge.agentId) : null;
+      return { fileName: `comparison-${compare.id}.html`, html: comparisonHtml(compare, await this.judges.results(compare), judgeName) };
+    });
     router.handle('compare.keep', (p) => {
       const { run } = this.run(p.compareId, p.runId);
       this.store.db.prepare('UPDATE compare_runs SET kept_at = ? WHERE id = ?').run(Date.now(), run.id);
@@ -154,9 +173,9 @@ export class CompareService implements Disposable {
    * Makes one worktree session per agent on a new branch from `base` (default: the main checkout's branch).
    * All or nothing: when one cannot be made, those made are discarded again.
    */
-  async create(repoPath: string, prompt: string, agentIds: string[], base?: string): Promise<Compare> {
+  async create(repoPath: string, prompt: string, agentIds: string[], base?: string, judge?: { agentId: string; criteria: string }): Promise<Compare> {
     const agents = new AgentRepository(this.store.db);
-    for (const id of agentIds) if (!agents.get(id)) throw new IpcFailure('not_found', `no agent ${id}`);
+    for (const id of [...agentIds, ...(judge ? [judge.agentId] : [])]) if (!agents.get(id)) throw new IpcFailure('not_found', `no agent ${id}`);
     const listed = await this.worktrees.list(repoPath);
     if (!listed.ok) throw new IpcFailure('invalid_params', `${repoPath} is not a git repository: compare mode runs each agent in its own worktree of one (${worktreeProblem(listed.error)})`);
     const repo = listed.value.repo;
@@ -196,6 +215,7 @@ export class CompareService implements Disposable {
       );
       for (const r of created) ins.run(r);
     })();
+    if (judge) this.judges.set(id, judge.agentId, judge.criteria);
     return this.changed(id);
   }
 
@@ -262,6 +282,11 @@ export class CompareService implements Disposable {
         wait.waitingSince = null;
       }
       db.prepare('UPDATE compare_runs SET ended_at = ?, stop_reason = ?, error = ? WHERE id = ?').run(now, ended.stopReason, ended.error, runId);
+      // The last run ended: the judge, if one is named, reads them all.
+      void this.judges.startWhenDone(this.get(compareId)).then(
+        (started) => started && this.changed(compareId),
+        (e: unknown) => console.error('the judge did not start:', e),
+      );
     }
     return this.changed(compareId);
   }
@@ -288,7 +313,7 @@ export class CompareService implements Disposable {
         waitingSince: r.ended_at === null ? (wait?.waitingSince ?? null) : null,
       };
     });
-    return { id: row.id, repo: row.repo, base: row.base, baseCommit: row.base_commit, prompt: row.prompt, createdAt: row.created_at, runs };
+    return { id: row.id, repo: row.repo, base: row.base, baseCommit: row.base_commit, prompt: row.prompt, createdAt: row.created_at, runs, judge: this.judges.view(row.id, runs) };
   }
 
   private run(compareId: string, runId: string): { compare: Compare; run: CompareRun } {

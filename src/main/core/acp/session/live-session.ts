@@ -86,6 +86,8 @@ export class LiveSession {
   forkSource: string | null = null;
   /** An ACP subagent session: the session whose agent started it, and whether the agent lets it be cancelled. */
   subagent: { parentId: string; canCancel: boolean; working: boolean } | null = null;
+  /** A session started through another's delegation tools: that session (shown as its child). */
+  delegatedBy: string | null = null;
   /** A subagent's folders being opened for its file requests (a child is not opened with session/new). */
   private confining: Promise<void> | null = null;
   readonly createdAt = Date.now();
@@ -170,6 +172,7 @@ export class LiveSession {
       canFork: canFork(this.runtime.capabilities),
       forkedFrom: this.forkedFrom,
       ...(this.subagent ? { subagent: { parentId: this.subagent.parentId, canCancel: this.subagent.canCancel } } : {}),
+      ...(this.delegatedBy ? { delegatedBy: this.delegatedBy } : {}),
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
     };
@@ -264,7 +267,7 @@ export class LiveSession {
     this.additionalDirectories = dirs;
     this.confined = await this.runtime.workHost.files([this.cwd, ...dirs]);
     this.mentions = new MentionSearch(this.runtime.workHost, this.confined.roots);
-    const mcp = this.host.mcpFor(this.agentId, caps);
+    const mcp = await this.host.mcpFor(this.agentId, caps, this.id);
     for (const s of mcp.leftOut) if (s.warn) this.host.warn(this.agentId, this.id, 'settings', `${s.name}: ${s.reason}`);
     const params = { cwd: this.cwd, mcpServers: mcp.servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
     this.recordConfig(mode, dirs, mcp);
@@ -526,6 +529,15 @@ export class LiveSession {
     this.elicitations.cancel(null, true);
     this.emit([{ event: { type: 'cancel' }, seq: null }]);
     void this.host.endSubagents(this.id, 'cancel');
+  }
+
+  /**
+   * A session this one delegated to, shown in its thread as an ACP subagent is (a card under the turn that started
+   * it): Switchboard's own `subagent_update`, not the agent's; not stored with the agent's messages.
+   */
+  showDelegated(update: SessionUpdate): void {
+    if (this.status === 'closed') return;
+    this.emit([{ event: { type: 'update', update }, seq: null }]);
   }
 
   /** The agent announced a child of this session (`subagent_update`): its Switchboard id, undefined when refused. */

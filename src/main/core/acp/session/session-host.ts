@@ -25,8 +25,8 @@ export interface SessionHost {
   rules(): Pick<PermissionRules, 'find' | 'set'>;
   prefs(): Pick<AgentPrefsRepo, 'get'>;
   setting<K extends SettingKey>(key: K): SettingValue<K>;
-  /** The MCP servers this agent gets at session/new, and those left out. */
-  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection;
+  /** The MCP servers this agent gets at session/new (Switchboard's delegation server too, when on for the session), and those left out. */
+  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities'], sessionId?: string): McpSelection | Promise<McpSelection>;
   /** Names of the variables Switchboard sets on the agent's process. */
   agentEnvKeys(agentId: string): string[];
   recordConfig(sessionId: string, config: EffectiveConfig): void;

@@ -47,6 +47,16 @@ export class SessionRows {
     return row ?? null;
   }
 
+  /** The session's own delegation switch (null: its agent's setting). */
+  setDelegation(id: string, on: boolean | null): void {
+    this.db.prepare('UPDATE sessions SET delegation = ? WHERE id = ?').run(on === null ? null : on ? 1 : 0, id);
+  }
+
+  /** A delegated session's parent link (shown as ACP subagents are). */
+  linkParent(id: string, parentId: string): void {
+    this.db.prepare('UPDATE sessions SET subagent_of = ? WHERE id = ?').run(parentId, id);
+  }
+
   setAcpSessionId(id: string, acpSessionId: string): void {
     this.db.prepare('UPDATE sessions SET acp_session_id = ?, updated_at = ? WHERE id = ?').run(acpSessionId, Date.now(), id);
   }

@@ -49,6 +49,12 @@ export interface FolderHold {
   done: Promise<unknown>;
 }
 
+/** Switchboard's own MCP server for a session (null: none; leftOut: on, but it cannot be given, and why). */
+export type OwnMcpProvider = (
+  sessionId: string,
+  agentId: string,
+) => Promise<{ server: McpSelection['servers'][number]; given: McpSelection['given'][number] } | { leftOut: McpSelection['leftOut'][number] } | null>;
+
 export type TurnStartingListener = (turn: SessionTurn) => Promise<void> | void;
 
 /**
@@ -74,6 +80,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   readonly onPermissionAsked = this.permissionsAsked.event;
   private disposed = false;
   private readonly subagents: SubagentSessions;
+  private ownMcp: OwnMcpProvider | null = null;
 
   constructor(
     private readonly ctx: AcpContext,
@@ -126,8 +133,18 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   setting<K extends SettingKey>(key: K): SettingValue<K> {
     return this.ctx.setting(key);
   }
-  mcpFor(agentId: string, capabilities: AgentRuntime['capabilities']): McpSelection {
-    return this.ctx.mcpFor(agentId, capabilities);
+  async mcpFor(agentId: string, capabilities: AgentRuntime['capabilities'], sessionId?: string): Promise<McpSelection> {
+    const base = this.ctx.mcpFor(agentId, capabilities);
+    const own = sessionId && this.ownMcp ? await this.ownMcp(sessionId, agentId) : null;
+    if (!own) return base;
+    if ('leftOut' in own) return { ...base, leftOut: [...base.leftOut, own.leftOut] };
+    return { servers: [...base.servers, own.server], given: [...base.given, own.given], leftOut: base.leftOut };
+  }
+
+  /** Switchboard's own MCP server for a session being opened (delegation), when it gets one. */
+  provideOwnMcp(provider: OwnMcpProvider): Disposable {
+    this.ownMcp = provider;
+    return { dispose: () => void (this.ownMcp === provider && (this.ownMcp = null)) };
   }
   agentEnvKeys(agentId: string): string[] {
     return this.ctx.agentEnvKeys(agentId);
@@ -302,6 +319,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     additionalDirectories?: string[] | undefined;
     sessionId?: string | undefined;
     container?: ContainerChoice | undefined;
+    delegation?: boolean | undefined;
   }): Promise<SessionInfo> {
     if (this.disposed) throw new IpcFailure('unavailable', 'shutting down');
     this.requireAgent(p.agentId);
@@ -326,6 +344,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     }
     const rt = this.pool.runtimeFor(p.agentId, p.cwd, hostId);
     this.ctx.rows().insert({ id, agentId: p.agentId, hostId, cwd: p.cwd, status: 'starting', now: Date.now(), ...(container ? { container } : {}) });
+    if (p.delegation !== undefined) this.ctx.rows().setDelegation(id, p.delegation);
     const session = new LiveSession(id, rt, this, p.cwd, additionalDirectories);
     this.live.add(session);
     let started = false;

@@ -17,14 +17,16 @@ import { VisibleText } from '../../ui/VisibleText';
 import type { ContainerChoice } from '@shared/contract/containers';
 import { containerChoice, ContainerFields, useContainerDraft, useContainerFacts } from './ContainerFields';
 
-export function openNewSessionTab(agentId: string, agentName: string, cwd: string, opts: { prompt?: string; hostId?: string; container?: ContainerChoice } = {}): string {
+export function openNewSessionTab(agentId: string, agentName: string, cwd: string, opts: { prompt?: string; hostId?: string; container?: ContainerChoice; delegation?: boolean } = {}): string {
   const hostId = opts.hostId ?? LOCAL_HOST_ID;
   const on = hostId === LOCAL_HOST_ID ? '' : ` @ ${hostName(useHosts.getState().hosts, hostId)}`;
   const where = opts.container ? ` · container${on}` : on;
   return useTabs.getState().open({
     kind: 'session',
     title: `${agentName} · ${basename(cwd)}${where}`,
-    props: { create: { agentId, cwd, hostId, ...(opts.prompt ? { prompt: opts.prompt } : {}), ...(opts.container ? { container: opts.container } : {}) } },
+    props: {
+      create: { agentId, cwd, hostId, ...(opts.prompt ? { prompt: opts.prompt } : {}), ...(opts.container ? { container: opts.container } : {}), ...(opts.delegation !== undefined ? { delegation: opts.delegation } : {}) },
+    },
   });
 }
 
@@ -91,6 +93,9 @@ export function NewSessionForm({
   }, [api]);
 
   const defaultAgent = useSetting('agents.defaultAgent');
+  const delegating = useSetting('delegation.agents');
+  // The session's own delegation switch: its agent's setting until the user changes it here.
+  const [delegation, setDelegation] = useState<boolean | null>(null);
   useEffect(() => {
     if (!agentId && agents.length > 0) setAgentId(agents.some((a) => a.id === defaultAgent) ? defaultAgent : agents[0]!.id);
   }, [agents, agentId, defaultAgent]);
@@ -138,7 +143,12 @@ export function NewSessionForm({
     const place = await preparePlace(api, expanded, repo ? where : { kind: 'here' }).finally(() => setPlacing(false));
     if ('error' in place) return setPlaceError(place.error);
     const before = onBeforeStart?.();
-    const tabId = openNewSessionTab(agent.id, agent.name, place.cwd, { ...(place.prompt ? { prompt: place.prompt } : {}), hostId, ...(container ? { container } : {}) });
+    const tabId = openNewSessionTab(agent.id, agent.name, place.cwd, {
+      ...(place.prompt ? { prompt: place.prompt } : {}),
+      hostId,
+      ...(container ? { container } : {}),
+      ...(delegation !== null ? { delegation } : {}),
+    });
     onStarted?.(tabId, before ?? null);
   };
 
@@ -219,6 +229,15 @@ export function NewSessionForm({
       {inContainer && <ContainerFields draft={containerDraft} onChange={setContainerDraft} {...facts} />}
       {containerError && <ErrorAlert testId="container-error">{containerError}</ErrorAlert>}
       {placeError && <ErrorAlert>{placeError}</ErrorAlert>}
+      <label className="checkbox" title="Gives the agent Switchboard's delegation tools: it can start sessions with other agents (and spend), read what they did, steer and cancel them">
+        <input
+          type="checkbox"
+          checked={delegation ?? (agent ? delegating.includes(agent.id) : false)}
+          onChange={(e) => setDelegation(e.target.checked)}
+          data-testid="new-session-delegation"
+        />{' '}
+        Let the agent delegate to other agents
+      </label>
       <FormActions>
         <button className="primary" type="submit" disabled={!agent || checking || placing} data-testid="new-session-start">
           {placing ? 'Making the worktree…' : 'Start session'}

@@ -17,6 +17,7 @@ import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { agentName, describeWorktreeError, loadRecentFolders, useRepo } from '../agents';
 import { confirmWorktreeDiscard, STRATEGIES } from '../session';
 import './compare.css';
+import { JudgeChoice, JudgePanel } from './JudgePanel';
 
 interface RunStats {
   used: number | null;
@@ -62,6 +63,8 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
   const [base, setBase] = useState('');
   const repoInfo = useRepo(api, repo);
   const [chosen, setChosen] = useState<string[]>([]);
+  const [judge, setJudge] = useState('');
+  const [criteria, setCriteria] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -72,7 +75,7 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
     setBusy(true);
     setError(null);
     const from = base || repoInfo?.currentBranch;
-    const r = await api.call('compare.create', { repo, prompt, agentIds: chosen, ...(from ? { base: from } : {}) });
+    const r = await api.call('compare.create', { repo, prompt, agentIds: chosen, ...(from ? { base: from } : {}), ...(judge ? { judge: { agentId: judge, criteria } } : {}) });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
     onCreated(r.value, (id) => agentName(agents, id));
@@ -130,6 +133,7 @@ function NewCompare({ onCreated }: { onCreated(c: Compare, names: (agentId: stri
           </label>
         ))}
       </fieldset>
+      <JudgeChoice agents={agents} judge={judge} criteria={criteria} onJudge={setJudge} onCriteria={setCriteria} />
       {error && <p className="error" role="alert">{error}</p>}
       <button className="primary" type="submit" disabled={busy || !prompt.trim() || chosen.length === 0 || !repo} data-testid="compare-start">
         {busy ? 'Starting…' : `Compare ${chosen.length || ''} agent${chosen.length === 1 ? '' : 's'}`}
@@ -339,6 +343,7 @@ function CompareView({ compareId }: { compareId: string }) {
           })}
         </tbody>
       </table>
+      <JudgePanel compare={compare} agents={agents} name={name} />
       {!done && <p className="muted">The diffs below update when each agent finishes.</p>}
       <div className="compare-diffs">
         {compare.runs.map((run) => (

@@ -39,6 +39,8 @@ interface CreateRequest {
   prompt?: string;
   /** Run it in a container on its host. */
   container?: ContainerChoice;
+  /** The session's own delegation switch (absent: its agent's setting). */
+  delegation?: boolean;
 }
 
 const creating = new Map<string, Promise<void>>();
@@ -62,7 +64,7 @@ export function SessionTab({ tab, active }: TabViewProps) {
     const props = useTabs.getState().tabs[tab.id]?.props ?? tab.props;
     useTabs.getState().update(tab.id, { status: 'working', props: { ...props, pendingSessionId } });
     const p = (async () => {
-      const r = await api.call('sessions.create', { agentId: create.agentId, ...(create.hostId ? { hostId: create.hostId } : {}), cwd: create.cwd, sessionId: pendingSessionId, ...(create.container ? { container: create.container } : {}) });
+      const r = await api.call('sessions.create', { agentId: create.agentId, ...(create.hostId ? { hostId: create.hostId } : {}), cwd: create.cwd, sessionId: pendingSessionId, ...(create.container ? { container: create.container } : {}), ...(create.delegation !== undefined ? { delegation: create.delegation } : {}) });
       if (!r.ok) {
         const current = useTabs.getState().tabs[tab.id];
         // Withdrawn: the tab is gone.

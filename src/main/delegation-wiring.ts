@@ -1,0 +1,103 @@
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import { suggestBranchName } from '../shared/contract/worktrees';
+import type { SessionInfo } from '../shared/contract/sessions';
+import type { AcpServices } from './core/acp/acp-services';
+import type { Disposable } from './core/base/lifecycle';
+import type { DelegationService, DelegationSessions, DelegationWorktrees } from './core/delegation/delegation-service';
+import type { Host } from './core/host/host';
+import { gitOwn } from './core/worktrees/git';
+import type { WorktreeService } from './core/worktrees/worktree-service';
+import { taskSessions } from './tasks-wiring';
+
+/** A delegated child's status as the `subagent_update` state its parent's card shows. */
+function childState(status: SessionInfo['status']): { state: string; stopReason?: string } {
+  switch (status) {
+    case 'starting':
+    case 'working':
+      return { state: 'running' };
+    case 'awaiting_permission':
+    case 'auth_required':
+      return { state: 'requires_action' };
+    case 'idle':
+      return { state: 'idle', stopReason: 'end_turn' };
+    default:
+      return { state: 'idle', stopReason: status };
+  }
+}
+
+/** The parent's card of a delegated child: Switchboard's own `subagent_update` (see LiveSession.showDelegated). */
+function cardUpdate(acpSessionId: string, fields: Record<string, unknown>): SessionUpdate {
+  return { sessionUpdate: 'subagent_update', sessionId: acpSessionId, ...fields } as unknown as SessionUpdate;
+}
+
+/** The sessions as delegation sees them: started as children, prompted, read, and heard. */
+export function delegationSessions(acp: AcpServices): DelegationSessions & Disposable {
+  const sessions = acp.sessions;
+  const tasks = taskSessions(acp);
+  // The parent's card follows its child's status.
+  const link = sessions.onStatusChanged((info) => {
+    if (!info.delegatedBy || !info.acpSessionId) return;
+    sessions.session(info.delegatedBy)?.showDelegated(cardUpdate(info.acpSessionId, { state: childState(info.status) }));
+  });
+  return {
+    async create({ agentId, cwd, parentId, task }) {
+      const info = await sessions.create({ agentId, cwd });
+      const child = sessions.session(info.id);
+      if (child) child.delegatedBy = parentId;
+      acp.context.rows().linkParent(info.id, parentId);
+      const name = acp.agents.list().find((a) => a.id === agentId)?.name ?? agentId;
+      if (info.acpSessionId) {
+        sessions.session(parentId)?.showDelegated(
+          cardUpdate(info.acpSessionId, { title: `${name} (delegated)`, description: task.slice(0, 900), state: childState(info.status), capabilities: { cancel: {} } }),
+        );
+      }
+      if (child) acp.context.bus.emit('session.state', child.info());
+      return { id: info.id };
+    },
+    prompt: async (id, text) => sessions.prompt(id, [{ type: 'text', text }]),
+    cancel: (id) => sessions.session(id)?.cancel(false),
+    state: (id) => {
+      const s = sessions.session(id);
+      if (!s) return null;
+      const info = s.info();
+      return { status: info.status, agentId: info.agentId, cwd: info.cwd, title: info.title, error: info.error };
+    },
+    lastMessage: (id) => tasks.lastMessage(id),
+    onTurnEnded: (listener) => sessions.onTurnEnded(listener),
+    onStatusChanged: (listener) => sessions.onStatusChanged(listener),
+    agents: () => acp.agents.list().map((a) => ({ id: a.id, name: a.name })),
+    dispose: () => link.dispose(),
+  };
+}
+
+/** A delegated session's worktree: a new branch `delegate/<task words>` (the next free one) from the folder's current branch. */
+export function delegationWorktrees(worktrees: WorktreeService, host: Host): DelegationWorktrees {
+  return {
+    async create(folder, task) {
+      const head = await gitOwn(host, folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+      const base = head.code === 0 ? head.stdout.trim() : null;
+      if (!base) throw new Error(`${folder} is not on a branch (not a git repository, or a detached HEAD): a new worktree starts from a branch`);
+      const listed = await worktrees.list(folder);
+      if (!listed.ok) throw new Error(`${folder} is not a git repository`);
+      const prefix = suggestBranchName(task, 'delegate');
+      let branch = prefix;
+      for (let n = 2; ; n++) {
+        const out = await worktrees.createNew(listed.value.repo, branch, base);
+        if (out.ok) return { path: out.value.worktree.path, branch };
+        if (out.error.kind !== 'branch_exists' || n > 100) throw new Error(`could not make the worktree: ${out.error.kind === 'git_failed' ? out.error.output : out.error.kind.replace(/_/g, ' ')}`);
+        branch = `${prefix}-${n}`;
+      }
+    },
+  };
+}
+
+/** Gives each session opened the delegation server when it is on for the session (see DelegationService.serverFor). */
+export function provideDelegation(acp: AcpServices, delegation: DelegationService): Disposable {
+  return acp.sessions.provideOwnMcp(async (sessionId, agentId) => {
+    const hostId = acp.sessions.session(sessionId)?.runtime.hostId ?? 'local';
+    const out = await delegation.serverFor(sessionId, agentId, hostId);
+    if (!out) return null;
+    if ('leftOut' in out) return { leftOut: { name: 'switchboard-delegation', reason: out.leftOut, warn: true } };
+    return { server: out.acp, given: out.given };
+  });
+}
