@@ -118,6 +118,8 @@ export interface NoticeEntry {
   severity: NoticeSeverity;
   title: string;
   description: string | null;
+  /** Switchboard's own notice that the agent's sign-in lapsed: shown with the way to sign in again. */
+  signIn?: true;
 }
 
 /** A context compaction the agent reported (`compaction_update` / `compaction_summary_chunk`), patched in place. */
@@ -289,5 +291,7 @@ export type ThreadEvent =
   | { type: 'elicitation_resolved'; requestId: string; action: ElicitationAction; content: ElicitationContent | null }
   /** URL mode: the agent's `elicitation/complete`. */
   | { type: 'elicitation_complete'; elicitationId: string }
+  /** The agent said its sign-in lapsed (auth/status_update): what it was signed in with. */
+  | { type: 'auth_lapsed'; account: string | null }
   /** The client answered terminal/output or terminal/wait_for_exit (stored sessions: the output outlives the terminal). */
   | { type: 'terminal_output'; terminalId: string; output: string | null; truncated: boolean; exit: { exitCode: number | null; signal: string | null } | null };

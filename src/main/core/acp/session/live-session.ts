@@ -730,6 +730,10 @@ export class LiveSession {
     void this.host.terminals.releaseSession(this.id);
   }
 
+  onAuthLapsed(account: string | null): void {
+    if (this.status !== 'closed' && !this.subagent) this.emit([{ event: { type: 'auth_lapsed', account }, seq: null }]);
+  }
+
   /** A tool call of the current turn is still running (the agent may rightly be quiet meanwhile). */
   toolInProgress(): boolean {
     if (!this.turn) return false;

@@ -10,6 +10,7 @@ import { NewSessionForm } from './NewSession';
 import { basename } from '../../ui/format';
 import { AgentForm } from './AgentForm';
 import { AuthPanel } from './AuthPanel';
+import { AuthAccounts, AuthBadge } from './AuthBadge';
 import { openAgentLog } from './log';
 import { PermissionRules } from './PermissionRules';
 import { Modal } from '../../ui/Modal';
@@ -107,6 +108,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               <KeyRound size={12} />
             </span>
           )}
+          {s.state === 'running' && <AuthBadge auth={s.auth} />}
           {sessions.length > 0 && <span className="agent-count">{sessions.length}</span>}
           <AgentMetricsBadge agentId={agent.id} />
         </button>
@@ -123,6 +125,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             {agent.source !== 'custom' ? ` · ${agent.source}` : ''}
           </div>
           {s.error && <div className="error small">{s.error}</div>}
+          {s.state === 'running' && <AuthAccounts auth={s.auth} />}
           {folderProcesses.length > 0 && (
             <ul className="agent-processes small" data-testid="agent-processes" aria-label="Processes by project folder">
               {folderProcesses.map((p) => (

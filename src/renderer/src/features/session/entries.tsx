@@ -14,6 +14,7 @@ import { STOP_REASON_TEXT } from '../../ui/format';
 import { Elapsed } from '../../ui/Elapsed';
 import { snapshottingText, useSnapshotting } from './snapshotting';
 import { VisibleText } from '../../ui/VisibleText';
+import { SignInAgain } from './SignInAgain';
 
 export const UserMessageView = memo(function UserMessageView({ entry }: { entry: UserMessageEntry }) {
   return (
@@ -75,11 +76,12 @@ export const PlanView = memo(function PlanView({ entry }: { entry: PlanThreadEnt
   );
 });
 
-export const NoticeView = memo(function NoticeView({ entry }: { entry: NoticeEntry }) {
+export const NoticeView = memo(function NoticeView({ entry, sessionId }: { entry: NoticeEntry; sessionId: string }) {
   return (
     <div className={`thread-notice ${entry.severity}`} data-testid="thread-notice" role={entry.severity === 'error' ? 'alert' : undefined}>
       <strong><VisibleText text={entry.title} /></strong>
-      {entry.description && <div className="notice-desc">{entry.description}</div>}
+      {entry.description && <div className="notice-desc"><VisibleText text={entry.description} /></div>}
+      {entry.signIn && <SignInAgain sessionId={sessionId} />}
     </div>
   );
 });
@@ -205,7 +207,7 @@ export function ThreadEntryView({
     case 'plan':
       return <PlanView entry={entry} />;
     case 'notice':
-      return <NoticeView entry={entry} />;
+      return <NoticeView entry={entry} sessionId={sessionId} />;
     case 'compaction':
       return <CompactionView entry={entry} sessionId={sessionId} />;
     case 'turn_error':
