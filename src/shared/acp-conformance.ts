@@ -48,7 +48,7 @@ export const ACP_CONFORMANCE = {
     'session/archive': notYet(),
     'session/unarchive': notYet(),
     'session/status': notYet(),
-    'session/set_title': notYet('titles are kept by Switchboard; not sent to the agent'),
+    'session/set_title': yes('sessionCapabilities.title advertised: a rename of a live session in Switchboard is sent to the agent (its answer, a normalized title or an error, is logged: the user’s name stays); titles the agent sets (session_info_update) show unless the user named the session'),
     'providers/list': notYet(),
     'providers/set': notYet(),
     'providers/disable': notYet(),
