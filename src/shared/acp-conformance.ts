@@ -75,8 +75,8 @@ export const ACP_CONFORMANCE = {
     compaction_update: yes('session.compaction advertised; a “context compacted” marker, patched in place, kept in history'),
     compaction_summary_chunk: yes('the marker’s summary, collapsed until expanded'),
     // Unstable.
-    plan_update: notYet(),
-    plan_removed: notYet(),
+    plan_update: yes('clientCapabilities.plan advertised; several plans per session, each edited in place by id (items, markdown or a file), across turns; at most 64 per session'),
+    plan_removed: yes('the plan stays in the thread, marked removed by the agent'),
     subagent_update: yes(
       'clientCapabilities.subagents advertised; each child is a session of its own (stored linked to its parent, searchable), shown under the tool call that started it with its own streaming thread, state, time and a Cancel when its capabilities allow; at most 32 per session, 3 deep; titles sanitized',
     ),

@@ -110,6 +110,14 @@ export interface PlanThreadEntry {
   kind: 'plan';
   id: string;
   entries: PlanEntry[];
+  /** A plan by id (`plan_update`): edited in place by later updates of the same id. */
+  planId?: string;
+  /** A markdown plan (`plan_update` of type markdown); entries are empty. */
+  markdown?: string;
+  /** A plan kept in a file (`plan_update` of type file); entries are empty. */
+  uri?: string;
+  /** The agent withdrew it (`plan_removed`). */
+  removed?: true;
 }
 
 export interface NoticeEntry {
@@ -253,6 +261,8 @@ export interface ThreadState {
   toolIndex: Readonly<Record<string, number>>;
   /** The plan entry later plans update in place (until the next user message); null: the next plan starts one. Absent: found by looking back. */
   planIndex?: number | null;
+  /** Plans by id (plan_update) → index of their entry. Absent: none yet. */
+  planIds?: Readonly<Record<string, number>>;
   modes: SessionModeState | null;
   /** In the agent's order (its preferred priority). */
   configOptions: readonly SessionConfigOption[];

@@ -106,7 +106,7 @@ export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version:
  * What this client offers every agent. `subagents` is stable ACP (2026-11-20) that the SDK 2.4.0 types
  * still list under unstable only.
  */
-export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] & { subagents: Record<string, never> } = {
+export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] & { subagents: Record<string, never>; plan: Record<string, never> } = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
   auth: { terminal: true },
@@ -114,6 +114,8 @@ export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] & { su
   elicitation: { form: {}, url: {} },
   // ACP subagent sessions: children on this connection, announced with subagent_update (shown under their parent).
   subagents: {},
+  // Plans by id (unstable): plan_update / plan_removed, several plans per session edited in place.
+  plan: {},
   // Extensions real agents look for: terminal output in tool call _meta (Claude), legacy terminal auth.
   _meta: { terminal_output: true, 'terminal-auth': true },
 };

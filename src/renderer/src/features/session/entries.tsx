@@ -57,17 +57,24 @@ function PlanIcon({ status }: { status: string }) {
 export const PlanView = memo(function PlanView({ entry }: { entry: PlanThreadEntry }) {
   const done = entry.entries.filter((e) => e.status === 'completed').length;
   return (
-    <div className="plan" data-testid="plan">
+    <div className={`plan${entry.removed ? ' removed' : ''}`} data-testid="plan" data-plan-id={entry.planId}>
       <div className="plan-head">
-        Plan <span className="muted">{done}/{entry.entries.length} done</span>
+        Plan {entry.markdown === undefined && entry.uri === undefined && <span className="muted">{done}/{entry.entries.length} done</span>}
+        {entry.removed && <span className="tag">removed by the agent</span>}
       </div>
+      {entry.markdown !== undefined && <Markdown className="plan-markdown" text={entry.markdown} />}
+      {entry.uri !== undefined && (
+        <div className="plan-file small">
+          In <code><VisibleText text={entry.uri} /></code>
+        </div>
+      )}
       <ol className="plan-list">
         {entry.entries.map((e, i) => (
           <li key={i} className={`plan-item ${e.status}`} data-status={e.status}>
             <span className="plan-icon" aria-label={e.status}>
               <PlanIcon status={e.status} />
             </span>
-            <span className="plan-text">{e.content}</span>
+            <span className="plan-text"><VisibleText text={e.content} /></span>
             {e.priority !== 'medium' && <span className={`tag priority-${e.priority}`}>{e.priority}</span>}
           </li>
         ))}
