@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ACP_CONFORMANCE, conformanceMarkdown, type ConformanceSection } from '../../src/shared/acp-conformance';
 import { UPDATE_KINDS } from '../../src/shared/acp-thread';
+import { CLIENT_CAPABILITIES } from '../../src/main/core/acp/runtimes/agent-runtime';
 
 /**
  * Issue 14: the conformance table decides every method, update kind and content type the SDK's own schema
@@ -58,6 +59,16 @@ describe('ACP conformance table', () => {
     const sdk = new Set([...stable[section], ...unstable[section]]);
     expect([...sdk].filter((n) => !table.has(n)).sort(), 'defined by the SDK, not decided in src/shared/acp-conformance.ts').toEqual([]);
     expect([...table].filter((n) => !sdk.has(n)).sort(), 'in the table, no longer in the SDK').toEqual([]);
+  });
+
+  it('takes notices and compactions as stable ACP (2026-10-09): in the stable schema, with the client capabilities that ask for them', () => {
+    for (const kind of ['notice', 'compaction_update', 'compaction_summary_chunk']) {
+      expect(stable.sessionUpdates, kind).toContain(kind);
+      expect(ACP_CONFORMANCE.sessionUpdates[kind as keyof typeof ACP_CONFORMANCE.sessionUpdates].status, kind).toBe('supported');
+    }
+    const sessionCaps = (schema('schema.json').$defs.ClientSessionCapabilities as { properties: Record<string, unknown> }).properties;
+    for (const cap of Object.keys(CLIENT_CAPABILITIES.session ?? {})) expect(sessionCaps, `clientCapabilities.session.${cap}`).toHaveProperty(cap);
+    expect(CLIENT_CAPABILITIES.session).toMatchObject({ notices: {}, compaction: {} });
   });
 
   it('agrees with the thread model about update kinds', () => {

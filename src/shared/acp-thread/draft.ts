@@ -46,6 +46,7 @@ export class Draft {
       firstIndex: this.first,
       toolIndex: base.toolIndex,
       planIndex: base.planIndex,
+      planIds: base.planIds,
       modes: base.modes,
       configOptions: base.configOptions,
       commands: base.commands,

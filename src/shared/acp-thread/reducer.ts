@@ -2,7 +2,7 @@ import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { Draft, type OnMissed } from './draft';
 import { applyElicitation, applyElicitationComplete, applyElicitationResolved } from './elicitations';
 import { isRecord } from './messages';
-import { applyConfigOptions, applyCurrentMode, applySetup } from './session-state';
+import { applyAuthLapsed, applyConfigOptions, applyCurrentMode, applySetup } from './session-state';
 import { applyPermission, applyPermissionResolved, applyStoredTerminal } from './tool-calls';
 import { endSubagents } from './subagents';
 import { cancelTurn, endTurn, startTurn } from './turns';
@@ -67,6 +67,8 @@ function apply(d: Draft, e: ThreadEvent): void {
       return applyElicitationResolved(d, e.requestId, e.action, e.content);
     case 'elicitation_complete':
       return applyElicitationComplete(d, e.elicitationId);
+    case 'auth_lapsed':
+      return applyAuthLapsed(d, e.account);
   }
 }
 

@@ -62,3 +62,9 @@ export function applyNotice(d: Draft, u: Record<string, unknown>): void {
   const severity = (typeof u.severity === 'string' && SEVERITIES.has(u.severity) ? u.severity : 'info') as NoticeSeverity;
   d.push({ kind: 'notice', id: d.nextEntryId(), severity, title: u.title, description: typeof u.description === 'string' ? u.description : null });
 }
+
+/** The agent's sign-in lapsed mid-session: said in the thread (the view offers the way to sign in again). */
+export function applyAuthLapsed(d: Draft, account: string | null): void {
+  const was = account ? ` (it was signed in with ${account.slice(0, 300)})` : '';
+  d.push({ kind: 'notice', id: d.nextEntryId(), severity: 'warning', title: 'The agent is signed out', description: `Its sign-in lapsed${was}. Sign in again to go on.`, signIn: true });
+}

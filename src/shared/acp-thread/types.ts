@@ -110,6 +110,14 @@ export interface PlanThreadEntry {
   kind: 'plan';
   id: string;
   entries: PlanEntry[];
+  /** A plan by id (`plan_update`): edited in place by later updates of the same id. */
+  planId?: string;
+  /** A markdown plan (`plan_update` of type markdown); entries are empty. */
+  markdown?: string;
+  /** A plan kept in a file (`plan_update` of type file); entries are empty. */
+  uri?: string;
+  /** The agent withdrew it (`plan_removed`). */
+  removed?: true;
 }
 
 export interface NoticeEntry {
@@ -118,6 +126,8 @@ export interface NoticeEntry {
   severity: NoticeSeverity;
   title: string;
   description: string | null;
+  /** Switchboard's own notice that the agent's sign-in lapsed: shown with the way to sign in again. */
+  signIn?: true;
 }
 
 /** A context compaction the agent reported (`compaction_update` / `compaction_summary_chunk`), patched in place. */
@@ -251,6 +261,8 @@ export interface ThreadState {
   toolIndex: Readonly<Record<string, number>>;
   /** The plan entry later plans update in place (until the next user message); null: the next plan starts one. Absent: found by looking back. */
   planIndex?: number | null;
+  /** Plans by id (plan_update) → index of their entry. Absent: none yet. */
+  planIds?: Readonly<Record<string, number>>;
   modes: SessionModeState | null;
   /** In the agent's order (its preferred priority). */
   configOptions: readonly SessionConfigOption[];
@@ -289,5 +301,7 @@ export type ThreadEvent =
   | { type: 'elicitation_resolved'; requestId: string; action: ElicitationAction; content: ElicitationContent | null }
   /** URL mode: the agent's `elicitation/complete`. */
   | { type: 'elicitation_complete'; elicitationId: string }
+  /** The agent said its sign-in lapsed (auth/status_update): what it was signed in with. */
+  | { type: 'auth_lapsed'; account: string | null }
   /** The client answered terminal/output or terminal/wait_for_exit (stored sessions: the output outlives the terminal). */
   | { type: 'terminal_output'; terminalId: string; output: string | null; truncated: boolean; exit: { exitCode: number | null; signal: string | null } | null };

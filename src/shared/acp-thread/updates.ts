@@ -2,6 +2,7 @@ import type { Draft } from './draft';
 import { applyCompactionSummaryChunk, applyCompactionUpdate } from './compaction';
 import { applyChunk } from './messages';
 import { applyPlan } from './plan';
+import { applyPlanRemoved, applyPlanUpdate } from './plans-by-id';
 import { applyCommands, applyConfigOptions, applyCurrentMode, applyNotice, applySessionInfo, applyUsage } from './session-state';
 import { applySessionMessage, applySessionMessageChunk, applySubagentUpdate } from './subagents';
 import { applyToolCall } from './tool-calls';
@@ -36,6 +37,8 @@ export const UPDATE_KINDS = {
   tool_call: { entry: 'tool_call', apply: applyToolCall },
   tool_call_update: { entry: 'tool_call', apply: applyToolCall },
   plan: { entry: 'plan', apply: (d, u) => applyPlan(d, u.entries) },
+  plan_update: { entry: 'plan', apply: applyPlanUpdate },
+  plan_removed: { entry: 'plan', apply: applyPlanRemoved },
   notice: { entry: 'notice', apply: applyNotice },
   available_commands_update: { entry: null, apply: (d, u) => applyCommands(d, u.availableCommands) },
   // The schema's field is currentModeId; the prose docs show modeId.

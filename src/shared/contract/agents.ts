@@ -46,6 +46,21 @@ export const authMethodInfoSchema = z.discriminatedUnion('type', [
 ]);
 export type AuthMethodInfo = z.infer<typeof authMethodInfoSchema>;
 
+/**
+ * What the agent says of its own sign-in (`auth/status`, `auth/status_update`, or Claude Agent's
+ * `_auth/status_update`): the state is the only field acted on; the rest is display text, bounded.
+ */
+export const agentAuthStateSchema = z.enum(['signed_in', 'signed_out', 'not_required', 'unknown']);
+export type AgentAuthState = z.infer<typeof agentAuthStateSchema>;
+export const agentAuthStatusSchema = z.object({
+  state: agentAuthStateSchema,
+  /** The accounts or credentials the agent reports ("Anthropic API key", "Claude Max · me@example.com"). */
+  accounts: z.array(z.object({ label: z.string().max(200), detail: z.string().max(300).nullable(), active: z.boolean().nullable() })).max(8),
+  /** When Switchboard heard it (ms). */
+  at: z.number(),
+});
+export type AgentAuthStatus = z.infer<typeof agentAuthStatusSchema>;
+
 export const agentRuntimeStateSchema = z.enum(['stopped', 'starting', 'running', 'exited', 'failed']);
 export type AgentRuntimeState = z.infer<typeof agentRuntimeStateSchema>;
 
@@ -63,6 +78,8 @@ export const agentStatusSchema = z.object({
   authMethods: z.array(authMethodInfoSchema),
   /** The agent advertised `logout`. */
   canLogout: z.boolean(),
+  /** What the agent last said of its sign-in; null/absent: it said nothing (yet). */
+  auth: agentAuthStatusSchema.nullable().optional(),
   startedAt: z.number().nullable(),
   /**
    * The project folder this process serves (one process per agent and folder, setting

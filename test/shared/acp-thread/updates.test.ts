@@ -31,11 +31,17 @@ describe('the update-kind table', () => {
       subagent_update: { sessionId: 'child-1', title: 'Child' },
       session_message: { messageId: 'm-1', content: [{ type: 'text', text: 'task' }] },
       session_message_chunk: { messageId: 'm-2', content: { type: 'text', text: 'more' } },
+      plan_update: { plan: { type: 'items', planId: 'p1', entries: [{ content: 'step', status: 'pending', priority: 'high' }] } },
+      plan_removed: { planId: 'p1' },
+    };
+    // Kinds that change an entry an earlier update made: that update first.
+    const before: Record<string, ThreadEvent[]> = {
+      plan_removed: [{ type: 'update', update: { sessionUpdate: 'plan_update', plan: { type: 'markdown', planId: 'p1', content: 'x' } } } as unknown as ThreadEvent],
     };
     expect(Object.keys(samples).sort()).toEqual(Object.keys(UPDATE_KINDS).sort());
     for (const [kind, fields] of Object.entries(samples)) {
       const event = { type: 'update', update: { sessionUpdate: kind, ...fields } } as unknown as ThreadEvent;
-      const entries = applyEvents(createThread(), [event]).entries;
+      const entries = applyEvents(createThread(), [...(before[kind] ?? []), event]).entries;
       expect(entries.map((e) => e.kind), kind).toEqual(entryKindOf(kind) === null ? [] : [entryKindOf(kind)]);
     }
   });

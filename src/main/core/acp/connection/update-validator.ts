@@ -6,7 +6,7 @@ import acpUnstableSchema from '@agentclientprotocol/sdk/schema/v1/schema.unstabl
  * Update kinds checked against the SDK's unstable v1 schema: ACP stabilized subagent sessions (2026-11-20),
  * but @agentclientprotocol/sdk 2.4.0 still ships their shapes in schema.unstable.json only.
  */
-const UNSTABLE_KINDS: ReadonlySet<string> = new Set(['subagent_update', 'session_message', 'session_message_chunk']);
+const UNSTABLE_KINDS: ReadonlySet<string> = new Set(['subagent_update', 'session_message', 'session_message_chunk', 'plan_update', 'plan_removed']);
 
 /**
  * Validates `session/update` payloads against the ACP v1 JSON schema shipped with the SDK, one compiled

@@ -22,7 +22,9 @@ import { existsSync } from 'node:fs';
 import type { ThreadState } from '../../../../shared/acp-thread';
 import { homedir } from 'node:os';
 import { IpcFailure } from '../../../../shared/contract';
-import type { AgentStatus, AgentRuntimeState } from '../../../../shared/contract/agents';
+import type { AgentAuthStatus, AgentStatus, AgentRuntimeState } from '../../../../shared/contract/agents';
+import { methods as unstableMethods } from '@agentclientprotocol/sdk/unstable';
+import { authAccountText, authLapsed, parseAcpAuthStatus, parseClaudeAuthStatus } from './auth-status';
 import type { AgentLog } from '../connection/agent-log';
 import { AgentProcess, type AgentExit, type AgentLaunch } from '../connection/agent-process';
 import type { AgentLink, AgentLinkHandlers } from '../connection/agent-link';
@@ -65,6 +67,8 @@ export interface SessionEndpoint {
   openSubagent(childAcpSessionId: string): string | undefined;
   /** A tool call of the running turn is in progress (the hang timeout does not count it). */
   toolInProgress(): boolean;
+  /** The agent said its sign-in lapsed (it was signed in, now signed out): `account` is what it was signed in with. */
+  onAuthLapsed(account: string | null): void;
 }
 
 /** Wraps every request to the agent (the supervisor's hang timeout). */
@@ -107,7 +111,7 @@ export const CLIENT_INFO = { name: 'switchboard', title: 'Switchboard', version:
  * What this client offers every agent. `subagents` is stable ACP (2026-11-20) that the SDK 2.4.0 types
  * still list under unstable only.
  */
-export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] & { subagents: Record<string, never> } = {
+export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] & { subagents: Record<string, never>; plan: Record<string, never> } = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
   auth: { terminal: true },
@@ -115,6 +119,8 @@ export const CLIENT_CAPABILITIES: InitializeRequest['clientCapabilities'] & { su
   elicitation: { form: {}, url: {} },
   // ACP subagent sessions: children on this connection, announced with subagent_update (shown under their parent).
   subagents: {},
+  // Plans by id (unstable): plan_update / plan_removed, several plans per session edited in place.
+  plan: {},
   // Extensions real agents look for: terminal output in tool call _meta (Claude), legacy terminal auth.
   _meta: { terminal_output: true, 'terminal-auth': true },
 };
@@ -136,6 +142,8 @@ export class AgentRuntime {
   startedAt: number | null = null;
   init: InitializeResponse | null = null;
   authMethods: ParsedAuthMethod[] = [];
+  /** What the agent last said of its sign-in (auth/status, auth/status_update, Claude's _auth/status_update). */
+  authStatus: AgentAuthStatus | null = null;
   private proc: AgentLink | null = null;
   /** The agent is reached at a URL (launch.command), not started as a process. */
   private network = false;
@@ -214,6 +222,7 @@ export class AgentRuntime {
       capabilities: this.capabilities,
       authMethods: this.authMethods.map((m) => authMethodInfo(m, stored)),
       canLogout: Boolean(this.capabilities?.auth?.logout),
+      auth: this.authStatus,
       startedAt: this.startedAt,
       folder: this.folder,
       ...(this.hostId === LOCAL_HOST_ID ? {} : { hostId: this.hostId }),
@@ -343,6 +352,7 @@ export class AgentRuntime {
     await this.exitHandled;
     this.stopping = false;
     this.init = null;
+    this.authStatus = null;
     this.exitCode = null;
     this.signal = null;
     this.bindings.clear();
@@ -427,6 +437,7 @@ export class AgentRuntime {
       this.authMethods = parseAuthMethods((init as { authMethods?: unknown }).authMethods);
       this.startedAt = Date.now();
       this.setState('running');
+      if ((this.capabilities?.auth as { status?: unknown } | undefined)?.status) void this.askAuthStatus();
     } catch (e) {
       const exit = proc.exit;
       const message = exit
@@ -504,6 +515,26 @@ export class AgentRuntime {
     await this.exitHandled;
   }
 
+  /** `auth/status` (advertised as auth.status): what the agent says of its sign-in now. */
+  async askAuthStatus(): Promise<void> {
+    try {
+      this.heardAuthStatus(parseAcpAuthStatus(await this.request(unstableMethods.agent.auth.status, {})));
+    } catch (e) {
+      this.log.write('note', `auth/status failed: ${(e as Error).message}`);
+    }
+  }
+
+  private heardAuthStatus(next: AgentAuthStatus | null): void {
+    if (!next) {
+      this.log.write('note', 'an auth status the agent sent has no state Switchboard can read; ignored');
+      return;
+    }
+    const before = this.authStatus;
+    this.authStatus = next;
+    this.host.statusChanged(this.status());
+    if (authLapsed(before, next)) for (const session of this.host.sessionsOf(this)) session.onAuthLapsed(authAccountText(before));
+  }
+
   private clientApp() {
     const host = this.host;
     const agentId = this.agentId;
@@ -549,6 +580,9 @@ export class AgentRuntime {
         throw RequestError.methodNotFound(ctx.method);
       })
       .onNotification('*', (ctx) => {
+        if (ctx.method === unstableMethods.client.auth.statusUpdate) return this.heardAuthStatus(parseAcpAuthStatus(ctx.params));
+        // Claude Agent 0.101 reports its sign-in with an extension of its own (the same, before the RFD landed).
+        if (ctx.method === '_auth/status_update') return this.heardAuthStatus(parseClaudeAuthStatus(ctx.params));
         this.log.write('note', `ignored notification from the agent: ${ctx.method}`);
       });
   }

@@ -55,6 +55,7 @@ import { canFork } from './fork';
 import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
 import type { UpdateItem } from '../connection/acp-wire';
+import { sendTitleToAgent } from './title-sync';
 
 const errorOf = (e: unknown): TurnError => {
   if (e instanceof RequestError) return { code: e.code, message: e.message };
@@ -196,6 +197,7 @@ export class LiveSession {
     if (custom === this.customTitle) return;
     this.customTitle = custom;
     this.host.bus.emit('session.state', this.info());
+    if (custom !== null) void sendTitleToAgent(this.runtime, this.acpSessionId, custom, (m) => this.host.warn(this.runtime.agentId, this.id, 'settings', m));
   }
 
   /** The session's state; with `tail`, its thread holds only its last `tail` entries. */
@@ -740,6 +742,10 @@ export class LiveSession {
     if (this.acpSessionId) this.runtime.unbind(this.acpSessionId);
     this.setStatus('failed', message);
     void this.host.terminals.releaseSession(this.id);
+  }
+
+  onAuthLapsed(account: string | null): void {
+    if (this.status !== 'closed' && !this.subagent) this.emit([{ event: { type: 'auth_lapsed', account }, seq: null }]);
   }
 
   /** A tool call of the current turn is still running (the agent may rightly be quiet meanwhile). */

@@ -10,6 +10,7 @@ import { NewSessionForm } from './NewSession';
 import { basename } from '../../ui/format';
 import { AgentForm } from './AgentForm';
 import { AuthPanel } from './AuthPanel';
+import { AuthAccounts, AuthBadge } from './AuthBadge';
 import { openAgentLog } from './log';
 import { PermissionRules } from './PermissionRules';
 import { Modal } from '../../ui/Modal';
@@ -109,6 +110,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
               <KeyRound size={12} />
             </span>
           )}
+          {s.state === 'running' && <AuthBadge auth={s.auth} />}
           {roots > 0 && <span className="agent-count">{roots}</span>}
           <AgentMetricsBadge agentId={agent.id} />
         </button>
@@ -125,6 +127,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             {agent.source !== 'custom' ? ` · ${agent.source}` : ''}
           </div>
           {s.error && <div className="error small">{s.error}</div>}
+          {s.state === 'running' && <AuthAccounts auth={s.auth} />}
           {folderProcesses.length > 0 && (
             <ul className="agent-processes small" data-testid="agent-processes" aria-label="Processes by project folder">
               {folderProcesses.map((p) => (

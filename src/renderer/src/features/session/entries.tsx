@@ -14,6 +14,7 @@ import { STOP_REASON_TEXT } from '../../ui/format';
 import { Elapsed } from '../../ui/Elapsed';
 import { snapshottingText, useSnapshotting } from './snapshotting';
 import { VisibleText } from '../../ui/VisibleText';
+import { SignInAgain } from './SignInAgain';
 
 export const UserMessageView = memo(function UserMessageView({ entry }: { entry: UserMessageEntry }) {
   return (
@@ -56,17 +57,24 @@ function PlanIcon({ status }: { status: string }) {
 export const PlanView = memo(function PlanView({ entry }: { entry: PlanThreadEntry }) {
   const done = entry.entries.filter((e) => e.status === 'completed').length;
   return (
-    <div className="plan" data-testid="plan">
+    <div className={`plan${entry.removed ? ' removed' : ''}`} data-testid="plan" data-plan-id={entry.planId}>
       <div className="plan-head">
-        Plan <span className="muted">{done}/{entry.entries.length} done</span>
+        Plan {entry.markdown === undefined && entry.uri === undefined && <span className="muted">{done}/{entry.entries.length} done</span>}
+        {entry.removed && <span className="tag">removed by the agent</span>}
       </div>
+      {entry.markdown !== undefined && <Markdown className="plan-markdown" text={entry.markdown} />}
+      {entry.uri !== undefined && (
+        <div className="plan-file small">
+          In <code><VisibleText text={entry.uri} /></code>
+        </div>
+      )}
       <ol className="plan-list">
         {entry.entries.map((e, i) => (
           <li key={i} className={`plan-item ${e.status}`} data-status={e.status}>
             <span className="plan-icon" aria-label={e.status}>
               <PlanIcon status={e.status} />
             </span>
-            <span className="plan-text">{e.content}</span>
+            <span className="plan-text"><VisibleText text={e.content} /></span>
             {e.priority !== 'medium' && <span className={`tag priority-${e.priority}`}>{e.priority}</span>}
           </li>
         ))}
@@ -75,11 +83,12 @@ export const PlanView = memo(function PlanView({ entry }: { entry: PlanThreadEnt
   );
 });
 
-export const NoticeView = memo(function NoticeView({ entry }: { entry: NoticeEntry }) {
+export const NoticeView = memo(function NoticeView({ entry, sessionId }: { entry: NoticeEntry; sessionId: string }) {
   return (
     <div className={`thread-notice ${entry.severity}`} data-testid="thread-notice" role={entry.severity === 'error' ? 'alert' : undefined}>
       <strong><VisibleText text={entry.title} /></strong>
-      {entry.description && <div className="notice-desc">{entry.description}</div>}
+      {entry.description && <div className="notice-desc"><VisibleText text={entry.description} /></div>}
+      {entry.signIn && <SignInAgain sessionId={sessionId} />}
     </div>
   );
 });
@@ -205,7 +214,7 @@ export function ThreadEntryView({
     case 'plan':
       return <PlanView entry={entry} />;
     case 'notice':
-      return <NoticeView entry={entry} />;
+      return <NoticeView entry={entry} sessionId={sessionId} />;
     case 'compaction':
       return <CompactionView entry={entry} sessionId={sessionId} />;
     case 'turn_error':
