@@ -3,7 +3,8 @@ import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { syncAgents } from '../agents';
 import { RunCard } from './RunCard';
-import { inboxRuns, syncTasks, useTasks } from './state';
+import { handledRuns, inboxRuns, syncTasks, useTasks } from './state';
+import { useShallow } from 'zustand/react/shallow';
 
 export const INBOX_TAB_ID = 'inbox';
 
@@ -14,7 +15,8 @@ export function InboxTab({ active }: TabViewProps) {
     syncTasks(api);
     syncAgents(api);
   }, [api]);
-  const runs = useTasks((s) => inboxRuns(s.runs));
+  const runs = useTasks(useShallow((s) => inboxRuns(s.runs)));
+  const handled = useTasks(useShallow((s) => handledRuns(s.runs)));
   const loaded = useTasks((s) => s.loaded);
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -39,6 +41,14 @@ export function InboxTab({ active }: TabViewProps) {
       {runs.map((r) => (
         <RunCard key={r.id} run={r} now={now} />
       ))}
+      {handled.length > 0 && (
+        <details className="tasks-section" open data-testid="inbox-handled">
+          <summary>Handled lately ({handled.length})</summary>
+          {handled.map((r) => (
+            <RunCard key={r.id} run={r} now={now} handled />
+          ))}
+        </details>
+      )}
     </div>
   );
 }

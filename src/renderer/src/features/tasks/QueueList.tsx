@@ -1,3 +1,4 @@
+import { useShallow } from 'zustand/react/shallow';
 import type { TaskRun } from '@shared/contract/tasks';
 import { useApi } from '../../app/api-context';
 import { VisibleText } from '../../ui/VisibleText';
@@ -9,7 +10,7 @@ import { PauseCard } from './PauseCard';
 /** The queue: what runs and what waits, in order; reorder, cancel, and hold or release the whole queue. */
 export function QueueList({ now }: { now: number }) {
   const api = useApi();
-  const runs = useTasks((s) => queueRuns(s.runs));
+  const runs = useTasks(useShallow((s) => queueRuns(s.runs)));
   const paused = useTasks((s) => s.queuePaused);
   const agents = useAgents((s) => s.agents);
   const waiting = runs.filter((r) => r.state === 'queued' || r.state === 'held');

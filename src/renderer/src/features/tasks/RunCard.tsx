@@ -35,7 +35,10 @@ export function Lines({ text, testId }: { text: string; testId?: string }) {
 }
 
 /** One run in the Inbox: what ran, how it ended, cost and time, last message, changes per turn, and what to do next. */
-export function RunCard({ run, now }: { run: TaskRun; now: number }) {
+const HANDLED_TEXT: Record<TaskRun['inbox'], string> = { none: '', open: '', merged: 'merged', reverted: 'reverted', dismissed: 'dismissed', continued: 'continued' };
+
+/** `handled`: out of the Inbox already (merged, reverted…): it can be looked at and re-run. */
+export function RunCard({ run, now, handled = false }: { run: TaskRun; now: number; handled?: boolean }) {
   const api = useApi();
   const agents = useAgents((s) => s.agents);
   const turns = useTurnCheckpoints(api, run.sessionId);
@@ -84,6 +87,11 @@ export function RunCard({ run, now }: { run: TaskRun; now: number }) {
         <span className={`task-state ${run.state}`} data-testid="inbox-run-state">
           {STATE_TEXT[run.state]}
         </span>
+        {handled && (
+          <span className="task-state" data-testid="inbox-run-handled">
+            {HANDLED_TEXT[run.inbox]}
+          </span>
+        )}
         <span className="muted small">
           <VisibleText text={agentName(agents, run.agentId)} /> · {TRIGGER_TEXT[run.trigger]} · {when(run.endedAt ?? run.startedAt ?? run.queuedAt)}
         </span>
@@ -108,7 +116,7 @@ export function RunCard({ run, now }: { run: TaskRun; now: number }) {
           <VisibleText text={run.error} />
         </p>
       )}
-      {run.state === 'paused' && run.pause && <PauseCard run={run} />}
+      {!handled && run.state === 'paused' && run.pause && <PauseCard run={run} />}
       {run.holdReason && <p className="muted small">Held: {run.holdReason}</p>}
       {run.lastMessage && (
         <blockquote className="task-last" aria-label="The agent's last message">
@@ -137,8 +145,8 @@ export function RunCard({ run, now }: { run: TaskRun; now: number }) {
           ))}
         </div>
       )}
-      {run.sessionId && run.worktree && <WorktreeBar sessionId={run.sessionId} cwd={run.worktree} idle={run.state !== 'running'} />}
-      {run.sessionId && run.state !== 'running' && (
+      {!handled && run.sessionId && run.worktree && <WorktreeBar sessionId={run.sessionId} cwd={run.worktree} idle={run.state !== 'running'} />}
+      {!handled && run.sessionId && run.state !== 'running' && (
         <div className="task-continue">
           <input
             value={prompt}
@@ -159,12 +167,12 @@ export function RunCard({ run, now }: { run: TaskRun; now: number }) {
             Open session
           </button>
         )}
-        {run.worktree && (
+        {!handled && run.worktree && (
           <button disabled={busy} onClick={() => void setInbox('merged')} title="After merging or opening a pull request with Finish…" data-testid="inbox-merged">
             Mark merged
           </button>
         )}
-        {run.sessionId && run.state !== 'running' && (
+        {!handled && run.sessionId && run.state !== 'running' && (
           <button disabled={busy} onClick={() => void revert()} data-testid="inbox-revert">
             Revert
           </button>
@@ -177,9 +185,11 @@ export function RunCard({ run, now }: { run: TaskRun; now: number }) {
             Cancel
           </button>
         )}
-        <button disabled={busy} onClick={() => void setInbox('dismissed')} data-testid="inbox-dismiss">
-          Dismiss
-        </button>
+        {!handled && (
+          <button disabled={busy} onClick={() => void setInbox('dismissed')} data-testid="inbox-dismiss">
+            Dismiss
+          </button>
+        )}
       </div>
     </article>
   );

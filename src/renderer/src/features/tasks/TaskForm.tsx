@@ -1,3 +1,4 @@
+import { useShallow } from 'zustand/react/shallow';
 import { useEffect, useState } from 'react';
 import { LIMIT_KEYS, type LimitKey, type RunPlace, type RunPolicy, type Schedule, type SpendLimits, type TaskInput } from '@shared/contract/tasks';
 import { LOCAL_HOST_ID } from '@shared/contract/hosts';
@@ -32,7 +33,7 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
     syncHosts(api);
   }, [api]);
   const agents = useAgents((s) => s.agents);
-  const hosts = useHosts((s) => s.hosts.filter((h) => h.kind === 'ssh'));
+  const hosts = useHosts(useShallow((s) => s.hosts.filter((h) => h.kind === 'ssh')));
   const [name, setName] = useState(initial.name ?? '');
   const [prompts, setPrompts] = useState<string[]>(initial.prompts?.length ? initial.prompts : ['']);
   const [agentId, setAgentId] = useState(initial.agentId ?? '');

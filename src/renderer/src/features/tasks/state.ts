@@ -61,6 +61,13 @@ export const inboxRuns = (runs: Record<string, TaskRun>): TaskRun[] =>
     .filter((r) => r.inbox === 'open')
     .sort((a, b) => (b.endedAt ?? b.startedAt ?? b.queuedAt) - (a.endedAt ?? a.startedAt ?? a.queuedAt));
 
+/** Runs taken out of the Inbox (merged, reverted, continued, dismissed), newest first: they can still be re-run. */
+export const handledRuns = (runs: Record<string, TaskRun>, max = 10): TaskRun[] =>
+  Object.values(runs)
+    .filter((r) => r.inbox !== 'open' && r.inbox !== 'none')
+    .sort((a, b) => (b.endedAt ?? b.queuedAt) - (a.endedAt ?? a.queuedAt))
+    .slice(0, max);
+
 /** Runs waiting or running, in queue order. */
 export const queueRuns = (runs: Record<string, TaskRun>): TaskRun[] =>
   Object.values(runs)

@@ -1,0 +1,103 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
+import { appSuite } from '../support/app-suite';
+import { connectContract } from '../support/contract-client';
+import { WAIT } from '../support/waits';
+
+/**
+ * Tasks end to end in Chromium (issue 41): a task is made in the Tasks tab and queued against the scenario
+ * agent; its run ends in the Inbox (counted in "needs you" and the window title) with its last message and
+ * its changes; it is reverted (the file is gone) and re-run from the Inbox. A task with a token limit is
+ * paused by the guard: the Inbox says what it spent, and Continue with +X lets it finish.
+ */
+
+const suite = appSuite('tasks', async (app) => {
+  const c = await connectContract(app);
+  const { command, args } = scenarioAgentCommand();
+  await c.call('agents.addCustom', { name: 'Task agent', command, args, env: {} });
+  c.close();
+});
+
+const visible = (page: Page, testId: string) => page.locator(`.tab-panel:not([hidden]) [data-testid=${testId}]`);
+
+async function makeTask(page: Page, task: { name: string; prompt: string; folder: string; runTokens?: number }): Promise<void> {
+  await page.getByTestId('sidebar-open-tasks').click();
+  const tab = visible(page, 'tasks-tab');
+  await tab.getByTestId('task-new').click();
+  const form = tab.getByTestId('task-form');
+  await form.getByTestId('task-name').fill(task.name);
+  await form.getByTestId('task-prompt').fill(task.prompt);
+  await form.getByTestId('task-agent').selectOption({ label: 'Task agent' });
+  await form.getByTestId('task-folder').fill(task.folder);
+  if (task.runTokens) await form.getByTestId('task-limit-runTokens').fill(String(task.runTokens));
+  await form.getByTestId('task-save').click();
+  await form.waitFor({ state: 'detached' });
+  await tab.getByTestId('task-row').filter({ hasText: task.name }).getByTestId('task-queue').click();
+}
+
+describe('tasks, the queue and the Inbox in Chromium', { timeout: 180_000 }, () => {
+  it('queues a task, shows its run in the Inbox with its changes, reverts it and re-runs it', async () => {
+    const folder = join(suite.work, 'notes-project');
+    mkdirSync(folder);
+    const notes = join(folder, 'notes.txt');
+    const { page, errors } = await suite.open({ empty: true });
+    await makeTask(page, { name: 'Write the notes', prompt: 'sh-write notes.txt hello from the task', folder });
+
+    await page.getByTestId('sidebar-open-inbox').click();
+    const inbox = visible(page, 'inbox-tab');
+    const run = inbox.locator('[data-testid=inbox-run][data-state=done]').filter({ hasText: 'Write the notes' });
+    await run.waitFor({ timeout: WAIT.agent });
+    await expect.poll(() => run.getByTestId('inbox-run-last').innerText(), { timeout: WAIT.page }).toContain('wrote notes.txt');
+    await run.getByTestId('turn-changes-open').filter({ hasText: '1 added' }).waitFor({ timeout: WAIT.server });
+    expect(readFileSync(notes, 'utf8')).toBe('hello from the task');
+    // Counted in "needs you" and in the window title.
+    await page.getByTestId('needs-you').filter({ hasText: '1 needs you' }).waitFor({ timeout: WAIT.page });
+    await expect.poll(() => page.title(), { timeout: WAIT.page }).toMatch(/^\(1\) /);
+
+    // Revert: the file the run added is gone, and the run leaves the Inbox for "Handled".
+    await run.getByTestId('inbox-revert').click();
+    await page.getByTestId('confirm-ok').click();
+    await expect.poll(() => existsSync(notes), { timeout: WAIT.server }).toBe(false);
+    const handled = inbox.getByTestId('inbox-handled').getByTestId('inbox-run').filter({ hasText: 'Write the notes' });
+    await handled.getByTestId('inbox-run-handled').filter({ hasText: 'reverted' }).waitFor({ timeout: WAIT.server });
+    await inbox.getByTestId('inbox-empty').waitFor({ timeout: WAIT.page });
+    await expect.poll(() => page.getByTestId('needs-you').count(), { timeout: WAIT.page }).toBe(0);
+
+    // Re-run: a new run of the same task ends in the Inbox and writes the file again.
+    await handled.getByTestId('inbox-rerun').click();
+    const again = inbox.locator(':scope > [data-testid=inbox-run][data-state=done]').filter({ hasText: 'Write the notes' });
+    await again.waitFor({ timeout: WAIT.agent });
+    await expect.poll(() => existsSync(notes) && readFileSync(notes, 'utf8'), { timeout: WAIT.server }).toBe('hello from the task');
+    expect(await again.getAttribute('data-run-id')).not.toBe(await handled.getAttribute('data-run-id'));
+    // Dismissed: the Inbox is empty and nothing needs the user.
+    await again.getByTestId('inbox-dismiss').click();
+    await inbox.getByTestId('inbox-empty').waitFor({ timeout: WAIT.page });
+    await expect.poll(() => page.getByTestId('needs-you').count(), { timeout: WAIT.page }).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('pauses a run at its token limit, says what it spent, and lets it go on with +X', async () => {
+    const folder = join(suite.work, 'spend-project');
+    mkdirSync(folder);
+    const { page, errors } = await suite.open({ empty: true });
+    await makeTask(page, { name: 'Spend a lot', prompt: 'spend 200 1000 0.01', folder, runTokens: 3000 });
+
+    await page.getByTestId('sidebar-open-inbox').click();
+    const inbox = visible(page, 'inbox-tab');
+    const run = inbox.locator('[data-testid=inbox-run][data-state=paused]').filter({ hasText: 'Spend a lot' });
+    await run.waitFor({ timeout: WAIT.agent });
+    const pause = run.getByTestId('task-pause');
+    await expect.poll(() => pause.getByTestId('task-pause-words').innerText(), { timeout: WAIT.page }).toMatch(/^Reached its limit of 3\.0k tokens \(tokens per run\): 3\.0k tokens spent\.$/);
+    // It waits for the user: "needs you" counts it.
+    await page.getByTestId('needs-you').filter({ hasText: '1 needs you' }).waitFor({ timeout: WAIT.page });
+
+    await pause.getByTestId('task-pause-more').fill('100000');
+    await pause.getByTestId('task-pause-continue').click();
+    // Continued: out of the Inbox until it ends, then back in it, done.
+    await inbox.locator('[data-testid=inbox-run][data-state=done]').filter({ hasText: 'Spend a lot' }).waitFor({ timeout: WAIT.agent });
+    expect(errors).toEqual([]);
+  });
+});
