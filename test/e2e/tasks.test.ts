@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
+import { agentRow, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
 import { WAIT } from '../support/waits';
 
 /**
@@ -83,6 +84,7 @@ describe('tasks, the queue and the Inbox in Chromium', { timeout: 180_000 }, () 
     const folder = join(suite.work, 'spend-project');
     mkdirSync(folder);
     const { page, errors } = await suite.open({ empty: true });
+    const notes = await recordNotifications(page);
     await makeTask(page, { name: 'Spend a lot', prompt: 'spend 200 1000 0.01', folder, runTokens: 3000 });
 
     await page.getByTestId('sidebar-open-inbox').click();
@@ -93,11 +95,49 @@ describe('tasks, the queue and the Inbox in Chromium', { timeout: 180_000 }, () 
     await expect.poll(() => pause.getByTestId('task-pause-words').innerText(), { timeout: WAIT.page }).toMatch(/^Reached its limit of 3\.0k tokens \(tokens per run\): 3\.0k tokens spent\.$/);
     // It waits for the user: "needs you" counts it.
     await page.getByTestId('needs-you').filter({ hasText: '1 needs you' }).waitFor({ timeout: WAIT.page });
+    await expect.poll(notes, { timeout: WAIT.page }).toContain('Spend a lot paused by its limit');
 
     await pause.getByTestId('task-pause-more').fill('100000');
     await pause.getByTestId('task-pause-continue').click();
     // Continued: out of the Inbox until it ends, then back in it, done.
     await inbox.locator('[data-testid=inbox-run][data-state=done]').filter({ hasText: 'Spend a lot' }).waitFor({ timeout: WAIT.agent });
+    await expect.poll(notes, { timeout: WAIT.page }).toContain('Spend a lot finished');
+
+    // Settings → Usage: today's spending of the task, and the last 14 days.
+    await page.keyboard.press('Control+,');
+    const usage = visible(page, 'usage-section');
+    await usage.getByTestId('usage-task-row').filter({ hasText: 'Spend a lot' }).waitFor({ timeout: WAIT.server });
+    expect(await usage.getByTestId('usage-bar').count()).toBe(14);
+    expect(errors).toEqual([]);
+  });
+
+  it('makes a task from a session ("Run this again") and shows its schedule in words with its next three runs', async () => {
+    const folder = join(suite.work, 'again-project');
+    mkdirSync(folder);
+    const { page, errors } = await suite.open({ empty: true });
+    const tab = await startSessionFromSidebar(page, agentRow(page, 'Task agent'), folder);
+    await sendPrompt(tab, 'sh-write again.txt once more');
+    await tab.getByTestId('agent-message').filter({ hasText: 'wrote again.txt' }).waitFor({ timeout: WAIT.agent });
+    await tab.getByTestId('session-action-run-again').click();
+
+    const form = visible(page, 'task-form');
+    await expect.poll(() => form.getByTestId('task-prompt').inputValue(), { timeout: WAIT.server }).toBe('sh-write again.txt once more');
+    expect(await form.getByTestId('task-folder').inputValue()).toBe(folder);
+    await form.getByTestId('task-schedule-kind').selectOption('daily');
+    await form.getByTestId('task-schedule-at').fill('07:30');
+    const preview = form.getByTestId('task-schedule-preview');
+    await preview.getByTestId('task-schedule-text').filter({ hasText: 'every day at 07:30' }).waitFor({ timeout: WAIT.server });
+    expect(await preview.getByTestId('task-schedule-next').count()).toBe(3);
+    // A cron expression the core cannot read is said, and the task is not saved with it.
+    await form.getByTestId('task-schedule-kind').selectOption('cron');
+    await form.getByTestId('task-schedule-cron').fill('99 99 * * *');
+    await form.getByTestId('task-schedule-error').waitFor({ timeout: WAIT.server });
+    await form.getByTestId('task-schedule-cron').fill('30 7 * * 1-5');
+    await preview.getByTestId('task-schedule-text').waitFor({ timeout: WAIT.server });
+    await form.getByTestId('task-save').click();
+    await form.waitFor({ state: 'detached' });
+    const row = visible(page, 'tasks-tab').getByTestId('task-row').filter({ hasText: 'sh-write again.txt once more' });
+    await row.getByTestId('task-row-schedule').waitFor({ timeout: WAIT.page });
     expect(errors).toEqual([]);
   });
 });
