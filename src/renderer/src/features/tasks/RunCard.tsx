@@ -117,6 +117,14 @@ export function RunCard({ run, now, handled = false }: { run: TaskRun; now: numb
         </p>
       )}
       {!handled && run.state === 'paused' && run.pause && <PauseCard run={run} />}
+      {!handled && run.state === 'running' && run.inbox === 'open' && run.sessionId && (
+        <p className="warning small" role="alert" data-testid="inbox-run-waits">
+          It asked something its policy may not answer, and waits for you.{' '}
+          <button className="primary" onClick={() => openLiveSessionTab(run.sessionId!, title)} data-testid="inbox-answer">
+            Answer it
+          </button>
+        </p>
+      )}
       {run.holdReason && <p className="muted small">Held: {run.holdReason}</p>}
       {run.lastMessage && (
         <blockquote className="task-last" aria-label="The agent's last message">
