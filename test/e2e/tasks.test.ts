@@ -1,11 +1,13 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { suggestBranchName } from '../../src/shared/contract/worktrees';
 import { describe, expect, it } from 'vitest';
 import { scenarioAgentCommand } from '../fixtures/scenario-agent/launch';
 import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
 import { agentRow, recordNotifications, sendPrompt, startSessionFromSidebar } from '../support/ui';
+import { commitFromFinish, gitIn, initRepo } from '../support/git-repo';
 import { WAIT } from '../support/waits';
 
 /**
@@ -24,7 +26,7 @@ const suite = appSuite('tasks', async (app) => {
 
 const visible = (page: Page, testId: string) => page.locator(`.tab-panel:not([hidden]) [data-testid=${testId}]`);
 
-async function makeTask(page: Page, task: { name: string; prompt: string; folder: string; runTokens?: number }): Promise<void> {
+async function makeTask(page: Page, task: { name: string; prompt: string; folder: string; runTokens?: number; place?: 'worktree'; policy?: 'refuse' }): Promise<void> {
   await page.getByTestId('sidebar-open-tasks').click();
   const tab = visible(page, 'tasks-tab');
   await tab.getByTestId('task-new').click();
@@ -34,6 +36,8 @@ async function makeTask(page: Page, task: { name: string; prompt: string; folder
   await form.getByTestId('task-agent').selectOption({ label: 'Task agent' });
   await form.getByTestId('task-folder').fill(task.folder);
   if (task.runTokens) await form.getByTestId('task-limit-runTokens').fill(String(task.runTokens));
+  if (task.place) await form.getByTestId('task-place').selectOption(task.place);
+  if (task.policy) await form.getByTestId('task-policy').selectOption(task.policy);
   await form.getByTestId('task-save').click();
   await form.waitFor({ state: 'detached' });
   await tab.getByTestId('task-row').filter({ hasText: task.name }).getByTestId('task-queue').click();
@@ -138,6 +142,52 @@ describe('tasks, the queue and the Inbox in Chromium', { timeout: 180_000 }, () 
     await form.waitFor({ state: 'detached' });
     const row = visible(page, 'tasks-tab').getByTestId('task-row').filter({ hasText: 'sh-write again.txt once more' });
     await row.getByTestId('task-row-schedule').waitFor({ timeout: WAIT.page });
+    expect(errors).toEqual([]);
+  });
+
+  it('merges a worktree run from the Inbox through Finish; a run asking what its policy may not answer waits there, one refused is said', async () => {
+    const repo = join(suite.work, 'tree-project');
+    mkdirSync(repo);
+    initRepo(repo);
+    const { page, errors } = await suite.open({ empty: true });
+    await makeTask(page, { name: 'Notes on a branch', prompt: 'sh-write notes.txt written by a task', folder: repo, place: 'worktree' });
+    await page.getByTestId('sidebar-open-inbox').click();
+    const inbox = visible(page, 'inbox-tab');
+    const run = inbox.locator(':scope > [data-testid=inbox-run][data-state=done]').filter({ hasText: 'Notes on a branch' });
+    await run.waitFor({ timeout: WAIT.agent });
+    const bar = run.getByTestId('worktree-bar');
+    await expect.poll(() => bar.getByTestId('worktree-branch').innerText(), { timeout: WAIT.server }).toBe(suggestBranchName('Notes on a branch', 'task'));
+    expect(existsSync(join(repo, 'notes.txt'))).toBe(false);
+    const finish = run.getByTestId('worktree-finish');
+    await commitFromFinish(bar, finish, 'notes.txt', 'Add notes');
+    await finish.getByTestId('worktree-merge').click();
+    await finish.getByTestId('worktree-note').getByText('main is now at').waitFor({ timeout: WAIT.server });
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('written by a task');
+    expect(gitIn(repo)('status', '--porcelain')).toBe('');
+    await run.getByTestId('inbox-merged').click();
+    await inbox.getByTestId('inbox-handled').getByTestId('inbox-run-handled').filter({ hasText: 'merged' }).waitFor({ timeout: WAIT.server });
+
+    // Policy "ask": the run's shell command waits for the user, in the Inbox and in "needs you".
+    const folder = join(suite.work, 'ask-project');
+    mkdirSync(folder);
+    await makeTask(page, { name: 'Run the tests', prompt: 'ask-run npm test', folder });
+    await page.getByTestId('sidebar-open-inbox').click();
+    const asking = inbox.locator(':scope > [data-testid=inbox-run]').filter({ hasText: 'Run the tests' });
+    await asking.getByTestId('inbox-run-waits').waitFor({ timeout: WAIT.agent });
+    await page.getByTestId('needs-you').waitFor({ timeout: WAIT.page });
+    await asking.getByTestId('inbox-answer').click();
+    await visible(page, 'session-tab').getByTestId('permission-card').waitFor({ timeout: WAIT.page });
+    await page.getByTestId('sidebar-open-inbox').click();
+    await asking.getByTestId('inbox-cancel').click();
+    await inbox.locator(':scope > [data-testid=inbox-run][data-state=cancelled]').filter({ hasText: 'Run the tests' }).waitFor({ timeout: WAIT.agent });
+
+    // Policy "refuse": the request is refused by itself, and the Inbox shows the answer.
+    await makeTask(page, { name: 'Refused tests', prompt: 'ask-run npm test', folder, policy: 'refuse' });
+    await page.getByTestId('sidebar-open-inbox').click();
+    const refused = inbox.locator(':scope > [data-testid=inbox-run][data-state=done]').filter({ hasText: 'Refused tests' });
+    await refused.waitFor({ timeout: WAIT.agent });
+    await refused.getByTestId('inbox-run-answers').click();
+    await expect(refused.getByTestId('inbox-run-answer').first().innerText()).resolves.toMatch(/^Refused `npm test`/);
     expect(errors).toEqual([]);
   });
 });
