@@ -190,4 +190,49 @@ describe('tasks, the queue and the Inbox in Chromium', { timeout: 180_000 }, () 
     await expect(refused.getByTestId('inbox-run-answer').first().innerText()).resolves.toMatch(/^Refused `npm test`/);
     expect(errors).toEqual([]);
   });
+
+  it('holds the queue, reorders and cancels waiting runs, runs one at a time as Settings → Usage says; a finished run notifies only when wanted', async () => {
+    const folder = join(suite.work, 'queue-project');
+    mkdirSync(folder);
+    const c = await connectContract(suite.app);
+    const setting = async (key: string) => ((await c.call('settings.get', { key })) as { entry: { value: unknown } }).entry.value;
+    const { page, errors } = await suite.open({ empty: true });
+    const notes = await recordNotifications(page);
+    await page.keyboard.press('Control+,');
+    const concurrency = visible(page, 'settings-tab').getByTestId('setting-tasks.concurrency');
+    await concurrency.fill('1');
+    await concurrency.press('Enter');
+    await visible(page, 'settings-tab').getByTestId('setting-notifications.taskFinished').uncheck();
+    await expect.poll(() => setting('tasks.concurrency'), { timeout: WAIT.server }).toBe(1);
+    await expect.poll(() => setting('notifications.taskFinished'), { timeout: WAIT.server }).toBe(false);
+
+    await page.getByTestId('sidebar-open-tasks').click();
+    const queue = visible(page, 'task-queue');
+    await queue.getByTestId('task-queue-pause').click();
+    await visible(page, 'task-queue').and(page.locator('[data-paused=true]')).waitFor({ timeout: WAIT.server });
+    for (const name of ['First', 'Second', 'Third']) await makeTask(page, { name, prompt: 'hello', folder });
+    const rows = queue.getByTestId('task-queue-row');
+    const names = () => rows.evaluateAll((els) => els.map((e) => e.querySelector('strong')?.textContent));
+    await expect.poll(names, { timeout: WAIT.server }).toEqual(['First', 'Second', 'Third']);
+    await rows.filter({ hasText: 'First' }).getByTestId('task-queue-down').click();
+    await expect.poll(names, { timeout: WAIT.server }).toEqual(['Second', 'First', 'Third']);
+    await rows.filter({ hasText: 'Third' }).getByTestId('task-queue-cancel').click();
+    await expect.poll(names, { timeout: WAIT.server }).toEqual(['Second', 'First']);
+
+    await queue.getByTestId('task-queue-pause').click();
+    await page.getByTestId('sidebar-open-inbox').click();
+    const inbox = visible(page, 'inbox-tab');
+    for (const name of ['First', 'Second']) await inbox.locator(':scope > [data-testid=inbox-run][data-state=done]').filter({ hasText: name }).waitFor({ timeout: WAIT.agent });
+    const runs = ((await c.call('tasks.runs', { inbox: false })) as { runs: Array<{ name: string; state: string; startedAt: number | null; endedAt: number | null }> }).runs;
+    const of = (name: string) => runs.find((r) => r.name === name)!;
+    // One at a time, in the order the user left them: Second ended before First started; Third never ran.
+    expect(of('Second').endedAt!).toBeLessThanOrEqual(of('First').startedAt!);
+    expect(of('Third')).toMatchObject({ state: 'cancelled', startedAt: null });
+    // Finished runs were not notified (switched off in Settings).
+    expect((await notes()).filter((n) => n.includes('finished'))).toEqual([]);
+    await c.call('settings.set', { key: 'tasks.concurrency', value: 2 });
+    await c.call('settings.set', { key: 'notifications.taskFinished', value: true });
+    c.close();
+    expect(errors).toEqual([]);
+  });
 });
