@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -232,6 +233,48 @@ describe('tasks, the queue and the Inbox in Chromium', { timeout: 180_000 }, () 
     expect((await notes()).filter((n) => n.includes('finished'))).toEqual([]);
     await c.call('settings.set', { key: 'tasks.concurrency', value: 2 });
     await c.call('settings.set', { key: 'notifications.taskFinished', value: true });
+    c.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('lists the runs missed while Switchboard was closed at the next start, in "needs you": one runs now, one is skipped, none ran by itself', async () => {
+    const folder = join(suite.work, 'missed-project');
+    mkdirSync(folder);
+    let c = await connectContract(suite.app);
+    const agents = ((await c.call('agents.list', {})) as { agents: Array<{ id: string; name: string }> }).agents;
+    const agentId = agents.find((a) => a.name === 'Task agent')!.id;
+    const hour = 3_600_000;
+    // Every hour, at half past the hours counted from now: due 1.5 h and 0.5 h ago once it was last looked at 2 h ago.
+    const task = (await c.call('tasks.save', { task: { name: 'Hourly check', prompts: ['hello'], agentId, folder, schedule: { kind: 'hours', every: 1, from: Date.now() - 2.5 * hour } } })) as { id: string };
+    c.close();
+    const db = new Database(join(suite.dataDir, 'switchboard.db'));
+    try {
+      db.prepare('UPDATE tasks SET checked_at = checked_at - ? WHERE id = ?').run(2 * hour, task.id);
+    } finally {
+      db.close();
+    }
+    await suite.restart();
+    c = await connectContract(suite.app);
+    // What earlier tests left in the Inbox (none of it waits for an answer) counts too.
+    const inInbox = ((await c.call('tasks.runs', { inbox: true })) as { runs: Array<{ state: string }> }).runs;
+    expect(inInbox.filter((r) => r.state === 'paused' || r.state === 'running')).toEqual([]);
+    c.close();
+    const { page, errors } = await suite.open({ empty: true });
+    // Two runs missed: "needs you" counts them, and leads first to the Tasks tab that lists them (they wait for an answer).
+    await page.getByTestId('needs-you').filter({ hasText: `${inInbox.length + 2} need you` }).click({ timeout: WAIT.server });
+    const missed = visible(page, 'task-missed');
+    const rows = missed.getByTestId('task-missed-row');
+    await expect.poll(() => rows.count(), { timeout: WAIT.server }).toBe(2);
+    await rows.first().getByTestId('task-missed-skip').click();
+    await expect.poll(() => rows.count(), { timeout: WAIT.server }).toBe(1);
+    await rows.first().getByTestId('task-missed-run').click();
+    await missed.waitFor({ state: 'detached', timeout: WAIT.server });
+    await page.getByTestId('sidebar-open-inbox').click();
+    await visible(page, 'inbox-tab').locator(':scope > [data-testid=inbox-run][data-state=done]').filter({ hasText: 'Hourly check' }).waitFor({ timeout: WAIT.agent });
+    c = await connectContract(suite.app);
+    const runs = ((await c.call('tasks.runs', { inbox: false })) as { runs: Array<{ name: string; trigger: string }> }).runs.filter((r) => r.name === 'Hourly check');
+    expect(runs.map((r) => r.trigger)).toEqual(['missed']);
+    await c.call('tasks.delete', { id: task.id });
     c.close();
     expect(errors).toEqual([]);
   });

@@ -1,9 +1,11 @@
-import type { TaskRun } from '@shared/contract/tasks';
+import type { MissedRun, TaskRun } from '@shared/contract/tasks';
 import { setOtherNeeds, type NeedsYou } from '../../app/attention';
 import { settingNow } from '../../app/settings';
 import { useTabs } from '../../state/tabs';
 import { desktopNotify } from '../notifications';
 import { INBOX_TAB_ID } from './InboxTab';
+import { openTasks } from './open';
+import { TASKS_TAB_ID } from './TasksTab';
 import { inboxRuns, onRunChanged, useTasks } from './state';
 import { pauseInWords } from './format';
 
@@ -16,6 +18,10 @@ export const runWaits = (r: TaskRun): boolean => r.state === 'paused' || (r.stat
 export function inboxNeeds(runs: Record<string, TaskRun>): NeedsYou[] {
   return inboxRuns(runs).map((r) => ({ tabId: INBOX_TAB_ID, sessionId: null, waiting: runWaits(r), title: r.name, open: () => void openInbox() }));
 }
+
+/** Runs missed while Switchboard was closed wait for "run now" or "skip" in the Tasks tab: they need the user too. */
+export const missedNeeds = (missed: readonly MissedRun[]): NeedsYou[] =>
+  missed.map((m) => ({ tabId: TASKS_TAB_ID, sessionId: null, waiting: true, title: `${m.name} (missed)`, open: () => void openTasks() }));
 
 /** Desktop notifications of runs: paused by the guard, waiting for the user, finished (each switchable in Settings). */
 export function notifyOfRun(run: TaskRun, before: TaskRun | undefined): void {
@@ -35,7 +41,7 @@ export function followRuns(): void {
   if (following) return;
   following = true;
   useTasks.subscribe((s, prev) => {
-    if (s.runs !== prev.runs) setOtherNeeds('tasks', inboxNeeds(s.runs));
+    if (s.runs !== prev.runs || s.missed !== prev.missed) setOtherNeeds('tasks', [...inboxNeeds(s.runs), ...missedNeeds(s.missed)]);
   });
   onRunChanged(notifyOfRun);
 }
