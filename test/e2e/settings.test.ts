@@ -56,7 +56,7 @@ describe('settings', { timeout: 180_000 }, () => {
   it('opens with Ctrl+, (and from the launcher); the search narrows the sections', async () => {
     const { page, errors } = await open();
     const tab = await openSettings(page);
-    await expect(sectionIds(page)).resolves.toEqual(['general', 'agents', 'hosts', 'permissions', 'mcp', 'notifications', 'supervision', 'history', 'checkpoints', 'worktrees', 'containers', 'registry', 'keyboard']);
+    await expect(sectionIds(page)).resolves.toEqual(['general', 'agents', 'hosts', 'permissions', 'mcp', 'notifications', 'supervision', 'history', 'checkpoints', 'worktrees', 'containers', 'usage', 'registry', 'keyboard']);
     const search = tab.getByTestId('settings-search');
     await search.fill('flood');
     await expect.poll(() => sectionIds(page), { timeout: WAIT.page }).toEqual(['supervision']);

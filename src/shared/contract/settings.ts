@@ -17,7 +17,7 @@ import { repoWorktreeSettingSchema } from './worktrees';
 
 export type SettingScope = 'app' | 'agent';
 /** Sections of the Settings tab; null: kept by the app itself, not shown (layout, recent folders). */
-export type SettingSection = 'general' | 'agents' | 'hosts' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'worktrees' | 'containers' | 'registry' | 'keyboard';
+export type SettingSection = 'general' | 'agents' | 'hosts' | 'permissions' | 'mcp' | 'notifications' | 'supervision' | 'history' | 'checkpoints' | 'worktrees' | 'containers' | 'registry' | 'usage' | 'keyboard';
 
 export interface SettingDef<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -203,7 +203,7 @@ export const SETTINGS = {
     label: 'Tasks running at once',
     description: 'How many queued tasks run side by side; the next one starts when one ends or pauses.',
     scope: 'app',
-    section: 'agents',
+    section: 'usage',
   }),
   'tasks.dailyLimits': def({
     schema: globalLimitsSchema,
@@ -246,6 +246,9 @@ export const SETTINGS = {
   // Notifications
   'notifications.turnEnd': def({ schema: z.boolean(), default: true, label: 'When an agent finishes its turn', description: 'A desktop notification while Switchboard is not focused.', scope: 'app', section: 'notifications' }),
   'notifications.permission': def({ schema: z.boolean(), default: true, label: 'When an agent asks for permission or for input', description: 'A desktop notification while Switchboard is not focused.', scope: 'app', section: 'notifications' }),
+  'notifications.taskPaused': def({ schema: z.boolean(), default: true, label: 'When a task is paused by its spending limit', description: 'A desktop notification while Switchboard is not focused: what the run spent, and Continue or Stop waits in the Inbox.', scope: 'app', section: 'notifications' }),
+  'notifications.taskNeedsYou': def({ schema: z.boolean(), default: true, label: 'When a task waits for you', description: 'A desktop notification while Switchboard is not focused: a run asked something its policy may not answer.', scope: 'app', section: 'notifications' }),
+  'notifications.taskFinished': def({ schema: z.boolean(), default: true, label: 'When a task finishes', description: 'A desktop notification while Switchboard is not focused: the run is in the Inbox.', scope: 'app', section: 'notifications' }),
 
   // Supervision (applies at once, to running agents too)
   'agents.autoRestart': def({

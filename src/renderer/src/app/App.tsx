@@ -11,7 +11,7 @@ import { ConfirmHost } from '../ui/confirm';
 import { LinkConfirmDialog } from './link-confirm';
 import { useNotices } from './notices';
 import { PaneLayout } from './PaneLayout';
-import { registerTabKind } from './contributions';
+import { connectionHooks, registerTabKind } from './contributions';
 import { startSettings } from './settings';
 import { useShortcuts } from './shortcuts';
 import { Sidebar } from './Sidebar';
@@ -32,6 +32,10 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
   useShortcuts(api);
   // Live sessions' states: "needs you" counts a waiting session wherever it is, with or without a tab.
   useEffect(() => syncLiveSessions(api), [api]);
+  // What features follow for the whole window (the tasks' runs: "needs you", notifications).
+  useEffect(() => {
+    for (const hook of connectionHooks) hook(api);
+  }, [api]);
   useTitleCount();
   useDocumentTheme();
   useEffect(() => api.on('app.notice', (n) => useNotices.getState().push(n.level, n.message)), [api]);

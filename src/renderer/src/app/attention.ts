@@ -16,7 +16,16 @@ export interface NeedsYou {
   /** Waits for an answer (else: a turn finished while not looked at). */
   waiting: boolean;
   title: string;
+  /** Shows it, for what no tab holds yet (a run in the Inbox). */
+  open?(): void;
 }
+
+/** What features add to "needs you" besides sessions (the Inbox's runs), by source. */
+export const useOtherNeeds = create<{ bySource: Record<string, NeedsYou[]> }>(() => ({ bySource: {} }));
+export function setOtherNeeds(source: string, items: NeedsYou[]): void {
+  useOtherNeeds.setState((s) => ({ bySource: { ...s.bySource, [source]: items } }));
+}
+const otherNeeds = (bySource: Record<string, NeedsYou[]>): NeedsYou[] => Object.values(bySource).flat();
 
 const sessionOf = (t: Tab): string | null => (typeof t.props.sessionId === 'string' ? t.props.sessionId : null);
 
@@ -61,12 +70,16 @@ export function syncLiveSessions(api: Api): void {
 }
 
 const folderName = (path: string): string => path.split(/[\\/]/).filter(Boolean).pop() ?? path;
-const current = (): NeedsYou[] => needsYou(useTabs.getState().tabs, useLiveSessions.getState().sessions, folderName);
+const current = (): NeedsYou[] =>
+  [...needsYou(useTabs.getState().tabs, useLiveSessions.getState().sessions, folderName), ...otherNeeds(useOtherNeeds.getState().bySource)].sort(
+    (a, b) => Number(b.waiting) - Number(a.waiting),
+  );
 
 export function useNeedsYouCount(): number {
   const tabs = useTabs((s) => s.tabs);
   const sessions = useLiveSessions((s) => s.sessions);
-  return needsYou(tabs, sessions, folderName).length;
+  const other = useOtherNeeds((s) => s.bySource);
+  return needsYou(tabs, sessions, folderName).length + otherNeeds(other).length;
 }
 
 /** The window title: how many tabs need the user, the focused pane's active tab, the app's name. */
@@ -116,7 +129,8 @@ export function focusNextNeedingYou(): boolean {
   if (list.length === 0) return false;
   cursor = (cursor + 1) % list.length;
   const next = list[cursor]!;
-  if (!useTabs.getState().tabs[next.tabId] && next.sessionId) showWaitingSession(next.sessionId, next.title);
+  if (next.open) next.open();
+  else if (!useTabs.getState().tabs[next.tabId] && next.sessionId) showWaitingSession(next.sessionId, next.title);
   else focusWaitingTab(next.tabId);
   return true;
 }

@@ -82,3 +82,29 @@ export function registerLauncherPanel(panel: { id: string; order: number; view: 
   launcherPanels.push(panel);
   launcherPanels.sort((a, b) => a.order - b.order);
 }
+
+/** An action a live session's header offers (e.g. "Run this again" makes a task of it). */
+export interface SessionAction {
+  id: string;
+  label: string;
+  title: string;
+  order: number;
+  run(api: Api, sessionId: string): void | Promise<void>;
+}
+export const sessionActions: SessionAction[] = [];
+export function registerSessionAction(action: SessionAction): void {
+  sessionActions.push(action);
+  sessionActions.sort((a, b) => a.order - b.order);
+}
+
+/** What a feature follows for the whole window once connected (called once per connection). */
+export const connectionHooks: Array<(api: Api) => void> = [];
+export function registerConnectionHook(hook: (api: Api) => void): void {
+  connectionHooks.push(hook);
+}
+
+/** A view a feature adds to a Settings section (by the section's id), below its fields. */
+export const settingsViews = new Map<string, ComponentType>();
+export function registerSettingsView(section: string, view: ComponentType): void {
+  settingsViews.set(section, view);
+}

@@ -5,6 +5,7 @@ import './agents';
 import './session';
 import './history';
 import './compare';
+import './tasks';
 import './registry';
 import './overview';
 import './settings';

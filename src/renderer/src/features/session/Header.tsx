@@ -4,6 +4,7 @@ import { SlidersHorizontal, SquareTerminal } from 'lucide-react';
 import type { ThreadState } from '@shared/acp-thread';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
+import { sessionActions } from '../../app/contributions';
 import { useNotices } from '../../app/notices';
 import { formatCost, formatTokens, STATUS_TEXT } from '../../ui/format';
 import { useConnection } from '../../ipc/connection';
@@ -178,6 +179,12 @@ export const SessionHeader = memo(function SessionHeader({
         <button className={`files-button${filesOpen ? ' on' : ''}`} onClick={onToggleFiles} aria-pressed={filesOpen} data-testid="files-button">
           Files changed{filesCount > 0 ? ` (${filesCount})` : ''}
         </button>
+        {session &&
+          sessionActions.map((a) => (
+            <button key={a.id} className="small" onClick={() => void a.run(api, session.id)} title={a.title} data-testid={`session-action-${a.id}`}>
+              {a.label}
+            </button>
+          ))}
         {session && (
           <button
             className="icon"

@@ -22,4 +22,5 @@ export { StopMark, ThreadEntryView } from './entries';
 export { ForkLinks } from './ForkLinks';
 export { entryEstimate } from './Thread';
 export { openLiveSessionTab } from './open';
+export { WorktreeBar } from './WorktreeBar';
 export { confirmWorktreeDiscard, STRATEGIES } from './worktree-actions';

@@ -8,6 +8,7 @@ import { keysOf, SectionFields } from './sections/GenericSection';
 import { HistorySettingsSection } from './sections/HistorySettingsSection';
 import { KeyboardSection } from './sections/KeyboardSection';
 import { HostsSection } from '../hosts';
+import { settingsViews } from '../../app/contributions';
 import { McpSection } from './sections/McpSection';
 import { PermissionsSection } from './sections/PermissionsSection';
 import { RegistrySettingsSection } from './sections/RegistrySettingsSection';
@@ -23,6 +24,17 @@ export interface SectionDef {
 
 const fields = (section: SettingSection) => () => <SectionFields section={section} />;
 
+/** Settings → Usage: the concurrency, and what the tasks feature shows there (its spending, limits and prices). */
+function UsageSettingsSection() {
+  const UsageView = settingsViews.get('usage');
+  return (
+    <>
+      <SectionFields section="usage" />
+      {UsageView && <UsageView />}
+    </>
+  );
+}
+
 export const SECTIONS: SectionDef[] = [
   { id: 'general', title: 'General', keywords: 'appearance theme dark light system font size text zoom', view: fields('general') },
   { id: 'agents', title: 'Agents', keywords: 'default agent arguments args environment env variables command working folder process', view: AgentsSettingsSection },
@@ -35,6 +47,7 @@ export const SECTIONS: SectionDef[] = [
   { id: 'checkpoints', title: 'Checkpoints', keywords: 'checkpoints snapshots undo rewind revert retention disk exclude gitignore git', view: CheckpointsSettingsSection },
   { id: 'worktrees', title: 'Worktrees', keywords: 'worktree branch git setup command timeout repository repositories merge pull request', view: WorktreesSettingsSection },
   { id: 'containers', title: 'Containers', keywords: 'container docker podman devcontainer image fence network memory cpu sandbox isolation idle stop remove', view: ContainersSettingsSection },
+  { id: 'usage', title: 'Usage', keywords: 'tasks spend spending limit guard cost money tokens price prices model chart queue concurrency budget', view: UsageSettingsSection },
   { id: 'registry', title: 'Registry', keywords: 'acp registry source url cdn install', view: RegistrySettingsSection },
   { id: 'keyboard', title: 'Keyboard', keywords: 'shortcuts keys keybindings hotkeys', view: KeyboardSection },
 ];
