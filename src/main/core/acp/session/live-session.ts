@@ -56,12 +56,7 @@ import { checkUpdate } from '../connection/update-validator';
 import { joinChunkRuns } from '../connection/chunk-runs';
 import type { UpdateItem } from '../connection/acp-wire';
 import { sendTitleToAgent } from './title-sync';
-
-const errorOf = (e: unknown): TurnError => {
-  if (e instanceof RequestError) return { code: e.code, message: e.message };
-  if (e instanceof IpcFailure) return { code: e.code, message: e.message };
-  return { code: 'error', message: e instanceof Error ? e.message : String(e) };
-};
+import { turnErrorOf } from './turn-error';
 
 const TERMINAL_STATUSES: ReadonlySet<SessionStatus> = new Set(['failed', 'closed']);
 
@@ -302,7 +297,7 @@ export class LiveSession {
         this.setStatus('auth_required', e.message);
         return;
       }
-      const message = opening.signal.aborted ? `session/${mode} was cancelled` : `session/${mode} failed: ${errorOf(e).message}`;
+      const message = opening.signal.aborted ? `session/${mode} was cancelled` : `session/${mode} failed: ${turnErrorOf(e).message}`;
       this.setStatus('failed', message);
       throw new IpcFailure('agent_error', message);
     } finally {
@@ -417,7 +412,7 @@ export class LiveSession {
       content = await toContentBlocks(item.prompt, this.runtime.capabilities?.promptCapabilities, this.confined!);
     } catch (e) {
       this.emit([{ event: { type: 'prompt', promptId: item.id, content: [] }, seq: null }]);
-      this.finishTurn(item.id, null, errorOf(e));
+      this.finishTurn(item.id, null, turnErrorOf(e));
       return;
     }
     this.emit([{ event: { type: 'prompt', promptId: item.id, content }, seq: null }]);
@@ -437,7 +432,7 @@ export class LiveSession {
         this.onAgentGone(this.runtime.error ?? 'the agent process ended');
         return;
       }
-      const err = errorOf(e);
+      const err = turnErrorOf(e);
       if (err.code === AUTH_REQUIRED) {
         this.authRetry = item;
         this.finishTurn(item.id, null, err);
@@ -601,7 +596,7 @@ export class LiveSession {
   async setMode(modeId: string): Promise<void> {
     this.requireReady();
     await this.runtime.request('session/set_mode', { sessionId: this.acpSessionId, modeId }).catch((e) => {
-      throw new IpcFailure('agent_error', errorOf(e).message);
+      throw new IpcFailure('agent_error', turnErrorOf(e).message);
     });
     this.emit([{ event: { type: 'mode', modeId }, seq: null }]);
   }
@@ -618,7 +613,7 @@ export class LiveSession {
         ? { sessionId: this.acpSessionId, configId, type: 'boolean', value }
         : { sessionId: this.acpSessionId, configId, value };
     const res = await this.runtime.request<SetSessionConfigOptionResponse>('session/set_config_option', params).catch((e) => {
-      throw new IpcFailure('agent_error', errorOf(e).message);
+      throw new IpcFailure('agent_error', turnErrorOf(e).message);
     });
     const options = Array.isArray(res?.configOptions) ? res.configOptions : [];
     this.emit([{ event: { type: 'config_options', configOptions: options }, seq: null }]);
