@@ -122,7 +122,18 @@ export const restoreReportSchema = z.object({
   restoreId: z.string().nullable(),
   applied: z.array(z.object({ path: z.string(), action: z.enum(['written', 'removed', 'merged']) })),
   /** Files left as they are, each with the reason (changed since, too large to keep, not a regular file…). */
-  refused: z.array(z.object({ path: z.string(), reason: z.string() })),
+  refused: z.array(
+    z.object({
+      path: z.string(),
+      reason: z.string(),
+      /**
+       * Set when the file was changed since (by the user, or a later turn) and putting it back anyway is the
+       * user's choice (pass the path in `overwrite`): the lines that would be lost (bounded; none for a binary
+       * file or one deleted since), and how many more there are.
+       */
+      choice: z.object({ lines: z.array(z.string()), more: z.number().int() }).optional(),
+    }),
+  ),
 });
 export type RestoreReport = z.infer<typeof restoreReportSchema>;
 
@@ -157,6 +168,9 @@ const revertScope = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('hunk'), path: relPath, hunk: z.number().int().min(0) }).strict(),
 ]);
 
+/** Paths changed since that the user chose to put back anyway, losing what they hold now (see refused[].choice). */
+const overwritePaths = z.array(relPath).max(10_000).optional();
+
 export const checkpointRequests = {
   'checkpoints.status': request(z.object({}).strict(), checkpointStatusSchema),
   /** A session's turns, newest last, each with its change set once recorded. */
@@ -175,11 +189,15 @@ export const checkpointRequests = {
   'checkpoints.fileDiff': request(z.object({ from: id, to: id, path: relPath }).strict(), fileDiffSchema),
   /**
    * Undoes what happened between two checkpoints of a folder (a turn: its `changes.from`/`to`), all of it,
-   * one file or one hunk. Files changed again since are merged where clean, otherwise refused.
+   * one file or one hunk. The agent's turns in between are undone and every other change kept (the user's own
+   * edits): merged where clean, otherwise refused with the lines that would be lost, for the user to choose.
    */
-  'checkpoints.revert': request(z.object({ from: id, to: id, scope: revertScope }).strict(), restoreReportSchema),
-  /** Puts the folder back as it was before the turn (refused while a turn runs in the folder). */
-  'checkpoints.rewind': request(z.object({ turnId: id }).strict(), restoreReportSchema),
+  'checkpoints.revert': request(z.object({ from: id, to: id, scope: revertScope, overwrite: overwritePaths }).strict(), restoreReportSchema),
+  /**
+   * Puts the folder back as it was before the turn (refused while a turn runs in the folder), undoing the agent's
+   * turns since and keeping the user's own later edits (merged, else refused with a choice).
+   */
+  'checkpoints.rewind': request(z.object({ turnId: id, overwrite: overwritePaths }).strict(), restoreReportSchema),
   'checkpoints.undoRestore': request(z.object({ restoreId: id }).strict(), restoreReportSchema),
   'checkpoints.listRestores': request(z.object({ folderId: id }).strict(), z.object({ restores: z.array(restoreSchema) })),
   /** Folders with checkpoints and the disk they use. */
