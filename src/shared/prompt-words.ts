@@ -3,6 +3,10 @@
  * (`<context>…</context>`, `<system-reminder>`), a leading slash command, `@` mentions (the file's name is
  * kept), pasted images and data URLs, code fences and markdown marks, invisible and bidi characters.
  */
+/** Control characters (but tab and line feed), soft hyphens, zero-width and bidi marks. */
+// eslint-disable-next-line no-control-regex -- these are the characters it takes out
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/;
+
 export function visiblePromptText(text: string): string {
   let t = text.replace(/\r\n?/g, '\n');
   // Blocks in tags, then any tag left alone.
@@ -19,7 +23,7 @@ export function visiblePromptText(text: string): string {
     const ref = (quoted ?? bare ?? '').replace(/[),.;:!?]+$/, '').replace(/\/+$/, '');
     return `${pre}${ref.slice(ref.lastIndexOf('/') + 1) || ref}`;
   });
-  t = t.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g, '');
+  t = [...t].filter((c) => !INVISIBLE.test(c)).join('');
   return t
     .split('\n')
     .map((line) =>
