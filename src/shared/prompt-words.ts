@@ -1,12 +1,12 @@
+/** Control characters (but tab and line feed), soft hyphens, zero-width and bidi marks. */
+// eslint-disable-next-line no-control-regex -- these are the characters it takes out
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/;
+
 /**
  * The words of a prompt a person reads, without the directives typed or pasted around them: blocks in tags
  * (`<context>…</context>`, `<system-reminder>`), a leading slash command, `@` mentions (the file's name is
  * kept), pasted images and data URLs, code fences and markdown marks, invisible and bidi characters.
  */
-/** Control characters (but tab and line feed), soft hyphens, zero-width and bidi marks. */
-// eslint-disable-next-line no-control-regex -- these are the characters it takes out
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/;
-
 export function visiblePromptText(text: string): string {
   let t = text.replace(/\r\n?/g, '\n');
   // Blocks in tags, then any tag left alone.
