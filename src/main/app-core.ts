@@ -17,6 +17,7 @@ import { repoSetting, WorktreeService } from './core/worktrees/worktree-service'
 import { isInside, realish } from './core/worktrees/folder';
 import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { HistoryService } from './core/history/history-service';
+import { markCutTurns } from './core/acp/session/cut-turns';
 import { ImportAgentChoice } from './core/history-import/agent-choice';
 import { HistoryImportService } from './core/history-import/import-service';
 import { RegistryService } from './core/registry/service';
@@ -184,6 +185,15 @@ export class AppCore implements Disposable {
       loginEnv: () => acp.context.loginEnv(),
     }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
+    // Turns the last stop cut short are marked so, before any session runs or is read.
+    if (this.store.available) {
+      const log = this.acp.context.messageLog();
+      try {
+        if (log) markCutTurns(this.store.db, log);
+      } catch (e) {
+        console.error('marking the turns cut by the last stop failed:', e);
+      }
+    }
     this.history.register(this.router);
     this.history.start();
     this.disposables.add(this.history.onRenamed((id) => acp.sessions.renamed(id)));
