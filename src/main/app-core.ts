@@ -18,6 +18,7 @@ import { isInside, realish } from './core/worktrees/folder';
 import { CheckpointService } from './core/checkpoints/checkpoint-service';
 import { registerChildChanges } from './child-changes-wiring';
 import { HistoryService } from './core/history/history-service';
+import { markCutTurns } from './core/acp/session/cut-turns';
 import { ImportAgentChoice } from './core/history-import/agent-choice';
 import { HistoryImportService } from './core/history-import/import-service';
 import { RegistryService } from './core/registry/service';
@@ -191,6 +192,15 @@ export class AppCore implements Disposable {
       loginEnv: () => acp.context.loginEnv(),
     }).register();
     this.history = this.disposables.add(new HistoryService(this.store, this.bus));
+    // Turns the last stop cut short are marked so, before any session runs or is read.
+    if (this.store.available) {
+      const log = this.acp.context.messageLog();
+      try {
+        if (log) markCutTurns(this.store.db, log);
+      } catch (e) {
+        console.error('marking the turns cut by the last stop failed:', e);
+      }
+    }
     this.history.register(this.router);
     registerChildChanges(this.router, this.checkpoints, this.history);
     this.history.start();

@@ -1,7 +1,11 @@
+import { visiblePromptText } from './prompt-words';
+
 /**
  * The one rule for a session's title, wherever it is shown (its tab, history, the overview, compare, exports,
- * search): the user's own name for it, else the agent's title (session_info_update), else a summary of its first
- * prompt, else (a fork) "Fork of <its parent's title>", else "<Agent> session". Agents are named as the user knows them, never by an internal id.
+ * search): the user's own name for it, else the visible words of its first prompt with words (cleaned of
+ * directives: shared/prompt-words), else the agent's title (session_info_update), else (a fork) "Fork of <its
+ * parent's title>", else "<Agent> session". A title is stable: later prompts, and an agent that retitles the
+ * session after each of them, do not change it. Agents are named as the user knows them, never by an internal id.
  */
 
 /** How long a title derived from a prompt may be, in characters (a word longer than that is cut). */
@@ -38,9 +42,9 @@ export function givenTitle(text: string | null | undefined): string | null {
   return t ? cut(t, GIVEN_TITLE_CHARS) : null;
 }
 
-/** What names a session after its first prompt: the prompt's first non-empty line, cut at a word boundary. */
+/** What names a session after its first prompt: the first line of its visible words, cut at a word boundary. */
 export function promptSummary(text: string | null | undefined): string | null {
-  for (const line of (text ?? '').split(/\r?\n/)) {
+  for (const line of visiblePromptText(text ?? '').split('\n')) {
     const t = oneLine(line);
     if (t) return cut(t, PROMPT_TITLE_CHARS);
   }
@@ -49,7 +53,12 @@ export function promptSummary(text: string | null | undefined): string | null {
 
 /** The title a session has of its own (null: none yet). */
 export function storedTitle(sources: TitleSources): string | null {
-  return givenTitle(sources.custom) ?? givenTitle(sources.agent) ?? promptSummary(sources.prompt);
+  return givenTitle(sources.custom) ?? promptSummary(sources.prompt) ?? agentTitle(sources.agent);
+}
+
+/** An agent's title, cleaned like a prompt (agents often title a session with a raw prompt). */
+export function agentTitle(text: string | null | undefined): string | null {
+  return givenTitle(visiblePromptText(text ?? ''));
 }
 
 /**

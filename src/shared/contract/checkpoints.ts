@@ -122,7 +122,18 @@ export const restoreReportSchema = z.object({
   restoreId: z.string().nullable(),
   applied: z.array(z.object({ path: z.string(), action: z.enum(['written', 'removed', 'merged']) })),
   /** Files left as they are, each with the reason (changed since, too large to keep, not a regular file…). */
-  refused: z.array(z.object({ path: z.string(), reason: z.string() })),
+  refused: z.array(
+    z.object({
+      path: z.string(),
+      reason: z.string(),
+      /**
+       * Set when the file was changed since (by the user, or a later turn) and putting it back anyway is the
+       * user's choice (pass the path in `overwrite`): the lines that would be lost (bounded; none for a binary
+       * file or one deleted since), and how many more there are.
+       */
+      choice: z.object({ lines: z.array(z.string()), more: z.number().int() }).optional(),
+    }),
+  ),
 });
 export type RestoreReport = z.infer<typeof restoreReportSchema>;
 
@@ -168,6 +179,8 @@ export const childChangesSchema = z.object({
   ),
 });
 export type ChildChanges = z.infer<typeof childChangesSchema>;
+/** Paths changed since that the user chose to put back anyway, losing what they hold now (see refused[].choice). */
+const overwritePaths = z.array(relPath).max(10_000).optional();
 
 export const checkpointRequests = {
   'checkpoints.status': request(z.object({}).strict(), checkpointStatusSchema),
@@ -187,10 +200,10 @@ export const checkpointRequests = {
   'checkpoints.fileDiff': request(z.object({ from: id, to: id, path: relPath }).strict(), fileDiffSchema),
   /**
    * Undoes what happened between two checkpoints of a folder (a turn: its `changes.from`/`to`), all of it,
-   * one file or one hunk. Files changed again since are merged where clean, otherwise refused.
+   * one file or one hunk. The agent's turns in between are undone and every other change kept (the user's own
+   * edits): merged where clean, otherwise refused with the lines that would be lost, for the user to choose.
    */
-  'checkpoints.revert': request(z.object({ from: id, to: id, scope: revertScope }).strict(), restoreReportSchema),
-  /** Puts the folder back as it was before the turn (refused while a turn runs in the folder). */
+  'checkpoints.revert': request(z.object({ from: id, to: id, scope: revertScope, overwrite: overwritePaths }).strict(), restoreReportSchema),
   /** Which of a turn's changes its subagent sessions made (by their tool calls' locations inside the turn). */
   'checkpoints.childChanges': request(z.object({ sessionId: id, turnId: id }).strict(), childChangesSchema),
   /**
@@ -201,7 +214,11 @@ export const checkpointRequests = {
     z.object({ sessionId: id, turnId: id, childId: id }).strict(),
     z.object({ reports: z.array(restoreReportSchema), refused: z.array(z.object({ path: z.string(), reason: z.string() })) }),
   ),
-  'checkpoints.rewind': request(z.object({ turnId: id }).strict(), restoreReportSchema),
+  /**
+   * Puts the folder back as it was before the turn (refused while a turn runs in the folder), undoing the agent's
+   * turns since and keeping the user's own later edits (merged, else refused with a choice).
+   */
+  'checkpoints.rewind': request(z.object({ turnId: id, overwrite: overwritePaths }).strict(), restoreReportSchema),
   'checkpoints.undoRestore': request(z.object({ restoreId: id }).strict(), restoreReportSchema),
   'checkpoints.listRestores': request(z.object({ folderId: id }).strict(), z.object({ restores: z.array(restoreSchema) })),
   /** Folders with checkpoints and the disk they use. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { visiblePromptText } from '../prompt-words';
 
 /**
  * Worktree sessions: a session that works in its own git worktree on its own branch, and the way back from
@@ -278,11 +279,12 @@ export const worktreeEvents = {
 } as const;
 
 /**
- * A branch name suggested from a session's first prompt: `<prefix>/<a-few-words>`, lower case, only letters,
- * digits and dashes. Empty prompt: `<prefix>/task`.
+ * A branch name suggested from a session's first prompt: `<prefix>/<a-few-words>` of its visible words (no
+ * slash command, tag block, mention path or markdown: shared/prompt-words), lower case, only letters, digits and
+ * dashes. Empty prompt: `<prefix>/task`.
  */
 export function suggestBranchName(prompt: string, prefix = 'sb'): string {
-  const words = prompt
+  const words = visiblePromptText(prompt)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()

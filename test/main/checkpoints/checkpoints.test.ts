@@ -134,7 +134,7 @@ describe('checkpoints of a folder that is not a git repository', () => {
     const r = await rig.svc.revert(from, to, { kind: 'all' });
     expect(r.applied).toEqual([{ path: 'a.txt', action: 'merged' }]);
     expect(read(join(w, 'a.txt'))).toBe('l1\nl2\nl3\nl4\nl5\nl6 by user\n');
-    expect(r.refused).toEqual([{ path: 'b.txt', reason: expect.stringMatching(/changed again since .* nothing is lost/) }]);
+    expect(r.refused).toEqual([{ path: 'b.txt', reason: expect.stringMatching(/changed again since .* nothing is lost/), choice: { lines: ['user'], more: 0 } }]);
     expect(read(join(w, 'b.txt'))).toBe('user\n');
   });
 

@@ -173,6 +173,13 @@ export class CheckpointRows {
       .all(sessionId) as TurnRow[];
   }
 
+  /** A folder's turns (any session) with both checkpoints, as pairs of checkpoint ids, oldest first. */
+  recordedTurns(folderId: string): Array<{ before_id: string; after_id: string }> {
+    return this.db
+      .prepare('SELECT before_id, after_id FROM checkpoint_turns WHERE folder_id = ? AND before_id IS NOT NULL AND after_id IS NOT NULL ORDER BY started_at, rowid')
+      .all(folderId) as Array<{ before_id: string; after_id: string }>;
+  }
+
   /** When the session's first turn after this one started (any folder), or null. */
   nextTurnStart(sessionId: string, startedAt: number, turnId: string): number | null {
     const r = this.db

@@ -107,8 +107,8 @@ export class CheckpointService implements Disposable {
     router.handle('checkpoints.listTurns', async (p) => ({ turns: await this.listTurns(p.sessionId) }));
     router.handle('checkpoints.sessionChanges', (p) => this.sessionChanges(p.sessionId));
     router.handle('checkpoints.fileDiff', (p) => this.fileDiff(p.from, p.to, p.path));
-    router.handle('checkpoints.revert', (p) => this.revert(p.from, p.to, p.scope));
-    router.handle('checkpoints.rewind', (p) => this.rewind(p.turnId));
+    router.handle('checkpoints.revert', (p) => this.revert(p.from, p.to, p.scope, p.overwrite));
+    router.handle('checkpoints.rewind', (p) => this.rewind(p.turnId, p.overwrite));
     router.handle('checkpoints.undoRestore', (p) => this.undoRestore(p.restoreId));
     router.handle('checkpoints.listRestores', (p) => this.listRestores(p.folderId));
     router.handle('checkpoints.folders', async () => ({ folders: await this.folderList() }));
@@ -179,12 +179,13 @@ export class CheckpointService implements Disposable {
 
   // ───────────── restores ─────────────
 
-  revert(fromId: string, toId: string, scope: RevertScope): Promise<RestoreReport> {
-    return this.restores.revert(fromId, toId, scope);
+  /** `overwrite`: paths changed since that the user chose to put back anyway (see RestoreReport.refused[].choice). */
+  revert(fromId: string, toId: string, scope: RevertScope, overwrite: readonly string[] = []): Promise<RestoreReport> {
+    return this.restores.revert(fromId, toId, scope, new Set(overwrite));
   }
 
-  rewind(turnId: string): Promise<RestoreReport> {
-    return this.restores.rewind(turnId);
+  rewind(turnId: string, overwrite: readonly string[] = []): Promise<RestoreReport> {
+    return this.restores.rewind(turnId, new Set(overwrite));
   }
 
   undoRestore(restoreId: string): Promise<RestoreReport> {

@@ -3,12 +3,15 @@ import { isBinary } from './changes';
 import { FsRefusal, type ConfinedFiles } from '../host/files';
 import type { LargeFile, TreeEntry } from './shadow-store';
 import type { ShadowStore } from './shadow-store';
+import { lostLines } from './lost-lines';
 
 /** One path a restore may change: from `base` (the state it undoes) back to `target`. */
 export interface RestoreItem {
   path: string;
   base: TreeEntry | null;
   target: TreeEntry | null;
+  /** The target is a merge of the user's later edits (said as 'merged'). */
+  merged?: true;
 }
 
 /** Whether two tree entries are the same content and mode (both absent counts). */
@@ -21,7 +24,9 @@ export const notKept = (f: { tooLarge: boolean; ignored: boolean }): boolean => 
 export const byPath = (files: readonly LargeFile[]): Map<string, LargeFile> => new Map(files.map((f) => [f.path, f]));
 const isRegular = (e: TreeEntry | null): e is TreeEntry => e !== null && (e.mode === '100644' || e.mode === '100755');
 
-export type PlanStep = { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null; merged?: Buffer } | { path: string; refused: string };
+export type PlanStep =
+  | { path: string; action: 'written' | 'removed' | 'merged'; entry: TreeEntry | null; merged?: Buffer }
+  | { path: string; refused: string; choice?: RestoreReport['refused'][number]['choice'] };
 type Plan = PlanStep;
 
 /** Why a file recorded by size only is left as it is. */
@@ -34,9 +39,19 @@ const CHANGED_SINCE = 'changed again since (by you or a later turn), and the cha
  * Decides, file by file, what a restore does. A file still as `base` left it gets `target`; a file changed
  * since gets a three-way merge where that is clean (git merge-file), and is refused otherwise.
  */
-export async function planRestore(repo: ShadowStore, fs: ConfinedFiles, items: readonly RestoreItem[], current: Map<string, TreeEntry>, currentLarge: ReadonlyMap<string, LargeFile>): Promise<Plan[]> {
+export async function planRestore(
+  repo: ShadowStore,
+  fs: ConfinedFiles,
+  items: readonly RestoreItem[],
+  current: Map<string, TreeEntry>,
+  currentLarge: ReadonlyMap<string, LargeFile>,
+  overwrite: ReadonlySet<string> = new Set(),
+): Promise<Plan[]> {
   const plans: Plan[] = [];
-  for (const { path, base, target } of items) {
+  // Changed again since: refused with the lines putting `target` back would lose, unless the user chose to.
+  const changedSince = async (path: string, cur: TreeEntry | null, base: TreeEntry | null, target: TreeEntry | null, reason: string): Promise<Plan> =>
+    overwrite.has(path) ? { path, action: target ? 'written' : 'removed', entry: target } : { path, refused: reason, choice: await lostLines(repo, cur, [base, target]) };
+  for (const { path, base, target, merged } of items) {
     const cur = current.get(path) ?? null;
     const large = currentLarge.get(path);
     if (large) {
@@ -64,23 +79,23 @@ export async function planRestore(repo: ShadowStore, fs: ConfinedFiles, items: r
           continue;
         }
       }
-      plans.push({ path, action: target ? 'written' : 'removed', entry: target });
+      plans.push({ path, action: merged ? 'merged' : target ? 'written' : 'removed', entry: target });
       continue;
     }
     if (isRegular(cur) && isRegular(base) && isRegular(target)) {
       const [b, o, t] = await Promise.all([repo.blob(base.sha), repo.blob(cur.sha), repo.blob(target.sha)]);
       if (isBinary(b) || isBinary(o) || isBinary(t)) {
-        plans.push({ path, refused: 'a binary file changed again since; left as it is so nothing is lost' });
+        plans.push(await changedSince(path, cur, base, target, 'a binary file changed again since; left as it is so nothing is lost'));
         continue;
       }
-      const merged = await repo.mergeText(b, o, t);
-      if (merged) plans.push({ path, action: 'merged', entry: { mode: cur.mode, sha: '' }, merged });
-      else plans.push({ path, refused: CHANGED_SINCE });
+      const text = await repo.mergeText(b, o, t);
+      if (text) plans.push({ path, action: 'merged', entry: { mode: cur.mode, sha: '' }, merged: text });
+      else plans.push(await changedSince(path, cur, base, target, CHANGED_SINCE));
       continue;
     }
-    if (cur === null) plans.push({ path, refused: 'deleted again since (by you or a later turn); left deleted' });
-    else if (target === null) plans.push({ path, refused: 'changed again since (by you or a later turn); not deleted so nothing is lost' });
-    else plans.push({ path, refused: CHANGED_SINCE });
+    if (cur === null) plans.push(await changedSince(path, cur, base, target, 'deleted again since (by you or a later turn); left deleted'));
+    else if (target === null) plans.push(await changedSince(path, cur, base, target, 'changed again since (by you or a later turn); not deleted so nothing is lost'));
+    else plans.push(await changedSince(path, cur, base, target, CHANGED_SINCE));
   }
   return plans;
 }
@@ -119,7 +134,8 @@ export function planStatOnly(
   return plans;
 }
 
-const reasonOf = (e: unknown): string =>
+/** Why a path could not be read or written, in words. */
+export const reasonOf = (e: unknown): string =>
   e instanceof FsRefusal ? e.message.replace(/^refused: /, '') : `could not be written: ${e instanceof Error ? e.message : String(e)}`;
 
 /** Files of a plan written at a time (each write is atomic and fsynced on its own). */
@@ -134,7 +150,7 @@ export async function applyPlan(repo: ShadowStore, fs: ConfinedFiles, plans: rea
       const i = next++;
       const p = plans[i]!;
       if ('refused' in p) {
-        outcomes[i] = { refused: { path: p.path, reason: p.refused } };
+        outcomes[i] = { refused: { path: p.path, reason: p.refused, ...(p.choice ? { choice: p.choice } : {}) } };
         continue;
       }
       try {

@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { IpcFailure } from '../../../shared/contract';
 import type { Restore, RestoreReport } from '../../../shared/contract/checkpoints';
 import type { EventBus } from '../base/event-bus';
+import type { ConfinedFiles } from '../host/files';
 import type { StoreService } from '../store/store-service';
 import { revertHunk } from './changes';
 import { changedEntries, entryAt, type ChangeReader } from './change-reading';
 import type { CheckpointFolders, Folder } from './checkpoint-folders';
 import type { CheckpointRow } from './checkpoint-rows';
 import { applyPlan, byPath, notKept, planRestore, planStatOnly, type PlanStep, type RestoreItem } from './file-restore';
+import { undoTurns, type AgentTurn } from './later-edits';
 import type { TreeEntry } from './shadow-store';
 
 /** What a restore's items do, as stored while it runs (merged texts are stored as objects first). */
@@ -42,7 +44,8 @@ export class Restores {
     kind: Restore['kind'],
     label: string,
     turnId: string | null,
-    items: (pre: CheckpointRow) => Promise<{ items: RestoreItem[]; refused?: RestoreReport['refused']; statOnly?: PlanStep[] }>,
+    items: (pre: CheckpointRow, fs: ConfinedFiles) => Promise<{ items: RestoreItem[]; refused?: RestoreReport['refused']; statOnly?: PlanStep[] }>,
+    overwrite: ReadonlySet<string> = new Set(),
   ): Promise<RestoreReport & { preId: string }> {
     this.refuseWhileRunning(folder);
     // A past session's folder that is gone is not brought back by writing its files again.
@@ -54,8 +57,8 @@ export class Restores {
       const fs = await folder.site.host.files([folder.path]);
       if (left) await fs.removeTempFiles(left).catch(() => {});
       const pre = await this.folders.takeCheckpoint(folder, 'restore_pre');
-      const { items: list, refused = [], statOnly = [] } = await items(pre);
-      const planned = await planRestore(folder.repo, fs, list, await folder.repo.lsTree(pre.tree), byPath(pre.large));
+      const { items: list, refused = [], statOnly = [] } = await items(pre, fs);
+      const planned = await planRestore(folder.repo, fs, list, await folder.repo.lsTree(pre.tree), byPath(pre.large), overwrite);
       const seen = new Set(planned.map((p) => p.path));
       const plan = [...planned, ...statOnly.filter((p) => !seen.has(p.path))];
       // Merged texts become objects, so the stored plan says exactly what each path gets.
@@ -82,7 +85,26 @@ export class Restores {
     return report;
   }
 
-  async revert(fromId: string, toId: string, scope: RevertScope): Promise<RestoreReport> {
+  /**
+   * The agent's turns in a folder between two of its checkpoints (the pair itself when no recorded turn lies
+   * between them, e.g. a restore's), oldest first, as trees.
+   */
+  private async agentTurns(folder: Folder, fromId: string, toId: string): Promise<AgentTurn[]> {
+    const rows = this.folders.rows();
+    const at = new Map(rows.checkpointIds(folder.id).map((c, i) => [c.id, i]));
+    const lo = at.get(fromId) ?? -1;
+    const hi = at.get(toId) ?? -1;
+    let pairs = rows.recordedTurns(folder.id).filter((t) => (at.get(t.before_id) ?? -1) >= lo && (at.get(t.after_id) ?? Infinity) <= hi);
+    if (pairs.length === 0) pairs = [{ before_id: fromId, after_id: toId }];
+    const trees = new Map<string, Promise<Map<string, TreeEntry>>>();
+    const tree = (id: string) => {
+      if (!trees.has(id)) trees.set(id, folder.repo.lsTree(this.reader.checkpointRow(id).tree));
+      return trees.get(id)!;
+    };
+    return Promise.all(pairs.map(async (p) => ({ before: await tree(p.before_id), after: await tree(p.after_id) })));
+  }
+
+  async revert(fromId: string, toId: string, scope: RevertScope, overwrite: ReadonlySet<string> = new Set()): Promise<RestoreReport> {
     const { folder, from, to } = await this.reader.pair(fromId, toId);
     const set = await this.reader.changesBetween(folder, from, to);
     let label = 'Revert the changes';
@@ -110,33 +132,54 @@ export class Restores {
       }
     }
     const turn = this.folders.rows().turnOfPair(from.id, to.id);
-    return this.restore(folder, 'revert', label, turn?.id ?? null, async (pre) => {
-      if (hunkTarget) return { items: [{ path: hunkTarget.path, base: hunkTarget.base, target: hunkTarget.entry }] };
-      const [entries, fromTree] = await Promise.all([changedEntries(folder.repo, from.tree, to.tree), folder.repo.lsTree(from.tree)]);
-      return {
-        items: entries.filter((e) => !paths || paths.has(e.path)).map((e) => ({ path: e.path, base: e.b, target: e.a })),
-        statOnly: planStatOnly(to.large, { large: from.large, tree: fromTree }, byPath(pre.large), paths),
-      };
-    });
+    return this.restore(
+      folder,
+      'revert',
+      label,
+      turn?.id ?? null,
+      async (pre, fs) => {
+        if (hunkTarget) return { items: [{ path: hunkTarget.path, base: hunkTarget.base, target: hunkTarget.entry }] };
+        const [entries, fromTree, current, turns] = await Promise.all([
+          changedEntries(folder.repo, from.tree, to.tree),
+          folder.repo.lsTree(from.tree),
+          folder.repo.lsTree(pre.tree),
+          this.agentTurns(folder, from.id, to.id),
+        ]);
+        // `to` may be the folder as it was last viewed (the session's review): what the agent's turns did is undone, the rest kept.
+        const undone = await undoTurns(folder.repo, entries.filter((e) => !paths || paths.has(e.path)).map((e) => e.path), turns, current, fromTree, overwrite, (p) => fs.hasEntry(p));
+        return { ...undone, statOnly: planStatOnly(to.large, { large: from.large, tree: fromTree }, byPath(pre.large), paths) };
+      },
+      overwrite,
+    );
   }
 
-  async rewind(turnId: string): Promise<RestoreReport> {
+  async rewind(turnId: string, overwrite: ReadonlySet<string> = new Set()): Promise<RestoreReport> {
     const turn = this.folders.rows().turn(turnId);
     if (!turn) throw new IpcFailure('not_found', `no turn ${turnId}`);
     if (!turn.before_id) throw new IpcFailure('not_found', 'the checkpoint before this turn is missing (pruned, or it failed)');
     const target = this.reader.checkpointRow(turn.before_id);
     const folder = await this.folders.get(turn.path, turn.host_id);
-    return this.restore(folder, 'rewind', `Rewind to before the turn of ${new Date(turn.started_at).toISOString()}`, turnId, async (pre) => {
-      // What the folder was last known as: changes made since then are the user's, kept or merged.
-      const latest = this.folders.rows().checkpointIds(folder.id).filter((c) => c.id !== pre.id);
-      const base = latest.length > 0 ? this.reader.checkpointRow(latest.at(-1)!.id) : pre;
-      const [entries, baseTree, targetTree] = await Promise.all([changedEntries(folder.repo, pre.tree, target.tree), folder.repo.lsTree(base.tree), folder.repo.lsTree(target.tree)]);
-      return {
-        items: entries.map((e) => ({ path: e.path, base: baseTree.get(e.path) ?? null, target: e.b })),
+    return this.restore(
+      folder,
+      'rewind',
+      `Rewind to before the turn of ${new Date(turn.started_at).toISOString()}`,
+      turnId,
+      async (pre, fs) => {
+        // The agent's turns since are undone; every other change since (the user's own edits) is kept or merged.
+        const latest = this.folders.rows().checkpointIds(folder.id).filter((c) => c.id !== pre.id);
+        const base = latest.length > 0 ? this.reader.checkpointRow(latest.at(-1)!.id) : pre;
+        const [entries, current, targetTree, turns] = await Promise.all([
+          changedEntries(folder.repo, pre.tree, target.tree),
+          folder.repo.lsTree(pre.tree),
+          folder.repo.lsTree(target.tree),
+          this.agentTurns(folder, target.id, pre.id),
+        ]);
+        const undone = await undoTurns(folder.repo, entries.map((e) => e.path), turns, current, targetTree, overwrite, (p) => fs.hasEntry(p));
         // Files recorded by size only that the turns added (ignored ones, a planted hook…) go too.
-        statOnly: planStatOnly(base.large, { large: target.large, tree: targetTree }, byPath(pre.large), null),
-      };
-    });
+        return { ...undone, statOnly: planStatOnly(base.large, { large: target.large, tree: targetTree }, byPath(pre.large), null) };
+      },
+      overwrite,
+    );
   }
 
   listRestores(folderId: string): { restores: Restore[] } {

@@ -4,7 +4,7 @@ import { useApi } from '../../app/api-context';
 import { MonacoDiff } from '../editor';
 import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { formatBytes } from '@shared/format-bytes';
-import { describeChanges, useUndoneRestores } from './state';
+import { describeChanges, useUndoneRestores, type RestoreAgain } from './state';
 
 /** A file's recorded size; null where there is no such side (an added file's old size). */
 const sizeText = (n: number | null): string => (n === null ? '—' : formatBytes(n));
@@ -16,11 +16,14 @@ export function RestoreReportView({
   report,
   onUndo,
   earlier = null,
+  onOverwrite = null,
 }: {
   report: RestoreReport;
   onUndo: ((restoreId: string) => void) | null;
   /** The last restore that can still be undone, when this one cannot: its Undo stays offered. */
   earlier?: RestoreReport | null;
+  /** Runs the restore again for a file changed since, losing what it holds now (offered where the report gives the choice). */
+  onOverwrite?: RestoreAgain | null;
 }) {
   return (
     <div className="restore-report" role="status" data-testid="restore-report" data-restore-id={report.restoreId ?? ''}>
@@ -56,15 +59,37 @@ export function RestoreReportView({
       {report.refused.length > 0 && (
         <ul className="restore-refused" data-testid="restore-refused">
           {report.refused.map((r) => (
-            <li key={r.path}>
+            <li key={r.path} data-path={r.path}>
               <code>
                 <VisibleText text={r.path} />
               </code>
               : {visibleText(r.reason)}
+              {r.choice && onOverwrite && <LostLines path={r.path} choice={r.choice} onOverwrite={onOverwrite} />}
             </li>
           ))}
         </ul>
       )}
+    </div>
+  );
+}
+
+/** The lines a file changed since would lose if put back anyway, and the choice to do it. */
+function LostLines({ path, choice, onOverwrite }: { path: string; choice: NonNullable<RestoreReport['refused'][number]['choice']>; onOverwrite: RestoreAgain }) {
+  return (
+    <div className="restore-choice" data-testid="restore-choice">
+      {choice.lines.length > 0 && (
+        <>
+          <span className="small">Putting it back would lose these lines:</span>
+          <pre className="restore-lost" data-testid="restore-lost">
+            {choice.lines.map((l) => visibleText(l)).join('\n')}
+            {choice.more > 0 && `\n… and ${choice.more} more`}
+          </pre>
+        </>
+      )}
+      <button onClick={() => onOverwrite([path])} data-testid="restore-overwrite">
+        {choice.lines.length > 0 ? 'Put it back anyway (lose these lines)' : 'Put it back anyway'}
+      </button>{' '}
+      <span className="muted small">Kept as it is unless you choose; a restore can be undone.</span>
     </div>
   );
 }
@@ -122,7 +147,8 @@ interface ChangesViewProps {
   changes: ChangeSet;
   /** Restores are offered (a live folder); off for read-only views. */
   canRestore: boolean;
-  onRestored(report: RestoreReport): void;
+  /** `again`: the same restore, run again for paths the user chose to put back anyway. */
+  onRestored(report: RestoreReport, again: RestoreAgain): void;
   /** A word about some files (path → note), such as "edited since the agent's turn". */
   notes?: Readonly<Record<string, string>>;
 }
@@ -165,10 +191,10 @@ export function ChangesView({ changes, canRestore, onRestored, notes }: ChangesV
     };
   }, [api, changes.from, changes.to, selected]);
 
-  const revert = async (scope: { kind: 'all' } | { kind: 'file'; path: string } | { kind: 'hunk'; path: string; hunk: number }) => {
+  const revert = async (scope: { kind: 'all' } | { kind: 'file'; path: string } | { kind: 'hunk'; path: string; hunk: number }, overwrite?: string[]) => {
     setBusy(true);
     setError(null);
-    const r = await api.call('checkpoints.revert', { from: changes.from, to: changes.to, scope });
+    const r = await api.call('checkpoints.revert', { from: changes.from, to: changes.to, scope, ...(overwrite ? { overwrite } : {}) });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
     const restoreId = r.value.restoreId;
@@ -177,7 +203,7 @@ export function ChangesView({ changes, canRestore, onRestored, notes }: ChangesV
     if (restoreId && (scope.kind === 'all' ? done.size > 0 : done.has(scope.path))) {
       setReverted((prev) => ({ of: pair, keys: { ...(prev.of === pair ? prev.keys : {}), [key]: restoreId } }));
     }
-    onRestored(r.value);
+    onRestored(r.value, (paths) => void revert(scope, paths));
   };
 
   return (

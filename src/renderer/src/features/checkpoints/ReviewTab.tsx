@@ -9,7 +9,7 @@ import { ChildChanges } from './ChildChanges';
 import { turnReviewTitle } from './open';
 import { editedNotes } from './SessionChangesPanel';
 import { formatBytes } from '@shared/format-bytes';
-import { undoRestore, useRestoreReports } from './state';
+import { undoRestore, useRestoreReports, type RestoreAgain } from './state';
 import { VisibleText } from '../../ui/VisibleText';
 
 interface FolderChanges {
@@ -35,7 +35,7 @@ export function ReviewTab({ tab }: TabViewProps) {
   const p = reviewProps(tab.props);
   const [folders, setFolders] = useState<FolderChanges[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const { report, undoable, show: setReport } = useRestoreReports();
+  const { report, undoable, again, show: setReport } = useRestoreReports();
   const [usage, setUsage] = useState<CheckpointFolder[]>([]);
   const [restores, setRestores] = useState<Record<string, Restore[]>>({});
   const [busy, setBusy] = useState(false);
@@ -88,18 +88,23 @@ export function ReviewTab({ tab }: TabViewProps) {
     if (folders) void loadRestores(folders.map((f) => f.folderId));
   }, [folders, loadRestores]);
 
-  const restored = (r: RestoreReport) => {
-    setReport(r);
+  const restored = (r: RestoreReport, retry?: RestoreAgain) => {
+    setReport(r, retry);
     void load();
   };
-  const act = async (call: () => Promise<{ ok: true; value: RestoreReport } | { ok: false; error: { message: string } }>) => {
+  const act = async (call: () => Promise<{ ok: true; value: RestoreReport } | { ok: false; error: { message: string } }>, retry?: RestoreAgain) => {
     setBusy(true);
     setError(null);
     const r = await call();
     setBusy(false);
-    if (r.ok) restored(r.value);
+    if (r.ok) restored(r.value, retry);
     else setError(r.error.message);
   };
+  const rewind = (turnId: string, overwrite?: string[]): Promise<void> =>
+    act(
+      () => api.call('checkpoints.rewind', { turnId, ...(overwrite ? { overwrite } : {}) }),
+      (paths) => void rewind(turnId, paths),
+    );
 
   if (!p) return <div className="review-tab">This tab has nothing to show.</div>;
   return (
@@ -110,7 +115,7 @@ export function ReviewTab({ tab }: TabViewProps) {
           {error}
         </p>
       )}
-      {report && <RestoreReportView report={report} earlier={undoable} onUndo={(id) => void act(() => undoRestore(api, id))} />}
+      {report && <RestoreReportView report={report} earlier={undoable} onUndo={(id) => void act(() => undoRestore(api, id))} onOverwrite={again} />}
       {folders === null && !error && <p className="muted">Loading…</p>}
       {folders?.length === 0 && !error && <p className="muted">No checkpoint yet.</p>}
       {folders?.map((f) => {
@@ -123,7 +128,7 @@ export function ReviewTab({ tab }: TabViewProps) {
               <span className="spacer" />
               {f.turn && !f.folderMissing && (
                 <button
-                  onClick={() => void act(() => api.call('checkpoints.rewind', { turnId: f.turn!.id }))}
+                  onClick={() => void rewind(f.turn!.id)}
                   disabled={busy}
                   title="Put every file of this folder back as it was before this turn (a rewind can be undone)"
                   data-testid="rewind-turn"

@@ -60,7 +60,7 @@ export function useSessionChanges(sessionId: string | null): { folders: SessionF
 
 export function SessionChangesPanel({ sessionId, folders, onClose }: { sessionId: string; folders: SessionFolderChanges[]; onClose(): void }) {
   const api = useApi();
-  const { report, undoable, show } = useRestoreReports();
+  const { report, undoable, again, show } = useRestoreReports();
   const changed = folders.filter((f) => f.changes.files.length > 0);
   return (
     <div className="files-panel" data-testid="files-panel">
@@ -72,7 +72,7 @@ export function SessionChangesPanel({ sessionId, folders, onClose }: { sessionId
           ×
         </button>
       </div>
-      {report && <RestoreReportView report={report} earlier={undoable} onUndo={(id) => void undoRestore(api, id).then((r) => r.ok && show(r.value))} />}
+      {report && <RestoreReportView report={report} earlier={undoable} onUndo={(id) => void undoRestore(api, id).then((r) => r.ok && show(r.value))} onOverwrite={again} />}
       {changed.length === 0 && <p className="muted">No file in the session’s folders has changed since it started.</p>}
       {changed.map((f) => (
         <section key={f.folderId}>

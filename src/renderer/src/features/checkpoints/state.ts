@@ -59,16 +59,25 @@ export async function undoRestore(api: Api, restoreId: string): Promise<Result<R
   return r;
 }
 
+/** Runs the same restore again, putting back these paths although they changed since (the user's choice). */
+export type RestoreAgain = (overwrite: string[]) => void;
+
 /**
  * The last restore's report, and the last one that can be undone: a later restore that did nothing ("Nothing
- * to do") is said without hiding the Undo of the one before.
+ * to do") is said without hiding the Undo of the one before. `again`: the last restore, to run again with paths
+ * the user chose to put back anyway.
  */
-export function useRestoreReports(): { report: RestoreReport | null; undoable: RestoreReport | null; show(report: RestoreReport | null): void } {
-  const [state, setState] = useState<{ report: RestoreReport | null; undoable: RestoreReport | null }>({ report: null, undoable: null });
+export function useRestoreReports(): {
+  report: RestoreReport | null;
+  undoable: RestoreReport | null;
+  again: RestoreAgain | null;
+  show(report: RestoreReport | null, again?: RestoreAgain): void;
+} {
+  const [state, setState] = useState<{ report: RestoreReport | null; undoable: RestoreReport | null; again: RestoreAgain | null }>({ report: null, undoable: null, again: null });
   const undone = useUndoneRestores((s) => s.ids);
-  const show = useCallback((report: RestoreReport | null) => {
-    setState((s) => ({ report, undoable: report?.restoreId ? report : report === null ? null : s.undoable }));
+  const show = useCallback((report: RestoreReport | null, again?: RestoreAgain) => {
+    setState((s) => ({ report, undoable: report?.restoreId ? report : report === null ? null : s.undoable, again: again ?? null }));
   }, []);
   const undoable = state.undoable?.restoreId && !undone.has(state.undoable.restoreId) ? state.undoable : null;
-  return { report: state.report, undoable: undoable && undoable !== state.report ? undoable : null, show };
+  return { report: state.report, undoable: undoable && undoable !== state.report ? undoable : null, again: state.again, show };
 }

@@ -30,14 +30,26 @@ export function stepDuration(times: StepTimes | undefined, step: ConnectStep, or
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
+/**
+ * States the core announced while a list read was under way (by host id): the list was read before (or while)
+ * they happened, so each wins over the list's for its host. Null: no read under way.
+ */
+let heardDuringRead: Map<string, { state: HostState; error: string | null }> | null = null;
+
 export async function refreshHosts(api: Api): Promise<void> {
+  const heard = new Map<string, { state: HostState; error: string | null }>();
+  heardDuringRead = heard;
   const r = await api.call('hosts.list', {});
-  if (r.ok) useHosts.setState({ hosts: r.value.hosts, loaded: true, error: null });
+  if (heardDuringRead === heard) heardDuringRead = null;
+  if (r.ok) useHosts.setState({ hosts: r.value.hosts.map((h) => ({ ...h, ...heard.get(h.id) })), loaded: true, error: null });
   else useHosts.setState({ loaded: true, error: r.error.message });
 }
 
-function applyState(hostId: string, state: HostState, error: string | null): void {
-  const { hosts, steps } = useHosts.getState();
+function applyState(api: Api, hostId: string, state: HostState, error: string | null): void {
+  heardDuringRead?.set(hostId, { state, error });
+  const { hosts, steps, loaded } = useHosts.getState();
+  // A host the list does not hold yet (added since it was read): the list is read again, as it is now.
+  if (loaded && !heardDuringRead && !hosts.some((h) => h.id === hostId)) void refreshHosts(api);
   const rest = { ...steps };
   if (state !== 'connecting') delete rest[hostId];
   const timings = useHosts.getState().timings;
@@ -52,7 +64,7 @@ const synced = new WeakSet<Api>();
 export function syncHosts(api: Api): void {
   if (synced.has(api)) return;
   synced.add(api);
-  api.on('hosts.state', (s) => applyState(s.hostId, s.state, s.error));
+  api.on('hosts.state', (s) => applyState(api, s.hostId, s.state, s.error));
   api.on('hosts.progress', (p) => {
     const { steps, timings } = useHosts.getState();
     // The first step starts a new connect's timings.
