@@ -144,3 +144,28 @@ describe('MCP servers', () => {
     ]);
   });
 });
+
+describe('what is stored of the MCP servers given to a session', () => {
+  it('the message log keeps their names, never their secret values (the agent still gets them)', async () => {
+    await t.call('mcp.add', { server: { type: 'stdio', name: 'files', command: '/usr/bin/mcp-files', env: [{ name: 'API_TOKEN', value: 'tok-stdio-secret', secret: true }, { name: 'LEVEL', value: 'debug-plain' }] } });
+    await t.call('mcp.add', { server: { type: 'http', name: 'web', url: 'https://mcp.example.com/', headers: [{ name: 'Authorization', value: 'Bearer tok-http-secret', secret: true }] } });
+    const agentId = await t.addAgent({ SCENARIO_CAPS: 'mcpHttp' });
+    const session = await t.call('sessions.create', { agentId, cwd: t.work });
+    const given = await receivedServers(agentId);
+    expect(given.find((s) => s.name === 'files')?.env).toEqual(expect.arrayContaining([{ name: 'API_TOKEN', value: 'tok-stdio-secret' }, { name: 'LEVEL', value: 'debug-plain' }]));
+    expect(given.find((s) => s.name === 'web')?.headers).toEqual([{ name: 'Authorization', value: 'Bearer tok-http-secret' }]);
+    const sent = await eventually(() => {
+      const db = new Database(join(t.dataDir, 'switchboard.db'), { readonly: true });
+      try {
+        const row = db.prepare("SELECT body FROM acp_messages WHERE session_id = ? AND method = 'session/new' AND direction = 'c2a'").get(session.id) as { body: string } | undefined;
+        return row?.body ?? null;
+      } finally {
+        db.close();
+      }
+    }, 'session/new to be stored');
+    const servers = (JSON.parse(sent) as { params: { mcpServers: Array<{ name: string; env?: unknown; headers?: unknown }> } }).params.mcpServers;
+    expect(servers.find((s) => s.name === 'files')?.env).toEqual(expect.arrayContaining([{ name: 'API_TOKEN', value: '[not stored]' }, { name: 'LEVEL', value: '[not stored]' }]));
+    expect(servers.find((s) => s.name === 'web')?.headers).toEqual([{ name: 'Authorization', value: '[not stored]' }]);
+    expect(sent).not.toMatch(/tok-stdio-secret|tok-http-secret/);
+  });
+});

@@ -1,3 +1,4 @@
+import { storedLine } from './stored-secrets';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { WarningKind } from './warnings';
 import type { AgentLog } from './agent-log';
@@ -203,7 +204,7 @@ export class AcpWire implements LogSource {
       sessionId = this.a2c.get(key)?.sessionId ?? null;
       this.a2c.delete(key);
     }
-    this.persistOutgoing(sessionId, method, line);
+    this.persistOutgoing(sessionId, method, storedLine(method, m, line));
     // Withdrawing a request (the hang watchdog's, a request no one waits for) is Switchboard's own doing:
     // never delivered after a reconnect of the agent's host, to an agent that was only out of reach.
     if (method === '$/cancel_request' && this.transport.writeNowOrNever) {

@@ -1,0 +1,24 @@
+/**
+ * What is stored of a message Switchboard sends: the MCP servers given with a session (session/new, load, resume,
+ * fork) carry the user's secrets in their env values and headers (API keys, the delegation channel's secret). The
+ * agent gets them; the message log keeps only their names.
+ */
+
+const GIVES_MCP_SERVERS: ReadonlySet<string> = new Set(['session/new', 'session/load', 'session/resume', 'session/fork']);
+export const NOT_STORED = '[not stored]';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const namesOnly = (pairs: unknown): unknown =>
+  Array.isArray(pairs) ? pairs.map((p) => (isRecord(p) ? { ...p, value: NOT_STORED } : p)) : pairs;
+
+/** The line to store for `message` (the line sent when there is nothing to hide). */
+export function storedLine(method: string | null, message: Record<string, unknown>, line: string): string {
+  if (method === null || !GIVES_MCP_SERVERS.has(method)) return line;
+  const params = message.params;
+  if (!isRecord(params) || !Array.isArray(params.mcpServers) || params.mcpServers.length === 0) return line;
+  const mcpServers = params.mcpServers.map((s: unknown) =>
+    isRecord(s) ? { ...s, ...('env' in s ? { env: namesOnly(s.env) } : {}), ...('headers' in s ? { headers: namesOnly(s.headers) } : {}) } : s,
+  );
+  return JSON.stringify({ ...message, params: { ...params, mcpServers } });
+}
