@@ -6,13 +6,20 @@ export function formatWait(ms: number): string {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
 }
 
-/** The time since `since`, counting up every second. */
-export function Elapsed({ since }: { since: number }) {
+/** The time now, new every second while `ticking` (a view that shows durations, while it is shown). */
+export function useNow(ticking = true): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
+    if (!ticking) return;
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
-  }, []);
+  }, [ticking]);
+  return now;
+}
+
+/** The time since `since`, counting up every second. */
+export function Elapsed({ since }: { since: number }) {
+  const now = useNow();
   return (
     <span className="elapsed" data-testid="elapsed">
       {formatWait(now - since)}

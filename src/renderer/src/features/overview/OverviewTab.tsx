@@ -1,5 +1,6 @@
 import { sessionTitle } from '@shared/session-title';
 import { useEffect, useState } from 'react';
+import { useNow } from '../../ui/Elapsed';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
@@ -36,12 +37,7 @@ export function OverviewTab({ active }: TabViewProps) {
   const agents = useAgents((s) => s.agents);
   const turns = useOverview((s) => s.turns);
   const metrics = useMetrics((s) => s.metrics);
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!active) return;
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, [active]);
+  const now = useNow(active);
 
   const list = Object.values(sessions)
     .filter((s) => s.status !== 'closed')

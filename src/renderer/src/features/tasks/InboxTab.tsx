@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { useNow } from '../../ui/Elapsed';
 import { useApi } from '../../app/api-context';
 import type { TabViewProps } from '../../app/contributions';
 import { syncAgents } from '../agents';
@@ -18,12 +19,7 @@ export function InboxTab({ active }: TabViewProps) {
   const runs = useTasks(useShallow((s) => inboxRuns(s.runs)));
   const handled = useTasks(useShallow((s) => handledRuns(s.runs)));
   const loaded = useTasks((s) => s.loaded);
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!active) return;
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, [active]);
+  const now = useNow(active);
   const waiting = runs.filter((r) => r.state === 'paused');
   return (
     <div className="tasks-view" data-testid="inbox-tab">

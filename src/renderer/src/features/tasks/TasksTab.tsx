@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { useNow } from '../../ui/Elapsed';
 import { create } from 'zustand';
 import type { Task, TaskInput } from '@shared/contract/tasks';
 import { useApi } from '../../app/api-context';
@@ -104,12 +105,7 @@ export function TasksTab({ active }: TabViewProps) {
   }, [api]);
   const tasks = useTasks((s) => s.tasks);
   const editing = useTaskDraft((s) => s.editing);
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!active) return;
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, [active]);
+  const now = useNow(active);
   return (
     <div className="tasks-view" data-testid="tasks-tab">
       <header className="tasks-head">
