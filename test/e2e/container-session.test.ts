@@ -7,9 +7,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scenarioAgentPath } from '../fixtures/scenario-agent/launch';
+import { scenarioAgentBundleAt } from '../fixtures/scenario-agent/launch';
 import { appSuite } from '../support/app-suite';
 import { podmanEnv, podmanSkipReason, removeTestContainers, testImage } from '../support/podman';
 import { activeSession, addAgent, sendPrompt } from '../support/ui';
@@ -24,7 +23,7 @@ const suite = appSuite('container', undefined, {
   env: () => (skip === null ? podmanEnv() : {}),
   seed: async (_dataDir, work) => {
     if (skip !== null) return;
-    await build({ entryPoints: [scenarioAgentPath], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
+    scenarioAgentBundleAt(bundle);
     mkdirSync(join(work, '.devcontainer'), { recursive: true });
     writeFileSync(join(work, '.devcontainer', 'devcontainer.json'), `{\n  // the project's own container\n  "image": "${testImage('node')}",\n  "postCreateCommand": "echo made inside > made.txt",\n}\n`);
   },

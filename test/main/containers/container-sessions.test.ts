@@ -7,9 +7,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scenarioAgentPath } from '../../fixtures/scenario-agent/launch';
+import { scenarioAgentBundleAt } from '../../fixtures/scenario-agent/launch';
 import { agentText, makeCore, promptAndWait, turnEnd, type TestCore } from '../acp/helpers';
 import { podmanEnv, podmanRun, podmanSkipReason, removeTestContainers, testImage } from '../../support/podman';
 
@@ -30,7 +29,7 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
   beforeAll(async () => {
     root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-cint-')));
     bundle = join(root, 'agent-bundle', 'scenario-agent.mjs');
-    await build({ entryPoints: [scenarioAgentPath], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
+    scenarioAgentBundleAt(bundle);
     image = testImage('node');
   }, 180_000);
 

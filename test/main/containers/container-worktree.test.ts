@@ -8,10 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorktreeInfo } from '../../../src/shared/contract/worktrees';
-import { scenarioAgentPath } from '../../fixtures/scenario-agent/launch';
+import { scenarioAgentBundleAt } from '../../fixtures/scenario-agent/launch';
 import { initRepo } from '../../support/git-repo';
 import { podmanEnv, podmanSkipReason, removeTestContainers, testImage } from '../../support/podman';
 import { agentText, makeCore, promptAndWait, type TestCore } from '../acp/helpers';
@@ -27,7 +26,7 @@ describe.skipIf(skip !== null)('a worktree session in a container (real Podman)'
   beforeAll(async () => {
     root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-cwt-')));
     bundle = join(root, 'agent-bundle', 'scenario-agent.mjs');
-    await build({ entryPoints: [scenarioAgentPath], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
+    scenarioAgentBundleAt(bundle);
     t = await makeCore({ dataDir: join(root, 'data'), containers: { engineEnv: podmanEnv() }, checkpoints: true });
   }, 180_000);
 

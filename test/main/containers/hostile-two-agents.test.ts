@@ -9,9 +9,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scenarioAgentPath } from '../../fixtures/scenario-agent/launch';
+import { scenarioAgentBundleAt } from '../../fixtures/scenario-agent/launch';
 import { podmanEnv, podmanSkipReason, removeTestContainers, testImage } from '../../support/podman';
 import { agentText, makeCore, promptAndWait, type TestCore } from '../acp/helpers';
 
@@ -26,7 +25,7 @@ describe.skipIf(skip !== null)('a hostile repository, two fenced agents (real Po
   beforeAll(async () => {
     root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-hostile-')));
     bundle = join(root, 'agent-bundle', 'scenario-agent.mjs');
-    await build({ entryPoints: [scenarioAgentPath], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
+    scenarioAgentBundleAt(bundle);
     t = await makeCore({ dataDir: join(root, 'data'), containers: { engineEnv: podmanEnv() }, checkpoints: true });
   }, 180_000);
 
