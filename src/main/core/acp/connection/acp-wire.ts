@@ -2,6 +2,7 @@ import { storedLine } from './stored-secrets';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { WarningKind } from './warnings';
 import type { AgentLog } from './agent-log';
+import { HeldUpdates, notStoredYet } from './held-updates';
 import { LineSplitter, type SplitItem } from './line-splitter';
 import type { LogEntry, LogSource, MessageLog, PersistedMessage } from '../../store/message-log';
 import { ReplayMatcher, type ThreadState } from '../../../../shared/acp-thread';
@@ -98,6 +99,8 @@ export class AcpWire implements LogSource {
   private readonly replayActivity = new Map<string, number>();
   /** URL elicitation id → session: `elicitation/complete` names no session, and is stored with the one that asked. */
   private readonly elicitations = new Map<string, string>();
+  /** Updates for ACP sessions not bound yet, until one is reopened (see claimHeld). */
+  private readonly held = new HeldUpdates();
   private ended = false;
   private closed = false;
   private readerGone = false;
@@ -175,6 +178,20 @@ export class AcpWire implements LogSource {
       if (wait <= 0) return;
       await new Promise((r) => setTimeout(r, wait));
     }
+  }
+
+  /**
+   * `acpSessionId` was just bound to a session being reopened (before its session/resume or session/load is
+   * sent): what the agent sent for it while no session was bound (see HeldUpdates) is stored and handed on
+   * now, ahead of anything read after it and of the reopen's replay.
+   */
+  claimHeld(acpSessionId: string, sessionId: string): void {
+    const held = this.held.take(acpSessionId);
+    if (held.length === 0 || this.closed) return;
+    const stored = (this.messageLog()?.read(sessionId) ?? []).filter((m) => m.direction === 'a2c' && m.method === 'session/update').slice(-held.length);
+    const lines = notStoredYet(stored.map((m) => m.body), held);
+    this.pendingItems.unshift(...lines.map((text) => ({ kind: 'line' as const, text })));
+    this.flush();
   }
 
   // ───────────── client → agent ─────────────
@@ -400,6 +417,7 @@ export class AcpWire implements LogSource {
     }
     if (!isRecord(params) || sessionId === undefined) {
       this.agentLog.write('a2c', text);
+      if (acpId !== null && isRecord(params) && this.held.keep(acpId, text)) return null;
       return {
         kind: 'warning',
         sessionId: null,
@@ -506,6 +524,7 @@ export class AcpWire implements LogSource {
     this.replays.clear();
     this.replayToSkip.clear();
     this.replayActivity.clear();
+    this.held.clear();
   }
 
   private sessionFromParams(params: unknown): string | null {

@@ -249,6 +249,17 @@ export class AgentRuntime {
     return true;
   }
 
+  /**
+   * Binds a session about to be resumed or loaded, and hands it what its agent sent for it before any session was
+   * bound: an agent a previous Switchboard left on its host (killed mid-reply) is taken back with what it wrote
+   * meanwhile, the rest of that session's conversation.
+   */
+  bindReopened(acpSessionId: string, sessionId: string): boolean {
+    const bound = this.bind(acpSessionId, sessionId);
+    if (bound) this.wire?.claimHeld(acpSessionId, sessionId);
+    return bound;
+  }
+
   unbind(acpSessionId: string): void {
     this.bindings.delete(acpSessionId);
   }

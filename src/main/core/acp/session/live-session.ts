@@ -288,7 +288,7 @@ export class LiveSession {
         result = res;
       } else {
         // Bound first: session/load replays the conversation before it answers.
-        this.runtime.bind(this.acpSessionId!, this.id);
+        this.runtime.bindReopened(this.acpSessionId!, this.id);
         const method = mode === 'resume' ? 'session/resume' : 'session/load';
         result = await this.runtime.request<ResumeSessionResponse>(method, { sessionId: this.acpSessionId, ...params }, withdrawable);
       }

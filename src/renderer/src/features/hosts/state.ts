@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { ConnectFailure, ConnectStep, HostInfo, HostState } from '@shared/contract/hosts';
 import { parseHostId } from '@shared/contract/hosts';
 import type { Api } from '../../ipc/client';
+import { useConnection } from '../../ipc/connection';
 
 /** The hosts (hosts.list, kept live by hosts.state), shared by the sidebar, Settings → Hosts, the new-session form and session headers. */
 interface HostsState {
@@ -71,6 +72,10 @@ export function syncHosts(api: Api): void {
     const prev = p.step === 'resolving' ? undefined : timings[p.hostId];
     const times: StepTimes = { began: { ...(prev?.began ?? {}), [p.step]: Date.now() }, endedAt: null };
     useHosts.setState({ steps: { ...steps, [p.hostId]: p.step }, timings: { ...timings, [p.hostId]: times } });
+  });
+  // The page's own connection to the core came back: what the core announced meanwhile was missed.
+  useConnection.subscribe((now, before) => {
+    if (now.connected && !before.connected) void refreshHosts(api);
   });
   void refreshHosts(api);
 }
