@@ -111,5 +111,7 @@ describe.skipIf(host === null)('an SSH session whose Switchboard was killed mid-
     const words = async (): Promise<string[]> => (await tab.getByTestId('agent-message').allInnerTexts()).join(' ').match(/\bw\d+\b/g) ?? [];
     await expect.poll(words, { timeout: WAIT.server }).toEqual(expected);
     expect(await tab.getByTestId('user-message').filter({ hasText: 'tell a long story' }).count()).toBe(1);
+    // The mark written at the restart, for a turn the host may have carried on, says so (the rest follows it).
+    await expect.poll(() => tab.getByText(/Cut short: Switchboard stopped/).allInnerTexts(), { timeout: WAIT.server }).toEqual([expect.stringContaining('The agent may have gone on on its host')]);
   });
 });

@@ -77,16 +77,19 @@ export interface HostKindFacts {
   sharesThisMachine: boolean;
   /** Its files are those of another host (the one it runs on): checkpoints and file reads go there. */
   filesOnHostBelow: boolean;
+  /** Its agents outlive a Switchboard that stops (a helper keeps them and what they write, to be taken back). */
+  agentsOutliveSwitchboard: boolean;
 }
 
 const CONTAINER_KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 export const HOST_KIND_TABLE: { readonly [K in HostKind]: HostKindFacts & { parse(rest: string): HostAddress | null } } = {
-  local: { sharesThisMachine: true, filesOnHostBelow: false, parse: () => null },
-  ssh: { sharesThisMachine: false, filesOnHostBelow: false, parse: (rest) => (targetProblem(rest) === null ? { kind: 'ssh', target: rest } : null) },
+  local: { sharesThisMachine: true, filesOnHostBelow: false, agentsOutliveSwitchboard: false, parse: () => null },
+  ssh: { sharesThisMachine: false, filesOnHostBelow: false, agentsOutliveSwitchboard: true, parse: (rest) => (targetProblem(rest) === null ? { kind: 'ssh', target: rest } : null) },
   container: {
     sharesThisMachine: false,
     filesOnHostBelow: true,
+    agentsOutliveSwitchboard: false,
     parse: (rest) => {
       const at = rest.indexOf('@');
       if (at < 0) return null;
