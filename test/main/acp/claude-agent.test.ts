@@ -44,14 +44,15 @@ describe.skipIf(!installed)('Claude Agent 0.101 (real agent, fake LLM)', { timeo
   });
 
   it('shows the child it starts under its parent, streamed and ended, kept after a restart; and that it is signed in', async () => {
-    // The parent delegates once; the child (whose conversation is only its task) answers; the parent's
-    // turns after that (the tool result, then Claude Code's notice that its background agent finished) answer text.
+    // The parent delegates once; the child (whose conversation is only its task) answers; the parent answers the
+    // tool result, then Claude Code's notice that its background agent finished.
     llm.addRule((req) => {
       const all = texts(req);
       if (all.some((x) => x.includes('[SUGGESTION MODE'))) return undefined;
       const parent = all.some((x) => x.includes('delegate to kiwi'));
       if (!parent) return all.some((x) => x.includes('kiwi-child-task')) ? { type: 'text', text: 'Child done: kiwi-child-result.' } : undefined;
-      if (req.toolResults.length > 0 || all.some((x) => x.includes('<task-notification'))) return { type: 'text', text: 'Parent done.' };
+      if (all.some((x) => x.includes('<task-notification'))) return { type: 'text', text: 'Parent heard back from kiwi.' };
+      if (req.toolResults.length > 0) return { type: 'text', text: 'Parent done.' };
       return { type: 'tool_call', name: 'Agent', args: { description: 'Kiwi helper', prompt: 'Do the kiwi-child-task now', subagent_type: 'general-purpose' } };
     });
     const dataDir = join(root, 'data');
@@ -78,6 +79,9 @@ describe.skipIf(!installed)('Claude Agent 0.101 (real agent, fake LLM)', { timeo
     expect(agentText(t.rec, child.id)).toContain('Child done: kiwi-child-result.');
     expect(agentText(t.rec, parent.id)).not.toContain('kiwi-child-result');
 
+    // Claude Code then tells the parent's model that its background agent finished, in a turn of its own after
+    // the prompt's answer: shown in the parent's thread too.
+    await eventually(() => agentText(t!.rec, parent.id).includes('Parent heard back from kiwi.'), "the parent's reply to the child's end", 60_000);
     // After a restart, history keeps the tree, and reopening the parent shows its child where it was.
     await t.dispose();
     t = await makeCore({ dataDir });
