@@ -13,6 +13,8 @@
 //
 // Install scripts: npm 11 blocks dependency lifecycle scripts unless allowed. None of these agents needs one:
 // - claude-code-acp: no dependency has an install script (the bundled `claude` CLI is plain JS);
+// - claude-agent-acp: the native Claude Code comes prebuilt in @anthropic-ai/claude-agent-sdk-linux-x64 (an optional
+//   dependency chosen by os/cpu); nothing needs a script;
 // - gemini-cli: its native modules are optional; it loads `@lydell/node-pty` (prebuilt binary in
 //   @lydell/node-pty-linux-x64) before `node-pty` 1.0.0 (whose postinstall would compile), and
 //   `@github/keytar` ships a prebuilt binary (its install script would only download/compile as a fallback);

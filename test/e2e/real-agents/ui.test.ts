@@ -19,7 +19,8 @@ import { WAIT } from '../../support/waits';
  */
 
 interface AgentCase {
-  id: RealAgentId;
+  /** (Claude Agent is covered in-process by test/main/acp/claude-agent.test.ts.) */
+  id: Exclude<RealAgentId, 'claude-agent'>;
   /** The name given in the add-agent form. */
   name: string;
   /** Gemini 0.61 reads a file before writing it and treats "missing" as a failure: the compat flag answers it empty. */

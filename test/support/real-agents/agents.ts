@@ -6,7 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pinned from './pinned-agents.json';
 
-export type RealAgentId = 'claude-code' | 'gemini' | 'qwen';
+export type RealAgentId = 'claude-code' | 'claude-agent' | 'gemini' | 'qwen';
 
 export interface RealAgentSpec {
   id: RealAgentId;
@@ -160,6 +160,16 @@ export function claudeCodeLaunch(opts: AgentLaunchOptions): AgentLaunch {
 }
 
 /**
+ * Claude Agent (@agentclientprotocol/claude-agent-acp, which runs the Claude Code it bundles): the same Anthropic
+ * environment as the registry's Claude Code. It starts in mode `auto`, whose safety classifier (a side call the
+ * fake LLM cannot answer) blocks tools: set mode `default` to run them.
+ */
+export function claudeAgentLaunch(opts: AgentLaunchOptions): AgentLaunch {
+  const { env } = claudeCodeLaunch(opts);
+  return { command: opts.node ?? process.execPath, args: [agentEntryPath('claude-agent'), ...REAL_AGENTS['claude-agent'].args], env };
+}
+
+/**
  * Gemini CLI: Gemini API against `llmUrl`. Writes ~/.gemini/settings.json in the isolated HOME turning off
  * usage statistics, telemetry and update checks (no env var does it).
  */
@@ -226,6 +236,8 @@ export function agentLaunch(id: RealAgentId, opts: AgentLaunchOptions): AgentLau
   switch (id) {
     case 'claude-code':
       return claudeCodeLaunch(opts);
+    case 'claude-agent':
+      return claudeAgentLaunch(opts);
     case 'gemini':
       return geminiLaunch(opts);
     case 'qwen':

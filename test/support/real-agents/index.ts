@@ -5,6 +5,7 @@ export {
   agentEntryPath,
   agentInstallDir,
   agentLaunch,
+  claudeAgentLaunch,
   claudeCodeLaunch,
   createAgentHome,
   geminiLaunch,
