@@ -1,10 +1,10 @@
 import { sessionTitle } from '@shared/session-title';
-import { Pencil, Star, Trash2 } from 'lucide-react';
+import { Archive, ArchiveRestore, Pencil, Star, Trash2 } from 'lucide-react';
 import { memo, useEffect, useRef, useState } from 'react';
 import type { HistorySession } from '@shared/contract/history';
 import { hostLabel, LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { useApi } from '../../app/api-context';
-import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
+import { archiveSession, deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
 import { reopenAsTab } from './continue';
 import { ForkLinks, openLiveSessionTab } from '../session';
 import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
@@ -161,6 +161,14 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
             </button>
             <button onClick={() => void exportSession(api, s.id, 'json')} aria-label={`Export ${label} as JSON`} title="Export as JSON" data-testid="history-export-json">
               JSON
+            </button>
+            <button
+              onClick={() => void archiveSession(api, s.id, !s.archivedAt, label)}
+              aria-label={`${s.archivedAt ? 'Unarchive' : 'Archive'} ${label}`}
+              title={s.archivedAt ? 'Unarchive (back in the list, and at its agent when it archives)' : 'Archive (hidden from the list, still searchable; at its agent too when it archives)'}
+              data-testid="history-archive"
+            >
+              {s.archivedAt ? <ArchiveRestore size={13} /> : <Archive size={13} />}
             </button>
             <button className="danger" onClick={() => void deleteSessions(api, [s.id], label)} aria-label={`Delete ${label}`} title="Delete (you can undo)" data-testid="history-delete">
               <Trash2 size={13} />
