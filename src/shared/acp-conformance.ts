@@ -45,9 +45,9 @@ export const ACP_CONFORMANCE = {
     'elicitation/complete': yes('marks the URL elicitation done'),
     // Unstable.
     'session/fork': yes('"Fork from here" on the last prompt of an idle session, when advertised: ACP forks the whole conversation (no message point); fork and parent linked in history'),
-    'session/archive': notYet('decided for later: Switchboard’s History has no archive yet (it deletes, and session/delete follows a delete); archiving at the agent comes with a History archive'),
-    'session/unarchive': notYet('with session/archive'),
-    'session/status': notYet('decided for later: an "open" session still needs session/resume or session/load on this connection (the schema says so), and resume is already preferred over load; what it would add is showing open / saved in History for agents that offer it'),
+    'session/archive': yes('sessionCapabilities.archive advertised: Archive in History (hidden from the list, shown under the “Archived” filter, still searchable) archives at the agent too, its live copy closed first; an agent without it is said, and its refusal is said in a notice (History’s archive stands); test/main/acp/session-archive.test.ts, test/e2e/history-manage.test.ts'),
+    'session/unarchive': yes('Unarchive in History, at the agent too'),
+    'session/status': yes('sessionCapabilities.status advertised: asked before reopening a stored session; one the agent still holds open is resumed without replay (session/resume, load if the resume is refused), else loaded as before; History shows “open at the agent” / “saved” / “not at the agent” for sessions of a running agent that offers it (no agent is started for it); unknown values count as saved; test/main/acp/session-status.test.ts'),
     'session/set_title': yes('sessionCapabilities.title advertised: a rename of a live session in Switchboard is sent to the agent (its answer, a normalized title or an error, is logged: the user’s name stays); titles the agent sets (session_info_update) show unless the user named the session'),
     'providers/list': yes('agentCapabilities.providers advertised (Claude Agent 0.101): a Providers section in the agent’s settings lists each provider, its API and base URL, required or disabled (the agent’s text, bounded); test/main/agents/providers.test.ts'),
     'providers/set': yes('“Enable” / “Change” a provider: API (among those it supports), base URL (http/https) and headers (one line each, sent to every running process of the agent, not stored by Switchboard); the agent’s refusal is said'),

@@ -49,6 +49,7 @@ export function registerSessionHandlers(router: Router, sessions: SessionsServic
   router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => live(sessionId).mentionSearch(query, limit));
   router.handle('sessions.readFile', ({ sessionId, path }) => sessions.readFile(sessionId, path));
   router.handle('sessions.attachText', ({ sessionId, text }) => sessions.attachText(sessionId, text));
+  router.handle('sessions.heldAtAgents', async ({ sessionIds }) => ({ held: await sessions.heldAtAgents(sessionIds) }));
   router.handle('agents.listSessions', ({ agentId, cwd, cursor }) => sessions.listAgentSessions(agentId, cwd, cursor));
 
   const restore = new RestoreService(sessions);

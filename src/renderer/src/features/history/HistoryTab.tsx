@@ -8,7 +8,7 @@ import { undoDelete } from './actions';
 import { AgentSessions } from './AgentSessions';
 import { ImportPanel } from './ImportPanel';
 import { plural, relativeTime, shortPath } from './format';
-import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
+import { useAgentNames, useHeldAtAgents, useHistoryList, useLiveSessions } from './hooks';
 import { modKey } from './keys';
 import { displayTitle, SessionRow } from './SessionRow';
 import { openSearch, setImportOpen, useHistory } from './state';
@@ -61,6 +61,8 @@ export function HistoryTab(_props: TabViewProps) {
   const { data, error } = useHistoryList(params);
   const all = useHistoryList({ limit: 1, archived: 'include' }).data;
   const groups = useMemo(() => groupSessions(data?.sessions ?? []), [data]);
+  const sessionIds = useMemo(() => (data?.sessions ?? []).map((x) => x.id), [data]);
+  const held = useHeldAtAgents(trash ? [] : sessionIds);
   const agents = useMemo(() => [...new Set((all?.groups ?? []).map((g) => g.agentId))].sort((a, b) => names(a).localeCompare(names(b))), [all, names]);
   const projects = useMemo(() => [...new Set((all?.groups ?? []).map((g) => g.cwd))].sort(), [all]);
   const filtered = Boolean(agentId || project || pinnedOnly || failedOnly || archivedOnly);
@@ -146,7 +148,7 @@ export function HistoryTab(_props: TabViewProps) {
                   </h3>
                   <ul className="history-list">
                     {a.sessions.map((s) => (
-                      <SessionRow key={s.id} session={s} agentName={names(s.agentId)} live={s.id in live} />
+                      <SessionRow key={s.id} session={s} agentName={names(s.agentId)} live={s.id in live} held={held[s.id] ?? null} />
                     ))}
                   </ul>
                 </div>

@@ -10,6 +10,7 @@ import { ForkLinks, openLiveSessionTab } from '../session';
 import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
 import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { HistorySubagents } from './HistorySubagents';
+import type { HeldAtAgent } from './hooks';
 
 /** The session's title by the one rule (shared/session-title). */
 export const displayTitle = (s: HistorySession, agentName: string): string => sessionTitle(s.title, agentName, s.forkedFrom?.title);
@@ -65,10 +66,18 @@ interface RowProps {
   /** The sidebar's one-line form. */
   compact?: boolean;
   showProject?: string | null;
+  /** What its running agent says of it (session/status), when it offers that. */
+  held?: HeldAtAgent | null;
 }
 
+const HELD_TEXT: Record<HeldAtAgent, { text: string; title: string }> = {
+  open: { text: 'open at the agent', title: 'Its agent still holds it in memory (session/status): reopening resumes it without replaying it' },
+  saved: { text: 'saved', title: 'Its agent has it saved (session/status): reopening loads it' },
+  gone: { text: 'not at the agent', title: 'Its agent does not know this session any more (session/status): the transcript is kept here' },
+};
+
 /** One past session: open, rename, pin, export, delete. */
-export const SessionRow = memo(function SessionRow({ session: s, agentName, live, compact, showProject }: RowProps) {
+export const SessionRow = memo(function SessionRow({ session: s, agentName, live, compact, showProject, held }: RowProps) {
   const api = useApi();
   const [renaming, setRenaming] = useState(false);
   const title = displayTitle(s, agentName);
@@ -129,6 +138,11 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           <span className={`history-status tone-${status.tone}`} data-testid="history-status">
             {status.text}
           </span>
+          {held && !live && (
+            <span className={`history-held ${held}`} data-testid="history-held" data-held={held} title={HELD_TEXT[held].title}>
+              {HELD_TEXT[held].text}
+            </span>
+          )}
           {showProject && <span className="history-project-inline">{showProject}</span>}
           {s.hostId !== LOCAL_HOST_ID && (
             <span className="history-row-host" data-testid="history-row-host" title={`On ${hostLabel(s.hostId)}`}>
