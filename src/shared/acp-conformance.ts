@@ -13,7 +13,6 @@ export type Conformance =
 
 const yes = (note?: string): Conformance => (note ? { status: 'supported', note } : { status: 'supported' });
 const ignored = (reason: string): Conformance => ({ status: 'ignored', reason });
-const notYet = (note?: string): Conformance => (note ? { status: 'not_yet', note } : { status: 'not_yet' });
 
 export const ACP_CONFORMANCE = {
   /** JSON-RPC methods of both sides (`x-method` in the schema). */
