@@ -13,7 +13,6 @@ export type Conformance =
 
 const yes = (note?: string): Conformance => (note ? { status: 'supported', note } : { status: 'supported' });
 const ignored = (reason: string): Conformance => ({ status: 'ignored', reason });
-const notYet = (note?: string): Conformance => (note ? { status: 'not_yet', note } : { status: 'not_yet' });
 
 export const ACP_CONFORMANCE = {
   /** JSON-RPC methods of both sides (`x-method` in the schema). */
@@ -45,13 +44,13 @@ export const ACP_CONFORMANCE = {
     'elicitation/complete': yes('marks the URL elicitation done'),
     // Unstable.
     'session/fork': yes('"Fork from here" on the last prompt of an idle session, when advertised: ACP forks the whole conversation (no message point); fork and parent linked in history'),
-    'session/archive': notYet('decided for later: Switchboard’s History has no archive yet (it deletes, and session/delete follows a delete); archiving at the agent comes with a History archive'),
-    'session/unarchive': notYet('with session/archive'),
-    'session/status': notYet('decided for later: an "open" session still needs session/resume or session/load on this connection (the schema says so), and resume is already preferred over load; what it would add is showing open / saved in History for agents that offer it'),
+    'session/archive': yes('sessionCapabilities.archive advertised: Archive in History (hidden from the list, shown under the “Archived” filter, still searchable) archives at the agent too, its live copy closed first; an agent without it is said, and its refusal is said in a notice (History’s archive stands); test/main/acp/session-archive.test.ts, test/e2e/history-manage.test.ts'),
+    'session/unarchive': yes('Unarchive in History, at the agent too'),
+    'session/status': yes('sessionCapabilities.status advertised: asked before reopening a stored session; one the agent still holds open is resumed without replay (session/resume, load if the resume is refused), else loaded as before; History shows “open at the agent” / “saved” / “not at the agent” for sessions of a running agent that offers it (no agent is started for it); unknown values count as saved; test/main/acp/session-status.test.ts'),
     'session/set_title': yes('sessionCapabilities.title advertised: a rename of a live session in Switchboard is sent to the agent (its answer, a normalized title or an error, is logged: the user’s name stays); titles the agent sets (session_info_update) show unless the user named the session'),
-    'providers/list': notYet('decided for later: a Providers section in the agent’s settings (Claude Agent 0.101 advertises providers); until then providers are set through the agent’s env variables'),
-    'providers/set': notYet('with providers/list'),
-    'providers/disable': notYet('with providers/list'),
+    'providers/list': yes('agentCapabilities.providers advertised (Claude Agent 0.101): a Providers section in the agent’s settings lists each provider, its API and base URL, required or disabled (the agent’s text, bounded); test/main/agents/providers.test.ts'),
+    'providers/set': yes('“Enable” / “Change” a provider: API (among those it supports), base URL (http/https) and headers (one line each, sent to every running process of the agent, not stored by Switchboard); the agent’s refusal is said'),
+    'providers/disable': yes('“Disable” on a provider the agent does not mark required (a required one is refused without asking the agent, as the schema says)'),
     'auth/status': yes('asked when advertised (auth.status): the agent list shows signed in / signed out / no sign-in needed and the accounts, from the agent’s word; ACP has no "expiring" state (expired credentials are unauthenticated)'),
     'auth/status_update': yes('the agent list follows it; a sign-in that lapses (signed in → signed out) is said in each open session’s thread with its sign-in methods; Claude Agent’s own _auth/status_update is read the same way'),
     'mcp/message': ignored('Switchboard’s own MCP server (delegation) is given to the agent as a stdio server, which every agent supports, and the user’s servers as stdio/http/sse, which reach their tools directly; tunnelling them through the client would only add a hop, and none of the shared agents offers it. An agent’s mcp/message is answered -32601'),

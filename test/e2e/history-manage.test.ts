@@ -83,6 +83,34 @@ describe('managing history', () => {
     await tab.getByTestId('history-trash-toggle').click();
     await row('two').waitFor();
   });
+
+  it('archives: the session leaves the list, shows under Archived, is still found by search, and comes back with Unarchive', async () => {
+    const { page } = await suite.open();
+    const sidebar = page.getByTestId('sidebar-history');
+    await sidebar.getByTestId('history-row').first().waitFor();
+    await sidebar.getByTestId('history-open-tab').click();
+    const tab = page.locator('.tab-panel:not([hidden]) [data-testid=history-tab]');
+    const row = (id: string) => tab.locator(`[data-testid=history-row][data-session-id=${id}]`);
+    const before = await ids(tab);
+    const id = before.includes('three') ? 'three' : before[0]!;
+    await row(id).hover();
+    await row(id).getByTestId('history-archive').click();
+    await row(id).waitFor({ state: 'detached' });
+    expect(await ids(sidebar)).not.toContain(id);
+    await tab.getByTestId('history-archived-filter').check();
+    await row(id).waitFor();
+    expect(await ids(tab)).toEqual([id]);
+    // Search still finds it.
+    await page.keyboard.press('Control+k');
+    await page.getByTestId('history-search-input').fill('metrics');
+    await page.locator(`[data-testid=history-hit][data-session-id=${id}]`).first().waitFor();
+    await page.keyboard.press('Escape');
+    await row(id).hover();
+    await row(id).getByTestId('history-archive').click();
+    await row(id).waitFor({ state: 'detached' });
+    await tab.getByTestId('history-archived-filter').uncheck();
+    await row(id).waitFor();
+  });
 });
 
 describe('an empty history', () => {

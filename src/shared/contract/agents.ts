@@ -119,6 +119,23 @@ export type AgentSummary = z.infer<typeof agentSummarySchema>;
 const aid = z.object({ agentId: agentIdSchema }).strict();
 const empty = z.object({});
 
+/**
+ * A model provider the agent offers (`providers/list`, unstable ACP): where its requests go. All of it is the
+ * agent's text, bounded; `current` null: disabled. Headers are never read back (the agent does not return them).
+ */
+export const agentProviderSchema = z.object({
+  id: z.string().max(200),
+  /** The API protocols it accepts ("anthropic", "openai", …). */
+  supported: z.array(z.string().max(100)).max(32),
+  /** It cannot be disabled. */
+  required: z.boolean(),
+  current: z.object({ apiType: z.string().max(100), baseUrl: z.string().max(2048) }).nullable(),
+});
+export type AgentProvider = z.infer<typeof agentProviderSchema>;
+const providersResult = z.object({ offered: z.boolean(), providers: z.array(agentProviderSchema) });
+const headerName = z.string().min(1).max(200).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid header name');
+const headerValue = z.string().max(16_384).regex(/^[^\r\n\0]*$/, 'a header value is one line');
+
 export const agentRequests = {
   'agents.list': request(z.object({}).strict(), z.object({ agents: z.array(agentSummarySchema) })),
   'agents.addCustom': request(
@@ -197,6 +214,23 @@ export const agentRequests = {
   ),
   /** `logout` when advertised; forgets stored env-var secrets (restarting the agent if there were any). */
   'agents.logout': request(aid, empty),
+  /** The agent's model providers (`providers/list`, when it advertises `providers`); starts the agent if needed. */
+  'agents.providers': request(aid, providersResult),
+  /** Routes a provider (`providers/set`, replacing its whole configuration) in each running process of the agent. */
+  'agents.setProvider': request(
+    z
+      .object({
+        agentId: agentIdSchema,
+        providerId: z.string().min(1).max(200),
+        apiType: z.string().min(1).max(100),
+        baseUrl: z.string().min(1).max(2048).regex(/^https?:\/\//i, 'the base URL starts with https:// or http://'),
+        headers: z.record(headerName, headerValue).refine((h) => Object.keys(h).length <= 64, 'at most 64 headers').default({}),
+      })
+      .strict(),
+    providersResult,
+  ),
+  /** `providers/disable`; a provider the agent marks required is refused without asking it. */
+  'agents.disableProvider': request(z.object({ agentId: agentIdSchema, providerId: z.string().min(1).max(200) }).strict(), providersResult),
   /** The agent's own session list (session/list, when advertised). */
   'agents.listSessions': request(
     z.object({ agentId: agentIdSchema, cwd: absolutePath.optional(), cursor: z.string().max(10_000).optional() }).strict(),

@@ -59,6 +59,8 @@ export const historySessionSchema = z.object({
   /** Time of the last message of the session (or updatedAt when it has none). */
   lastActivityAt: z.number(),
   deletedAt: z.number().nullable(),
+  /** When the user archived it (History → Archive); null or absent: not archived. */
+  archivedAt: z.number().nullable().optional(),
   messageCount: z.number().int(),
   turnCount: z.number().int(),
   toolCallCount: z.number().int(),
@@ -196,6 +198,8 @@ export const historyRequests = {
         pinnedOnly: z.boolean().optional(),
         /** List the soft-deleted sessions instead (the trash, for undo). */
         deleted: z.boolean().optional(),
+        /** Archived sessions: left out (default), listed too, or listed alone (the "Archived" filter). */
+        archived: z.enum(['exclude', 'include', 'only']).optional(),
         limit: z.number().int().min(1).max(1000).default(200),
         offset: z.number().int().min(0).default(0),
       })
@@ -240,6 +244,8 @@ export const historyRequests = {
     z.object({ sessionIds }).strict(),
     z.object({ deleted: z.array(z.string()), purgeAfter: z.number() }),
   ),
+  /** Archives or unarchives sessions in Switchboard's store (sessions.archiveOnAgent follows at the agent). */
+  'history.archive': request(z.object({ sessionIds, archived: z.boolean() }).strict(), z.object({ changed: z.array(z.string()) })),
   'history.undoDelete': request(z.object({ sessionIds }).strict(), z.object({ restored: z.array(z.string()) })),
   /** A whole session from its message log, as Markdown or JSON, with a suggested file name. */
   'history.export': request(
@@ -282,6 +288,6 @@ export const historyRequests = {
 export const historyEvents = {
   /** Sessions were renamed, pinned, deleted, restored or purged (refresh the list). */
   'history.changed': event(
-    z.object({ sessionIds: z.array(z.string()), reason: z.enum(['rename', 'pin', 'delete', 'undo', 'purge', 'import']) }),
+    z.object({ sessionIds: z.array(z.string()), reason: z.enum(['rename', 'pin', 'delete', 'undo', 'purge', 'import', 'archive', 'unarchive']) }),
   ),
 } as const;

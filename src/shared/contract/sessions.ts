@@ -203,6 +203,23 @@ export const sessionRequests = {
    */
   'sessions.deleteOnAgent': request(sid, z.object({ deleted: z.boolean(), reason: z.string() })),
   /**
+   * session/archive (or unarchive) of the agent's own copy, when the agent advertises `sessionCapabilities.archive`
+   * (a live session is closed first). `done` false: the agent has no archive (reason says so); its refusal is an error.
+   */
+  /**
+   * For History: what each session's agent says it holds (session/status), asked only of running agents that offer
+   * it: `open` (in its memory: reopening resumes it without replay), `saved`, or `gone` (it does not know it).
+   * Sessions live in Switchboard, or not asked about, are left out.
+   */
+  'sessions.heldAtAgents': request(
+    z.object({ sessionIds: z.array(sessionIdSchema).max(200) }).strict(),
+    z.object({ held: z.record(z.string(), z.enum(['open', 'saved', 'gone'])) }),
+  ),
+  'sessions.archiveOnAgent': request(
+    z.object({ sessionId: sessionIdSchema, archived: z.boolean() }).strict(),
+    z.object({ done: z.boolean(), reason: z.string() }),
+  ),
+  /**
    * Current state of a live session, for a view that attaches. With `tail`, its thread holds only its last
    * `tail` entries (thread.firstIndex of them come before: fetch them with sessions.entries as they come into
    * view), and its toolIndex only their tool calls (the rest: sessions.toolIndex); without it, the whole thread.

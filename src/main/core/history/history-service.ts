@@ -41,6 +41,7 @@ interface SessionRow {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  archived_at: number | null;
   custom_title: string | null;
   info_title: string | null;
   prompt_title: string | null;
@@ -64,7 +65,7 @@ interface SessionRow {
 const titleOf = (s: string, h: string) =>
   `coalesce(nullif(${h}.custom_title, ''), nullif(${h}.prompt_title, ''), nullif(${s}.title, ''), nullif(${h}.info_title, ''), '')`;
 
-const SESSION_COLUMNS = `s.id, s.agent_id, s.cwd, s.title, s.status, s.pinned, s.created_at, s.updated_at, s.deleted_at,
+const SESSION_COLUMNS = `s.id, s.agent_id, s.cwd, s.title, s.status, s.pinned, s.created_at, s.updated_at, s.deleted_at, s.archived_at,
   h.custom_title, h.info_title, h.prompt_title, h.last_ts, h.message_count, h.turn_count, h.tool_call_count,
   h.failed_tool_calls, h.files_touched, h.files_edited, h.failed_turns, h.last_stop_reason,
   s.forked_from AS parent_id, s.imported_from, s.host_id,
@@ -95,6 +96,7 @@ function toSession(r: SessionRow): HistorySession {
     updatedAt: r.updated_at,
     lastActivityAt: r.last_ts ?? r.updated_at,
     deletedAt: r.deleted_at,
+    archivedAt: r.archived_at ?? null,
     messageCount: r.message_count ?? 0,
     turnCount: r.turn_count ?? 0,
     toolCallCount: r.tool_call_count ?? 0,
@@ -414,6 +416,9 @@ export class HistoryService implements Disposable {
       }
       if (p.failedOnly) where.push('h.failed_turns > 0');
       if (p.pinnedOnly) where.push('s.pinned = 1');
+      // Archived sessions are out of the default list; the "Archived" filter shows them alone (search finds them all).
+      const archived = p.archived ?? (p.deleted ? 'include' : 'exclude');
+      if (archived !== 'include') where.push(archived === 'only' ? 's.archived_at IS NOT NULL' : 's.archived_at IS NULL');
       const groupWhere = [...where];
       const inList = (name: string, column: string, values: readonly string[] | undefined): void => {
         if (!values?.length) return;
@@ -487,6 +492,19 @@ export class HistoryService implements Disposable {
       // Also the moment to let go of what was deleted long enough ago.
       if (this.index().live) this.purge();
       return { deleted, purgeAfter: now + this.retentionMs };
+    });
+  }
+
+  /** Archives (or unarchives) sessions in the store: the ones whose state changed. */
+  archive(sessionIds: readonly string[], archived: boolean): { changed: string[] } {
+    return this.run(() => {
+      const stmt = archived
+        ? this.db.prepare('UPDATE sessions SET archived_at = ? WHERE id = ? AND archived_at IS NULL AND deleted_at IS NULL')
+        : this.db.prepare('UPDATE sessions SET archived_at = NULL WHERE id = ? AND archived_at IS NOT NULL');
+      const now = this.now();
+      const changed = this.db.transaction(() => sessionIds.filter((id) => (archived ? stmt.run(now, id) : stmt.run(id)).changes > 0))();
+      if (changed.length) this.bus?.emit('history.changed', { sessionIds: changed, reason: archived ? 'archive' : 'unarchive' });
+      return { changed };
     });
   }
 
@@ -608,6 +626,7 @@ export class HistoryService implements Disposable {
     router.handle('history.rename', ({ sessionId, title }) => ({ session: this.rename(sessionId, title) }));
     router.handle('history.pin', ({ sessionId, pinned }) => ({ session: this.pin(sessionId, pinned) }));
     router.handle('history.delete', ({ sessionIds }) => this.delete(sessionIds));
+    router.handle('history.archive', ({ sessionIds, archived }) => this.archive(sessionIds, archived));
     router.handle('history.undoDelete', ({ sessionIds }) => this.undoDelete(sessionIds));
     router.handle('history.export', ({ sessionId, format }) => this.export(sessionId, format));
     router.handle('history.entries', (p) => this.entries(p));

@@ -26,6 +26,11 @@ export class AgentsService {
     return record;
   }
 
+  /** Throws not_found for an agent the user does not have. */
+  assertKnown(agentId: string): void {
+    this.record(agentId);
+  }
+
   summary(record: AgentRecord): AgentSummary {
     const prefs = this.ctx.prefs().get(record.id);
     return {

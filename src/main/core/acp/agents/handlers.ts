@@ -1,6 +1,7 @@
 import type { Router } from '../../base/router';
 import type { RuntimePool } from '../supervisor/runtime-pool';
 import type { AgentsService } from './agents-service';
+import { AgentProviders } from './providers';
 
 /** The agents.* requests of the renderer. */
 export function registerAgentHandlers(router: Router, agents: AgentsService, pool: RuntimePool): void {
@@ -23,6 +24,19 @@ export function registerAgentHandlers(router: Router, agents: AgentsService, poo
   router.handle('agents.logout', async ({ agentId }) => {
     await agents.logout(agentId);
     return {};
+  });
+  const providers = new AgentProviders(pool);
+  router.handle('agents.providers', ({ agentId }) => {
+    agents.assertKnown(agentId);
+    return providers.list(agentId);
+  });
+  router.handle('agents.setProvider', (p) => {
+    agents.assertKnown(p.agentId);
+    return providers.set(p);
+  });
+  router.handle('agents.disableProvider', (p) => {
+    agents.assertKnown(p.agentId);
+    return providers.disable(p);
   });
   router.handle('agents.metrics', () => ({ agents: pool.supervisor.metrics() }));
 }

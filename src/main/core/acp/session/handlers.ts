@@ -1,6 +1,7 @@
 import { IpcFailure } from '../../../../shared/contract';
 import type { Router } from '../../base/router';
 import { readAgentRuleFile } from './agent-rule-files';
+import { archiveOnAgent } from './session-archive';
 import { RestoreService } from './session-restore';
 import type { SessionsService } from './sessions-service';
 
@@ -48,12 +49,14 @@ export function registerSessionHandlers(router: Router, sessions: SessionsServic
   router.handle('sessions.mentionSearch', ({ sessionId, query, limit }) => live(sessionId).mentionSearch(query, limit));
   router.handle('sessions.readFile', ({ sessionId, path }) => sessions.readFile(sessionId, path));
   router.handle('sessions.attachText', ({ sessionId, text }) => sessions.attachText(sessionId, text));
+  router.handle('sessions.heldAtAgents', async ({ sessionIds }) => ({ held: await sessions.heldAtAgents(sessionIds) }));
   router.handle('agents.listSessions', ({ agentId, cwd, cursor }) => sessions.listAgentSessions(agentId, cwd, cursor));
 
   const restore = new RestoreService(sessions);
   router.handle('sessions.reopenPlan', ({ sessionId }) => restore.plan(sessionId));
   router.handle('sessions.import', (p) => restore.import(p));
   router.handle('sessions.deleteOnAgent', ({ sessionId }) => restore.deleteOnAgent(sessionId));
+  router.handle('sessions.archiveOnAgent', ({ sessionId, archived }) => archiveOnAgent(sessions, sessionId, archived));
   router.handle('agents.knownSessions', ({ agentId, acpSessionIds }) => ({ known: restore.known(agentId, acpSessionIds) }));
 
   router.handle('permissionRules.list', ({ agentId }) => ({ rules: sessions.rules().list(agentId) }));

@@ -29,6 +29,7 @@ import { MAX_SUBAGENTS, type SubagentEntry } from '../../../../shared/acp-thread
 import type { SessionEventItem, SessionHost } from './session-host';
 import type { LiveSessions } from './live-sessions';
 import { hasStoredConversation, type RestorePort } from './session-restore';
+import { heldAtAgents, offersStatus, reopenModeByStatus, type AgentHeld } from './session-status';
 import { reopenModeOf } from '../../agents/agent-capabilities';
 import type { SessionTurn, SessionTurnEnd } from './turns';
 
@@ -394,8 +395,8 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     const host = await this.workHost(row.host_id);
     const rt = this.pool.runtimeFor(row.agent_id, row.cwd, row.host_id);
     await rt.ensureStarted();
-    const mode = reopenModeOf(rt.capabilities);
-    if (!mode) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
+    const byCaps = reopenModeOf(rt.capabilities);
+    if (!byCaps) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
     if (await folderProblem(host, row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
     const session = new LiveSession(sessionId, rt, this, row.cwd, []);
     session.acpSessionId = row.acp_session_id;
@@ -405,12 +406,17 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     const log = this.ctx.messageLog();
     const stored = log ? log.read(sessionId) : [];
     const known = hasStoredConversation(stored);
+    const { mode, fallback } = await reopenModeByStatus(rt, row.acp_session_id, byCaps, known);
     const thread = mode === 'resume' || known ? threadFromWire(stored, createThread(), livePromptIds(this.db(), sessionId, stored)) : createThread();
     session.seed(thread, row.title);
     if (mode === 'load' && known) rt.skipReplay(sessionId, thread);
     this.live.add(session);
     try {
-      await session.open(mode);
+      await session.open(mode).catch(async (e: unknown) => {
+        if (!fallback) throw e;
+        rt.skipReplay(sessionId, thread);
+        await session.open(fallback);
+      });
     } catch (e) {
       this.live.delete(sessionId);
       session.abandon();
@@ -418,6 +424,20 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     }
     this.ctx.rows().adopt(sessionId);
     return session.info();
+  }
+
+  /** What the running agents that offer session/status say of these stored sessions (History's open / saved). */
+  async heldAtAgents(sessionIds: readonly string[]): Promise<Record<string, AgentHeld>> {
+    const stmt = this.ctx.db().prepare('SELECT id, agent_id, acp_session_id, cwd, host_id FROM sessions WHERE id = ? AND deleted_at IS NULL');
+    const rows = sessionIds.flatMap((id) => {
+      const live = this.live.get(id);
+      if (live && live.status !== 'failed' && live.status !== 'closed') return [];
+      const row = stmt.get(id) as { id: string; agent_id: string; acp_session_id: string | null; cwd: string; host_id: string } | undefined;
+      return row ? [row] : [];
+    });
+    return heldAtAgents(rows, (agentId, cwd, hostId) =>
+      this.pool.runtimesOf(agentId).some((rt) => rt.connected && offersStatus(rt.capabilities)) ? this.pool.runtimeFor(agentId, cwd, hostId) : null,
+    );
   }
 
   /**

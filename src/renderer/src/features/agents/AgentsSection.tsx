@@ -13,6 +13,7 @@ import { AuthPanel } from './AuthPanel';
 import { AuthAccounts, AuthBadge } from './AuthBadge';
 import { openAgentLog } from './log';
 import { PermissionRules } from './PermissionRules';
+import { ProvidersPanel } from './ProvidersPanel';
 import { Modal } from '../../ui/Modal';
 import { displayStatus, dropAgent, syncAgents, useAgents } from './state';
 import { useConnection } from '../../ipc/connection';
@@ -189,6 +190,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
             <ErrorAlert>{error}</ErrorAlert>
           )}
           {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AgentAccounts agent={agent} sessions={sessions} />}
+          {s.state === 'running' && (s.capabilities as { providers?: unknown } | null)?.providers != null && <ProvidersPanel agent={agent} />}
           <PermissionRules agentId={agent.id} />
           {sessions.length > 0 && <LiveSessionTree sessions={sessions} agentName={title} onOpen={(x) => openSessionTab(x, title)} />}
         </div>

@@ -8,7 +8,7 @@ import { undoDelete } from './actions';
 import { AgentSessions } from './AgentSessions';
 import { ImportPanel } from './ImportPanel';
 import { plural, relativeTime, shortPath } from './format';
-import { useAgentNames, useHistoryList, useLiveSessions } from './hooks';
+import { useAgentNames, useHeldAtAgents, useHistoryList, useLiveSessions } from './hooks';
 import { modKey } from './keys';
 import { displayTitle, SessionRow } from './SessionRow';
 import { openSearch, setImportOpen, useHistory } from './state';
@@ -43,6 +43,7 @@ export function HistoryTab(_props: TabViewProps) {
   const [project, setProject] = useState('');
   const [pinnedOnly, setPinnedOnly] = useState(false);
   const [failedOnly, setFailedOnly] = useState(false);
+  const [archivedOnly, setArchivedOnly] = useState(false);
   const [trash, setTrash] = useState(false);
   const [agentView, setAgentView] = useState(false);
   const importing = useHistory((s) => s.importOpen);
@@ -55,13 +56,16 @@ export function HistoryTab(_props: TabViewProps) {
     ...(pinnedOnly ? { pinnedOnly } : {}),
     ...(failedOnly ? { failedOnly } : {}),
     ...(trash ? { deleted: true } : {}),
+    ...(archivedOnly && !trash ? { archived: 'only' as const } : {}),
   };
   const { data, error } = useHistoryList(params);
-  const all = useHistoryList({ limit: 1 }).data;
+  const all = useHistoryList({ limit: 1, archived: 'include' }).data;
   const groups = useMemo(() => groupSessions(data?.sessions ?? []), [data]);
+  const sessionIds = useMemo(() => (data?.sessions ?? []).map((x) => x.id), [data]);
+  const held = useHeldAtAgents(trash ? [] : sessionIds);
   const agents = useMemo(() => [...new Set((all?.groups ?? []).map((g) => g.agentId))].sort((a, b) => names(a).localeCompare(names(b))), [all, names]);
   const projects = useMemo(() => [...new Set((all?.groups ?? []).map((g) => g.cwd))].sort(), [all]);
-  const filtered = Boolean(agentId || project || pinnedOnly || failedOnly);
+  const filtered = Boolean(agentId || project || pinnedOnly || failedOnly || archivedOnly);
 
   return (
     <div className="history-tab" data-testid="history-tab">
@@ -85,6 +89,9 @@ export function HistoryTab(_props: TabViewProps) {
           </label>
           <label className="history-check">
             <input type="checkbox" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} /> With failed turns
+          </label>
+          <label className="history-check" title="Archived sessions are hidden from the list (search still finds them)">
+            <input type="checkbox" checked={archivedOnly} onChange={(e) => setArchivedOnly(e.target.checked)} data-testid="history-archived-filter" /> Archived
           </label>
           <button className="link-button" onClick={() => setImportOpen(!importing)} aria-pressed={importing} data-testid="history-import-toggle">
             Import…
@@ -111,6 +118,8 @@ export function HistoryTab(_props: TabViewProps) {
           <div className="empty-state" data-testid="history-tab-empty">
             {trash ? (
               <p>Nothing was deleted recently. Deleted sessions stay here for a while, so you can restore them.</p>
+            ) : archivedOnly && !agentId && !project && !pinnedOnly && !failedOnly ? (
+              <p>No archived sessions. Archive one from its row: it leaves this list and stays searchable.</p>
             ) : filtered ? (
               <p>No session matches these filters.</p>
             ) : (
@@ -139,7 +148,7 @@ export function HistoryTab(_props: TabViewProps) {
                   </h3>
                   <ul className="history-list">
                     {a.sessions.map((s) => (
-                      <SessionRow key={s.id} session={s} agentName={names(s.agentId)} live={s.id in live} />
+                      <SessionRow key={s.id} session={s} agentName={names(s.agentId)} live={s.id in live} held={held[s.id] ?? null} />
                     ))}
                   </ul>
                 </div>

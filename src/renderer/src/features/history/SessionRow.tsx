@@ -1,15 +1,16 @@
 import { sessionTitle } from '@shared/session-title';
-import { Pencil, Star, Trash2 } from 'lucide-react';
+import { Archive, ArchiveRestore, Pencil, Star, Trash2 } from 'lucide-react';
 import { memo, useEffect, useRef, useState } from 'react';
 import type { HistorySession } from '@shared/contract/history';
 import { hostLabel, LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { useApi } from '../../app/api-context';
-import { deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
+import { archiveSession, deleteSessions, exportSession, openTranscript, pinSession, renameSession } from './actions';
 import { reopenAsTab } from './continue';
 import { ForkLinks, openLiveSessionTab } from '../session';
 import { plural, relativeTime, SESSION_STATUS_TEXT, shortPath, STOP_TEXT } from './format';
 import { VisibleText, visibleText } from '../../ui/VisibleText';
 import { HistorySubagents } from './HistorySubagents';
+import type { HeldAtAgent } from './hooks';
 
 /** The session's title by the one rule (shared/session-title). */
 export const displayTitle = (s: HistorySession, agentName: string): string => sessionTitle(s.title, agentName, s.forkedFrom?.title);
@@ -65,10 +66,18 @@ interface RowProps {
   /** The sidebar's one-line form. */
   compact?: boolean;
   showProject?: string | null;
+  /** What its running agent says of it (session/status), when it offers that. */
+  held?: HeldAtAgent | null;
 }
 
+const HELD_TEXT: Record<HeldAtAgent, { text: string; title: string }> = {
+  open: { text: 'open at the agent', title: 'Its agent still holds it in memory (session/status): reopening resumes it without replaying it' },
+  saved: { text: 'saved', title: 'Its agent has it saved (session/status): reopening loads it' },
+  gone: { text: 'not at the agent', title: 'Its agent does not know this session any more (session/status): the transcript is kept here' },
+};
+
 /** One past session: open, rename, pin, export, delete. */
-export const SessionRow = memo(function SessionRow({ session: s, agentName, live, compact, showProject }: RowProps) {
+export const SessionRow = memo(function SessionRow({ session: s, agentName, live, compact, showProject, held }: RowProps) {
   const api = useApi();
   const [renaming, setRenaming] = useState(false);
   const title = displayTitle(s, agentName);
@@ -129,6 +138,11 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
           <span className={`history-status tone-${status.tone}`} data-testid="history-status">
             {status.text}
           </span>
+          {held && !live && (
+            <span className={`history-held ${held}`} data-testid="history-held" data-held={held} title={HELD_TEXT[held].title}>
+              {HELD_TEXT[held].text}
+            </span>
+          )}
           {showProject && <span className="history-project-inline">{showProject}</span>}
           {s.hostId !== LOCAL_HOST_ID && (
             <span className="history-row-host" data-testid="history-row-host" title={`On ${hostLabel(s.hostId)}`}>
@@ -161,6 +175,14 @@ export const SessionRow = memo(function SessionRow({ session: s, agentName, live
             </button>
             <button onClick={() => void exportSession(api, s.id, 'json')} aria-label={`Export ${label} as JSON`} title="Export as JSON" data-testid="history-export-json">
               JSON
+            </button>
+            <button
+              onClick={() => void archiveSession(api, s.id, !s.archivedAt, label)}
+              aria-label={`${s.archivedAt ? 'Unarchive' : 'Archive'} ${label}`}
+              title={s.archivedAt ? 'Unarchive (back in the list, and at its agent when it archives)' : 'Archive (hidden from the list, still searchable; at its agent too when it archives)'}
+              data-testid="history-archive"
+            >
+              {s.archivedAt ? <ArchiveRestore size={13} /> : <Archive size={13} />}
             </button>
             <button className="danger" onClick={() => void deleteSessions(api, [s.id], label)} aria-label={`Delete ${label}`} title="Delete (you can undo)" data-testid="history-delete">
               <Trash2 size={13} />

@@ -53,6 +53,18 @@ export async function pinSession(api: Api, sessionId: string, pinned: boolean): 
   if (!r.ok) fail(pinned ? 'Could not pin the session' : 'Could not unpin the session', r.error.message);
 }
 
+/**
+ * Archive (or unarchive) in History, then at the session's agent when it offers session/archive. History's archive
+ * stands whatever the agent answers; its refusal is said in a notice.
+ */
+export async function archiveSession(api: Api, sessionId: string, archived: boolean, label: string): Promise<void> {
+  const r = await api.call('history.archive', { sessionIds: [sessionId], archived });
+  if (!r.ok) return fail(archived ? 'Could not archive' : 'Could not unarchive', r.error.message);
+  const a = await api.call('sessions.archiveOnAgent', { sessionId, archived });
+  if (!a.ok) fail(`${label} is ${archived ? 'archived' : 'unarchived'} in History, but not at its agent`, a.error.message);
+  else if (a.value.done) useNotices.getState().push('info', `${label}: ${a.value.reason}`);
+}
+
 /** Sessions restored (Undo) since they were deleted: their agents' copies are kept. */
 const undone = new Set<string>();
 

@@ -57,3 +57,32 @@ export function useAgentNames(): (agentId: string) => string {
 export function useLiveSessions(): Record<string, unknown> {
   return useAgents((s) => s.sessions);
 }
+
+export type HeldAtAgent = ResultOf<'sessions.heldAtAgents'>['held'][string];
+
+/**
+ * What the running agents that offer session/status say of these sessions ("open at the agent" / "saved"), asked
+ * again when the list or an agent's state changes; empty for agents that do not offer it or do not run.
+ */
+export function useHeldAtAgents(sessionIds: readonly string[]): Record<string, HeldAtAgent> {
+  const api = useApi();
+  const agents = useAgents((s) => s.agents);
+  // Its own process or one per folder: any that runs and offers session/status.
+  const offering = agents.flatMap((a) =>
+    [a.status, ...(a.folderProcesses ?? [])].filter((p) => p.state === 'running' && (p.capabilities?.sessionCapabilities as { status?: unknown } | undefined)?.status != null),
+  );
+  const key = offering.length > 0 ? JSON.stringify([sessionIds.slice(0, 200), offering.map((p) => `${p.agentId}:${p.folder ?? ''}:${p.startedAt}`)]) : '';
+  const [held, setHeld] = useState<Record<string, HeldAtAgent>>({});
+  useEffect(() => {
+    if (key === '') return setHeld({});
+    let stale = false;
+    const ids = (JSON.parse(key) as [string[]])[0];
+    void api.call('sessions.heldAtAgents', { sessionIds: ids }).then((r) => {
+      if (!stale && r.ok) setHeld(r.value.held);
+    });
+    return () => {
+      stale = true;
+    };
+  }, [api, key]);
+  return held;
+}
