@@ -7,11 +7,10 @@ const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u2
  * (`<context>…</context>`, `<system-reminder>`), a leading slash command, `@` mentions (the file's name is
  * kept), pasted images and data URLs, code fences and markdown marks, invisible and bidi characters.
  */
-export function visiblePromptText(text: string): string {
+export function visiblePromptText(text: string, options: { keepInvisible?: boolean } = {}): string {
   let t = text.replace(/\r\n?/g, '\n');
-  // Blocks in tags, then any tag left alone.
+  // Blocks in tags (a lone tag is words: "why does <div> not center").
   for (let i = 0; i < 4; i++) t = t.replace(/<([A-Za-z][\w:.-]{0,60})(?:\s[^<>]{0,500})?>[\s\S]*?<\/\1\s*>/g, ' ');
-  t = t.replace(/<\/?[A-Za-z][\w:.-]{0,60}(?:\s[^<>]{0,500})?\/?>/g, ' ');
   t = t.replace(/```[\s\S]*?(?:```|$)/g, '\n');
   t = t.replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, ' ');
   t = t.replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1');
@@ -23,7 +22,7 @@ export function visiblePromptText(text: string): string {
     const ref = (quoted ?? bare ?? '').replace(/[),.;:!?]+$/, '').replace(/\/+$/, '');
     return `${pre}${ref.slice(ref.lastIndexOf('/') + 1) || ref}`;
   });
-  t = [...t].filter((c) => !INVISIBLE.test(c)).join('');
+  if (!options.keepInvisible) t = [...t].filter((c) => !INVISIBLE.test(c)).join('');
   return t
     .split('\n')
     .map((line) =>

@@ -2,10 +2,10 @@ import { visiblePromptText } from './prompt-words';
 
 /**
  * The one rule for a session's title, wherever it is shown (its tab, history, the overview, compare, exports,
- * search): the user's own name for it, else the visible words of its first prompt with words (cleaned of
- * directives: shared/prompt-words), else the agent's title (session_info_update), else (a fork) "Fork of <its
- * parent's title>", else "<Agent> session". A title is stable: later prompts, and an agent that retitles the
- * session after each of them, do not change it. Agents are named as the user knows them, never by an internal id.
+ * search): the user's own name for it, else the agent's title (session_info_update), else the visible words of
+ * its first prompt with words; a title from a prompt or an agent is cleaned of directives (shared/prompt-words),
+ * else (a fork) "Fork of <its parent's title>", else "<Agent> session". Later prompts do not change a title.
+ * Agents are named as the user knows them, never by an internal id.
  */
 
 /** How long a title derived from a prompt may be, in characters (a word longer than that is cut). */
@@ -53,12 +53,15 @@ export function promptSummary(text: string | null | undefined): string | null {
 
 /** The title a session has of its own (null: none yet). */
 export function storedTitle(sources: TitleSources): string | null {
-  return givenTitle(sources.custom) ?? promptSummary(sources.prompt) ?? agentTitle(sources.agent);
+  return givenTitle(sources.custom) ?? agentTitle(sources.agent) ?? promptSummary(sources.prompt);
 }
 
-/** An agent's title, cleaned like a prompt (agents often title a session with a raw prompt). */
+/**
+ * An agent's title, cleaned of a prompt's directives (agents often title a session with a raw prompt); its
+ * invisible characters are kept, for the view to show them as marks (a name someone else chose).
+ */
 export function agentTitle(text: string | null | undefined): string | null {
-  return givenTitle(visiblePromptText(text ?? ''));
+  return givenTitle(visiblePromptText(text ?? '', { keepInvisible: true }));
 }
 
 /**

@@ -51,12 +51,11 @@ describe('session titles', { timeout: 180_000 }, () => {
     await tab.getByTestId('agent-message').filter({ hasText: 'Refactor the payment module' }).waitFor({ timeout: 30_000 });
     await expect.poll(() => titles(page, sessionId), { timeout: WAIT.server }).toEqual([summary, summary, summary]);
 
-    // The agent retitles it later with a raw prompt: the first prompt's words stay, everywhere.
+    // The agent names it later, with a raw prompt's directives: its words replace the prompt's everywhere.
     await sendPrompt(tab, 'title "<context>x</context> /review Payments: one provider interface"');
     await tab.getByTestId('agent-message').filter({ hasText: 'titled' }).waitFor({ timeout: 30_000 });
-    await sendPrompt(tab, 'say and now the next prompt');
-    await tab.getByTestId('agent-message').filter({ hasText: 'and now the next prompt' }).waitFor({ timeout: 30_000 });
-    await expect.poll(() => titles(page, sessionId), { timeout: WAIT.server }).toEqual([summary, summary, summary]);
+    const given = 'Payments: one provider interface';
+    await expect.poll(() => titles(page, sessionId), { timeout: WAIT.server }).toEqual([given, given, given]);
     expect(errors).toEqual([]);
   });
 });

@@ -167,8 +167,9 @@ describe('session tab', { timeout: 90_000 }, () => {
     await expect(reply.locator('strong').first().innerText()).resolves.toBe('bold move');
     await expect(reply.locator('code').first().innerText()).resolves.toBe('inline code');
 
-    // Every kind of update: usage, plan, thought, tool call; the agent's title does not replace the first prompt's.
+    // Every kind of update: title → tab title, usage, plan, thought, tool call.
     await sendPrompt(tab, 'updates');
+    await page.locator('[role=tab][aria-selected=true] .tab-title', { hasText: 'Scenario title' }).waitFor();
     await tab.getByTestId('usage').filter({ hasText: '1.2k / 200k' }).waitFor();
     await expect(tab.getByTestId('usage').innerText()).resolves.toMatch(/\$0\.01/);
     await tab.getByTestId('plan').filter({ hasText: 'Step one' }).waitFor();

@@ -29,9 +29,10 @@ describe('a title and a branch name come from the visible words of a prompt', ()
     expect(promptSummary('<context>only context</context>')).toBeNull();
   });
 
-  it("is stable: the first prompt's words beat an agent that retitles the session with each raw prompt; the user's name beats both", () => {
+  it("an agent's title made of a raw prompt shows its words only; the user's name beats both", () => {
     const first = '/plan <context>x</context> Add a dark theme';
-    expect(sessionTitle(storedTitle({ prompt: first, agent: '<context>y</context> now make it blue' }), 'Claude Agent')).toBe('Add a dark theme');
+    expect(sessionTitle(storedTitle({ prompt: first }), 'Claude Agent')).toBe('Add a dark theme');
+    expect(sessionTitle(storedTitle({ prompt: first, agent: '<context>y</context> now make it blue' }), 'Claude Agent')).toBe('now make it blue');
     expect(sessionTitle(storedTitle({ custom: 'Theme work', prompt: first, agent: 'now make it blue' }), 'Claude Agent')).toBe('Theme work');
     // No prompt with words yet: the agent's title, cleaned the same way.
     expect(sessionTitle(storedTitle({ prompt: '/init', agent: '<context>y</context> Repository set-up' }), 'Claude Agent')).toBe('Repository set-up');

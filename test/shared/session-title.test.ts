@@ -20,14 +20,13 @@ describe('the session title rule (shared/session-title)', () => {
     expect(promptSummary('🙂'.repeat(100))).toBe(`${'🙂'.repeat(PROMPT_TITLE_CHARS - 1)}…`);
   });
 
-  it('the user’s name beats the first prompt’s words, which beat the agent’s title; none: "<Agent> session"', () => {
+  it('the user’s name beats the agent’s title, which beats the prompt; none: "<Agent> session"', () => {
     const prompt = 'Add a dark theme\nwith these colours: …';
     expect(sessionTitle(storedTitle({ prompt }), 'Claude Agent')).toBe('Add a dark theme');
-    // The agent's title arriving later does not replace the prompt's words (a title is stable).
-    expect(sessionTitle(storedTitle({ agent: 'Dark theme  for the app', prompt }), 'Claude Agent')).toBe('Add a dark theme');
-    expect(sessionTitle(storedTitle({ agent: 'Dark theme  for the app' }), 'Claude Agent')).toBe('Dark theme for the app');
+    // The agent's title arrives later and replaces the prompt's summary.
+    expect(sessionTitle(storedTitle({ agent: 'Dark theme  for the app', prompt }), 'Claude Agent')).toBe('Dark theme for the app');
     // A line break the agent sent stays, for the page to show as a token (never a hidden second line).
-    expect(sessionTitle(storedTitle({ agent: 'Fix\nreal title' }), 'Claude Agent')).toBe('Fix\nreal title');
+    expect(sessionTitle(storedTitle({ agent: 'Fix\r\nreal title', prompt }), 'Claude Agent')).toBe('Fix\nreal title');
     expect(sessionTitle(storedTitle({ custom: 'Theme work', agent: 'Dark theme', prompt }), 'Claude Agent')).toBe('Theme work');
     expect(sessionTitle(storedTitle({ custom: '  ', agent: '', prompt: '\n' }), 'Gemini CLI')).toBe('Gemini CLI session');
     expect(sessionTitle(null, agentLabel('custom-3b111e2e-aaaa-bbbb', null))).toBe('Removed custom agent session');

@@ -87,8 +87,7 @@ describe('session updates', () => {
       expect(state.n).toBe(t.rec.updates().filter((p) => p.sessionId === session.id).length);
       // The title reached the sessions table and the session state.
       expect((reader.prepare('SELECT title FROM sessions WHERE id = ?').get(session.id) as { title: string }).title).toBe('Scenario title');
-      // The session keeps its first prompt's words as its title (the agent's is stored, and stays the thread's).
-      expect(t.rec.of('session.state').at(-1)?.title).toBe('updates');
+      expect(t.rec.of('session.state').at(-1)?.title).toBe('Scenario title');
     } finally {
       reader.close();
     }

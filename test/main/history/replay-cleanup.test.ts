@@ -77,7 +77,10 @@ it('removes a stored replay duplicate on upgrade, keeps what was new, and rebuil
   core = new AppCore({ dataDir, transport: 'browser', version: 'test' });
   await core.history.whenIndexed();
   const stored = readMessages(core.store.db, s.id);
-  expect(stored.length).toBe(before + 5);
+  // Kept: the load, its answer, the four replayed messages, the prompt and its reply, and the mark of that prompt,
+  // which had no answer when the last Switchboard stopped (cut short).
+  expect(stored.length).toBe(before + 6);
+  expect(stored.at(-1)?.body).toContain('switchboard/cutShort');
   expect(stored.some((m) => m.body.includes('session_context') || m.body.includes('Function Response'))).toBe(false);
   const updates = stored.filter((m) => m.method === 'session/update' || m.method === 'session/prompt').map((m) => m.body);
   for (const text of ['"say zebracorn answer one"', '"zebracorn answer one"', '"say okapiword answer two"', '"okapiword answer two"']) {

@@ -72,7 +72,7 @@ describe('history migration (0003)', () => {
       const after = history.list({ limit: 10, offset: 0 });
       expect(after.indexing).toEqual({ done: true, pendingMessages: 0 });
       expect(after.sessions.find((s) => s.id === 's1')).toMatchObject({ title: 'why is the webhook signature invalid', turnCount: 1, pinned: true });
-      expect(after.sessions.find((s) => s.id === 's2')).toMatchObject({ title: 'speed up the dashboard', titleSource: 'prompt', toolCallCount: 1, filesEdited: 1 });
+      expect(after.sessions.find((s) => s.id === 's2')).toMatchObject({ title: 'Named by the client', titleSource: 'client', toolCallCount: 1, filesEdited: 1 });
       const hit = history.search({ query: '"webhook secret" hmac', limit: 5, perSession: 5 }).hits[0]!;
       expect(hit).toMatchObject({ sessionId: 's1', kind: 'agent' });
       expect(history.search({ query: 'useMemo', limit: 5, perSession: 5 }).hits[0]).toMatchObject({ sessionId: 's2', kind: 'tool' });

@@ -63,7 +63,7 @@ interface SessionRow {
 
 /** The title toSession shows, in SQL, for session `s` and its history row `h`. */
 const titleOf = (s: string, h: string) =>
-  `coalesce(nullif(${h}.custom_title, ''), nullif(${h}.prompt_title, ''), nullif(${s}.title, ''), nullif(${h}.info_title, ''), '')`;
+  `coalesce(nullif(${h}.custom_title, ''), nullif(${s}.title, ''), nullif(${h}.info_title, ''), nullif(${h}.prompt_title, ''), '')`;
 
 const SESSION_COLUMNS = `s.id, s.agent_id, s.cwd, s.title, s.status, s.pinned, s.created_at, s.updated_at, s.deleted_at, s.archived_at,
   h.custom_title, h.info_title, h.prompt_title, h.last_ts, h.message_count, h.turn_count, h.tool_call_count,
@@ -79,9 +79,9 @@ function toSession(r: SessionRow): HistorySession {
   // The one title rule (shared/session-title); an empty title is shown as "<Agent> session".
   const sources = [
     [givenTitle(r.custom_title), 'custom'],
-    [promptSummary(r.prompt_title), 'prompt'],
     [agentTitle(r.title), 'client'],
     [agentTitle(r.info_title), 'agent'],
+    [promptSummary(r.prompt_title), 'prompt'],
   ] as const;
   const [title, titleSource] = sources.find(([t]) => t !== null) ?? ['', 'none' as const];
   return {

@@ -40,7 +40,7 @@ export class SessionRows {
   forkedFrom(id: string): { id: string; title: string } | null {
     const row = this.db
       .prepare(
-        `SELECT p.id, coalesce(nullif(h.custom_title, ''), nullif(h.prompt_title, ''), nullif(p.title, ''), nullif(h.info_title, ''), '') AS title
+        `SELECT p.id, coalesce(nullif(h.custom_title, ''), nullif(p.title, ''), nullif(h.info_title, ''), nullif(h.prompt_title, ''), '') AS title
          FROM sessions s JOIN sessions p ON p.id = s.forked_from LEFT JOIN history_sessions h ON h.session_id = p.id WHERE s.id = ?`,
       )
       .get(id) as { id: string; title: string } | undefined;
