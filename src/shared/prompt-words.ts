@@ -8,7 +8,7 @@ const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u2
  * kept), pasted images and data URLs, code fences and markdown marks, invisible and bidi characters.
  */
 export function visiblePromptText(text: string, options: { keepInvisible?: boolean } = {}): string {
-  let t = text.replace(/\r\n?/g, '\n');
+  let t = options.keepInvisible ? text : text.replace(/\r\n?/g, '\n');
   // Blocks in tags (a lone tag is words: "why does <div> not center").
   for (let i = 0; i < 4; i++) t = t.replace(/<([A-Za-z][\w:.-]{0,60})(?:\s[^<>]{0,500})?>[\s\S]*?<\/\1\s*>/g, ' ');
   t = t.replace(/```[\s\S]*?(?:```|$)/g, '\n');

@@ -45,10 +45,16 @@ describe('review views follow the disk', { timeout: 180_000 }, () => {
     const edited = panel.getByTestId('change-file').filter({ hasText: 'notes.txt' }).getByTestId('edited-since');
     await edited.waitFor({ timeout: 30_000 });
     expect(await edited.innerText()).toContain("edited since the agent's turn");
-    // Its diff is the folder now, and reverting it takes the file back to before the session (it did not exist).
+    // Its diff is the folder now. Reverting it would take the file back to before the session (it did not exist),
+    // losing the hand edit: asked first, with the line, then done.
     const name = panel.getByTestId('change-file').filter({ hasText: 'notes.txt' }).locator('.change-file-name');
     if ((await name.getAttribute('aria-expanded')) !== 'true') await name.click();
     await panel.getByTestId('revert-file').click();
+    const refused = panel.getByTestId('restore-refused').locator('li[data-path="notes.txt"]');
+    await refused.waitFor({ timeout: 30_000 });
+    expect(await refused.getByTestId('restore-lost').innerText()).toContain('two (by hand)');
+    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('one\ntwo (by hand)\nthree\n');
+    await refused.getByTestId('restore-overwrite').click();
     await panel.getByTestId('restore-report').filter({ hasText: 'restored' }).waitFor({ timeout: 30_000 });
     expect(() => readFileSync(join(folder, 'notes.txt'), 'utf8')).toThrow();
     await panel.getByText('No file in the session’s folders has changed since it started.').waitFor({ timeout: 30_000 });

@@ -26,7 +26,7 @@ describe('the session title rule (shared/session-title)', () => {
     // The agent's title arrives later and replaces the prompt's summary.
     expect(sessionTitle(storedTitle({ agent: 'Dark theme  for the app', prompt }), 'Claude Agent')).toBe('Dark theme for the app');
     // A line break the agent sent stays, for the page to show as a token (never a hidden second line).
-    expect(sessionTitle(storedTitle({ agent: 'Fix\r\nreal title', prompt }), 'Claude Agent')).toBe('Fix\nreal title');
+    expect(sessionTitle(storedTitle({ agent: 'Fix\r\nreal title', prompt }), 'Claude Agent')).toBe('Fix\r\nreal title');
     expect(sessionTitle(storedTitle({ custom: 'Theme work', agent: 'Dark theme', prompt }), 'Claude Agent')).toBe('Theme work');
     expect(sessionTitle(storedTitle({ custom: '  ', agent: '', prompt: '\n' }), 'Gemini CLI')).toBe('Gemini CLI session');
     expect(sessionTitle(null, agentLabel('custom-3b111e2e-aaaa-bbbb', null))).toBe('Removed custom agent session');
