@@ -37,7 +37,7 @@ import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
 import { systemClock } from './core/base/clock';
 import { TasksService } from './core/tasks/tasks-service';
-import { taskSessions, taskWorktrees } from './tasks-wiring';
+import { taskBranchHead, taskSessions, taskWorktrees } from './tasks-wiring';
 import { compareSessions } from './compare-wiring';
 import { DelegationService } from './core/delegation/delegation-service';
 import { delegationSessions, delegationWorktrees, provideDelegation } from './delegation-wiring';
@@ -308,6 +308,7 @@ export class AppCore implements Disposable {
         },
         sessions: taskSessions(acp),
         worktrees: taskWorktrees(this.worktrees),
+        branchHead: taskBranchHead(this.hosts),
       }),
     ).register(this.router);
     if (this.store.available) this.tasks.start();

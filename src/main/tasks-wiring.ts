@@ -2,6 +2,9 @@ import { messageText } from '../shared/acp-thread';
 import { suggestBranchName, type WorktreeError } from '../shared/contract/worktrees';
 import type { AcpServices } from './core/acp/acp-services';
 import type { Disposable } from './core/base/lifecycle';
+import type { Hosts } from './core/host/hosts';
+import type { BranchHead } from './core/tasks/branch-watcher';
+import { revParse } from './core/worktrees/repo-git';
 import type { GuardedSessions } from './core/tasks/tasks-service';
 import type { TaskWorktrees } from './core/tasks/run-queue';
 import type { WorktreeService } from './core/worktrees/worktree-service';
@@ -76,5 +79,14 @@ export function taskWorktrees(worktrees: WorktreeService): TaskWorktrees {
         branch = `${prefix}-${n}`;
       }
     },
+  };
+}
+
+/** A branch's commit, read on the task's host (an SSH host only while it is connected: a poll never dials one). */
+export function taskBranchHead(hosts: Hosts): BranchHead {
+  return async (folder, branch, hostId) => {
+    const id = hostId ?? hosts.local.id;
+    if (!hosts.has(id)) return null;
+    return revParse(hosts.get(id), folder, `refs/heads/${branch}`);
   };
 }

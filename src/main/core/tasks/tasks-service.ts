@@ -6,6 +6,7 @@ import type { EventBus } from '../base/event-bus';
 import { DisposableStore, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { Db } from '../store/database';
+import { BranchWatcher, type BranchHead } from './branch-watcher';
 import { DEFAULT_PRICES, pricePerMillion } from './prices';
 import { policyAnswer, type AskedPermission } from './run-policy';
 import { RunQueue, type TaskSessions, type TaskWorktrees } from './run-queue';
@@ -38,6 +39,8 @@ export interface TasksServiceOptions {
   settings: { concurrency(): number; dailyLimits(): GlobalLimits; prices(): PriceTable | null };
   sessions: GuardedSessions;
   worktrees: TaskWorktrees;
+  /** Reads a branch's commit (tasks that run on a new commit); without it, none runs that way. */
+  branchHead?: BranchHead;
   /** A desktop notification ("paused by the guard", "finished"); the glue decides whether it shows. */
   notify?: (title: string, body: string) => void;
 }
@@ -50,6 +53,7 @@ export class TasksService implements Disposable {
   readonly store: TaskStore;
   readonly queue: RunQueue;
   readonly scheduler: TaskScheduler;
+  readonly branches: BranchWatcher;
   private readonly meter = new UsageMeter();
   private readonly wallClocks = new Map<string, TimerHandle>();
   private readonly disposables = new DisposableStore();
@@ -77,6 +81,9 @@ export class TasksService implements Disposable {
         due: (task) => this.enqueueTask(task, 'schedule'),
         missed: () => o.bus.emit('tasks.changed', {}),
       }),
+    );
+    this.branches = this.disposables.add(
+      new BranchWatcher({ store: this.store, clock: o.clock, head: o.branchHead ?? (async () => null), due: (task) => this.enqueueTask(task, 'commit') }),
     );
     this.disposables.add(o.sessions.onUsage((sessionId, update) => this.usage(sessionId, update)));
     this.disposables.add(o.sessions.onPermission((p) => queueMicrotask(() => this.permission(p))));
@@ -113,6 +120,7 @@ export class TasksService implements Disposable {
     this.queue.recover();
     this.scheduler.start();
     this.queue.pump();
+    if (this.o.branchHead) this.branches.start();
     return this;
   }
 
@@ -191,6 +199,8 @@ export class TasksService implements Disposable {
     };
     this.store.saveTask(row);
     this.scheduler.arm();
+    // Where its branch is now is noted: only a commit after this runs it.
+    if (this.o.branchHead) void this.branches.poll();
     this.o.bus.emit('tasks.changed', {});
     return this.taskOf(this.store.task(row.id)!)!;
   }

@@ -8,6 +8,7 @@ import { visibleText } from '../../ui/VisibleText';
 import { agentName, syncAgents, useAgents } from '../agents';
 import { syncHosts, useHosts } from '../hosts';
 import { act } from './state';
+import { CommitTrigger } from './CommitTrigger';
 import { ScheduleEditor } from './ScheduleEditor';
 
 const LIMIT_LABEL: Record<LimitKey, string> = {
@@ -43,6 +44,7 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
   const [policy, setPolicy] = useState<RunPolicy>(initial.policy ?? 'ask');
   const [limits, setLimits] = useState<Record<LimitKey, string>>(() => Object.fromEntries(LIMIT_KEYS.map((k) => [k, initial.limits?.[k]?.toString() ?? ''])) as Record<LimitKey, string>);
   const [schedule, setSchedule] = useState<Schedule | null>(initial.schedule ?? null);
+  const [onBranch, setOnBranch] = useState<string | null>(initial.onCommit?.branch ?? null);
   const [scheduleProblem, setScheduleProblem] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -71,7 +73,9 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
     if (!folder.trim()) return setError('Choose the folder it works in.');
     if (place === 'ssh' && !hostId) return setError('Choose the SSH host it runs on.');
     if (scheduleProblem) return setError(scheduleProblem);
-    const task: TaskInput = { name: name.trim(), prompts: list, agentId, folder: folder.trim(), place, policy, limits: lim, schedule, ...(place === 'ssh' ? { hostId } : {}) };
+    if (onBranch !== null && !onBranch.trim()) return setError('Name the branch whose new commits run the task.');
+    const onCommit = onBranch === null ? null : { branch: onBranch.trim() };
+    const task: TaskInput = { name: name.trim(), prompts: list, agentId, folder: folder.trim(), place, policy, limits: lim, schedule, onCommit, ...(place === 'ssh' ? { hostId } : {}) };
     setBusy(true);
     const r = await api.call('tasks.save', { ...(id ? { id } : {}), task });
     setBusy(false);
@@ -164,6 +168,7 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
         ))}
       </fieldset>
       <ScheduleEditor value={schedule} onChange={setSchedule} onProblem={setScheduleProblem} />
+      <CommitTrigger folder={folder} branch={onBranch} onChange={setOnBranch} />
       {error && (
         <p className="error small" role="alert" data-testid="task-form-error">
           {error}
