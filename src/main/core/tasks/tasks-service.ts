@@ -56,6 +56,8 @@ export class TasksService implements Disposable {
   readonly branches: BranchWatcher;
   private readonly meter = new UsageMeter();
   private readonly wallClocks = new Map<string, TimerHandle>();
+  /** Delegated sessions whose spending counts against the guarded run of their parent (child session → run). */
+  private readonly children = new Map<string, { runId: string; agentId: string }>();
   private readonly disposables = new DisposableStore();
 
   constructor(private readonly o: TasksServiceOptions) {
@@ -239,6 +241,17 @@ export class TasksService implements Disposable {
     return row.id;
   }
 
+  /**
+   * A delegated session: when its parent is guarded (a task's run or a session that opted in), the child's
+   * spending counts against the parent's limits, and the parent's pause cancels the child's turn too.
+   */
+  coverChild(childId: string, parentId: string): void {
+    const parentRun = this.children.get(parentId)?.runId ?? this.store.runOfSession(parentId)?.id;
+    if (!parentRun) return;
+    this.children.set(childId, { runId: parentRun, agentId: this.o.sessions.describe(childId)?.agentId ?? 'unknown' });
+    this.meter.watch(childId);
+  }
+
   prices(): PriceTable {
     return this.o.settings.prices() ?? DEFAULT_PRICES;
   }
@@ -314,12 +327,13 @@ export class TasksService implements Disposable {
   private usage(sessionId: string, update: Record<string, unknown>): void {
     const report = usageReportOf(update);
     if (!report) return;
-    const row = this.store.runOfSession(sessionId);
+    const child = this.children.get(sessionId);
+    const row = child ? this.store.run(child.runId) : this.store.runOfSession(sessionId);
     if (!row) return;
     const spend = this.meter.add(sessionId, report, pricePerMillion(this.prices(), this.o.sessions.modelOf(sessionId)));
     if (!spend || (spend.tokens === 0 && spend.money === 0)) return;
     const source = row.money_source === 'none' ? (spend.fromAgent ? 'agent' : 'prices') : row.money_source === (spend.fromAgent ? 'agent' : 'prices') ? row.money_source : 'mixed';
-    this.store.spend(this.today(), row.agent_id, row.task_id, spend.tokens, spend.money);
+    this.store.spend(this.today(), child?.agentId ?? row.agent_id, row.task_id, spend.tokens, spend.money);
     // Rounded to a billionth: a sum of reported differences must reach a limit the reports reached.
     this.store.updateRun(row.id, { tokens: row.tokens + spend.tokens, money: Math.round((row.money + spend.money) * 1e9) / 1e9, money_source: source });
     this.check(row.id);
@@ -369,6 +383,7 @@ export class TasksService implements Disposable {
       return;
     }
     const paused = this.queue.pause(row, pause);
+    for (const [childId, c] of this.children) if (c.runId === row.id) this.o.sessions.cancel(childId);
     this.o.bus.emit('tasks.paused', { run: runOf(paused) });
     this.o.notify?.(`${row.name} paused by its limit`, `${limitInWords(pause)}. Continue with more, or stop it, in the Inbox.`);
   }
