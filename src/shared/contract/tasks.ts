@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { containerChoiceSchema } from './containers';
 import { hostIdSchema } from './hosts';
 import { branchNameSchema } from './worktrees';
 
@@ -63,6 +64,8 @@ export const taskInputSchema = z
     schedule: scheduleSchema.nullable().default(null),
     /** Also runs when a new commit lands on this branch of its repository (one run for a quiet spell of commits). */
     onCommit: z.object({ branch: branchNameSchema }).strict().nullable().default(null),
+    /** Runs its session in a container made for the run (on its host), with this image or the repository's devcontainer. */
+    container: containerChoiceSchema.nullable().default(null),
   })
   .strict();
 export type TaskInput = z.infer<typeof taskInputSchema>;

@@ -1,5 +1,6 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useEffect, useState } from 'react';
+import type { ContainerChoice } from '@shared/contract/containers';
 import { LIMIT_KEYS, type LimitKey, type RunPlace, type RunPolicy, type Schedule, type SpendLimits, type TaskInput } from '@shared/contract/tasks';
 import { LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { useApi } from '../../app/api-context';
@@ -9,6 +10,7 @@ import { agentName, syncAgents, useAgents } from '../agents';
 import { syncHosts, useHosts } from '../hosts';
 import { act } from './state';
 import { CommitTrigger } from './CommitTrigger';
+import { TaskContainer } from './TaskContainer';
 import { ScheduleEditor } from './ScheduleEditor';
 
 const LIMIT_LABEL: Record<LimitKey, string> = {
@@ -44,6 +46,7 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
   const [policy, setPolicy] = useState<RunPolicy>(initial.policy ?? 'ask');
   const [limits, setLimits] = useState<Record<LimitKey, string>>(() => Object.fromEntries(LIMIT_KEYS.map((k) => [k, initial.limits?.[k]?.toString() ?? ''])) as Record<LimitKey, string>);
   const [schedule, setSchedule] = useState<Schedule | null>(initial.schedule ?? null);
+  const [container, setContainer] = useState<ContainerChoice | null>(initial.container ?? null);
   const [onBranch, setOnBranch] = useState<string | null>(initial.onCommit?.branch ?? null);
   const [scheduleProblem, setScheduleProblem] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -75,7 +78,8 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
     if (scheduleProblem) return setError(scheduleProblem);
     if (onBranch !== null && !onBranch.trim()) return setError('Name the branch whose new commits run the task.');
     const onCommit = onBranch === null ? null : { branch: onBranch.trim() };
-    const task: TaskInput = { name: name.trim(), prompts: list, agentId, folder: folder.trim(), place, policy, limits: lim, schedule, onCommit, ...(place === 'ssh' ? { hostId } : {}) };
+    if (container?.source.kind === 'image' && !container.source.image.trim()) return setError('Name the image the run’s container starts from.');
+    const task: TaskInput = { name: name.trim(), prompts: list, agentId, folder: folder.trim(), place, policy, limits: lim, schedule, onCommit, container, ...(place === 'ssh' ? { hostId } : {}) };
     setBusy(true);
     const r = await api.call('tasks.save', { ...(id ? { id } : {}), task });
     setBusy(false);
@@ -149,6 +153,7 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
           </select>
         </label>
       )}
+      <TaskContainer hostId={place === 'ssh' && hostId ? hostId : LOCAL_HOST_ID} value={container} onChange={setContainer} />
       <label>
         While nobody watches{' '}
         <select value={policy} onChange={(e) => setPolicy(e.target.value as RunPolicy)} data-testid="task-policy">
