@@ -301,6 +301,42 @@ describe('tasks, the queue and the Inbox in Chromium', { timeout: 180_000 }, () 
     expect(errors).toEqual([]);
   });
 
+  it('an interactive session given a spend limit from its header pauses at it; a task set to run on new commits says so in words', async () => {
+    const folder = join(suite.work, 'limited-project');
+    mkdirSync(folder);
+    initRepo(folder);
+    const { page, errors } = await suite.open({ empty: true });
+    const tab = await startSessionFromSidebar(page, agentRow(page, 'Task agent'), folder);
+    await tab.getByTestId('session-action-spend-limit').click();
+    const dialog = page.getByTestId('session-limit-dialog');
+    await dialog.getByTestId('session-limit-tokens').fill('3000');
+    await dialog.getByTestId('session-limit-save').click();
+    await dialog.waitFor({ state: 'detached' });
+    await sendPrompt(tab, 'spend 200 1000 -');
+    await page.getByTestId('sidebar-open-inbox').click();
+    const paused = visible(page, 'inbox-tab').locator(':scope > [data-testid=inbox-run][data-state=paused]');
+    await expect.poll(() => paused.getByTestId('task-pause-words').innerText(), { timeout: WAIT.agent }).toMatch(/^Reached its limit of 3\.0k tokens/);
+    await paused.getByTestId('task-pause-stop').click();
+    await paused.waitFor({ state: 'detached', timeout: WAIT.server });
+
+    await page.getByTestId('sidebar-open-tasks').click();
+    const tasks = visible(page, 'tasks-tab');
+    await tasks.getByTestId('task-new').click();
+    const form = tasks.getByTestId('task-form');
+    await form.getByTestId('task-name').fill('Review new commits');
+    await form.getByTestId('task-prompt').fill('hello');
+    await form.getByTestId('task-agent').selectOption({ label: 'Task agent' });
+    await form.getByTestId('task-folder').fill(folder);
+    // The folder's checked-out branch is offered (once it has been read).
+    await form.getByTestId('task-on-commit').check();
+    await expect.poll(() => form.getByTestId('task-on-commit-branch').inputValue(), { timeout: WAIT.server }).toBe('main');
+    await expect.poll(() => form.getByTestId('task-on-commit-text').innerText(), { timeout: WAIT.page }).toMatch(/^Runs once for each new commit to main while Switchboard is open/);
+    await form.getByTestId('task-save').click();
+    await form.waitFor({ state: 'detached' });
+    await tasks.getByTestId('task-row').filter({ hasText: 'Review new commits' }).getByTestId('task-row-on-commit').filter({ hasText: 'On each new commit to main' }).waitFor({ timeout: WAIT.page });
+    expect(errors).toEqual([]);
+  });
+
   it('lists the runs missed while Switchboard was closed at the next start, in "needs you": one runs now, one is skipped, none ran by itself', async () => {
     const folder = join(suite.work, 'missed-project');
     mkdirSync(folder);

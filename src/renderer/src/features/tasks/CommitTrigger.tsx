@@ -23,6 +23,10 @@ export function CommitTrigger({ folder, branch, onChange }: { folder: string; br
       clearTimeout(timer);
     };
   }, [api, folder]);
+  // Switched on before the folder's branch was read: it is filled in once it is.
+  useEffect(() => {
+    if (current && branch === '') onChange(current);
+  }, [current]);
   return (
     <fieldset className="task-commit-trigger">
       <legend>When the branch moves</legend>
