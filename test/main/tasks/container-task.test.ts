@@ -62,5 +62,10 @@ describe.skipIf(skip !== null)('a task run in a container (real Podman)', { time
     expect(listed).toHaveLength(1);
     expect(agentText(t.rec, run.sessionId!)).toContain('wrote inside.txt');
     expect(readFileSync(join(folder, 'inside.txt'), 'utf8')).toBe('written in the container');
+
+    // "Run this again" of the run's session: a task that runs in a new container like it, on this machine.
+    const again = await t.call('tasks.fromSession', { sessionId: run.sessionId! });
+    expect(again).toMatchObject({ place: 'folder', folder, container: { source: { kind: 'image', image }, fence: { network: 'none', memoryMiB: 512, cpus: 1 } } });
+    expect(again.hostId).toBeUndefined();
   });
 });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { IpcFailure } from '../../../shared/contract';
+import type { ContainerChoice } from '../../../shared/contract/containers';
+import { parseHostId } from '../../../shared/contract/hosts';
 import { taskInputSchema, type GlobalLimits, type Pause, type PriceTable, type Task, type TaskInput, type TaskRun, type Usage } from '../../../shared/contract/tasks';
 import type { Clock, TimerHandle } from '../base/clock';
 import type { EventBus } from '../base/event-bus';
@@ -27,7 +29,7 @@ export interface GuardedSessions extends TaskSessions {
   onPermission(listener: (p: { sessionId: string; requestId: string } & AskedPermission) => void): Disposable;
   respondPermission(sessionId: string, requestId: string, optionId: string): void;
   /** A live session's agent, folder, host and the user's prompts so far. */
-  describe(sessionId: string): { agentId: string; cwd: string; hostId: string; title: string | null; prompts: string[] } | null;
+  describe(sessionId: string): { agentId: string; cwd: string; hostId: string; title: string | null; prompts: string[]; container?: ContainerChoice | null } | null;
 }
 
 export interface TasksServiceOptions {
@@ -214,7 +216,11 @@ export class TasksService implements Disposable {
     const prompts = s.prompts.filter((p) => p.trim().length > 0).slice(0, 20);
     if (prompts.length === 0) throw new IpcFailure('conflict', 'the session has no prompt to run again');
     const name = (s.title ?? prompts[0]!).trim().split('\n')[0]!.slice(0, 80) || 'Task';
-    return taskInputSchema.parse({ name, prompts, agentId: s.agentId, folder: s.cwd, ...(s.hostId !== 'local' ? { place: 'ssh', hostId: s.hostId } : {}) });
+    // A session in a container: its task runs in a new container like it, on the machine that one ran on.
+    const address = parseHostId(s.hostId);
+    const machine = address?.kind === 'container' ? address.on : s.hostId;
+    const onSsh = parseHostId(machine)?.kind === 'ssh';
+    return taskInputSchema.parse({ name, prompts, agentId: s.agentId, folder: s.cwd, ...(onSsh ? { place: 'ssh', hostId: machine } : {}), ...(s.container ? { container: s.container } : {}) });
   }
 
   enqueueTask(task: TaskRow, trigger: TaskRun['trigger']): RunRow {
