@@ -37,7 +37,7 @@ import { DisposableStore, type Disposable } from './core/base/lifecycle';
 import { Router } from './core/base/router';
 import { systemClock } from './core/base/clock';
 import { TasksService } from './core/tasks/tasks-service';
-import { taskSessions, taskWorktrees } from './tasks-wiring';
+import { taskBranchHead, taskSessions, taskWorktrees } from './tasks-wiring';
 import { compareSessions } from './compare-wiring';
 import { DelegationService } from './core/delegation/delegation-service';
 import { delegationSessions, delegationWorktrees, provideDelegation } from './delegation-wiring';
@@ -283,7 +283,7 @@ export class AppCore implements Disposable {
         db: () => this.store.db,
         host: this.hosts.local,
         dataDir: options.dataDir,
-        sessions: this.disposables.add(delegationSessions(acp)),
+        sessions: this.disposables.add(delegationSessions(acp, (child, parent) => this.tasks.coverChild(child, parent))),
         worktrees: delegationWorktrees(this.worktrees, this.hosts.local),
         settings: {
           agents: () => this.settings.get('delegation.agents'),
@@ -294,7 +294,7 @@ export class AppCore implements Disposable {
       }),
     );
     this.disposables.add(provideDelegation(acp, this.delegation));
-    this.disposables.add(new CompareService(this.store, this.bus, compareSessions(acp), this.worktrees, this.hosts.local)).register(this.router);
+    this.disposables.add(new CompareService(this.store, this.bus, compareSessions(acp), this.worktrees, this.hosts.local, (id, limits) => void this.tasks.guardSession(id, limits))).register(this.router);
     this.tasks = this.disposables.add(
       new TasksService({
         db: () => this.store.db,
@@ -308,6 +308,7 @@ export class AppCore implements Disposable {
         },
         sessions: taskSessions(acp),
         worktrees: taskWorktrees(this.worktrees),
+        branchHead: taskBranchHead(this.hosts),
       }),
     ).register(this.router);
     if (this.store.available) this.tasks.start();

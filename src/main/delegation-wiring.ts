@@ -31,7 +31,7 @@ function cardUpdate(acpSessionId: string, fields: Record<string, unknown>): Sess
 }
 
 /** The sessions as delegation sees them: started as children, prompted, read, and heard. */
-export function delegationSessions(acp: AcpServices): DelegationSessions & Disposable {
+export function delegationSessions(acp: AcpServices, covered?: (childId: string, parentId: string) => void): DelegationSessions & Disposable {
   const sessions = acp.sessions;
   const tasks = taskSessions(acp);
   // The parent's card follows its child's status.
@@ -45,6 +45,8 @@ export function delegationSessions(acp: AcpServices): DelegationSessions & Dispo
       const child = sessions.session(info.id);
       if (child) child.delegatedBy = parentId;
       acp.context.rows().linkParent(info.id, parentId);
+      // Before its first prompt: the parent's spend limits cover what the child spends.
+      covered?.(info.id, parentId);
       const name = acp.agents.list().find((a) => a.id === agentId)?.name ?? agentId;
       if (info.acpSessionId) {
         sessions.session(parentId)?.showDelegated(

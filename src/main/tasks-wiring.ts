@@ -2,6 +2,11 @@ import { messageText } from '../shared/acp-thread';
 import { suggestBranchName, type WorktreeError } from '../shared/contract/worktrees';
 import type { AcpServices } from './core/acp/acp-services';
 import type { Disposable } from './core/base/lifecycle';
+import type { Hosts } from './core/host/hosts';
+import type { BranchHead } from './core/tasks/branch-watcher';
+import { revParse } from './core/worktrees/repo-git';
+import { readStoredContainer } from './core/containers/container-spec';
+import type { ContainerChoice } from '../shared/contract/containers';
 import type { GuardedSessions } from './core/tasks/tasks-service';
 import type { TaskWorktrees } from './core/tasks/run-queue';
 import type { WorktreeService } from './core/worktrees/worktree-service';
@@ -48,7 +53,7 @@ export function taskSessions(acp: AcpServices): GuardedSessions {
       const info = s.info();
       const t = s.snapshot().thread;
       const prompts = t.entries.flatMap((e) => (e.kind === 'user_message' && e.promptId !== null ? [messageText(e.parts)] : []));
-      return { agentId: info.agentId, cwd: info.cwd, hostId: info.hostId, title: info.title, prompts };
+      return { agentId: info.agentId, cwd: info.cwd, hostId: info.hostId, title: info.title, prompts, container: containerOf(acp, id) };
     },
   };
 }
@@ -76,5 +81,30 @@ export function taskWorktrees(worktrees: WorktreeService): TaskWorktrees {
         branch = `${prefix}-${n}`;
       }
     },
+  };
+}
+
+/** A branch's commit, read on the task's host (an SSH host only while it is connected: a poll never dials one). */
+export function taskBranchHead(hosts: Hosts): BranchHead {
+  return async (folder, branch, hostId) => {
+    const id = hostId ?? hosts.local.id;
+    if (!hosts.has(id)) return null;
+    return revParse(hosts.get(id), folder, `refs/heads/${branch}`);
+  };
+}
+
+/** What a session's container was made from, as a choice for a new one like it (its folders are the new run's). */
+function containerOf(acp: AcpServices, sessionId: string): ContainerChoice | null {
+  let stored;
+  try {
+    stored = readStoredContainer(acp.context.rows().container(sessionId));
+  } catch {
+    return null;
+  }
+  if (!stored) return null;
+  const { network, allowHosts, memoryBytes, cpus } = stored.fence;
+  return {
+    source: stored.source,
+    fence: { network, ...(network === 'api' ? { allowHosts } : {}), memoryMiB: Math.max(64, Math.round(memoryBytes / 1024 ** 2)), cpus },
   };
 }

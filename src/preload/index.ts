@@ -23,3 +23,15 @@ const bridge: Transport = {
 };
 
 contextBridge.exposeInMainWorld('switchboard', bridge);
+
+/** Desktop notifications through Electron's own (main shows them; a click says which tab to show). */
+contextBridge.exposeInMainWorld('switchboardNotify', {
+  show(title: string, body: string, tag: string | null): void {
+    ipcRenderer.send('sb:notify', String(title).slice(0, 200), String(body).slice(0, 300), tag === null ? '' : String(tag).slice(0, 200));
+  },
+  onClick(listener: (tag: string) => void): () => void {
+    const handler = (_e: IpcRendererEvent, tag: unknown) => listener(typeof tag === 'string' ? tag : '');
+    ipcRenderer.on('sb:notification-click', handler);
+    return () => ipcRenderer.removeListener('sb:notification-click', handler);
+  },
+});

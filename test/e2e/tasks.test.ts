@@ -237,6 +237,106 @@ describe('tasks, the queue and the Inbox in Chromium', { timeout: 180_000 }, () 
     expect(errors).toEqual([]);
   });
 
+  it('three worktree runs queued at once (two at a time): the one at its limit pauses and notifies, goes on with +X; all end in the Inbox, one merged through Finish, one reverted', async () => {
+    const repo = join(suite.work, 'three-project');
+    mkdirSync(repo);
+    initRepo(repo);
+    const c = await connectContract(suite.app);
+    const { page, errors } = await suite.open({ empty: true });
+    const notes = await recordNotifications(page);
+    await page.getByTestId('sidebar-open-tasks').click();
+    const queue = visible(page, 'task-queue');
+    await queue.getByTestId('task-queue-pause').click();
+    await visible(page, 'task-queue').and(page.locator('[data-paused=true]')).waitFor({ timeout: WAIT.server });
+    await makeTask(page, { name: 'Tree spender', prompt: 'spend 200 1000 -', folder: repo, place: 'worktree', runTokens: 3000 });
+    await makeTask(page, { name: 'Tree A', prompt: 'sh-write a.txt from A', folder: repo, place: 'worktree' });
+    await makeTask(page, { name: 'Tree B', prompt: 'sh-write b.txt from B', folder: repo, place: 'worktree' });
+    await expect.poll(() => queue.getByTestId('task-queue-row').count(), { timeout: WAIT.server }).toBe(3);
+    await queue.getByTestId('task-queue-pause').click();
+
+    await page.getByTestId('sidebar-open-inbox').click();
+    const inbox = visible(page, 'inbox-tab');
+    const spender = inbox.locator(':scope > [data-testid=inbox-run][data-state=paused]').filter({ hasText: 'Tree spender' });
+    await spender.waitFor({ timeout: WAIT.agent });
+    await page.getByTestId('needs-you').waitFor({ timeout: WAIT.page });
+    await expect.poll(notes, { timeout: WAIT.page }).toContain('Tree spender paused by its limit');
+    type Run = { name: string; worktree: string | null; startedAt: number | null; endedAt: number | null; pause: { at: number } | null };
+    const treeRuns = async () => ((await c.call('tasks.runs', { inbox: false })) as { runs: Run[] }).runs;
+    const pausedAt = (await treeRuns()).find((r) => r.name === 'Tree spender')!.pause!.at;
+    const pause = spender.getByTestId('task-pause');
+    await pause.getByTestId('task-pause-more').fill('100000');
+    await pause.getByTestId('task-pause-continue').click();
+    const done = (name: string) => inbox.locator(':scope > [data-testid=inbox-run][data-state=done]').filter({ hasText: name });
+    for (const name of ['Tree spender', 'Tree A', 'Tree B']) await done(name).waitFor({ timeout: WAIT.agent });
+
+    const runs = (await treeRuns()).filter((r) => r.name.startsWith('Tree '));
+    expect(runs).toHaveLength(3);
+    // Two at a time, in queue order: B started only once the spender paused or A ended.
+    const of = (name: string) => runs.find((r) => r.name === name)!;
+    expect(of('Tree B').startedAt!).toBeGreaterThanOrEqual(Math.min(of('Tree A').endedAt!, pausedAt));
+    expect(Math.max(of('Tree spender').startedAt!, of('Tree A').startedAt!)).toBeLessThanOrEqual(of('Tree B').startedAt!);
+
+    // Merge A through Finish: main has a.txt.
+    const a = done('Tree A');
+    const bar = a.getByTestId('worktree-bar');
+    const finish = a.getByTestId('worktree-finish');
+    await commitFromFinish(bar, finish, 'a.txt', 'Add a');
+    await finish.getByTestId('worktree-merge').click();
+    await finish.getByTestId('worktree-note').getByText('main is now at').waitFor({ timeout: WAIT.server });
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('from A');
+    await a.getByTestId('inbox-merged').click();
+
+    // Revert B: the file it wrote is gone from its worktree, and main never had it.
+    const bTree = runs.find((r) => r.name === 'Tree B')!.worktree!;
+    expect(readFileSync(join(bTree, 'b.txt'), 'utf8')).toBe('from B');
+    await done('Tree B').getByTestId('inbox-revert').click();
+    await page.getByTestId('confirm-ok').click();
+    await expect.poll(() => existsSync(join(bTree, 'b.txt')), { timeout: WAIT.server }).toBe(false);
+    expect(existsSync(join(repo, 'b.txt'))).toBe(false);
+    const handled = inbox.getByTestId('inbox-handled');
+    await handled.getByTestId('inbox-run').filter({ hasText: 'Tree A' }).getByTestId('inbox-run-handled').filter({ hasText: 'merged' }).waitFor({ timeout: WAIT.server });
+    await handled.getByTestId('inbox-run').filter({ hasText: 'Tree B' }).getByTestId('inbox-run-handled').filter({ hasText: 'reverted' }).waitFor({ timeout: WAIT.server });
+    await done('Tree spender').getByTestId('inbox-dismiss').click();
+    c.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('an interactive session given a spend limit from its header pauses at it; a task set to run on new commits says so in words', async () => {
+    const folder = join(suite.work, 'limited-project');
+    mkdirSync(folder);
+    initRepo(folder);
+    const { page, errors } = await suite.open({ empty: true });
+    const tab = await startSessionFromSidebar(page, agentRow(page, 'Task agent'), folder);
+    await tab.getByTestId('session-action-spend-limit').click();
+    const dialog = page.getByTestId('session-limit-dialog');
+    await dialog.getByTestId('session-limit-tokens').fill('3000');
+    await dialog.getByTestId('session-limit-save').click();
+    await dialog.waitFor({ state: 'detached' });
+    await sendPrompt(tab, 'spend 200 1000 -');
+    await page.getByTestId('sidebar-open-inbox').click();
+    const paused = visible(page, 'inbox-tab').locator(':scope > [data-testid=inbox-run][data-state=paused]');
+    await expect.poll(() => paused.getByTestId('task-pause-words').innerText(), { timeout: WAIT.agent }).toMatch(/^Reached its limit of 3\.0k tokens/);
+    await paused.getByTestId('task-pause-stop').click();
+    await paused.waitFor({ state: 'detached', timeout: WAIT.server });
+
+    await page.getByTestId('sidebar-open-tasks').click();
+    const tasks = visible(page, 'tasks-tab');
+    await tasks.getByTestId('task-new').click();
+    const form = tasks.getByTestId('task-form');
+    await form.getByTestId('task-name').fill('Review new commits');
+    await form.getByTestId('task-prompt').fill('hello');
+    await form.getByTestId('task-agent').selectOption({ label: 'Task agent' });
+    await form.getByTestId('task-folder').fill(folder);
+    // The folder's checked-out branch is offered (once it has been read).
+    await form.getByTestId('task-on-commit').check();
+    await expect.poll(() => form.getByTestId('task-on-commit-branch').inputValue(), { timeout: WAIT.server }).toBe('main');
+    await expect.poll(() => form.getByTestId('task-on-commit-text').innerText(), { timeout: WAIT.page }).toMatch(/^Runs once for each new commit to main while Switchboard is open/);
+    await form.getByTestId('task-save').click();
+    await form.waitFor({ state: 'detached' });
+    await tasks.getByTestId('task-row').filter({ hasText: 'Review new commits' }).getByTestId('task-row-on-commit').filter({ hasText: 'On each new commit to main' }).waitFor({ timeout: WAIT.page });
+    expect(errors).toEqual([]);
+  });
+
   it('lists the runs missed while Switchboard was closed at the next start, in "needs you": one runs now, one is skipped, none ran by itself', async () => {
     const folder = join(suite.work, 'missed-project');
     mkdirSync(folder);

@@ -1,9 +1,10 @@
-import { app, BrowserWindow, dialog, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, session, shell } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppCore } from '../app-core';
 import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from '../core/platform/instance-lock';
 import { connectIpc } from './ipc';
+import { installNotifications } from './notifications';
 import { installPermissionHandlers } from './permissions';
 import { APP_ORIGIN, registerAppScheme, serveRenderer } from './protocol';
 import { safeStorageCipher } from './safe-storage-cipher';
@@ -43,7 +44,7 @@ if (!app.requestSingleInstanceLock()) {
       return;
     }
     app.on('will-quit', () => lock?.release());
-    // No permissions (camera, geolocation…) for anything the renderer shows, but the app's own notifications.
+    // No permissions (camera, geolocation…) for anything the renderer shows: its notifications go through Electron's.
     installPermissionHandlers(session.defaultSession, APP_ORIGIN);
     serveRenderer(join(here, '../renderer'));
     core = new AppCore({
@@ -57,6 +58,7 @@ if (!app.requestSingleInstanceLock()) {
       secretCipher: safeStorageCipher(),
     });
     connectIpc(core, () => win);
+    installNotifications(ipcMain, (o) => new Notification(o), () => Notification.isSupported(), () => win, APP_ORIGIN);
     const iconPath = join(here, '../../resources/icons/512x512.png');
     installAppMenu({ dataDir: app.getPath('userData'), iconPath });
     win = createMainWindow(join(here, '../preload'), iconPath);

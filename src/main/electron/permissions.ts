@@ -1,7 +1,10 @@
 import type { Session } from 'electron';
 
-/** What the Switchboard page may use: its own notifications, and writing to the clipboard (copy buttons). */
-const GRANTED = new Set<string>(['notifications', 'clipboard-sanitized-write']);
+/**
+ * What the Switchboard page may use: writing to the clipboard (copy buttons). Its notifications go through
+ * Electron's Notification (see notifications.ts), never the page's own: one path, not two.
+ */
+const GRANTED = new Set<string>(['clipboard-sanitized-write']);
 
 const fromApp = (urlOrOrigin: string | undefined, appOrigin: string): boolean =>
   !!urlOrOrigin && (urlOrOrigin === appOrigin || urlOrOrigin.startsWith(`${appOrigin}/`));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { spendLimitsSchema } from './tasks';
 import { branchNameSchema, mergeStrategySchema, worktreeErrorSchema } from './worktrees';
 
 /**
@@ -84,6 +85,8 @@ export const compareRequests = {
         start: z.boolean().default(true),
         /** A judge agent and its criteria: it scores the runs once every one ended. */
         judge: judgeInputSchema.optional(),
+        /** Each run's spend limits (the spend guard pauses a run that reaches one); every run counts toward today's. */
+        limits: spendLimitsSchema.optional(),
       })
       .strict(),
     compareSchema,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { containerChoiceSchema } from './containers';
 import { hostIdSchema } from './hosts';
+import { branchNameSchema } from './worktrees';
 
 /**
  * Tasks (issue 41): work that runs while nobody watches. A task is its prompts, an agent, a folder, where it runs,
@@ -60,6 +62,10 @@ export const taskInputSchema = z
     policy: runPolicySchema.default('ask'),
     limits: spendLimitsSchema.default({}),
     schedule: scheduleSchema.nullable().default(null),
+    /** Also runs when a new commit lands on this branch of its repository (one run for a quiet spell of commits). */
+    onCommit: z.object({ branch: branchNameSchema }).strict().nullable().default(null),
+    /** Runs its session in a container made for the run (on its host), with this image or the repository's devcontainer. */
+    container: containerChoiceSchema.nullable().default(null),
   })
   .strict();
 export type TaskInput = z.infer<typeof taskInputSchema>;
@@ -94,7 +100,7 @@ export const taskRunSchema = z.object({
   name: z.string(),
   agentId: z.string(),
   state: runStateSchema,
-  trigger: z.enum(['now', 'queue', 'schedule', 'missed', 'rerun', 'session']),
+  trigger: z.enum(['now', 'queue', 'schedule', 'missed', 'rerun', 'session', 'commit']),
   position: z.number(),
   sessionId: z.string().nullable(),
   folder: z.string(),

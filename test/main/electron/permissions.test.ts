@@ -31,22 +31,22 @@ function installed() {
 describe('Electron permissions', () => {
   const h = installed();
 
-  it('answers permission checks, not only requests: nothing but notifications and clipboard writes, for the app only', () => {
-    expect(h.check('notifications', 'app://switchboard')).toBe(true);
+  it('answers permission checks, not only requests: nothing but clipboard writes, for the app only (notifications go through Electron’s own)', () => {
     expect(h.check('clipboard-sanitized-write', 'app://switchboard')).toBe(true);
-    for (const p of ['media', 'geolocation', 'clipboard-read', 'hid', 'serial', 'usb', 'openExternal', 'fileSystem', 'unknown']) {
+    for (const p of ['notifications', 'media', 'geolocation', 'clipboard-read', 'hid', 'serial', 'usb', 'openExternal', 'fileSystem', 'unknown']) {
       expect(h.check(p, 'app://switchboard'), p).toBe(false);
     }
     for (const origin of ['https://evil.example', 'app://switchboard.evil', 'app://other', 'file://', 'null', '']) {
-      expect(h.check('notifications', origin), origin).toBe(false);
+      expect(h.check('clipboard-sanitized-write', origin), origin).toBe(false);
     }
     expect(h.device()).toBe(false);
   });
 
   it('grants requests by the same rule', () => {
-    expect(h.request('notifications', 'app://switchboard/index.html')).toBe(true);
+    expect(h.request('clipboard-sanitized-write', 'app://switchboard/index.html')).toBe(true);
+    expect(h.request('notifications', 'app://switchboard/index.html')).toBe(false);
     expect(h.request('media', 'app://switchboard/index.html')).toBe(false);
-    expect(h.request('notifications', 'https://evil.example/')).toBe(false);
-    expect(h.request('notifications', 'app://switchboard.evil/')).toBe(false);
+    expect(h.request('clipboard-sanitized-write', 'https://evil.example/')).toBe(false);
+    expect(h.request('clipboard-sanitized-write', 'app://switchboard.evil/')).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { IpcFailure } from '../../../shared/contract';
 import type { Compare, CompareRun } from '../../../shared/contract/compare';
 import type { PromptBlock, SessionInfo } from '../../../shared/contract/sessions';
+import type { SpendLimits } from '../../../shared/contract/tasks';
 import { suggestBranchName, type MergeStrategy, type WorktreeError, type WorktreeOutcome } from '../../../shared/contract/worktrees';
 import { AgentRepository } from '../agents/agent-repository';
 import type { EventBus } from '../base/event-bus';
@@ -103,6 +104,8 @@ export class CompareService implements Disposable {
     private readonly worktrees: WorktreeService,
     /** Where the repositories and their worktrees are. */
     private readonly host: Host,
+    /** The spend guard: a run's session counts its spending and is paused at its limits (before its prompt). */
+    private readonly guard?: (sessionId: string, limits: SpendLimits) => void,
   ) {
     this.judges = new CompareJudges(() => store.db, host, sessions, (id) => new AgentRepository(store.db).get(id)?.name ?? id);
     // A run ends when its session's turn ends, whether or not a compare view is open.
@@ -142,7 +145,7 @@ export class CompareService implements Disposable {
   register(router: Router): void {
     router.handle('compare.create', async (p) => {
       const compare = await this.create(p.repo, p.prompt, p.agentIds, p.base, p.judge);
-      return p.start ? this.start(compare) : compare;
+      return p.start ? this.start(compare, p.limits ?? {}) : compare;
     });
     router.handle('compare.updateRun', (p) => this.updateRun(p.compareId, p.runId, p.sessionId, p.ended));
     router.handle('compare.get', (p) => this.get(p.compareId));
@@ -220,7 +223,7 @@ export class CompareService implements Disposable {
   }
 
   /** Starts each run's session in its worktree and sends the prompt; a run that cannot start records why. */
-  private async start(compare: Compare): Promise<Compare> {
+  private async start(compare: Compare, limits: SpendLimits): Promise<Compare> {
     const failed = (run: CompareRun, e: unknown) => this.updateRun(compare.id, run.id, undefined, { stopReason: null, error: e instanceof Error ? e.message : String(e) });
     await Promise.all(
       compare.runs.map(async (run) => {
@@ -232,6 +235,7 @@ export class CompareService implements Disposable {
         }
         this.updateRun(compare.id, run.id, sessionId);
         try {
+          this.guard?.(sessionId, limits);
           await this.sessions.prompt(sessionId, [{ type: 'text', text: compare.prompt }]);
         } catch (e) {
           failed(run, e);

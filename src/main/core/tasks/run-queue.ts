@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IpcFailure } from '../../../shared/contract';
+import type { ContainerChoice } from '../../../shared/contract/containers';
 import type { Pause, TaskInput, TaskRun } from '../../../shared/contract/tasks';
 import type { Clock } from '../base/clock';
 import type { Disposable } from '../base/lifecycle';
@@ -7,7 +8,7 @@ import { allowanceOf, specOf, type RunRow, type TaskStore } from './task-store';
 
 /** What runs need of the sessions: start one, prompt it, cancel its turn, hear its turns end. */
 export interface TaskSessions {
-  create(p: { agentId: string; cwd: string; hostId?: string }): Promise<{ id: string }>;
+  create(p: { agentId: string; cwd: string; hostId?: string; container?: ContainerChoice }): Promise<{ id: string }>;
   prompt(sessionId: string, text: string): Promise<unknown>;
   /** Cancels the turn in flight (session/cancel) and the prompts queued behind it. */
   cancel(sessionId: string): void;
@@ -221,7 +222,7 @@ export class RunQueue implements Disposable {
         this.update(row, { worktree: w.path, branch: w.branch });
         cwd = w.path;
       }
-      const { id } = await this.o.sessions.create({ agentId: spec.agentId, cwd, ...(spec.hostId ? { hostId: spec.hostId } : {}) });
+      const { id } = await this.o.sessions.create({ agentId: spec.agentId, cwd, ...(spec.hostId ? { hostId: spec.hostId } : {}), ...(spec.container ? { container: spec.container } : {}) });
       const now = this.get(row.id);
       const linked = this.update(now, { session_id: id });
       // Cancelled while its session started: the session stays, nothing is sent.

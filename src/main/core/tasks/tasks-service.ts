@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { IpcFailure } from '../../../shared/contract';
+import type { ContainerChoice } from '../../../shared/contract/containers';
+import { parseHostId } from '../../../shared/contract/hosts';
 import { taskInputSchema, type GlobalLimits, type Pause, type PriceTable, type Task, type TaskInput, type TaskRun, type Usage } from '../../../shared/contract/tasks';
 import type { Clock, TimerHandle } from '../base/clock';
 import type { EventBus } from '../base/event-bus';
 import { DisposableStore, type Disposable } from '../base/lifecycle';
 import type { Router } from '../base/router';
 import type { Db } from '../store/database';
+import { BranchWatcher, type BranchHead } from './branch-watcher';
 import { DEFAULT_PRICES, pricePerMillion } from './prices';
 import { policyAnswer, type AskedPermission } from './run-policy';
 import { RunQueue, type TaskSessions, type TaskWorktrees } from './run-queue';
@@ -26,7 +29,7 @@ export interface GuardedSessions extends TaskSessions {
   onPermission(listener: (p: { sessionId: string; requestId: string } & AskedPermission) => void): Disposable;
   respondPermission(sessionId: string, requestId: string, optionId: string): void;
   /** A live session's agent, folder, host and the user's prompts so far. */
-  describe(sessionId: string): { agentId: string; cwd: string; hostId: string; title: string | null; prompts: string[] } | null;
+  describe(sessionId: string): { agentId: string; cwd: string; hostId: string; title: string | null; prompts: string[]; container?: ContainerChoice | null } | null;
 }
 
 export interface TasksServiceOptions {
@@ -38,6 +41,8 @@ export interface TasksServiceOptions {
   settings: { concurrency(): number; dailyLimits(): GlobalLimits; prices(): PriceTable | null };
   sessions: GuardedSessions;
   worktrees: TaskWorktrees;
+  /** Reads a branch's commit (tasks that run on a new commit); without it, none runs that way. */
+  branchHead?: BranchHead;
   /** A desktop notification ("paused by the guard", "finished"); the glue decides whether it shows. */
   notify?: (title: string, body: string) => void;
 }
@@ -50,8 +55,11 @@ export class TasksService implements Disposable {
   readonly store: TaskStore;
   readonly queue: RunQueue;
   readonly scheduler: TaskScheduler;
+  readonly branches: BranchWatcher;
   private readonly meter = new UsageMeter();
   private readonly wallClocks = new Map<string, TimerHandle>();
+  /** Delegated sessions whose spending counts against the guarded run of their parent (child session → run). */
+  private readonly children = new Map<string, { runId: string; agentId: string }>();
   private readonly disposables = new DisposableStore();
 
   constructor(private readonly o: TasksServiceOptions) {
@@ -77,6 +85,9 @@ export class TasksService implements Disposable {
         due: (task) => this.enqueueTask(task, 'schedule'),
         missed: () => o.bus.emit('tasks.changed', {}),
       }),
+    );
+    this.branches = this.disposables.add(
+      new BranchWatcher({ store: this.store, clock: o.clock, head: o.branchHead ?? (async () => null), due: (task) => this.enqueueTask(task, 'commit') }),
     );
     this.disposables.add(o.sessions.onUsage((sessionId, update) => this.usage(sessionId, update)));
     this.disposables.add(o.sessions.onPermission((p) => queueMicrotask(() => this.permission(p))));
@@ -113,6 +124,7 @@ export class TasksService implements Disposable {
     this.queue.recover();
     this.scheduler.start();
     this.queue.pump();
+    if (this.o.branchHead) this.branches.start();
     return this;
   }
 
@@ -191,6 +203,8 @@ export class TasksService implements Disposable {
     };
     this.store.saveTask(row);
     this.scheduler.arm();
+    // Where its branch is now is noted: only a commit after this runs it.
+    if (this.o.branchHead) void this.branches.poll();
     this.o.bus.emit('tasks.changed', {});
     return this.taskOf(this.store.task(row.id)!)!;
   }
@@ -202,7 +216,11 @@ export class TasksService implements Disposable {
     const prompts = s.prompts.filter((p) => p.trim().length > 0).slice(0, 20);
     if (prompts.length === 0) throw new IpcFailure('conflict', 'the session has no prompt to run again');
     const name = (s.title ?? prompts[0]!).trim().split('\n')[0]!.slice(0, 80) || 'Task';
-    return taskInputSchema.parse({ name, prompts, agentId: s.agentId, folder: s.cwd, ...(s.hostId !== 'local' ? { place: 'ssh', hostId: s.hostId } : {}) });
+    // A session in a container: its task runs in a new container like it, on the machine that one ran on.
+    const address = parseHostId(s.hostId);
+    const machine = address?.kind === 'container' ? address.on : s.hostId;
+    const onSsh = parseHostId(machine)?.kind === 'ssh';
+    return taskInputSchema.parse({ name, prompts, agentId: s.agentId, folder: s.cwd, ...(onSsh ? { place: 'ssh', hostId: machine } : {}), ...(s.container ? { container: s.container } : {}) });
   }
 
   enqueueTask(task: TaskRow, trigger: TaskRun['trigger']): RunRow {
@@ -227,6 +245,17 @@ export class TasksService implements Disposable {
     const row = this.queue.enqueue(null, spec.name, spec, 'session', sessionId);
     this.watch(row);
     return row.id;
+  }
+
+  /**
+   * A delegated session: when its parent is guarded (a task's run or a session that opted in), the child's
+   * spending counts against the parent's limits, and the parent's pause cancels the child's turn too.
+   */
+  coverChild(childId: string, parentId: string): void {
+    const parentRun = this.children.get(parentId)?.runId ?? this.store.runOfSession(parentId)?.id;
+    if (!parentRun) return;
+    this.children.set(childId, { runId: parentRun, agentId: this.o.sessions.describe(childId)?.agentId ?? 'unknown' });
+    this.meter.watch(childId);
   }
 
   prices(): PriceTable {
@@ -304,12 +333,13 @@ export class TasksService implements Disposable {
   private usage(sessionId: string, update: Record<string, unknown>): void {
     const report = usageReportOf(update);
     if (!report) return;
-    const row = this.store.runOfSession(sessionId);
+    const child = this.children.get(sessionId);
+    const row = child ? this.store.run(child.runId) : this.store.runOfSession(sessionId);
     if (!row) return;
     const spend = this.meter.add(sessionId, report, pricePerMillion(this.prices(), this.o.sessions.modelOf(sessionId)));
     if (!spend || (spend.tokens === 0 && spend.money === 0)) return;
     const source = row.money_source === 'none' ? (spend.fromAgent ? 'agent' : 'prices') : row.money_source === (spend.fromAgent ? 'agent' : 'prices') ? row.money_source : 'mixed';
-    this.store.spend(this.today(), row.agent_id, row.task_id, spend.tokens, spend.money);
+    this.store.spend(this.today(), child?.agentId ?? row.agent_id, row.task_id, spend.tokens, spend.money);
     // Rounded to a billionth: a sum of reported differences must reach a limit the reports reached.
     this.store.updateRun(row.id, { tokens: row.tokens + spend.tokens, money: Math.round((row.money + spend.money) * 1e9) / 1e9, money_source: source });
     this.check(row.id);
@@ -359,6 +389,7 @@ export class TasksService implements Disposable {
       return;
     }
     const paused = this.queue.pause(row, pause);
+    for (const [childId, c] of this.children) if (c.runId === row.id) this.o.sessions.cancel(childId);
     this.o.bus.emit('tasks.paused', { run: runOf(paused) });
     this.o.notify?.(`${row.name} paused by its limit`, `${limitInWords(pause)}. Continue with more, or stop it, in the Inbox.`);
   }

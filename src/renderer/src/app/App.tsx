@@ -11,7 +11,7 @@ import { ConfirmHost } from '../ui/confirm';
 import { LinkConfirmDialog } from './link-confirm';
 import { useNotices } from './notices';
 import { PaneLayout } from './PaneLayout';
-import { connectionHooks, registerTabKind } from './contributions';
+import { connectionHooks, overlays, registerTabKind } from './contributions';
 import { startSettings } from './settings';
 import { useShortcuts } from './shortcuts';
 import { Sidebar } from './Sidebar';
@@ -62,6 +62,9 @@ function Workspace({ api, info }: { api: Api; info: AppInfo }) {
       <PaneLayout />
       <LinkConfirmDialog />
       <ConfirmHost />
+      {overlays.map((View, i) => (
+        <View key={i} />
+      ))}
       <StoreMigrationBar api={api} />
       <div className="notices" aria-live="polite">
         {notices.map((n) => (

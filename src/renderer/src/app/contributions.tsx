@@ -103,6 +103,12 @@ export function registerConnectionHook(hook: (api: Api) => void): void {
   connectionHooks.push(hook);
 }
 
+/** A view a feature keeps mounted over the whole window (its own dialog, shown when it has something to ask). */
+export const overlays: ComponentType[] = [];
+export function registerOverlay(view: ComponentType): void {
+  overlays.push(view);
+}
+
 /** A view a feature adds to a Settings section (by the section's id), below its fields. */
 export const settingsViews = new Map<string, ComponentType>();
 export function registerSettingsView(section: string, view: ComponentType): void {

@@ -19,6 +19,7 @@ const TRIGGER_TEXT: Record<TaskRun['trigger'], string> = {
   missed: 'a missed run',
   rerun: 're-run',
   session: 'an interactive session',
+  commit: 'a new commit on its branch',
 };
 
 /** Text an agent wrote, line by line, its hidden characters shown. */

@@ -1,5 +1,6 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useEffect, useState } from 'react';
+import type { ContainerChoice } from '@shared/contract/containers';
 import { LIMIT_KEYS, type LimitKey, type RunPlace, type RunPolicy, type Schedule, type SpendLimits, type TaskInput } from '@shared/contract/tasks';
 import { LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { useApi } from '../../app/api-context';
@@ -8,6 +9,8 @@ import { visibleText } from '../../ui/VisibleText';
 import { agentName, syncAgents, useAgents } from '../agents';
 import { syncHosts, useHosts } from '../hosts';
 import { act } from './state';
+import { CommitTrigger } from './CommitTrigger';
+import { TaskContainer } from './TaskContainer';
 import { ScheduleEditor } from './ScheduleEditor';
 
 const LIMIT_LABEL: Record<LimitKey, string> = {
@@ -43,6 +46,8 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
   const [policy, setPolicy] = useState<RunPolicy>(initial.policy ?? 'ask');
   const [limits, setLimits] = useState<Record<LimitKey, string>>(() => Object.fromEntries(LIMIT_KEYS.map((k) => [k, initial.limits?.[k]?.toString() ?? ''])) as Record<LimitKey, string>);
   const [schedule, setSchedule] = useState<Schedule | null>(initial.schedule ?? null);
+  const [container, setContainer] = useState<ContainerChoice | null>(initial.container ?? null);
+  const [onBranch, setOnBranch] = useState<string | null>(initial.onCommit?.branch ?? null);
   const [scheduleProblem, setScheduleProblem] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -71,7 +76,10 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
     if (!folder.trim()) return setError('Choose the folder it works in.');
     if (place === 'ssh' && !hostId) return setError('Choose the SSH host it runs on.');
     if (scheduleProblem) return setError(scheduleProblem);
-    const task: TaskInput = { name: name.trim(), prompts: list, agentId, folder: folder.trim(), place, policy, limits: lim, schedule, ...(place === 'ssh' ? { hostId } : {}) };
+    if (onBranch !== null && !onBranch.trim()) return setError('Name the branch whose new commits run the task.');
+    const onCommit = onBranch === null ? null : { branch: onBranch.trim() };
+    if (container?.source.kind === 'image' && !container.source.image.trim()) return setError('Name the image the run’s container starts from.');
+    const task: TaskInput = { name: name.trim(), prompts: list, agentId, folder: folder.trim(), place, policy, limits: lim, schedule, onCommit, container, ...(place === 'ssh' ? { hostId } : {}) };
     setBusy(true);
     const r = await api.call('tasks.save', { ...(id ? { id } : {}), task });
     setBusy(false);
@@ -145,6 +153,7 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
           </select>
         </label>
       )}
+      <TaskContainer hostId={place === 'ssh' && hostId ? hostId : LOCAL_HOST_ID} value={container} onChange={setContainer} />
       <label>
         While nobody watches{' '}
         <select value={policy} onChange={(e) => setPolicy(e.target.value as RunPolicy)} data-testid="task-policy">
@@ -164,6 +173,7 @@ export function TaskForm({ id, initial, onDone }: { id?: string; initial: Partia
         ))}
       </fieldset>
       <ScheduleEditor value={schedule} onChange={setSchedule} onProblem={setScheduleProblem} />
+      <CommitTrigger folder={folder} branch={onBranch} onChange={setOnBranch} />
       {error && (
         <p className="error small" role="alert" data-testid="task-form-error">
           {error}

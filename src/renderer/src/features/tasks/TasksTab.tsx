@@ -92,6 +92,11 @@ function TaskRow({ task }: { task: Task }) {
           {task.scheduleText}. Next: {task.nextRuns.map(when).join(', ')}
         </div>
       )}
+      {task.onCommit && (
+        <div className="small" data-testid="task-row-on-commit">
+          On each new commit to <VisibleText text={task.onCommit.branch} />
+        </div>
+      )}
     </li>
   );
 }

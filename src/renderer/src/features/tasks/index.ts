@@ -1,5 +1,5 @@
 import { Inbox, ListTodo } from 'lucide-react';
-import { registerConnectionHook, registerLauncherAction, registerSessionAction, registerSettingsView, registerSidebarSection, registerTabKind } from '../../app/contributions';
+import { registerConnectionHook, registerLauncherAction, registerOverlay, registerSessionAction, registerSettingsView, registerSidebarSection, registerTabKind } from '../../app/contributions';
 import { followRuns, openInbox } from './attention';
 import { InboxTab } from './InboxTab';
 import { openTasks } from './open';
@@ -8,6 +8,7 @@ import { editTask, TasksTab } from './TasksTab';
 import { TasksSidebar } from './TasksSidebar';
 import { UsageSection } from './UsageSection';
 import { taskFromSession } from './TaskForm';
+import { editSessionLimit, SessionLimitDialog } from './SessionLimit';
 import './tasks.css';
 
 registerTabKind('tasks', { view: TasksTab, icon: ListTodo, persist: () => ({}) });
@@ -35,3 +36,12 @@ registerSessionAction({
   },
 });
 
+
+registerOverlay(SessionLimitDialog);
+registerSessionAction({
+  id: 'spend-limit',
+  label: 'Spend limit',
+  title: 'Limit what this session may spend (tokens, USD): at the limit it pauses and asks',
+  order: 11,
+  run: (_api, sessionId) => editSessionLimit(sessionId),
+});

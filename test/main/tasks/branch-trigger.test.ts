@@ -1,0 +1,86 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../support/fake-clock';
+import { gitIn, initRepo } from '../../support/git-repo';
+import { eventually, makeCore, type TestCore } from '../acp/helpers';
+import { BRANCH_POLL_MS, BRANCH_QUIET_MS } from '../../../src/main/core/tasks/branch-watcher';
+
+/**
+ * A task that runs when its repository's branch moves, on the real core with a real git repository and the
+ * scenario agent: a new commit on the branch queues one run after a quiet spell, a burst of commits is one run,
+ * and commits elsewhere or a branch that stays put run nothing.
+ */
+
+let cores: TestCore[] = [];
+afterEach(async () => {
+  for (const c of cores) await c.dispose();
+  cores = [];
+});
+
+const commit = (dir: string, file: string) => {
+  writeFileSync(join(dir, file), `${file}\n`);
+  gitIn(dir)('add', '-A');
+  gitIn(dir)('commit', '-qm', `add ${file}`);
+};
+
+describe('a task that runs on a new commit', () => {
+  it('a burst of commits on its branch queues exactly one run once the branch stays put; other branches run nothing', async () => {
+    const clock = new FakeClock(Date.parse('2026-05-04T06:00:00Z'));
+    const t = await makeCore({ clock, timeZone: 'UTC' });
+    cores.push(t);
+    initRepo(t.work);
+    const git = gitIn(t.work);
+    git('branch', 'other');
+    const agentId = await t.addAgent();
+    const task = await t.call('tasks.save', { task: { name: 'check main', prompts: ['look at the new commit'], agentId, folder: t.work, onCommit: { branch: 'main' } } });
+    expect(task.onCommit).toEqual({ branch: 'main' });
+    const runs = async () => (await t.call('tasks.runs', { inbox: false })).runs;
+
+    // Where main is now is noted; nothing runs for it.
+    await clock.advance(BRANCH_POLL_MS);
+    expect(await runs()).toHaveLength(0);
+
+    // Three commits in a row (a push): still moving at the next poll, so nothing yet.
+    commit(t.work, 'a.txt');
+    commit(t.work, 'b.txt');
+    await clock.advance(BRANCH_POLL_MS);
+    commit(t.work, 'c.txt');
+    await clock.advance(BRANCH_POLL_MS);
+    expect(await runs()).toHaveLength(0);
+
+    // Main stays on c.txt for the quiet spell: one run, for the task, said to come from the commit.
+    await clock.advance(BRANCH_QUIET_MS);
+    const list = await runs();
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ taskId: task.id, trigger: 'commit', name: 'check main' });
+    await eventually(async () => (await runs())[0]?.state === 'done', 'the run ends', 10_000);
+
+    // Ten quiet minutes and a commit on another branch: no second run.
+    git('checkout', '-q', 'other');
+    commit(t.work, 'elsewhere.txt');
+    await clock.advance(10 * 60_000);
+    expect(await runs()).toHaveLength(1);
+
+    // The next commit on main runs it once more.
+    git('checkout', '-q', 'main');
+    commit(t.work, 'd.txt');
+    await clock.advance(BRANCH_POLL_MS + BRANCH_QUIET_MS + BRANCH_POLL_MS);
+    expect((await runs()).filter((r) => r.trigger === 'commit')).toHaveLength(2);
+    await eventually(async () => (await runs()).every((r) => r.state === 'done'), 'the second run ends', 10_000);
+  });
+
+  it('a task without the trigger, or whose branch is gone, never runs on commits', async () => {
+    const clock = new FakeClock(Date.parse('2026-05-04T06:00:00Z'));
+    const t = await makeCore({ clock, timeZone: 'UTC' });
+    cores.push(t);
+    initRepo(t.work);
+    const agentId = await t.addAgent();
+    await t.call('tasks.save', { task: { name: 'plain', prompts: ['p'], agentId, folder: t.work } });
+    await t.call('tasks.save', { task: { name: 'gone', prompts: ['p'], agentId, folder: t.work, onCommit: { branch: 'no-such-branch' } } });
+    await clock.advance(BRANCH_POLL_MS);
+    commit(t.work, 'a.txt');
+    await clock.advance(BRANCH_POLL_MS * 2 + BRANCH_QUIET_MS);
+    expect((await t.call('tasks.runs', { inbox: false })).runs).toHaveLength(0);
+  });
+});
