@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DELEGATION_SERVER_NAME, DELEGATION_SOCKET_ENV } from '../../../src/shared/delegation';
 import { gitIn, initRepo } from '../../support/git-repo';
 import { makeCore, type TestCore } from '../acp/helpers';
+import { recordGivenServers, type GivenServer } from './given-servers';
 
 /**
  * Delegation for any agent (issue 42) on the real core, with the real delegation MCP server process (what an agent
@@ -26,6 +27,7 @@ afterEach(async () => {
 async function setup(settings: { maxDepth?: number; maxChildren?: number } = {}) {
   const t = await makeCore();
   cores.push(t);
+  givenBy.set(t, recordGivenServers(t));
   initRepo(t.work);
   const lead = await t.addAgent({}, 'Lead');
   const writer = await t.addAgent({}, 'Writer');
@@ -37,13 +39,9 @@ async function setup(settings: { maxDepth?: number; maxChildren?: number } = {})
 }
 
 /** The MCP servers the agent was sent in the session's session/new, as stored with its messages. */
-function sentServers(t: TestCore, sessionId: string): Array<{ name: string; command: string; args: string[]; env: Array<{ name: string; value: string }> }> {
-  const log = t.core.acp.context.messageLog()!;
-  log.flush();
-  const sent = log.read(sessionId).find((m) => m.direction === 'c2a' && m.method === 'session/new');
-  if (!sent) throw new Error('no session/new stored');
-  return (JSON.parse(sent.body) as { params: { mcpServers: never[] } }).params.mcpServers;
-}
+/** What each session's agent was given (see given-servers.ts), per core. */
+const givenBy = new Map<TestCore, (sessionId: string) => GivenServer[]>();
+const sentServers = (t: TestCore, sessionId: string): GivenServer[] => givenBy.get(t)!(sessionId);
 
 /** The delegation server as the agent of `sessionId` starts it, and an MCP client on it. */
 async function connect(t: TestCore, sessionId: string): Promise<Client> {

@@ -1,3 +1,4 @@
+import { recordGivenServers } from '../delegation/given-servers';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,14 +63,11 @@ describe('the spend guard over compare runs and delegated sessions', () => {
     const lead = await t.addAgent({}, 'Lead');
     const writer = await t.addAgent({}, 'Writer');
     await t.call('settings.set', { key: 'delegation.agents', value: [lead] });
+    const given = recordGivenServers(t);
     const parent = await t.call('sessions.create', { agentId: lead, cwd: t.work });
     const { runId } = await t.call('tasks.guardSession', { sessionId: parent.id, limits: { runTokens: 4000 } });
 
-    const log = t.core.acp.context.messageLog()!;
-    log.flush();
-    const sent = log.read(parent.id).find((m) => m.direction === 'c2a' && m.method === 'session/new')!;
-    const servers = (JSON.parse(sent.body) as { params: { mcpServers: Array<{ name: string; command: string; args: string[]; env: Array<{ name: string; value: string }> }> } }).params.mcpServers;
-    const server = servers.find((s) => s.name === DELEGATION_SERVER_NAME)!;
+    const server = given(parent.id).find((s) => s.name === DELEGATION_SERVER_NAME)!;
     client = new Client({ name: 'test-agent', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: server.command, args: server.args, env: Object.fromEntries(server.env.map((e) => [e.name, e.value])), stderr: 'inherit' }));
     const r = (await client.callTool({ name: 'start_session', arguments: { agent: 'Writer', task: 'spend 200 1000 -', where: 'folder', wait: true } }, undefined, { timeout: 60_000 })) as {
