@@ -6,75 +6,58 @@
  * secret of the user's and write outside the folder, and edit inside: nothing outside is read or changed,
  * each change is in its own turn's checkpoint and is rewound per turn, and the limits are enforced.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scenarioAgentBundleAt } from '../../fixtures/scenario-agent/launch';
-import { podmanEnv, podmanSkipReason, removeTestContainers, testImage } from '../../support/podman';
-import { agentText, makeCore, promptAndWait, type TestCore } from '../acp/helpers';
+import { describe, expect, it } from 'vitest';
+import { podmanSkipReason, testImage } from '../../support/podman';
+import { agentText, promptAndWait } from '../acp/helpers';
+import { containerCoreRig } from './core-rig';
 
 const skip = podmanSkipReason();
 
 describe.skipIf(skip !== null)('a hostile repository, two fenced agents (real Podman)', { timeout: 300_000 }, () => {
-  let root: string;
-  let bundle: string;
-  let t: TestCore;
-  const sessions: string[] = [];
-
-  beforeAll(async () => {
-    root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-hostile-')));
-    bundle = join(root, 'agent-bundle', 'scenario-agent.mjs');
-    scenarioAgentBundleAt(bundle);
-    t = await makeCore({ dataDir: join(root, 'data'), containers: { engineEnv: podmanEnv() }, checkpoints: true });
-  }, 180_000);
-
-  afterAll(async () => {
-    await t?.dispose();
-    if (skip === null) for (const id of sessions) removeTestContainers(id);
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  const rig = containerCoreRig('sb-hostile-');
 
   it('nothing outside the folder is read or changed; every change is reviewed and rewound per turn', async () => {
-    const home = join(root, 'home');
+    const home = join(rig.root, 'home');
     mkdirSync(join(home, '.ssh'), { recursive: true });
     writeFileSync(join(home, '.ssh', 'id_secret'), 'the-users-private-key');
-    const outside = join(root, 'outside');
+    const outside = join(rig.root, 'outside');
     mkdirSync(outside);
-    const repo = join(root, 'hostile');
+    const repo = join(rig.root, 'hostile');
     mkdirSync(join(repo, '.devcontainer'), { recursive: true });
     writeFileSync(join(repo, 'README.md'), 'hello\n');
     const marker = join(outside, 'initialize-ran');
     writeFileSync(join(repo, '.devcontainer', 'devcontainer.json'), JSON.stringify({ image: testImage('node'), initializeCommand: `touch ${marker}`, mounts: [`source=${home},target=/home-of-user,type=bind`], privileged: true }));
-    const agent = await t.call('agents.addCustom', { name: 'Scenario', command: 'node', args: [bundle], env: { PATH: '/usr/local/bin:/usr/bin:/bin' }, cwd: repo });
+    const agent = await rig.t.call('agents.addCustom', { name: 'Scenario', command: 'node', args: [rig.bundle], env: { PATH: '/usr/local/bin:/usr/bin:/bin' }, cwd: repo });
 
     // Its own configuration is refused by name; nothing of it ran.
-    const refused = await t.callError('sessions.create', { agentId: agent.id, cwd: repo, container: { source: { kind: 'repo' }, fence: { network: 'api', allowHosts: ['api.example.test'] } } });
+    const refused = await rig.t.callError('sessions.create', { agentId: agent.id, cwd: repo, container: { source: { kind: 'repo' }, fence: { network: 'api', allowHosts: ['api.example.test'] } } });
     expect(refused.code).toBe('forbidden');
     expect(refused.message).toMatch(/initializeCommand[\s\S]*mounts[\s\S]*privileged/);
     expect(existsSync(marker)).toBe(false);
 
     // Two agents in containers of the user's image, network "only the API", every edit and command inside auto-approved.
-    await t.call('settings.set', { key: 'containers.fencedAutoApprove', value: true });
+    await rig.t.call('settings.set', { key: 'containers.fencedAutoApprove', value: true });
     const start = async () => {
-      const s = await t.call('sessions.create', { agentId: agent.id, cwd: repo, container: { source: { kind: 'image', image: testImage('node') }, fence: { network: 'api', allowHosts: ['api.example.test'], memoryMiB: 512, cpus: 1 } } });
-      sessions.push(s.id);
+      const s = await rig.t.call('sessions.create', { agentId: agent.id, cwd: repo, container: { source: { kind: 'image', image: testImage('node') }, fence: { network: 'api', allowHosts: ['api.example.test'], memoryMiB: 512, cpus: 1 } } });
+      rig.sessions.push(s.id);
       return s;
     };
     const [a, b] = [await start(), await start()];
     for (const s of [a, b]) {
-      const fence = (await t.call('containers.fence', { sessionId: s.id })).fence!;
+      const fence = (await rig.t.call('containers.fence', { sessionId: s.id })).fence!;
       expect(fence.network).toBe('api');
       expect(fence.settings.every((x) => x.enforced)).toBe(true);
     }
 
     const attack = `cat ${home}/.ssh/id_secret /home-of-user/.ssh/id_secret 2>/dev/null || echo NO-SECRET; (echo pwned > ${outside}/written) 2>/dev/null || echo NO-WRITE; echo from a > a.txt`;
-    expect((await promptAndWait(t, a.id, `terminal ${JSON.stringify({ command: 'sh', args: ['-c', attack], cwd: repo })}`, 60_000)).error).toBeNull();
-    expect((await promptAndWait(t, b.id, 'ask-run make all', 60_000)).error).toBeNull();
-    expect(agentText(t.rec, b.id)).toContain('ask-run make all: selected allow-once');
-    expect((await promptAndWait(t, b.id, `write ${repo}/b.txt from b`, 60_000)).error).toBeNull();
+    expect((await promptAndWait(rig.t, a.id, `terminal ${JSON.stringify({ command: 'sh', args: ['-c', attack], cwd: repo })}`, 60_000)).error).toBeNull();
+    expect((await promptAndWait(rig.t, b.id, 'ask-run make all', 60_000)).error).toBeNull();
+    expect(agentText(rig.t.rec, b.id)).toContain('ask-run make all: selected allow-once');
+    expect((await promptAndWait(rig.t, b.id, `write ${repo}/b.txt from b`, 60_000)).error).toBeNull();
 
-    const saidA = agentText(t.rec, a.id);
+    const saidA = agentText(rig.t.rec, a.id);
     expect(saidA).toContain('NO-SECRET');
     expect(saidA).toContain('NO-WRITE');
     expect(saidA).not.toContain('the-users-private-key');
@@ -83,9 +66,9 @@ describe.skipIf(skip !== null)('a hostile repository, two fenced agents (real Po
     expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe('from b');
 
     // Each change is in its own agent's turn, and is rewound per turn (the later first).
-    await t.core.checkpoints.idle();
+    await rig.t.core.checkpoints.idle();
     const turnWith = async (sessionId: string, file: string) => {
-      const { turns } = await t.call('checkpoints.listTurns', { sessionId });
+      const { turns } = await rig.t.call('checkpoints.listTurns', { sessionId });
       const found = turns.find((x) => x.changes?.files.some((f) => f.path === file));
       expect(found, `${file}'s turn`).toBeDefined();
       expect(found!.changes!.files.map((f) => f.path)).toEqual([file]);
@@ -93,10 +76,10 @@ describe.skipIf(skip !== null)('a hostile repository, two fenced agents (real Po
     };
     const turnA = await turnWith(a.id, 'a.txt');
     const turnB = await turnWith(b.id, 'b.txt');
-    expect((await t.call('checkpoints.rewind', { turnId: turnB.id })).refused).toEqual([]);
+    expect((await rig.t.call('checkpoints.rewind', { turnId: turnB.id })).refused).toEqual([]);
     expect(existsSync(join(repo, 'b.txt'))).toBe(false);
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('from a\n');
-    expect((await t.call('checkpoints.rewind', { turnId: turnA.id })).refused).toEqual([]);
+    expect((await rig.t.call('checkpoints.rewind', { turnId: turnA.id })).refused).toEqual([]);
     expect(existsSync(join(repo, 'a.txt'))).toBe(false);
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('hello\n');
   });
