@@ -91,8 +91,9 @@ describe('managing history', () => {
     await sidebar.getByTestId('history-open-tab').click();
     const tab = page.locator('.tab-panel:not([hidden]) [data-testid=history-tab]');
     const row = (id: string) => tab.locator(`[data-testid=history-row][data-session-id=${id}]`);
-    const before = await ids(tab);
-    const id = before.includes('three') ? 'three' : before[0]!;
+    // The list fills after the tab opens: wait for the session before acting on it.
+    const id = 'three';
+    await row(id).waitFor();
     await row(id).hover();
     await row(id).getByTestId('history-archive').click();
     await row(id).waitFor({ state: 'detached' });
