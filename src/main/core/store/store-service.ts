@@ -3,6 +3,7 @@ import type { StoreStatus } from '../../../shared/contract/app';
 import { IpcFailure } from '../../../shared/contract';
 import type { Disposable } from '../base/lifecycle';
 import { moveAside, openDatabase, StoreOpenError, type Db } from './database';
+import { repairStoredSecrets } from './secrets-repair';
 import { repairStoreTimes } from './time-repair';
 
 /**
@@ -41,6 +42,12 @@ export class StoreService implements Disposable {
       } catch (e) {
         // The store reads as it is (times with a fraction are rounded as they are read); the next start tries again.
         console.error(`store: repairing the stored times of ${this.path} failed:`, e);
+      }
+      try {
+        repairStoredSecrets(this.database);
+      } catch (e) {
+        // The values stay where they were until the next start tries again; nothing is lost.
+        console.error(`store: removing the MCP servers' secrets from the message log of ${this.path} failed:`, e);
       }
       return { ok: true, path: this.path };
     } catch (e) {

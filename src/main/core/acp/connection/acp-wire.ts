@@ -1,4 +1,4 @@
-import { storedLine } from './stored-secrets';
+import { storedLine } from '../../store/stored-secrets';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { WarningKind } from './warnings';
 import type { AgentLog } from './agent-log';

@@ -22,3 +22,15 @@ export function storedLine(method: string | null, message: Record<string, unknow
   );
   return JSON.stringify({ ...message, params: { ...params, mcpServers } });
 }
+
+/** A stored message's body as it should have been stored (the same text when there is nothing to hide, or it is not JSON). */
+export function storedBody(method: string | null, body: string): string {
+  if (method === null || !GIVES_MCP_SERVERS.has(method)) return body;
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  return isRecord(message) ? storedLine(method, message, body) : body;
+}
