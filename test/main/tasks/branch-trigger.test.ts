@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { scenarioAgentCommand } from '../../fixtures/scenario-agent/launch';
+import { tempDir } from '../../support/app-server';
 import { FakeClock } from '../../support/fake-clock';
 import { gitIn, initRepo } from '../../support/git-repo';
 import { eventually, makeCore, type TestCore } from '../acp/helpers';
@@ -82,5 +84,43 @@ describe('a task that runs on a new commit', () => {
     commit(t.work, 'a.txt');
     await clock.advance(BRANCH_POLL_MS * 2 + BRANCH_QUIET_MS);
     expect((await t.call('tasks.runs', { inbox: false })).runs).toHaveLength(0);
+  });
+
+  it('a commit made while the app was closed runs the task after the next start; a start with no new commit runs nothing', async () => {
+    const at = Date.parse('2026-05-04T06:00:00Z');
+    // The store and the repository outlive each core.
+    const dataDir = tempDir('sb-branch-data-');
+    const repo = tempDir('sb-branch-repo-');
+    initRepo(repo);
+    const firstClock = new FakeClock(at);
+    const first = await makeCore({ clock: firstClock, timeZone: 'UTC', dataDir });
+    cores.push(first);
+    // (The agent's own folder is the repository: each core's scratch folder goes with it.)
+    const { command, args } = scenarioAgentCommand();
+    const agentId = (await first.call('agents.addCustom', { name: 'Scenario', command, args, env: {}, cwd: repo })).id;
+    await first.call('tasks.save', { task: { name: 'check main', prompts: ['look at the new commit'], agentId, folder: repo, onCommit: { branch: 'main' } } });
+    await firstClock.advance(BRANCH_POLL_MS);
+    await first.dispose();
+    cores = [];
+
+    const restart = async () => {
+      const clock = new FakeClock(at + 3_600_000);
+      const t = await makeCore({ clock, timeZone: 'UTC', dataDir });
+      cores.push(t);
+      await clock.advance(BRANCH_POLL_MS + BRANCH_QUIET_MS + BRANCH_POLL_MS);
+      return { t, runs: (await t.call('tasks.runs', { inbox: false })).runs };
+    };
+    // Started again with main where it was: nothing to run.
+    const quiet = await restart();
+    expect(quiet.runs).toHaveLength(0);
+    await quiet.t.dispose();
+    cores = [];
+
+    // A commit lands while Switchboard is closed: the next start runs the task once, for that commit.
+    commit(repo, 'while-closed.txt');
+    const moved = await restart();
+    expect(moved.runs).toHaveLength(1);
+    expect(moved.runs[0]).toMatchObject({ trigger: 'commit', name: 'check main' });
+    await eventually(async () => (await moved.t.call('tasks.runs', { inbox: false })).runs[0]?.state === 'done', 'the run ends', 10_000);
   });
 });

@@ -29,7 +29,8 @@ interface Seen {
 /**
  * Runs tasks when their branch moves, while the app is open: each poll reads each watched branch; a new commit
  * that stays for a quiet spell queues one run, and no further run while that one has not ended (the newest
- * commit then makes one more). The first look at a branch (app start, a task saved) only notes where it is.
+ * commit then makes one more). The first look at a task's branch only notes where it is; where it was seen is kept in
+ * the store, so a commit made while the app was closed runs the task after a start (once it has stayed).
  */
 export class BranchWatcher implements Disposable {
   private readonly seen = new Map<string, Seen>();
@@ -70,12 +71,19 @@ export class BranchWatcher implements Disposable {
     const now = this.o.clock.now();
     let seen = this.seen.get(task.id);
     if (!seen || seen.branch !== branch) {
-      this.seen.set(task.id, { branch, base: sha, moved: null });
-      return;
+      // Where it was when the app last looked (commits made while it was closed count), else where it is now.
+      const kept = this.o.store.branchSeen(task.id);
+      seen = { branch, base: kept?.branch === branch ? kept.sha : sha, moved: null };
+      this.seen.set(task.id, seen);
+      if (seen.base === sha) {
+        this.keep(task.id, branch, sha);
+        return;
+      }
     }
     if (sha === null) return;
     if (seen.base === null) {
       seen.base = sha;
+      this.keep(task.id, branch, sha);
       return;
     }
     if (sha === seen.base) {
@@ -86,7 +94,12 @@ export class BranchWatcher implements Disposable {
     if (now - seen.moved.since < BRANCH_QUIET_MS || this.inFlight(task.id)) return;
     seen = { branch, base: sha, moved: null };
     this.seen.set(task.id, seen);
+    this.keep(task.id, branch, sha);
     this.o.due(task);
+  }
+
+  private keep(taskId: string, branch: string, sha: string | null): void {
+    if (sha !== null) this.o.store.setBranchSeen(taskId, branch, sha);
   }
 
   /** A run of the task this watcher queued has not ended: the next waits for it. */

@@ -19,6 +19,8 @@ export interface TaskRow {
   checked_at: number;
   created_at: number;
   updated_at: number;
+  /** JSON {branch, sha}: where the branch of a task run on commits was last seen (null: never looked at). */
+  branch_seen?: string | null;
 }
 
 export interface RunRow {
@@ -127,6 +129,20 @@ export class TaskStore {
       db.prepare('DELETE FROM task_missed WHERE task_id = ?').run(id);
       db.prepare("UPDATE task_runs SET state = 'cancelled', ended_at = COALESCE(ended_at, ?) WHERE task_id = ? AND state IN ('queued', 'held')").run(Date.now(), id);
     })();
+  }
+  /** Where the task's branch was last seen, kept for the next start (see BranchWatcher). */
+  branchSeen(id: string): { branch: string; sha: string } | null {
+    const row = this.db().prepare('SELECT branch_seen FROM tasks WHERE id = ?').get(id) as { branch_seen: string | null } | undefined;
+    if (!row?.branch_seen) return null;
+    try {
+      const v = JSON.parse(row.branch_seen) as { branch?: unknown; sha?: unknown };
+      return typeof v.branch === 'string' && typeof v.sha === 'string' ? { branch: v.branch, sha: v.sha } : null;
+    } catch {
+      return null;
+    }
+  }
+  setBranchSeen(id: string, branch: string, sha: string): void {
+    this.db().prepare('UPDATE tasks SET branch_seen = ? WHERE id = ?').run(JSON.stringify({ branch, sha }), id);
   }
   setChecked(id: string, at: number): void {
     this.db().prepare('UPDATE tasks SET checked_at = ? WHERE id = ?').run(at, id);
