@@ -11,9 +11,12 @@
 //   start.to_interactive_backup_day: N ms   backup-day start
 //   start.backup_request_p95: N ms          app.info round trips while that backup copies (how long the event
 //                                           loop is held by each backup step), p95; '#': max and the backup's length
+//   start.to_interactive_throttled4x: N ms  the normal start with Chromium's CPU throttled 4× (a slow laptop),
+//                                           beside its floor: the same throttled start over a store of one
+//                                           100-event session (goal: ratio ≤ 1.5); --no-throttle leaves it out
 // The store is generated once into $SWITCHBOARD_BENCH_STORE_DIR (default: <tmp>/sb-bench-store-<events>) and reused.
 // The Electron main process is not measured here: there is no Electron binary on this machine.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAppServer, type AppServer } from '../test/support/app-server';
@@ -23,6 +26,8 @@ import { ensureHistoryStore } from './support/million-store';
 import { median, percentile, round1 } from './support/stats';
 import { loadAvg, log, sleep } from './support/bench-app';
 import { INTERACTIVE_PROBE, type Interactive } from './support/interactive-probe';
+import { throttle, throttledSuffix, throttleRates } from './support/floors';
+import { seedRestoreStore } from './restore-first-paint';
 
 const quick = process.argv.includes('--quick');
 const EVENTS = quick ? 50_000 : 1_000_000;
@@ -56,16 +61,17 @@ const serverProfileTo = process.env.SWITCHBOARD_BENCH_SERVER_PROFILE ?? '';
 /** When the server process of the current start was spawned (epoch ms). */
 let startedAt = 0;
 
-async function start(env: Record<string, string>, during?: (app: AppServer) => Promise<void>): Promise<Start> {
+async function start(env: Record<string, string>, during?: (app: AppServer) => Promise<void>, { dataDir = storeDir, rate = 1 } = {}): Promise<Start> {
   // The browser is running and its (fresh) tab open before the app starts, as the user's browser or the
   // Electron window would be: the figure is the app's start, not Chromium making a profile.
   const { page, context } = await openApp(browser, 'about:blank');
+  await throttle(page, rate);
   await page.addInitScript(INTERACTIVE_PROBE);
   const t0 = Date.now();
   startedAt = t0;
   let app: AppServer;
   try {
-    app = await startAppServer({ dataDir: storeDir, env, until: 'listening' });
+    app = await startAppServer({ dataDir, env, until: 'listening' });
   } catch (e) {
     await context.close();
     throw e;
@@ -166,10 +172,39 @@ try {
   }
   log(`# backup-day start (the daily backup due; it starts ${BACKUP_DELAY_MS} ms after start here, 20 s in the app): ${backupDay.map((s) => `${s.interactive} ms`).join(', ')}`);
   log(`# while the backup copied the ${store.bytes}-byte store (${backupSeconds.map((s) => `${s.toFixed(1)} s`).join(', ')}): ${backupRoundTrips.length} request round trips, p50 ${round1(percentile(backupRoundTrips, 50))} ms, p95 ${round1(percentile(backupRoundTrips, 95))} ms, max ${round1(Math.max(...backupRoundTrips))} ms; after it, with no backup running: p50 ${round1(percentile(quietRoundTrips, 50))} ms, p95 ${round1(percentile(quietRoundTrips, 95))} ms, max ${round1(Math.max(...quietRoundTrips))} ms`);
+  const throttled: string[] = [];
+  for (const rate of throttleRates().filter((r) => r !== 1)) {
+    // The floor: the same start over a store of one 100-event session (with today's backup, as the normal start).
+    const small = mkdtempSync(join(tmpdir(), 'sb-bench-start-small-'));
+    try {
+      seedRestoreStore(small, 100);
+      await start({ SWITCHBOARD_STARTUP_BACKUP_DELAY_MS: '0' }, async (app) => {
+        const c = await connectContract(app);
+        for (let i = 0; i < 600; i++) {
+          if ((await c.call<{ backups: unknown[] }>('store.backups.list', {})).backups.length > 0) break;
+          await sleep(100);
+        }
+        c.close();
+      }, { dataDir: small });
+      const big: number[] = [];
+      const floor: number[] = [];
+      for (let i = 0; i < NORMAL_RUNS; i++) {
+        big.push((await start({}, undefined, { rate })).interactive);
+        floor.push((await start({}, undefined, { rate, dataDir: small })).interactive);
+      }
+      log(`# starts with Chromium's CPU throttled ${rate}×: over the store ${big.join(', ')} ms; over one 100-event session ${floor.join(', ')} ms`);
+      throttled.push(
+        `start.to_interactive${throttledSuffix(rate)}: ${median(big)} ms (floor, the same start over one 100-event session: ${median(floor)} ms; ratio ${round1(median(big) / median(floor))}; goal ≤ 1.5)`,
+      );
+    } finally {
+      rmSync(small, { recursive: true, force: true });
+    }
+  }
   log('# the Electron main process: not measured (no Electron binary on this machine)');
   log(`start.to_interactive: ${median(normal.map((s) => s.interactive))} ms`);
   log(`start.to_interactive_backup_day: ${median(backupDay.map((s) => s.interactive))} ms`);
   log(`start.backup_request_p95: ${round1(percentile(backupRoundTrips, 95))} ms`);
+  for (const line of throttled) log(line);
 } finally {
   await browser.close();
 }
