@@ -308,6 +308,8 @@ export const warningKindSchema = z.enum([
   'unresponsive',
   /** The agent floods its output: it is read slower for now (agents.flood* settings); nothing is dropped. */
   'flooding',
+  /** The agent could not archive or unarchive its own copy of a session. */
+  'archive',
   'suppressed',
 ]);
 

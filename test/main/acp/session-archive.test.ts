@@ -63,4 +63,22 @@ describe('archive (History, and session/archive|unarchive at the agent)', () => 
     // Its live session is left alone.
     expect((await t.call('sessions.state', { sessionId: p.id })).session.status).toBe('idle');
   });
+
+  it('reopening an archived session to go on with it takes it out of the archive, in History and at the agent', async () => {
+    const agentStore = join(t.work, '..', 'agent-store.json');
+    const agentId = await t.addAgent({ SCENARIO_CAPS: 'loadSession,list,archive', SCENARIO_STORE: agentStore });
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    await promptAndWait(t, s.id, 'echo lanternfish');
+    await t.call('history.archive', { sessionIds: [s.id], archived: true });
+    await t.call('sessions.archiveOnAgent', { sessionId: s.id, archived: true });
+    expect(await listed()).toEqual([]);
+    expect((await t.call('agents.listSessions', { agentId })).sessions.map((x) => x.sessionId)).not.toContain(s.acpSessionId);
+
+    const reopened = await t.call('sessions.reopen', { sessionId: s.id });
+    expect(reopened.status).toBe('idle');
+    expect(await listed()).toEqual([s.id]);
+    expect(t.rec.of('history.changed').some((e) => e.reason === 'unarchive' && e.sessionIds.includes(s.id))).toBe(true);
+    expect((await t.call('agents.listSessions', { agentId })).sessions.map((x) => x.sessionId)).toContain(s.acpSessionId);
+    await promptAndWait(t, s.id, 'echo and on');
+  });
 });

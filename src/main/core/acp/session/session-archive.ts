@@ -46,3 +46,18 @@ export async function archiveOnAgent(port: RestorePort, sessionId: string, archi
   });
   return { done: true, reason: `${name} ${archived ? 'archived' : 'unarchived'} its own copy too (session/${verb}).` };
 }
+
+/**
+ * A session archived in History is being reopened: it is taken out of the archive at its agent first (when the
+ * agent offers it), so that the agent loads or resumes it as any other. A refusal is not fatal (the load says
+ * for itself whether the agent still has it); it is said as a warning.
+ */
+export async function unarchiveToReopen(rt: { capabilities: AgentCapabilities | null; request(method: string, params: unknown): Promise<unknown> }, acpSessionId: string): Promise<string | null> {
+  if (!canArchive(rt.capabilities)) return null;
+  try {
+    await rt.request(unstableMethods.agent.session.unarchive, { sessionId: acpSessionId });
+    return null;
+  } catch (e) {
+    return `the agent could not unarchive the session before reopening it: ${String((e as Error)?.message ?? e).slice(0, 300)}`;
+  }
+}

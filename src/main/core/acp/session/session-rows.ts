@@ -105,6 +105,10 @@ export class SessionRows {
     this.db.prepare('DELETE FROM sessions WHERE id = ? AND acp_session_id IS NULL').run(id);
   }
 
+  /** Takes a session out of the archive (its time of archiving forgotten); false when it was not archived. */
+  unarchive(id: string): boolean {
+    return this.db.prepare('UPDATE sessions SET archived_at = NULL WHERE id = ? AND archived_at IS NOT NULL').run(id).changes > 0;
+  }
   exists(id: string): boolean {
     return this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
   }

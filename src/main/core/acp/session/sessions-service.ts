@@ -30,6 +30,7 @@ import type { SessionEventItem, SessionHost } from './session-host';
 import type { LiveSessions } from './live-sessions';
 import { hasStoredConversation, type RestorePort } from './session-restore';
 import { heldAtAgents, offersStatus, reopenModeByStatus, type AgentHeld } from './session-status';
+import { unarchiveToReopen } from './session-archive';
 import { reopenModeOf } from '../../agents/agent-capabilities';
 import type { SessionTurn, SessionTurnEnd } from './turns';
 
@@ -385,8 +386,8 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   async reopenSession(sessionId: string): Promise<SessionInfo> {
     const current = this.live.get(sessionId);
     if (current && current.status !== 'failed') return current.info();
-    const row = this.ctx.db().prepare('SELECT agent_id, acp_session_id, host_id, cwd, title FROM sessions WHERE id = ? AND deleted_at IS NULL').get(sessionId) as
-      | { agent_id: string; acp_session_id: string | null; host_id: string; cwd: string; title: string | null }
+    const row = this.ctx.db().prepare('SELECT agent_id, acp_session_id, host_id, cwd, title, archived_at FROM sessions WHERE id = ? AND deleted_at IS NULL').get(sessionId) as
+      | { agent_id: string; acp_session_id: string | null; host_id: string; cwd: string; title: string | null; archived_at: number | null }
       | undefined;
     if (!row) throw new IpcFailure('not_found', `no session ${sessionId}`);
     if (!row.acp_session_id) throw new IpcFailure('unavailable', 'the agent never created this session');
@@ -398,6 +399,9 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     const byCaps = reopenModeOf(rt.capabilities);
     if (!byCaps) throw new IpcFailure('unavailable', 'this agent can neither resume nor load sessions');
     if (await folderProblem(host, row.cwd)) throw new IpcFailure('not_found', `the session's folder is gone: ${row.cwd}`);
+    // Reopened to go on with it: an archived session comes out of the archive, at its agent first.
+    const unarchiveProblem = row.archived_at !== null ? await unarchiveToReopen(rt, row.acp_session_id) : null;
+    if (unarchiveProblem) this.warn(row.agent_id, sessionId, 'archive', unarchiveProblem);
     const session = new LiveSession(sessionId, rt, this, row.cwd, []);
     session.acpSessionId = row.acp_session_id;
     session.forkedFrom = this.ctx.rows().forkedFrom(sessionId);
@@ -423,6 +427,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
       throw e;
     }
     this.ctx.rows().adopt(sessionId);
+    if (row.archived_at !== null && this.ctx.rows().unarchive(sessionId)) this.bus.emit('history.changed', { sessionIds: [sessionId], reason: 'unarchive' });
     return session.info();
   }
 
