@@ -58,4 +58,25 @@ describe('model providers (providers/list|set|disable)', () => {
     expect(evil.supported.length).toBeLessThanOrEqual(32);
     expect(evil.current!.baseUrl.length).toBeLessThanOrEqual(2048);
   });
+
+  it("what the user chose is given again to the agent's next process (providers are process-scoped), and forgotten with the agent", async () => {
+    const agentId = await t.addAgent({ SCENARIO_CAPS: 'providers' });
+    await t.call('agents.setProvider', { agentId, providerId: 'openai', apiType: 'azure', baseUrl: 'https://my.azure.example/v1', headers: { 'api-key': 'k-123' } });
+    await t.call('agents.restart', { agentId });
+    const after = await t.call('agents.providers', { agentId });
+    expect(after.providers.find((p) => p.id === 'openai')?.current).toEqual({ apiType: 'azure', baseUrl: 'https://my.azure.example/v1' });
+    // Given before any session, with its header (named in the agent's log, its value not).
+    expect(await agentLog(agentId)).toContain('providers/set openai azure https://my.azure.example/v1 headers=api-key');
+    expect(await agentLog(agentId)).not.toContain('k-123');
+
+    // Disabled: the next process has it disabled too, whatever its own default.
+    await t.call('agents.disableProvider', { agentId, providerId: 'openai' });
+    await t.call('agents.restart', { agentId });
+    expect((await t.call('agents.providers', { agentId })).providers.find((p) => p.id === 'openai')?.current).toBeNull();
+
+    await t.call('agents.setProvider', { agentId, providerId: 'openai', apiType: 'openai', baseUrl: 'https://gw.example/v1' });
+    await t.call('agents.remove', { agentId });
+    const again = await t.addAgent({ SCENARIO_CAPS: 'providers' });
+    expect((await t.call('agents.providers', { agentId: again })).providers.find((p) => p.id === 'openai')?.current).toBeNull();
+  });
 });

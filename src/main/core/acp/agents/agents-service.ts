@@ -8,6 +8,7 @@ import { checkAgentUrl, looksLikeAgentUrl } from '../../../../shared/agent-url';
 import type { AcpContext } from '../acp-context';
 import type { LiveSessions } from '../session/live-sessions';
 import type { RuntimePool } from '../supervisor/runtime-pool';
+import { providersScope } from '../runtimes/provider-replay';
 
 /**
  * The agents the user has: adding, changing and removing them, starting, stopping and restarting their
@@ -146,6 +147,7 @@ export class AgentsService {
     this.ctx.capabilitiesRepo().remove(agentId);
     this.ctx.secrets.delete(agentId);
     this.ctx.secrets.delete(agentTokenScope(agentId));
+    this.ctx.secrets.delete(providersScope(agentId));
     this.ctx.rules().removeAgent(agentId);
   }
 

@@ -3,6 +3,7 @@ import { IpcFailure } from '../../../../shared/contract';
 import type { AgentProvider } from '../../../../shared/contract/agents';
 import type { AgentRuntime } from '../runtimes/agent-runtime';
 import type { RuntimePool } from '../supervisor/runtime-pool';
+import { providersScope, type ProviderChoice } from '../runtimes/provider-replay';
 
 /**
  * Model providers (unstable ACP `providers/list|set|disable`, advertised as `agentCapabilities.providers`): the
@@ -44,6 +45,11 @@ const failure = (method: string, e: unknown) =>
 export class AgentProviders {
   constructor(private readonly pool: RuntimePool) {}
 
+  /** What the user chose is kept, to be given again to the agent's next processes (provider-replay.ts). */
+  private remember(agentId: string, providerId: string, choice: ProviderChoice): void {
+    this.pool.secrets.set(providersScope(agentId), providerId, JSON.stringify(choice));
+  }
+
   /** The agent's own process, started if needed (providers belong to the agent, not to a session). */
   private async main(agentId: string): Promise<AgentRuntime> {
     const rt = this.pool.runtime(agentId);
@@ -70,6 +76,7 @@ export class AgentProviders {
     const rt = await this.offering(p.agentId);
     const params = { providerId: p.providerId, apiType: p.apiType, baseUrl: p.baseUrl, headers: p.headers };
     await this.each(p.agentId, rt, unstableMethods.agent.providers.set, params);
+    this.remember(p.agentId, p.providerId, { apiType: p.apiType, baseUrl: p.baseUrl, headers: p.headers });
     return this.list(p.agentId);
   }
 
@@ -79,6 +86,7 @@ export class AgentProviders {
     // The schema: clients must not call providers/disable for a required provider.
     if (known.find((x) => x.id === p.providerId)?.required) throw new IpcFailure('invalid_params', `The agent needs the provider "${p.providerId.slice(0, 200)}": it cannot be disabled.`);
     await this.each(p.agentId, rt, unstableMethods.agent.providers.disable, { providerId: p.providerId });
+    this.remember(p.agentId, p.providerId, { disabled: true });
     return this.list(p.agentId);
   }
 

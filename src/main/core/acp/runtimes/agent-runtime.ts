@@ -40,6 +40,7 @@ import type { AcpOptions } from '../options';
 import type { AgentRecord, AgentRepository } from '../../agents/agent-repository';
 import type { AgentPrefsRepo } from '../../agents/agent-prefs';
 import type { SecretStore } from '../../agents/secret-store';
+import { providersScope, replayProviders } from './provider-replay';
 import type { MessageLog } from '../../store/message-log';
 import type { AgentTerminals } from '../../terminals/agent-terminals';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
@@ -359,6 +360,18 @@ export class AgentRuntime {
     return { command: onHost.command, args: onHost.args, env: { ...env, ...onHost.env, ...secrets }, cwd: this.folder ?? record.cwd ?? homedir() };
   }
 
+  /** The providers the user chose, given to this new process before any session (see provider-replay.ts). */
+  private async replayProviders(): Promise<void> {
+    if ((this.capabilities as { providers?: unknown } | null)?.providers == null) return;
+    const stored = this.host.secrets.all(providersScope(this.agentId));
+    if (Object.keys(stored).length === 0) return;
+    const conn = this.conn!;
+    for (const problem of await replayProviders((method, params) => conn.agent.request(method as never, params as never), stored)) {
+      this.log.write('warning', problem);
+      this.host.warn(this.agentId, null, 'settings', problem);
+    }
+  }
+
   private async start(): Promise<void> {
     await this.exitHandled;
     this.stopping = false;
@@ -446,6 +459,7 @@ export class AgentRuntime {
       this.init = init;
       this.host.rememberCapabilities(this.agentId, init.agentCapabilities ?? {});
       this.authMethods = parseAuthMethods((init as { authMethods?: unknown }).authMethods);
+      await this.replayProviders();
       this.startedAt = Date.now();
       this.setState('running');
       if ((this.capabilities?.auth as { status?: unknown } | undefined)?.status) void this.askAuthStatus();
