@@ -402,7 +402,11 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           {agent ? <AuthPanel agent={agent} /> : null}
         </div>
       )}
-      {status === 'closed' && <div className="banner">This session is closed.</div>}
+      {status === 'closed' && (
+        <div className="banner" data-testid="session-closed">
+          This session is closed.{session?.error ? <> <VisibleText text={session.error} /></> : null}
+        </div>
+      )}
       {session?.forkedFrom && (
         <div className="banner fork-banner" data-testid="fork-banner">
           <ForkLinks forkedFrom={session.forkedFrom} agentId={session.agentId} cwd={session.cwd} /> — <VisibleText text={agentName} /> goes on from that whole conversation; it is not
