@@ -75,7 +75,7 @@ function ToolTitle({ text }: { text: string }) {
   if (!mcp) return <span className="tool-title"><VisibleText text={text} /></span>;
   return (
     <span className="tool-title" title={mcp.raw} data-testid="tool-title-mcp" data-raw-name={mcp.raw}>
-      {mcp.title}
+      <VisibleText text={mcp.title} />
     </span>
   );
 }
