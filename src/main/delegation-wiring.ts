@@ -1,6 +1,4 @@
-import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { suggestBranchName } from '../shared/contract/worktrees';
-import type { SessionInfo } from '../shared/contract/sessions';
 import type { AcpServices } from './core/acp/acp-services';
 import type { Disposable } from './core/base/lifecycle';
 import type { DelegationService, DelegationSessions, DelegationWorktrees } from './core/delegation/delegation-service';
@@ -8,36 +6,19 @@ import type { Host } from './core/host/host';
 import { gitOwn } from './core/worktrees/git';
 import type { WorktreeService } from './core/worktrees/worktree-service';
 import { taskSessions } from './tasks-wiring';
-
-/** A delegated child's status as the `subagent_update` state its parent's card shows. */
-function childState(status: SessionInfo['status']): { state: string; stopReason?: string } {
-  switch (status) {
-    case 'starting':
-    case 'working':
-      return { state: 'running' };
-    case 'awaiting_permission':
-    case 'auth_required':
-      return { state: 'requires_action' };
-    case 'idle':
-      return { state: 'idle', stopReason: 'end_turn' };
-    default:
-      return { state: 'idle', stopReason: status };
-  }
-}
-
-/** The parent's card of a delegated child: Switchboard's own `subagent_update` (see LiveSession.showDelegated). */
-function cardUpdate(acpSessionId: string, fields: Record<string, unknown>): SessionUpdate {
-  return { sessionUpdate: 'subagent_update', sessionId: acpSessionId, ...fields } as unknown as SessionUpdate;
-}
+import { cardState, childState, showCard } from './delegated-cards';
 
 /** The sessions as delegation sees them: started as children, prompted, read, and heard. */
 export function delegationSessions(acp: AcpServices, covered?: (childId: string, parentId: string) => void): DelegationSessions & Disposable {
   const sessions = acp.sessions;
   const tasks = taskSessions(acp);
-  // The parent's card follows its child's status.
   const link = sessions.onStatusChanged((info) => {
-    if (!info.delegatedBy || !info.acpSessionId) return;
-    sessions.session(info.delegatedBy)?.showDelegated(cardUpdate(info.acpSessionId, { state: childState(info.status) }));
+    // A parent whose agent stopped (crashed, or stopped by its host) ends the turns of the sessions it delegated to,
+    // as its cancel would: nobody is left to read them.
+    if (info.status === 'failed') for (const s of sessions.list()) if (s.delegatedBy === info.id && s.status !== 'closed') sessions.session(s.id)?.cancel(true);
+    // The parent's card follows its child's status.
+    const state = info.delegatedBy && info.acpSessionId ? cardState(info) : null;
+    if (state) showCard(acp, info.delegatedBy!, info.acpSessionId!, { state });
   });
   return {
     async create({ agentId, cwd, parentId, task }) {
@@ -49,9 +30,7 @@ export function delegationSessions(acp: AcpServices, covered?: (childId: string,
       covered?.(info.id, parentId);
       const name = acp.agents.list().find((a) => a.id === agentId)?.name ?? agentId;
       if (info.acpSessionId) {
-        sessions.session(parentId)?.showDelegated(
-          cardUpdate(info.acpSessionId, { title: `${name} (delegated)`, description: task.slice(0, 900), state: childState(info.status), capabilities: { cancel: {} } }),
-        );
+        showCard(acp, parentId, info.acpSessionId, { title: `${name} (delegated)`, description: task.slice(0, 900), state: childState(info.status), capabilities: { cancel: {} } });
       }
       if (child) acp.context.bus.emit('session.state', child.info());
       return { id: info.id };

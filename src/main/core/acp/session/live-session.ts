@@ -770,14 +770,14 @@ export class LiveSession {
   }
 
   /** `tellAgent: false` on app shutdown (the agent is about to be stopped anyway). */
-  async close(tellAgent = true): Promise<void> {
+  async close(tellAgent = true, why: string | null = null): Promise<void> {
     if (this.status === 'closed') return;
     if (this.status === 'starting') this.withdrawal.abort();
     this.opening?.abort();
     if (this.turn) this.cancel(false);
     this.permissions.cancelAll();
     this.elicitations.cancel(null, true);
-    await this.host.endSubagents(this.id, 'close');
+    await this.host.endSubagents(this.id, 'close', tellAgent);
     this.emit([{ event: { type: 'closed' }, seq: null }]);
     // A child is closed only where the agent grants it (no subagent capability does yet).
     const canClose = !this.subagent && Boolean(this.runtime.capabilities?.sessionCapabilities?.close);
@@ -787,7 +787,7 @@ export class LiveSession {
         .request('session/close', { sessionId: this.acpSessionId }, { cancellationSignal: AbortSignal.timeout(5000), stopWaitingOnCancel: true })
         .catch(() => {});
     }
-    this.setStatus('closed');
+    this.setStatus('closed', why);
     this.status = 'closed';
     this.queue = [];
     this.turn = null;

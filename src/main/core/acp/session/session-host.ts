@@ -48,5 +48,5 @@ export interface SessionHost {
   /** The agent announced a child of session `parentId` (see SubagentSessions). */
   openSubagent(parentId: string, childAcpSessionId: string): string | undefined;
   subagentUpdated(parentId: string, entry: SubagentEntry): void;
-  endSubagents(parentId: string, how: 'cancel' | 'close'): Promise<void>;
+  endSubagents(parentId: string, how: 'cancel' | 'close', tellAgent?: boolean): Promise<void>;
 }

@@ -217,8 +217,8 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
   subagentUpdated(parentId: string, entry: SubagentEntry): void {
     this.subagents.updated(parentId, entry);
   }
-  endSubagents(parentId: string, how: 'cancel' | 'close'): Promise<void> {
-    return this.subagents.end(parentId, how);
+  endSubagents(parentId: string, how: 'cancel' | 'close', tellAgent?: boolean): Promise<void> {
+    return this.subagents.end(parentId, how, tellAgent);
   }
 
   // ───────────── the API ─────────────

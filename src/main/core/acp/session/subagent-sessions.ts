@@ -4,6 +4,9 @@ import type { SessionHost } from './session-host';
 import type { LiveSession } from './live-session';
 import type { LiveSessions } from './live-sessions';
 
+/** What a delegated session closed with its parent says of why. */
+export const ENDED_WITH_PARENT = 'It ended because its parent session was closed.';
+
 /** How deep children may nest (a child of a child of a child…); deeper announcements are refused. */
 export const MAX_SUBAGENT_DEPTH = 3;
 
@@ -59,11 +62,19 @@ export class SubagentSessions {
     child?.subagentChanged(entry);
   }
 
-  /** The parent's turn was cancelled, or the parent closed: its children are shown ended (closed with it). */
-  async end(parentId: string, how: 'cancel' | 'close'): Promise<void> {
+  /**
+   * The parent's turn was cancelled, or the parent closed: its children are shown ended (closed with it). The
+   * sessions it delegated to are stopped the same way: their turn cancelled (and their queue of its follow-ups
+   * cleared), or closed with it, saying why.
+   */
+  async end(parentId: string, how: 'cancel' | 'close', tellAgent = true): Promise<void> {
     for (const child of this.childrenOf(parentId)) {
       if (how === 'close') await child.close(false);
       else child.endedByParent();
+    }
+    for (const child of this.live.all().filter((s) => s.delegatedBy === parentId && s.status !== 'closed')) {
+      if (how === 'close') await child.close(tellAgent, ENDED_WITH_PARENT).catch(() => {});
+      else child.cancel(true);
     }
   }
 }

@@ -28,6 +28,7 @@ import { useFocusRequest } from '../../app/attention';
 import { FormActions } from '../../ui/FormActions';
 import { WorktreeBar } from './WorktreeBar';
 import { VisibleText } from '../../ui/VisibleText';
+import { readableToolTitle } from '@shared/mcp-tool-name';
 import { ContainerProgress } from './ContainerProgress';
 
 interface CreateRequest {
@@ -249,7 +250,7 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
       }
       const who = nameOf(useAgents.getState().agents, what.kind === 'permission' ? what.info.agentId : what.session.agentId);
       if (what.kind === 'permission') {
-        if (notifyWanted('permission')) desktopNotify(`${who} asks for permission`, String(what.info.toolCall.title ?? 'A tool call'), tabId);
+        if (notifyWanted('permission')) desktopNotify(`${who} asks for permission`, readableToolTitle(String(what.info.toolCall.title ?? 'A tool call')), tabId);
       } else if (what.kind === 'done') {
         if (notifyWanted('turnEnd')) desktopNotify(`${who} is done`, title, tabId);
       } else desktopNotify(`${who} stopped`, what.session.error ?? 'The session failed.', tabId);
@@ -402,7 +403,11 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
           {agent ? <AuthPanel agent={agent} /> : null}
         </div>
       )}
-      {status === 'closed' && <div className="banner">This session is closed.</div>}
+      {status === 'closed' && (
+        <div className="banner" data-testid="session-closed">
+          This session is closed.{session?.error ? <> <VisibleText text={session.error} /></> : null}
+        </div>
+      )}
       {session?.forkedFrom && (
         <div className="banner fork-banner" data-testid="fork-banner">
           <ForkLinks forkedFrom={session.forkedFrom} agentId={session.agentId} cwd={session.cwd} /> — <VisibleText text={agentName} /> goes on from that whole conversation; it is not

@@ -7,6 +7,7 @@ import { TurnChanges } from '../checkpoints';
 import { GitFork } from 'lucide-react';
 import { StopMark, ThreadEntryView, WorkingRow } from './entries';
 import { ThreadNavContext, type ThreadNav } from './thread-nav';
+import { readableToolTitle } from '@shared/mcp-tool-name';
 
 /**
  * The list's rows, by index, without building them: the thread's entries in order (held or not: see
@@ -375,7 +376,7 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     () => ({
       toolTitle(toolCallId) {
         const e = entryAt(toolCallIndex(thread, toolCallId) ?? -1);
-        return e?.kind === 'tool_call' ? e.title || 'Tool call' : null;
+        return e?.kind === 'tool_call' ? readableToolTitle(e.title || 'Tool call') : null;
       },
       showTool(toolCallId) {
         const index = toolCallIndex(thread, toolCallId);

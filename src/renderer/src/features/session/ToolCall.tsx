@@ -3,6 +3,7 @@ import type { ToolCallContent } from '@agentclientprotocol/sdk';
 import { memo } from 'react';
 import type { ToolCallEntry } from '@shared/acp-thread';
 import { isFinished } from '@shared/acp-thread';
+import { mcpToolName } from '@shared/mcp-tool-name';
 import { MonacoDiff } from '../editor';
 import { openFileTab } from './files';
 import { ContentBlockView } from './Blocks';
@@ -68,6 +69,17 @@ function ToolIcon({ kind }: { kind: ToolCallEntry['toolKind'] }) {
   return <Icon size={14} />;
 }
 
+/** The tool call's title; an MCP tool's raw name (`mcp__server__tool`) reads as "Server · tool", the raw name its tooltip. */
+function ToolTitle({ text }: { text: string }) {
+  const mcp = mcpToolName(text);
+  if (!mcp) return <span className="tool-title"><VisibleText text={text} /></span>;
+  return (
+    <span className="tool-title" title={mcp.raw} data-testid="tool-title-mcp" data-raw-name={mcp.raw}>
+      <VisibleText text={mcp.title} />
+    </span>
+  );
+}
+
 export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }: { entry: ToolCallEntry; sessionId: string; cwd: string | null }) {
   const hasRich = entry.content.some((c) => c.type === 'diff' || c.type === 'terminal') || entry.metaTerminals !== null || (entry.replacedDiffs?.length ?? 0) > 0;
   const [open, toggle] = useToggle(`tool:${sessionId}:${entry.id}`, hasRich || entry.status === 'failed');
@@ -82,7 +94,7 @@ export const ToolCallView = memo(function ToolCallView({ entry, sessionId, cwd }
         <span className="tool-icon" aria-hidden>
           <ToolIcon kind={entry.toolKind} />
         </span>
-        <span className="tool-title"><VisibleText text={entry.title || entry.name || 'Tool call'} /></span>
+        <ToolTitle text={entry.title || entry.name || 'Tool call'} />
         <span className={`tool-status ${entry.permission ? 'attention' : entry.status}`} data-testid="tool-status">
           {running && !entry.permission && <span className="spinner" aria-hidden />}
           {status}
