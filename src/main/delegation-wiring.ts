@@ -3,7 +3,8 @@ import { suggestBranchName } from '../shared/contract/worktrees';
 import type { SessionInfo } from '../shared/contract/sessions';
 import type { AcpServices } from './core/acp/acp-services';
 import type { Disposable } from './core/base/lifecycle';
-import type { DelegationService, DelegationSessions, DelegationWorktrees } from './core/delegation/delegation-service';
+import type { ContainerService } from './core/containers/container-service';
+import type { DelegationContainers, DelegationService, DelegationSessions, DelegationWorktrees } from './core/delegation/delegation-service';
 import type { Host } from './core/host/host';
 import { gitOwn } from './core/worktrees/git';
 import type { WorktreeService } from './core/worktrees/worktree-service';
@@ -40,8 +41,8 @@ export function delegationSessions(acp: AcpServices, covered?: (childId: string,
     sessions.session(info.delegatedBy)?.showDelegated(cardUpdate(info.acpSessionId, { state: childState(info.status) }));
   });
   return {
-    async create({ agentId, cwd, parentId, task }) {
-      const info = await sessions.create({ agentId, cwd });
+    async create({ agentId, hostId, cwd, parentId, task, container }) {
+      const info = await sessions.create({ agentId, hostId, cwd, ...(container ? { container } : {}) });
       const child = sessions.session(info.id);
       if (child) child.delegatedBy = parentId;
       acp.context.rows().linkParent(info.id, parentId);
@@ -62,7 +63,7 @@ export function delegationSessions(acp: AcpServices, covered?: (childId: string,
       const s = sessions.session(id);
       if (!s) return null;
       const info = s.info();
-      return { status: info.status, agentId: info.agentId, cwd: info.cwd, title: info.title, error: info.error };
+      return { status: info.status, agentId: info.agentId, cwd: info.cwd, hostId: info.hostId, title: info.title, error: info.error };
     },
     lastMessage: (id) => tasks.lastMessage(id),
     onTurnEnded: (listener) => sessions.onTurnEnded(listener),
@@ -89,6 +90,23 @@ export function delegationWorktrees(worktrees: WorktreeService, host: Host): Del
         if (out.error.kind !== 'branch_exists' || n > 100) throw new Error(`could not make the worktree: ${out.error.kind === 'git_failed' ? out.error.output : out.error.kind.replace(/_/g, ' ')}`);
         branch = `${prefix}-${n}`;
       }
+    },
+  };
+}
+
+/**
+ * A delegated child in a container, placed as the new-session form places one: the folder's devcontainer.json,
+ * else the default image; the fence left to Settings → Containers.
+ */
+export function delegationContainers(containers: ContainerService, defaultImage: () => string): DelegationContainers {
+  return {
+    async problem(machineId) {
+      const status = await containers.engineStatus(machineId);
+      return status.engine ? null : (status.problem ?? 'no container engine is available');
+    },
+    async choice(machineId, folder) {
+      const config = await containers.repoConfig(machineId, folder).catch(() => null);
+      return { source: config ? { kind: 'repo', allow: [] } : { kind: 'image', image: defaultImage() }, fence: {} };
     },
   };
 }
