@@ -283,7 +283,7 @@ export class AppCore implements Disposable {
         db: () => this.store.db,
         host: this.hosts.local,
         hosts: (hostId) => this.hosts.ensure(hostId),
-        containers: delegationContainers(this.containers, () => this.settings.get('containers.defaultImage')),
+        containers: delegationContainers(this.containers, () => this.settings.get('containers.defaultImage'), (id) => this.acp.context.rows().container(id)),
         dataDir: options.dataDir,
         sessions: this.disposables.add(delegationSessions(acp, (child, parent) => this.tasks.coverChild(child, parent))),
         worktrees: delegationWorktrees(this.worktrees, this.hosts.local),

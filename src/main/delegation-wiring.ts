@@ -4,6 +4,7 @@ import type { SessionInfo } from '../shared/contract/sessions';
 import type { AcpServices } from './core/acp/acp-services';
 import type { Disposable } from './core/base/lifecycle';
 import type { ContainerService } from './core/containers/container-service';
+import { readStoredContainer } from './core/containers/container-spec';
 import type { DelegationContainers, DelegationService, DelegationSessions, DelegationWorktrees } from './core/delegation/delegation-service';
 import type { Host } from './core/host/host';
 import { gitOwn } from './core/worktrees/git';
@@ -95,18 +96,26 @@ export function delegationWorktrees(worktrees: WorktreeService, host: Host): Del
 }
 
 /**
- * A delegated child in a container, placed as the new-session form places one: the folder's devcontainer.json,
- * else the default image; the fence left to Settings → Containers.
+ * A delegated child in a container: behind its parent's fence when the parent runs in a container, else placed
+ * as the new-session form places one (the folder's devcontainer.json, else the default image; the fence left to
+ * Settings → Containers). `stored`: a session's stored container (the sessions table's).
  */
-export function delegationContainers(containers: ContainerService, defaultImage: () => string): DelegationContainers {
+export function delegationContainers(containers: ContainerService, defaultImage: () => string, stored: (sessionId: string) => string | null): DelegationContainers {
   return {
     async problem(machineId) {
       const status = await containers.engineStatus(machineId);
       return status.engine ? null : (status.problem ?? 'no container engine is available');
     },
-    async choice(machineId, folder) {
-      const config = await containers.repoConfig(machineId, folder).catch(() => null);
-      return { source: config ? { kind: 'repo', allow: [] } : { kind: 'image', image: defaultImage() }, fence: {} };
+    async choice(machineId, folder, parentId) {
+      const parent = readStoredContainer(stored(parentId));
+      if (parent) {
+        const f = parent.fence;
+        return { source: parent.source, fence: { network: f.network, ...(f.network === 'api' ? { allowHosts: f.allowHosts } : {}), memoryMiB: Math.max(64, Math.floor(f.memoryBytes / 1024 ** 2)), cpus: f.cpus } };
+      }
+      if (await containers.repoConfig(machineId, folder)) return { source: { kind: 'repo', allow: [] }, fence: {} };
+      const image = defaultImage();
+      if (!image) throw new Error(`${folder} has no devcontainer.json and no default image is set (Settings → Containers)`);
+      return { source: { kind: 'image', image }, fence: {} };
     },
   };
 }

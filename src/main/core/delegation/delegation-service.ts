@@ -8,7 +8,7 @@ import {
   MAX_MESSAGE_CHARS,
   type DelegationTool,
 } from '../../../shared/delegation';
-import { filesHostId, hostLabel, LOCAL_HOST_ID } from '../../../shared/contract/hosts';
+import { filesHostId, hostKindOf, hostLabel, LOCAL_HOST_ID } from '../../../shared/contract/hosts';
 import type { ContainerChoice } from '../../../shared/contract/containers';
 import type { Db } from '../store/database';
 import type { Host } from '../host/host';
@@ -53,8 +53,12 @@ export interface DelegationWorktrees {
 export interface DelegationContainers {
   /** Why no container can be made on the machine (no engine…), in a sentence; null when one can. */
   problem(machineId: string): Promise<string | null>;
-  /** The new-session form's choice for the folder: its devcontainer.json, else the default image; the fence as Settings → Containers says. */
-  choice(machineId: string, folder: string): Promise<ContainerChoice>;
+  /**
+   * The container of a child of `parentId` in `folder`: the parent's own (its source and its fence) when the parent
+   * runs in one, else the new-session form's choice (the folder's devcontainer.json, else the default image; the
+   * fence as Settings → Containers says). Throws the sentence saying why there is none.
+   */
+  choice(machineId: string, folder: string, parentId: string): Promise<ContainerChoice>;
 }
 
 export interface DelegationDeps {
@@ -249,13 +253,14 @@ export class DelegationService implements Disposable {
     const wanted = a.agent.trim().toLowerCase();
     const agent = agents.find((x) => x.id === a.agent) ?? agents.find((x) => x.name.toLowerCase() === wanted);
     if (!agent) refuse(`Refused: there is no agent "${a.agent.slice(0, 100)}"; the agents set up are: ${agents.map((x) => x.name).join(', ') || 'none'}.`);
-    // The child runs where its parent's folders are: this machine or the SSH host (a container's machine).
+    // The child runs where its parent's folders are: this machine or the SSH host (a container's machine). A
+    // session in a container starts its children in containers behind its own fence, never outside it.
     const machineId = filesHostId(parent.hostId);
-    let container: ContainerChoice | undefined;
-    if (a.where === 'container') {
+    const fenced = hostKindOf(parent.hostId) === 'container';
+    const inContainer = a.where === 'container' || fenced;
+    if (inContainer) {
       const problem = this.deps.containers ? await this.deps.containers.problem(machineId).catch((e: Error) => e.message) : 'sessions in containers are not available here';
       if (problem) refuse(`Refused: no container can be made on ${hostLabel(machineId)}: ${problem}`);
-      container = await this.deps.containers!.choice(machineId, parent.cwd);
     }
     this.starting.set(parentId, (this.starting.get(parentId) ?? 0) + 1);
     try {
@@ -269,6 +274,7 @@ export class DelegationService implements Disposable {
         cwd = made.path;
         branch = made.branch;
       }
+      const container = inContainer ? await this.deps.containers!.choice(machineId, cwd, parentId).catch((e: Error) => refuse(`Refused: no container can be made for it: ${e.message}`)) : undefined;
       const base = await revParse(host, cwd, 'HEAD').catch(() => null);
       const child = await this.deps.sessions.create({ agentId: agent!.id, hostId: machineId, cwd, parentId, task: a.task, ...(container ? { container } : {}) });
       this.deps
@@ -277,7 +283,7 @@ export class DelegationService implements Disposable {
         .run(child.id, parentId, a.where === 'worktree' ? cwd : null, branch, base, Date.now());
       const waited = a.wait ? this.untilAtRest(child.id, a.waitSeconds, true) : null;
       await this.deps.sessions.prompt(child.id, a.task);
-      const where = `${branch ? `a new worktree ${cwd} on branch ${branch}` : cwd}${container ? ' (in a container)' : ''}${machineId === LOCAL_HOST_ID ? '' : ` on ${hostLabel(machineId)}`}`;
+      const where = `${branch ? `a new worktree ${cwd} on branch ${branch}` : cwd}${container ? (fenced ? ' (in a container behind the same fence as this session)' : ' (in a container)') : ''}${machineId === LOCAL_HOST_ID ? '' : ` on ${hostLabel(machineId)}`}`;
       if (!waited) return JSON.stringify({ sessionId: child.id, agent: agent!.name, folder: cwd, branch, note: `Started in ${where}; read_session tells its state.` }, null, 2);
       await waited;
       return this.read(child.id, true);
