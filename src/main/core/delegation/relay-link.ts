@@ -145,8 +145,8 @@ export function startRelay(host: Host, file: string, answer: LineAnswerer): Prom
         }
         if (parsed.success) onMessage(parsed.data);
       }
-      // More than a line may hold: the relay is not one.
-      if (buffer.length > MAX_CHANNEL_LINE * 2 + 1024) fail(`its relay sent a line longer than ${MAX_CHANNEL_LINE * 2} characters`);
+      // More than a line may hold, escaped (a control character takes 6): the relay is not one.
+      if (buffer.length > MAX_CHANNEL_LINE * 6 + 1024) fail(`its relay sent a line longer than ${MAX_CHANNEL_LINE * 6} characters`);
     });
   });
 }
