@@ -59,6 +59,7 @@ export const THIS_MACHINE = [
   'src/main/core/platform/regular-file.ts', // opens a file someone else named for reading, refusing all but regular files (open counts as a write)
   'src/main/core/acp/supervisor/process-metrics.ts', // samples this machine's process table (ps) where /proc is missing
   'src/main/core/delegation/channel.ts', // the delegation channel's unix socket, in a private temp folder of this user's
+  'src/main/core/delegation/relay.ts', // runs on an SSH host or in a container: the session's relay socket, in a private temp folder there
 ];
 
 const restrict = (patterns, message) => ({

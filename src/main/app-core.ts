@@ -40,7 +40,7 @@ import { TasksService } from './core/tasks/tasks-service';
 import { taskBranchHead, taskSessions, taskWorktrees } from './tasks-wiring';
 import { compareSessions } from './compare-wiring';
 import { DelegationService } from './core/delegation/delegation-service';
-import { delegationSessions, delegationWorktrees, provideDelegation } from './delegation-wiring';
+import { delegationContainers, delegationSessions, delegationWorktrees, provideDelegation } from './delegation-wiring';
 
 export interface CoreOptions {
   dataDir: string;
@@ -282,6 +282,8 @@ export class AppCore implements Disposable {
       new DelegationService({
         db: () => this.store.db,
         host: this.hosts.local,
+        hosts: (hostId) => this.hosts.ensure(hostId),
+        containers: delegationContainers(this.containers, () => this.settings.get('containers.defaultImage'), (id) => this.acp.context.rows().container(id)),
         dataDir: options.dataDir,
         sessions: this.disposables.add(delegationSessions(acp, (child, parent) => this.tasks.coverChild(child, parent))),
         worktrees: delegationWorktrees(this.worktrees, this.hosts.local),

@@ -4,11 +4,14 @@
  * its environment (a unix socket, or a named pipe on Windows); the main process checks and answers it. This
  * process holds no power of its own: it forwards.
  *
- * Built as one self-contained CommonJS file (electron.vite.config.ts), run by Switchboard's own node.
+ * Built as one self-contained CommonJS file (electron.vite.config.ts), run by Switchboard's own node. On an SSH
+ * host or in a container the same file runs there, twice: as the session's relay (`relay`, see
+ * core/delegation/relay.ts), whose socket the server then reaches instead of the main process's.
  */
 import { createConnection, type Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { runRelay } from './core/delegation/relay';
 import {
   channelResponseSchema,
   DELEGATION_SECRET_ENV,
@@ -22,10 +25,6 @@ import {
 
 const socketPath = process.env[DELEGATION_SOCKET_ENV];
 const secret = process.env[DELEGATION_SECRET_ENV];
-if (!socketPath || !secret) {
-  process.stderr.write(`${DELEGATION_SERVER_NAME}: ${DELEGATION_SOCKET_ENV} and ${DELEGATION_SECRET_ENV} must be set (Switchboard sets them)\n`);
-  process.exit(2);
-}
 
 /** The channel to the main process: one connection, requests answered by id. */
 class Channel {
@@ -81,13 +80,22 @@ class Channel {
   }
 }
 
-const channel = new Channel();
-const server = new McpServer({ name: DELEGATION_SERVER_NAME, version: '1.0.0' });
-for (const name of DELEGATION_TOOLS) {
-  const tool = delegationTools[name];
-  server.registerTool(name, { description: tool.description, inputSchema: tool.args.shape }, async (args: unknown) => {
-    const r = await channel.call(name, args);
-    return { content: [{ type: 'text' as const, text: r.text }], ...(r.ok ? {} : { isError: true }) };
-  });
+function serve(): void {
+  if (!socketPath || !secret) {
+    process.stderr.write(`${DELEGATION_SERVER_NAME}: ${DELEGATION_SOCKET_ENV} and ${DELEGATION_SECRET_ENV} must be set (Switchboard sets them)\n`);
+    process.exit(2);
+  }
+  const channel = new Channel();
+  const server = new McpServer({ name: DELEGATION_SERVER_NAME, version: '1.0.0' });
+  for (const name of DELEGATION_TOOLS) {
+    const tool = delegationTools[name];
+    server.registerTool(name, { description: tool.description, inputSchema: tool.args.shape }, async (args: unknown) => {
+      const r = await channel.call(name, args);
+      return { content: [{ type: 'text' as const, text: r.text }], ...(r.ok ? {} : { isError: true }) };
+    });
+  }
+  void server.connect(new StdioServerTransport());
 }
-void server.connect(new StdioServerTransport());
+
+if (process.argv[2] === 'relay') runRelay();
+else serve();

@@ -1,7 +1,9 @@
 import { suggestBranchName } from '../shared/contract/worktrees';
 import type { AcpServices } from './core/acp/acp-services';
 import type { Disposable } from './core/base/lifecycle';
-import type { DelegationService, DelegationSessions, DelegationWorktrees } from './core/delegation/delegation-service';
+import type { ContainerService } from './core/containers/container-service';
+import { readStoredContainer } from './core/containers/container-spec';
+import type { DelegationContainers, DelegationService, DelegationSessions, DelegationWorktrees } from './core/delegation/delegation-service';
 import type { Host } from './core/host/host';
 import { gitOwn } from './core/worktrees/git';
 import type { WorktreeService } from './core/worktrees/worktree-service';
@@ -21,8 +23,8 @@ export function delegationSessions(acp: AcpServices, covered?: (childId: string,
     if (state) showCard(acp, info.delegatedBy!, info.acpSessionId!, { state });
   });
   return {
-    async create({ agentId, cwd, parentId, task }) {
-      const info = await sessions.create({ agentId, cwd });
+    async create({ agentId, hostId, cwd, parentId, task, container }) {
+      const info = await sessions.create({ agentId, hostId, cwd, ...(container ? { container } : {}) });
       const child = sessions.session(info.id);
       if (child) child.delegatedBy = parentId;
       acp.context.rows().linkParent(info.id, parentId);
@@ -41,7 +43,7 @@ export function delegationSessions(acp: AcpServices, covered?: (childId: string,
       const s = sessions.session(id);
       if (!s) return null;
       const info = s.info();
-      return { status: info.status, agentId: info.agentId, cwd: info.cwd, title: info.title, error: info.error };
+      return { status: info.status, agentId: info.agentId, cwd: info.cwd, hostId: info.hostId, title: info.title, error: info.error };
     },
     lastMessage: (id) => tasks.lastMessage(id),
     onTurnEnded: (listener) => sessions.onTurnEnded(listener),
@@ -68,6 +70,31 @@ export function delegationWorktrees(worktrees: WorktreeService, host: Host): Del
         if (out.error.kind !== 'branch_exists' || n > 100) throw new Error(`could not make the worktree: ${out.error.kind === 'git_failed' ? out.error.output : out.error.kind.replace(/_/g, ' ')}`);
         branch = `${prefix}-${n}`;
       }
+    },
+  };
+}
+
+/**
+ * A delegated child in a container: behind its parent's fence when the parent runs in a container, else placed
+ * as the new-session form places one (the folder's devcontainer.json, else the default image; the fence left to
+ * Settings → Containers). `stored`: a session's stored container (the sessions table's).
+ */
+export function delegationContainers(containers: ContainerService, defaultImage: () => string, stored: (sessionId: string) => string | null): DelegationContainers {
+  return {
+    async problem(machineId) {
+      const status = await containers.engineStatus(machineId);
+      return status.engine ? null : (status.problem ?? 'no container engine is available');
+    },
+    async choice(machineId, folder, parentId) {
+      const parent = readStoredContainer(stored(parentId));
+      if (parent) {
+        const f = parent.fence;
+        return { source: parent.source, fence: { network: f.network, ...(f.network === 'api' ? { allowHosts: f.allowHosts } : {}), memoryMiB: Math.max(64, Math.floor(f.memoryBytes / 1024 ** 2)), cpus: f.cpus } };
+      }
+      if (await containers.repoConfig(machineId, folder)) return { source: { kind: 'repo', allow: [] }, fence: {} };
+      const image = defaultImage();
+      if (!image) throw new Error(`${folder} has no devcontainer.json and no default image is set (Settings → Containers)`);
+      return { source: { kind: 'image', image }, fence: {} };
     },
   };
 }

@@ -29,13 +29,16 @@ export const delegationTools = {
   },
   start_session: {
     description:
-      'Starts a session with another agent on a task, in this folder or in a new git worktree on a new branch from the current branch. ' +
+      'Starts a session with another agent on a task, in this folder, in a new git worktree on a new branch from the current branch, or in a container made for it (on this folder). ' +
       'Returns its session id at once, or (wait: true) once its turn ended, with its state and last message.',
     args: z
       .object({
         agent: z.string().min(1).max(200).describe('The agent: its name or id, as list_agents gives them'),
         task: z.string().min(1).max(20_000).describe('What the agent should do (its first prompt)'),
-        where: z.enum(['folder', 'worktree']).default('folder').describe('"folder": this folder; "worktree": a new worktree from the current branch'),
+        where: z
+          .enum(['folder', 'worktree', 'container'])
+          .default('folder')
+          .describe('"folder": this folder; "worktree": a new worktree from the current branch; "container": this folder, in a container made for the session'),
         wait: z.boolean().default(false).describe('Wait for the session to finish its turn'),
         waitSeconds,
       })

@@ -86,27 +86,33 @@ export class DelegationChannel implements Disposable {
 
   /** false: the line is not a request; the connection is dropped. */
   private line(socket: Socket, line: string): boolean {
-    if (line.length > MAX_CHANNEL_LINE) return false;
+    const answered = this.answer(line);
+    if (!answered) return false;
+    void answered.then((r) => void (socket.destroyed || socket.write(`${JSON.stringify(r)}\n`)));
+    return true;
+  }
+
+  /**
+   * The answer to one line of a delegation server, wherever it came from (this machine's socket, or a relay on an
+   * SSH host or in a container: relay-link.ts); null when the line is not a request (its connection is dropped).
+   */
+  answer(line: string): Promise<ChannelResponse> | null {
+    if (line.length > MAX_CHANNEL_LINE) return null;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch {
-      return false;
+      return null;
     }
     const parsed = channelRequestSchema.safeParse(raw);
-    if (!parsed.success) return false;
+    if (!parsed.success) return null;
     const { id, secret, tool, args } = parsed.data;
-    const answer = (r: ChannelResponse) => void (socket.destroyed || socket.write(`${JSON.stringify(r)}\n`));
     const sessionId = this.sessionOf(secret);
-    if (!sessionId) {
-      answer({ id, ok: false, text: 'Refused: this delegation server is no longer valid (its session ended).' });
-      return true;
-    }
-    this.handle(sessionId, tool, args).then(
-      (text) => answer({ id, ok: true, text }),
-      (e: unknown) => answer({ id, ok: false, text: e instanceof DelegationRefusal ? e.message : `Failed: ${e instanceof Error ? e.message : String(e)}` }),
+    if (!sessionId) return Promise.resolve({ id, ok: false, text: 'Refused: this delegation server is no longer valid (its session ended).' });
+    return this.handle(sessionId, tool, args).then(
+      (text): ChannelResponse => ({ id, ok: true, text }),
+      (e: unknown): ChannelResponse => ({ id, ok: false, text: e instanceof DelegationRefusal ? e.message : `Failed: ${e instanceof Error ? e.message : String(e)}` }),
     );
-    return true;
   }
 
   async dispose(): Promise<void> {

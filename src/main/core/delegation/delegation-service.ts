@@ -8,7 +8,8 @@ import {
   MAX_MESSAGE_CHARS,
   type DelegationTool,
 } from '../../../shared/delegation';
-import { LOCAL_HOST_ID } from '../../../shared/contract/hosts';
+import { filesHostId, hostKindOf, hostLabel, LOCAL_HOST_ID } from '../../../shared/contract/hosts';
+import type { ContainerChoice } from '../../../shared/contract/containers';
 import type { Db } from '../store/database';
 import type { Host } from '../host/host';
 import type { Disposable } from '../base/lifecycle';
@@ -16,12 +17,16 @@ import { DelegationChannel, DelegationRefusal } from './channel';
 import { folderChanges } from '../worktrees/folder-diff';
 import { delegationServerCommand, delegationServerFile } from './server-bundle';
 import { revParse } from '../worktrees/repo-git';
+import { hostWorktree } from './host-worktree';
+import { SessionRelays } from './session-relays';
 
 /** A session as delegation sees it. */
 export interface DelegatedState {
   status: string;
   agentId: string;
   cwd: string;
+  /** Where its agent runs (a container's id names the machine its folders are on). */
+  hostId: string;
   title: string | null;
   error: string | null;
 }
@@ -29,7 +34,7 @@ export interface DelegatedState {
 /** What delegation needs of the sessions: start one as another's child, prompt, cancel, read, and hear them. */
 export interface DelegationSessions {
   /** A new session (delegation as its agent's switch says), linked as the child of `parentId` once the agent created it. */
-  create(p: { agentId: string; cwd: string; parentId: string; task: string }): Promise<{ id: string }>;
+  create(p: { agentId: string; hostId: string; cwd: string; parentId: string; task: string; container?: ContainerChoice }): Promise<{ id: string }>;
   prompt(id: string, text: string): Promise<unknown>;
   cancel(id: string): void;
   state(id: string): DelegatedState | null;
@@ -44,9 +49,26 @@ export interface DelegationWorktrees {
   create(folder: string, name: string): Promise<{ path: string; branch: string }>;
 }
 
+/** What a child placed in a container needs: the machine's engine, and the container the new-session form would choose. */
+export interface DelegationContainers {
+  /** Why no container can be made on the machine (no engine…), in a sentence; null when one can. */
+  problem(machineId: string): Promise<string | null>;
+  /**
+   * The container of a child of `parentId` in `folder`: the parent's own (its source and its fence) when the parent
+   * runs in one, else the new-session form's choice (the folder's devcontainer.json, else the default image; the
+   * fence as Settings → Containers says). Throws the sentence saying why there is none.
+   */
+  choice(machineId: string, folder: string, parentId: string): Promise<ContainerChoice>;
+}
+
 export interface DelegationDeps {
   db: () => Db;
+  /** This machine. */
   host: Host;
+  /** A host by its id (an SSH host is connected first). */
+  hosts: (hostId: string) => Promise<Host>;
+  /** Absent: containers are not available here. */
+  containers?: DelegationContainers;
   dataDir: string;
   sessions: DelegationSessions;
   worktrees: DelegationWorktrees;
@@ -63,6 +85,8 @@ export interface DelegationServer {
   acp: McpServer;
   given: { id: string; type: 'stdio'; name: string; command: string; args: string[]; env: Record<string, string> };
 }
+
+type StartArgs = { agent: string; task: string; where: 'folder' | 'worktree' | 'container'; wait: boolean; waitSeconds?: number };
 
 const DEFAULT_WAIT_S = 600;
 /** Statuses a session is at rest in: a wait for it ends there. */
@@ -85,11 +109,18 @@ export class DelegationService implements Disposable {
   /** Children being started (not in the table yet): they count against the limit already. */
   private readonly starting = new Map<string, number>();
   private readonly links: Disposable;
+  /** The relays of the sessions on an SSH host or in a container. */
+  private readonly relays: SessionRelays;
 
   constructor(private readonly deps: DelegationDeps) {
     this.channel = new DelegationChannel((sessionId, tool, args) => this.call(sessionId, tool, args));
+    this.relays = new SessionRelays(deps.hosts, (line) => this.channel.answer(line));
     // A closed session's server stops working (a reopened one gets a new secret).
-    this.links = deps.sessions.onStatusChanged((s) => s.status === 'closed' && this.channel.revoke(s.id));
+    this.links = deps.sessions.onStatusChanged((s) => {
+      if (s.status !== 'closed') return;
+      this.channel.revoke(s.id);
+      this.relays.close(s.id);
+    });
   }
 
   /** Whether a session gets the server: its own switch, else its agent's. */
@@ -105,7 +136,6 @@ export class DelegationService implements Disposable {
    */
   async serverFor(sessionId: string, agentId: string, hostId: string): Promise<DelegationServer | { leftOut: string } | null> {
     if (!this.enabledFor(sessionId, agentId)) return null;
-    if (hostId !== LOCAL_HOST_ID) return { leftOut: 'delegation is given to sessions on this machine only' };
     let file: string;
     try {
       await this.channel.ready();
@@ -113,8 +143,22 @@ export class DelegationService implements Disposable {
     } catch (e) {
       return { leftOut: `the delegation server could not be prepared: ${(e as Error).message}` };
     }
-    const { command, args, env } = delegationServerCommand(file);
-    const all = { ...env, [DELEGATION_SOCKET_ENV]: this.channel.path, [DELEGATION_SECRET_ENV]: this.channel.issue(sessionId) };
+    let command: string;
+    let args: string[];
+    let env: Record<string, string>;
+    if (hostId === LOCAL_HOST_ID) {
+      ({ command, args, env } = delegationServerCommand(file));
+      env = { ...env, [DELEGATION_SOCKET_ENV]: this.channel.path };
+    } else {
+      // The server runs where the agent does, and reaches the core through its relay there (session-relays.ts).
+      try {
+        const relay = await this.relays.open(sessionId, hostId, file);
+        ({ command, args, env } = { command: relay.node, args: [relay.file], env: { [DELEGATION_SOCKET_ENV]: relay.socket } });
+      } catch (e) {
+        return { leftOut: `the delegation server could not be started on ${hostLabel(hostId)}: ${(e as Error).message}` };
+      }
+    }
+    const all = { ...env, [DELEGATION_SECRET_ENV]: this.channel.issue(sessionId) };
     return {
       acp: { name: DELEGATION_SERVER_NAME, command, args, env: Object.entries(all).map(([name, value]) => ({ name, value })) },
       given: { id: DELEGATION_SERVER_NAME, type: 'stdio', name: DELEGATION_SERVER_NAME, command, args, env: all },
@@ -133,7 +177,7 @@ export class DelegationService implements Disposable {
       case 'list_agents':
         return this.listAgents();
       case 'start_session':
-        return this.start(sessionId, args as { agent: string; task: string; where: 'folder' | 'worktree'; wait: boolean; waitSeconds?: number });
+        return this.start(sessionId, args as StartArgs);
       case 'read_session': {
         const a = args as { sessionId: string; wait: boolean; waitSeconds?: number; diff: boolean };
         this.owned(sessionId, a.sessionId);
@@ -189,7 +233,13 @@ export class DelegationService implements Disposable {
     if (!row) refuse(`Refused: session ${childId} was not started by this session; an agent can read and steer only the sessions it started.`);
   }
 
-  private async start(parentId: string, a: { agent: string; task: string; where: 'folder' | 'worktree'; wait: boolean; waitSeconds?: number }): Promise<string> {
+  /** The host a session's files are on (a container's: the machine it runs on). */
+  private filesHost(hostId: string): Promise<Host> {
+    const id = filesHostId(hostId);
+    return id === LOCAL_HOST_ID ? Promise.resolve(this.deps.host) : this.deps.hosts(id);
+  }
+
+  private async start(parentId: string, a: StartArgs): Promise<string> {
     const parent = this.deps.sessions.state(parentId)!;
     const maxDepth = this.deps.settings.maxDepth();
     const depth = this.depthOf(parentId);
@@ -203,24 +253,37 @@ export class DelegationService implements Disposable {
     const wanted = a.agent.trim().toLowerCase();
     const agent = agents.find((x) => x.id === a.agent) ?? agents.find((x) => x.name.toLowerCase() === wanted);
     if (!agent) refuse(`Refused: there is no agent "${a.agent.slice(0, 100)}"; the agents set up are: ${agents.map((x) => x.name).join(', ') || 'none'}.`);
+    // The child runs where its parent's folders are: this machine or the SSH host (a container's machine). A
+    // session in a container starts its children in containers behind its own fence, never outside it.
+    const machineId = filesHostId(parent.hostId);
+    const fenced = hostKindOf(parent.hostId) === 'container';
+    const inContainer = a.where === 'container' || fenced;
+    if (inContainer) {
+      const problem = this.deps.containers ? await this.deps.containers.problem(machineId).catch((e: Error) => e.message) : 'sessions in containers are not available here';
+      if (problem) refuse(`Refused: no container can be made on ${hostLabel(machineId)}: ${problem}`);
+    }
     this.starting.set(parentId, (this.starting.get(parentId) ?? 0) + 1);
     try {
+      const host = await this.filesHost(machineId);
       let cwd = parent.cwd;
       let branch: string | null = null;
       if (a.where === 'worktree') {
-        const made = await this.deps.worktrees.create(parent.cwd, a.task).catch((e: Error) => refuse(`Refused: no worktree could be made: ${e.message}`));
+        const made = await (machineId === LOCAL_HOST_ID ? this.deps.worktrees.create(parent.cwd, a.task) : hostWorktree(host, parent.cwd, a.task)).catch((e: Error) =>
+          refuse(`Refused: no worktree could be made: ${e.message}`),
+        );
         cwd = made.path;
         branch = made.branch;
       }
-      const base = await revParse(this.deps.host, cwd, 'HEAD').catch(() => null);
-      const child = await this.deps.sessions.create({ agentId: agent!.id, cwd, parentId, task: a.task });
+      const container = inContainer ? await this.deps.containers!.choice(machineId, cwd, parentId).catch((e: Error) => refuse(`Refused: no container can be made for it: ${e.message}`)) : undefined;
+      const base = await revParse(host, cwd, 'HEAD').catch(() => null);
+      const child = await this.deps.sessions.create({ agentId: agent!.id, hostId: machineId, cwd, parentId, task: a.task, ...(container ? { container } : {}) });
       this.deps
         .db()
         .prepare('INSERT INTO delegations (session_id, parent_id, worktree, branch, base_commit, created_at) VALUES (?, ?, ?, ?, ?, ?)')
         .run(child.id, parentId, a.where === 'worktree' ? cwd : null, branch, base, Date.now());
       const waited = a.wait ? this.untilAtRest(child.id, a.waitSeconds, true) : null;
       await this.deps.sessions.prompt(child.id, a.task);
-      const where = branch ? `a new worktree ${cwd} on branch ${branch}` : cwd;
+      const where = `${branch ? `a new worktree ${cwd} on branch ${branch}` : cwd}${container ? (fenced ? ' (in a container behind the same fence as this session)' : ' (in a container)') : ''}${machineId === LOCAL_HOST_ID ? '' : ` on ${hostLabel(machineId)}`}`;
       if (!waited) return JSON.stringify({ sessionId: child.id, agent: agent!.name, folder: cwd, branch, note: `Started in ${where}; read_session tells its state.` }, null, 2);
       await waited;
       return this.read(child.id, true);
@@ -279,7 +342,7 @@ export class DelegationService implements Disposable {
     if (!cwd || !row?.base_commit) out.files = 'not known: the folder is not a git repository';
     else {
       try {
-        const changes = await folderChanges(this.deps.host, cwd, row.base_commit);
+        const changes = await folderChanges(await this.filesHost(state?.hostId ?? LOCAL_HOST_ID), cwd, row.base_commit);
         out.files = changes.files;
         if (withDiff) out.diff = changes.diff;
         if (changes.truncated) out.diffTruncated = true;
@@ -292,6 +355,7 @@ export class DelegationService implements Disposable {
 
   async dispose(): Promise<void> {
     this.links.dispose();
+    this.relays.dispose();
     await this.channel.dispose();
   }
 }
