@@ -103,16 +103,21 @@ describe('idle agents give their memory back', () => {
     expect((await promptAndWait(t, sessionId, 'say three')).stopReason).toBe('end_turn');
   }, 60_000);
 
-  it('never stops an agent that cannot resume or load, nor one with a turn running or a permission pending', async () => {
+  it('never stops an agent that cannot resume or load, nor one with a turn running, a permission pending or a terminal running', async () => {
     const t = await setup({ 'agents.sleepIdleMinutes': 0.02 });
     const plain = await t.addAgent({}, 'Plain');
     const busy = await t.addAgent({ SCENARIO_CAPS: 'resume' }, 'Busy');
     const asking = await t.addAgent({ SCENARIO_CAPS: 'resume' }, 'Asking');
     const control = await t.addAgent({ SCENARIO_CAPS: 'resume' }, 'Control');
+    const running = await t.addAgent({ SCENARIO_CAPS: 'resume' }, 'Terminal');
     const p = await t.call('sessions.create', { agentId: plain, cwd: t.work, additionalDirectories: [] });
     const b = await t.call('sessions.create', { agentId: busy, cwd: t.work, additionalDirectories: [] });
     const a = await t.call('sessions.create', { agentId: asking, cwd: t.work, additionalDirectories: [] });
     await t.call('sessions.create', { agentId: control, cwd: t.work, additionalDirectories: [] });
+    const r = await t.call('sessions.create', { agentId: running, cwd: t.work, additionalDirectories: [] });
+    // A terminal of that session still running after its turn (as one the agent made with terminal/create and left running).
+    const terminals = t.core.acp.context.terminals;
+    terminals.create(running, r.id, { command: 'sleep', args: ['60'], env: {}, cwd: t.work, outputByteLimit: null });
     await t.call('settings.set', { key: 'agents.requestTimeoutSeconds', value: 0 });
     await promptAndWait(t, p.id, 'hello');
     await t.call('sessions.prompt', { sessionId: b.id, prompt: [{ type: 'text', text: 'say-hang' }] });
@@ -121,9 +126,12 @@ describe('idle agents give their memory back', () => {
     // The control agent (idle, resumable) is stopped; by then the others have been idle as long, and stay.
     await advanceUntil(() => stopped(t, control), 'the idle control agent to be stopped');
     await clock.advance(5000);
-    for (const id of [plain, busy, asking]) expect(stopped(t, id), id).toBeUndefined();
+    for (const id of [plain, busy, asking, running]) expect(stopped(t, id), id).toBeUndefined();
+    // Its terminal ended: that agent too is stopped.
+    await terminals.releaseSession(r.id);
+    await advanceUntil(() => stopped(t, running), 'the agent whose terminal ended to be stopped');
     const live = (await t.call('sessions.live', {})).sessions;
-    expect(live.filter((s) => s.asleep).map((s) => s.agentId)).toEqual([control]);
+    expect(live.filter((s) => s.asleep).map((s) => s.agentId).sort()).toEqual([control, running].sort());
   }, 60_000);
 
   it('over the memory budget, stops the least recently used idle agent first', async () => {
