@@ -9,7 +9,9 @@
 // SSH host on a loopback sshd against this machine: ingest, keystroke echo, reconnect), worktrees (a worktree session
 // of a 20,000-file repository, and its merge, vs plain git), history10m (a year of history: ten million events,
 // start, search, size, opening a session; `--events N` for another size; only when named), containers (sessions in
-// containers on a real Podman: start, ingest, checkpoint against the same work on this machine, idle memory).
+// containers on a real Podman: start, ingest, checkpoint against the same work on this machine, idle memory), budget
+// (real-agent sessions: what main and each agent's process tree cost idle and streaming, what idle agents give back
+// when put to sleep, waking one against a plain resume).
 // The renderer benches print each figure again with Chromium's CPU throttled 4× (`…_throttled4x`).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureNodeNative } from './native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const all = ['containers', 'stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'sessions30', 'remote', 'worktrees', 'history10m'];
+const all = ['containers', 'stream', 'history', 'agents10', 'checkpoints', 'idle', 'start', 'agents10_busy', 'longthread', 'thread', 'import', 'sessions30', 'remote', 'worktrees', 'history10m', 'budget'];
 const args = process.argv.slice(2);
 // These flags take the next word as their value (`--events 2000000`), which is not a scenario.
 const valued = new Set(['--dir', '--events', '--files', '--limit', '--mb', '--scale']);
@@ -41,7 +43,7 @@ for (const s of scenarios) {
 
 ensureNodeNative();
 // These run without the built app.
-const headless = new Set(['containers', 'checkpoints', 'thread', 'import', 'remote', 'worktrees']);
+const headless = new Set(['containers', 'checkpoints', 'thread', 'import', 'remote', 'worktrees', 'budget']);
 if (scenarios.some((s) => !headless.has(s))) {
   // Paint latencies are measured in Chromium against the built app.
   const r = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -48,6 +48,11 @@ export const sessionInfoSchema = z.object({
   subagent: z.object({ parentId: z.string(), canCancel: z.boolean() }).optional(),
   /** A session started through another session's delegation tools: that session (its parent, as for subagents). */
   delegatedBy: z.string().optional(),
+  /**
+   * Its agent was stopped while every session of it was idle, to give its memory back ('asleep'); the next prompt or
+   * a look at the tab brings the session back (session/resume, else session/load), 'waking' meanwhile.
+   */
+  asleep: z.enum(['asleep', 'waking']).optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
@@ -171,6 +176,8 @@ export const sessionRequests = {
   ),
   'sessions.queue.clear': request(sid, queueResult),
   'sessions.close': request(sid, empty),
+  /** The user looks at the session: an asleep one is brought back (see SessionInfo.asleep); others are left as they are. */
+  'sessions.wake': request(sid, empty),
   /**
    * A stored (closed, or failed after an agent exit) session live again: session/resume when the agent
    * advertises it (the thread starts from the stored messages), else session/load (the agent replays it).

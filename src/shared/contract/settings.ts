@@ -260,6 +260,23 @@ export const SETTINGS = {
     section: 'supervision',
   }),
   'agents.idleStopMinutes': def({ schema: z.number().min(0).max(24 * 60), default: 10, label: 'Stop an agent with no open session after (min)', description: '0: never.', scope: 'app', section: 'supervision' }),
+  'agents.sleepIdleMinutes': def({
+    schema: z.number().min(0).max(7 * 24 * 60),
+    default: 15,
+    label: 'Stop an agent whose sessions are all idle after (min)',
+    description:
+      'Gives its memory back; its sessions stay open and come back (resumed or loaded) on the next prompt or when their tab is looked at. Agents that can neither resume nor load sessions are never stopped this way. 0: never.',
+    scope: 'app',
+    section: 'supervision',
+  }),
+  'agents.memoryBudgetMb': def({
+    schema: z.number().int().min(0).max(16 * 1024 * 1024),
+    default: 0,
+    label: 'Memory budget for all agents (MB)',
+    description: 'When the agents together take more, the least recently used idle agents are stopped first, as above. 0: no budget.',
+    scope: 'app',
+    section: 'supervision',
+  }),
   'agents.requestTimeoutSeconds': def({
     schema: z.number().min(0).max(24 * 3600),
     default: 60,

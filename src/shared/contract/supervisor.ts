@@ -11,6 +11,8 @@ import { event, request } from './define';
 /** The supervisor's settings keys (their schemas, defaults and descriptions: SETTINGS in ./settings). */
 export const SUPERVISOR_SETTINGS = {
   idleStopMinutes: 'agents.idleStopMinutes',
+  sleepIdleMinutes: 'agents.sleepIdleMinutes',
+  memoryBudgetMb: 'agents.memoryBudgetMb',
   requestTimeoutSeconds: 'agents.requestTimeoutSeconds',
   autoRestart: 'agents.autoRestart',
   restartDelaySeconds: 'agents.restartDelaySeconds',

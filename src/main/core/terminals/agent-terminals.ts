@@ -160,6 +160,12 @@ export class AgentTerminals implements Disposable {
     while (this.releasedOrder.length > KEEP_RELEASED) this.terminals.delete(this.releasedOrder.shift()!);
   }
 
+  /** Whether one of the session's terminals still runs (its agent is then not idle). */
+  running(sessionId: string): boolean {
+    for (const t of this.terminals.values()) if (t.sessionId === sessionId && !t.released && !t.proc.exit) return true;
+    return false;
+  }
+
   /** The session ended: its terminals are killed and released (their output stays viewable). */
   async releaseSession(sessionId: string): Promise<void> {
     await Promise.all([...this.terminals.values()].filter((t) => t.sessionId === sessionId).map((t) => this.doRelease(t)));

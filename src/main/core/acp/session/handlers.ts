@@ -39,6 +39,11 @@ export function registerSessionHandlers(router: Router, sessions: SessionsServic
     await live(sessionId).close();
     return {};
   });
+  router.handle('sessions.wake', async ({ sessionId }) => {
+    live(sessionId);
+    await sessions.wake(sessionId);
+    return {};
+  });
   router.handle('sessions.state', ({ sessionId, tail }) => live(sessionId).snapshot(tail));
   router.handle('sessions.entries', ({ sessionId, from, count }) => live(sessionId).entries(from, count));
   router.handle('sessions.toolIndex', ({ sessionId }) => live(sessionId).toolIndex());

@@ -43,7 +43,7 @@ import type { ConfinedFiles } from '../../host/files';
 import { readTextFile, writeTextFile } from './fs-access';
 import type { SessionHost } from './session-host';
 import type { SessionTurn } from './turns';
-import type { McpSelection } from '../../mcp/mcp-servers';
+import { openConfig } from './open-config';
 import type { AskingSession, EmittedEvent } from './asking-session';
 import { fencedNetwork } from './fence-answer';
 import { ElicitationRequests } from './elicitation-requests';
@@ -84,6 +84,8 @@ export class LiveSession {
   subagent: { parentId: string; canCancel: boolean; working: boolean } | null = null;
   /** A session started through another's delegation tools: that session (shown as its child). */
   delegatedBy: string | null = null;
+  /** Its agent was stopped while idle (idle-sleep.ts): brought back by the next prompt or a look ('waking' meanwhile). */
+  asleep: 'asleep' | 'waking' | null = null;
   /** A subagent's folders being opened for its file requests (a child is not opened with session/new). */
   private confining: Promise<void> | null = null;
   readonly createdAt = Date.now();
@@ -169,6 +171,7 @@ export class LiveSession {
       forkedFrom: this.forkedFrom,
       ...(this.subagent ? { subagent: { parentId: this.subagent.parentId, canCancel: this.subagent.canCancel } } : {}),
       ...(this.delegatedBy ? { delegatedBy: this.delegatedBy } : {}),
+      ...(this.asleep ? { asleep: this.asleep } : {}),
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
     };
@@ -267,7 +270,7 @@ export class LiveSession {
     const mcp = await this.host.mcpFor(this.agentId, caps, this.id);
     for (const s of mcp.leftOut) if (s.warn) this.host.warn(this.agentId, this.id, 'settings', `${s.name}: ${s.reason}`);
     const params = { cwd: this.cwd, mcpServers: mcp.servers, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) };
-    this.recordConfig(mode, dirs, mcp);
+    this.db(() => this.host.recordConfig(this.id, openConfig(this.host, this.agentId, this.cwd, mode, this.requestedDirectories, dirs, mcp)));
     this.gone = false;
     this.setStatus('starting');
     const opening = new AbortController();
@@ -304,29 +307,9 @@ export class LiveSession {
       if (this.opening === opening) this.opening = null;
     }
     this.emit([{ event: { type: 'setup', modes: result?.modes ?? null, configOptions: result?.configOptions ?? null }, seq: null }]);
+    this.asleep = null;
     this.setStatus('idle');
     this.drain();
-  }
-
-  private recordConfig(mode: 'new' | 'fork' | 'resume' | 'load', dirs: string[], mcp: McpSelection): void {
-    const leftOutDirs = this.requestedDirectories
-      .filter((d) => !dirs.includes(d))
-      .map((d) => ({ kind: 'directory' as const, name: d, reason: 'the agent does not support additional folders' }));
-    this.db(() =>
-      this.host.recordConfig(this.id, {
-        recordedAt: Date.now(),
-        method: `session/${mode}`,
-        cwd: this.cwd,
-        additionalDirectories: dirs,
-        mcpServers: mcp.given.map((g) =>
-          g.type === 'stdio'
-            ? { name: g.name, type: g.type, target: [g.command, ...g.args].join(' '), keys: Object.keys(g.env) }
-            : { name: g.name, type: g.type, target: g.url, keys: Object.keys(g.headers) },
-        ),
-        agentEnvKeys: this.host.agentEnvKeys(this.agentId),
-        leftOut: [...mcp.leftOut.map((l) => ({ kind: 'mcpServer' as const, name: l.name, reason: l.reason })), ...leftOutDirs],
-      }),
-    );
   }
 
   /**
@@ -372,12 +355,13 @@ export class LiveSession {
     checkPromptCapabilities(blocks, this.runtime.capabilities?.promptCapabilities);
     const item: QueueItem = { id: randomUUID(), prompt: blocks, createdAt: Date.now() };
     this.holdFor(this.host.folderHold(this.cwd));
-    if (this.status === 'idle' && !this.turn && this.queue.length === 0 && !this.held) {
+    if (this.status === 'idle' && !this.turn && this.queue.length === 0 && !this.held && !this.asleep) {
       void this.send(item);
       return { promptId: item.id, queued: false };
     }
     this.queue.push(item);
     this.emitQueue();
+    if (this.asleep) void this.host.wake(this.id);
     return { promptId: item.id, queued: true };
   }
 
@@ -397,7 +381,7 @@ export class LiveSession {
   }
 
   private drain(): void {
-    if (this.status !== 'idle' || this.turn || this.queue.length === 0 || this.gone || this.held) return;
+    if (this.status !== 'idle' || this.turn || this.queue.length === 0 || this.gone || this.held || this.asleep) return;
     const next = this.queue.shift()!;
     this.emitQueue();
     void this.send(next);
@@ -587,14 +571,15 @@ export class LiveSession {
 
   // ───────────── modes and config ─────────────
 
-  private requireReady(): void {
+  private async requireReady(): Promise<void> {
+    if (this.asleep) await this.host.wake(this.id);
     if (this.acpSessionId === null || TERMINAL_STATUSES.has(this.status)) {
       throw new IpcFailure('unavailable', `the session is ${this.status}`);
     }
   }
 
   async setMode(modeId: string): Promise<void> {
-    this.requireReady();
+    await this.requireReady();
     await this.runtime.request('session/set_mode', { sessionId: this.acpSessionId, modeId }).catch((e) => {
       throw new IpcFailure('agent_error', turnErrorOf(e).message);
     });
@@ -602,7 +587,7 @@ export class LiveSession {
   }
 
   async setConfigOption(configId: string, value: string | boolean): Promise<SessionConfigOption[]> {
-    this.requireReady();
+    await this.requireReady();
     const option = this.thread.configOptions.find((o) => o.id === configId);
     if (!option) throw new IpcFailure('not_found', `the agent offers no option ${configId}`);
     if ((option.type === 'boolean') !== (typeof value === 'boolean')) {
@@ -726,7 +711,8 @@ export class LiveSession {
 
   /** The agent process is gone (crashed, stopped): the turn fails, the session cannot continue as is. */
   onAgentGone(message: string): void {
-    if (this.status === 'closed' || this.gone) return;
+    // An agent stopped to give its memory back (idle-sleep.ts) leaves its sessions open.
+    if (this.status === 'closed' || this.gone || this.asleep) return;
     this.gone = true;
     this.permissions.cancelAll();
     this.elicitations.cancel(null, true);

@@ -49,4 +49,6 @@ export interface SessionHost {
   openSubagent(parentId: string, childAcpSessionId: string): string | undefined;
   subagentUpdated(parentId: string, entry: SubagentEntry): void;
   endSubagents(parentId: string, how: 'cancel' | 'close', tellAgent?: boolean): Promise<void>;
+  /** Brings back the session's agent, stopped while idle (idle-sleep.ts); resolves once the session is live again or failed. */
+  wake(sessionId: string): Promise<void>;
 }

@@ -280,6 +280,11 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     return this.get(sessionId).prompt(prompt);
   }
 
+  /** Brings back a session whose agent was stopped while idle (idle-sleep.ts); nothing for the others. */
+  wake(sessionId: string): Promise<void> {
+    return this.pool.supervisor.sleep.wake(sessionId);
+  }
+
   /** The user's prompt: a session whose agent was parked (its container stopped when idle) is opened again first. */
   async promptWaking(sessionId: string, prompt: PromptBlock[]) {
     if (this.parked.delete(sessionId) && this.live.get(sessionId)?.status === 'failed') await this.reopenSession(sessionId);

@@ -97,6 +97,12 @@ export class RuntimePool implements RuntimeDeps, SupervisorHost, Disposable {
   sessionsOf(rt: AgentRuntime): LiveSession[] {
     return this.live.of(rt);
   }
+  allSessions(): LiveSession[] {
+    return this.live.all();
+  }
+  terminalRunning(sessionId: string): boolean {
+    return this.ctx.terminals.running(sessionId);
+  }
   statusChanged(status: AgentStatus): void {
     // The supervisor first: what it concludes (a restart due) is known by the time the renderer hears of it.
     this.statusEvents.fire(status);

@@ -9,10 +9,11 @@ import type { LiveSession } from '../session/live-session';
 import { reopenModeOf } from '../../agents/agent-capabilities';
 import type { WarningKind } from '../connection/warnings';
 import { CLOCK_TICKS_PER_SECOND, GroupSampler } from './process-metrics';
+import { IdleSleep, type SleepHost } from './idle-sleep';
 import type { SettingKey, SettingValue } from '../../../../shared/contract/settings';
 
 /** What the supervisor needs from the runtime pool. */
-export interface SupervisorHost {
+export interface SupervisorHost extends SleepHost {
   /** Where agent.metrics go (the renderer). */
   readonly bus: EventBus;
   /** Tells when a process's state changes. */
@@ -107,12 +108,15 @@ export class AgentSupervisor implements Disposable {
   /** Ticks since the processes were last sampled (see QUIET_SAMPLE_EVERY). */
   private sinceSample = 0;
   private readonly sampler = new GroupSampler();
+  /** Idle agents stopped to give their memory back, their sessions asleep until used again. */
+  readonly sleep: IdleSleep;
 
   constructor(
     private readonly host: SupervisorHost,
     options: Partial<SupervisorOptions> = {},
   ) {
     this.clock = options.clock ?? systemClock;
+    this.sleep = new IdleSleep(host);
     this.unsubscribe = host.onStatus((status) => this.onStatus(status));
     this.timer = this.clock.setInterval(() => this.tick(), options.intervalMs ?? 1000);
   }
@@ -452,6 +456,10 @@ export class AgentSupervisor implements Disposable {
           rt.log.write('note', `stopping: no open session for ${Math.round(idleMs / 1000)} s`);
           void rt.stop().catch(() => {});
         }
+      }
+      if (running.length > 0) {
+        const budgetBytes = this.num('memoryBudgetMb') * 1024 * 1024;
+        this.sleep.tick(now, running, this.num('sleepIdleMinutes') * 60_000, budgetBytes, (rt) => this.entry(rt.key).metrics.rssBytes);
       }
       this.publish();
     } finally {

@@ -90,6 +90,9 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
   const folderProcesses = (agent.folderProcesses ?? []).filter((p) => p.state !== 'stopped');
   const title = agent.name;
   const roots = sessions.filter((x) => !x.subagent).length;
+  const openSessions = sessions.filter((x) => !x.subagent && x.status !== 'closed');
+  // Every session of it asleep: its processes were stopped while idle, to give their memory back.
+  const asleep = openSessions.length > 0 && openSessions.every((x) => x.asleep === 'asleep');
   const needsAuth = s.authMethods.length > 0 && s.state === 'running';
 
   const run = async (what: string, fn: () => Promise<{ ok: boolean; error?: { message: string } }>) => {
@@ -114,6 +117,11 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
           {s.state === 'running' && <AuthBadge auth={s.auth} />}
           {roots > 0 && <span className="agent-count">{roots}</span>}
           <AgentMetricsBadge agentId={agent.id} />
+          {asleep && (
+            <span className="agent-asleep muted small" data-testid="agent-asleep" title="Stopped while its sessions were idle, to give its memory back: they come back (resumed) when you use them">
+              asleep
+            </span>
+          )}
         </button>
         <button className="icon" title={`New session with ${title}`} aria-label={`New session with ${title}`} onClick={() => onDialog({ kind: 'session', agentId: agent.id })} data-testid="agent-new-session">
           +

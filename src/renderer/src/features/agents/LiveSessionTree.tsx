@@ -3,6 +3,8 @@ import { useState } from 'react';
 import type { SessionInfo } from '@shared/contract/sessions';
 import { buildTree, childState, ChildrenToggle, ChildTime, flatten, orderChildren, type TreeNode } from '../../ui/session-tree';
 import { VisibleText } from '../../ui/VisibleText';
+import { formatBytes } from '@shared/format-bytes';
+import { sessionMemory, useMetrics } from './metrics';
 
 /** An agent's live sessions in the sidebar, each with its subagent sessions under it (collapsible). */
 export function LiveSessionTree({ sessions, agentName, onOpen }: { sessions: SessionInfo[]; agentName: string; onOpen(s: SessionInfo): void }) {
@@ -17,6 +19,19 @@ export function LiveSessionTree({ sessions, agentName, onOpen }: { sessions: Ses
   );
 }
 
+/** What the session's agent process tree takes (shared with the other sessions it serves); nothing while asleep. */
+function SessionMemory({ session }: { session: SessionInfo }) {
+  const bytes = useMetrics((m) => (session.asleep ? null : sessionMemory(m.metrics, session)));
+  if (bytes === null) return null;
+  const mb = formatBytes(bytes);
+  return (
+    <span className="muted small session-memory" data-testid="session-memory" title={`Its agent's processes: ${mb} resident (shared by the sessions that agent process serves)`}>
+      {' '}
+      {mb}
+    </span>
+  );
+}
+
 function LiveSessionNode({ root, agentName, onOpen }: { root: TreeNode<SessionInfo>; agentName: string; onOpen(s: SessionInfo): void }) {
   const [open, setOpen] = useState(true);
   const s = root.item;
@@ -24,8 +39,9 @@ function LiveSessionNode({ root, agentName, onOpen }: { root: TreeNode<SessionIn
   return (
     <li data-testid="agent-session" data-session-id={s.id}>
       <button className="link-button" onClick={() => onOpen(s)} title={s.cwd}>
-        <VisibleText text={sessionTitle(s.title, agentName, s.forkedFrom?.title)} /> <span className="muted small">{s.status}</span>
+        <VisibleText text={sessionTitle(s.title, agentName, s.forkedFrom?.title)} /> <span className="muted small">{s.asleep ?? s.status}</span>
       </button>
+      <SessionMemory session={s} />
       {children.length > 0 && <ChildrenToggle open={open} count={children.length} onToggle={() => setOpen(!open)} testId="agent-session-children-toggle" />}
       {open && children.length > 0 && (
         <ul className="session-children" aria-label="Subagents">

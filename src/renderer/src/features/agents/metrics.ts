@@ -33,6 +33,15 @@ export function agentMetrics(all: Record<string, AgentMetrics>, agentId: string)
   };
 }
 
+/**
+ * The resident memory of the process tree serving a session (one process per agent and folder by default, else the
+ * agent's own): null when it is not running. Sessions served by one process share its figure.
+ */
+export function sessionMemory(all: Record<string, AgentMetrics>, s: { agentId: string; cwd: string }): number | null {
+  const m = all[`${s.agentId}\0${s.cwd}`] ?? all[s.agentId];
+  return m && m.pid !== null ? m.rssBytes : null;
+}
+
 const synced = new WeakSet<Api>();
 
 /** Keeps the supervisor's samples in step with the core (once per connection). */

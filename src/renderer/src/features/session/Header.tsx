@@ -171,8 +171,14 @@ export const SessionHeader = memo(function SessionHeader({
         <h1 className="session-title" data-testid="session-title" title={title}>
           <VisibleText text={title} />
         </h1>
-        <span className="session-status" data-testid="session-status" data-status={connected ? status : 'disconnected'}>
-          {connected ? STATUS_TEXT[status] : 'Disconnected'}
+        <span
+          className="session-status"
+          data-testid="session-status"
+          data-status={connected ? status : 'disconnected'}
+          data-asleep={session?.asleep}
+          title={session?.asleep ? 'Its agent was stopped while idle, to give its memory back: the session comes back (resumed) when you use it' : undefined}
+        >
+          {!connected ? 'Disconnected' : session?.asleep === 'waking' ? 'Resuming…' : session?.asleep === 'asleep' ? 'Asleep' : STATUS_TEXT[status]}
         </span>
         <span className="spacer" />
         <Usage usage={usage} />

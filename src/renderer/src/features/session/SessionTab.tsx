@@ -187,6 +187,15 @@ function LiveSession({ tabId, sessionId, active }: { tabId: string; sessionId: s
     : // Not known yet: the title its opener gave the tab.
       (useTabs.getState().tabs[tabId]?.title ?? 'Session');
 
+  // A session whose agent was stopped while idle (to give its memory back) comes back when the user turns to its tab
+  // (not while the tab stays in front: it went to sleep there unused; its next prompt wakes it).
+  const asleep = useRef(false);
+  asleep.current = session?.asleep === 'asleep';
+  const known = session !== null;
+  useEffect(() => {
+    if (active && asleep.current) void api.call('sessions.wake', { sessionId });
+  }, [api, active, sessionId, known]);
+
   // A session that is not live any more (Switchboard restarted, or it was closed) becomes its stored
   // transcript in this tab: read-only, with its real title and agent, offering Reopen. Nothing is started.
   useEffect(() => {
