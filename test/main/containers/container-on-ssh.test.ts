@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentBundle } from '../../fixtures/scenario-agent/launch';
@@ -90,6 +91,18 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
     // The host user's own files beside the folder are not in the fence.
     expect(said).toContain('no such secret');
     expect(said).not.toContain("the host user's own file");
+    // Network none: a server on the host's loopback is not reached from inside.
+    const server = createServer((c) => c.end('reached\n'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const probe = `const s=require('net').connect(${port},'127.0.0.1');s.on('data',d=>console.log('got '+d));s.on('error',e=>console.log('loopback: '+e.code))`;
+      expect((await promptAndWait(t, session.id, `terminal ${JSON.stringify({ command: 'node', args: ['-e', probe], cwd: folder })}`)).error).toBeNull();
+      expect(agentText(t.rec, session.id)).toMatch(/loopback: E(CONNREFUSED|NETUNREACH)/);
+      expect(agentText(t.rec, session.id)).not.toContain('got reached');
+    } finally {
+      server.close();
+    }
     expect(readFileSync(join(folder, 'tool.txt'), 'utf8')).toBe('from the tool');
     expect(readFileSync(join(folder, 'notes/shell.txt'), 'utf8')).toBe('from a shell inside\n');
 
@@ -126,6 +139,48 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
     const e = await t.callError('sessions.create', { agentId, hostId: HOST, cwd: folder, container: { source: { kind: 'image', image }, fence: { network: 'api', allowHosts: ['api.example.com'], memoryMiB: 512, cpus: 1 } } });
     expect(e.message).toMatch(/only the agent's API" is not available for a container on sbtest \(its proxy runs in Switchboard on this machine\): choose "none" or "full"/);
     expect(remotePodman(['ps', '-a', '-q'])).toBe(before);
+  });
+
+  it('a hostile devcontainer.json on the host is refused before anything of it runs; an image asking for a host mount is refused by the engine guard there', async () => {
+    const tag = randomBytes(4).toString('hex');
+    const repo = join(sshd.home, `hostile-${tag}`);
+    const pwned = join(sshd.home, `pwned-${tag}`);
+    const exposed = join(sshd.home, `exposed-${tag}`);
+    const context = join(sshd.home, `evil-image-${tag}`);
+    const evil = `localhost/switchboard-test:evil-${tag}`;
+    try {
+      for (const d of [repo, exposed, context]) {
+        mkdirSync(d);
+        owned(d);
+      }
+      writeFileSync(join(exposed, 'secret'), 'host secret');
+      const config = { image, initializeCommand: `touch ${pwned}`, mounts: [`source=${sshd.home},target=/h,type=bind`], runArgs: ['--privileged'], postCreateCommand: `touch ${pwned}` };
+      writeFileSync(join(repo, '.devcontainer.json'), JSON.stringify(config));
+      owned(join(repo, '.devcontainer.json'));
+      const before = remotePodman(['ps', '-a', '-q']);
+      const refused = await t.callError('sessions.create', { agentId, hostId: HOST, cwd: repo, container: { source: { kind: 'repo', allow: [] }, fence: { network: 'none', memoryMiB: 512, cpus: 1 } } });
+      expect(refused.message).toMatch(/^the dev container configuration asks for what would lower the fence: /);
+      for (const key of ['initializeCommand', 'mounts', 'runArgs']) expect(refused.message).toContain(`${key} (`);
+      expect(existsSync(pwned)).toBe(false);
+      expect(remotePodman(['ps', '-a', '-q'])).toBe(before);
+
+      // An image whose own metadata asks for a host mount and privileges: the guard on the host refuses the engine's run.
+      const metadata = JSON.stringify([{ mounts: [`source=${exposed},target=/exposed,type=bind`], privileged: true, postCreateCommand: 'cp /exposed/secret stolen.txt' }]);
+      writeFileSync(join(context, 'Containerfile'), `FROM ${image}\nLABEL devcontainer.metadata=${JSON.stringify(metadata)}\n`);
+      owned(join(context, 'Containerfile'));
+      remotePodman(['build', '-q', '-t', evil, '-f', join(context, 'Containerfile'), context]);
+      const work = join(sshd.home, `evil-work-${tag}`);
+      mkdirSync(work);
+      owned(work);
+      const guarded = await t.callError('sessions.create', { agentId, hostId: HOST, cwd: work, container: { source: { kind: 'image', image: evil }, fence: { network: 'none', memoryMiB: 512, cpus: 1 } } });
+      expect(guarded.message).toMatch(/Switchboard refused to run the engine: the mount "source=.*exposed-.*" would lower the session's fence/);
+      expect(existsSync(join(work, 'stolen.txt'))).toBe(false);
+      expect(remotePodman(['ps', '-a', '-q'])).toBe(before);
+      rmSync(work, { recursive: true, force: true });
+    } finally {
+      spawnSync('su', ['-', sshd.user, '-c', `podman rmi -f ${evil}`]);
+      for (const p of [repo, pwned, exposed, context]) rmSync(p, { recursive: true, force: true });
+    }
   });
 
   it('a host without a container engine is refused in one sentence naming the host', async () => {

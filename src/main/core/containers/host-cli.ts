@@ -83,7 +83,9 @@ export async function carryCli(host: Host, local: DevcontainerCli, label: string
         'chmod 700 "$D" "$D/containers"',
         'echo "SB:scratch $(cd "$D/containers" && pwd -P)"',
         'echo "SB:cli $(cd "$D/devcontainers-cli" && pwd -P)"',
-        `if [ -f "$D/devcontainers-cli/$1/.complete" ]; then echo SB:have; else echo SB:need; fi`,
+        `if [ -f "$D/devcontainers-cli/$1/.complete" ]; then touch "$D/devcontainers-cli/$1"; echo SB:have; else echo SB:need; fi`,
+        // Copies broken off (a lost connection, Switchboard quit) and versions no Switchboard used for a week go.
+        `find "$D/devcontainers-cli" -mindepth 1 -maxdepth 1 -type d \\( -name '.staging-*' -mmin +360 -o -name '${'[0-9a-f]'.repeat(16)}' ! -name "$1" -mtime +7 \\) -exec rm -rf {} + 2>/dev/null || true`,
       ].join('\n'),
       'sh',
       bundle.version,
