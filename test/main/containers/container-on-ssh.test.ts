@@ -3,11 +3,13 @@
  * rootless Podman as its own user; the dev container CLI is carried there and run by the host's node; the
  * scenario agent runs inside the container there; a tool write and a shell write inside land in the host's
  * folder, are reviewed and reverted by the checkpoints the host's helper takes (outside the container); the
- * fence is shown as that engine enforces it. A host without an engine is refused in one sentence naming it.
+ * fence is shown as that engine enforces it; quitting stops the container and a restart reopens the session in
+ * it. A host without an engine is refused in one sentence naming it.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +134,44 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
     // Settings lists the host's containers of Switchboard's.
     const { containers } = await t.call('containers.list', { hostId: HOST });
     expect(containers.map((c) => [c.sessionId, c.state])).toContainEqual([session.id, 'running']);
+  });
+
+  it('quitting stops the container on the host; the next start reopens the session and starts it again; a shell tab opens inside', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sb-ctr-ssh-data-'));
+    const cores: TestCore[] = [];
+    const core = async (): Promise<TestCore> => {
+      const c = await makeCore({ sshConfigFile: sshd.configFile, dataDir });
+      cores.push(c);
+      expect(await c.call('hosts.connect', { hostId: HOST })).toMatchObject({ ok: true });
+      return c;
+    };
+    const state = (id: string): string => remotePodman(['inspect', '--format', '{{.State.Status}}', id]).trim();
+    try {
+      let c = await core();
+      // The agent's store is the container's own (its /tmp outlives a stop): the reopen loads from it.
+      const env = { SCENARIO_CAPS: 'loadSession', SCENARIO_STORE: '/tmp/scenario-store.json', PATH: '/usr/local/bin:/usr/bin:/bin' };
+      const agent = (await c.call('agents.addCustom', { name: 'Scenario', command: 'node', args: [scenarioAgentBundle()], env, cwd: c.work })).id;
+      const session = await c.call('sessions.create', { agentId: agent, hostId: HOST, cwd: folder, container: { source: { kind: 'image', image }, fence: { network: 'none', memoryMiB: 512, cpus: 1 } } });
+      sessions.push(session.id);
+      expect((await promptAndWait(c, session.id, 'say first')).error).toBeNull();
+      const [listed] = JSON.parse(remotePodman(['ps', '--filter', `label=switchboard.session=${session.id}`, '--format', 'json'])) as Array<{ Id: string }>;
+      await c.dispose();
+      expect(state(listed!.Id)).toMatch(/exited|stopped/);
+
+      c = await core();
+      const reopened = await c.call('sessions.reopen', { sessionId: session.id });
+      expect(reopened.hostId).toBe(session.hostId);
+      expect(state(listed!.Id)).toBe('running');
+      expect((await promptAndWait(c, session.id, 'say still inside')).error).toBeNull();
+      expect(agentText(c.rec, session.id)).toContain('still inside');
+      const shell = await c.call('pty.createShell', { cols: 80, rows: 24, cwd: folder, hostId: session.hostId });
+      await c.call('pty.write', { id: shell.id, data: 'cat /etc/os-release; pwd\n' });
+      await c.rec.until(() => c.rec.of('pty.data').filter((d) => d.id === shell.id).map((d) => d.data).join('').includes('Switchboard test image'), 'the shell inside to answer');
+      await c.call('pty.kill', { id: shell.id });
+    } finally {
+      for (const c of cores) await c.dispose().catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses "only the agent\'s API" on the host in a sentence (its proxy runs on this machine), before anything starts', async () => {
