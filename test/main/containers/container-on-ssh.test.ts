@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -136,7 +136,7 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
     expect(containers.map((c) => [c.sessionId, c.state])).toContainEqual([session.id, 'running']);
   });
 
-  it('quitting stops the container on the host; the next start reopens the session and starts it again; a shell tab opens inside', async () => {
+  it('quitting stops the container on the host; the next start reopens the session and starts it again (a damaged copy of the CLI there copied anew); a shell tab opens inside', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sb-ctr-ssh-data-'));
     const cores: TestCore[] = [];
     const core = async (): Promise<TestCore> => {
@@ -157,11 +157,18 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
       const [listed] = JSON.parse(remotePodman(['ps', '--filter', `label=switchboard.session=${session.id}`, '--format', 'json'])) as Array<{ Id: string }>;
       await c.dispose();
       expect(state(listed!.Id)).toMatch(/exited|stopped/);
+      // The CLI's copy on the host damaged meanwhile (a disk error, someone's edit): it is not run, but copied again.
+      const cliRoot = join(sshd.home, '.switchboard-server', 'devcontainers-cli');
+      const copies = readdirSync(cliRoot).filter((n) => /^[0-9a-f]{16}$/.test(n));
+      expect(copies.length).toBeGreaterThan(0);
+      const bundleFile = join(cliRoot, copies[0]!, 'dist/spec-node/devContainersSpecCLI.js');
+      writeFileSync(bundleFile, `process.exit(7);\n${readFileSync(bundleFile, 'utf8')}`);
 
       c = await core();
       const reopened = await c.call('sessions.reopen', { sessionId: session.id });
       expect(reopened.hostId).toBe(session.hostId);
       expect(state(listed!.Id)).toBe('running');
+      expect(readFileSync(bundleFile, 'utf8')).not.toContain('process.exit(7)');
       expect((await promptAndWait(c, session.id, 'say still inside')).error).toBeNull();
       expect(agentText(c.rec, session.id)).toContain('still inside');
       const shell = await c.call('pty.createShell', { cols: 80, rows: 24, cwd: folder, hostId: session.hostId });

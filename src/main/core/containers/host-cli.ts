@@ -77,27 +77,32 @@ export async function carryCli(host: Host, local: DevcontainerCli, label: string
       [
         'set -e',
         'N=$(command -v node) || { echo "SB:no-node"; exit 0; }',
-        'echo "SB:node $N $("$N" -e "process.stdout.write(process.versions.node)")"',
+        'echo "SB:node-path $N"',
+        'echo "SB:node-version $("$N" -e "process.stdout.write(process.versions.node)")"',
         'D="$HOME/.switchboard-server"',
         'mkdir -p "$D/containers" "$D/devcontainers-cli"',
         'chmod 700 "$D" "$D/containers"',
         'echo "SB:scratch $(cd "$D/containers" && pwd -P)"',
         'echo "SB:cli $(cd "$D/devcontainers-cli" && pwd -P)"',
-        `if [ -f "$D/devcontainers-cli/$1/.complete" ]; then touch "$D/devcontainers-cli/$1"; echo SB:have; else echo SB:need; fi`,
+        // A copy is used only while its bytes still match its version (checked at every first use, as the helper's).
+        `V="$D/devcontainers-cli/$1"; shift`,
+        `if [ -f "$V/.complete" ] && [ "$(cd "$V" && "$N" -e ${shellQuote(HASH_OF)} "$@" 2>/dev/null)" = "$(basename -- "$V")" ]; then touch "$V"; echo SB:have; else rm -rf -- "$V"; echo SB:need; fi`,
         // Copies broken off (a lost connection, Switchboard quit) and versions no Switchboard used for a week go.
-        `find "$D/devcontainers-cli" -mindepth 1 -maxdepth 1 -type d \\( -name '.staging-*' -mmin +360 -o -name '${'[0-9a-f]'.repeat(16)}' ! -name "$1" -mtime +7 \\) -exec rm -rf {} + 2>/dev/null || true`,
+        `find "$D/devcontainers-cli" -mindepth 1 -maxdepth 1 -type d \\( -name '.staging-*' -mmin +360 -o -name '${'[0-9a-f]'.repeat(16)}' ! -name "$(basename -- "$V")" -mtime +7 \\) -exec rm -rf {} + 2>/dev/null || true`,
       ].join('\n'),
       'sh',
       bundle.version,
+      ...bundle.files.map((f) => f.rel),
     ],
     { env: {}, timeoutMs: 60_000, maxStdout: 64 * 1024 },
   );
-  const said = (key: string): string | undefined => probe.stdout.split('\n').find((l) => l.startsWith(`SB:${key}`))?.slice(key.length + 4);
+  const said = (key: string): string => probe.stdout.split('\n').find((l) => l.startsWith(`SB:${key} `))?.slice(key.length + 4) ?? '';
   if (probe.code !== 0) throw new Error(`the dev container CLI could not be prepared on ${label}: ${lastLine(probe.stderr) || probe.error || `exit ${probe.code ?? probe.signal}`}`);
   if (probe.stdout.includes('SB:no-node')) throw new Error(`${label} has no node: containers on it need node ${MIN_NODE_MAJOR}+ there (to run the dev container CLI)`);
-  const [node = '', nodeVersion = ''] = (said('node') ?? '').split(' ');
-  const scratchDir = said('scratch') ?? '';
-  const cliRoot = said('cli') ?? '';
+  const node = said('node-path');
+  const nodeVersion = said('node-version');
+  const scratchDir = said('scratch');
+  const cliRoot = said('cli');
   if (![node, scratchDir, cliRoot].every((p) => p.startsWith('/') && !p.includes('\0'))) throw new Error(`${label} said something unusable while the dev container CLI was prepared`);
   const major = Number(/^(\d+)\./.exec(nodeVersion)?.[1]);
   if (!(major >= MIN_NODE_MAJOR)) throw new Error(`the node of ${label} is ${nodeVersion.slice(0, 40) || 'of an unknown version'}: containers on it need node ${MIN_NODE_MAJOR}+ there (to run the dev container CLI)`);
