@@ -25,6 +25,7 @@ const HOST = 'ssh:sbtest';
 
 interface Turn {
   promptId: string;
+  folderId: string;
   changes: { from: string; to: string; files: Array<{ path: string; status: string }> } | null;
 }
 
@@ -112,6 +113,9 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
     const { turns } = (await t.call('checkpoints.listTurns', { sessionId: session.id })) as { turns: Turn[] };
     const [, toolTurn, shellTurn] = turns;
     expect(toolTurn!.changes!.files).toMatchObject([{ path: 'tool.txt', status: 'added' }]);
+    // Taken on the host by its helper (the side that owns the files), into its shadow repository there; none here.
+    expect(existsSync(join(sshd.home, '.switchboard-server', 'checkpoints', toolTurn!.folderId, 'HEAD'))).toBe(true);
+    expect(existsSync(join(t.dataDir, 'checkpoints', toolTurn!.folderId))).toBe(false);
     expect(shellTurn!.changes!.files).toMatchObject([{ path: 'notes/shell.txt', status: 'added' }]);
     expect(await t.call('checkpoints.fileDiff', { from: shellTurn!.changes!.from, to: shellTurn!.changes!.to, path: 'notes/shell.txt' })).toMatchObject({ newText: 'from a shell inside\n' });
     await t.call('checkpoints.revert', { from: shellTurn!.changes!.from, to: shellTurn!.changes!.to, scope: { kind: 'all' } });
