@@ -47,6 +47,11 @@ export function prepareRemotePodman(kind: ImageKind): string {
   if (spawnSync('su', ['-', REMOTE_USER, '-c', `podman image exists ${shq(tag)}`]).status !== 0) {
     const archive = execFileSync('podman', ['save', tag], { env: podmanEnv(), maxBuffer: 1024 * 1024 * 1024 });
     remotePodman(['load', '-q'], archive);
+    // Images of older contents go from the user's store (an image still used by a container stays).
+    const older = remotePodman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/switchboard-test'])
+      .split('\n')
+      .filter((t) => t.startsWith(`localhost/switchboard-test:${kind}-`) && t !== tag);
+    for (const old of older) spawnSync('su', ['-', REMOTE_USER, '-c', `podman rmi ${shq(old)}`]);
   }
   return tag;
 }
