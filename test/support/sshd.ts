@@ -28,6 +28,8 @@ export interface Sshd {
    */
   noGitAlias: string;
   noNodeAlias: string;
+  /** `sbnoengine`: sh, coreutils, node and git, but no container engine (neither podman nor docker). */
+  noEngineAlias: string;
   user: string;
   home: string;
   dir: string;
@@ -112,6 +114,7 @@ export async function startSshd(): Promise<Sshd> {
   const port = await freePort();
   const noGitPort = await freePort();
   const noNodePort = await freePort();
+  const noEnginePort = await freePort();
   // Bare PATHs for the "missing on the host" tests: what the helper's steps need, and nothing else.
   const bare = (name: string, tools: string[]): string => {
     const bin = join(dir, name);
@@ -125,6 +128,7 @@ export async function startSshd(): Promise<Sshd> {
   const basics = ['sh', 'cat', 'mkdir', 'mv', 'rm', 'chmod', 'id', 'sleep', 'env'];
   const noGitBin = bare('bin-nogit', [...basics, 'node']);
   const noNodeBin = bare('bin-nonode', basics);
+  const noEngineBin = bare('bin-noengine', [...basics, 'node', 'git', 'dirname', 'touch', 'ls']);
   const sshdConfig = join(dir, 'sshd_config');
   await writeFile(
     sshdConfig,
@@ -147,10 +151,13 @@ export async function startSshd(): Promise<Sshd> {
       'PrintMotd no',
       `Port ${noGitPort}`,
       `Port ${noNodePort}`,
+      `Port ${noEnginePort}`,
       `Match LocalPort ${noGitPort}`,
       `  SetEnv PATH=${noGitBin}`,
       `Match LocalPort ${noNodePort}`,
       `  SetEnv PATH=${noNodeBin}`,
+      `Match LocalPort ${noEnginePort}`,
+      `  SetEnv PATH=${noEngineBin}`,
       '',
     ].join('\n'),
   );
@@ -161,7 +168,7 @@ export async function startSshd(): Promise<Sshd> {
   });
   let exited = false;
   sshd.on('exit', () => (exited = true));
-  for (let i = 0; !(await listening(port)) || !(await listening(noNodePort)); i++) {
+  for (let i = 0; !(await listening(port)) || !(await listening(noNodePort)) || !(await listening(noEnginePort)); i++) {
     if (exited || i > 200) throw new Error(`sshd did not start: ${log}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -189,12 +196,12 @@ export async function startSshd(): Promise<Sshd> {
     '  GlobalKnownHostsFile /dev/null',
     '  IdentityAgent none',
   ];
-  const configFile = await writeConfig('ssh_config', [...hostBlock(alias, port), ...hostBlock('sbnogit', noGitPort), ...hostBlock('sbnonode', noNodePort)]);
+  const configFile = await writeConfig('ssh_config', [...hostBlock(alias, port), ...hostBlock('sbnogit', noGitPort), ...hostBlock('sbnonode', noNodePort), ...hostBlock('sbnoengine', noEnginePort)]);
   const hostKeyPub = join(dir, 'host_key.pub');
   const setKnownHosts = async (which: 'right' | 'wrong' | 'empty'): Promise<void> => {
     if (which === 'empty') return writeFile(knownHostsFile, '', { mode: 0o600 });
     const pub = (await readFile(join(dir, which === 'right' ? 'host_key.pub' : 'host_key_other.pub'), 'utf8')).trim().split(' ');
-    const lines = [port, noGitPort, noNodePort].map((p) => `[127.0.0.1]:${p} ${pub[0]} ${pub[1]}\n`);
+    const lines = [port, noGitPort, noNodePort, noEnginePort].map((p) => `[127.0.0.1]:${p} ${pub[0]} ${pub[1]}\n`);
     await writeFile(knownHostsFile, lines.join(''), { mode: 0o600 });
   };
   await setKnownHosts('right');
@@ -203,6 +210,7 @@ export async function startSshd(): Promise<Sshd> {
     alias,
     noGitAlias: 'sbnogit',
     noNodeAlias: 'sbnonode',
+    noEngineAlias: 'sbnoengine',
     user: REMOTE_USER,
     home,
     dir,

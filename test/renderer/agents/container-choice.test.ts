@@ -16,3 +16,9 @@ describe('the new-session form\'s network "only the agent\'s API"', () => {
     expect((containerChoice(draft({ network: 'none' }), null, ['api.anthropic.com']) as { fence: object }).fence).not.toHaveProperty('allowHosts');
   });
 });
+
+describe("the new-session form's source of the container", () => {
+  it('sends the image shown as chosen when the folder has no devcontainer.json (the draft still says the repository)', () => {
+    expect(containerChoice(draft({ source: 'repo', network: 'none', image: 'localhost/img:2' }), null)).toEqual({ source: { kind: 'image', image: 'localhost/img:2' }, fence: { network: 'none', memoryMiB: 1024, cpus: 1 } });
+  });
+});

@@ -4,12 +4,13 @@
  * brings such a host up (the container made or started with `devcontainer up`, then a ContainerHost on it),
  * the containers' idle stop and their stop at quit, and Settings' list of them.
  *
- * A container runs on this machine for now: one on an SSH host is expressible (`container:<key>@ssh:devbox`)
- * and refused with a sentence, as the dev container CLI is not carried to hosts yet.
+ * A container runs on this machine or on an SSH host (`container:<key>@ssh:devbox`): there the dev container
+ * CLI is carried to the host and run by its node, the engine is the host's, and files stay the host's
+ * (container-sites.ts).
  */
 import { IpcFailure } from '../../../shared/contract';
 import type { ContainerChoice, ContainerRow, FenceView, RepoContainer } from '../../../shared/contract/containers';
-import { containerHostId, hostKindOf, hostLabel, parseHostId } from '../../../shared/contract/hosts';
+import { containerHostId, parseHostId } from '../../../shared/contract/hosts';
 import type { Disposable } from '../base/lifecycle';
 import type { Host } from '../host/host';
 import type { Hosts } from '../host/hosts';
@@ -21,6 +22,7 @@ import { detectEngine, type Engine, type EngineKind } from './engine';
 import { engineFacts } from './engine-facts';
 import { fenceEnforcement, fenceProblems } from './fence';
 import { blockedItems, reviewConfig } from './fence-policy';
+import { ContainerSites } from './container-sites';
 import { SessionContainerHost } from './session-container-host';
 import { worktreeCommonDir } from './worktree-git';
 
@@ -61,12 +63,12 @@ export class ContainerService implements Disposable {
   private readonly engines = new Map<string, Promise<Engine>>();
   private readonly connecting = new Map<string, Promise<Host>>();
   private readonly live = new Map<string, Live>();
-  private readonly scratchDir: string;
+  private readonly sites: ContainerSites;
   private readonly idleTimer: NodeJS.Timeout;
   private disposed = false;
 
   constructor(private readonly deps: ContainerServiceDeps) {
-    this.scratchDir = deps.scratchDir;
+    this.sites = new ContainerSites({ cli: deps.cli, scratchDir: deps.scratchDir, engineEnv: deps.engineEnv });
     deps.hosts.setConnector('container', (id) => this.connect(id));
     this.idleTimer = setInterval(() => void this.stopIdle(), 60_000);
     this.idleTimer.unref();
@@ -76,7 +78,7 @@ export class ContainerService implements Disposable {
 
   /** Where a new session in a container runs: checked (engine, configuration, fence) before anything starts. */
   async place(p: { sessionId: string; hostId: string; cwd: string; additionalDirectories: readonly string[]; container: ContainerChoice; apiHosts?: readonly string[] }): Promise<{ hostId: string; stored: string }> {
-    this.onThisMachine(p.hostId);
+    this.sites.check(p.hostId);
     const inner = await this.deps.hosts.ensure(p.hostId);
     await this.engine(p.hostId, inner).catch((e: Error) => {
       throw new IpcFailure('unavailable', e.message);
@@ -85,6 +87,8 @@ export class ContainerService implements Disposable {
     const commonDir = await worktreeCommonDir(inner, p.cwd);
     const fence = { ...resolveFence(p.container, this.deps.settings.defaults(), folders, p.apiHosts ?? []), ...(commonDir && !folders.some((f) => commonDir === f || commonDir.startsWith(`${f}/`)) ? { readOnly: [commonDir] } : {}) };
     const problems = fenceProblems(fence);
+    const unavailable = this.sites.fenceProblem(p.hostId, fence);
+    if (unavailable) throw new IpcFailure('unavailable', unavailable);
     if (problems.length > 0) throw new IpcFailure('invalid_params', `the fence cannot be used: ${problems.join('; ')}`);
     let source = p.container.source;
     if (source.kind === 'repo') {
@@ -140,10 +144,10 @@ export class ContainerService implements Disposable {
     if (a?.kind !== 'container') throw new Error(`not a container host: ${id}`);
     const stored = readStoredContainer(this.deps.stored(a.key));
     if (!stored) throw new Error('no container is recorded for this session (or its record is damaged): start a new session');
-    this.onThisMachine(a.on);
     const inner = await this.deps.hosts.ensure(a.on);
     const engine = await this.engine(a.on, inner);
-    const lifecycle = new SessionContainers(inner, engine, this.deps.cli, this.scratchDir);
+    const site = await this.sites.site(a.on, inner);
+    const lifecycle = new SessionContainers(inner, engine, site.cli, site.scratchDir);
     const { containerId, env } = await this.startContainer(lifecycle, a.key, stored);
     const container = await ContainerHost.open({ inner, engine, containerId, folder: stored.fence.folders[0]!, id, env });
     const host = new SessionContainerHost(container, inner, engine, stored.fence.folders, () => this.ensureRunning(id));
@@ -181,17 +185,11 @@ export class ContainerService implements Disposable {
     const key = `${hostId}\0${prefer}`;
     let engine = this.engines.get(key);
     if (!engine) {
-      engine = detectEngine(inner, { env: this.deps.engineEnv(), prefer });
+      engine = detectEngine(inner, { env: this.sites.engineEnv(hostId), prefer });
       engine.catch(() => this.engines.delete(key));
       this.engines.set(key, engine);
     }
     return engine;
-  }
-
-  private onThisMachine(hostId: string): void {
-    if (hostKindOf(hostId) !== 'local') {
-      throw new IpcFailure('unavailable', `containers on ${hostLabel(hostId)} are not available yet (the dev container CLI is not carried to SSH hosts): run the container on this machine`);
-    }
   }
 
   private forget(id: string): void {
@@ -206,7 +204,7 @@ export class ContainerService implements Disposable {
 
   async engineStatus(hostId: string): Promise<{ hostId: string; engine: string | null; problem: string | null }> {
     try {
-      this.onThisMachine(hostId);
+      this.sites.check(hostId);
       const engine = await this.engine(hostId, await this.deps.hosts.ensure(hostId));
       return { hostId, engine: `${engine.kind} ${engine.version}`, problem: null };
     } catch (e) {
@@ -224,13 +222,14 @@ export class ContainerService implements Disposable {
     const inner = await this.deps.hosts.ensure(a.on);
     const engine = await this.engine(a.on, inner);
     const facts = await engineFacts(inner, engine);
+    const { where } = await this.sites.site(a.on, inner);
     return {
       network: stored.fence.network,
       allowHosts: stored.fence.network === 'api' ? [...stored.fence.allowHosts] : [],
       memoryMiB: Math.round(stored.fence.memoryBytes / 1024 ** 2),
       cpus: stored.fence.cpus,
       engine: `${engine.kind} ${engine.version}${facts.rootless ? ' (rootless)' : ''}`,
-      settings: fenceEnforcement(stored.fence, facts),
+      settings: fenceEnforcement(stored.fence, facts, where),
     };
   }
 
@@ -252,9 +251,11 @@ export class ContainerService implements Disposable {
   }
 
   private async lifecycleOn(hostId: string): Promise<SessionContainers> {
-    this.onThisMachine(hostId);
+    this.sites.check(hostId);
     const inner = await this.deps.hosts.ensure(hostId);
-    return new SessionContainers(inner, await this.engine(hostId, inner), this.deps.cli, this.scratchDir);
+    const engine = await this.engine(hostId, inner);
+    const site = await this.sites.site(hostId, inner);
+    return new SessionContainers(inner, engine, site.cli, site.scratchDir);
   }
 
   /** The agents in a container stopped and its host forgotten (the next start makes it again). */

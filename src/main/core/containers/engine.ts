@@ -3,6 +3,7 @@
  * SSH host's engine is found on that host). A missing or stopped engine is one sentence saying what to install
  * or start.
  */
+import { hostLabel } from '../../../shared/contract/hosts';
 import type { Host } from '../host/host';
 import { lastLine, runOnHost } from './run';
 
@@ -96,5 +97,5 @@ async function absolutePath(host: Host, command: string, env: Record<string, str
 }
 
 function hostName(host: Host): string {
-  return host.id === 'local' ? 'this machine' : `the host ${host.id}`;
+  return host.id === 'local' ? 'this machine' : `the host ${hostLabel(host.id)}`;
 }

@@ -87,17 +87,18 @@ export interface Enforcement {
 }
 
 /** Per setting, whether the engine enforces it: a setting it cannot enforce is said, never silently dropped. */
-export function fenceEnforcement(fence: Fence, facts: EngineFacts): Enforcement[] {
+/** `where`: the machine the container runs on, as the texts name it (`this machine`, `the host devbox`). */
+export function fenceEnforcement(fence: Fence, facts: EngineFacts, where = 'this machine'): Enforcement[] {
   const limitsOk = !(facts.rootless && facts.cgroupVersion !== 'v2');
   const limitsWhy = limitsOk ? `by the kernel's cgroups (${facts.cgroupVersion})${facts.inVm ? ', within the engine\'s virtual machine' : ''}` : 'not enforced: rootless Podman cannot set limits without cgroups v2';
   const network =
     fence.network === 'none'
       ? { enforced: true, how: 'no network: the container has only its own loopback' }
       : fence.network === 'full'
-        ? { enforced: false, how: 'not fenced: the container reaches what this machine reaches' }
+        ? { enforced: false, how: `not fenced: the container reaches what ${where} reaches` }
         : { enforced: true, how: `no network but a proxy of Switchboard's that opens tunnels (CONNECT) only to ${fence.allowHosts.join(', ')}; a program that ignores HTTPS_PROXY reaches nothing` };
   return [
-    { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths)${fence.readOnly?.length ? `, and ${fence.readOnly.join(', ')} read-only (the repository's git folder)` : ''}; nothing else of this machine` },
+    { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths)${fence.readOnly?.length ? `, and ${fence.readOnly.join(', ')} read-only (the repository's git folder)` : ''}; nothing else of ${where}` },
     { setting: 'network', ...network },
     { setting: 'memory', enforced: limitsOk, how: limitsOk ? `${Math.round(fence.memoryBytes / 1024 ** 2)} MiB, no swap beyond, ${limitsWhy}` : limitsWhy },
     { setting: 'cpus', enforced: limitsOk, how: limitsOk ? `${fence.cpus} CPUs, ${limitsWhy}` : limitsWhy },

@@ -36,10 +36,8 @@ export function containerChoice(d: ContainerDraft, config: RepoContainer | null,
     if (hosts.length === 0) return { error: "Name the hosts the agent's API is on (the allow-list is empty)." };
     fence.allowHosts = hosts;
   }
-  if (d.source === 'repo') {
-    if (!config) return { error: 'This folder has no devcontainer.json: choose an image.' };
-    return { source: { kind: 'repo', allow: d.allow }, fence };
-  }
+  // As the form shows it: without a devcontainer.json, the image is what is chosen.
+  if (d.source === 'repo' && config) return { source: { kind: 'repo', allow: d.allow }, fence };
   if (!d.image.trim()) return { error: 'Choose the image the container is made from (Settings → Containers has a default).' };
   return { source: { kind: 'image', image: d.image.trim() }, fence };
 }
@@ -96,7 +94,16 @@ export function useContainerDraft(folder: string): [ContainerDraft, (d: Containe
   return [draft, setDraft];
 }
 
-export function ContainerFields({ draft, onChange, engine, config, configError, apiHosts }: { draft: ContainerDraft; onChange(d: ContainerDraft): void; engine: EngineStatus | null; config: RepoContainer | null; configError: string | null; apiHosts: string[] }) {
+/** What a network mode is called on a host: "this machine" here, "the host" on an SSH host (where the API proxy is not offered). */
+function networkText(n: NetworkModeChoice, onSsh: boolean): string {
+  if (!onSsh) return NETWORK_TEXT[n];
+  if (n === 'full') return 'Full: what the host reaches';
+  if (n === 'api') return "Only the agent's API (on this machine only, for now)";
+  return NETWORK_TEXT[n];
+}
+
+/** `onSsh`: the container runs on an SSH host (its engine, its files; the API proxy runs on this machine only). */
+export function ContainerFields({ draft, onChange, engine, config, configError, apiHosts, onSsh = false }: { draft: ContainerDraft; onChange(d: ContainerDraft): void; engine: EngineStatus | null; config: RepoContainer | null; configError: string | null; apiHosts: string[]; onSsh?: boolean }) {
   const source = config ? draft.source : 'image';
   return (
     <fieldset className="where-field" data-testid="container-fields">
@@ -123,8 +130,8 @@ export function ContainerFields({ draft, onChange, engine, config, configError, 
           <span>Network</span>
           <select value={draft.network} onChange={(e) => onChange({ ...draft, network: e.target.value as NetworkModeChoice })} data-testid="container-network">
             {(Object.keys(NETWORK_TEXT) as NetworkModeChoice[]).map((n) => (
-              <option key={n} value={n}>
-                {NETWORK_TEXT[n]}
+              <option key={n} value={n} disabled={onSsh && n === 'api'}>
+                {networkText(n, onSsh)}
               </option>
             ))}
           </select>
@@ -145,7 +152,8 @@ export function ContainerFields({ draft, onChange, engine, config, configError, 
           <span className="muted small">The container has no network; a proxy of Switchboard’s opens connections to these hosts only (programs that ignore HTTPS_PROXY reach nothing).</span>
         </label>
       )}
-      <p className="muted small">Only the session’s folder is mounted (at its own path); nothing else of the machine.</p>
+      {onSsh && draft.network === 'api' && <ErrorAlert testId="container-network-unavailable">The network “only the agent’s API” is not available for a container on an SSH host (its proxy runs in Switchboard on this machine): choose None or Full.</ErrorAlert>}
+      <p className="muted small">Only the session’s folder is mounted (at its own path); nothing else of {onSsh ? 'the host' : 'the machine'}.</p>
     </fieldset>
   );
 }

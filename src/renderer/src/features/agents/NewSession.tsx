@@ -226,7 +226,7 @@ export function NewSessionForm({
         </div>
       )}
       <WhereField repo={repo} where={where} onChange={setWhere} />
-      {inContainer && <ContainerFields draft={containerDraft} onChange={setContainerDraft} {...facts} />}
+      {inContainer && <ContainerFields draft={containerDraft} onChange={setContainerDraft} {...facts} onSsh={remote} />}
       {containerError && <ErrorAlert testId="container-error">{containerError}</ErrorAlert>}
       {placeError && <ErrorAlert>{placeError}</ErrorAlert>}
       <label className="checkbox" title="Gives the agent Switchboard's delegation tools: it can start sessions with other agents (and spend), read what they did, steer and cancel them">

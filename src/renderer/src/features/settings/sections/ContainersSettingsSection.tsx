@@ -1,35 +1,46 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ContainerRow, EngineStatus } from '@shared/contract/containers';
+import { LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { useApi } from '../../../app/api-context';
+import { STATE_TEXT, syncHosts, useHosts } from '../../hosts';
+import { visibleText } from '../../../ui/VisibleText';
 import { formatBytes } from '@shared/format-bytes';
 import { ErrorAlert } from '../../../ui/Alert';
 import { SectionFields } from './GenericSection';
 
 /**
- * Sessions in containers: the engine of this machine (or what to install), the defaults of a new container
- * session (engine, image, fence, idle stop), and the containers Switchboard made, with Stop and Remove.
+ * Sessions in containers: the engine of this machine or of an SSH host (or what to install there), the
+ * defaults of a new container session (engine, image, fence, idle stop), and the containers Switchboard made
+ * on that machine, with Stop and Remove.
  */
 export function ContainersSettingsSection() {
   const api = useApi();
+  const hosts = useHosts((s) => s.hosts);
+  useEffect(() => syncHosts(api), [api]);
+  const [hostId, setHostId] = useState<string>(LOCAL_HOST_ID);
+  const sshHosts = hosts.filter((h) => h.kind === 'ssh');
+  const name = visibleText(hosts.find((h) => h.id === hostId)?.label ?? hostId);
+  const label = hostId === LOCAL_HOST_ID ? 'This machine' : `The host ${name}`;
   const [engine, setEngine] = useState<EngineStatus | null>(null);
   const [rows, setRows] = useState<ContainerRow[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
-    const e = await api.call('containers.engine', { hostId: 'local' });
-    setEngine(e.ok ? e.value : { hostId: 'local', engine: null, problem: e.error.message });
+    setError(null);
+    const e = await api.call('containers.engine', { hostId });
+    setEngine(e.ok ? e.value : { hostId, engine: null, problem: e.error.message });
     if (!e.ok || !e.value.engine) return setRows([]);
-    const r = await api.call('containers.list', { hostId: 'local' });
+    const r = await api.call('containers.list', { hostId });
     if (r.ok) setRows(r.value.containers);
     else setError(r.error.message);
-  }, [api]);
+  }, [api, hostId]);
   useEffect(() => void refresh(), [refresh]);
 
   const act = async (what: 'containers.stop' | 'containers.remove', id: string) => {
     setBusy(id);
     setError(null);
-    const r = await api.call(what, { hostId: 'local', id });
+    const r = await api.call(what, { hostId, id });
     if (!r.ok) setError(r.error.message);
     setBusy(null);
     await refresh();
@@ -37,8 +48,30 @@ export function ContainersSettingsSection() {
 
   return (
     <div className="settings-containers" data-testid="settings-containers">
+      {sshHosts.length > 0 && (
+        <label className="field">
+          <span>Containers on</span>
+          <select
+            value={hostId}
+            onChange={(e) => {
+              setEngine(null);
+              setRows(null);
+              setHostId(e.target.value);
+            }}
+            aria-label="Containers on"
+            data-testid="containers-host"
+          >
+            <option value={LOCAL_HOST_ID}>This machine</option>
+            {sshHosts.map((h) => (
+              <option key={h.id} value={h.id}>
+                {visibleText(h.label)} ({STATE_TEXT[h.state].toLowerCase()})
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <p className="small" data-testid="containers-engine">
-        {engine === null ? 'Looking for a container engine…' : engine.engine ? `This machine runs containers with ${engine.engine}.` : engine.problem}
+        {engine === null ? (hostId === LOCAL_HOST_ID ? 'Looking for a container engine…' : `Connecting to ${name} and looking for its container engine…`) : engine.engine ? `${label} runs containers with ${engine.engine}.` : engine.problem}
       </p>
       <SectionFields section="containers" />
       <h3>Switchboard’s containers</h3>
