@@ -21,6 +21,16 @@ export interface ChannelWatch {
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/**
+ * Request ids, one sequence for every channel of this process: a request of a new connection never has the
+ * id of one of a connection before it (of the same host or another), so an answer the host sends late, for
+ * a request of a lost connection, can never be taken for the answer to a new one.
+ */
+let nextRequestId = 1;
+
+/** Stray answers said on the console per channel (the count goes on). */
+const MAX_STRAY_LINES = 3;
+
 /** A wire error as the error it was on the host (an FsRefusal stays one). */
 export function errorFromWire(e: WireError): Error {
   if (e.name === 'FsRefusal' && e.reason) return new FsRefusal(e.reason as RefusalReason, e.message);
@@ -36,9 +46,9 @@ export function errorFromWire(e: WireError): Error {
 export class Channel {
   private child: ChildProcess | null = null;
   private up = false;
-  private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; onNote?: ((v: unknown) => void) | undefined }>();
   private stderr = '';
+  private strays = 0;
   readonly down: Promise<string>;
   private markDown!: (why: string) => void;
 
@@ -54,6 +64,16 @@ export class Channel {
 
   get isUp(): boolean {
     return this.up;
+  }
+
+  /** Answers (and notes) the host sent for no request under way on this channel: dropped. */
+  get strayAnswers(): number {
+    return this.strays;
+  }
+
+  private stray(what: string, id: unknown): void {
+    this.strays++;
+    if (this.strays <= MAX_STRAY_LINES) console.warn(`ssh channel: dropped ${what} for request ${String(id).slice(0, 32)}, which this connection is not waiting for`);
   }
 
   /** Starts `ssh … <remote command>` and says hello; resolves when welcomed, rejects with ssh's (or the helper's) words. */
@@ -140,7 +160,7 @@ export class Channel {
   /** A request to the helper; `onNote` hears the notes it sends while under way (progress). */
   request(op: string, a: unknown, onNote?: (v: unknown) => void): Promise<unknown> {
     if (!this.up) return Promise.reject(new Error(this.lostMessage()));
-    const id = this.nextId++;
+    const id = nextRequestId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onNote });
       this.write({ t: 'req', id, op, a: encode(a) });
@@ -155,8 +175,8 @@ export class Channel {
         return;
       case 'res': {
         const waiting = this.pending.get(msg.id);
+        if (!waiting) return this.stray('an answer', msg.id);
         this.pending.delete(msg.id);
-        if (!waiting) return;
         if (!msg.ok) return waiting.reject(errorFromWire(msg.err));
         try {
           waiting.resolve(decode(msg.v));
@@ -166,7 +186,9 @@ export class Channel {
         return;
       }
       case 'note': {
-        const onNote = this.pending.get(msg.id)?.onNote;
+        const waiting = this.pending.get(msg.id);
+        if (!waiting) return this.stray('a note', msg.id);
+        const onNote = waiting.onNote;
         try {
           onNote?.(decode(msg.v));
         } catch {

@@ -12,6 +12,11 @@
  * replays the rest, in order, once. Input the client sends is numbered the same way (`in.s`), so input sent
  * while the connection was failing is applied once (`welcome.procs[p].in` is the last one applied).
  *
+ * A request (`req`) belongs to the connection it was sent on: the helper answers it (`res`, its `note`s) on
+ * that connection or not at all, and a watch's events go to the connection that started it, which stops it
+ * when it ends. The client numbers requests once for all its connections and drops answers it is not
+ * waiting for on this one; what it waited for on a lost connection fails, in words (the caller asks again).
+ *
  * A new client (`hello.fresh`: Switchboard started again, with the same instance) is told the processes a
  * previous one left (`welcome.left`); it takes one back (`claim`) when it starts the same command again, and
  * the helper replays what the process wrote that was never acknowledged. What no one claims within the grace

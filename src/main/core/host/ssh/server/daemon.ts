@@ -1,11 +1,12 @@
 import { appendFileSync, closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { arch, homedir, platform, userInfo } from 'node:os';
 import { FsRefusal } from '../../files';
 import { ConfinedFs } from '../../local/confined-fs';
 import { listLocalFiles } from '../../local/list-files';
 import { runLocalGit } from '../../local/local-git';
-import { decode, encode, frame, FrameReader, PROTOCOL_VERSION, type ClientMessage, type LeftProc, type ServerMessage, type WireError } from '../protocol';
+import { decode, encode, FrameReader, PROTOCOL_VERSION, type ClientMessage, type LeftProc, type ServerMessage, type WireError } from '../protocol';
+import { ClientConn } from './client-conn';
 import { Proc } from './procs';
 import { watchFolder } from './watch';
 
@@ -77,13 +78,12 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
   const previousEnd = howPreviousEnded(`${socketPath}.log`);
   const procs = new Map<string, Proc>();
   const fsByRoots = new Map<string, Promise<ConfinedFs>>();
-  const watches = new Map<number, { dispose(): void }>();
-  let client: Socket | null = null;
+  let client: ClientConn | null = null;
   let graceTimer: NodeJS.Timeout | null = null;
 
-  const send = (msg: ServerMessage): void => {
-    if (client && !client.destroyed) client.write(frame(msg));
-  };
+  // Process events go to whichever client is connected: processes outlive a connection, and their events
+  // are numbered per process (replayed on a reconnect). Answers and watches belong to one connection (ClientConn).
+  const send = (msg: ServerMessage): void => client?.send(msg);
   const deliver = (p: string, s: number, ev: object): void => {
     const proc = procs.get(p);
     if (proc?.forgotten && proc.closed) procs.delete(p);
@@ -91,8 +91,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
   };
 
   const stopAll = async (): Promise<void> => {
-    for (const w of watches.values()) w.dispose();
-    watches.clear();
+    client?.end();
     const running = [...procs.values()].filter((p) => !p.closed);
     for (const p of running) p.kill(p.spec.kind === 'pty' ? 'SIGHUP' : 'SIGTERM');
     const deadline = Date.now() + 2000;
@@ -114,7 +113,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
     graceTimer = setTimeout(() => void exit(`no client for ${graceMs} ms`), graceMs);
   };
 
-  const request = async (op: string, a: Record<string, unknown>, note: (v: unknown) => void): Promise<unknown> => {
+  const request = async (conn: ClientConn, op: string, a: Record<string, unknown>, note: (v: unknown) => void): Promise<unknown> => {
     switch (op) {
       case 'info': {
         const u = userInfo();
@@ -152,15 +151,12 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
         return await listLocalFiles(a.root as string, { maxFiles: o.maxFiles, maxDepth: o.maxDepth, ...(o.skipDirs ? { skipDirs: new Set(o.skipDirs) } : {}) });
       }
       case 'watch': {
-        const w = a.w as number;
-        watches.get(w)?.dispose();
-        watches.set(w, await watchFolder(a.root as string, (ev) => send({ t: 'watch', w, ev }), (a.ignore as string[] | undefined) ?? []));
+        const ignore = (a.ignore as string[] | undefined) ?? [];
+        await conn.watch(a.w as number, (onEvent) => watchFolder(a.root as string, onEvent, ignore));
         return null;
       }
       case 'unwatch': {
-        const w = a.w as number;
-        watches.get(w)?.dispose();
-        watches.delete(w);
+        conn.unwatch(a.w as number);
         return null;
       }
       case 'shutdown':
@@ -174,7 +170,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
     }
   };
 
-  const onMessage = (msg: ClientMessage): void => {
+  const onMessage = (conn: ClientConn, msg: ClientMessage): void => {
     switch (msg.t) {
       case 'hello': {
         const left: LeftProc[] = [];
@@ -194,14 +190,15 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
         }
         const known: Record<string, { in: number; alive: boolean }> = {};
         for (const [p, proc] of procs) if (!proc.forgotten && !proc.leftTimer) known[p] = { in: proc.inApplied, alive: !proc.closed };
-        send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known, ...(left.length > 0 ? { left } : {}), ...(previousEnd ? { previousEnd } : {}) });
+        conn.send({ t: 'welcome', v: PROTOCOL_VERSION, procs: known, ...(left.length > 0 ? { left } : {}), ...(previousEnd ? { previousEnd } : {}) });
         for (const [p, { out }] of Object.entries(msg.procs)) procs.get(p)?.replay(out);
         return;
       }
       case 'req':
-        request(msg.op, (decode(msg.a) ?? {}) as Record<string, unknown>, (v) => send({ t: 'note', id: msg.id, v: encode(v) })).then(
-          (v) => send({ t: 'res', id: msg.id, ok: true, v: encode(v) }),
-          (e: unknown) => send({ t: 'res', id: msg.id, ok: false, err: wireError(e) }),
+        // Its answer goes to the connection that asked, or nowhere: ids mean nothing on another one.
+        request(conn, msg.op, (decode(msg.a) ?? {}) as Record<string, unknown>, (v) => conn.answer({ t: 'note', id: msg.id, v: encode(v) })).then(
+          (v) => conn.answer({ t: 'res', id: msg.id, ok: true, v: encode(v) }),
+          (e: unknown) => conn.answer({ t: 'res', id: msg.id, ok: false, err: wireError(e) }),
         );
         return;
       case 'start':
@@ -214,7 +211,7 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
       }
       case 'in':
         procs.get(msg.p)?.input(msg.s, msg.eof ? null : (msg.d ?? Buffer.alloc(0)));
-        send({ t: 'ina', p: msg.p, s: msg.s });
+        conn.send({ t: 'ina', p: msg.p, s: msg.s });
         return;
       case 'kill':
         procs.get(msg.p)?.kill(msg.sig);
@@ -236,12 +233,15 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
   };
 
   const server = createServer((sock) => {
-    if (client) client.destroy();
-    client = sock;
+    const previous = client;
+    const conn = new ClientConn(sock, (c) => client === c, log);
+    client = conn;
+    previous?.end();
+    previous?.destroy();
     if (graceTimer) clearTimeout(graceTimer);
     graceTimer = null;
     const reader = new FrameReader((msg) => {
-      if (client === sock) onMessage(msg as unknown as ClientMessage);
+      if (client === conn) onMessage(conn, msg as unknown as ClientMessage);
     });
     sock.on('data', (chunk: Buffer) => {
       try {
@@ -253,7 +253,8 @@ export function runDaemon(socketPath: string, graceMs: number, services: Readonl
     });
     sock.on('error', () => undefined);
     sock.on('close', () => {
-      if (client !== sock) return;
+      conn.end();
+      if (client !== conn) return;
       client = null;
       armGrace();
     });
