@@ -3,7 +3,7 @@
  * engine that only prints what it was asked (`/bin/echo`), so each refusal is seen without making containers.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,11 +61,52 @@ describe('the engine guard', () => {
       [['create', ...base, '--volumes-from', 'other', 'img'], 'the engine option "--volumes-from"'],
       [['container', 'run', ...base, '--privileged', 'img'], '--privileged'],
       [['exec', '--privileged', 'abc', 'sh'], '--privileged'],
+      [['exec', '-i', '-e', 'A=1', '--privileged', 'abc', 'sh'], '--privileged'],
+      [['exec', '--user=root', '--env-file', '/home/u/.env', 'abc', 'sh'], 'the engine option "--env-file"'],
+      [['exec', '-it', 'abc', 'sh'], 'the engine option "-it"'],
+      [['container', 'exec', '--privileged', 'abc', 'sh'], '--privileged'],
+      [['image', 'build', '-v', '/:/host', '.'], 'the engine option "-v"'],
+      [['-v', 'run', ...base, '--privileged', 'img'], '--privileged'],
       [['build', '-v', '/:/host', '.'], 'the engine option "-v"'],
       [['buildx', 'build', '--network=host', '.'], 'the network "host"'],
     ];
     for (const [args, what] of refusals) {
       expect({ args, ...run(...args) }).toEqual({ args, code: 1, out: '', err: `Switchboard refused to run the engine: ${what} would lower the session's fence (not allowed for this repository)` });
     }
+  });
+});
+
+describe("the engine guard's cost", () => {
+  let dir: string;
+  let guard: string;
+  let starts: string;
+
+  beforeAll(async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'sb-guard-cost-')));
+    starts = join(dir, 'node-starts');
+    writeFileSync(starts, '');
+    const config = guardConfig(null, defaultFence(['/home/u/project']), new Set(), '/bin/echo');
+    // The guard's node, counted: each start appends a line before node runs the check.
+    const node = ['/bin/sh', '-c', `echo started >> '${starts}'; exec "$0" "$@"`, process.execPath];
+    guard = await writeEngineGuard(await new LocalHost().files([dir]), dir, 's1', node, config);
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const nodeStartsFor = (...args: string[]) => {
+    const before = readFileSync(starts, 'utf8').split('\n').length;
+    const r = spawnSync(guard, args, { encoding: 'utf8' });
+    expect({ args, code: r.status, out: r.stdout.trim() }).toEqual({ args, code: 0, out: args.join(' ') });
+    return readFileSync(starts, 'utf8').split('\n').length - before;
+  };
+
+  it("starts node only for the commands that make or enter a container with more than the plainest flags (not for each of the CLI's calls)", () => {
+    // What `devcontainer up` runs besides the container's own `run`: none needs a check.
+    for (const args of [['-v'], ['buildx', 'version'], ['version', '--format', '{{.Server.Version}}'], ['ps', '-q', '-a'], ['inspect', '--type', 'image', 'img'], ['image', 'inspect', 'img'], ['events', '--format', 'json'], ['exec', '-i', '-u', 'root', '-e', 'A=1', 'abc', '/bin/sh'], ['exec', '--user=root', '-t', '-w', '/w', 'abc', 'sh', '-c', '--privileged'], ['container', 'ls']]) {
+      expect({ args, starts: nodeStartsFor(...args) }).toEqual({ args, starts: 0 });
+    }
+    expect(nodeStartsFor('run', '--mount', 'type=bind,source=/home/u/project,target=/home/u/project', '--network=none', 'img')).toBe(1);
+    expect(nodeStartsFor('exec', '--interactive=true', 'abc', 'sh')).toBe(1);
+    expect(nodeStartsFor('buildx', 'build', '.')).toBe(1);
   });
 });

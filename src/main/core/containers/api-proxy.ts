@@ -1,18 +1,19 @@
 /**
  * The network of a container in the `api` mode: the container has no network at all (`--network none`); a
  * relay inside it (RELAY_SOURCE, run by the container's node) turns connections to 127.0.0.1:PROXY_PORT into
- * connections to a unix socket mounted from this machine, where this proxy answers. The proxy only opens
- * `CONNECT host:port` tunnels to the listed hosts (port 443 unless an entry names its port), resolved here;
- * anything else (another host, an address, plain HTTP) is refused with 403. A program that ignores the proxy
- * variables reaches nothing at all: that is the fence.
+ * connections to a unix socket mounted from this machine, where this proxy answers. The proxy opens
+ * `CONNECT host:port` tunnels to the listed hosts (port 443 unless an entry names its port), resolved here, and
+ * sends plain-HTTP requests in absolute form (`GET http://host:port/path`) on to them (http-forward.ts); any
+ * other host or address is refused with 403. A program that ignores the proxy variables reaches nothing at
+ * all: that is the fence.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import type { ConfinedFiles } from '../host/host';
+import { forwardHttp, MAX_REQUEST_HEAD, parseAuthority, parseRequestHead, Refusal, type RequestHead, refuse } from './http-forward';
 
 /** Where the relay listens inside the container. */
 export const PROXY_PORT = 3128;
-const MAX_HEADER = 8192;
 
 /** The process environment that sends a container's programs through the proxy. */
 export function proxyEnv(): Record<string, string> {
@@ -79,26 +80,34 @@ function handle(client: Socket, allow: readonly string[]): void {
   const onData = (chunk: Buffer) => {
     head = Buffer.concat([head, chunk]);
     const end = head.indexOf('\r\n\r\n');
-    if (end < 0) {
-      if (head.length > MAX_HEADER) client.end('HTTP/1.1 431 Request Header Fields Too Large\r\n\r\n');
-      return;
+    if (end < 0 ? head.length > MAX_REQUEST_HEAD : end > MAX_REQUEST_HEAD) {
+      client.off('data', onData);
+      return refuse(client, 431, `a request head longer than ${MAX_REQUEST_HEAD} bytes`);
     }
+    if (end < 0) return;
     client.off('data', onData);
-    const [method, target] = head.subarray(0, end).toString('latin1').split('\r\n')[0]!.split(' ');
-    const m = /^\[?([A-Za-z0-9.\-:]+?)\]?:(\d{1,5})$/.exec(target ?? '');
-    if (method !== 'CONNECT' || !m || !allowedTarget(allow, m[1]!, Number(m[2]))) {
-      client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nSwitchboard's fence allows only CONNECT to: ${allow.join(', ')}\n`);
-      return;
+    // Nothing more is read until the request is understood (and, for a tunnel, the upstream connected).
+    client.pause();
+    let req: RequestHead;
+    try {
+      req = parseRequestHead(head.subarray(0, end).toString('latin1'));
+    } catch (e) {
+      if (e instanceof Refusal) return refuse(client, e.status, e.message);
+      throw e;
     }
+    const rest = head.subarray(end + 4);
+    if (req.method !== 'CONNECT') return forwardHttp(client, req, rest, (host, port) => allowedTarget(allow, host, port));
+    const target = parseAuthority(req.target, NaN);
+    if (!target || !allowedTarget(allow, target.host, target.port)) return refuse(client, 403, `only ${allow.join(', ')} can be reached`);
     let connected = false;
-    const upstream = connect(Number(m[2]), m[1]!, () => {
+    const upstream = connect(target.port, target.host, () => {
       connected = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      const rest = head.subarray(end + 4);
       if (rest.length > 0) upstream.write(rest);
       client.pipe(upstream).pipe(client);
+      client.resume();
     });
-    upstream.on('error', (e) => (connected ? client.destroy() : client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\n${e.message}\n`)));
+    upstream.on('error', (e) => (connected ? client.destroy() : refuse(client, 502, e.message)));
     client.on('close', () => upstream.destroy());
   };
   client.on('data', onData);

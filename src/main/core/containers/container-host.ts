@@ -10,10 +10,10 @@
  */
 import type { Disposable } from '../base/lifecycle';
 import type { ConfinedFiles, FileList, GitOptions, GitResult, Host, HostProcess, HostPty, ListFilesOptions, PtyOptions, SpawnOptions, WatchEvent, WatchOptions } from '../host/host';
-import { ContainerProcess, type ContainerControl, SAY_PID } from './container-process';
+import { ContainerProcess, type ContainerControl, OOM_KILLS, SAY_PID } from './container-process';
 import { ContainerPty } from './container-pty';
 import type { Engine } from './engine';
-import { runOnHost } from './run';
+import { type RunResult, runOnHost } from './run';
 
 export interface ContainerHostOptions {
   /** The host the engine runs on (and that owns the mounted files). */
@@ -55,11 +55,16 @@ export class ContainerHost implements Host, ContainerControl {
     if (options.inner.helperCall) this.helperCall = options.inner.helperCall.bind(options.inner);
   }
 
-  /** The host of a running container (it notes the container's count of out-of-memory kills so far, to tell new ones). */
-  static async open(options: ContainerHostOptions): Promise<ContainerHost> {
-    const host = new ContainerHost(options);
-    host.oomSeen = (await host.readOomKills()) ?? 0;
-    return host;
+  /**
+   * The host of a running container. The container's count of out-of-memory kills so far, to tell new ones
+   * from, is the one its first process says as it starts (SAY_PID): no exec is spent on it here.
+   */
+  static open(options: ContainerHostOptions): Promise<ContainerHost> {
+    return Promise.resolve(new ContainerHost(options));
+  }
+
+  noteOomKills(kills: number): void {
+    this.oomSeen ??= kills;
   }
 
   spawn(argv: readonly string[], options: SpawnOptions): HostProcess {
@@ -96,10 +101,18 @@ export class ContainerHost implements Host, ContainerControl {
 
   helperCall?: Host['helperCall'];
 
+  /**
+   * A short command of Switchboard's own inside, by the engine's exec alone (no pid line, nothing left to
+   * signal after): a probe. `path` is its PATH inside.
+   */
+  run(argv: readonly string[], options: { path?: string; timeoutMs?: number; maxStdout?: number } = {}): Promise<RunResult> {
+    return runOnHost(this.inner, [this.engine.path, 'exec', ...(options.path ? ['-e', `PATH=${options.path}`] : []), this.containerId, ...argv], { env: this.engine.env, timeoutMs: options.timeoutMs ?? 30_000, ...(options.maxStdout ? { maxStdout: options.maxStdout } : {}) });
+  }
+
   signal(pgid: number, signal: NodeJS.Signals): void {
     const name = signal.replace(/^SIG/, '');
     if (!/^[A-Z0-9]+$/.test(name)) return;
-    void runOnHost(this.inner, [this.engine.path, 'exec', this.containerId, '/bin/sh', '-c', 'kill -s "$1" -- "-$2" 2>/dev/null || kill -s "$1" "$2"', 'sh', name, String(pgid)], { env: this.engine.env, timeoutMs: 30_000 });
+    void this.run(['/bin/sh', '-c', 'kill -s "$1" -- "-$2" 2>/dev/null || kill -s "$1" "$2"', 'sh', name, String(pgid)]);
   }
 
   async whyStopped(): Promise<string | null> {
@@ -111,7 +124,8 @@ export class ContainerHost implements Host, ContainerControl {
       return `the container ${short} is ${status === 'gone' ? 'gone' : `no longer running (${status})`}: it was stopped or removed outside this session; start the session again`;
     }
     const kills = await this.readOomKills();
-    if (kills !== null && this.oomSeen !== null && kills > this.oomSeen) {
+    // No process said the count at its start yet: a fresh container's (what open() read before) is 0.
+    if (kills !== null && kills > (this.oomSeen ?? 0)) {
       this.oomSeen = kills;
       return 'ended: out of memory (the container\'s memory limit); the kernel killed it';
     }
@@ -120,8 +134,8 @@ export class ContainerHost implements Host, ContainerControl {
 
   /** How many processes the kernel killed in the container for want of memory (cgroups v2 or v1), or null. */
   private async readOomKills(): Promise<number | null> {
-    const script = 'for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do [ -r "$f" ] && while read k v; do [ "$k" = oom_kill ] && echo "$v" && exit 0; done < "$f"; done; exit 1';
-    const r = await runOnHost(this.inner, [this.engine.path, 'exec', this.containerId, '/bin/sh', '-c', script], { env: this.engine.env, timeoutMs: 30_000 });
+    const script = `${OOM_KILLS}; [ -n "$n" ] && echo "$n"`;
+    const r = await this.run(['/bin/sh', '-c', script]);
     const n = Number(r.stdout.trim());
     return r.code === 0 && Number.isInteger(n) ? n : null;
   }

@@ -168,11 +168,10 @@ export class SessionContainers {
     return proxy;
   }
 
-  /** Starts the relay to the proxy inside the container, once it listens (one running already is kept). */
+  /** Starts the relay to the proxy inside the container, once it listens (one running already is kept): one exec. */
   private async startRelay(containerId: string, proxy: ApiProxy): Promise<void> {
-    const has = await runOnHost(this.host, [this.engine.path, 'exec', containerId, '/bin/sh', '-c', 'command -v node'], { env: this.engine.env, timeoutMs: 60_000 });
-    if (has.code !== 0) throw new Error('the network mode "only the agent\'s API" needs node in the container (for its relay to the proxy): choose an image with node 20+, or add the node feature');
-    const r = await runOnHost(this.host, [this.engine.path, 'exec', containerId, 'node', proxy.relayScript], { env: this.engine.env, timeoutMs: 60_000 });
+    const r = await runOnHost(this.host, [this.engine.path, 'exec', containerId, '/bin/sh', '-c', 'command -v node >/dev/null 2>&1 || exit 127; exec node "$1"', 'sh', proxy.relayScript], { env: this.engine.env, timeoutMs: 60_000 });
+    if (r.code === 127) throw new Error('the network mode "only the agent\'s API" needs node in the container (for its relay to the proxy): choose an image with node 20+, or add the node feature');
     if (r.code !== 0) throw new Error(`the relay to the proxy could not be started in the container: ${lastLine(r.stdout) || lastLine(r.stderr) || `exit ${r.code}`}`);
   }
 
@@ -188,6 +187,12 @@ export class SessionContainers {
   /** The session's container, or null. */
   async find(sessionId: string): Promise<ContainerInfo | null> {
     return (await this.list()).find((c) => c.sessionId === sessionId) ?? null;
+  }
+
+  /** Whether a container (by its id) runs, in one engine call (`find` lists them all, with their sizes); null: gone. */
+  async state(id: string): Promise<ContainerInfo['state'] | null> {
+    const r = await runOnHost(this.host, [this.engine.path, 'inspect', '--type', 'container', '--format', '{{.State.Status}}', id], { env: this.engine.env, timeoutMs: 60_000, maxStdout: 4096 });
+    return r.code === 0 ? stateOf(r.stdout.trim()) : null;
   }
 
   /** Stops a container of Switchboard's (a session's next `up` starts it again). */
@@ -240,13 +245,16 @@ function toInfo(raw: unknown): ContainerInfo | null {
   const r = raw as { Id?: unknown; Name?: unknown; State?: { Status?: unknown }; Config?: { Labels?: Record<string, unknown>; Image?: unknown }; ImageName?: unknown; SizeRw?: unknown };
   const labels = r.Config?.Labels ?? {};
   if (labels[MANAGED_LABEL] !== '1' || typeof r.Id !== 'string') return null;
-  const status = String(r.State?.Status ?? '');
   return {
     id: r.Id,
     name: String(r.Name ?? '').replace(/^\//, ''),
     sessionId: String(labels[SESSION_LABEL] ?? ''),
-    state: status === 'running' ? 'running' : ['exited', 'stopped', 'created', 'configured'].includes(status) ? 'stopped' : 'other',
+    state: stateOf(String(r.State?.Status ?? '')),
     sizeBytes: typeof r.SizeRw === 'number' ? r.SizeRw : null,
     image: String(r.ImageName ?? r.Config?.Image ?? ''),
   };
+}
+
+function stateOf(status: string): ContainerInfo['state'] {
+  return status === 'running' ? 'running' : ['exited', 'stopped', 'created', 'configured'].includes(status) ? 'stopped' : 'other';
 }

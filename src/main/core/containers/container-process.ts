@@ -7,14 +7,33 @@
 import { Transform, type Readable, type Writable } from 'node:stream';
 import type { HostProcess, ProcessExit } from '../host/host';
 
-/** Runs argv in the container after printing its own pid (it leads its own session there: `exec` makes it so). */
-export const SAY_PID = ['/bin/sh', '-c', 'echo "$$" && exec "$@"', 'sh'];
+/**
+ * The container's count of out-of-memory kills so far (cgroups v2, then v1) in `$n`, read with the shell's
+ * builtins only: each process says it at its start, so no exec of its own is spent on it.
+ */
+export const OOM_KILLS = 'n=; for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do [ -r "$f" ] && while read -r k v; do [ "$k" = oom_kill ] && n=$v && break; done < "$f"; [ -n "$n" ] && break; done';
+
+/**
+ * Runs argv in the container after printing its own pid (it leads its own session there: `exec` makes it so)
+ * and the container's out-of-memory kills so far (empty where the cgroup does not say): `<pid> <kills>`.
+ */
+export const SAY_PID = ['/bin/sh', '-c', `${OOM_KILLS}; echo "$$ $n" && exec "$@"`, 'sh'];
+
+/** The pid inside and the out-of-memory kills (null: not said) of SAY_PID's first line. */
+export function parsePidLine(line: string): { pid: number | null; oomKills: number | null } {
+  const [pid, kills] = line.trim().split(' ');
+  const n = Number(pid);
+  const k = kills === undefined || kills === '' ? NaN : Number(kills);
+  return { pid: Number.isInteger(n) && n > 1 ? n : null, oomKills: Number.isInteger(k) && k >= 0 ? k : null };
+}
 
 export interface ContainerControl {
   /** Signals a process group inside the container (best effort). */
   signal(pgid: number, signal: NodeJS.Signals): void;
   /** Null while the container runs; else why processes in it ended. */
   whyStopped(): Promise<string | null>;
+  /** The container's out-of-memory kills as a process started (the first said is what later ones are told from). */
+  noteOomKills(kills: number): void;
 }
 
 export class ContainerProcess implements HostProcess {
@@ -34,8 +53,9 @@ export class ContainerProcess implements HostProcess {
     this.stdin = exec.stdin;
     this.stderr = exec.stderr;
     const out = firstLineTaker((line) => {
-      const pid = Number(line.trim());
-      if (Number.isInteger(pid) && pid > 1) this.inside = pid;
+      const { pid, oomKills } = parsePidLine(line);
+      if (oomKills !== null) this.control.noteOomKills(oomKills);
+      if (pid !== null) this.inside = pid;
       if (this.pendingSignal && this.inside) this.control.signal(this.inside, this.pendingSignal);
     });
     exec.stdout.pipe(out);

@@ -1,6 +1,6 @@
 import type { Disposable } from '../base/lifecycle';
 import type { HostPty, PtyExit } from '../host/host';
-import type { ContainerControl } from './container-process';
+import { type ContainerControl, parsePidLine } from './container-process';
 
 /** A terminal inside a container (see container-process.ts: its first line is its pid inside, taken off). */
 export class ContainerPty implements HostPty {
@@ -27,8 +27,9 @@ export class ContainerPty implements HostPty {
       this.head = null;
       for (const d of this.held ?? []) this.exec.write(d);
       this.held = null;
-      const pid = Number(all.slice(0, Math.max(nl, 0)).trim());
-      if (Number.isInteger(pid) && pid > 1) this.inside = pid;
+      const { pid, oomKills } = parsePidLine(all.slice(0, Math.max(nl, 0)));
+      if (oomKills !== null) this.control.noteOomKills(oomKills);
+      if (pid !== null) this.inside = pid;
       const rest = all.slice(nl + 1);
       if (rest) this.emit(rest);
     });

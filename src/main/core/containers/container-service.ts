@@ -20,7 +20,7 @@ import { type FenceDefaults, readStoredContainer, resolveFence, storeContainer, 
 import { ConfigError, readRepoConfig, summarizeConfig } from './devcontainer-config';
 import { detectEngine, type Engine, type EngineKind } from './engine';
 import { engineFacts } from './engine-facts';
-import { fenceEnforcement, fenceProblems } from './fence';
+import { type EngineFacts, fenceEnforcement, fenceProblems } from './fence';
 import { blockedItems, reviewConfig } from './fence-policy';
 import { ContainerSites } from './container-sites';
 import { SessionContainerHost } from './session-container-host';
@@ -57,10 +57,14 @@ interface Live {
   lifecycle: SessionContainers;
   /** Turns under way in the container's sessions. */
   busy: number;
+  /** Just made or started by `up`: the first agent's start need not ask the engine whether it runs. */
+  fresh: boolean;
 }
 
 export class ContainerService implements Disposable {
   private readonly engines = new Map<string, Promise<Engine>>();
+  /** What each engine enforces (`<engine> info` is slow and its answer does not change while it runs). */
+  private readonly facts = new WeakMap<Engine, Promise<EngineFacts>>();
   private readonly connecting = new Map<string, Promise<Host>>();
   private readonly live = new Map<string, Live>();
   private readonly sites: ContainerSites;
@@ -151,7 +155,7 @@ export class ContainerService implements Disposable {
     const { containerId, env } = await this.startContainer(lifecycle, a.key, stored);
     const container = await ContainerHost.open({ inner, engine, containerId, folder: stored.fence.folders[0]!, id, env });
     const host = new SessionContainerHost(container, inner, engine, stored.fence.folders, () => this.ensureRunning(id));
-    const live: Live = { host, registration: this.deps.hosts.register(host), lifecycle, busy: 0 };
+    const live: Live = { host, registration: this.deps.hosts.register(host), lifecycle, busy: 0, fresh: true };
     this.live.set(id, live);
     return host;
   }
@@ -168,8 +172,11 @@ export class ContainerService implements Disposable {
     const live = this.live.get(id);
     const a = parseHostId(id);
     if (!live || a?.kind !== 'container') return;
-    const found = await live.lifecycle.find(a.key);
-    if (found?.state === 'running' && found.id === live.host.container.containerId) return;
+    if (live.fresh) {
+      live.fresh = false;
+      return;
+    }
+    if ((await live.lifecycle.state(live.host.container.containerId)) === 'running') return;
     const stored = readStoredContainer(this.deps.stored(a.key));
     if (!stored) throw new Error('no container is recorded for this session');
     const { containerId } = await this.startContainer(live.lifecycle, a.key, stored);
@@ -221,7 +228,14 @@ export class ContainerService implements Disposable {
     if (!stored) return null;
     const inner = await this.deps.hosts.ensure(a.on);
     const engine = await this.engine(a.on, inner);
-    const facts = await engineFacts(inner, engine);
+    let known = this.facts.get(engine);
+    if (!known) {
+      known = engineFacts(inner, engine);
+      this.facts.set(engine, known);
+      // An engine that did not answer is asked again next time.
+      void known.then((f) => f.cgroupVersion === 'unknown' && this.facts.delete(engine));
+    }
+    const facts = await known;
     const { where } = await this.sites.site(a.on, inner);
     return {
       network: stored.fence.network,

@@ -38,14 +38,48 @@ export async function writeEngineGuard(files: ConfinedFiles, scratchDir: string,
   const script = path.posix.join(scratchDir, `${name}.engine-guard.cjs`);
   const wrapper = path.posix.join(scratchDir, `${name}.engine-guard`);
   await files.writeFile(script, `const CONFIG = ${JSON.stringify(config)};\n${GUARD_SOURCE}`);
-  // Only the commands that make or enter containers are checked (one node start each); then the engine itself
-  // replaces the shell, so the CLI's signals and pipes reach it as if it had started it.
+  // Only the commands that make or enter containers are checked by node, and only those: a node start costs
+  // more than the engine's own call (the CLI runs `-v`, `buildx version`, inspects, and two execs per `up`). An
+  // exec with none but the plainest flags passes in the shell (FAST_EXEC: a subset of what the check lets
+  // through; anything else still goes to node). Then the engine itself replaces the shell, so the CLI's
+  // signals and pipes reach it as if it had started it.
   // The arguments go on stdin, NUL-separated: node reads some options (--env-file) even after the script's name.
   const check = `printf '%s\\0' "$@" | ${[...node, script].map(shellQuote).join(' ')} || exit 1`;
-  const text = `#!/bin/sh\ncase "$1" in\n  run|create|exec|build|buildx|container|image|-*) ${check} ;;\nesac\nexec ${shellQuote(config.engine)} "$@"\n`;
+  const text = [
+    '#!/bin/sh',
+    FAST_EXEC,
+    'case "$1" in',
+    '  -v|--version) [ $# -eq 1 ] || { ' + check + '; } ;;',
+    `  run|create|build|-*) ${check} ;;`,
+    `  exec) plain_exec "$@" || { ${check}; } ;;`,
+    `  buildx|image) if [ "$2" = build ]; then ${check}; fi ;;`,
+    `  container) case "$2" in run|create|exec) ${check} ;; esac ;;`,
+    'esac',
+    `exec ${shellQuote(config.engine)} "$@"`,
+    '',
+  ].join('\n');
   await files.placeFile(path.posix.relative(files.roots[0]!, wrapper), Buffer.from(text), 0o700);
   return wrapper;
 }
+
+/**
+ * `plain_exec exec [flags] container …`: true when every flag before the container is one the check always lets
+ * through (-i, -t, -d and their long names; -u, -e, -w with a value), so node need not start for it.
+ */
+const FAST_EXEC = `plain_exec() {
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --) return 0 ;;
+      -i|-t|-d|--interactive|--tty|--detach) shift ;;
+      -u|-e|-w|--user|--env|--workdir) [ $# -ge 2 ] || return 1; shift 2 ;;
+      --user=*|--env=*|--workdir=*) shift ;;
+      -*) return 1 ;;
+      *) return 0 ;;
+    esac
+  done
+  return 0
+}`;
 
 function shellQuote(s: string): string {
   return `'${s.replaceAll("'", "'\\''")}'`;

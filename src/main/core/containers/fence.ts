@@ -96,7 +96,7 @@ export function fenceEnforcement(fence: Fence, facts: EngineFacts, where = 'this
       ? { enforced: true, how: 'no network: the container has only its own loopback' }
       : fence.network === 'full'
         ? { enforced: false, how: `not fenced: the container reaches what ${where} reaches` }
-        : { enforced: true, how: `no network but a proxy of Switchboard's that opens tunnels (CONNECT) only to ${fence.allowHosts.join(', ')}; a program that ignores HTTPS_PROXY reaches nothing` };
+        : { enforced: true, how: `no network but a proxy of Switchboard's that opens tunnels (CONNECT) and sends plain HTTP on only to ${fence.allowHosts.join(', ')}; a program that ignores HTTPS_PROXY and HTTP_PROXY reaches nothing` };
   return [
     { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths)${fence.readOnly?.length ? `, and ${fence.readOnly.join(', ')} read-only (the repository's git folder)` : ''}; nothing else of ${where}` },
     { setting: 'network', ...network },
