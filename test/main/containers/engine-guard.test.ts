@@ -66,7 +66,11 @@ describe('the engine guard', () => {
       [['exec', '-it', 'abc', 'sh'], 'the engine option "-it"'],
       [['container', 'exec', '--privileged', 'abc', 'sh'], '--privileged'],
       [['image', 'build', '-v', '/:/host', '.'], 'the engine option "-v"'],
-      [['-v', 'run', ...base, '--privileged', 'img'], '--privileged'],
+      [['-v', 'run', ...base, '--privileged', 'img'], 'the engine option "-v" before the command'],
+      // A global option before the command would hide it from a check that looked for the first word.
+      [['--log-level', 'debug', 'run', ...base, '--privileged', 'img'], 'the engine option "--log-level" before the command'],
+      [['--root', '/tmp/other-store', 'run', ...base, 'img'], 'the engine option "--root" before the command'],
+      [['--url', 'tcp://10.0.0.1:8080', 'exec', 'abc', 'sh'], 'the engine option "--url" before the command'],
       [['build', '-v', '/:/host', '.'], 'the engine option "-v"'],
       [['buildx', 'build', '--network=host', '.'], 'the network "host"'],
     ];

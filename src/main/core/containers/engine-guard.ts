@@ -117,7 +117,10 @@ function check(command, rest, build) {
     refuse('the engine option "' + token + '"');
   }
 }
-const at = args.findIndex((a) => !a.startsWith('-'));
+// An option before the command (a global one: --log-level, --root, --url, -H…) could hide which command this is
+// and what it does: none is let through (the CLI passes none; '-v' / '--version' alone asks the version).
+if (args.length > 0 && args[0].startsWith('-') && !(args.length === 1 && (args[0] === '-v' || args[0] === '--version'))) refuse('the engine option "' + args[0] + '" before the command');
+const at = 0;
 const sub = args[at];
 if (sub === 'run' || sub === 'create' || sub === 'exec' || sub === 'container' && ['run', 'create', 'exec'].includes(args[at + 1])) {
   const s = sub === 'container' ? at + 1 : at;
