@@ -146,6 +146,14 @@ describe.skipIf(skip !== null)('a session in a container through the app (real P
     expect(podmanRun(['inspect', '--format', '{{.State.Status}}', containerId]).trim()).toMatch(/exited|stopped/);
     expect((await promptAndWait(t, session.id, 'say after a stop')).error).toBeNull();
     expect(agentText(t.rec, session.id)).toContain('after a stop');
+    // Removed from outside: the session says so; started again, it goes on in a container made anew.
+    podmanRun(['rm', '-f', containerId]);
+    expect((await promptAndWait(t, session.id, 'say into the void')).error?.message).toContain('is gone: it was stopped or removed outside this session');
+    // The agent starts in the new container; it kept its sessions in the old one's /tmp, so it no longer knows this one.
+    expect((await t.callError('sessions.reopen', { sessionId: session.id })).message).toContain('session/load failed: Resource not found');
+    const anew = (await t.call('containers.list', { hostId: 'local' })).containers.filter((c) => c.sessionId === session.id);
+    expect(anew).toMatchObject([{ state: 'running' }]);
+    expect(anew[0]!.id).not.toBe(containerId);
     const mine = podmanRun(['create', '--label', 'mine=1', image, 'sleep', '1']).trim();
     try {
       expect((await t.callError('containers.remove', { hostId: 'local', id: mine })).message).toContain('is not a container Switchboard made: it is left alone');

@@ -179,11 +179,12 @@ export class ContainerService implements Disposable {
     if ((await live.lifecycle.state(live.host.container.containerId)) === 'running') return;
     const stored = readStoredContainer(this.deps.stored(a.key));
     if (!stored) throw new Error('no container is recorded for this session');
-    const { containerId } = await this.startContainer(live.lifecycle, a.key, stored);
+    const { containerId, env } = await this.startContainer(live.lifecycle, a.key, stored);
     if (containerId !== live.host.container.containerId) {
-      // Made anew (it was removed): the host is made again on the new container.
-      this.forget(id);
-      await this.connect(id);
+      // Made anew (it was removed): the same host (the one the session's agent holds) goes on in the new container.
+      const inner = await this.deps.hosts.ensure(a.on);
+      const engine = await this.engine(a.on, inner);
+      live.host.moveTo(await ContainerHost.open({ inner, engine, containerId, folder: stored.fence.folders[0]!, id, env }));
     }
   }
 

@@ -26,8 +26,10 @@ export class SessionContainerHost implements Host {
   /** The container's node was found good enough (its image does not change while it runs). */
   private nodeSeen = false;
 
+  private current: ContainerHost;
+
   constructor(
-    readonly container: ContainerHost,
+    container: ContainerHost,
     readonly inner: Host,
     private readonly engine: Engine,
     /** The mounted folders (absolute paths, the same inside). */
@@ -36,7 +38,20 @@ export class SessionContainerHost implements Host {
     private readonly ensureRunning: () => Promise<void> = async () => {},
   ) {
     this.id = container.id;
-    if (container.helperCall) this.helperCall = container.helperCall.bind(container);
+    this.current = container;
+    if (container.helperCall) this.helperCall = (...args) => this.current.helperCall!(...args);
+  }
+
+  /** The container processes start in (a new one when the last was removed and made again: see moveTo). */
+  get container(): ContainerHost {
+    return this.current;
+  }
+
+  /** Goes on in a container made anew (the one before was removed): nothing copied into it yet, its node not asked. */
+  moveTo(container: ContainerHost): void {
+    this.current = container;
+    this.copied.clear();
+    this.nodeSeen = false;
   }
 
   spawn(argv: readonly string[], options: SpawnOptions): HostProcess {
