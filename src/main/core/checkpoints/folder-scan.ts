@@ -149,6 +149,8 @@ class Scan {
   }
 
   private isExcluded(path: string, isDir: boolean): boolean {
+    // Without an exclude list only the temporary names are left out (a name check, not a pattern match).
+    if (this.o.excludes.length === 0) return path.slice(path.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX);
     try {
       return this.excluded.ignores(isDir ? `${path}/` : path);
     } catch {
@@ -313,11 +315,7 @@ class Scan {
 
   private async lstatOf(path: string): Promise<BigIntStats | null> {
     await this.breathe();
-    try {
-      return lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? null;
-    } catch {
-      return null;
-    }
+    return lstatNow(path);
   }
 
   private async walk(held: HeldDir, rel: string, parentRules: readonly Rules[], ignoredDir: boolean): Promise<void> {
@@ -338,17 +336,29 @@ class Scan {
       if (applied) rules = [...parentRules, { base: rel, ig: matcherOf(applied) }];
     }
     const dirs: Array<{ name: string; ignored: boolean }> = [];
-    await mapLimit(names, PARALLEL, async (name) => {
+    // Every name's stat first, synchronously (most files are settled by it: unchanged, or ignored and new);
+    // then only the rest opened and read, in parallel.
+    const reads: Array<{ name: string; path: string; ignored: boolean; st: BigIntStats }> = [];
+    for (const name of names) {
+      if (name === '.gitignore' && gitignoreDone) continue;
       const path = at(name);
-      if (name === '.gitignore' && gitignoreDone) return;
-      const st = await this.lstatOf(held.child(name));
-      if (!st || this.isExcluded(path, st.isDirectory())) return;
-      if (name === '.git') return this.gitEntry(held, name, path, st);
+      if (++this.sinceYield >= 256) await this.breathe();
+      const st = lstatNow(held.child(name));
+      if (!st || this.isExcluded(path, st.isDirectory())) continue;
+      if (name === '.git') {
+        await this.gitEntry(held, name, path, st);
+        continue;
+      }
       const ignored = ignoredDir || isIgnored(rules, path, st.isDirectory());
       if (st.isDirectory()) dirs.push({ name, ignored });
-      else if (st.isFile()) await this.file(held, name, path, ignored, false, st);
-      else if (st.isSymbolicLink()) await this.link(held, name, path, ignored, st);
+      else if (st.isFile()) {
+        if (!this.settledByStat(path, ignored, st)) reads.push({ name, path, ignored, st });
+      } else if (st.isSymbolicLink()) reads.push({ name, path, ignored, st });
       // FIFOs, sockets and devices are not files an agent's change could be reviewed in: skipped.
+    }
+    await mapLimit(reads, PARALLEL, async ({ name, path, ignored, st }) => {
+      if (st.isSymbolicLink()) await this.link(held, name, path, ignored, st);
+      else await this.file(held, name, path, ignored, false, st);
     });
     for (const { name, ignored } of dirs.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       await this.o.beforeOpen?.(at(name));
@@ -372,20 +382,7 @@ class Scan {
    */
   private async file(held: HeldDir, name: string, path: string, ignored: boolean, wantData: boolean, seen?: BigIntStats): Promise<Buffer | null> {
     const prev = this.o.previous?.files.get(path);
-    if (seen) {
-      if (ignored && !prev && !wantData) {
-        this.recordStatOnly(path, seen, true);
-        return null;
-      }
-      if (seen.size > BigInt(this.o.maxFileBytes)) {
-        this.recordStatOnly(path, seen, ignored);
-        return null;
-      }
-      if (!wantData && prev && this.unchanged(prev, seen)) {
-        this.files.set(path, { ...prev, mode: modeOf(seen) });
-        return null;
-      }
-    }
+    if (seen && (wantData ? seen.size > BigInt(this.o.maxFileBytes) && (this.recordStatOnly(path, seen, ignored), true) : this.settledByStat(path, ignored, seen))) return null;
     await this.o.beforeOpen?.(path);
     let fh: FileHandle;
     try {
@@ -422,6 +419,22 @@ class Scan {
   private async sameFile(held: HeldDir, name: string, st: BigIntStats): Promise<boolean> {
     const now = await lstat(held.child(name), { bigint: true }).catch(() => null);
     return now !== null && now.dev === st.dev && now.ino === st.ino && (await this.stillInside(held));
+  }
+
+  /**
+   * Records a regular file from its stat alone when that is enough (ignored and new, over the size cap, or
+   * unchanged since the previous scan); false when its content must be read.
+   */
+  private settledByStat(path: string, ignored: boolean, st: BigIntStats): boolean {
+    const prev = this.o.previous?.files.get(path);
+    if ((ignored && !prev) || st.size > BigInt(this.o.maxFileBytes)) {
+      this.recordStatOnly(path, st, ignored);
+      return true;
+    }
+    if (!prev || !this.unchanged(prev, st)) return false;
+    const mode = modeOf(st);
+    this.files.set(path, prev.mode === mode ? prev : { ...prev, mode });
+    return true;
   }
 
   private unchanged(prev: ScannedFile, st: BigIntStats): boolean {
@@ -473,6 +486,14 @@ class Scan {
     } finally {
       await git.fh.close().catch(() => {});
     }
+  }
+}
+
+function lstatNow(path: string): BigIntStats | null {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
   }
 }
 
