@@ -54,6 +54,8 @@ export interface ScanState {
 
 export interface ScanResult extends ScanState {
   statOnly: StatOnlyFile[];
+  /** Paths seen changed, or gone, after `wentAt` (see ScanOptions). */
+  unsure: string[];
 }
 
 export interface ScanOptions {
@@ -67,6 +69,12 @@ export interface ScanOptions {
   objects: LooseObjects;
   /** Tests only: runs between listing a name and opening it (to swap it there). */
   beforeOpen?: (path: string) => Promise<void> | void;
+  /**
+   * The moment (ns since the epoch) a turn went ahead of this scan, else null. What the scan reads after it
+   * is exact when its ctime is older than that moment (a write sets the ctime, and no call sets it back);
+   * otherwise, or when a listed name is gone by the time it is read, its path is `unsure`.
+   */
+  wentAt?: () => bigint | null;
   /** Told now and then how many files the scan has recorded so far. */
   onProgress?: (files: number) => void;
 }
@@ -79,6 +87,8 @@ const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') ? '/
 const PARALLEL = 16;
 /** A file changed this close to a scan's start may change again under the same ctime (coarse clocks). */
 const RACY_NS = 2_000_000_000n;
+/** A ctime this close before a turn went ahead may be the turn's (coarse file system clocks, a server's clock). */
+const WENT_MARGIN_NS = 1_000_000_000n;
 /** Of a `.git` folder, what is recorded (never its objects, refs or index). */
 const GIT_KEPT = new Set(['config', 'hooks', 'info', 'commondir', 'gitdir']);
 
@@ -142,6 +152,14 @@ class Scan {
   constructor(private readonly o: ScanOptions) {
     this.excluded = ignore({ allowRelativePaths: true }).add([`${TEMP_PREFIX}*`, ...o.excludes]);
     this.rootPrefix = o.root.endsWith(sep) ? o.root : o.root + sep;
+  }
+
+  readonly unsure = new Set<string>();
+
+  /** After the turn went ahead: `path` is unsure unless its ctime (undefined: it could not be read) is older. */
+  private afterGo(path: string, ctimeNs?: bigint): void {
+    const went = this.o.wentAt?.() ?? null;
+    if (went !== null && (ctimeNs === undefined || ctimeNs + WENT_MARGIN_NS >= went)) this.unsure.add(path === '' ? '.' : path);
   }
 
   private inside(real: string): boolean {
@@ -265,6 +283,7 @@ class Scan {
         const name = path.slice(cut + 1);
         const st = await this.lstatOf(parent.held.child(name));
         if (st && !this.isExcluded(path, st.isDirectory())) seen.push({ path, name, parent, st });
+        else if (!st) this.afterGo(path);
       });
       seen.sort((a, b) => (a.path < b.path ? -1 : 1));
       const walked: string[] = [];
@@ -320,6 +339,8 @@ class Scan {
 
   private async walk(held: HeldDir, rel: string, parentRules: readonly Rules[], ignoredDir: boolean): Promise<void> {
     const names = await this.names(held).catch(() => [] as string[]);
+    // Listed after the turn went: a name it added or removed changed the folder's ctime.
+    if (this.o.wentAt?.() != null) this.afterGo(rel, (await held.fh.stat({ bigint: true }).catch(() => null))?.ctimeNs);
     const at = (name: string) => (rel === '' ? name : `${rel}/${name}`);
     let rules = parentRules;
     let gitignoreDone = false;
@@ -344,6 +365,7 @@ class Scan {
       const path = at(name);
       if (++this.sinceYield >= 256) await this.breathe();
       const st = lstatNow(held.child(name));
+      if (!st) this.afterGo(path);
       if (!st || this.isExcluded(path, st.isDirectory())) continue;
       if (name === '.git') {
         await this.gitEntry(held, name, path, st);
@@ -363,7 +385,10 @@ class Scan {
     for (const { name, ignored } of dirs.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       await this.o.beforeOpen?.(at(name));
       const child = await this.hold(join(held.path, name), held, name);
-      if (!child) continue;
+      if (!child) {
+        this.afterGo(at(name));
+        continue;
+      }
       try {
         await this.walk(child, at(name), rules, ignored);
       } finally {
@@ -373,6 +398,7 @@ class Scan {
   }
 
   private recordStatOnly(path: string, st: BigIntStats, ignored: boolean): void {
+    this.afterGo(path, st.ctimeNs);
     this.statOnly.push({ path, size: Number(st.size), mtimeMs: Number(st.mtimeNs / 1_000_000n), ...(ignored ? { ignored: true } : {}) });
   }
 
@@ -389,12 +415,15 @@ class Scan {
       fh = await open(held.child(name), constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch {
       // Gone, swapped for a link (ELOOP), unreadable: the next snapshot sees what it became.
+      this.afterGo(path);
       return null;
     }
     try {
       const st = await fh.stat({ bigint: true });
-      if (!st.isFile()) return null;
-      if (PROC_FD && !this.inside(await readlink(`${PROC_FD}/${fh.fd}`).catch(() => ''))) return null;
+      if (!st.isFile() || (PROC_FD && !this.inside(await readlink(`${PROC_FD}/${fh.fd}`).catch(() => '')))) {
+        this.afterGo(path);
+        return null;
+      }
       if (ignored && !prev && !wantData) {
         this.recordStatOnly(path, st, true);
         return null;
@@ -404,7 +433,12 @@ class Scan {
         this.recordStatOnly(path, st, ignored);
         return null;
       }
-      if (!PROC_FD && !(await this.sameFile(held, name, st))) return null;
+      if (!PROC_FD && !(await this.sameFile(held, name, st))) {
+        this.afterGo(path);
+        return null;
+      }
+      // Read after the turn went: exact only if no write reached the file before the read ended.
+      if (this.o.wentAt?.() != null) this.afterGo(path, (await fh.stat({ bigint: true }).catch(() => null))?.ctimeNs);
       const sha = await this.o.objects.write('blob', data);
       this.files.set(path, { path, mode: modeOf(st), sha, size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs), ino: String(st.ino) });
       return data;
@@ -453,6 +487,7 @@ class Scan {
   private async link(held: HeldDir, name: string, path: string, ignored: boolean, st: BigIntStats): Promise<void> {
     if (ignored && !this.o.previous?.files.has(path)) return this.recordStatOnly(path, st, true);
     const target = await readlink(held.child(name), { encoding: 'buffer' }).catch(() => null);
+    if (this.o.wentAt?.() != null) this.afterGo(path, target ? lstatNow(held.child(name))?.ctimeNs : undefined);
     if (!target) return;
     const sha = await this.o.objects.write('blob', target);
     this.files.set(path, { path, mode: '120000', sha, size: target.length, mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs), ino: String(st.ino) });
@@ -525,7 +560,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
   const scan = new Scan(options);
   await scan.run();
   scan.statOnly.sort(byPathOrder);
-  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs };
+  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs, unsure: [...scan.unsure].sort() };
 }
 
 /** What a scan of some paths found: under each of `covered`, this replaces what the previous scan had. */
@@ -543,7 +578,7 @@ export async function scanPaths(options: ScanOptions & { previous: ScanState; pa
   await scan.runPaths(options.paths, known);
   scan.statOnly.sort(byPathOrder);
   const covered = [...new Set([...options.paths, ...known, ...scan.gitDirs])];
-  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs, covered };
+  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs, unsure: [...scan.unsure].sort(), covered };
 }
 
 /**

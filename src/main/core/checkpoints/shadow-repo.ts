@@ -124,6 +124,8 @@ export class ShadowRepo implements ShadowStore {
    */
   async snapshot(o: SnapshotOptions = {}): Promise<Snapshot> {
     const feed = o.changes ? null : (this.feed?.feed ?? null);
+    // Known before the watch catches up (or starts): this snapshot reads the whole folder.
+    if (!o.changes && (!feed || feed.doubtful() || !this.live)) o.onFullRead?.();
     const changes = o.changes ?? (feed ? await feed.take() : undefined);
     try {
       const snap = await this.record({ ...o, ...(changes ? { changes } : {}) });
@@ -141,15 +143,20 @@ export class ShadowRepo implements ShadowStore {
     const live = this.live;
     this.live = null;
     const scanOptions = { root: this.folder, maxFileBytes: this.maxFileBytes, excludes: this.excludes, objects: this.objects };
+    const went = o.wentAt ? { wentAt: o.wentAt } : {};
     let how: Snapshot['how'];
     let next: LiveState;
+    let unsure: string[] = [];
     if (!live || !o.changes || 'full' in o.changes || live.rulesChanged) {
       const reason = !o.changes ? 'no watch' : 'full' in o.changes ? o.changes.full : !live ? 'first snapshot in this process' : 'a .gitignore changed';
-      const scan = await scanFolder({ ...scanOptions, previous: live ?? this.state, ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
+      o.onFullRead?.();
+      const scan = await scanFolder({ ...scanOptions, ...went, previous: live ?? this.state, ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
+      unsure = scan.unsure;
       next = live ? renewed(live, scan) : liveOf(scan);
       how = { kind: 'full', reason };
     } else {
-      const scan = await scanPaths({ ...scanOptions, previous: live, paths: o.changes.paths });
+      const scan = await scanPaths({ ...scanOptions, ...went, previous: live, paths: o.changes.paths });
+      unsure = scan.unsure;
       next = merge(live, scan);
       how = { kind: 'changes', paths: o.changes.paths.length };
     }
@@ -164,7 +171,7 @@ export class ShadowRepo implements ShadowStore {
     await this.remember(next, tree, how.kind === 'full' && !live);
     this.live = next;
     next.sorted ??= [...next.statOnly.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return { tree, large: next.sorted, how, missed, files: next.files.size + next.statOnly.size };
+    return { tree, large: next.sorted, how, missed, files: next.files.size + next.statOnly.size, ...(o.wentAt ? { unsure } : {}) };
   }
 
   /** The last snapshot's tree stays named (gc keeps it); its scan state goes to disk now and then. */
