@@ -23,7 +23,7 @@ export interface Rig {
   dispose(): Promise<void>;
 }
 
-export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number; host?: Host } = {}): Rig {
+export function makeRig(options: { pathEnv?: string; beforeWaitMs?: number; fullReadWaitMs?: number; host?: Host } = {}): Rig {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-cp-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');

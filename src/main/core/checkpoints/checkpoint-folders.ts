@@ -5,7 +5,7 @@ import type { Host } from '../host/host';
 import { CheckpointRows, type CheckpointRow } from './checkpoint-rows';
 import type { CheckpointSettings } from './checkpoint-settings';
 import { siteOf, type CheckpointSite } from './checkpoint-sites';
-import type { Snapshot } from './shadow-store';
+import type { Snapshot, SnapshotOptions } from './shadow-store';
 import type { ShadowStore } from './shadow-store';
 
 /** A folder with checkpoints, as this process holds it. */
@@ -148,13 +148,17 @@ export class CheckpointFolders {
     return run;
   }
 
-  /** Snapshot + row; call inside `exclusive`. */
-  async takeCheckpoint(folder: Folder, kind: string): Promise<CheckpointRow> {
+  /**
+   * Snapshot + row; call inside `exclusive`. `before`: of a turn's "before" snapshot, when the turn went ahead
+   * (then `unsure` says what may already be the turn's; absent where the store cannot tell), and who to tell
+   * when it reads the whole folder.
+   */
+  async takeCheckpoint(folder: Folder, kind: string, before?: Pick<SnapshotOptions, 'wentAt' | 'onFullRead'>): Promise<CheckpointRow & { unsure?: string[] }> {
     const id = randomUUID();
-    const snap = await this.snapshot(folder, kind, id);
+    const snap = await this.snapshot(folder, kind, id, before ?? {});
     const row: CheckpointRow = { id, folderId: folder.id, tree: snap.tree, large: snap.large, kind, createdAt: Date.now() };
     this.rows().insertCheckpoint(row);
-    return row;
+    return snap.unsure ? { ...row, unsure: snap.unsure } : row;
   }
 
   /**
@@ -162,13 +166,14 @@ export class CheckpointFolders {
    * trusted, else all of it (the log says why); the checkpoints a turn's review rests on are checked against
    * the whole folder's stat. One call to the store (on an SSH host, one request: the watch is there).
    */
-  private async snapshot(folder: Folder, kind: string, keep: string): Promise<Snapshot> {
+  private async snapshot(folder: Folder, kind: string, keep: string, before: Pick<SnapshotOptions, 'wentAt' | 'onFullRead'>): Promise<Snapshot> {
     const watched = folder.watched;
     folder.progress = { files: 0, total: this.lastCount.get(folder.id) ?? null };
     try {
       const snap = await folder.repo.snapshot({
         keep,
         verify: VERIFIED.has(kind) && watched,
+        ...before,
         onProgress: (files) => {
           if (folder.progress) folder.progress.files = files;
         },

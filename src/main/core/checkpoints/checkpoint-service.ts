@@ -49,6 +49,8 @@ export class CheckpointService implements Disposable {
       pathEnv?: string;
       autoPrune?: boolean;
       beforeWaitMs?: number;
+      /** Longest a turn waits for a "before" snapshot that reads the whole folder (default: beforeWaitMs). */
+      fullReadWaitMs?: number;
       /** The app's settings (default: read straight from the store). */
       settings?: CheckpointSettingsSource;
       /** This machine. */
@@ -86,7 +88,10 @@ export class CheckpointService implements Disposable {
       { ignore: this.settings().excludes.map((e) => e.replace(/\/$/, '')) },
     );
     this.reader = new ChangeReader(this.folders, this.watches);
-    this.turns = new TurnRecorder(store, bus, this.folders, this.reader, () => this.status(), options.beforeWaitMs);
+    this.turns = new TurnRecorder(store, bus, this.folders, this.reader, () => this.status(), {
+      ...(options.beforeWaitMs !== undefined ? { beforeWaitMs: options.beforeWaitMs } : {}),
+      ...(options.fullReadWaitMs !== undefined ? { fullReadWaitMs: options.fullReadWaitMs } : {}),
+    });
     this.restores = new Restores(store, bus, this.folders, this.reader);
     this.pending = new PendingRestores(store, bus, this.folders, this.reader, (hostId) => hostId === LOCAL || options.hosts?.(hostId) !== undefined);
     if (options.autoPrune !== false) {

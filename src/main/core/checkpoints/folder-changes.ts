@@ -110,6 +110,11 @@ export class FolderFeed implements Disposable {
     return doubt ? { full: doubt } : { paths };
   }
 
+  /** Whether the next snapshot will read the whole folder (the watch is not trusted yet). */
+  doubtful(): boolean {
+    return this.doubt !== null;
+  }
+
   /** The next snapshot reads the whole folder (a snapshot failed half-way, the rules changed…). */
   rescan(reason: string): void {
     this.doubt ??= reason;

@@ -54,6 +54,8 @@ export interface ScanState {
 
 export interface ScanResult extends ScanState {
   statOnly: StatOnlyFile[];
+  /** Paths seen changed, or gone, after `wentAt` (see ScanOptions). */
+  unsure: string[];
 }
 
 export interface ScanOptions {
@@ -67,6 +69,12 @@ export interface ScanOptions {
   objects: LooseObjects;
   /** Tests only: runs between listing a name and opening it (to swap it there). */
   beforeOpen?: (path: string) => Promise<void> | void;
+  /**
+   * The moment (ns since the epoch) a turn went ahead of this scan, else null. What the scan reads after it
+   * is exact when its ctime is older than that moment (a write sets the ctime, and no call sets it back);
+   * otherwise, or when a listed name is gone by the time it is read, its path is `unsure`.
+   */
+  wentAt?: () => bigint | null;
   /** Told now and then how many files the scan has recorded so far. */
   onProgress?: (files: number) => void;
 }
@@ -79,6 +87,8 @@ const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') ? '/
 const PARALLEL = 16;
 /** A file changed this close to a scan's start may change again under the same ctime (coarse clocks). */
 const RACY_NS = 2_000_000_000n;
+/** A ctime this close before a turn went ahead may be the turn's (coarse file system clocks, a server's clock). */
+const WENT_MARGIN_NS = 1_000_000_000n;
 /** Of a `.git` folder, what is recorded (never its objects, refs or index). */
 const GIT_KEPT = new Set(['config', 'hooks', 'info', 'commondir', 'gitdir']);
 
@@ -144,11 +154,21 @@ class Scan {
     this.rootPrefix = o.root.endsWith(sep) ? o.root : o.root + sep;
   }
 
+  readonly unsure = new Set<string>();
+
+  /** After the turn went ahead: `path` is unsure unless its ctime (undefined: it could not be read) is older. */
+  private afterGo(path: string, ctimeNs?: bigint): void {
+    const went = this.o.wentAt?.() ?? null;
+    if (went !== null && (ctimeNs === undefined || ctimeNs + WENT_MARGIN_NS >= went)) this.unsure.add(path === '' ? '.' : path);
+  }
+
   private inside(real: string): boolean {
     return isAbsolute(real) && (real === this.o.root || real.startsWith(this.rootPrefix));
   }
 
   private isExcluded(path: string, isDir: boolean): boolean {
+    // Without an exclude list only the temporary names are left out (a name check, not a pattern match).
+    if (this.o.excludes.length === 0) return path.slice(path.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX);
     try {
       return this.excluded.ignores(isDir ? `${path}/` : path);
     } catch {
@@ -263,6 +283,7 @@ class Scan {
         const name = path.slice(cut + 1);
         const st = await this.lstatOf(parent.held.child(name));
         if (st && !this.isExcluded(path, st.isDirectory())) seen.push({ path, name, parent, st });
+        else if (!st) this.afterGo(path);
       });
       seen.sort((a, b) => (a.path < b.path ? -1 : 1));
       const walked: string[] = [];
@@ -313,15 +334,13 @@ class Scan {
 
   private async lstatOf(path: string): Promise<BigIntStats | null> {
     await this.breathe();
-    try {
-      return lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? null;
-    } catch {
-      return null;
-    }
+    return lstatNow(path);
   }
 
   private async walk(held: HeldDir, rel: string, parentRules: readonly Rules[], ignoredDir: boolean): Promise<void> {
     const names = await this.names(held).catch(() => [] as string[]);
+    // Listed after the turn went: a name it added or removed changed the folder's ctime.
+    if (this.o.wentAt?.() != null) this.afterGo(rel, (await held.fh.stat({ bigint: true }).catch(() => null))?.ctimeNs);
     const at = (name: string) => (rel === '' ? name : `${rel}/${name}`);
     let rules = parentRules;
     let gitignoreDone = false;
@@ -338,22 +357,38 @@ class Scan {
       if (applied) rules = [...parentRules, { base: rel, ig: matcherOf(applied) }];
     }
     const dirs: Array<{ name: string; ignored: boolean }> = [];
-    await mapLimit(names, PARALLEL, async (name) => {
+    // Every name's stat first, synchronously (most files are settled by it: unchanged, or ignored and new);
+    // then only the rest opened and read, in parallel.
+    const reads: Array<{ name: string; path: string; ignored: boolean; st: BigIntStats }> = [];
+    for (const name of names) {
+      if (name === '.gitignore' && gitignoreDone) continue;
       const path = at(name);
-      if (name === '.gitignore' && gitignoreDone) return;
-      const st = await this.lstatOf(held.child(name));
-      if (!st || this.isExcluded(path, st.isDirectory())) return;
-      if (name === '.git') return this.gitEntry(held, name, path, st);
+      if (++this.sinceYield >= 256) await this.breathe();
+      const st = lstatNow(held.child(name));
+      if (!st) this.afterGo(path);
+      if (!st || this.isExcluded(path, st.isDirectory())) continue;
+      if (name === '.git') {
+        await this.gitEntry(held, name, path, st);
+        continue;
+      }
       const ignored = ignoredDir || isIgnored(rules, path, st.isDirectory());
       if (st.isDirectory()) dirs.push({ name, ignored });
-      else if (st.isFile()) await this.file(held, name, path, ignored, false, st);
-      else if (st.isSymbolicLink()) await this.link(held, name, path, ignored, st);
+      else if (st.isFile()) {
+        if (!this.settledByStat(path, ignored, st)) reads.push({ name, path, ignored, st });
+      } else if (st.isSymbolicLink()) reads.push({ name, path, ignored, st });
       // FIFOs, sockets and devices are not files an agent's change could be reviewed in: skipped.
+    }
+    await mapLimit(reads, PARALLEL, async ({ name, path, ignored, st }) => {
+      if (st.isSymbolicLink()) await this.link(held, name, path, ignored, st);
+      else await this.file(held, name, path, ignored, false, st);
     });
     for (const { name, ignored } of dirs.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       await this.o.beforeOpen?.(at(name));
       const child = await this.hold(join(held.path, name), held, name);
-      if (!child) continue;
+      if (!child) {
+        this.afterGo(at(name));
+        continue;
+      }
       try {
         await this.walk(child, at(name), rules, ignored);
       } finally {
@@ -363,6 +398,7 @@ class Scan {
   }
 
   private recordStatOnly(path: string, st: BigIntStats, ignored: boolean): void {
+    this.afterGo(path, st.ctimeNs);
     this.statOnly.push({ path, size: Number(st.size), mtimeMs: Number(st.mtimeNs / 1_000_000n), ...(ignored ? { ignored: true } : {}) });
   }
 
@@ -372,32 +408,22 @@ class Scan {
    */
   private async file(held: HeldDir, name: string, path: string, ignored: boolean, wantData: boolean, seen?: BigIntStats): Promise<Buffer | null> {
     const prev = this.o.previous?.files.get(path);
-    if (seen) {
-      if (ignored && !prev && !wantData) {
-        this.recordStatOnly(path, seen, true);
-        return null;
-      }
-      if (seen.size > BigInt(this.o.maxFileBytes)) {
-        this.recordStatOnly(path, seen, ignored);
-        return null;
-      }
-      if (!wantData && prev && this.unchanged(prev, seen)) {
-        this.files.set(path, { ...prev, mode: modeOf(seen) });
-        return null;
-      }
-    }
+    if (seen && (wantData ? seen.size > BigInt(this.o.maxFileBytes) && (this.recordStatOnly(path, seen, ignored), true) : this.settledByStat(path, ignored, seen))) return null;
     await this.o.beforeOpen?.(path);
     let fh: FileHandle;
     try {
       fh = await open(held.child(name), constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch {
       // Gone, swapped for a link (ELOOP), unreadable: the next snapshot sees what it became.
+      this.afterGo(path);
       return null;
     }
     try {
       const st = await fh.stat({ bigint: true });
-      if (!st.isFile()) return null;
-      if (PROC_FD && !this.inside(await readlink(`${PROC_FD}/${fh.fd}`).catch(() => ''))) return null;
+      if (!st.isFile() || (PROC_FD && !this.inside(await readlink(`${PROC_FD}/${fh.fd}`).catch(() => '')))) {
+        this.afterGo(path);
+        return null;
+      }
       if (ignored && !prev && !wantData) {
         this.recordStatOnly(path, st, true);
         return null;
@@ -407,7 +433,12 @@ class Scan {
         this.recordStatOnly(path, st, ignored);
         return null;
       }
-      if (!PROC_FD && !(await this.sameFile(held, name, st))) return null;
+      if (!PROC_FD && !(await this.sameFile(held, name, st))) {
+        this.afterGo(path);
+        return null;
+      }
+      // Read after the turn went: exact only if no write reached the file before the read ended.
+      if (this.o.wentAt?.() != null) this.afterGo(path, (await fh.stat({ bigint: true }).catch(() => null))?.ctimeNs);
       const sha = await this.o.objects.write('blob', data);
       this.files.set(path, { path, mode: modeOf(st), sha, size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs), ino: String(st.ino) });
       return data;
@@ -422,6 +453,22 @@ class Scan {
   private async sameFile(held: HeldDir, name: string, st: BigIntStats): Promise<boolean> {
     const now = await lstat(held.child(name), { bigint: true }).catch(() => null);
     return now !== null && now.dev === st.dev && now.ino === st.ino && (await this.stillInside(held));
+  }
+
+  /**
+   * Records a regular file from its stat alone when that is enough (ignored and new, over the size cap, or
+   * unchanged since the previous scan); false when its content must be read.
+   */
+  private settledByStat(path: string, ignored: boolean, st: BigIntStats): boolean {
+    const prev = this.o.previous?.files.get(path);
+    if ((ignored && !prev) || st.size > BigInt(this.o.maxFileBytes)) {
+      this.recordStatOnly(path, st, ignored);
+      return true;
+    }
+    if (!prev || !this.unchanged(prev, st)) return false;
+    const mode = modeOf(st);
+    this.files.set(path, prev.mode === mode ? prev : { ...prev, mode });
+    return true;
   }
 
   private unchanged(prev: ScannedFile, st: BigIntStats): boolean {
@@ -440,6 +487,7 @@ class Scan {
   private async link(held: HeldDir, name: string, path: string, ignored: boolean, st: BigIntStats): Promise<void> {
     if (ignored && !this.o.previous?.files.has(path)) return this.recordStatOnly(path, st, true);
     const target = await readlink(held.child(name), { encoding: 'buffer' }).catch(() => null);
+    if (this.o.wentAt?.() != null) this.afterGo(path, target ? lstatNow(held.child(name))?.ctimeNs : undefined);
     if (!target) return;
     const sha = await this.o.objects.write('blob', target);
     this.files.set(path, { path, mode: '120000', sha, size: target.length, mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs), ino: String(st.ino) });
@@ -476,6 +524,14 @@ class Scan {
   }
 }
 
+function lstatNow(path: string): BigIntStats | null {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Git's executable bit is the owner's. */
 const modeOf = (st: BigIntStats): BlobMode => ((st.mode & 0o100n) !== 0n ? '100755' : '100644');
 
@@ -504,7 +560,7 @@ export async function scanFolder(options: ScanOptions): Promise<ScanResult> {
   const scan = new Scan(options);
   await scan.run();
   scan.statOnly.sort(byPathOrder);
-  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs };
+  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs, unsure: [...scan.unsure].sort() };
 }
 
 /** What a scan of some paths found: under each of `covered`, this replaces what the previous scan had. */
@@ -522,7 +578,7 @@ export async function scanPaths(options: ScanOptions & { previous: ScanState; pa
   await scan.runPaths(options.paths, known);
   scan.statOnly.sort(byPathOrder);
   const covered = [...new Set([...options.paths, ...known, ...scan.gitDirs])];
-  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs, covered };
+  return { startedAtNs: String(scan.startedAtNs), files: scan.files, ignoreRules: scan.ignoreRules, statOnly: scan.statOnly, gitDirs: scan.gitDirs, unsure: [...scan.unsure].sort(), covered };
 }
 
 /**

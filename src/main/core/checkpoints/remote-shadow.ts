@@ -65,7 +65,8 @@ export class RemoteShadowStore implements ShadowStore {
    * recorded so far while it runs (progress).
    */
   snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
-    const { onProgress, ...o } = options;
+    // The moment a turn went is this machine's: the host's snapshot cannot tell what it read after it.
+    const { onProgress, wentAt: _went, onFullRead: _full, ...o } = options;
     const note = onProgress ? (n: unknown) => typeof n === 'number' && onProgress(n) : undefined;
     return this.askWithNotes('snapshot', [{ ...o, ...(onProgress ? { progress: true } : {}) }], note) as Promise<Snapshot>;
   }

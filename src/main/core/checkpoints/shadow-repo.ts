@@ -124,6 +124,8 @@ export class ShadowRepo implements ShadowStore {
    */
   async snapshot(o: SnapshotOptions = {}): Promise<Snapshot> {
     const feed = o.changes ? null : (this.feed?.feed ?? null);
+    // Known before the watch catches up (or starts): this snapshot reads the whole folder.
+    if (!o.changes && (!feed || feed.doubtful() || !this.live)) o.onFullRead?.();
     const changes = o.changes ?? (feed ? await feed.take() : undefined);
     try {
       const snap = await this.record({ ...o, ...(changes ? { changes } : {}) });
@@ -141,15 +143,20 @@ export class ShadowRepo implements ShadowStore {
     const live = this.live;
     this.live = null;
     const scanOptions = { root: this.folder, maxFileBytes: this.maxFileBytes, excludes: this.excludes, objects: this.objects };
+    const went = o.wentAt ? { wentAt: o.wentAt } : {};
     let how: Snapshot['how'];
     let next: LiveState;
+    let unsure: string[] = [];
     if (!live || !o.changes || 'full' in o.changes || live.rulesChanged) {
       const reason = !o.changes ? 'no watch' : 'full' in o.changes ? o.changes.full : !live ? 'first snapshot in this process' : 'a .gitignore changed';
-      const scan = await scanFolder({ ...scanOptions, previous: live ?? this.state, ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
-      next = liveOf(scan);
+      o.onFullRead?.();
+      const scan = await scanFolder({ ...scanOptions, ...went, previous: live ?? this.state, ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
+      unsure = scan.unsure;
+      next = live ? renewed(live, scan) : liveOf(scan);
       how = { kind: 'full', reason };
     } else {
-      const scan = await scanPaths({ ...scanOptions, previous: live, paths: o.changes.paths });
+      const scan = await scanPaths({ ...scanOptions, ...went, previous: live, paths: o.changes.paths });
+      unsure = scan.unsure;
       next = merge(live, scan);
       how = { kind: 'changes', paths: o.changes.paths.length };
     }
@@ -160,10 +167,11 @@ export class ShadowRepo implements ShadowStore {
       if (missed.length > 0) next = all;
     }
     const tree = await next.tree.write(this.objects);
-    await this.remember(next, tree, how.kind === 'full');
+    // A first full read in this process is saved at once (a restart then spares reading every file again).
+    await this.remember(next, tree, how.kind === 'full' && !live);
     this.live = next;
     next.sorted ??= [...next.statOnly.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return { tree, large: next.sorted, how, missed, files: next.files.size + next.statOnly.size };
+    return { tree, large: next.sorted, how, missed, files: next.files.size + next.statOnly.size, ...(o.wentAt ? { unsure } : {}) };
   }
 
   /** The last snapshot's tree stays named (gc keeps it); its scan state goes to disk now and then. */
@@ -321,6 +329,23 @@ function liveOf(scan: ScanResult): LiveState {
     tree: new TreeIndex(scan.files.values()),
     statTree: statTreeOf(scan.statOnly),
   };
+}
+
+/**
+ * The state of a full scan, built on the previous one's trees: only the folders whose files differ are
+ * marked, so writing the trees hashes those alone (not every folder of the tree again).
+ */
+function renewed(live: LiveState, scan: ScanResult): LiveState {
+  const { tree, statTree } = live;
+  for (const path of live.files.keys()) if (!scan.files.has(path)) tree.delete(path);
+  for (const f of scan.files.values()) {
+    const was = live.files.get(f.path);
+    if (!was || was.sha !== f.sha || was.mode !== f.mode) tree.set(f);
+  }
+  const statOnly = new Map(scan.statOnly.map((f) => [f.path, f]));
+  for (const path of live.statOnly.keys()) if (!statOnly.has(path)) statTree.delete(path);
+  for (const path of statOnly.keys()) if (!live.statOnly.has(path)) statTree.set({ path, mode: '100644', sha: '' });
+  return { startedAtNs: scan.startedAtNs, files: scan.files, ignoreRules: scan.ignoreRules, gitDirs: scan.gitDirs ?? new Set(), statOnly, sorted: scan.statOnly, tree, statTree };
 }
 
 /** The previous state with what a scan of some paths found in place of what was under them. */

@@ -14,6 +14,11 @@ export interface Snapshot {
   missed: string[];
   /** Files recorded (kept and by stat). */
   files: number;
+  /**
+   * With `wentAt`: paths the snapshot saw changed, or could not read, after the moment the turn went ahead
+   * (their recorded state may already be the turn's). Absent where the store cannot tell (a remote host).
+   */
+  unsure?: string[];
 }
 
 export interface SnapshotOptions {
@@ -27,6 +32,13 @@ export interface SnapshotOptions {
   /** After reading only the changes, read the whole folder's stat too, and take what the watch missed. */
   verify?: boolean;
   onProgress?: (files: number) => void;
+  /**
+   * When the turn this snapshot is the "before" of went ahead without it (ns since the epoch), else null:
+   * what is read after that moment is checked by its ctime (not sent to a remote host).
+   */
+  wentAt?: () => bigint | null;
+  /** Called as the snapshot starts reading the whole folder (not from a remote host). */
+  onFullRead?: () => void;
 }
 
 export interface TreeEntry {

@@ -6,7 +6,12 @@ import type { StoreService } from '../store/store-service';
 import type { ChangeReader } from './change-reading';
 import { errorText, LOCAL, type CheckpointFolders, type Folder } from './checkpoint-folders';
 
-/** Longest a turn waits for its "before" snapshot. */
+/**
+ * Longest a turn waits for its "before" snapshot (`fullReadWaitMs`, when given: for one that reads the whole
+ * folder). Past it the prompt goes, and a snapshot on this machine goes on, judging what it reads after that
+ * moment by its ctime: exact unless the turn changed it first, and then the turn says which. Not shorter by
+ * default: an agent that writes at once would find its first changes missing from the turn (only named).
+ */
 const BEFORE_WAIT_MS = 10_000;
 /**
  * A folder this small has its first snapshot done in a moment: a turn that starts while it is taken waits for it
@@ -53,7 +58,7 @@ export class TurnRecorder {
     private readonly folders: CheckpointFolders,
     private readonly reader: ChangeReader,
     private readonly status: () => Promise<CheckpointStatus>,
-    private readonly beforeWaitMs = BEFORE_WAIT_MS,
+    private readonly waits: { beforeWaitMs?: number; fullReadWaitMs?: number } = {},
   ) {}
 
   /** Resolves once every turn's snapshots being taken are done. */
@@ -104,6 +109,17 @@ export class TurnRecorder {
   turnStarting(turn: TurnInfo): Promise<void> {
     const key = `${turn.sessionId}\0${turn.promptId}`;
     let proceeded = false;
+    /** When the turn went ahead of its "before" snapshots (ns since the epoch). */
+    let wentAtNs: bigint | null = null;
+    const wentAt = () => wentAtNs;
+    const began = Date.now();
+    let go: () => void = () => {};
+    let fullTimer: NodeJS.Timeout | undefined;
+    // Told (synchronously, before reading) when a "before" snapshot reads the whole folder.
+    const onFullRead = () => {
+      const wait = this.waits.fullReadWaitMs;
+      if (wait !== undefined) fullTimer ??= setTimeout(() => go(), Math.max(0, wait - (Date.now() - began)));
+    };
     // Once the turn goes ahead (its snapshots done, or too long), the wait is no longer Switchboard's.
     const progresses: Array<() => void> = [];
     let goAhead: () => void = () => {};
@@ -157,8 +173,17 @@ export class TurnRecorder {
           progresses.push(progress);
           if (proceeded) progress();
           try {
-            const cp = await this.folders.exclusive(folder, () => this.folders.takeCheckpoint(folder, 'turn_start')).finally(progress);
-            this.folders.rows().setTurn(turnId, proceeded ? { before_id: cp.id, before_late: 1 } : { before_id: cp.id });
+            const cp = await this.folders.exclusive(folder, () => this.folders.takeCheckpoint(folder, 'turn_start', { wentAt, onFullRead })).finally(progress);
+            // Gone ahead: exact still when nothing it read after that had changed since (the store can tell).
+            const late = proceeded && (!cp.unsure || cp.unsure.length > 0);
+            this.folders.rows().setTurn(turnId, late ? { before_id: cp.id, before_late: 1 } : { before_id: cp.id });
+            if (late && cp.unsure) {
+              const list = cp.unsure.slice(0, 3).join(', ') + (cp.unsure.length > 3 ? ` and ${cp.unsure.length - 3} more` : '');
+              this.reader.turnNotices.set(
+                turnId,
+                `This turn started before its "before" snapshot was done, and ${list} changed meanwhile: the turn's changes there may not show, or show as made before it.`,
+              );
+            }
           } catch (e) {
             this.folders.rows().setTurn(turnId, { error: `the checkpoint before the turn failed: ${errorText(e)}` });
           } finally {
@@ -179,13 +204,20 @@ export class TurnRecorder {
     // A full snapshot of a huge folder can take long: past this, the turn goes ahead (and says so).
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
+      go = () => {
+        if (proceeded) return;
+        wentAtNs = BigInt(Date.now()) * 1_000_000n;
         proceeded = true;
         for (const p of progresses) p();
         resolve();
-      }, this.beforeWaitMs);
+      };
+      timer = setTimeout(go, this.waits.beforeWaitMs ?? BEFORE_WAIT_MS);
     });
-    return Promise.race([done, ahead, late]).finally(() => clearTimeout(timer));
+    return Promise.race([done, ahead, late]).finally(() => {
+      clearTimeout(timer);
+      clearTimeout(fullTimer);
+      go = () => {};
+    });
   }
 
   /**
