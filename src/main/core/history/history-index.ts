@@ -6,6 +6,7 @@ import { expandRows, iterateMessages, MESSAGE_COLUMNS, type MessageRow, type Per
 import { currentDetail } from './legacy-detail';
 import { draftText, facetsOf, indexedColumns, INDEX_CAPS, newSessionState, type Caps, type Draft, type SessionState, type StoredKind } from './entry-drafts';
 import { SessionFold, type LoggedMessage } from './session-fold';
+import { KnownRefs } from './known-refs';
 import { HistoryRows, newDraft, type HistoryBackend, type NewDraft } from './thread-rows';
 
 /** Entry texts longer than this are stored plain when written and compressed by the store packer later. */
@@ -161,6 +162,7 @@ class DbBatch implements HistoryBackend {
     private readonly plainEntries = false,
     /** A bulk write (an import): its sessions are queued for the store packer, which packs their log rows. */
     private readonly packLater = false,
+    private readonly known: KnownRefs | null = null,
   ) {
     this.caps = caps;
     this.nextId = (s.maxEntryId.get() as { id: number }).id + 1;
@@ -175,6 +177,7 @@ class DbBatch implements HistoryBackend {
     if (!st) {
       const row = this.s.selState.get(sessionId) as StateRow | undefined;
       st = row ? stateFromRow(row) : newSessionState(sessionId);
+      if (!row && this.known && !this.s.lastEntry.get(sessionId)) this.known.start(sessionId);
       this.states.set(sessionId, st);
     }
     return st;
@@ -202,6 +205,8 @@ class DbBatch implements HistoryBackend {
     const key = `${sessionId}\0${kind}\0${ref}`;
     const id = this.byRef.get(key);
     if (id !== undefined) return this.drafts.get(id)?.draft;
+    const known = this.known?.find(sessionId, kind, ref);
+    if (known !== undefined) return known === null ? undefined : this.entry(known);
     const row = this.s.findEntry.get(sessionId, ref, kind) as EntryRow | undefined;
     if (!row) return undefined;
     this.byRef.set(key, row.id);
@@ -212,6 +217,7 @@ class DbBatch implements HistoryBackend {
     const draft = newDraft(init, this.nextId++);
     this.drafts.set(draft.id, { draft, isNew: true, stored: null, dirty: true });
     if (init.ref !== null) this.byRef.set(`${init.sessionId}\0${init.kind}\0${init.ref}`, draft.id);
+    if (init.ref !== null) this.known?.add(init.sessionId, init.kind, init.ref, draft.id);
     return draft;
   }
 
@@ -442,6 +448,8 @@ export class HistoryIndex {
   private readonly ftsRebuild: FtsRebuild | null;
   /** A bulk write is being caught up with: the sessions it indexes are queued for the store packer (DbBatch's packLater). */
   private bulk = false;
+  /** Sessions whose every entry this catch-up wrote: their refs are looked up here. */
+  private readonly known = new KnownRefs();
 
   constructor(
     readonly db: Db,
@@ -530,19 +538,20 @@ export class HistoryIndex {
   /** Applies messages (in log order) to the index. Call inside a transaction. */
   private apply(messages: readonly IndexedMessage[]): void {
     if (messages.length === 0) return;
-    const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries, this.bulk);
+    const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries, this.bulk, this.liveMode ? null : this.known);
     const rows = new HistoryRows(batch, this.fold);
     let max = 0;
     try {
       rows.applyAll(messages);
       for (const m of messages) if (m.id > max) max = m.id;
       batch.flush();
+      this.s.setWatermark.run(max);
     } catch (e) {
-      // The folds may be ahead of what commits: they are rebuilt from the log.
+      // The folds (and known refs) may be ahead of what commits: they are rebuilt from the log.
       this.folds.clear();
+      this.known.clear();
       throw e;
     }
-    this.s.setWatermark.run(max);
     if (this.lag.size > 0) this.scheduleLag();
   }
 
@@ -633,6 +642,16 @@ export class HistoryIndex {
    * the watermark stays, to be retried later.
    */
   catchUp(chunk = 2000, maxChunks = Number.POSITIVE_INFINITY): boolean {
+    try {
+      return this.catchUpChunks(chunk, maxChunks);
+    } catch (e) {
+      // (A transaction that did not commit.)
+      this.known.clear();
+      throw e;
+    }
+  }
+
+  private catchUpChunks(chunk: number, maxChunks: number): boolean {
     if (this.lagUnknown) this.indexLagging();
     let i = 0;
     for (; i < maxChunks && this.ftsRebuild && this.ftsRebuild.through < this.ftsRebuild.end; i++) this.rebuildFts(chunk);
@@ -642,6 +661,7 @@ export class HistoryIndex {
         if (rows.length === 0) {
           this.liveMode = true;
           this.bulk = false;
+          this.known.clear();
           return true;
         }
         try {
@@ -680,6 +700,7 @@ export class HistoryIndex {
   rebuild(now = true): void {
     this.liveMode = false;
     this.folds.clear();
+    this.known.clear();
     this.db.transaction(() => {
       this.db.exec('DELETE FROM history_files');
       // Changed files come from checkpoints, not from the log: kept (and indexed again below).
@@ -704,6 +725,7 @@ export class HistoryIndex {
 
   /** Applies a change to a session's state (rename) through the same backend, keeping the title entry in step. */
   updateSession(sessionId: string, change: (st: SessionState, rows: HistoryRows) => void): void {
+    this.known.forget(sessionId);
     this.db.transaction(() => {
       const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       const rows = new HistoryRows(batch, this.fold);
@@ -728,6 +750,7 @@ export class HistoryIndex {
     ts: number;
     window: { from: number; to: number | null };
   }): void {
+    this.known.forget(c.sessionId);
     this.db.transaction(() => {
       const batch = new DbBatch(this.s, this.caps, this.lag, this.ftsRebuild, this.plainEntries);
       const detail = { kind: 'changes' as const, promptId: c.promptId, folder: c.folder, paths: [...new Set(c.paths)], truncated: c.truncated };

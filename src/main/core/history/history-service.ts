@@ -14,6 +14,7 @@ import type { StoreService } from '../store/store-service';
 import { CHANGES_REF, draftFromRow, HistoryIndex } from './history-index';
 import { NOT_IN_TRANSCRIPT, type Detail } from './entry-drafts';
 import { searchHistory } from './search';
+import { CatchUpPace } from './catch-up-pace';
 import { removeReplayDuplicates } from './replay-cleanup';
 import { StorePacker } from './store-packer';
 import { subagentTrees } from './subagent-tree';
@@ -143,6 +144,8 @@ export class HistoryService implements Disposable {
   private catchUpTimer: NodeJS.Immediate | null = null;
   /** Bulk writes under way (see bulkWrite): the index catches up once the last one ends. */
   private bulkWriters = 0;
+  /** How many messages each catch-up transaction indexes. */
+  private readonly pace = new CatchUpPace();
   private packTimer: { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'timeout'; handle: NodeJS.Timeout } | null = null;
   private packer: StorePacker | null = null;
   /** Migration 0013 under way: what it started from, for its progress events. */
@@ -252,12 +255,14 @@ export class HistoryService implements Disposable {
       this.catchUpTimer = null;
       if (this.disposed || !this.store.available) return;
       let done = false;
+      const started = performance.now();
       try {
-        done = this.index().catchUp(1000, 1);
+        done = this.index().catchUp(this.pace.chunk, 1);
       } catch (e) {
         console.error('history: indexing failed:', e);
         return;
       }
+      if (this.pace.took(performance.now() - started) && !done) this.store.checkpoint();
       if (!done) {
         this.scheduleCatchUp();
         return;
