@@ -34,7 +34,14 @@ export class WireReplayer {
    * `promptIds`: the live prompt id of each session/prompt, in order (the n-th request's at n), as the live
    * client named it (checkpoints know turns by it); a prompt without one is named after its JSON-RPC id.
    */
-  constructor(private readonly promptIds: ReadonlyArray<string | undefined> = []) {}
+  constructor(
+    private readonly promptIds: ReadonlyArray<string | undefined> = [],
+    /**
+     * Whether a `session/update` is folded: main passes the live client's own check (update-check.ts), so that a
+     * stored log folds into what the live thread showed (an update the live client refused is left out here too).
+     */
+    private readonly acceptUpdate: (update: Record<string, unknown>) => boolean = () => true,
+  ) {}
 
   push(message: WireMessage): ThreadEvent[] {
     let msg: unknown = message.body;
@@ -70,7 +77,7 @@ export class WireReplayer {
   }
 
   private fromAgent(method: string, params: Record<string, unknown>, key: string | null): ThreadEvent[] {
-    if (method === 'session/update' && isRecord(params.update)) return [{ type: 'update', update: params.update as unknown as SessionUpdate }];
+    if (method === 'session/update' && isRecord(params.update)) return this.acceptUpdate(params.update) ? [{ type: 'update', update: params.update as unknown as SessionUpdate }] : [];
     if (method === 'session/request_permission' && key && isRecord(params.toolCall)) {
       return [
         {
@@ -184,8 +191,13 @@ function terminalEvent(method: string, terminalId: string, result: Record<string
 }
 
 /** Rebuilds a thread from persisted messages. */
-export function threadFromWire(messages: Iterable<WireMessage>, initial: ThreadState = createThread(), promptIds: ReadonlyArray<string | undefined> = []): ThreadState {
-  const replay = new WireReplayer(promptIds);
+export function threadFromWire(
+  messages: Iterable<WireMessage>,
+  initial: ThreadState = createThread(),
+  promptIds: ReadonlyArray<string | undefined> = [],
+  acceptUpdate?: (update: Record<string, unknown>) => boolean,
+): ThreadState {
+  const replay = new WireReplayer(promptIds, acceptUpdate);
   const events: ThreadEvent[] = [];
   for (const m of messages) for (const e of replay.push(m)) events.push(e);
   return applyEvents(initial, events);

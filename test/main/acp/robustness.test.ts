@@ -37,6 +37,27 @@ describe('misbehaving agents', () => {
     expect(log.text).toContain('mystery_kind');
   });
 
+  it('an update the live thread refused is left out of history, search and a reopened thread too (one input, one fold)', async () => {
+    const agentId = await t.addAgent({ SCENARIO_CAPS: 'loadSession' });
+    const s = await t.call('sessions.create', { agentId, cwd: t.work });
+    expect((await promptAndWait(t, s.id, 'invalid-visible')).stopReason).toBe('end_turn');
+    expect(warnings('invalid_update')[0]!.message).toMatch(/agent_message_chunk/);
+    expect(JSON.stringify((await t.call('sessions.state', { sessionId: s.id })).thread)).not.toContain('ghostly');
+
+    const hits = async (query: string) => (await t.call('history.search', { query, limit: 20, perSession: 3 })).hits;
+    await eventually(async () => (await hits('visible')).length > 0, 'the turn to be indexed');
+    expect(await hits('ghostly')).toEqual([]);
+    const stored = await t.call('history.entries', { sessionId: s.id, limit: 100 });
+    expect(JSON.stringify(stored)).toContain('after invalid visible');
+    expect(JSON.stringify(stored)).not.toContain('ghostly');
+
+    await t.call('sessions.close', { sessionId: s.id });
+    await t.call('sessions.reopen', { sessionId: s.id });
+    const reopened = JSON.stringify((await t.call('sessions.state', { sessionId: s.id })).thread);
+    expect(reopened).toContain('after invalid visible');
+    expect(reopened).not.toContain('ghostly');
+  });
+
   it('drops a 50 MB line with a warning, without buffering it, and carries on', async () => {
     const agentId = await t.addAgent();
     const s = await t.call('sessions.create', { agentId, cwd: t.work });

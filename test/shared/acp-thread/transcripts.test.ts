@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/app-server';
-import { checkUpdate } from '../../../src/main/core/acp/connection/update-validator';
+import { checkUpdate } from '../../../src/shared/acp-thread/update-check';
 import { threadFromWire, type WireMessage } from '../../../src/shared/acp-thread';
 
 // Recorded traffic of real agents, in the shared folder beside the repository (CI has it there).

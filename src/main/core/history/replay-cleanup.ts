@@ -1,4 +1,5 @@
 import { ReplayMatcher, threadFromWire, type WireMessage } from '../../../shared/acp-thread';
+import { updateIsValid } from '../../../shared/acp-thread/update-check';
 import type { Db } from '../store/database';
 import { expandRows, MESSAGE_COLUMNS, type MessageRow, type PersistedMessage } from '../store/message-log';
 
@@ -23,7 +24,7 @@ export function replayDuplicates(messages: readonly PersistedMessage[]): Set<num
   let matcher: ReplayMatcher | null = null;
   for (const m of messages) {
     if (m.direction === 'c2a' && m.method === 'session/load') {
-      matcher = new ReplayMatcher(threadFromWire(kept));
+      matcher = new ReplayMatcher(threadFromWire(kept, undefined, undefined, updateIsValid));
       // Nothing stored yet: the replay is the conversation.
       if (!matcher.hasConversation) matcher = null;
     } else if (m.direction === 'c2a' && m.method === 'session/prompt') matcher?.promptSent();

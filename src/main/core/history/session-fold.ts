@@ -1,4 +1,5 @@
 import type { StopReason } from '@agentclientprotocol/sdk';
+import { updateIsValid } from '../../../shared/acp-thread/update-check';
 import { applyEvents, CHUNK_UPDATE_KINDS, createThread, isFinished, partsFromContent, putIndex, WireReplayer, type ThreadEntry, type ThreadEvent, type ThreadState, type TurnError } from '../../../shared/acp-thread';
 
 /** One logged ACP message, as history reads it. */
@@ -85,7 +86,7 @@ const COMPACT_AT = 16;
  */
 export class SessionFold {
   private thread: ThreadState = createThread();
-  private readonly replayer = new WireReplayer();
+  private readonly replayer = new WireReplayer([], updateIsValid);
   /** During a session/load: 'index' the replayed conversation (the session had none), or 'skip' it. */
   private replay: 'index' | 'skip' | null = null;
   private loadKey: string | null = null;

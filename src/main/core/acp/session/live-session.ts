@@ -52,7 +52,7 @@ import { MentionSearch } from './mention-search';
 import { checkPromptCapabilities, toContentBlocks } from './prompt-content';
 import { reopenModeOf } from '../../agents/agent-capabilities';
 import { canFork } from './fork';
-import { checkUpdate } from '../connection/update-validator';
+import { checkUpdate } from '../../../../shared/acp-thread/update-check';
 import { joinChunkRuns } from '../connection/chunk-runs';
 import type { UpdateItem } from '../connection/acp-wire';
 import { sendTitleToAgent } from './title-sync';

@@ -31,6 +31,7 @@ import type { LiveSessions } from './live-sessions';
 import { hasStoredConversation, type RestorePort } from './session-restore';
 import { heldAtAgents, offersStatus, reopenModeByStatus, type AgentHeld } from './session-status';
 import { unarchiveToReopen } from './session-archive';
+import { updateIsValid } from '../../../../shared/acp-thread/update-check';
 import { reopenModeOf } from '../../agents/agent-capabilities';
 import type { SessionTurn, SessionTurnEnd } from './turns';
 
@@ -416,7 +417,7 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     const stored = log ? log.read(sessionId) : [];
     const known = hasStoredConversation(stored);
     const { mode, fallback } = await reopenModeByStatus(rt, row.acp_session_id, byCaps, known);
-    const thread = mode === 'resume' || known ? threadFromWire(stored, createThread(), livePromptIds(this.db(), sessionId, stored)) : createThread();
+    const thread = mode === 'resume' || known ? threadFromWire(stored, createThread(), livePromptIds(this.db(), sessionId, stored), updateIsValid) : createThread();
     session.seed(thread, row.title);
     if (mode === 'load' && known) rt.skipReplay(sessionId, thread);
     this.live.add(session);

@@ -18,6 +18,9 @@ const UNSTABLE_KINDS: ReadonlySet<string> = new Set(['subagent_update', 'session
  */
 export type UpdateCheck = { ok: true } | { ok: false; unknownKind: boolean; message: string };
 
+/** The check as a fold's filter (WireReplayer's `acceptUpdate`): history and a restored thread fold what the live thread did. */
+export const updateIsValid = (update: unknown): boolean => checkUpdate(update).ok;
+
 type Json = unknown;
 
 function lenient(node: Json): Json {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkUpdate } from '../../../src/main/core/acp/connection/update-validator';
+import { checkUpdate } from '../../../src/shared/acp-thread/update-check';
 
 const chunk = (content: unknown) => ({ sessionUpdate: 'agent_message_chunk', content });
 const verdict = (update: unknown): string => {
