@@ -37,7 +37,7 @@ export function subagentTrees(db: Db, rootIds: readonly string[]): Map<string, H
         .prepare(
           `SELECT s.id, s.subagent_of AS parent_id, s.agent_id, s.status, s.created_at, s.ended_why,
              EXISTS (SELECT 1 FROM delegations d WHERE d.session_id = s.id) AS delegated,
-             coalesce(nullif(h.custom_title, ''), nullif(s.title, ''), nullif(h.info_title, ''), '') AS title,
+             coalesce(nullif(h.custom_title, ''), nullif(s.title, ''), nullif(h.info_title, ''), nullif(h.prompt_title, ''), '') AS title,
              coalesce(h.last_ts, s.updated_at) AS last_at
            FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id
            WHERE s.subagent_of IN (${ids.map(() => '?').join(', ')}) AND s.deleted_at IS NULL
