@@ -41,6 +41,10 @@ export const historySubagentSchema = z.object({
   createdAt: z.number(),
   /** Time of its last message (or of its last state change when it has none). */
   lastActivityAt: z.number(),
+  /** The sentence it was closed with (e.g. closed with its parent), kept across restarts; absent or null: none. */
+  endedWhy: z.string().nullable().optional(),
+  /** Started through its parent's delegation tools (a session of its own), not announced by its agent. */
+  delegated: z.boolean().optional(),
 });
 export type HistorySubagent = z.infer<typeof historySubagentSchema>;
 

@@ -32,11 +32,11 @@ async function setup(dataDir?: string) {
   return t;
 }
 
-async function agents(t: TestCore) {
+async function agents(t: TestCore, env: Record<string, string> = {}) {
   initRepo(t.work);
   const given = recordGivenServers(t);
-  const lead = await t.addAgent({}, 'Lead');
-  const writer = await t.addAgent({}, 'Writer');
+  const lead = await t.addAgent(env, 'Lead');
+  const writer = await t.addAgent(env, 'Writer');
   await t.call('settings.set', { key: 'delegation.agents', value: [lead] });
   const parent = await t.call('sessions.create', { agentId: lead, cwd: t.work });
   const server = given(parent.id).find((s) => s.name === DELEGATION_SERVER_NAME)!;
@@ -149,5 +149,47 @@ describe('a delegated session ends with its parent', () => {
     ]);
     const childText = (await t2.call('history.entries', { sessionId: done.sessionId, limit: 500 })).entries.map((e) => e.text).join('\n');
     expect(childText).toContain('wrote notes.txt');
+  });
+
+  it("after a restart the child's closing sentence is still said, and a child reopened from History is still its parent's: the reopened parent's cancel and close end it", async () => {
+    const t = await setup();
+    const { parent, client } = await agents(t, { SCENARIO_CAPS: 'resume' });
+    const child = await delegate(t, client, 'slow');
+    await t.call('sessions.close', { sessionId: parent.id });
+    await t.rec.until(() => status(t, child) === 'gone', 'the child closed with its parent');
+    await client.close();
+    clients = [];
+    const dataDir = t.dataDir;
+    await t.core.dispose();
+    cores = cores.filter((c) => c !== t);
+
+    const t2 = await setup(dataDir);
+    // History: the parent's row, the child under it, closed saying why (not a row of its own).
+    const listed = (await t2.call('history.list', { limit: 50 })).sessions;
+    expect(listed.map((s) => s.id)).toEqual([parent.id]);
+    expect(listed[0]!.subagents.map((c) => [c.id, c.status, c.delegated, c.endedWhy])).toEqual([[child, 'closed', true, 'It ended because its parent session was closed.']]);
+
+    // The child reopened first, then its parent: each knows the other.
+    const reopenedChild = await t2.call('sessions.reopen', { sessionId: child });
+    expect(reopenedChild.delegatedBy).toBe(parent.id);
+    await t2.call('sessions.reopen', { sessionId: parent.id });
+    // Reopened, it is not closed any more: the sentence is forgotten until it closes again.
+    expect((await t2.call('history.list', { limit: 50 })).sessions[0]!.subagents[0]!.endedWhy ?? null).toBeNull();
+
+    // The parent's cancel ends the child's turn.
+    await t2.call('sessions.prompt', { sessionId: parent.id, prompt: [{ type: 'text', text: 'slow' }] });
+    await t2.rec.until(() => status(t2, parent.id) === 'working', 'the parent at work');
+    await t2.call('sessions.prompt', { sessionId: child, prompt: [{ type: 'text', text: 'slow' }] });
+    await t2.rec.until(() => status(t2, child) === 'working', 'the child at work');
+    await t2.call('sessions.cancel', { sessionId: parent.id, clearQueue: false });
+    await t2.rec.until(() => status(t2, child) === 'idle', 'the child at rest');
+    expect(t2.rec.updates().find((u) => u.sessionId === child && u.event.type === 'turn_end')?.event).toMatchObject({ stopReason: 'cancelled' });
+
+    // The parent's close closes it, saying why.
+    await t2.call('sessions.prompt', { sessionId: child, prompt: [{ type: 'text', text: 'slow' }] });
+    await t2.rec.until(() => status(t2, child) === 'working', 'the child at work again');
+    await t2.call('sessions.close', { sessionId: parent.id });
+    expect(status(t2, child)).toBe('gone');
+    expect(t2.rec.of('session.state').filter((s) => s.id === child).at(-1)).toMatchObject({ status: 'closed', error: 'It ended because its parent session was closed.' });
   });
 });

@@ -17,10 +17,12 @@ interface ChildRow {
   status: string;
   created_at: number;
   last_at: number;
+  ended_why: string | null;
+  delegated: number;
 }
 
 /**
- * The subagent sessions under each of `rootIds` (children, then their children…), oldest first per level,
+ * The child sessions (ACP subagents, delegated sessions) under each of `rootIds` (children, then their children…), oldest first per level,
  * deleted ones left out: the tree history shows under a session, read from `sessions.subagent_of`.
  */
 export function subagentTrees(db: Db, rootIds: readonly string[]): Map<string, HistorySubagent[]> {
@@ -33,8 +35,9 @@ export function subagentTrees(db: Db, rootIds: readonly string[]): Map<string, H
       const ids = level.slice(i, i + CHUNK);
       const rows = db
         .prepare(
-          `SELECT s.id, s.subagent_of AS parent_id, s.agent_id, s.status, s.created_at,
-             coalesce(nullif(h.custom_title, ''), nullif(s.title, ''), nullif(h.info_title, ''), '') AS title,
+          `SELECT s.id, s.subagent_of AS parent_id, s.agent_id, s.status, s.created_at, s.ended_why,
+             EXISTS (SELECT 1 FROM delegations d WHERE d.session_id = s.id) AS delegated,
+             coalesce(nullif(h.custom_title, ''), nullif(s.title, ''), nullif(h.info_title, ''), nullif(h.prompt_title, ''), '') AS title,
              coalesce(h.last_ts, s.updated_at) AS last_at
            FROM sessions s LEFT JOIN history_sessions h ON h.session_id = s.id
            WHERE s.subagent_of IN (${ids.map(() => '?').join(', ')}) AND s.deleted_at IS NULL
@@ -55,6 +58,8 @@ export function subagentTrees(db: Db, rootIds: readonly string[]): Map<string, H
           status: r.status,
           createdAt: r.created_at,
           lastActivityAt: Math.max(r.last_at, r.created_at),
+          endedWhy: r.ended_why,
+          delegated: r.delegated === 1,
         });
         next.push(r.id);
       }

@@ -2,12 +2,23 @@ import { ChevronDown, ChevronRight } from 'lucide-react';
 import { Elapsed, formatWait } from './Elapsed';
 
 /**
- * Sessions and their ACP subagent sessions as a tree (the sidebar, the overview, history): children under the
- * session that started them, their state and time, never "running" once they ended.
+ * Sessions and their children as a tree (the sidebar, the overview, history): ACP subagent sessions and the
+ * sessions started through a session's delegation tools, under the session that started them, their state and
+ * time, never "running" once they ended.
  */
 export interface TreeNode<T> {
   item: T;
   children: TreeNode<T>[];
+}
+
+/** A live session's parent: the session whose agent announced it (an ACP subagent) or whose delegation tools started it. */
+export function parentSessionOf(s: { subagent?: { parentId: string }; delegatedBy?: string }): string | undefined {
+  return s.subagent?.parentId ?? s.delegatedBy;
+}
+
+/** What a child is called under its parent: its title, else "<Agent> (delegated)" as its card says, else "Subagent". */
+export function childLabel(c: { title: string | null; delegatedBy?: string }, agentName: string): string {
+  return c.title ?? (c.delegatedBy ? `${agentName} (delegated)` : 'Subagent');
 }
 
 /** `items` as trees: an item whose parent is not among them is a root. Order is kept at every level. */

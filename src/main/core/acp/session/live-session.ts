@@ -229,7 +229,7 @@ export class LiveSession {
     this.status = status;
     this.error = error;
     this.updatedAt = Date.now();
-    this.db(() => this.host.rows().setStatus(this.id, status));
+    this.db(() => this.host.rows().setStatus(this.id, status, error));
     const info = this.info();
     this.host.statusChanged(info);
     this.host.bus.emit('session.state', info);

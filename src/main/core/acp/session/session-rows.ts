@@ -1,6 +1,9 @@
 import type { SessionStatus } from '../../../../shared/contract/sessions';
 import type { Db } from '../../store/database';
 
+/** Longest closing sentence kept (an agent's error can be long). */
+const MAX_ENDED_WHY = 2000;
+
 /** The ACP client's writes to the `sessions` table (one row per Switchboard session). */
 export class SessionRows {
   constructor(private readonly db: Db) {}
@@ -52,6 +55,12 @@ export class SessionRows {
     this.db.prepare('UPDATE sessions SET delegation = ? WHERE id = ?').run(on === null ? null : on ? 1 : 0, id);
   }
 
+  /** The session that started this one through its delegation tools, or null (a reopened child knows it again). */
+  delegatedBy(id: string): string | null {
+    const row = this.db.prepare('SELECT parent_id FROM delegations WHERE session_id = ?').get(id) as { parent_id: string } | undefined;
+    return row?.parent_id ?? null;
+  }
+
   /** A delegated session's parent link (shown as ACP subagents are). */
   linkParent(id: string, parentId: string): void {
     this.db.prepare('UPDATE sessions SET subagent_of = ? WHERE id = ?').run(parentId, id);
@@ -61,8 +70,9 @@ export class SessionRows {
     this.db.prepare('UPDATE sessions SET acp_session_id = ?, updated_at = ? WHERE id = ?').run(acpSessionId, Date.now(), id);
   }
 
-  setStatus(id: string, status: SessionStatus): void {
-    this.db.prepare('UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?').run(status, Date.now(), id);
+  /** `why`: the sentence it closed with, kept with it (any other status forgets it). */
+  setStatus(id: string, status: SessionStatus, why: string | null = null): void {
+    this.db.prepare('UPDATE sessions SET status = ?, ended_why = ?, updated_at = ? WHERE id = ?').run(status, status === 'closed' && why ? why.slice(0, MAX_ENDED_WHY) : null, Date.now(), id);
   }
 
   /** The titles history keeps for the session: the user's name for it, and its first prompt's. */

@@ -411,6 +411,8 @@ export class SessionsService implements SessionHost, RestorePort, Disposable {
     const session = new LiveSession(sessionId, rt, this, row.cwd, []);
     session.acpSessionId = row.acp_session_id;
     session.forkedFrom = this.ctx.rows().forkedFrom(sessionId);
+    // A delegated child stays its parent's: the parent's close or cancel still ends it.
+    session.delegatedBy = this.ctx.rows().delegatedBy(sessionId);
     // The thread starts from the stored messages. Resumed: the agent does not replay. Loaded: the replay
     // is dropped when the store has the conversation (else, e.g. an imported session, it is the conversation).
     const log = this.ctx.messageLog();

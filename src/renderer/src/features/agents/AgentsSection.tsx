@@ -19,7 +19,7 @@ import { displayStatus, dropAgent, syncAgents, useAgents } from './state';
 import { useConnection } from '../../ipc/connection';
 import { ErrorAlert } from '../../ui/Alert';
 import { VisibleText } from '../../ui/VisibleText';
-import { LiveSessionTree } from './LiveSessionTree';
+import { LiveSessionTree, rootSessionCount } from './LiveSessionTree';
 
 /** An agent's state as shown: 'disconnected' while the page does not reach the core. */
 type ShownState = AgentSummary['status']['state'] | 'disconnected';
@@ -77,7 +77,8 @@ function AgentAccounts({ agent, sessions }: { agent: AgentSummary; sessions: Ses
 
 type Dialog = { kind: 'add' } | { kind: 'edit'; agent: AgentSummary } | { kind: 'session'; agentId?: string };
 
-function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions: SessionInfo[]; onDialog(d: Dialog): void }) {
+/** `sessions`: the agent's live sessions; `all`: every live session (its sessions' children may be other agents'). */
+function AgentRow({ agent, sessions, all, onDialog }: { agent: AgentSummary; sessions: SessionInfo[]; all: SessionInfo[]; onDialog(d: Dialog): void }) {
   const api = useApi();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
@@ -89,7 +90,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
   const s: Omit<typeof shown, 'state'> & { state: ShownState } = connected ? shown : { ...shown, state: 'disconnected' };
   const folderProcesses = (agent.folderProcesses ?? []).filter((p) => p.state !== 'stopped');
   const title = agent.name;
-  const roots = sessions.filter((x) => !x.subagent).length;
+  const roots = rootSessionCount(all, agent.id);
   const openSessions = sessions.filter((x) => !x.subagent && x.status !== 'closed');
   // Every session of it asleep: its processes were stopped while idle, to give their memory back.
   const asleep = openSessions.length > 0 && openSessions.every((x) => x.asleep === 'asleep');
@@ -200,7 +201,7 @@ function AgentRow({ agent, sessions, onDialog }: { agent: AgentSummary; sessions
           {(needsAuth || s.canLogout || agent.storedSecrets.length > 0 || s.authMethods.length > 0) && <AgentAccounts agent={agent} sessions={sessions} />}
           {s.state === 'running' && (s.capabilities as { providers?: unknown } | null)?.providers != null && <ProvidersPanel agent={agent} />}
           <PermissionRules agentId={agent.id} />
-          {sessions.length > 0 && <LiveSessionTree sessions={sessions} agentName={title} onOpen={(x) => openSessionTab(x, title)} />}
+          {sessions.length > 0 && <LiveSessionTree sessions={all} agentId={agent.id} agentName={title} onOpen={(x, name) => openSessionTab(x, name)} />}
         </div>
       )}
     </li>
@@ -228,7 +229,7 @@ export function AgentsSection() {
       )}
       <ul className="agent-list">
         {agents.map((a) => (
-          <AgentRow key={a.id} agent={a} sessions={Object.values(sessions).filter((s) => s.agentId === a.id)} onDialog={setDialog} />
+          <AgentRow key={a.id} agent={a} sessions={Object.values(sessions).filter((s) => s.agentId === a.id)} all={Object.values(sessions)} onDialog={setDialog} />
         ))}
       </ul>
       <div className="agents-actions">

@@ -10,7 +10,8 @@ import { VisibleText } from '../../ui/VisibleText';
 import { formatElapsed, syncOverview, turnTime, useOverview } from './state';
 import { openSettings } from '../settings';
 import { hostName, syncHosts, useHosts } from '../hosts';
-import { buildTree, childState, ChildrenToggle, ChildTime, flatten, orderChildren, type TreeNode } from '../../ui/session-tree';
+import { buildTree, childLabel, childState, ChildrenToggle, ChildTime, flatten, orderChildren, parentSessionOf, type TreeNode } from '../../ui/session-tree';
+import type { AgentSummary } from '@shared/contract/agents';
 
 export const OVERVIEW_TAB_ID = 'overview';
 
@@ -42,8 +43,8 @@ export function OverviewTab({ active }: TabViewProps) {
   const list = Object.values(sessions)
     .filter((s) => s.status !== 'closed')
     .sort((a, b) => STATE[a.status].order - STATE[b.status].order || b.updatedAt - a.updatedAt);
-  // Subagent sessions under the session that started them, oldest first; the sessions by state.
-  const tree = buildTree(list, (s) => s.id, (s) => s.subagent?.parentId);
+  // Child sessions (subagents, delegated sessions) under the session that started them, oldest first; the sessions by state.
+  const tree = buildTree(list, (s) => s.id, parentSessionOf);
   orderChildren(tree, (s) => s.createdAt);
   const [folded, setFolded] = useState<Record<string, boolean>>({});
   const roots = tree.length;
@@ -136,7 +137,7 @@ export function OverviewTab({ active }: TabViewProps) {
                     {usage}
                   </td>
                 </tr>,
-                ...(folded[s.id] ? [] : childRows(root, name, s)),
+                ...(folded[s.id] ? [] : childRows(root, name, s, agents)),
               ];
             })}
           </tbody>
@@ -146,29 +147,34 @@ export function OverviewTab({ active }: TabViewProps) {
   );
 }
 
-/** The subagent sessions under a live session: indented under it, their state and time; a click opens the parent. */
-function childRows(root: TreeNode<SessionInfo>, name: string, parent: SessionInfo) {
+/**
+ * The child sessions under a live session: indented under it, their state and time; a click opens the parent
+ * (a subagent lives in its thread), or the delegated session itself (a session of its own).
+ */
+function childRows(root: TreeNode<SessionInfo>, name: string, parent: SessionInfo, agents: readonly AgentSummary[]) {
   return flatten(root.children).map(({ node, depth }) => {
     const c = node.item;
     const { text, working } = childState(c.status, true);
+    const childName = agentName(agents, c.agentId);
+    const open = () => (c.delegatedBy ? openSessionTab(c, childName) : openSessionTab(parent, name));
     return (
       <tr
         key={c.id}
         className="overview-row overview-child"
         data-testid="overview-child"
         data-session-id={c.id}
-        data-parent-id={c.subagent?.parentId}
+        data-parent-id={parentSessionOf(c)}
         data-state={working ? 'working' : 'ended'}
         tabIndex={0}
-        onClick={() => openSessionTab(parent, name)}
+        onClick={open}
         onKeyDown={(e) => {
-          if (e.key === 'Enter') openSessionTab(parent, name);
+          if (e.key === 'Enter') open();
         }}
       >
-        <td className="muted">{name}</td>
+        <td className="muted">{childName}</td>
         <td />
         <td className="overview-title" style={{ paddingLeft: `${1 + depth}em` }}>
-          ↳ <VisibleText text={c.title ?? 'Subagent'} />
+          ↳ <VisibleText text={childLabel(c, childName)} />
         </td>
         <td data-testid="overview-child-state">
           <span className={`overview-dot ${working ? 'working' : 'idle'}`} /> {text}
