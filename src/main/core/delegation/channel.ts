@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { channelRequestSchema, MAX_CHANNEL_LINE, type ChannelResponse } from '../../../shared/delegation';
 import type { Disposable } from '../base/lifecycle';
+import { onSocketLines } from './socket-lines';
 
 /** Answers one tool call of session `sessionId` (the text, or throws the sentence saying why not). */
 export type ChannelHandler = (sessionId: string, tool: string, args: unknown) => Promise<string>;
@@ -71,17 +72,7 @@ export class DelegationChannel implements Disposable {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    socket.setEncoding('utf8');
-    let buffer = '';
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (!this.line(socket, line)) return void socket.destroy();
-      }
-      if (buffer.length > MAX_CHANNEL_LINE) socket.destroy();
-    });
+    onSocketLines(socket, (line) => this.line(socket, line));
   }
 
   /** false: the line is not a request; the connection is dropped. */

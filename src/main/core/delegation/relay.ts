@@ -3,6 +3,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_CHANNEL_LINE } from '../../../shared/delegation';
+import { onSocketLines } from './socket-lines';
 
 /** What the relay says on its stdout, one JSON line each. */
 export type RelayOut = { t: 'ready'; socket: string; node: string; file: string } | { t: 'line'; c: number; line: string } | { t: 'end'; c: number };
@@ -27,17 +28,9 @@ export function runRelay(): void {
   const server = createServer((socket) => {
     const c = next++;
     sockets.set(c, socket);
-    socket.setEncoding('utf8');
-    let buffer = '';
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (line.length > MAX_CHANNEL_LINE) return void socket.destroy();
-        say({ t: 'line', c, line });
-      }
-      if (buffer.length > MAX_CHANNEL_LINE) socket.destroy();
+    onSocketLines(socket, (line) => {
+      say({ t: 'line', c, line });
+      return true;
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
