@@ -335,7 +335,7 @@ await withBenchApp(async ({ browser, app, work }) => {
         // At most THROTTLED_WHEEL events each way: a wheel from end to end of a long thread at 4× takes minutes on a loaded machine.
         const trip = await wheelTrip(page, 'long0/0: first message', lastText, THROTTLED_WHEEL);
         const traceTo = process.env.SWITCHBOARD_BENCH_TRACE ?? '';
-        if (traceTo) await browser.startTracing(page, { path: traceTo, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing'] });
+        if (traceTo) await browser.startTracing(page, { path: traceTo, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing', 'disabled-by-default-v8.cpu_profiler'] });
         const keys = await typing(page, client, longId);
         if (traceTo) {
           await browser.stopTracing();
