@@ -17,7 +17,8 @@
 //                                            session, averaged over the ten; '#': the agents' own RSS
 // frame_p95, write_to_paint_p95 and hidden_renderer_cpu_ratio again as …_throttled4x with Chromium's CPU
 // throttled 4× (--no-throttle / --throttled-only run one pass); '#' lines give each latency's floor (a bare page
-// painting one 200/s stream over a WebSocket, support/floors.ts) and the ratio to it.
+// painting one 200/s stream over a WebSocket, support/floors.ts) and the ratio to it, also printed as figures:
+//   …frame_floor_p95 / frame_vs_floor, …write_to_paint_floor_p95 / write_to_paint_vs_floor (each pass).
 // Goals: frame p95 < 16 ms, write-to-paint p95 < 50 ms.
 // SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the run;
 // SWITCHBOARD_BENCH_SERVER_PROFILE=/tmp/server.cpuprofile the server's (support/cpu-prof-preload.mjs);
@@ -157,7 +158,11 @@ await withBenchApp(async ({ browser, app, work }) => {
       if (rate === 1) figures.push(`${NAME}.main_cpu_per_1k_updates: ${round1(cpu / (updates / 1000))} ms`);
       figures.push(
         `${NAME}.frame_p95${suffix}: ${round1(frameP95)} ms`,
+        `${NAME}.frame_floor_p95${suffix}: ${round1(percentile(floor.frames, 95))} ms`,
+        `${NAME}.frame_vs_floor${suffix}: ${(frameP95 / percentile(floor.frames, 95)).toFixed(2)} ratio`,
         `${NAME}.write_to_paint_p95${suffix}: ${round1(paintP95)} ms`,
+        `${NAME}.write_to_paint_floor_p95${suffix}: ${round1(percentile(floor.steady, 95))} ms`,
+        `${NAME}.write_to_paint_vs_floor${suffix}: ${(paintP95 / percentile(floor.steady, 95)).toFixed(2)} ratio`,
         `${NAME}.hidden_renderer_cpu_ratio${suffix}: ${(all.rendererCpu / alone.rendererCpu).toFixed(2)} ratio`,
       );
     }

@@ -31,8 +31,10 @@
 //   longthread.keypress_floor_p95 / keypress_vs_floor   the bare textarea beside a line changed every frame
 //                                             (the floor while streaming), and keypress_to_paint_p95 over it
 //   …_throttled4x                             first paint, its ratio, scrolling, typing and their ratios again with
-//                                             Chromium's CPU throttled 4× (floors throttled alike); --no-throttle
-//                                             skips that pass
+//                                             Chromium's CPU throttled 4× (floors throttled alike, each printed
+//                                             beside its ratio); --no-throttle skips that pass, --throttled-only
+//                                             runs only it (SWITCHBOARD_BENCH_TRACE=/tmp/t.json: a performance
+//                                             trace of its typing while the agent streams)
 // SWITCHBOARD_BENCH_PROFILE=/tmp/page.cpuprofile also saves the page's CPU profile of the wheel trip;
 // --entries=N sets the thread's length.
 // Goals: first paint ≤ 300 ms, scroll frame p95 ≤ 16 ms, keypress → paint p95 ≤ 16 ms.
@@ -267,6 +269,12 @@ await withBenchApp(async ({ browser, app, work }) => {
     const heapOpen = await heapMB(page);
     log(`# first paint: ${ENTRIES}-entry thread runs ${firstLong.map(round1).join(', ')} ms; ${BASELINE_ENTRIES}-entry thread (baseline) ${firstShort.map(round1).join(', ')} ms, median ${round1(median(firstShort))} ms`);
 
+    const emit = (...lines: string[]) => {
+      for (const l of lines) log(l);
+    };
+    const unthrottled = throttleRates().includes(1);
+    let heapAfter = 0;
+    if (unthrottled) {
     const profileTo = process.env.SWITCHBOARD_BENCH_PROFILE ?? '';
     const cdp = profileTo ? await context.newCDPSession(page) : null;
     if (cdp) {
@@ -279,7 +287,7 @@ await withBenchApp(async ({ browser, app, work }) => {
       writeFileSync(profileTo, JSON.stringify(profile));
       log(`# the page's CPU profile of the wheel trip: ${profileTo}`);
     }
-    const heapAfter = await heapMB(page);
+    heapAfter = await heapMB(page);
     await activate(page, shortId);
     const tripShort = await wheelTrip(page, 'short0/0: first message', 'short0/');
     const long50 = tripLong.busy.filter((b) => b > 50).length / Math.max(1, tripLong.busy.length);
@@ -295,9 +303,6 @@ await withBenchApp(async ({ browser, app, work }) => {
     log(`# keypress at 60 Hz into a bare textarea beside a line changed every frame, no app (the floor while something streams): ${describeKeys(keyFloor)}`);
     const scrollFloorBusy = await scrollFloor(browser, SCROLL_FLOOR);
     log(`# scroll floor: the same wheel (${SCROLL_FLOOR.events} events of ${SCROLL_FLOOR.delta} px each way) over a plain page of ${SCROLL_FLOOR.rows} rows: main-thread time per frame p50 ${round1(percentile(scrollFloorBusy, 50))} ms, p95 ${round1(percentile(scrollFloorBusy, 95))} ms`);
-    const emit = (...lines: string[]) => {
-      for (const l of lines) log(l);
-    };
     emit(
       `longthread.open_first_paint: ${round1(median(firstLong))} ms`,
       `longthread.open_100k_vs_100: ${(median(firstLong) / median(firstShort)).toFixed(2)} ratio`,
@@ -308,6 +313,7 @@ await withBenchApp(async ({ browser, app, work }) => {
       `longthread.keypress_floor_p95: ${round1(percentile(keyFloor.lat, 95))} ms`,
       `longthread.keypress_vs_floor: ${(percentile(at60.streaming.lat, 95) / percentile(keyFloor.lat, 95)).toFixed(2)} ratio`,
     );
+    }
 
     // The same again with Chromium's CPU throttled 4× (a slow laptop): the app's page and the floors' pages alike.
     for (const rate of throttleRates().filter((r) => r !== 1)) {
@@ -323,11 +329,18 @@ await withBenchApp(async ({ browser, app, work }) => {
           fl.push(await reloadToFirstRow(page, longId));
         }
         log(`# first paint ${note}: ${ENTRIES}-entry thread runs ${fl.map(round1).join(', ')} ms; ${BASELINE_ENTRIES}-entry thread ${fs.map(round1).join(', ')} ms`);
-        // The thread now ends with the stream typed beside at 60 Hz.
-        await page.locator(`${ACTIVE} .thread-row`).filter({ hasText: '{end=' }).first().waitFor();
+        // The thread now ends with the stream typed beside at 60 Hz (unless that pass was skipped).
+        const lastText = unthrottled ? '{end=' : `long${TURNS - 1}/`;
+        await page.locator(`${ACTIVE} .thread-row`).filter({ hasText: lastText }).first().waitFor();
         // At most THROTTLED_WHEEL events each way: a wheel from end to end of a long thread at 4× takes minutes on a loaded machine.
-        const trip = await wheelTrip(page, 'long0/0: first message', '{end=', THROTTLED_WHEEL);
+        const trip = await wheelTrip(page, 'long0/0: first message', lastText, THROTTLED_WHEEL);
+        const traceTo = process.env.SWITCHBOARD_BENCH_TRACE ?? '';
+        if (traceTo) await browser.startTracing(page, { path: traceTo, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing', 'disabled-by-default-v8.cpu_profiler'] });
         const keys = await typing(page, client, longId);
+        if (traceTo) {
+          await browser.stopTracing();
+          log(`# the page's performance trace of typing while streaming ${note}: ${traceTo}`);
+        }
         await undo();
         const floorKeys = await bareTyping(browser, true, rate);
         const floorScroll = await scrollFloor(browser, { ...SCROLL_FLOOR, rate });
@@ -339,8 +352,10 @@ await withBenchApp(async ({ browser, app, work }) => {
           `longthread.open_first_paint${suffix}: ${round1(median(fl))} ms`,
           `longthread.open_100k_vs_100${suffix}: ${(median(fl) / median(fs)).toFixed(2)} ratio`,
           `longthread.scroll_frame_p95${suffix}: ${round1(percentile(trip.busy, 95))} ms`,
+          `longthread.scroll_floor_p95${suffix}: ${round1(percentile(floorScroll, 95))} ms`,
           `longthread.scroll_vs_floor${suffix}: ${(percentile(trip.busy, 95) / percentile(floorScroll, 95)).toFixed(2)} ratio`,
           `longthread.keypress_to_paint_p95${suffix}: ${round1(percentile(keys.streaming.lat, 95))} ms`,
+          `longthread.keypress_floor_p95${suffix}: ${round1(percentile(floorKeys.lat, 95))} ms`,
           `longthread.keypress_vs_floor${suffix}: ${(percentile(keys.streaming.lat, 95) / percentile(floorKeys.lat, 95)).toFixed(2)} ratio`,
         );
       } catch (e) {
@@ -350,6 +365,10 @@ await withBenchApp(async ({ browser, app, work }) => {
       }
     }
     const rss = rendererRssMB();
+    if (!unthrottled) {
+      log(`# --throttled-only: the 11 MB message, frames unlimited and the heap are measured without it`);
+      return;
+    }
 
     // A variant: a session of one agent message of ≈ 11 MB (20,000 chunks of ≈ 550 characters, no paragraph breaks).
     const bigId = await startSessionInPage(page, agent!.name, work);

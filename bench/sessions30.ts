@@ -16,7 +16,8 @@
 //                                              thirty tabs open, per tab; '#': the JS heap's (after a GC)
 //   …_throttled4x                              frame and write → paint again with Chromium's CPU throttled 4×
 // '#' lines: each latency's floor from the same run (a bare page painting one 200/s stream over a WebSocket,
-// support/floors.ts) and the ratio to it; CPU and scheduling of the server and the renderer during the
+// support/floors.ts) and the ratio to it, also as figures (frame_floor_p95, frame_vs_floor, write_to_paint_floor_p95,
+// write_to_paint_vs_floor, each pass); CPU and scheduling of the server and the renderer during the
 // streams; the agents' own CPU and RSS. --no-throttle / --throttled-only run one of the two passes.
 // SWITCHBOARD_BENCH_PROFILE / SWITCHBOARD_BENCH_SERVER_PROFILE: the page's / the server's CPU profile of the first stream pass
 // (SWITCHBOARD_BENCH_SERVER_PROFILE_IDLE=1: the server's of the idle time instead; SWITCHBOARD_BENCH_PROFILE_IDLE=1: the page's).
@@ -155,7 +156,14 @@ await withBenchApp(async (bench) => {
       const p = (xs: number[]) => `p50 ${round1(percentile(xs, 50))} / p95 ${round1(percentile(xs, 95))}`;
       log(`# stream${cpu}: write → (ms after the agent's write, all ${STREAMING} sessions) read by the server ${p(stamps.recv)}; sent on the socket ${p(stamps.send)}; handled by the page's JS ${p(arrivals)}; painted (visible tab) ${p(painted)}`);
       log(`# floor${cpu}: a bare page painting one ${RATE}/s stream over a WebSocket: frame p95 ${round1(percentile(floor.frames, 95))} ms → ratio ${(frameP95 / percentile(floor.frames, 95)).toFixed(2)}; write → paint p95 ${round1(percentile(floor.steady, 95))} ms → ratio ${(paintP95 / percentile(floor.steady, 95)).toFixed(2)}`);
-      figures.push(`sessions30.frame_p95${suffix}: ${round1(frameP95)} ms`, `sessions30.write_to_paint_p95${suffix}: ${round1(paintP95)} ms`);
+      figures.push(
+        `sessions30.frame_p95${suffix}: ${round1(frameP95)} ms`,
+        `sessions30.frame_floor_p95${suffix}: ${round1(percentile(floor.frames, 95))} ms`,
+        `sessions30.frame_vs_floor${suffix}: ${(frameP95 / percentile(floor.frames, 95)).toFixed(2)} ratio`,
+        `sessions30.write_to_paint_p95${suffix}: ${round1(paintP95)} ms`,
+        `sessions30.write_to_paint_floor_p95${suffix}: ${round1(percentile(floor.steady, 95))} ms`,
+        `sessions30.write_to_paint_vs_floor${suffix}: ${(paintP95 / percentile(floor.steady, 95)).toFixed(2)} ratio`,
+      );
     }
     c.close();
 
