@@ -201,6 +201,34 @@ describe('LocalHost.watch', () => {
     expect(events.length).toBe(seen);
   });
 
+  it('reports every change to a watch started as another of the same folder stops (a session closed, then a turn there)', async () => {
+    const root = join(dir, 'rewatched');
+    mkdirSync(root);
+    const options = { ignore: ['.git'] };
+    let current = await host.watch(root, () => undefined, options);
+    for (let round = 0; round < 20; round++) {
+      // Not awaited, as the app stops a watch; the new one starts at once.
+      void current.dispose();
+      const seen: string[] = [];
+      current = await host.watch(root, (e) => seen.push(...(e.kind === 'changes' ? e.changes.map((c) => c.path) : [])), options);
+      const file = join(root, `round-${round}.txt`);
+      writeFileSync(file, 'x');
+      await until(() => seen.includes(file), 10_000, `round ${round}: the new watch to report ${file}`);
+    }
+    // Another watch of the folder with the same options (shared inside @parcel/watcher), stopped: the one left
+    // keeps reporting.
+    const other = await host.watch(root, () => undefined, options);
+    await other.dispose();
+    const seen: string[] = [];
+    const last = await host.watch(root, (e) => seen.push(...(e.kind === 'changes' ? e.changes.map((c) => c.path) : [])), options);
+    const again = await host.watch(root, () => undefined, options);
+    await again.dispose();
+    await current.dispose();
+    writeFileSync(join(root, 'last.txt'), 'x');
+    await until(() => seen.includes(join(root, 'last.txt')), 10_000, 'the watch left to report last.txt');
+    await last.dispose();
+  });
+
   it('asks for a rescan when the watched folder itself goes away', async () => {
     const root = join(dir, 'vanishing');
     mkdirSync(root);

@@ -3,6 +3,20 @@ import { toDisposable, type Disposable } from '../../base/lifecycle';
 import type { WatchEvent, WatchOptions } from '../host';
 
 /**
+ * @parcel/watcher's subscribes and unsubscribes, one at a time across the process. Its native side keeps one
+ * backend (inotify…) for all watches of the process and drops it, on a worker thread, when an unsubscribe
+ * leaves it empty: a subscribe made meanwhile lands on the dropped backend and never reports anything (a
+ * folder watched again right after its watch stopped: a session closed, then a turn in the same folder).
+ * It also shares one native watcher between watches of one folder with the same options.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(op: () => Promise<T>): Promise<T> {
+  const run = queue.then(op, op);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/**
  * Watches a folder of this machine with @parcel/watcher (inotify, FSEvents, ReadDirectoryChangesW: the
  * watcher VS Code uses). Loaded on first use, so that a platform without its prebuilt binary only loses
  * watching (`watch` rejects; the caller scans instead). A watch error, or the folder itself going away, is
@@ -13,27 +27,25 @@ export async function watchLocal(root: string, onEvent: (event: WatchEvent) => v
   const watcher = await import('@parcel/watcher');
   const folder = resolve(root);
   let open = true;
-  const subscription = await watcher.subscribe(
-    folder,
-    (err, events) => {
-      if (!open) return;
-      if (err) {
-        onEvent({ kind: 'rescan', reason: err.message });
-        return;
-      }
-      if (events.some((e) => e.path === folder && e.type === 'delete')) {
-        onEvent({ kind: 'rescan', reason: 'the watched folder was removed' });
-        return;
-      }
-      if (events.length > 0) onEvent({ kind: 'changes', changes: events.map((e) => ({ path: e.path, kind: e.type })) });
-    },
-    options.ignore ? { ignore: [...options.ignore] } : {},
-  );
+  const onChanges: Parameters<typeof watcher.subscribe>[1] = (err, events) => {
+    if (!open) return;
+    if (err) {
+      onEvent({ kind: 'rescan', reason: err.message });
+      return;
+    }
+    if (events.some((e) => e.path === folder && e.type === 'delete')) {
+      onEvent({ kind: 'rescan', reason: 'the watched folder was removed' });
+      return;
+    }
+    if (events.length > 0) onEvent({ kind: 'changes', changes: events.map((e) => ({ path: e.path, kind: e.type })) });
+  };
+  const subscribeOptions = options.ignore ? { ignore: [...options.ignore] } : {};
+  const subscription = await oneAtATime(() => watcher.subscribe(folder, onChanges, subscribeOptions));
   return toDisposable(async () => {
     if (!open) return;
     open = false;
     // A folder being removed under the watch takes its kernel watches with it: @parcel/watcher then fails
     // to remove them ("Invalid argument"). The watch is over either way, and nobody awaits a dispose.
-    await subscription.unsubscribe().catch(() => undefined);
+    await oneAtATime(() => subscription.unsubscribe()).catch(() => undefined);
   });
 }
