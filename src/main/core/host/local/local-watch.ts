@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { toDisposable, type Disposable } from '../../base/lifecycle';
 import type { WatchEvent, WatchOptions } from '../host';
 
@@ -10,6 +12,20 @@ import type { WatchEvent, WatchOptions } from '../host';
  * It also shares one native watcher between watches of one folder with the same options.
  */
 let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * One subscription of the process's own, on an empty private folder, never ended: the backend then never becomes
+ * empty, so it is never dropped while a watch starts (an unsubscribe resolves before its worker has dropped it).
+ */
+let keepAlive: Promise<unknown> | null = null;
+function backendKeptAlive(watcher: typeof import('@parcel/watcher')): Promise<unknown> {
+  keepAlive ??= oneAtATime(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-watch-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return watcher.subscribe(dir, () => {});
+  }).catch(() => null);
+  return keepAlive;
+}
 function oneAtATime<T>(op: () => Promise<T>): Promise<T> {
   const run = queue.then(op, op);
   queue = run.catch(() => undefined);
@@ -40,6 +56,7 @@ export async function watchLocal(root: string, onEvent: (event: WatchEvent) => v
     if (events.length > 0) onEvent({ kind: 'changes', changes: events.map((e) => ({ path: e.path, kind: e.type })) });
   };
   const subscribeOptions = options.ignore ? { ignore: [...options.ignore] } : {};
+  await backendKeptAlive(watcher);
   const subscription = await oneAtATime(() => watcher.subscribe(folder, onChanges, subscribeOptions));
   return toDisposable(async () => {
     if (!open) return;
