@@ -111,10 +111,6 @@ export async function startSshd(): Promise<Sshd> {
   keygen(join(dir, 'id'));
   keygen(join(dir, 'id_stranger'));
   await writeFile(join(dir, 'authorized_keys'), await readFile(join(dir, 'id.pub')), { mode: 0o644 });
-  const port = await freePort();
-  const noGitPort = await freePort();
-  const noNodePort = await freePort();
-  const noEnginePort = await freePort();
   // Bare PATHs for the "missing on the host" tests: what the helper's steps need, and nothing else.
   const bare = (name: string, tools: string[]): string => {
     const bin = join(dir, name);
@@ -130,45 +126,72 @@ export async function startSshd(): Promise<Sshd> {
   const noNodeBin = bare('bin-nonode', basics);
   const noEngineBin = bare('bin-noengine', [...basics, 'node', 'git', 'dirname', 'touch', 'ls']);
   const sshdConfig = join(dir, 'sshd_config');
-  await writeFile(
-    sshdConfig,
-    [
-      `Port ${port}`,
-      'ListenAddress 127.0.0.1',
-      `HostKey ${join(dir, 'host_key')}`,
-      `PidFile ${join(dir, 'sshd.pid')}`,
-      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-      `AllowUsers ${REMOTE_USER}`,
-      'PubkeyAuthentication yes',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
-      'UsePAM no',
-      // The temp folder is under world-writable /tmp, which StrictModes would refuse.
-      'StrictModes no',
-      'MaxSessions 100',
-      'MaxStartups 100',
-      'LogLevel VERBOSE',
-      'PrintMotd no',
-      `Port ${noGitPort}`,
-      `Port ${noNodePort}`,
-      `Port ${noEnginePort}`,
-      `Match LocalPort ${noGitPort}`,
-      `  SetEnv PATH=${noGitBin}`,
-      `Match LocalPort ${noNodePort}`,
-      `  SetEnv PATH=${noNodeBin}`,
-      `Match LocalPort ${noEnginePort}`,
-      `  SetEnv PATH=${noEngineBin}`,
-      '',
-    ].join('\n'),
-  );
-  const sshd: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', sshdConfig], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Ports are free when chosen, but another worker's sshd may take one before this one binds it: then a test
+  // would reach that other sshd (another user's PATH…). So each port must be this sshd's own, said in its log;
+  // if one is not, it starts again on new ports.
+  let port = 0;
+  let noGitPort = 0;
+  let noNodePort = 0;
+  let noEnginePort = 0;
+  let sshd: ChildProcess;
   let log = '';
-  sshd.stderr!.on('data', (b: Buffer) => {
-    if (log.length < 256 * 1024) log += b.toString('utf8');
-  });
   let exited = false;
-  sshd.on('exit', () => (exited = true));
-  for (let i = 0; !(await listening(port)) || !(await listening(noNodePort)) || !(await listening(noEnginePort)); i++) {
+  for (let attempt = 1; ; attempt++) {
+    [port, noGitPort, noNodePort, noEnginePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    await writeFile(
+      sshdConfig,
+      [
+        `Port ${port}`,
+        'ListenAddress 127.0.0.1',
+        `HostKey ${join(dir, 'host_key')}`,
+        `PidFile ${join(dir, 'sshd.pid')}`,
+        `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+        `AllowUsers ${REMOTE_USER}`,
+        'PubkeyAuthentication yes',
+        'PasswordAuthentication no',
+        'KbdInteractiveAuthentication no',
+        'UsePAM no',
+        // The temp folder is under world-writable /tmp, which StrictModes would refuse.
+        'StrictModes no',
+        'MaxSessions 100',
+        'MaxStartups 100',
+        'LogLevel VERBOSE',
+        'PrintMotd no',
+        `Port ${noGitPort}`,
+        `Port ${noNodePort}`,
+        `Port ${noEnginePort}`,
+        `Match LocalPort ${noGitPort}`,
+        `  SetEnv PATH=${noGitBin}`,
+        `Match LocalPort ${noNodePort}`,
+        `  SetEnv PATH=${noNodeBin}`,
+        `Match LocalPort ${noEnginePort}`,
+        `  SetEnv PATH=${noEngineBin}`,
+        '',
+      ].join('\n'),
+    );
+    const started: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', sshdConfig], { stdio: ['ignore', 'ignore', 'pipe'] });
+    sshd = started;
+    log = '';
+    exited = false;
+    started.stderr!.on('data', (b: Buffer) => {
+      if (log.length < 256 * 1024) log += b.toString('utf8');
+    });
+    started.on('exit', () => (exited = true));
+    const ports = [port, noGitPort, noNodePort, noEnginePort];
+    const own = (p: number) => log.includes(`Server listening on 127.0.0.1 port ${p}.`);
+    const bindFailed = () => /Bind to port \d+ on 127\.0\.0\.1 failed|Cannot bind any address/.test(log);
+    for (let i = 0; !ports.every(own) && !bindFailed() && !exited; i++) {
+      if (i > 400) throw new Error(`sshd did not start: ${log}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    if (ports.every(own) && !exited) break;
+    if (!exited) {
+      started.kill('SIGTERM');
+      await new Promise((r) => started.once('exit', r));
+    }
+    if (attempt >= 5) throw new Error(`sshd could not bind its ports: ${log}`);
+  }
+  for (let i = 0; !(await listening(port)); i++) {
     if (exited || i > 200) throw new Error(`sshd did not start: ${log}`);
     await new Promise((r) => setTimeout(r, 25));
   }
