@@ -180,8 +180,21 @@ export class SessionContainers {
     const ids = await this.engineRun(['ps', '-a', '-q', '--no-trunc', '--filter', `label=${MANAGED_LABEL}=1`]);
     const list = ids.split('\n').map((s) => s.trim()).filter(Boolean);
     if (list.length === 0) return [];
-    const raw = JSON.parse(await this.engineRun(['inspect', '--size', ...list])) as unknown[];
+    const raw = await this.inspectEach(list);
     return raw.map(toInfo).filter((c): c is ContainerInfo => c !== null);
+  }
+
+  /** `inspect --size` of containers listed a moment ago: one removed since (by the user, another session) is left out. */
+  private async inspectEach(ids: string[]): Promise<unknown[]> {
+    const all = await runOnHost(this.host, [this.engine.path, 'inspect', '--size', ...ids], { env: this.engine.env, timeoutMs: 60_000 });
+    if (all.code === 0) return JSON.parse(all.stdout) as unknown[];
+    const out: unknown[] = [];
+    for (const id of ids) {
+      const one = await runOnHost(this.host, [this.engine.path, 'inspect', '--size', id], { env: this.engine.env, timeoutMs: 60_000 });
+      if (one.code === 0) out.push(...(JSON.parse(one.stdout) as unknown[]));
+      else if (!/no such (object|container)/i.test(one.stderr)) throw new Error(`${this.engine.kind} inspect failed: ${lastLine(one.stderr) || `exit ${one.code}`}`);
+    }
+    return out;
   }
 
   /** The session's container, or null. */
