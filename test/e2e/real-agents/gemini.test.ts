@@ -17,9 +17,10 @@ describe.skipIf(!installed)('Gemini CLI 0.61 (real agent, fake LLM)', () => {
 
   it('writes a new file through client fs after permission and runs a shell command', async () => {
     const file = join(h.workspace, 'gemini-hello.txt');
+    const copy = join(h.workspace, 'gemini-copy.txt');
     h.llm.when('make hello', [
       { kind: 'write', path: file, content: 'Hello from Gemini' },
-      { kind: 'shell', command: `cat ${file} && echo SHELL-OK` },
+      { kind: 'shell', command: `cat ${file} > ${copy} && echo SHELL-OK` },
     ]);
     // Compatibility: Gemini 0.61 reads a file before writing it and cannot tell "missing" from any failure.
     const s = await h.newSession({ missingFileAsEmpty: true });
@@ -41,7 +42,10 @@ describe.skipIf(!installed)('Gemini CLI 0.61 (real agent, fake LLM)', () => {
     expect(answers, diag).toEqual(['proceed_once', 'proceed_once']);
     // Gemini runs shell commands itself (no client terminal); the output went back to the model.
     expect(s.client.events.some((e) => e.type === 'terminal_create')).toBe(false);
-    expect(s.client.agentText(), diag).toContain('Hello from GeminiSHELL-OK');
+    // The command ran (its effect is on disk) and its result went back to the model. Its printed output is not
+    // asserted: Gemini reads its pty for two ticks after the command exits, and on a busy machine drops what comes later.
+    expect(readFileSync(copy, 'utf8')).toBe('Hello from Gemini');
+    expect(s.client.agentText(), diag).toMatch(/Last tool result: <untrusted_context>\s*Output:[\s\S]*Process Group PGID/);
   }, 120_000);
 
   it('fails a new-file write when the read of the missing file is answered with an error (0.61 quirk)', async () => {
