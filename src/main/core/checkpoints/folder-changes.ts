@@ -28,30 +28,53 @@ const SYNC_MS = 3000;
 export class FolderFeed implements Disposable {
   private pending = new Set<string>();
   private doubt: string | null = 'first snapshot of the folder';
-  private readonly watching: Promise<Disposable | null>;
+  private watching: Promise<Disposable | null>;
+  /** The watch lost track or went silent: it is started anew before the next snapshot reads the folder. */
+  private stale = false;
   private readonly files: Promise<ConfinedFiles>;
   private readonly syncs = new Map<string, (seen: boolean) => void>();
   private disposed = false;
 
   constructor(
     readonly root: string,
-    watch: Host['watch'],
+    private readonly watch: Host['watch'],
     /** The folder's host's confined files (the sync file is written through them). */
     files: Host['files'],
-    options: { ignore?: readonly string[] } = {},
+    private readonly options: { ignore?: readonly string[] } = {},
   ) {
     this.files = files([root]);
     this.files.catch(() => {});
-    this.watching = watch(root, (e) => this.onEvent(e), { ignore: ['.git', ...(options.ignore ?? [])] }).catch((e: unknown) => {
+    this.watching = this.subscribe();
+  }
+
+  private subscribe(): Promise<Disposable | null> {
+    return this.watch(this.root, (e) => this.onEvent(e), { ignore: ['.git', ...(this.options.ignore ?? [])] }).catch((e: unknown) => {
       this.doubt = `the folder cannot be watched (${e instanceof Error ? e.message : String(e)})`;
       return null;
     });
+  }
+
+  /**
+   * A watch that lost track (its folder removed or replaced) or went silent would cost every later snapshot
+   * the sync's wait and a read of the whole folder. The old watch is stopped first (the watcher shares one
+   * watch per folder), and the new one is running before the snapshot that follows reads the whole folder,
+   * so nothing done in between is missed.
+   */
+  private async rewatch(): Promise<void> {
+    this.stale = false;
+    await this.watching.then((d) => d?.dispose());
+    if (this.disposed) return;
+    this.watching = this.subscribe();
+    await this.watching;
   }
 
   private onEvent(event: WatchEvent): void {
     if (this.disposed) return;
     if (event.kind === 'rescan') {
       this.doubt = `the watch lost track (${event.reason})`;
+      this.stale = true;
+      // A sync in flight will not be seen by this watch.
+      for (const resolve of this.syncs.values()) resolve(false);
       return;
     }
     if (event.changes.length >= BURST) this.doubt = `a burst of ${event.changes.length} changes (the watch may have dropped some)`;
@@ -93,7 +116,9 @@ export class FolderFeed implements Disposable {
     clearTimeout(timer);
     this.syncs.delete(name);
     await files.removeFile(file).catch(() => {});
-    return ok ? null : `the watch did not report a sync within ${SYNC_MS / 1000} s`;
+    if (ok) return null;
+    this.stale = true;
+    return `the watch did not report a sync within ${SYNC_MS / 1000} s`;
   }
 
   /**
@@ -101,9 +126,13 @@ export class FolderFeed implements Disposable {
    * during the snapshot is read again next time, which is harmless).
    */
   async take(): Promise<FolderChanges> {
-    const watch = await this.watching;
+    let watch = await this.watching;
     const late = watch && !this.doubt ? await this.sync() : null;
     const doubt = this.doubt ?? late;
+    if (watch && this.stale) {
+      await this.rewatch();
+      watch = await this.watching;
+    }
     this.doubt = watch ? null : this.doubt;
     const paths = [...this.pending];
     this.pending = new Set();
