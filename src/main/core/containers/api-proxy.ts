@@ -1,7 +1,8 @@
 /**
  * The network of a container in the `api` mode: the container has no network at all (`--network none`); a
  * relay inside it (RELAY_SOURCE, run by the container's node) turns connections to 127.0.0.1:PROXY_PORT into
- * connections to a unix socket mounted from this machine, where this proxy answers. The proxy opens
+ * connections to a unix socket mounted from the machine the engine runs on, where the proxy answers: this
+ * class in Switchboard's process for this machine, a carried process on an SSH host (host-proxy.ts). It opens
  * `CONNECT host:port` tunnels to the listed hosts (port 443 unless an entry names its port), resolved here, and
  * sends plain-HTTP requests in absolute form (`GET http://host:port/path`) on to them (http-forward.ts); any
  * other host or address is refused with 403. A program that ignores the proxy variables reaches nothing at

@@ -2,8 +2,8 @@
  * Where containers can run, and what running them there takes: this machine (the CLI Switchboard ships, its
  * scratch folder, the engine's environment of this process), or an SSH host (the CLI carried there and run
  * by the host's node, a scratch folder in the host's ~/.switchboard-server, the host's own environment for
- * the engine: Podman rootless as the host's user, or the host's Docker). A container never runs inside
- * another container.
+ * the engine: Podman rootless as the host's user, or the host's Docker; the `api` network's proxy runs there
+ * too, host-proxy.ts). A container never runs inside another container.
  */
 import { IpcFailure } from '../../../shared/contract';
 import { hostKindOf, hostLabel } from '../../../shared/contract/hosts';
