@@ -9,10 +9,10 @@
  *             then kept open: its end (or SIGTERM, SIGHUP) stops the proxy and removes its socket;
  *     <dir>:  made private (0700); the proxy listens on a new socket there and names it in `socket-name`, which the
  *             relay inside the container (api-proxy.ts RELAY_SOURCE) reads at each connection;
- *     stdout: `ready <socket name>` once it listens.
+ *     stdout: `ready <socket name>` once it listens. It also stops once `socket-name` names another proxy's socket.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { handleProxyClient } from './core/containers/proxy-connection';
@@ -20,6 +20,7 @@ import { handleProxyClient } from './core/containers/proxy-connection';
 const MAX_CONFIG_LINE = 64 * 1024;
 const MAX_HOSTS = 256;
 const HOST_ENTRY = /^(\*\.)?[A-Za-z0-9.-]{1,253}(:\d{1,5})?$/;
+const TAKEOVER_CHECK_MS = 5_000;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -73,6 +74,17 @@ function serve(dir: string, allow: readonly string[]): void {
     writeFileSync(partial, `${name}\n`, { mode: 0o600 });
     renameSync(partial, 'socket-name');
     process.stdout.write(`ready ${name}\n`);
+    // Another proxy took the folder over (a Switchboard started again after one that could not stop this one): the
+    // relay goes to the socket `socket-name` names, so this one serves no one any more and goes.
+    setInterval(() => {
+      let named = '';
+      try {
+        named = readFileSync('socket-name', 'utf8').trim();
+      } catch {
+        /* gone with its folder: stop too */
+      }
+      if (named !== name) stop();
+    }, TAKEOVER_CHECK_MS);
   });
   process.stdin.on('end', stop);
   process.stdin.on('error', stop);

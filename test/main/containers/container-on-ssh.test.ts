@@ -187,7 +187,7 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
     }
   });
 
-  it('"only the agent\'s API" on the host: its proxy runs there (a process of the host\'s user); a listed server is reached through it, another refused, nothing directly; it stops at quit and starts again on reopen', async () => {
+  it('"only the agent\'s API" on the host: its proxy runs there (a process of the host\'s user); a listed server is reached through it, another refused, nothing directly; it stops at quit and starts again on reopen (a damaged copy there copied anew)', async () => {
     // Servers on the host's side (the test sshd's host is this machine): the API on the list, another not.
     const api = createHttpServer((req, res) => res.end(`the API answers ${req.method} ${req.url}\n`));
     const other = createServer((c) => c.end('not the API\n'));
@@ -243,9 +243,14 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
       // Quitting stops the container and its proxy on the host; the reopen starts both again.
       await c.dispose();
       expect(proxies()).toEqual([]);
+      // The proxy's copy on the host damaged meanwhile: it is not run, but copied again.
+      const copy = /\S*\/api-proxy-[0-9a-f]{16}\.cjs/.exec(running[0]!)![0];
+      expect(copy).toBe(join(sshd.home, '.switchboard-server', 'api-proxy', copy.split('/').at(-1)!));
+      writeFileSync(copy, `process.exit(7);\n${readFileSync(copy, 'utf8')}`);
       c = await core();
       await c.call('sessions.reopen', { sessionId: session.id });
       expect(proxies()).toHaveLength(1);
+      expect(readFileSync(copy, 'utf8')).not.toContain('process.exit(7)');
       const again = await probeThrough(c, session.id);
       expect(again).toContain('LISTED: 200 the API answers GET /v1/messages');
       expect(again).toContain('UNLISTED: HTTP/1.1 403 Forbidden');
