@@ -44,6 +44,8 @@ export default defineConfig({
       standalone('opencode-worker', 'src/main/core/history-import/opencode-worker.ts', 'opencode-worker.cjs'),
       // The delegation MCP server an agent starts (core/delegation/server-bundle.ts copies it out of the app's archive).
       standalone('delegation-server', 'src/main/delegation-server.ts', 'delegation-server.cjs'),
+      // The `api` network's proxy carried to an SSH host for a container there (core/containers/host-proxy.ts).
+      standalone('api-proxy', 'src/main/api-proxy-server.ts', 'api-proxy.cjs'),
     ],
     // An imported JSON file (the ACP schema, 150 KB) as JSON.parse of a string: V8 parses that several times
     // faster than the same object as a literal, and the main bundle is loaded on every start.

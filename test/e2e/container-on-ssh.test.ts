@@ -44,8 +44,8 @@ describe.skipIf(host === null)('a container session on an SSH host from the form
     await dialog.getByTestId('new-session-folder').fill(folder);
     await dialog.getByTestId('new-session-runs-in').selectOption('container');
     await expect.poll(() => dialog.getByTestId('container-engine').innerText(), { timeout: WAIT.server }).toMatch(/^Engine: podman \d/);
-    // The API proxy runs in Switchboard on this machine: the mode is not offered for the host.
-    expect(await dialog.locator('[data-testid=container-network] option[value=api]').isDisabled()).toBe(true);
+    // The API proxy runs on the host, beside the container: the mode is offered there as here.
+    expect(await dialog.locator('[data-testid=container-network] option[value=api]').isDisabled()).toBe(false);
     expect(await dialog.locator('[data-testid=container-network] option[value=full]').innerText()).toBe('Full: what the host reaches');
     await dialog.getByTestId('container-source-image').check();
     await dialog.getByTestId('container-image').fill(image);

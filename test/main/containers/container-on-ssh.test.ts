@@ -4,11 +4,13 @@
  * scenario agent runs inside the container there; a tool write and a shell write inside land in the host's
  * folder, are reviewed and reverted by the checkpoints the host's helper takes (outside the container); the
  * fence is shown as that engine enforces it; quitting stops the container and a restart reopens the session in
- * it. A host without an engine is refused in one sentence naming it.
+ * it. The network "only the agent's API" there: its proxy runs on the host, beside the container. A host
+ * without an engine is refused in one sentence naming it.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -185,11 +187,79 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
     }
   });
 
-  it('refuses "only the agent\'s API" on the host in a sentence (its proxy runs on this machine), before anything starts', async () => {
-    const before = remotePodman(['ps', '-a', '-q']);
-    const e = await t.callError('sessions.create', { agentId, hostId: HOST, cwd: folder, container: { source: { kind: 'image', image }, fence: { network: 'api', allowHosts: ['api.example.com'], memoryMiB: 512, cpus: 1 } } });
-    expect(e.message).toMatch(/only the agent's API" is not available for a container on sbtest \(its proxy runs in Switchboard on this machine\): choose "none" or "full"/);
-    expect(remotePodman(['ps', '-a', '-q'])).toBe(before);
+  it('"only the agent\'s API" on the host: its proxy runs there (a process of the host\'s user); a listed server is reached through it, another refused, nothing directly; it stops at quit and starts again on reopen (a damaged copy there copied anew)', async () => {
+    // Servers on the host's side (the test sshd's host is this machine): the API on the list, another not.
+    const api = createHttpServer((req, res) => res.end(`the API answers ${req.method} ${req.url}\n`));
+    const other = createServer((c) => c.end('not the API\n'));
+    await Promise.all([new Promise<void>((r) => api.listen(0, '0.0.0.0', r)), new Promise<void>((r) => other.listen(0, '0.0.0.0', r))]);
+    const apiPort = (api.address() as AddressInfo).port;
+    const otherPort = (other.address() as AddressInfo).port;
+    const dataDir = mkdtempSync(join(tmpdir(), 'sb-ctr-ssh-api-'));
+    const cores: TestCore[] = [];
+    const core = async (): Promise<TestCore> => {
+      const c = await makeCore({ sshConfigFile: sshd.configFile, dataDir });
+      cores.push(c);
+      expect(await c.call('hosts.connect', { hostId: HOST })).toMatchObject({ ok: true });
+      return c;
+    };
+    const proxies = (): string[] => spawnSync('ps', ['-u', sshd.user, '-o', 'args='], { encoding: 'utf8' }).stdout.split('\n').filter((l) => /api-proxy-[0-9a-f]{16}\.cjs/.test(l));
+    // From inside: a plain-HTTP request to the listed server through the proxy, a tunnel to the other one, and a direct connection.
+    const probe = [
+      "const http = require('http'), net = require('net'); const u = new URL(process.env.HTTP_PROXY); const say = (k, v) => console.log(k + ': ' + v);",
+      `const direct = () => net.connect(${apiPort}, '127.0.0.1').on('data', (d) => say('DIRECT', 'got ' + d)).on('error', (e) => say('DIRECT', e.code));`,
+      `const tunnel = () => { const s = net.connect(+u.port, u.hostname, () => s.write('CONNECT 127.0.0.1:${otherPort} HTTP/1.1\\r\\n\\r\\n')); let b = ''; s.on('data', (d) => (b += d)); s.on('close', () => { say('UNLISTED', b.split('\\r\\n')[0]); direct(); }); };`,
+      `http.get({ host: u.hostname, port: +u.port, path: 'http://127.0.0.1:${apiPort}/v1/messages', headers: { host: '127.0.0.1:${apiPort}' } }, (r) => { let b = ''; r.on('data', (d) => (b += d)); r.on('end', () => { say('LISTED', r.statusCode + ' ' + b.trim()); tunnel(); }); }).on('error', (e) => { say('LISTED', e.message); tunnel(); });`,
+    ].join('\n');
+    const probeThrough = async (c: TestCore, sessionId: string): Promise<string> => {
+      const before = agentText(c.rec, sessionId).length;
+      expect((await promptAndWait(c, sessionId, `terminal ${JSON.stringify({ command: 'node', args: ['-e', probe], cwd: folder })}`)).error).toBeNull();
+      return agentText(c.rec, sessionId).slice(before);
+    };
+    try {
+      let c = await core();
+      const env = { SCENARIO_CAPS: 'loadSession', SCENARIO_STORE: '/tmp/scenario-store.json', PATH: '/usr/local/bin:/usr/bin:/bin' };
+      const agent = (await c.call('agents.addCustom', { name: 'Scenario', command: 'node', args: [scenarioAgentBundle()], env, cwd: c.work })).id;
+      const allow = [`127.0.0.1:${apiPort}`];
+      const session = await c.call('sessions.create', { agentId: agent, hostId: HOST, cwd: folder, container: { source: { kind: 'image', image }, fence: { network: 'api', allowHosts: allow, memoryMiB: 512, cpus: 1 } } });
+      sessions.push(session.id);
+      const [listed] = JSON.parse(remotePodman(['ps', '--filter', `label=switchboard.session=${session.id}`, '--format', 'json'])) as Array<{ Id: string }>;
+      expect(remotePodman(['inspect', '--format', '{{.HostConfig.NetworkMode}}', listed!.Id]).trim()).toBe('none');
+      const { fence } = await c.call('containers.fence', { sessionId: session.id });
+      expect(fence!.settings.find((s) => s.setting === 'network')).toMatchObject({ enforced: true, how: expect.stringContaining(`only to ${allow[0]}`) });
+
+      // The proxy is a process of the host's user, its allow-list not on its command line; its socket's folder is private.
+      const running = proxies();
+      expect(running).toHaveLength(1);
+      expect(running[0]).not.toContain(String(apiPort));
+      const netDir = join(sshd.home, '.switchboard-server', 'containers', `${session.id}.net`);
+      expect(statSync(netDir).mode & 0o777).toBe(0o700);
+
+      const said = await probeThrough(c, session.id);
+      expect(said).toContain('LISTED: 200 the API answers GET /v1/messages');
+      expect(said).toContain('UNLISTED: HTTP/1.1 403 Forbidden');
+      expect(said).toMatch(/DIRECT: (ECONNREFUSED|ENETUNREACH|EHOSTUNREACH)/);
+      expect(said).not.toContain('not the API');
+
+      // Quitting stops the container and its proxy on the host; the reopen starts both again.
+      await c.dispose();
+      expect(proxies()).toEqual([]);
+      // The proxy's copy on the host damaged meanwhile: it is not run, but copied again.
+      const copy = /\S*\/api-proxy-[0-9a-f]{16}\.cjs/.exec(running[0]!)![0];
+      expect(copy).toBe(join(sshd.home, '.switchboard-server', 'api-proxy', copy.split('/').at(-1)!));
+      writeFileSync(copy, `process.exit(7);\n${readFileSync(copy, 'utf8')}`);
+      c = await core();
+      await c.call('sessions.reopen', { sessionId: session.id });
+      expect(proxies()).toHaveLength(1);
+      expect(readFileSync(copy, 'utf8')).not.toContain('process.exit(7)');
+      const again = await probeThrough(c, session.id);
+      expect(again).toContain('LISTED: 200 the API answers GET /v1/messages');
+      expect(again).toContain('UNLISTED: HTTP/1.1 403 Forbidden');
+    } finally {
+      for (const c of cores) await c.dispose().catch(() => {});
+      api.close();
+      other.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('a hostile devcontainer.json on the host is refused before anything of it runs; an image asking for a host mount is refused by the engine guard there', async () => {

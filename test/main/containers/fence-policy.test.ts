@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig, summarizeConfig, type RepoConfig } from '../../../src/main/core/containers/devcontainer-config';
 import { defaultFence, fenceProblems } from '../../../src/main/core/containers/fence';
 import { blockedItems, fencedConfig, reviewConfig } from '../../../src/main/core/containers/fence-policy';
-import { allowedTarget } from '../../../src/main/core/containers/api-proxy';
+import { allowedTarget } from '../../../src/main/core/containers/proxy-connection';
 
 const folder = '/home/u/project';
 const file = `${folder}/.devcontainer/devcontainer.json`;

@@ -1,16 +1,17 @@
 /**
  * The network of a container in the `api` mode: the container has no network at all (`--network none`); a
  * relay inside it (RELAY_SOURCE, run by the container's node) turns connections to 127.0.0.1:PROXY_PORT into
- * connections to a unix socket mounted from this machine, where this proxy answers. The proxy opens
+ * connections to a unix socket mounted from the machine the engine runs on, where the proxy answers: this
+ * class in Switchboard's process for this machine, a carried process on an SSH host (host-proxy.ts). It opens
  * `CONNECT host:port` tunnels to the listed hosts (port 443 unless an entry names its port), resolved here, and
  * sends plain-HTTP requests in absolute form (`GET http://host:port/path`) on to them (http-forward.ts); any
  * other host or address is refused with 403. A program that ignores the proxy variables reaches nothing at
  * all: that is the fence.
  */
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import type { ConfinedFiles } from '../host/host';
-import { forwardHttp, MAX_REQUEST_HEAD, parseAuthority, parseRequestHead, Refusal, type RequestHead, refuse } from './http-forward';
+import { handleProxyClient } from './proxy-connection';
 
 /** Where the relay listens inside the container. */
 export const PROXY_PORT = 3128;
@@ -21,19 +22,15 @@ export function proxyEnv(): Record<string, string> {
   return { HTTPS_PROXY: url, https_proxy: url, HTTP_PROXY: url, http_proxy: url, ALL_PROXY: url, NO_PROXY: 'localhost,127.0.0.1', no_proxy: 'localhost,127.0.0.1', NODE_USE_ENV_PROXY: '1' };
 }
 
-/** Whether `host:port` is allowed by the list (`name` means port 443; `name:port`; `*.suffix` any subdomain). */
-export function allowedTarget(allow: readonly string[], host: string, port: number): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  return allow.some((entry) => {
-    const m = /^(.*?)(?::(\d+))?$/.exec(entry.toLowerCase().trim());
-    const name = m?.[1] ?? '';
-    const wantPort = m?.[2] ? Number(m[2]) : 443;
-    if (port !== wantPort || !name) return false;
-    return name.startsWith('*.') ? h.endsWith(name.slice(1)) && h.length > name.length - 1 : h === name;
-  });
+/** A running proxy of a container in the `api` mode, wherever it runs (here: ApiProxy; on an SSH host: HostApiProxy). */
+export interface ContainerProxy {
+  /** The folder mounted into the container: the proxy's socket, `socket-name` naming it, and the relay's script. */
+  readonly dir: string;
+  readonly relayScript: string;
+  close(): Promise<void>;
 }
 
-export class ApiProxy {
+export class ApiProxy implements ContainerProxy {
   private constructor(
     private readonly server: Server,
     private readonly open: Set<Socket>,
@@ -53,7 +50,7 @@ export class ApiProxy {
     const server = createServer((client) => {
       open.add(client);
       client.on('close', () => open.delete(client));
-      handle(client, allow);
+      handleProxyClient(client, allow);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -74,53 +71,13 @@ export class ApiProxy {
   }
 }
 
-function handle(client: Socket, allow: readonly string[]): void {
-  let head = Buffer.alloc(0);
-  client.on('error', () => undefined);
-  const onData = (chunk: Buffer) => {
-    head = Buffer.concat([head, chunk]);
-    const end = head.indexOf('\r\n\r\n');
-    if (end < 0 ? head.length > MAX_REQUEST_HEAD : end > MAX_REQUEST_HEAD) {
-      client.off('data', onData);
-      return refuse(client, 431, `a request head longer than ${MAX_REQUEST_HEAD} bytes`);
-    }
-    if (end < 0) return;
-    client.off('data', onData);
-    // Nothing more is read until the request is understood (and, for a tunnel, the upstream connected).
-    client.pause();
-    let req: RequestHead;
-    try {
-      req = parseRequestHead(head.subarray(0, end).toString('latin1'));
-    } catch (e) {
-      if (e instanceof Refusal) return refuse(client, e.status, e.message);
-      throw e;
-    }
-    const rest = head.subarray(end + 4);
-    if (req.method !== 'CONNECT') return forwardHttp(client, req, rest, (host, port) => allowedTarget(allow, host, port));
-    const target = parseAuthority(req.target, NaN);
-    if (!target || !allowedTarget(allow, target.host, target.port)) return refuse(client, 403, `only ${allow.join(', ')} can be reached`);
-    let connected = false;
-    const upstream = connect(target.port, target.host, () => {
-      connected = true;
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (rest.length > 0) upstream.write(rest);
-      client.pipe(upstream).pipe(client);
-      client.resume();
-    });
-    upstream.on('error', (e) => (connected ? client.destroy() : refuse(client, 502, e.message)));
-    client.on('close', () => upstream.destroy());
-  };
-  client.on('data', onData);
-}
-
 /**
- * Run inside the container by its node. It starts a copy of itself in the background and exits once that copy
+ * Run inside the container by its node (written beside the socket by ApiProxy or HostApiProxy). It starts a copy of itself in the background and exits once that copy
  * listens (or one listens already): the caller knows the relay is there when it returns. Each connection goes
  * to the socket named in `socket-name` beside it, so a relay outlives a restart of the proxy.
  */
-const RELAY_SOURCE = `const net = require('net');
+export const RELAY_SOURCE = `const net = require('net');
 const fs = require('fs');
-const path = require('path');
 const { spawn } = require('child_process');
 if (process.argv[2] !== 'serve') {
   const child = spawn(process.execPath, [__filename, 'serve'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -132,10 +89,12 @@ if (process.argv[2] !== 'serve') {
     process.exit(said.startsWith('ready') || said.startsWith('running') ? 0 : 1);
   });
 } else {
+  // The socket by its name in this folder: a unix socket's path is short-limited, the folder's path is not.
+  process.chdir(__dirname);
   net.createServer((c) => {
     let u;
     try {
-      u = net.connect(path.join(__dirname, fs.readFileSync(path.join(__dirname, 'socket-name'), 'utf8').trim()));
+      u = net.connect(fs.readFileSync('socket-name', 'utf8').trim());
     } catch {
       c.destroy();
       return;

@@ -17,7 +17,8 @@ import type { Engine } from './engine';
 import { type GuardConfig, writeEngineGuard } from './engine-guard';
 import { type Fence, fenceProblems } from './fence';
 import { blockedItems, fencedConfig, guardConfig, reviewConfig } from './fence-policy';
-import { ApiProxy, proxyEnv } from './api-proxy';
+import { ApiProxy, type ContainerProxy, proxyEnv } from './api-proxy';
+import { HostApiProxy } from './host-proxy';
 import { lastLine, runOnHost } from './run';
 
 export const MANAGED_LABEL = 'switchboard.managed';
@@ -75,7 +76,7 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 export class SessionContainers {
   /** The `api` mode's proxies, by session id. */
-  private readonly proxies = new Map<string, ApiProxy>();
+  private readonly proxies = new Map<string, ContainerProxy>();
   /** The `up` under way per session: a second waits for it (two at once could make two containers). */
   private readonly ups = new Map<string, Promise<unknown>>();
 
@@ -159,17 +160,19 @@ export class SessionContainers {
     await Promise.all(all.map((p) => p.close()));
   }
 
-  private async proxyFor(spec: ContainerSpec): Promise<ApiProxy> {
-    if (this.host.id !== 'local') throw new Error('the network mode "only the agent\'s API" is available for containers on this machine only, for now');
+  /** The proxy runs where the engine does: in this process for this machine, as a process of an SSH host there (host-proxy.ts). */
+  private async proxyFor(spec: ContainerSpec): Promise<ContainerProxy> {
     const old = this.proxies.get(spec.sessionId);
     if (old) await old.close();
-    const proxy = await ApiProxy.start(await this.host.files([this.scratchDir]), path.posix.join(this.scratchDir, `${spec.sessionId}.net`), spec.fence.allowHosts);
+    const files = await this.host.files([this.scratchDir]);
+    const dir = path.posix.join(this.scratchDir, `${spec.sessionId}.net`);
+    const proxy = this.host.id === 'local' ? await ApiProxy.start(files, dir, spec.fence.allowHosts) : await HostApiProxy.start(this.host, this.cli.node, files, dir, spec.fence.allowHosts);
     this.proxies.set(spec.sessionId, proxy);
     return proxy;
   }
 
   /** Starts the relay to the proxy inside the container, once it listens (one running already is kept): one exec. */
-  private async startRelay(containerId: string, proxy: ApiProxy): Promise<void> {
+  private async startRelay(containerId: string, proxy: ContainerProxy): Promise<void> {
     const r = await runOnHost(this.host, [this.engine.path, 'exec', containerId, '/bin/sh', '-c', 'command -v node >/dev/null 2>&1 || exit 127; exec node "$1"', 'sh', proxy.relayScript], { env: this.engine.env, timeoutMs: 60_000 });
     if (r.code === 127) throw new Error('the network mode "only the agent\'s API" needs node in the container (for its relay to the proxy): choose an image with node 20+, or add the node feature');
     if (r.code !== 0) throw new Error(`the relay to the proxy could not be started in the container: ${lastLine(r.stdout) || lastLine(r.stderr) || `exit ${r.code}`}`);

@@ -91,8 +91,6 @@ export class ContainerService implements Disposable {
     const commonDir = await worktreeCommonDir(inner, p.cwd);
     const fence = { ...resolveFence(p.container, this.deps.settings.defaults(), folders, p.apiHosts ?? []), ...(commonDir && !folders.some((f) => commonDir === f || commonDir.startsWith(`${f}/`)) ? { readOnly: [commonDir] } : {}) };
     const problems = fenceProblems(fence);
-    const unavailable = this.sites.fenceProblem(p.hostId, fence);
-    if (unavailable) throw new IpcFailure('unavailable', unavailable);
     if (problems.length > 0) throw new IpcFailure('invalid_params', `the fence cannot be used: ${problems.join('; ')}`);
     let source = p.container.source;
     if (source.kind === 'repo') {

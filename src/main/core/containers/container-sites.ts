@@ -2,14 +2,13 @@
  * Where containers can run, and what running them there takes: this machine (the CLI Switchboard ships, its
  * scratch folder, the engine's environment of this process), or an SSH host (the CLI carried there and run
  * by the host's node, a scratch folder in the host's ~/.switchboard-server, the host's own environment for
- * the engine: Podman rootless as the host's user, or the host's Docker). A container never runs inside
- * another container.
+ * the engine: Podman rootless as the host's user, or the host's Docker; the `api` network's proxy runs there
+ * too, host-proxy.ts). A container never runs inside another container.
  */
 import { IpcFailure } from '../../../shared/contract';
 import { hostKindOf, hostLabel } from '../../../shared/contract/hosts';
 import type { Host } from '../host/host';
 import type { DevcontainerCli } from './container-lifecycle';
-import type { Fence } from './fence';
 import { carryCli } from './host-cli';
 
 export interface ContainerSite {
@@ -38,14 +37,6 @@ export class ContainerSites {
     const kind = hostKindOf(hostId);
     if (kind === 'local' || kind === 'ssh') return;
     throw new IpcFailure('unavailable', `a container cannot run on ${hostLabel(hostId)}: choose this machine or an SSH host`);
-  }
-
-  /** What a fence asks that the host cannot give, as a sentence (null: nothing). */
-  fenceProblem(hostId: string, fence: Fence): string | null {
-    if (hostKindOf(hostId) !== 'local' && fence.network === 'api') {
-      return `the network "only the agent's API" is not available for a container on ${hostLabel(hostId)} (its proxy runs in Switchboard on this machine): choose "none" or "full"`;
-    }
-    return null;
   }
 
   /** The engine's environment on the host, before anything is carried there. */

@@ -9,8 +9,9 @@ import type { EngineKind } from './engine';
 /**
  * - `none`: only the container's own loopback; nothing outside it can be reached (the engine's `--network none`).
  * - `api`: `none` plus a forward proxy of Switchboard's (api-proxy.ts), reached through a unix socket mounted
- *   into the container, that opens tunnels only to the listed hosts. Needs node in the container (the relay)
- *   and the engine on this machine (the proxy runs in Switchboard's process).
+ *   into the container, that opens tunnels only to the listed hosts. Needs node in the container (the relay).
+ *   The proxy runs where the engine does: in Switchboard's process for this machine, as a process of an SSH
+ *   host on that host (host-proxy.ts).
  * - `full`: the engine's default network (the internet and what the host's network reaches).
  */
 export type NetworkMode = 'none' | 'api' | 'full';

@@ -94,15 +94,14 @@ export function useContainerDraft(folder: string): [ContainerDraft, (d: Containe
   return [draft, setDraft];
 }
 
-/** What a network mode is called on a host: "this machine" here, "the host" on an SSH host (where the API proxy is not offered). */
+/** What a network mode is called on a host: "this machine" here, "the host" on an SSH host. */
 function networkText(n: NetworkModeChoice, onSsh: boolean): string {
   if (!onSsh) return NETWORK_TEXT[n];
   if (n === 'full') return 'Full: what the host reaches';
-  if (n === 'api') return "Only the agent's API (on this machine only, for now)";
   return NETWORK_TEXT[n];
 }
 
-/** `onSsh`: the container runs on an SSH host (its engine, its files; the API proxy runs on this machine only). */
+/** `onSsh`: the container runs on an SSH host (its engine, its files, and the API proxy: all on the host). */
 export function ContainerFields({ draft, onChange, engine, config, configError, apiHosts, onSsh = false }: { draft: ContainerDraft; onChange(d: ContainerDraft): void; engine: EngineStatus | null; config: RepoContainer | null; configError: string | null; apiHosts: string[]; onSsh?: boolean }) {
   const source = config ? draft.source : 'image';
   return (
@@ -130,7 +129,7 @@ export function ContainerFields({ draft, onChange, engine, config, configError, 
           <span>Network</span>
           <select value={draft.network} onChange={(e) => onChange({ ...draft, network: e.target.value as NetworkModeChoice })} data-testid="container-network">
             {(Object.keys(NETWORK_TEXT) as NetworkModeChoice[]).map((n) => (
-              <option key={n} value={n} disabled={onSsh && n === 'api'}>
+              <option key={n} value={n}>
                 {networkText(n, onSsh)}
               </option>
             ))}
@@ -149,10 +148,9 @@ export function ContainerFields({ draft, onChange, engine, config, configError, 
         <label className="field">
           <span>Hosts it may reach (one a line: name, name:port or *.suffix; a name alone is port 443)</span>
           <textarea rows={3} spellCheck={false} value={draft.allowHosts ?? apiHosts.join('\n')} onChange={(e) => onChange({ ...draft, allowHosts: e.target.value })} data-testid="container-allow-hosts" />
-          <span className="muted small">The container has no network; a proxy of Switchboard’s opens connections to these hosts only (programs that ignore HTTPS_PROXY reach nothing).</span>
+          <span className="muted small">The container has no network; a proxy of Switchboard’s{onSsh ? ', running on the host,' : ''} opens connections to these hosts only (programs that ignore HTTPS_PROXY reach nothing).</span>
         </label>
       )}
-      {onSsh && draft.network === 'api' && <ErrorAlert testId="container-network-unavailable">The network “only the agent’s API” is not available for a container on an SSH host (its proxy runs in Switchboard on this machine): choose None or Full.</ErrorAlert>}
       <p className="muted small">Only the session’s folder is mounted (at its own path); nothing else of {onSsh ? 'the host' : 'the machine'}.</p>
     </fieldset>
   );
