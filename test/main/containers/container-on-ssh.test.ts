@@ -4,7 +4,8 @@
  * scenario agent runs inside the container there; a tool write and a shell write inside land in the host's
  * folder, are reviewed and reverted by the checkpoints the host's helper takes (outside the container); the
  * fence is shown as that engine enforces it; quitting stops the container and a restart reopens the session in
- * it. A host without an engine is refused in one sentence naming it.
+ * it. A worktree session made on the host (by Switchboard, through the host's git) runs in a container there
+ * with git working inside. A host without an engine is refused in one sentence naming it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -158,6 +159,9 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
       expect(wt).toBe(`${repo}.worktrees/sb-boxed`);
       expect(made.value.worktree.hostId).toBe(HOST);
       expect(hostGit(wt, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('sb/boxed');
+      // Worktrees are known by path: the same path asked as one of this machine's does not take the host's over.
+      expect(await t.call('worktrees.create', { kind: 'existing', path: wt })).toMatchObject({ ok: false, error: { kind: 'path_exists', path: wt } });
+      expect(await t.call('worktrees.describe', { paths: [wt] })).toMatchObject({ worktrees: { [wt]: { hostId: HOST, branch: 'sb/boxed' } } });
 
       const session = await t.call('sessions.create', { agentId, hostId: HOST, cwd: wt, container: { source: { kind: 'image', image: gitImage }, fence: { network: 'none', memoryMiB: 512, cpus: 1 } } });
       sessions.push(session.id);
