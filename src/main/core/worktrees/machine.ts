@@ -14,14 +14,10 @@ export interface Machine {
   local: boolean;
 }
 
-/** Whether `path` exists on the machine (an SSH host that cannot say: taken as existing, so nothing is made over it). */
+/** Whether `path` exists on the machine (an SSH host that cannot say rejects with its reason). */
 export async function existsOn(m: Machine, path: string): Promise<boolean> {
   if (m.local) return existsSync(path);
-  try {
-    return (await (await m.host.files(['/'])).resolve(path)).exists;
-  } catch {
-    return true;
-  }
+  return (await (await m.host.files(['/'])).resolve(path)).exists;
 }
 
 /** `path` with links resolved as far as it exists, on the machine. */

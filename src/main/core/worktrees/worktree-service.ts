@@ -1,4 +1,4 @@
-import { posix } from 'node:path';
+import { join, posix } from 'node:path';
 import type { MergeStrategy, RepoBranches, RepoWorktreeSetting, SetupRun, WorktreeInfo, WorktreeStatus } from '../../../shared/contract/worktrees';
 import { repoWorktreeSettingSchema } from '../../../shared/contract/worktrees';
 import type { EventBus } from '../base/event-bus';
@@ -184,13 +184,14 @@ export class WorktreeService implements Disposable {
     // An SSH host's worktrees go beside the repository there (not inside it, nor in this machine's data folder).
     const problem = m.local ? folderProblem(folder, repo, this.o.dataDir) : null;
     if (problem) return { ok: false, error: { kind: 'outside_folder', path: path ?? folder, folder } };
-    let target = path ?? posix.join(folder, folderNameFor(branch));
+    const joinOn = m.local ? join : posix.join;
+    let target = path ?? joinOn(folder, folderNameFor(branch));
     if (path) {
       const [real, realFolder] = await Promise.all([realOn(m, path), realOn(m, folder)]);
       if (!isInside(real, realFolder) || real === realFolder) return { ok: false, error: { kind: 'outside_folder', path, folder } };
       if (await existsOn(m, path)) return { ok: false, error: { kind: 'path_exists', path } };
     } else {
-      for (let n = 2; await existsOn(m, target); n++) target = posix.join(folder, `${folderNameFor(branch)}-${n}`);
+      for (let n = 2; (await existsOn(m, target)) && n <= 1000; n++) target = joinOn(folder, `${folderNameFor(branch)}-${n}`);
     }
     // The worktree's checkout runs the repository's post-checkout hook, as `git worktree add` does for the user.
     try {
