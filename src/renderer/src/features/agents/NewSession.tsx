@@ -225,7 +225,7 @@ export function NewSessionForm({
           ))}
         </div>
       )}
-      <WhereField repo={repo} where={where} onChange={setWhere} />
+      <WhereField repo={repo} where={where} onChange={setWhere} remote={remote} />
       {inContainer && <ContainerFields draft={containerDraft} onChange={setContainerDraft} {...facts} onSsh={remote} />}
       {containerError && <ErrorAlert testId="container-error">{containerError}</ErrorAlert>}
       {placeError && <ErrorAlert>{placeError}</ErrorAlert>}

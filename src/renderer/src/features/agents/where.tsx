@@ -77,9 +77,10 @@ export function useRepo(api: Api, folder: string, hostId?: string): RepoBranches
 }
 
 /** The "Where the session works" part of the new-session form. */
-export function WhereField({ repo, where, onChange }: { repo: RepoBranches | null; where: Where; onChange(w: Where): void }) {
+export function WhereField({ repo, where, onChange, remote = false }: { repo: RepoBranches | null; where: Where; onChange(w: Where): void; remote?: boolean }) {
   const repos = useSetting('worktrees.repos');
-  const setting = repo ? { ...DEFAULT_REPO_WORKTREE_SETTING, ...(repos[repo.repo] ?? {}) } : DEFAULT_REPO_WORKTREE_SETTING;
+  // The per-repository settings are of this machine's repositories (keyed by their paths here).
+  const setting = repo && !remote ? { ...DEFAULT_REPO_WORKTREE_SETTING, ...(repos[repo.repo] ?? {}) } : DEFAULT_REPO_WORKTREE_SETTING;
   const [settingsOpen, setSettingsOpen] = useState(false);
   const defaultBase = repo?.currentBranch ?? repo?.branches[0]?.name ?? 'main';
   const newWhere = (prompt = ''): Where => ({ kind: 'new', branch: suggestBranchName(prompt), branchEdited: false, base: defaultBase, prompt });
@@ -154,10 +155,12 @@ export function WhereField({ repo, where, onChange }: { repo: RepoBranches | nul
           ))}
         </select>
       )}
-      <button type="button" className="link-button small" onClick={() => setSettingsOpen(!settingsOpen)} aria-expanded={settingsOpen}>
-        Worktree settings for <VisibleText text={basename(repo.repo)} />
-      </button>
-      {settingsOpen && (
+      {!remote && (
+        <button type="button" className="link-button small" onClick={() => setSettingsOpen(!settingsOpen)} aria-expanded={settingsOpen}>
+          Worktree settings for <VisibleText text={basename(repo.repo)} />
+        </button>
+      )}
+      {settingsOpen && !remote && (
         <div className="where-settings">
           <RepoWorktreeFields repo={repo.repo} testId="where-settings" />
         </div>
