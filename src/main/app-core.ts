@@ -250,6 +250,7 @@ export class AppCore implements Disposable {
         store: this.store,
         bus: this.bus,
         host: this.hosts.local,
+        remote: (hostId) => this.hosts.ensure(hostId),
         dataDir: options.dataDir,
         settings: { folder: () => this.settings.get('worktrees.folder'), repo: (repo) => repoSetting(this.settings.get('worktrees.repos'), repo) },
         env: () => Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),

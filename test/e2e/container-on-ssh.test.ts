@@ -2,16 +2,19 @@
  * A session in a container on an SSH host, started through the new-session form, against a real OpenSSH
  * server (test/support/ssh-e2e.ts) whose user runs rootless Podman (test/support/remote-podman.ts): the form
  * offers "In a container on it" for the host, names the host's engine, and does not offer the network "only
- * the agent's API" there; the scenario agent answers from inside the container on the host, its write lands
- * in the host's folder; the header shows the fence with what that engine cannot enforce; Settings →
+ * the agent's API" there; the session works in a new worktree of the host's repository (made there, offered by
+ * the form for the host); the scenario agent answers from inside the container on the host, its write lands
+ * in the worktree on the host and is committed from the worktree bar by the host's git; the header shows the fence with what that engine cannot enforce; Settings →
  * Containers, set to the host, lists the container and stops it.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scenarioAgentBundle } from '../fixtures/scenario-agent/launch';
 import { appSuite } from '../support/app-suite';
 import { connectContract } from '../support/contract-client';
+import { commitFromFinish, initRepo } from '../support/git-repo';
 import { prepareRemotePodman, remotePodmanSkipReason, removeRemoteTestContainers } from '../support/remote-podman';
 import { sshSuiteOptions, startE2eSshHost } from '../support/ssh-e2e';
 import { activeSession, addAgent, sendPrompt } from '../support/ui';
@@ -21,11 +24,18 @@ const host = await startE2eSshHost('the container on an SSH host end-to-end test
 const image = host ? prepareRemotePodman('node') : '';
 const suite = appSuite('container-ssh', undefined, sshSuiteOptions(host));
 const folder = host ? host.folder('e2e-container') : '';
-if (host) host.write(join(folder, 'README.md'), 'hello\n');
+// A repository of the host's user: the session works in a new worktree of it, made on the host.
+if (host) {
+  execFileSync('chown', ['-R', '0:0', folder]);
+  initRepo(folder);
+  execFileSync('chown', ['-R', `${host.uid}:${host.gid}`, folder]);
+}
+const worktree = `${folder}.worktrees/sb-boxed`;
 const started: string[] = [];
 
 afterAll(() => {
   for (const id of started) removeRemoteTestContainers(id);
+  if (host) rmSync(`${folder}.worktrees`, { recursive: true, force: true });
 });
 
 describe.skipIf(host === null)('a container session on an SSH host from the form (rootless Podman of the host\'s user)', { timeout: 300_000 }, () => {
@@ -51,6 +61,8 @@ describe.skipIf(host === null)('a container session on an SSH host from the form
     await dialog.getByTestId('container-image').fill(image);
     await dialog.getByTestId('container-network').selectOption('none');
     await dialog.getByTestId('container-memory').fill('512');
+    await dialog.getByTestId('where-new').click({ timeout: WAIT.server });
+    await dialog.getByTestId('where-branch').fill('sb/boxed');
     await dialog.getByTestId('new-session-start').click();
     await dialog.waitFor({ state: 'detached', timeout: WAIT.server }).catch(async (e: Error) => {
       throw new Error(`the form stayed open: ${e.message.slice(0, 40)}\n${await dialog.innerText()}`);
@@ -67,9 +79,14 @@ describe.skipIf(host === null)('a container session on an SSH host from the form
     // What the host's engine cannot enforce is said (rootless Podman on cgroups v1 sets no limits).
     expect(await fence.getAttribute('title')).toMatch(/^podman .*\(rootless\)\n/);
 
-    await sendPrompt(tab, `terminal {"command":"sh","args":["-c","cat /etc/os-release; echo from inside > ${folder}/inside.txt"]}`);
+    await sendPrompt(tab, `terminal {"command":"sh","args":["-c","cat /etc/os-release; echo from inside > ${worktree}/inside.txt"]}`);
     await expect.poll(() => tab.innerText(), { timeout: WAIT.agent }).toContain('Switchboard test image');
-    await expect.poll(() => readFileSync(join(folder, 'inside.txt'), 'utf8'), { timeout: WAIT.server }).toBe('from inside\n');
+    await expect.poll(() => readFileSync(join(worktree, 'inside.txt'), 'utf8'), { timeout: WAIT.server }).toBe('from inside\n');
+    // The worktree's bar: its branch, and a commit from Finish made by the host's git.
+    const bar = tab.getByTestId('worktree-bar');
+    await expect.poll(() => bar.getByTestId('worktree-branch').innerText(), { timeout: WAIT.server }).toBe('sb/boxed');
+    await commitFromFinish(bar, tab.getByTestId('worktree-finish'), 'inside.txt', 'Add inside');
+    expect(execFileSync('git', ['-c', 'safe.directory=*', 'log', '--format=%s', '-1', 'sb/boxed'], { cwd: folder, encoding: 'utf8' }).trim()).toBe('Add inside');
 
     // Settings → Containers, set to the host: its engine, and the session's container, running, stopped from here.
     await page.keyboard.press('Control+,');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { absolutePathSchema, event, request } from './define';
+import { machineHostIdSchema } from './hosts';
 import { visiblePromptText } from '../prompt-words';
 
 /**
@@ -109,6 +110,8 @@ export const worktreeInfoSchema = z.object({
   branch: z.string(),
   base: z.string(),
   createdAt: z.number(),
+  /** The machine the worktree is on: 'local' or an SSH host ('ssh:…'). */
+  hostId: z.string(),
 });
 export type WorktreeInfo = z.infer<typeof worktreeInfoSchema>;
 
@@ -182,17 +185,19 @@ export const leftoverWorktreeSchema = z.object({
 export type LeftoverWorktree = z.infer<typeof leftoverWorktreeSchema>;
 
 export const worktreeRequests = {
-  /** The branches and worktrees of the repository holding `repo` (any folder inside it). */
-  'worktrees.list': request(z.object({ repo: path }).strict(), outcome(repoBranchesSchema)),
+  /** The branches and worktrees of the repository holding `repo` (any folder inside it), on `hostId` (default: this machine). */
+  'worktrees.list': request(z.object({ repo: path, hostId: machineHostIdSchema.optional() }).strict(), outcome(repoBranchesSchema)),
   /**
    * A place for a new session: a new worktree on a new branch from `base` (under the worktrees folder; `path`
    * defaults to `<folder>/<branch>`), or an existing worktree of the repository. A new worktree runs the
    * repository's setup command, if any, in the background (`setup` names the run; its output comes as events).
+   * `hostId`: an SSH host's repository, through its helper; the worktree goes beside the repository there
+   * (`<repo>.worktrees/<branch>`), no setup command runs, and every later call on it (by path) goes to that host.
    */
   'worktrees.create': request(
     z.discriminatedUnion('kind', [
-      z.object({ kind: z.literal('new'), repo: path, branch: branchNameSchema, base: branchNameSchema, path: path.optional() }).strict(),
-      z.object({ kind: z.literal('existing'), path, base: branchNameSchema.optional() }).strict(),
+      z.object({ kind: z.literal('new'), repo: path, branch: branchNameSchema, base: branchNameSchema, path: path.optional(), hostId: machineHostIdSchema.optional() }).strict(),
+      z.object({ kind: z.literal('existing'), path, base: branchNameSchema.optional(), hostId: machineHostIdSchema.optional() }).strict(),
     ]),
     outcome(z.object({ worktree: worktreeInfoSchema, setup: setupRunSchema.nullable() })),
   ),

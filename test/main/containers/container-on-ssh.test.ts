@@ -4,10 +4,11 @@
  * scenario agent runs inside the container there; a tool write and a shell write inside land in the host's
  * folder, are reviewed and reverted by the checkpoints the host's helper takes (outside the container); the
  * fence is shown as that engine enforces it; quitting stops the container and a restart reopens the session in
- * it. The network "only the agent's API" there: its proxy runs on the host, beside the container. A host
- * without an engine is refused in one sentence naming it.
+ * it. The network "only the agent's API" there: its proxy runs on the host, beside the container. A worktree
+ * session made on the host (by Switchboard, through the host's git) runs in a container there with git working
+ * inside. A host without an engine is refused in one sentence naming it.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -16,6 +17,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentBundle } from '../../fixtures/scenario-agent/launch';
+import { initRepo } from '../../support/git-repo';
 import { prepareRemotePodman, remotePodman, remotePodmanSkipReason, removeRemoteTestContainers } from '../../support/remote-podman';
 import { startSshd, type Sshd } from '../../support/sshd';
 import { agentText, makeCore, promptAndWait, type TestCore } from '../acp/helpers';
@@ -140,6 +142,83 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
     // Settings lists the host's containers of Switchboard's.
     const { containers } = await t.call('containers.list', { hostId: HOST });
     expect(containers.map((c) => [c.sessionId, c.state])).toContainEqual([session.id, 'running']);
+  });
+
+  it('a worktree session on the host runs in a container there: git works inside (the repository\'s git folder read-only), review and a hunk\'s revert on the host, and Switchboard commits and merges the worktree on the host', async () => {
+    const gitImage = prepareRemotePodman('git');
+    const repo = join(sshd.home, `wt-${randomBytes(4).toString('hex')}`);
+    const hostGit = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'safe.directory=*', ...args], { cwd, encoding: 'utf8' });
+    try {
+      mkdirSync(repo);
+      initRepo(repo);
+      writeFileSync(join(repo, 'README.md'), 'a\nb\nc\nd\ne\n');
+      execFileSync('git', ['commit', '-qam', 'five lines'], { cwd: repo });
+      spawnSync('chown', ['-R', `${sshd.user}:`, repo]);
+
+      const made = await t.call('worktrees.create', { kind: 'new', repo, branch: 'sb/boxed', base: 'main', hostId: HOST });
+      if (!made.ok) throw new Error(JSON.stringify(made.error));
+      const wt = made.value.worktree.path;
+      expect(wt).toBe(`${repo}.worktrees/sb-boxed`);
+      expect(made.value.worktree.hostId).toBe(HOST);
+      expect(hostGit(wt, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('sb/boxed');
+      // Worktrees are known by path: the same path asked as one of this machine's does not take the host's over.
+      expect(await t.call('worktrees.create', { kind: 'existing', path: wt })).toMatchObject({ ok: false, error: { kind: 'path_exists', path: wt } });
+      expect(await t.call('worktrees.describe', { paths: [wt] })).toMatchObject({ worktrees: { [wt]: { hostId: HOST, branch: 'sb/boxed' } } });
+
+      const session = await t.call('sessions.create', { agentId, hostId: HOST, cwd: wt, container: { source: { kind: 'image', image: gitImage }, fence: { network: 'none', memoryMiB: 512, cpus: 1 } } });
+      sessions.push(session.id);
+      const { fence } = await t.call('containers.fence', { sessionId: session.id });
+      expect(fence!.settings.find((s) => s.setting === 'files')!.how).toContain(`${join(repo, '.git')} read-only`);
+
+      const inside = async (script: string): Promise<string> => {
+        const before = agentText(t.rec, session.id).length;
+        expect((await promptAndWait(t, session.id, `terminal ${JSON.stringify({ command: 'sh', args: ['-c', script], cwd: wt })}`, 60_000)).error).toBeNull();
+        const said = agentText(t.rec, session.id).slice(before);
+        return (JSON.parse(said.slice(said.indexOf('{'))) as { output: string }).output;
+      };
+      const git = 'git --no-pager -c safe.directory=* -c color.ui=never ';
+      expect(await inside(`${git}rev-parse --abbrev-ref HEAD; ${git}log --format=%s -1; echo status:; ${git}status --short`)).toBe('sb/boxed\nfive lines\nstatus:\n');
+
+      // A tool write and a shell write (two hunks of README.md, a new file); git inside sees them; the repository's git folder stays read-only.
+      expect((await promptAndWait(t, session.id, `write ${wt}/feature.txt made in the box`)).error).toBeNull();
+      const seen = await inside(`printf 'A\\nb\\nc\\nd\\nE\\n' > README.md && mkdir -p notes && echo from a shell inside > notes/shell.txt; ${git}status --short; echo hook > ${repo}/.git/hooks/post-commit && echo WROTE-HOOK || echo hook refused`);
+      expect(seen).toContain(' M README.md');
+      expect(seen).toContain('?? feature.txt');
+      expect(seen).toContain('?? notes/');
+      expect(seen).toContain('hook refused');
+      expect(existsSync(join(repo, '.git/hooks/post-commit'))).toBe(false);
+
+      // Reviewed from the host's side (its helper's checkpoints), one hunk reverted there.
+      await t.core.checkpoints.idle();
+      const { turns } = (await t.call('checkpoints.listTurns', { sessionId: session.id })) as { turns: Turn[] };
+      const changed = (n: number): Turn => turns.at(n)!;
+      expect(changed(-2).changes!.files).toMatchObject([{ path: 'feature.txt', status: 'added' }]);
+      expect(existsSync(join(sshd.home, '.switchboard-server', 'checkpoints', changed(-1).folderId, 'HEAD'))).toBe(true);
+      const shell = changed(-1).changes!;
+      expect(shell.files.map((f) => f.path).sort()).toEqual(['README.md', 'notes/shell.txt']);
+      const diff = await t.call('checkpoints.fileDiff', { from: shell.from, to: shell.to, path: 'README.md' });
+      expect(diff.hunks).toHaveLength(2);
+      await t.call('checkpoints.revert', { from: shell.from, to: shell.to, scope: { kind: 'hunk', path: 'README.md', hunk: 1 } });
+      expect(readFileSync(join(wt, 'README.md'), 'utf8')).toBe('A\nb\nc\nd\ne\n');
+
+      // Switchboard commits on the host (the repository's git folder is written there, not from inside); git inside sees the commit.
+      const status = await t.call('worktrees.status', { path: wt });
+      if (!status.ok) throw new Error(JSON.stringify(status.error));
+      expect(status.value.files.map((f) => f.path).sort()).toEqual(['README.md', 'feature.txt', 'notes/shell.txt']);
+      const committed = await t.call('worktrees.commit', { path: wt, message: 'Add the feature', files: ['README.md', 'feature.txt', 'notes/shell.txt'] });
+      if (!committed.ok) throw new Error(JSON.stringify(committed.error));
+      expect(hostGit(repo, 'log', '--format=%s', '-1', 'sb/boxed').trim()).toBe('Add the feature');
+      expect(await inside(`${git}log --format=%s -1; echo status:; ${git}status --short`)).toBe('Add the feature\nstatus:\n');
+
+      // Merged into main on the host: its checkout has the agent's files.
+      const merged = await t.call('worktrees.merge', { path: wt, strategy: 'ff' });
+      if (!merged.ok) throw new Error(JSON.stringify(merged.error));
+      expect(hostGit(repo, 'log', '--format=%s', '-1', 'main').trim()).toBe('Add the feature');
+      expect(readFileSync(join(repo, 'feature.txt'), 'utf8')).toBe('made in the box');
+      expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('A\nb\nc\nd\ne\n');
+    } finally {
+      for (const p of [repo, `${repo}.worktrees`]) rmSync(p, { recursive: true, force: true });
+    }
   });
 
   it('quitting stops the container on the host; the next start reopens the session and starts it again (a damaged copy of the CLI there copied anew); a shell tab opens inside', async () => {

@@ -207,7 +207,7 @@ export class CompareService implements Disposable {
         created.push({ id: `${id}-${i + 1}`, compare_id: id, agent_id: agentId, worktree: path, branch, session_id: null, started_at: now, ended_at: null, stop_reason: null, error: null, applied_at: null, kept_at: null });
       }
     } catch (e) {
-      for (const r of created) await this.worktrees.known(r.worktree, (w) => this.worktrees.discard(w, []));
+      for (const r of created) await this.worktrees.known(r.worktree, (w, m) => this.worktrees.discard(w, m, []));
       throw new IpcFailure('internal', (e as Error).message);
     }
     const db = this.store.db;
@@ -256,14 +256,14 @@ export class CompareService implements Disposable {
     message?: string,
   ): Promise<WorktreeOutcome<{ base: string; head: string; strategy: MergeStrategy; files: string[] }>> {
     const { compare, run } = this.run(compareId, runId);
-    const out = await this.worktrees.known(run.worktree, async (w) => {
+    const out = await this.worktrees.known(run.worktree, async (w, m) => {
       const pending = await changedFiles(this.host, w.path);
       if (pending.length > 0) {
-        const made = await this.worktrees.commit(w, message?.trim() || commitMessage(compare.prompt), pending.map((f) => f.path));
+        const made = await this.worktrees.commit(w, m, message?.trim() || commitMessage(compare.prompt), pending.map((f) => f.path));
         if (!made.ok) return made;
       }
       const files = (await gitOwn(this.host, w.repo, ['diff', '--name-only', '-z', `refs/heads/${w.base}...refs/heads/${w.branch}`])).stdout.split('\0').filter(Boolean);
-      const merged = await this.worktrees.merge(w, strategy, message);
+      const merged = await this.worktrees.merge(w, m, strategy, message);
       return merged.ok ? { ok: true as const, value: { ...merged.value, files } } : merged;
     });
     if (out.ok) {

@@ -105,7 +105,7 @@ export class Leftovers {
       const real = realish(path);
       return open.some((f) => isInside(f, real));
     };
-    const rows = db.prepare('SELECT path, repo, branch, base FROM worktrees WHERE created = 1').all() as Array<{ path: string; repo: string; branch: string; base: string }>;
+    const rows = db.prepare("SELECT path, repo, branch, base FROM worktrees WHERE created = 1 AND host_id = 'local'").all() as Array<{ path: string; repo: string; branch: string; base: string }>;
     const compareRuns = new Set((db.prepare('SELECT worktree FROM compare_runs').all() as Array<{ worktree: string }>).map((r) => r.worktree));
     const known = [...new Set([...rows.map((r) => r.repo), ...(db.prepare('SELECT DISTINCT repo FROM compares').all() as Array<{ repo: string }>).map((r) => r.repo)])];
     const repos = only ? known.filter((r) => only.includes(r)) : known;

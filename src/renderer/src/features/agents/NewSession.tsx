@@ -103,8 +103,8 @@ export function NewSessionForm({
   const expanded = remote ? folder.trim().replace(/(.)\/+$/, '$1') : expandHome(folder, home);
   const problem = validateFolder(expanded, remote);
   const agent = useMemo(() => agents.find((a) => a.id === agentId), [agents, agentId]);
-  // Worktree sessions are of this machine's repositories.
-  const repo = useRepo(api, problem || remote ? '' : expanded);
+  // A worktree session's worktree is made on the machine the session runs on (an SSH host's through its helper).
+  const repo = useRepo(api, problem ? '' : expanded, remote ? hostId : undefined);
   const [where, setWhere] = useState<Where>({ kind: 'here' });
   const [placing, setPlacing] = useState(false);
   const [placeError, setPlaceError] = useState<string | null>(null);
@@ -140,7 +140,7 @@ export function NewSessionForm({
       container = choice;
     }
     setPlacing(true);
-    const place = await preparePlace(api, expanded, repo ? where : { kind: 'here' }).finally(() => setPlacing(false));
+    const place = await preparePlace(api, expanded, repo ? where : { kind: 'here' }, remote ? hostId : undefined).finally(() => setPlacing(false));
     if ('error' in place) return setPlaceError(place.error);
     const before = onBeforeStart?.();
     const tabId = openNewSessionTab(agent.id, agent.name, place.cwd, {
@@ -225,7 +225,7 @@ export function NewSessionForm({
           ))}
         </div>
       )}
-      <WhereField repo={repo} where={where} onChange={setWhere} />
+      <WhereField repo={repo} where={where} onChange={setWhere} remote={remote} />
       {inContainer && <ContainerFields draft={containerDraft} onChange={setContainerDraft} {...facts} onSsh={remote} />}
       {containerError && <ErrorAlert testId="container-error">{containerError}</ErrorAlert>}
       {placeError && <ErrorAlert>{placeError}</ErrorAlert>}

@@ -54,8 +54,8 @@ export function describeWorktreeError(e: WorktreeError): string {
   }
 }
 
-/** The repository of `folder` (null: not a git repository), fetched as the folder changes. */
-export function useRepo(api: Api, folder: string): RepoBranches | null {
+/** The repository of `folder` on the machine `hostId` (null: not a git repository), fetched as the folder changes. */
+export function useRepo(api: Api, folder: string, hostId?: string): RepoBranches | null {
   const [repo, setRepo] = useState<RepoBranches | null>(null);
   useEffect(() => {
     if (!folder.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(folder)) {
@@ -64,7 +64,7 @@ export function useRepo(api: Api, folder: string): RepoBranches | null {
     }
     let stale = false;
     const t = setTimeout(() => {
-      void api.call('worktrees.list', { repo: folder }).then((r) => {
+      void api.call('worktrees.list', { repo: folder, ...(hostId ? { hostId } : {}) }).then((r) => {
         if (!stale) setRepo(r.ok && r.value.ok ? r.value.value : null);
       });
     }, 250);
@@ -72,14 +72,15 @@ export function useRepo(api: Api, folder: string): RepoBranches | null {
       stale = true;
       clearTimeout(t);
     };
-  }, [api, folder]);
+  }, [api, folder, hostId]);
   return repo;
 }
 
 /** The "Where the session works" part of the new-session form. */
-export function WhereField({ repo, where, onChange }: { repo: RepoBranches | null; where: Where; onChange(w: Where): void }) {
+export function WhereField({ repo, where, onChange, remote = false }: { repo: RepoBranches | null; where: Where; onChange(w: Where): void; remote?: boolean }) {
   const repos = useSetting('worktrees.repos');
-  const setting = repo ? { ...DEFAULT_REPO_WORKTREE_SETTING, ...(repos[repo.repo] ?? {}) } : DEFAULT_REPO_WORKTREE_SETTING;
+  // The per-repository settings are of this machine's repositories (keyed by their paths here).
+  const setting = repo && !remote ? { ...DEFAULT_REPO_WORKTREE_SETTING, ...(repos[repo.repo] ?? {}) } : DEFAULT_REPO_WORKTREE_SETTING;
   const [settingsOpen, setSettingsOpen] = useState(false);
   const defaultBase = repo?.currentBranch ?? repo?.branches[0]?.name ?? 'main';
   const newWhere = (prompt = ''): Where => ({ kind: 'new', branch: suggestBranchName(prompt), branchEdited: false, base: defaultBase, prompt });
@@ -154,10 +155,12 @@ export function WhereField({ repo, where, onChange }: { repo: RepoBranches | nul
           ))}
         </select>
       )}
-      <button type="button" className="link-button small" onClick={() => setSettingsOpen(!settingsOpen)} aria-expanded={settingsOpen}>
-        Worktree settings for <VisibleText text={basename(repo.repo)} />
-      </button>
-      {settingsOpen && (
+      {!remote && (
+        <button type="button" className="link-button small" onClick={() => setSettingsOpen(!settingsOpen)} aria-expanded={settingsOpen}>
+          Worktree settings for <VisibleText text={basename(repo.repo)} />
+        </button>
+      )}
+      {settingsOpen && !remote && (
         <div className="where-settings">
           <RepoWorktreeFields repo={repo.repo} testId="where-settings" />
         </div>
@@ -167,12 +170,13 @@ export function WhereField({ repo, where, onChange }: { repo: RepoBranches | nul
 }
 
 /** Makes the place `where` names: the session's folder and its first message, or why not. */
-export async function preparePlace(api: Api, folder: string, where: Where): Promise<{ cwd: string; prompt?: string } | { error: string }> {
+export async function preparePlace(api: Api, folder: string, where: Where, hostId?: string): Promise<{ cwd: string; prompt?: string } | { error: string }> {
   if (where.kind === 'here') return { cwd: folder };
+  const on = hostId ? { hostId } : {};
   const r =
     where.kind === 'new'
-      ? await api.call('worktrees.create', { kind: 'new', repo: folder, branch: where.branch.trim(), base: where.base })
-      : await api.call('worktrees.create', { kind: 'existing', path: where.path });
+      ? await api.call('worktrees.create', { kind: 'new', repo: folder, branch: where.branch.trim(), base: where.base, ...on })
+      : await api.call('worktrees.create', { kind: 'existing', path: where.path, ...on });
   if (!r.ok) return { error: r.error.message };
   if (!r.value.ok) return { error: describeWorktreeError(r.value.error) };
   const prompt = where.kind === 'new' && where.prompt.trim() ? where.prompt : undefined;
