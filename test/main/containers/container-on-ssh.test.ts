@@ -10,16 +10,19 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioAgentBundle } from '../../fixtures/scenario-agent/launch';
 import { initRepo } from '../../support/git-repo';
 import { prepareRemotePodman, remotePodman, remotePodmanSkipReason, removeRemoteTestContainers } from '../../support/remote-podman';
 import { startSshd, type Sshd } from '../../support/sshd';
+import type { DevcontainerCli } from '../../../src/main/core/containers/container-lifecycle';
+import { cliBundle } from '../../../src/main/core/containers/host-cli';
 import { agentText, makeCore, promptAndWait, type TestCore } from '../acp/helpers';
 
 const skip = remotePodmanSkipReason();
@@ -31,6 +34,24 @@ interface Turn {
   promptId: string;
   folderId: string;
   changes: { from: string; to: string; files: Array<{ path: string; status: string }> } | null;
+}
+
+/**
+ * A copy of the dev container CLI of the test's own: its version (a hash of its bytes) differs from every other
+ * test's, and so does its folder on the host. Damaging that folder cannot break another test's container
+ * start on the same host user meanwhile.
+ */
+function ownCli(dir: string): DevcontainerCli {
+  const script = createRequire(import.meta.url).resolve('@devcontainers/cli/devcontainer.js');
+  for (const rel of ['devcontainer.js', 'dist/spec-node/devContainersSpecCLI.js', 'package.json', 'scripts/updateUID.Dockerfile']) {
+    const from = join(dirname(script), rel);
+    if (!existsSync(from)) continue;
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    copyFileSync(from, join(dir, rel));
+  }
+  // Trailing white space keeps package.json the same JSON with other bytes.
+  appendFileSync(join(dir, 'package.json'), `\n${' '.repeat(1 + randomBytes(2).readUInt16BE(0))}\n`);
+  return { node: [process.execPath], script: join(dir, 'devcontainer.js') };
 }
 
 describe.skipIf(skip !== null)('a session in a container on an SSH host (rootless Podman of the host\'s user)', { timeout: 300_000 }, () => {
@@ -224,13 +245,16 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
   it('quitting stops the container on the host; the next start reopens the session and starts it again (a damaged copy of the CLI there copied anew); a shell tab opens inside', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sb-ctr-ssh-data-'));
     const cores: TestCore[] = [];
+    const cli = ownCli(join(dataDir, 'cli'));
     const core = async (): Promise<TestCore> => {
-      const c = await makeCore({ sshConfigFile: sshd.configFile, dataDir });
+      const c = await makeCore({ sshConfigFile: sshd.configFile, dataDir, containers: { cli } });
       cores.push(c);
       expect(await c.call('hosts.connect', { hostId: HOST })).toMatchObject({ ok: true });
       return c;
     };
     const state = (id: string): string => remotePodman(['inspect', '--format', '{{.State.Status}}', id]).trim();
+    const cliRoot = join(sshd.home, '.switchboard-server', 'devcontainers-cli');
+    const version = (await cliBundle(cli.script)).version;
     try {
       let c = await core();
       // The agent's store is the container's own (its /tmp outlives a stop): the reopen loads from it.
@@ -243,10 +267,7 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
       await c.dispose();
       expect(state(listed!.Id)).toMatch(/exited|stopped/);
       // The CLI's copy on the host damaged meanwhile (a disk error, someone's edit): it is not run, but copied again.
-      const cliRoot = join(sshd.home, '.switchboard-server', 'devcontainers-cli');
-      const copies = readdirSync(cliRoot).filter((n) => /^[0-9a-f]{16}$/.test(n));
-      expect(copies.length).toBeGreaterThan(0);
-      const bundleFile = join(cliRoot, copies[0]!, 'dist/spec-node/devContainersSpecCLI.js');
+      const bundleFile = join(cliRoot, version, 'dist/spec-node/devContainersSpecCLI.js');
       writeFileSync(bundleFile, `process.exit(7);\n${readFileSync(bundleFile, 'utf8')}`);
 
       c = await core();
@@ -262,6 +283,7 @@ describe.skipIf(skip !== null)('a session in a container on an SSH host (rootles
       await c.call('pty.kill', { id: shell.id });
     } finally {
       for (const c of cores) await c.dispose().catch(() => {});
+      rmSync(join(cliRoot, version), { recursive: true, force: true });
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
