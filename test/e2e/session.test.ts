@@ -341,8 +341,9 @@ describe('session tab', { timeout: 90_000 }, () => {
     const thread = tab.getByTestId('thread');
     const view = () =>
       thread.evaluate((el) => ({ top: el.scrollTop, fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, overflow: el.scrollHeight - el.clientHeight }));
-    // 40 chunks a second for 20 s, a new message every 20 chunks: the thread grows well past the window.
-    await sendPrompt(tab, 'stream 40 20 120 20');
+    // 40 chunks a second, a new message every 20 chunks: the thread grows well past the window. The stream runs
+    // until the test stops it, however slowly a busy machine gets through the steps below.
+    await sendPrompt(tab, 'stream 40 600 120 20');
     await expect.poll(async () => (await view()).overflow, { timeout: 20_000 }).toBeGreaterThan(800);
     // At the bottom, every look finds the newest text in view.
     for (let i = 0; i < 10; i++) {
@@ -383,8 +384,8 @@ describe('session tab', { timeout: 90_000 }, () => {
     const first = await startSession(page);
     const firstButton = await tabButtonOf(page, first);
     const firstId = await first.getAttribute('data-session-id');
-    // 40 chunks a second for 30 s, a new message every 20 chunks; another tab is opened in front of it.
-    await sendPrompt(first, 'stream 40 30 120 20');
+    // 40 chunks a second until the test stops it, a new message every 20 chunks; another tab is opened in front of it.
+    await sendPrompt(first, 'stream 40 600 120 20');
     await first.getByTestId('agent-message').first().waitFor();
     await startSession(page);
     // Hidden while more than a window's height of it arrives.

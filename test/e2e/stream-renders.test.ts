@@ -69,8 +69,9 @@ describe('one streamed chunk', () => {
     const messages = tab.getByTestId('agent-message');
     expect(await renders(header)).toBeGreaterThan(0);
 
-    // 20 chunks a second for 12 s, a new message every 60 chunks (3 s each).
-    await sendPrompt(tab, 'stream 20 12 40 60');
+    // 20 chunks a second until the test stops it, a new message every 200 chunks (10 s each: the second is still
+    // being written while the test looks at it, however busy the machine).
+    await sendPrompt(tab, 'stream 20 600 40 200');
     await expect.poll(() => messages.count(), { timeout: WAIT.agent }).toBe(2);
     const first = messages.nth(0);
     const second = messages.nth(1);
@@ -80,6 +81,7 @@ describe('one streamed chunk', () => {
     // …and nothing else was rendered again meanwhile (the turn still runs: its status has not changed).
     expect(await renders(first)).toBe(before.first);
     expect(await renders(header)).toBe(before.header);
+    await tab.getByTestId('prompt-input').press('Escape');
     await tab.and(page.locator('[data-status=idle]')).waitFor({ timeout: WAIT.agent });
     expect(errors).toEqual([]);
   });
