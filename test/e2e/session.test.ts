@@ -379,6 +379,37 @@ describe('session tab', { timeout: 90_000 }, () => {
     await tab.and(page.locator('[data-status=idle]')).waitFor();
   });
 
+  it('a wheel step up that lands in the same frame as a scroll to the newest text stops following', async () => {
+    const { page } = await open();
+    const tab = await startSession(page);
+    const thread = tab.getByTestId('thread');
+    const view = () => thread.evaluate((el) => ({ fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, overflow: el.scrollHeight - el.clientHeight }));
+    await sendPrompt(tab, 'stream 40 600 120 20');
+    await expect.poll(async () => (await view()).overflow, { timeout: WAIT.agent }).toBeGreaterThan(800);
+    // What a smooth wheel does on a busy machine: its first small step up comes right after the thread's own
+    // scroll to the bottom of a grown list, and the browser reports both as one scroll, which went down.
+    await thread.evaluate((el) => {
+      const own = Object.getOwnPropertyDescriptor(Element.prototype, 'scrollTop')!;
+      let armed = true;
+      Object.defineProperty(el, 'scrollTop', {
+        configurable: true,
+        get: () => own.get!.call(el) as number,
+        set: (v: number) => {
+          own.set!.call(el, v);
+          if (!armed) return;
+          armed = false;
+          el.dispatchEvent(new WheelEvent('wheel', { deltaY: -5, bubbles: true, cancelable: true }));
+          own.set!.call(el, (own.get!.call(el) as number) - 5);
+        },
+      });
+    });
+    await tab.getByRole('button', { name: '↓ Latest' }).waitFor();
+    // The view stays where the user left it while the agent writes on.
+    await expect.poll(async () => (await view()).fromBottom, { timeout: WAIT.agent }).toBeGreaterThan(300);
+    await tab.getByTestId('prompt-input').press('Escape');
+    await tab.and(page.locator('[data-status=idle]')).waitFor();
+  });
+
   it('a tab that streamed while hidden is shown at its newest text, and follows on', async () => {
     const { page } = await open();
     const first = await startSession(page);

@@ -358,9 +358,11 @@ export const Thread = forwardRef<ThreadHandle, ThreadProps>(function Thread({ th
     if (own && stuck.current) return;
     const near = el.scrollHeight - top - el.clientHeight < 48;
     // Following: only a scroll that leaves the bottom stops it (the browser's own clamp when the list
-    // shrinks goes up, and keeps following). Not following (a wheel or key went up): only a scroll back
-    // down to the bottom follows again (a smooth wheel scroll up arrives in steps, the first still near it).
-    const bottom = stuck.current ? near : near && !wentUp;
+    // shrinks goes up, and keeps following). Not following (a wheel or key went up): only a scroll of the
+    // user's back down to the bottom follows again. A smooth wheel scroll up arrives in steps, the first still
+    // near the bottom; when it comes in one event with our last scroll to the bottom (the list grew more than
+    // that step went up), it looks like a scroll down, and following again would pull the user back.
+    const bottom = stuck.current ? near : near && !wentUp && !own;
     stuck.current = bottom;
     if (bottom !== atBottom) setAtBottom(bottom);
   };
