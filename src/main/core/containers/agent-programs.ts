@@ -39,16 +39,17 @@ function isPlainPath(f: string): boolean {
 
 /**
  * Each link (or copy) made or kept fresh, in one process on the host: `"$dir/<i>"` for the i-th program.
- * A link (same inode) is current; a copy newer than its program is too; else a new one replaces it (made
- * beside it and renamed over it: a link's content, which is the user's file, is never written). A program
+ * A link (same inode) is current; a copy of its size not older than its program is too; else a new one
+ * replaces it (made beside it and renamed over it: a link's content, which is the user's file, is never
+ * written). A copy keeps the program's mode (as the engine's copy did): the container's user reads what it could. A program
  * not linkable now keeps the link it had. Prints the indices that have a link after.
  */
 const LINK_SCRIPT = `dir=$1; max=$2; shift 2; mkdir -p -m 700 "$dir" || exit 1; i=0
 for f in "$@"; do
   d="$dir/$i"
   if [ -f "$f" ] && [ ! -L "$f" ] && s=$(wc -c < "$f") && [ "$s" -le "$max" ]; then
-    if ! [ "$f" -ef "$d" ] && ! { [ -f "$d" ] && [ "$d" -nt "$f" ] && [ "$(wc -c < "$d")" = "$s" ]; }; then
-      rm -f "$d.new"; { ln "$f" "$d.new" 2>/dev/null || cp "$f" "$d.new"; } && mv -f "$d.new" "$d" 2>/dev/null || rm -f "$d.new"
+    if ! [ "$f" -ef "$d" ] && ! { [ -f "$d" ] && ! [ "$f" -nt "$d" ] && [ "$(wc -c < "$d")" = "$s" ]; }; then
+      rm -f "$d.new"; { ln "$f" "$d.new" 2>/dev/null || cp -p "$f" "$d.new" 2>/dev/null || cp "$f" "$d.new"; } && mv -f "$d.new" "$d" 2>/dev/null || rm -f "$d.new"
     fi
   fi
   [ -f "$d" ] && [ ! -L "$d" ] && echo "$i"
