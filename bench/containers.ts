@@ -1,7 +1,7 @@
 // `npm run bench -- containers`: sessions in containers on a real Podman (the tests' own configuration and
 // locally built image, test/support/podman.ts), against the same work in the same run:
 // - containers.start_vs_floor: a new container session ready (sessions.create through AppCore: engine, fence,
-//   `devcontainer up`, the agent copied in and started, session/new answered) ÷ `devcontainer up` run alone +
+//   `devcontainer up` with the agent's program mounted, the agent started, session/new answered) ÷ `devcontainer up` run alone +
 //   the same agent started alone in that container (`podman exec`, initialize + session/new). Goal ≤ 1.2.
 // - containers.ingest_vs_local: a flood of agent_message_chunk from the agent inside ÷ the same agent on this
 //   machine, through the same core. Goal ≤ 1.2.

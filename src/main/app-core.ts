@@ -31,6 +31,7 @@ import { MCP_SERVERS_SETTING } from '../shared/contract/mcp';
 import { ADDED_HOSTS_SETTING, filesHostId, hostLabel } from '../shared/contract/hosts';
 import type { SessionPlacement } from './core/acp/acp-context';
 import type { ContainerService } from './core/containers/container-service';
+import { programCandidates } from './core/containers/agent-programs';
 import { apiHostsFor, type ContainerOptions, type ContainerWiringDeps, makeContainerService, registerContainerRequests } from './containers-wiring';
 import { EventBus } from './core/base/event-bus';
 import { DisposableStore, type Disposable } from './core/base/lifecycle';
@@ -139,7 +140,7 @@ export class AppCore implements Disposable {
     };
     this.containers = this.disposables.add(makeContainerService(containerDeps, options.containers));
     const apiHosts = (agentId: string) => apiHostsFor(containerDeps, agentId);
-    this.placement = { place: (p) => this.containers.place({ ...p, apiHosts: apiHosts(p.agentId) }), abandon: (hostId) => this.containers.abandon(hostId) };
+    this.placement = { place: (p) => this.containers.place({ ...p, apiHosts: apiHosts(p.agentId), programs: programCandidates(containerDeps.agent(p.agentId)) }), abandon: (hostId) => this.containers.abandon(hostId) };
     registerContainerRequests(this.router, this.containers, apiHosts);
     this.registerAppRequests();
     registerShellService(this.router, this.bus, this.ptys, this.hosts);

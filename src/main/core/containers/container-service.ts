@@ -24,6 +24,8 @@ import { type EngineFacts, fenceEnforcement, fenceProblems } from './fence';
 import { blockedItems, reviewConfig } from './fence-policy';
 import { ContainerSites } from './container-sites';
 import { SessionContainerHost } from './session-container-host';
+import { linkPrograms, outsideFolders } from './agent-programs';
+import type { ProgramMount } from './fence';
 import { worktreeCommonDir } from './worktree-git';
 
 export interface ContainerServiceDeps {
@@ -59,6 +61,8 @@ interface Live {
   busy: number;
   /** Just made or started by `up`: the first agent's start need not ask the engine whether it runs. */
   fresh: boolean;
+  /** The scratch folder on the container's host (the programs' links are there). */
+  scratchDir: string;
 }
 
 export class ContainerService implements Disposable {
@@ -67,6 +71,8 @@ export class ContainerService implements Disposable {
   private readonly facts = new WeakMap<Engine, Promise<EngineFacts>>();
   private readonly connecting = new Map<string, Promise<Host>>();
   private readonly live = new Map<string, Live>();
+  /** The agent's programs linked as a session was placed, for its first `up` (which need not link them again). */
+  private readonly placed = new Map<string, ProgramMount[]>();
   private readonly sites: ContainerSites;
   private readonly idleTimer: NodeJS.Timeout;
   private disposed = false;
@@ -81,7 +87,7 @@ export class ContainerService implements Disposable {
   // ───────────── placing a new session ─────────────
 
   /** Where a new session in a container runs: checked (engine, configuration, fence) before anything starts. */
-  async place(p: { sessionId: string; hostId: string; cwd: string; additionalDirectories: readonly string[]; container: ContainerChoice; apiHosts?: readonly string[] }): Promise<{ hostId: string; stored: string }> {
+  async place(p: { sessionId: string; hostId: string; cwd: string; additionalDirectories: readonly string[]; container: ContainerChoice; apiHosts?: readonly string[]; programs?: readonly string[] }): Promise<{ hostId: string; stored: string }> {
     this.sites.check(p.hostId);
     const inner = await this.deps.hosts.ensure(p.hostId);
     await this.engine(p.hostId, inner).catch((e: Error) => {
@@ -103,7 +109,10 @@ export class ContainerService implements Disposable {
       if (source.allow.length > 0) this.deps.settings.allowForRepo(p.cwd, source.allow);
       source = { kind: 'repo', allow: [...allowed] };
     }
-    return { hostId: containerHostId(p.sessionId, p.hostId), stored: storeContainer(source, fence) };
+    const programs = await this.programMounts(p.hostId, inner, p.sessionId, outsideFolders(p.programs ?? [], [...folders, ...(fence.readOnly ?? [])]));
+    const hostId = containerHostId(p.sessionId, p.hostId);
+    if (programs.length > 0) this.placed.set(hostId, programs);
+    return { hostId, stored: storeContainer(source, { ...fence, programs }) };
   }
 
   /** A folder's devcontainer.json as the form shows it before the first start (null: it has none). */
@@ -150,18 +159,23 @@ export class ContainerService implements Disposable {
     const engine = await this.engine(a.on, inner);
     const site = await this.sites.site(a.on, inner);
     const lifecycle = new SessionContainers(inner, engine, site.cli, site.scratchDir);
-    const { containerId, env } = await this.startContainer(lifecycle, a.key, stored);
+    const placed = this.placed.get(id);
+    this.placed.delete(id);
+    const programs = placed ?? (await this.programMounts(a.on, inner, a.key, stored.programs ?? []));
+    const { containerId, env } = await this.startContainer(lifecycle, a.key, stored, programs);
     const container = await ContainerHost.open({ inner, engine, containerId, folder: stored.fence.folders[0]!, id, env });
-    const host = new SessionContainerHost(container, inner, engine, stored.fence.folders, () => this.ensureRunning(id));
-    const live: Live = { host, registration: this.deps.hosts.register(host), lifecycle, busy: 0, fresh: true };
+    // The programs mounted need not be copied in.
+    const host = new SessionContainerHost(container, inner, engine, [...stored.fence.folders, ...programs.map((m) => m.target)], () => this.ensureRunning(id));
+    const live: Live = { host, registration: this.deps.hosts.register(host), lifecycle, busy: 0, fresh: true, scratchDir: site.scratchDir };
     this.live.set(id, live);
     return host;
   }
 
   /** The container made or started, with the environment its processes need (the `api` network's proxy). */
-  private async startContainer(lifecycle: SessionContainers, key: string, stored: StoredContainer): Promise<{ containerId: string; env: Record<string, string> }> {
+  private async startContainer(lifecycle: SessionContainers, key: string, stored: StoredContainer, programs: readonly ProgramMount[]): Promise<{ containerId: string; env: Record<string, string> }> {
     const source = stored.source.kind === 'repo' ? { kind: 'repo' as const, allowed: new Set(stored.source.allow) } : stored.source;
-    const up = await lifecycle.up({ sessionId: key, fence: stored.fence, source }, (line) => this.deps.progress(key, line.slice(0, 2000)));
+    const fence = programs.length > 0 ? { ...stored.fence, programs } : stored.fence;
+    const up = await lifecycle.up({ sessionId: key, fence, source }, (line) => this.deps.progress(key, line.slice(0, 2000)));
     return { containerId: up.containerId, env: up.env };
   }
 
@@ -177,13 +191,21 @@ export class ContainerService implements Disposable {
     if ((await live.lifecycle.state(live.host.container.containerId)) === 'running') return;
     const stored = readStoredContainer(this.deps.stored(a.key));
     if (!stored) throw new Error('no container is recorded for this session');
-    const { containerId, env } = await this.startContainer(live.lifecycle, a.key, stored);
+    const inner = await this.deps.hosts.ensure(a.on);
+    const programs = await linkPrograms(inner, programsDir(live.scratchDir, a.key), stored.programs ?? []);
+    const { containerId, env } = await this.startContainer(live.lifecycle, a.key, stored, programs);
     if (containerId !== live.host.container.containerId) {
       // Made anew (it was removed): the same host (the one the session's agent holds) goes on in the new container.
-      const inner = await this.deps.hosts.ensure(a.on);
       const engine = await this.engine(a.on, inner);
       live.host.moveTo(await ContainerHost.open({ inner, engine, containerId, folder: stored.fence.folders[0]!, id, env }));
     }
+  }
+
+  /** The agent's programs (absolute files on the host below) linked for the session's container to mount. */
+  private async programMounts(hostId: string, inner: Host, key: string, files: readonly string[]): Promise<ProgramMount[]> {
+    if (files.length === 0 || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(key)) return [];
+    const site = await this.sites.site(hostId, inner);
+    return linkPrograms(inner, programsDir(site.scratchDir, key), files);
   }
 
   private engine(hostId: string, inner: Host): Promise<Engine> {
@@ -236,13 +258,14 @@ export class ContainerService implements Disposable {
     }
     const facts = await known;
     const { where } = await this.sites.site(a.on, inner);
+    const programs = (stored.programs ?? []).map((target) => ({ source: target, target }));
     return {
       network: stored.fence.network,
       allowHosts: stored.fence.network === 'api' ? [...stored.fence.allowHosts] : [],
       memoryMiB: Math.round(stored.fence.memoryBytes / 1024 ** 2),
       cpus: stored.fence.cpus,
       engine: `${engine.kind} ${engine.version}${facts.rootless ? ' (rootless)' : ''}`,
-      settings: fenceEnforcement(stored.fence, facts, where),
+      settings: fenceEnforcement({ ...stored.fence, programs }, facts, where),
     };
   }
 
@@ -286,6 +309,7 @@ export class ContainerService implements Disposable {
     if (a?.kind !== 'container') return;
     await this.connecting.get(id)?.catch(() => {});
     const live = this.live.get(id);
+    this.placed.delete(id);
     this.forget(id);
     const lifecycle = live?.lifecycle ?? (await this.lifecycleOn(a.on));
     const found = await lifecycle.find(a.key);
@@ -336,4 +360,9 @@ export class ContainerService implements Disposable {
       }),
     );
   }
+}
+
+/** Where a session's program links are, in the scratch folder of its container's host. */
+function programsDir(scratchDir: string, key: string): string {
+  return `${scratchDir}/${key}.programs`;
 }

@@ -28,6 +28,8 @@ const storedSchema = z
         readOnly: z.array(z.string().min(1).max(4096)).max(4).optional(),
       })
       .strict(),
+    /** The agent's program files mounted read-only at their paths (agent-programs.ts), linked when the session was placed. */
+    programs: z.array(z.string().min(1).max(4096)).max(2).optional(),
   })
   .strict();
 export type StoredContainer = z.infer<typeof storedSchema>;
@@ -49,8 +51,13 @@ export function resolveFence(choice: ContainerChoice, defaults: FenceDefaults, f
 }
 
 export function storeContainer(source: ContainerChoice['source'], fence: Fence): string {
-  const { readOnly, ...rest } = fence;
-  return JSON.stringify({ v: 1, source, fence: { ...rest, allowHosts: [...fence.allowHosts], folders: [...fence.folders], ...(readOnly ? { readOnly: [...readOnly] } : {}) } } satisfies StoredContainer);
+  const { readOnly, programs, ...rest } = fence;
+  return JSON.stringify({
+    v: 1,
+    source,
+    fence: { ...rest, allowHosts: [...fence.allowHosts], folders: [...fence.folders], ...(readOnly ? { readOnly: [...readOnly] } : {}) },
+    ...(programs?.length ? { programs: programs.map((p) => p.target) } : {}),
+  } satisfies StoredContainer);
 }
 
 /** The stored container, or null when the text is not one (a damaged or foreign store). */

@@ -29,6 +29,15 @@ export interface Fence {
   folders: readonly string[];
   /** Absolute host paths mounted read-only at the same path (a worktree's repository git folder: worktree-git.ts). */
   readOnly?: readonly string[];
+  /** The agent's program files, each mounted read-only at its own path from its link in Switchboard's scratch folder (agent-programs.ts). */
+  programs?: readonly ProgramMount[];
+}
+
+export interface ProgramMount {
+  /** A file of Switchboard's scratch folder (a link to the program). */
+  source: string;
+  /** The program's own path, where it is mounted inside. */
+  target: string;
 }
 
 /** Limits that keep a laptop usable with five sessions running at once. */
@@ -42,7 +51,7 @@ export function defaultFence(folders: readonly string[], network: NetworkMode = 
 export function fenceProblems(fence: Fence): string[] {
   const problems: string[] = [];
   if (fence.folders.length === 0) problems.push('a container session needs its folder');
-  for (const f of [...fence.folders, ...(fence.readOnly ?? [])]) {
+  for (const f of [...fence.folders, ...(fence.readOnly ?? []), ...(fence.programs ?? []).flatMap((p) => [p.source, p.target])]) {
     if (!path.posix.isAbsolute(f) || path.posix.normalize(f) !== f.replace(/\/+$/, '') || f === '/') problems.push(`cannot mount "${f}": a folder is an absolute, normalised path other than /`);
     // A comma or a quote would end the engine's mount field and start another (a second source=…).
     else if (/[,"']/.test(f) || [...f].some(isControl)) problems.push(`cannot mount "${[...f].map((c) => (isControl(c) ? '?' : c)).join('')}": a folder mounted into a container cannot have a comma, a quote or a control character in its path`);
@@ -67,9 +76,13 @@ export function fenceRunArgs(fence: Fence): string[] {
   return args;
 }
 
-/** The bind mounts of the fence's folders (each at its own path), then its read-only ones, as `--mount` values. */
+/** The bind mounts of the fence's folders (each at its own path), then its read-only ones and the agent's programs, as `--mount` values. */
 export function fenceMounts(fence: Fence): string[] {
-  return [...fence.folders.map((f) => `type=bind,source=${f},target=${f}`), ...(fence.readOnly ?? []).map((f) => `type=bind,source=${f},target=${f},readonly`)];
+  return [
+    ...fence.folders.map((f) => `type=bind,source=${f},target=${f}`),
+    ...(fence.readOnly ?? []).map((f) => `type=bind,source=${f},target=${f},readonly`),
+    ...(fence.programs ?? []).map((p) => `type=bind,source=${p.source},target=${p.target},readonly`),
+  ];
 }
 
 export interface EngineFacts {
@@ -99,7 +112,7 @@ export function fenceEnforcement(fence: Fence, facts: EngineFacts, where = 'this
         ? { enforced: false, how: `not fenced: the container reaches what ${where} reaches` }
         : { enforced: true, how: `no network but a proxy of Switchboard's that opens tunnels (CONNECT) and sends plain HTTP on only to ${fence.allowHosts.join(', ')}; a program that ignores HTTPS_PROXY and HTTP_PROXY reaches nothing` };
   return [
-    { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths)${fence.readOnly?.length ? `, and ${fence.readOnly.join(', ')} read-only (the repository's git folder)` : ''}; nothing else of ${where}` },
+    { setting: 'files', enforced: true, how: `only ${fence.folders.join(', ')} mounted (at the same paths)${fence.readOnly?.length ? `, and ${fence.readOnly.join(', ')} read-only (the repository's git folder)` : ''}${fence.programs?.length ? `, and the agent's program (${fence.programs.map((p) => p.target).join(', ')}) read-only` : ''}; nothing else of ${where}` },
     { setting: 'network', ...network },
     { setting: 'memory', enforced: limitsOk, how: limitsOk ? `${Math.round(fence.memoryBytes / 1024 ** 2)} MiB, no swap beyond, ${limitsWhy}` : limitsWhy },
     { setting: 'cpus', enforced: limitsOk, how: limitsOk ? `${fence.cpus} CPUs, ${limitsWhy}` : limitsWhy },

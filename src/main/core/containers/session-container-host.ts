@@ -2,7 +2,10 @@
  * A session's container as the Host its session runs on: the ContainerHost (processes inside, files on the
  * host below) under the session's host id (`container:<key>@<host id>`), with what a session needs beyond it:
  *   - a program or script of the machine below that a custom agent's command names (an absolute path outside
- *     the mounted folders) is copied into the container at the same path before the agent starts;
+ *     the mounted folders and not mounted as the agent's program: agent-programs.ts) is copied into the
+ *     container at the same path before the agent starts;
+ *   - an agent run by node or npx is started behind the node gate (node-check.ts): an image without node 20+
+ *     is named in its exit, and no engine call is spent on asking first;
  *   - each process started marks the container as used (the idle stop counts from the last use), and an
  *     agent about to start has its container started again when it was stopped.
  */
@@ -10,10 +13,9 @@ import type { Disposable } from '../base/lifecycle';
 import type { ConfinedFiles, FileList, GitOptions, GitResult, Host, HostProcess, HostPty, ListFilesOptions, PtyOptions, SpawnOptions, WatchEvent, WatchOptions } from '../host/host';
 import type { ContainerHost } from './container-host';
 import type { Engine } from './engine';
-import { NODE_PROBE, nodeVersionOf } from './node-check';
+import { NodeGatedProcess } from './node-gated-process';
+import { nodeGate } from './node-check';
 import { lastLine, runOnHost } from './run';
-
-const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Largest file copied in (a bundled agent script, a static binary). */
 const MAX_COPY_BYTES = 256 * 1024 * 1024;
@@ -23,8 +25,8 @@ export class SessionContainerHost implements Host {
   /** When a process was last started inside (ms since the epoch). */
   lastUsed = Date.now();
   private readonly copied = new Set<string>();
-  /** The container's node was found good enough (its image does not change while it runs). */
-  private nodeSeen = false;
+  /** The agent commands prepared to start behind the node gate (by their argv, NUL-joined), each for its next spawn. */
+  private readonly gated = new Set<string>();
 
   private current: ContainerHost;
 
@@ -47,15 +49,15 @@ export class SessionContainerHost implements Host {
     return this.current;
   }
 
-  /** Goes on in a container made anew (the one before was removed): nothing copied into it yet, its node not asked. */
+  /** Goes on in a container made anew (the one before was removed): nothing copied into it yet. */
   moveTo(container: ContainerHost): void {
     this.current = container;
     this.copied.clear();
-    this.nodeSeen = false;
   }
 
   spawn(argv: readonly string[], options: SpawnOptions): HostProcess {
     this.lastUsed = Date.now();
+    if (this.gated.delete(argv.join('\0'))) return new NodeGatedProcess(this.container.spawn(nodeGate(argv), options));
     return this.container.spawn(argv, options);
   }
 
@@ -83,24 +85,18 @@ export class SessionContainerHost implements Host {
   helperCall?: Host['helperCall'];
 
   /**
-   * Before an agent starts inside: its container running, the container's node checked (an npm agent runs
-   * through its npx), and the program's files copied in, the checks and the copies at once. Each spends one
-   * engine call (the agent's start waits for them), and a container's node is asked once.
+   * Before an agent starts inside: its container running, and the program's files that are neither in the
+   * mounted folders nor mounted as the agent's program copied in (one engine call each, at once). An agent run
+   * by node or npx is marked to start behind the node gate: the check of the container's node is part of the
+   * agent's own exec.
    */
   async prepareProgram(argv: readonly string[]): Promise<void> {
     this.lastUsed = Date.now();
     await this.ensureRunning();
     const program = argv[0]?.split('/').pop();
-    const node = (program === 'npx' || program === 'node') && !this.nodeSeen ? this.checkNode() : Promise.resolve();
+    if (program === 'npx' || program === 'node') this.gated.add(argv.join('\0'));
     const files = [...new Set(argv.slice(0, 2))].filter((file) => file.startsWith('/') && !file.includes('\0') && !this.copied.has(file) && !this.mounted.some((m) => file === m || file.startsWith(`${m}/`)));
-    const [checked, ...copies] = await Promise.allSettled([node, ...files.map((file) => this.copyIn(file))]);
-    // An image without node is named for that first: what the copies said is beside the point then.
-    for (const r of [checked!, ...copies]) if (r.status === 'rejected') throw r.reason;
-  }
-
-  private async checkNode(): Promise<void> {
-    nodeVersionOf(await this.container.run(NODE_PROBE, { path: STANDARD_PATH, timeoutMs: 60_000, maxStdout: 4096 }));
-    this.nodeSeen = true;
+    await Promise.all(files.map((file) => this.copyIn(file)));
   }
 
   /**
