@@ -1,6 +1,6 @@
 /**
  * What goes wrong before a container runs, with a real Podman: no engine, an engine that is not running, a
- * devcontainer.json with a syntax error, and a hostile one (nothing of it runs or is mounted until allowed).
+ * devcontainer.json with a syntax error, an image build that fails, and a hostile one (nothing of it runs or is mounted until allowed).
  */
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -73,6 +73,20 @@ describe.skipIf(skip !== null)('container faults (real Podman)', { timeout: 120_
     await expect(up).rejects.toThrow(ConfigError);
     await expect(up).rejects.toThrow(`${repo}/.devcontainer.json: syntax error at line 3, column 34: Expected ',' or '}' after property value`);
     expect(await containers.find(`${PREFIX}broken`)).toBeNull();
+  });
+
+  it("an image build that fails: the error carries the build's own output, and no container is made", async () => {
+    const repo = join(dir, 'failing-build');
+    mkdirSync(join(repo, '.devcontainer'), { recursive: true });
+    writeFileSync(join(repo, '.devcontainer', 'Dockerfile'), `FROM ${image}\nRUN echo "step of the repository fails: no-such-package-xyz" && exit 3\n`);
+    writeFileSync(join(repo, '.devcontainer', 'devcontainer.json'), JSON.stringify({ build: { dockerfile: 'Dockerfile' } }));
+    const sessionId = `${PREFIX}failing-build`;
+    const error = await containers.up({ sessionId, fence: defaultFence([repo]), source: { kind: 'repo', allowed: new Set() } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    // The CLI says only "Command failed: <the build command>"; the step's own output is what tells the user why.
+    expect((error as Error).message).toMatch(/^the container could not be made: Command failed: .* build /);
+    expect((error as Error).message).toContain('\nstep of the repository fails: no-such-package-xyz\n');
+    expect(await containers.find(sessionId)).toBeNull();
   });
 
   it('a hostile devcontainer.json: each fence-lowering setting is named, and nothing of it runs or is mounted', async () => {

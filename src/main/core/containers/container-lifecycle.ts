@@ -19,6 +19,7 @@ import { type Fence, fenceProblems } from './fence';
 import { blockedItems, fencedConfig, guardConfig, reviewConfig } from './fence-policy';
 import { ApiProxy, type ContainerProxy, proxyEnv } from './api-proxy';
 import { HostApiProxy } from './host-proxy';
+import { upFailure } from './cli-failure';
 import { lastLine, runOnHost } from './run';
 
 export const MANAGED_LABEL = 'switchboard.managed';
@@ -145,7 +146,7 @@ export class SessionContainers {
     if (!outcome || outcome.outcome !== 'success' || typeof outcome.containerId !== 'string') {
       const refused = /Switchboard refused to run the engine: [^\n]*/.exec(result.stderr)?.[0];
       if (refused) throw new Error(`the container could not be made: ${refused.slice(0, 500)}`);
-      const said = (typeof outcome?.message === 'string' ? outcome.message : '') || lastLine(result.stderr);
+      const said = typeof outcome?.message === 'string' && outcome.message ? upFailure(outcome.message, result.stderr) : lastLine(result.stderr);
       throw new Error(`the container could not be made: ${said || `the dev container CLI ended with ${result.code ?? result.signal}`}`);
     }
     const containerId = outcome.containerId;
