@@ -288,7 +288,7 @@ export class AppCore implements Disposable {
         containers: delegationContainers(this.containers, () => this.settings.get('containers.defaultImage'), (id) => this.acp.context.rows().container(id)),
         dataDir: options.dataDir,
         sessions: this.disposables.add(delegationSessions(acp, (child, parent) => this.tasks.coverChild(child, parent))),
-        worktrees: delegationWorktrees(this.worktrees, this.hosts.local),
+        worktrees: delegationWorktrees(this.worktrees, (machineId) => this.hosts.ensure(machineId)),
         settings: {
           agents: () => this.settings.get('delegation.agents'),
           descriptions: () => this.settings.get('delegation.descriptions'),

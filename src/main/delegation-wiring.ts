@@ -53,19 +53,24 @@ export function delegationSessions(acp: AcpServices, covered?: (childId: string,
   };
 }
 
-/** A delegated session's worktree: a new branch `delegate/<task words>` (the next free one) from the folder's current branch. */
-export function delegationWorktrees(worktrees: WorktreeService, host: Host): DelegationWorktrees {
+/**
+ * A delegated session's worktree: a new branch `delegate/<task words>` (the next free one) from the folder's current
+ * branch, made by the worktrees service on the folder's machine (an SSH host's beside the repository there), so the
+ * user sees, commits, merges and discards it as any other. `hosts`: a machine by its id.
+ */
+export function delegationWorktrees(worktrees: WorktreeService, hosts: (machineId: string) => Promise<Host>): DelegationWorktrees {
   return {
-    async create(folder, task) {
+    async create(folder, task, machineId) {
+      const host = await hosts(machineId);
       const head = await gitOwn(host, folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
       const base = head.code === 0 ? head.stdout.trim() : null;
       if (!base) throw new Error(`${folder} is not on a branch (not a git repository, or a detached HEAD): a new worktree starts from a branch`);
-      const listed = await worktrees.list(folder);
+      const listed = await worktrees.list(folder, machineId);
       if (!listed.ok) throw new Error(`${folder} is not a git repository`);
       const prefix = suggestBranchName(task, 'delegate');
       let branch = prefix;
       for (let n = 2; ; n++) {
-        const out = await worktrees.createNew(listed.value.repo, branch, base);
+        const out = await worktrees.createNew(listed.value.repo, branch, base, undefined, machineId);
         if (out.ok) return { path: out.value.worktree.path, branch };
         if (out.error.kind !== 'branch_exists' || n > 100) throw new Error(`could not make the worktree: ${out.error.kind === 'git_failed' ? out.error.output : out.error.kind.replace(/_/g, ' ')}`);
         branch = `${prefix}-${n}`;

@@ -3,7 +3,8 @@
  * (test/support/sshd.ts): the delegation MCP server is given on the host (its file copied there, run by the
  * host's node as the remote user), it reaches the core through the session's relay over the helper's own
  * connection (a unix socket in a folder of the remote user's alone, no network port), children start on the host
- * (in the folder there, or a new worktree there) and show under their parent, and a wrong secret is refused.
+ * (in the folder there, or a new worktree there, made by the worktrees service so the user commits and merges it
+ * from Switchboard on the host) and show under their parent, and a wrong secret is refused.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -129,6 +130,21 @@ describe.skipIf(skip !== null)('delegation for a session on an SSH host', () => 
     expect(gitIn(second.folder)('-c', 'safe.directory=*', 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe(second.branch);
     expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
     expect(second.diff).toContain('+hello from the worktree');
+
+    // Switchboard knows the child's worktree as the host's (the worktree bar lists it), and commits and merges it
+    // there as any worktree made from the new-session form.
+    const listed = await t.call('worktrees.list', { repo: folder, hostId: HOST });
+    if (!listed.ok) throw new Error(JSON.stringify(listed.error));
+    expect(listed.value.worktrees).toContainEqual(expect.objectContaining({ path: second.folder, branch: second.branch, managed: true }));
+    expect(await t.call('worktrees.describe', { paths: [second.folder] })).toMatchObject({ worktrees: { [second.folder]: { hostId: HOST, repo: folder, branch: second.branch, base: 'main' } } });
+    const committed = await t.call('worktrees.commit', { path: second.folder, message: 'Notes from the child', files: ['notes.txt'] });
+    if (!committed.ok) throw new Error(JSON.stringify(committed.error));
+    const hostGit = gitIn(folder);
+    expect(hostGit('-c', 'safe.directory=*', 'log', '--format=%s', '-1', second.branch).trim()).toBe('Notes from the child');
+    const merged = await t.call('worktrees.merge', { path: second.folder, strategy: 'ff' });
+    if (!merged.ok) throw new Error(JSON.stringify(merged.error));
+    expect(hostGit('-c', 'safe.directory=*', 'log', '--format=%s', '-1', 'main').trim()).toBe('Notes from the child');
+    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('hello from the worktree');
 
     for (const id of [first.sessionId, second.sessionId]) {
       const child = (await t.call('sessions.state', { sessionId: id })).session;

@@ -17,7 +17,6 @@ import { DelegationChannel, DelegationRefusal } from './channel';
 import { folderChanges } from '../worktrees/folder-diff';
 import { delegationServerCommand, delegationServerFile } from './server-bundle';
 import { revParse } from '../worktrees/repo-git';
-import { hostWorktree } from './host-worktree';
 import { SessionRelays } from './session-relays';
 
 /** A session as delegation sees it. */
@@ -44,9 +43,9 @@ export interface DelegationSessions {
   agents(): Array<{ id: string; name: string }>;
 }
 
-/** A new worktree on a new branch from the folder's current branch. */
+/** A new worktree on a new branch from the folder's current branch, on the machine `machineId` (this one or an SSH host), known to Switchboard's worktrees. */
 export interface DelegationWorktrees {
-  create(folder: string, name: string): Promise<{ path: string; branch: string }>;
+  create(folder: string, name: string, machineId: string): Promise<{ path: string; branch: string }>;
 }
 
 /** What a child placed in a container needs: the machine's engine, and the container the new-session form would choose. */
@@ -268,9 +267,7 @@ export class DelegationService implements Disposable {
       let cwd = parent.cwd;
       let branch: string | null = null;
       if (a.where === 'worktree') {
-        const made = await (machineId === LOCAL_HOST_ID ? this.deps.worktrees.create(parent.cwd, a.task) : hostWorktree(host, parent.cwd, a.task)).catch((e: Error) =>
-          refuse(`Refused: no worktree could be made: ${e.message}`),
-        );
+        const made = await this.deps.worktrees.create(parent.cwd, a.task, machineId).catch((e: Error) => refuse(`Refused: no worktree could be made: ${e.message}`));
         cwd = made.path;
         branch = made.branch;
       }
