@@ -13,12 +13,8 @@ import type { ThreadEntry } from './types';
  * session state only, or nothing) and how the thread folds it. Live sessions, restored sessions, the
  * history index and the renderer's transcript all read update kinds through this table.
  *
- * Adding an update kind that shows in the thread:
- * - as an existing entry kind: its row here, nothing else;
- * - as a new entry kind: its row here (and its fold, here or in a module beside it), the entry type in
- *   types.ts, and its view in renderer features/session/entries.tsx (ThreadEntryView draws live and stored
- *   threads). Nothing else: history stores, searches (entry-text.ts) and returns every entry as this model
- *   folds it, and the fold's copy and the views' size estimate are the same for every kind.
+ * What a new update kind or entry kind touches (this row, the entry type, its view, the conformance table):
+ * the README's "What adding one of each touches", kept true by test/repo/adding-counts.test.ts.
  */
 
 export type EntryKind = ThreadEntry['kind'];

@@ -4,7 +4,7 @@ import type { Draft } from '../../../src/shared/acp-thread/draft';
 import { Acp, createStore, type TestStore } from './acp';
 
 /**
- * A new entry kind, added the way a real one is (README "Adding an update kind that shows in the thread"):
+ * A new entry kind, added the way a real one is (README "What adding one of each touches"):
  * its row in the update table and its fold (updates.ts, or a module beside it), its type (types.ts), its
  * view (entries.tsx). Nothing in history, the fold's copy-on-write or the views' size estimate names it.
  */
