@@ -289,6 +289,29 @@ describe("the API proxy's limits (a real socket client, real servers)", { timeou
     await new Promise<void>((resolve) => (echoSockets.size === 0 ? resolve() : [...echoSockets][0]!.on('close', () => resolve())));
   });
 
+  it('closes a forwarded request whose upstream accepted it but sends nothing for the idle time, and that upstream connection', async () => {
+    const held = new Set<Socket>();
+    const silent = createServer((u) => {
+      held.add(u);
+      u.on('error', () => undefined);
+      u.on('close', () => held.delete(u));
+      // It reads (and drops) the request, so that it sees the proxy's close; it never answers.
+      u.resume();
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const socket = await startProxy({ idleMs: 600 }, [`127.0.0.1:${port}`]);
+      const start = Date.now();
+      const c = client(socket, `GET http://127.0.0.1:${port}/v1/messages HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      expect((await c.closed) - start).toBeGreaterThanOrEqual(550);
+      await new Promise<void>((resolve) => (held.size === 0 ? resolve() : [...held][0]!.on('close', () => resolve())));
+    } finally {
+      for (const u of held) u.destroy();
+      silent.close();
+    }
+  });
+
   it('keeps a tunnel that carries traffic open well past the idle time, while an idle one beside it is closed', async () => {
     const idleMs = 800;
     const socket = await startProxy({ idleMs });
