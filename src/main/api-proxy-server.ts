@@ -13,9 +13,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
-import { handleProxyClient } from './core/containers/proxy-connection';
+import { createProxyServer } from './core/containers/proxy-connection';
+import { PROXY_LIMITS } from './core/containers/proxy-limits';
 
 const MAX_CONFIG_LINE = 64 * 1024;
 const MAX_HOSTS = 256;
@@ -53,12 +53,7 @@ function serve(dir: string, allow: readonly string[]): void {
   // Listened on by its name in the folder (the working folder): a unix socket's path is short-limited (108 bytes).
   process.chdir(dir);
   const name = `p-${randomBytes(6).toString('hex')}.sock`;
-  const open = new Set<Socket>();
-  const server = createServer((client) => {
-    open.add(client);
-    client.on('close', () => open.delete(client));
-    handleProxyClient(client, allow);
-  });
+  const { server, open } = createProxyServer(allow, PROXY_LIMITS);
   let stopping = false;
   const stop = () => {
     if (stopping) return;

@@ -8,10 +8,11 @@
  * other host or address is refused with 403. A program that ignores the proxy variables reaches nothing at
  * all: that is the fence.
  */
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import path from 'node:path';
 import type { ConfinedFiles } from '../host/host';
-import { handleProxyClient } from './proxy-connection';
+import { createProxyServer } from './proxy-connection';
+import { type ProxyLimits, proxyLimits } from './proxy-limits';
 
 /** Where the relay listens inside the container. */
 export const PROXY_PORT = 3128;
@@ -40,18 +41,14 @@ export class ApiProxy implements ContainerProxy {
   /**
    * Listens on a socket in `dir` with the relay's script beside it (`files`: confined to a private folder of
    * this machine holding `dir`). The proxy runs in this process: the container's engine must be on this machine.
+   * `limits`: the proxy-limits.ts defaults unless given (tests).
    */
-  static async start(files: ConfinedFiles, dir: string, allow: readonly string[]): Promise<ApiProxy> {
+  static async start(files: ConfinedFiles, dir: string, allow: readonly string[], limits: Partial<ProxyLimits> = {}): Promise<ApiProxy> {
     // A new socket name each time: one a crashed Switchboard left behind cannot be removed as a file.
     const name = `proxy-${process.pid}-${Date.now().toString(36)}.sock`;
     await files.writeFile(path.join(dir, 'relay.cjs'), RELAY_SOURCE, { createParents: true });
     const socket = path.join(dir, name);
-    const open = new Set<Socket>();
-    const server = createServer((client) => {
-      open.add(client);
-      client.on('close', () => open.delete(client));
-      handleProxyClient(client, allow);
-    });
+    const { server, open } = createProxyServer(allow, proxyLimits(limits));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(socket, () => resolve());

@@ -10,7 +10,8 @@
  *     dropped both ways; `Connection: close` is sent both ways;
  *   - heads are bounded (request 8 KiB, 100 fields; response 64 KiB), as are chunk-size lines.
  */
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { connectWithin, REFUSAL_LINGER_MS } from './proxy-limits';
 
 export const MAX_REQUEST_HEAD = 8192;
 const MAX_FIELDS = 100;
@@ -119,10 +120,11 @@ function hostText(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Answers a refusal and closes the connection. */
+/** Answers a refusal and closes the connection (at once when the client closes its side, else after a linger). */
 export function refuse(client: Socket, status: number, message: string): void {
-  const reason = { 400: 'Bad Request', 403: 'Forbidden', 431: 'Request Header Fields Too Large', 501: 'Not Implemented', 502: 'Bad Gateway' }[status] ?? 'Error';
+  const reason = { 400: 'Bad Request', 403: 'Forbidden', 408: 'Request Timeout', 431: 'Request Header Fields Too Large', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' }[status] ?? 'Error';
   const body = `Switchboard's fence: ${message}\n`;
+  client.setTimeout(REFUSAL_LINGER_MS, () => client.destroy());
   client.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
@@ -130,7 +132,7 @@ export function refuse(client: Socket, status: number, message: string): void {
  * Sends one plain-HTTP request on (`rest`: what came after its head) and its answer back, then closes both.
  * Nothing of what the client sends after the request's body is read.
  */
-export function forwardHttp(client: Socket, req: RequestHead, rest: Buffer, allowed: (host: string, port: number) => boolean): void {
+export function forwardHttp(client: Socket, req: RequestHead, rest: Buffer, allowed: (host: string, port: number) => boolean, connectMs: number): void {
   let plan: ForwardPlan;
   try {
     plan = planForward(req, allowed);
@@ -140,7 +142,7 @@ export function forwardHttp(client: Socket, req: RequestHead, rest: Buffer, allo
   }
   client.pause();
   let answered = false;
-  const upstream = connect(plan.port, plan.host, () => {
+  const onConnect = () => {
     upstream.write(plan.head);
     const body = bodyFramer(plan.body, (chunk) => upstream.write(chunk), () => client.pause(), (message) => {
       upstream.destroy();
@@ -158,7 +160,8 @@ export function forwardHttp(client: Socket, req: RequestHead, rest: Buffer, allo
       client.on('data', take);
       client.resume();
     }
-  });
+  };
+  const upstream = connectWithin(plan.port, plan.host, connectMs, onConnect, () => refuse(client, 504, `${plan.host}:${plan.port} did not answer within ${connectMs / 1000} s`));
   upstream.on('drain', () => client.resume());
   const response = responseRelay(client, req.method, {
     started: () => (answered = true),
