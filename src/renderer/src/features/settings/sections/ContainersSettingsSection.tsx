@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ContainerRow, EngineStatus } from '@shared/contract/containers';
 import { LOCAL_HOST_ID } from '@shared/contract/hosts';
 import { useApi } from '../../../app/api-context';
@@ -26,12 +26,18 @@ export function ContainersSettingsSection() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
+  // Only the newest read is shown: an older one (this machine's, still on its way when another host was chosen)
+  // would otherwise show that machine's engine and containers under the host's name.
+  const reads = useRef(0);
   const refresh = useCallback(async () => {
+    const read = ++reads.current;
     setError(null);
     const e = await api.call('containers.engine', { hostId });
+    if (read !== reads.current) return;
     setEngine(e.ok ? e.value : { hostId, engine: null, problem: e.error.message });
     if (!e.ok || !e.value.engine) return setRows([]);
     const r = await api.call('containers.list', { hostId });
+    if (read !== reads.current) return;
     if (r.ok) setRows(r.value.containers);
     else setError(r.error.message);
   }, [api, hostId]);
