@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkPrograms, outsideFolders, programCandidates } from '../../../src/main/core/containers/agent-programs';
-import { nodeGate } from '../../../src/main/core/containers/node-check';
+import { NODE_GATE_NONE, NODE_GATE_OLD, nodeGate } from '../../../src/main/core/containers/node-check';
 import { NodeGatedProcess } from '../../../src/main/core/containers/node-gated-process';
 import { LocalHost } from '../../../src/main/core/host/local/local-host';
 
@@ -53,6 +53,14 @@ describe("the node gate (the container's node checked in the agent's own exec)",
     const { out, exit } = await gated(pathWithNode('none', null));
     expect(out).toBe('');
     expect(exit.error).toBe('this image has no node: choose an image with node 20+, or add the node feature');
+  });
+
+  it('what the gate printed is lost (an exec that ends at once, under load): its exit alone names what the image lacks', async () => {
+    const silent = async (code: number) => (await new NodeGatedProcess(host.spawn(['/bin/sh', '-c', `exit ${code}`], { env: {}, stdin: 'ignore' })).closed).error;
+    expect(await silent(NODE_GATE_NONE)).toBe('this image has no node: choose an image with node 20+, or add the node feature');
+    expect(await silent(NODE_GATE_OLD)).toBe("this image's node is older than 20: choose an image with node 20+, or add the node feature");
+    // Any other exit is the agent's own, told as it is.
+    expect(await silent(127)).toBeNull();
   });
 
   it("an image with an older node: its version is named", async () => {

@@ -19,28 +19,34 @@ export function nodeVersionOf(r: RunResult, minMajor = NODE_MAJOR): string {
   return version[0];
 }
 
-/** What the node gate says on stderr (then exits 127) when the container's node will not do: `<marker> <version or none>`. */
+/** What the node gate says on stderr when the container's node will not do: `<marker> <version or none>`. */
 export const NODE_GATE_MARKER = 'switchboard-node-gate:';
+/**
+ * The gate's own exits: no node, or a node too old. What it prints can be lost (an exec that ends at once may
+ * not carry its output over under load), so the exit code alone says which; the printed version only adds detail.
+ */
+export const NODE_GATE_NONE = 97;
+export const NODE_GATE_OLD = 98;
 
 /**
  * Runs the agent's argv (`"$@"`) only when the container has node `minMajor`+ (an npm agent runs through its
  * npx): the check is part of the agent's own exec, so it spends no engine call of its own. Otherwise it says
- * the marker and what node it found on stderr, and exits 127 (nodeGateError reads that).
+ * the marker and what node it found on stderr, and exits NODE_GATE_NONE or NODE_GATE_OLD (nodeGateError reads that).
  */
 export function nodeGate(argv: readonly string[], minMajor = NODE_MAJOR): string[] {
-  const script = `v=$(command -v node >/dev/null 2>&1 && node --version 2>/dev/null) || v=; m=\${v#v}; m=\${m%%.*}; case "$m" in ''|*[!0-9]*) ;; *) [ "$m" -ge ${minMajor} ] && exec "$@" ;; esac; echo "${NODE_GATE_MARKER} \${v:-none}" >&2; exit 127`;
+  const script = `v=$(command -v node >/dev/null 2>&1 && node --version 2>/dev/null) || v=; m=\${v#v}; m=\${m%%.*}; case "$m" in ''|*[!0-9]*) ;; *) [ "$m" -ge ${minMajor} ] && exec "$@" ;; esac; echo "${NODE_GATE_MARKER} \${v:-none}" >&2; [ -n "$v" ] && exit ${NODE_GATE_OLD}; exit ${NODE_GATE_NONE}`;
   return ['/bin/sh', '-c', script, 'sh', ...argv];
 }
 
-/** The error of an agent the node gate stopped (exit 127 and its marker first on stderr), or null. */
+/** Whether an exit is the gate's own (the agent never ran). */
+export function isNodeGateExit(code: number | null): boolean {
+  return code === NODE_GATE_NONE || code === NODE_GATE_OLD;
+}
+
+/** The error of an agent the node gate stopped (its exit code, and the version it printed when that came through), or null. */
 export function nodeGateError(code: number | null, stderrHead: string, minMajor = NODE_MAJOR): string | null {
-  if (code !== 127) return null;
-  const said = new RegExp(`^${NODE_GATE_MARKER} (\\S{1,40})`, 'm').exec(stderrHead);
-  if (!said) return null;
-  try {
-    nodeVersionOf({ code: said[1] === 'none' ? 127 : 0, signal: null, error: null, stdout: said[1] === 'none' ? '' : said[1]!, stderr: '' }, minMajor);
-  } catch (e) {
-    return (e as Error).message;
-  }
-  return null;
+  if (code === NODE_GATE_NONE) return `this image has no node: choose an image with node ${minMajor}+, or add the node feature`;
+  if (code !== NODE_GATE_OLD) return null;
+  const said = new RegExp(`^${NODE_GATE_MARKER} (v\\d[\\w.]{0,38})`, 'm').exec(stderrHead)?.[1];
+  return `this image's node is ${said ?? `older than ${minMajor}`}: choose an image with node ${minMajor}+, or add the node feature`;
 }

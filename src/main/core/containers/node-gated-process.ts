@@ -1,15 +1,15 @@
 /**
- * An agent started behind the node gate (node-check.ts): the process as it is, but an exit of the gate's (127,
- * its marker first on stderr) is told as the error naming what the image lacks ("this image has no node: …"),
+ * An agent started behind the node gate (node-check.ts): the process as it is, but an exit of the gate's (its own
+ * exit codes; the version it printed, when that came through) is told as the error naming what the image lacks ("this image has no node: …"),
  * so the start fails with that sentence, as a separate check before it used to say. Its stdout ends after
  * that exit is known.
  */
 import { Transform, type Readable, type Writable } from 'node:stream';
 import type { HostProcess, ProcessExit } from '../host/host';
-import { nodeGateError } from './node-check';
+import { isNodeGateExit, NODE_GATE_MARKER, nodeGateError } from './node-check';
 
-/** The gate's line comes first: only this much of stderr's head is kept to read it. */
-const HEAD_BYTES = 512;
+/** The gate's line comes near the start (after whatever the engine printed first): only this much of stderr's head is kept to read it. */
+const HEAD_BYTES = 4096;
 
 export class NodeGatedProcess implements HostProcess {
   readonly stdout: Readable;
@@ -47,12 +47,11 @@ export class NodeGatedProcess implements HostProcess {
     inner.stderr.pipe(tap);
     this.stderr = tap;
     const told = async (exit: ProcessExit): Promise<ProcessExit> => {
-      if (exit.code !== 127 || exit.error !== null) return exit;
-      // The exit can be heard before stderr's first bytes: they are waited for (the gate leaves no process
-      // holding stderr; an agent's own exit 127 whose children hold it is not waited for long).
-      if (!head.includes('\n')) await Promise.race([stderrDone, new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())]);
-      const error = nodeGateError(exit.code, head);
-      return error ? { ...exit, error } : exit;
+      if (!isNodeGateExit(exit.code) || exit.error !== null) return exit;
+      // The exit can be heard before stderr's bytes: for the version the gate printed, its end is waited for, not
+      // long (the exit code alone already says what the image lacks).
+      if (!head.includes(NODE_GATE_MARKER)) await Promise.race([stderrDone, new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())]);
+      return { ...exit, error: nodeGateError(exit.code, head) };
     };
     this.exited = inner.exited.then(told);
     this.closed = inner.closed.then(() => this.exited);
