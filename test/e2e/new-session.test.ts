@@ -1,47 +1,17 @@
 import type { BrowserContext } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import type { ClientFrame, ServerFrame } from '../../src/shared/contract';
 import { appSuite } from '../support/app-suite';
 import { addScenarioAgent, agentRow, startSessionFromSidebar } from '../support/ui';
 import { WAIT } from '../support/waits';
+import { holdAnswers } from '../support/ws-hold';
 
 /** The new-session dialog's folder field: its default (the most recent folder), what the user types, what it refuses. */
 
 const suite = appSuite('new-session');
 
-/**
- * Holds the app's answer to its read of the recent folders until `release` is called, as a slow store
- * would: everything else passes through the WebSocket as it is.
- */
-async function holdRecentFolders(context: BrowserContext): Promise<{ asked: Promise<void>; release(): void }> {
-  let release = () => {};
-  let onAsked = () => {};
-  const asked = new Promise<void>((r) => (onAsked = r));
-  await context.routeWebSocket(/\/ws\b/, (ws) => {
-    const server = ws.connectToServer();
-    const held = new Set<number>();
-    const waiting: string[] = [];
-    let holding = true;
-    release = () => {
-      holding = false;
-      for (const m of waiting.splice(0)) ws.send(m);
-    };
-    ws.onMessage((m) => {
-      const frame = JSON.parse(String(m)) as ClientFrame;
-      if (holding && frame.method === 'settings.get' && (frame.params as { key?: string }).key === 'sessions.recentFolders') {
-        held.add(frame.id);
-        onAsked();
-      }
-      server.send(m);
-    });
-    server.onMessage((m) => {
-      const frame = JSON.parse(String(m)) as ServerFrame;
-      if (holding && frame.type === 'result' && held.has(frame.id)) waiting.push(String(m));
-      else ws.send(m);
-    });
-  });
-  return { asked, release: () => release() };
-}
+/** Holds the app's answer to its read of the recent folders until `release`, as a slow store would. */
+const holdRecentFolders = (context: BrowserContext) =>
+  holdAnswers(context, (f) => f.method === 'settings.get' && (f.params as { key?: string }).key === 'sessions.recentFolders');
 
 describe('new session dialog', { timeout: 90_000 }, () => {
   it('a folder typed while the recent folders load is kept as typed; the last folder is the next default', async () => {

@@ -6,8 +6,8 @@ import { tempDir } from '../support/app-server';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from '../support/app-suite';
-import type { ClientFrame, ServerFrame } from '../../src/shared/contract';
 import { connectContract } from '../support/contract-client';
+import { holdAnswers } from '../support/ws-hold';
 import { addScenarioAgent, sendPrompt, startSessionFromSidebar } from '../support/ui';
 import { WAIT } from '../support/waits';
 
@@ -405,45 +405,22 @@ describe('settings', { timeout: 180_000 }, () => {
     const added = (await c.call('hosts.add', { target: 'nobody@sb-nowhere.invalid' })) as { id: string };
     try {
       // This machine's engine answer is held on the WebSocket until the host's is shown, as a slow engine would.
-      let release = () => {};
-      let onHeld = () => {};
-      const held = new Promise<void>((r) => (onHeld = r));
+      let hold: Awaited<ReturnType<typeof holdAnswers>> | undefined;
       const { page } = await suite.open({
         empty: true,
-        prepare: (context) =>
-          context.routeWebSocket(/\/ws\b/, (ws) => {
-            const server = ws.connectToServer();
-            const ids = new Set<number>();
-            const waiting: string[] = [];
-            let holding = true;
-            release = () => {
-              holding = false;
-              for (const m of waiting.splice(0)) ws.send(m);
-            };
-            ws.onMessage((m) => {
-              const frame = JSON.parse(String(m)) as ClientFrame;
-              if (holding && frame.method === 'containers.engine' && (frame.params as { hostId?: string }).hostId === 'local') {
-                ids.add(frame.id);
-                onHeld();
-              }
-              server.send(m);
-            });
-            server.onMessage((m) => {
-              const frame = JSON.parse(String(m)) as ServerFrame;
-              if (holding && frame.type === 'result' && ids.has(frame.id)) waiting.push(String(m));
-              else ws.send(m);
-            });
-          }),
+        prepare: async (context) => {
+          hold = await holdAnswers(context, (f) => f.method === 'containers.engine' && (f.params as { hostId?: string }).hostId === 'local');
+        },
       });
       const tab = await openSettings(page);
-      await held;
+      await hold!.asked;
       const section = tab.getByTestId('settings-containers');
       await section.getByTestId('containers-host').selectOption(added.id);
       const engine = section.getByTestId('containers-engine');
       await expect.poll(() => engine.innerText(), { timeout: WAIT.server }).not.toMatch(/^Connecting to/);
       const hosts = await engine.innerText();
       expect(hosts).not.toMatch(/runs containers with/);
-      release();
+      hold!.release();
       // Before, this machine's answer arrived now and was shown under the host's name, with its containers.
       for (let i = 0; i < 10; i++) {
         await page.waitForTimeout(100);
